@@ -1,0 +1,68 @@
+// Command solgate lets an AI assistant propose Solana spends that only a human
+// can approve. See README.md and DESIGN.md; this file holds wiring only.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd()
+	if err := root.ExecuteContext(ctx); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintln(os.Stderr, "solgate:", ee.msg)
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "solgate:", err)
+		os.Exit(1)
+	}
+}
+
+// exitError carries a specific exit status (e.g. 2 for "the chain did not confirm").
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "solgate",
+		Short: "Let an AI assistant propose Solana spends that only a human can approve",
+		Long: `solgate puts a human between an AI assistant and a Solana wallet.
+
+  solgate mcp       MCP stdio server for the assistant: no key, proposals only
+  solgate console   the approval console: holds the key, policy, caps and audit trail
+  solgate prove     push one real transfer through the executor and print a PROOF block
+  solgate audit     print the audit trail and verify its hash chain
+
+Every flag can also be set as SOLGATE_<FLAG> in the environment
+(e.g. --rpc → SOLGATE_RPC, --max-sol-per-tx → SOLGATE_MAX_SOL_PER_TX).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newProveCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
+	// Environment fallbacks apply to whichever subcommand runs.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return applyEnv(cmd)
+	}
+	return root
+}
+
+// extraCommands lets subcommands that live in their own files register
+// themselves without editing this one.
+var extraCommands []func() *cobra.Command

@@ -1,0 +1,93 @@
+package executor
+
+import (
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/system"
+)
+
+// InstructionSummary is one decoded instruction, for previews.
+type InstructionSummary struct {
+	Program solana.PublicKey
+	Name    string // program name when known, else the address
+	Summary string // what it does, in words
+	// LamportsOut is SOL this instruction moves out of the fee payer, when the
+	// decoder can tell (system transfers); used to separate fee from amount.
+	LamportsOut uint64
+}
+
+var programNames = map[solana.PublicKey]string{
+	solana.SystemProgramID:                    "System Program",
+	solana.ComputeBudget:                      "Compute Budget",
+	solana.TokenProgramID:                     "SPL Token",
+	solana.Token2022ProgramID:                 "SPL Token-2022",
+	solana.SPLAssociatedTokenAccountProgramID: "Associated Token Account",
+	solana.MemoProgramID:                      "Memo",
+}
+
+// ProgramName is the well-known name of a program, or its address.
+func ProgramName(id solana.PublicKey) string {
+	if n, ok := programNames[id]; ok {
+		return n
+	}
+	return id.String()
+}
+
+// describeInstructions decodes what it can from the message itself. It reads
+// only the transaction bytes, so a preview cannot be talked into saying
+// something the transaction does not do.
+func describeInstructions(tx *solana.Transaction) []InstructionSummary {
+	payer := tx.Message.AccountKeys[0]
+	var out []InstructionSummary
+	for _, ci := range tx.Message.Instructions {
+		prog, err := tx.Message.Program(ci.ProgramIDIndex)
+		if err != nil {
+			out = append(out, InstructionSummary{Name: "unknown", Summary: "program index out of range"})
+			continue
+		}
+		s := InstructionSummary{Program: prog, Name: ProgramName(prog)}
+		metas, err := ci.ResolveInstructionAccounts(&tx.Message)
+		switch {
+		case err != nil:
+			s.Summary = "accounts could not be resolved"
+		case prog.Equals(solana.SystemProgramID):
+			s.Summary, s.LamportsOut = describeSystem(metas, ci.Data, payer)
+		default:
+			s.Summary = fmt.Sprintf("%d accounts, %d bytes of data", len(metas), len(ci.Data))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.PublicKey) (string, uint64) {
+	inst, err := system.DecodeInstruction(metas, data)
+	if err != nil {
+		return "undecodable system instruction", 0
+	}
+	switch v := inst.Impl.(type) {
+	case *system.Transfer:
+		from, to := v.GetFundingAccount().PublicKey, v.GetRecipientAccount().PublicKey
+		var out uint64
+		if from.Equals(payer) {
+			out = *v.Lamports
+		}
+		return fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", *v.Lamports, FormatSOL(*v.Lamports), from, to), out
+	default:
+		return fmt.Sprintf("system instruction %s", system.InstructionIDToName(inst.TypeID.Uint32())), 0
+	}
+}
+
+// FormatSOL renders lamports as SOL without floating point: 1500000 → "0.0015".
+func FormatSOL(lamports uint64) string {
+	whole, frac := lamports/solana.LAMPORTS_PER_SOL, lamports%solana.LAMPORTS_PER_SOL
+	if frac == 0 {
+		return fmt.Sprintf("%d", whole)
+	}
+	s := fmt.Sprintf("%d.%09d", whole, frac)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

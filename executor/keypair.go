@@ -1,0 +1,136 @@
+package executor
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// Keypair holds the console's signing key. It exists so the secret can never be
+// printed by accident: solana.PrivateKey's String method prints the secret, so the
+// key is kept unexported and every formatting path shows only the public key.
+type Keypair struct {
+	priv solana.PrivateKey
+	pub  solana.PublicKey
+}
+
+// ErrKeypair is wrapped by every keypair-loading error so callers can branch on it.
+var ErrKeypair = errors.New("keypair")
+
+// DefaultKeypairPath is where the Solana CLI keeps its default keypair.
+func DefaultKeypairPath() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".config", "solana", "id.json")
+	}
+	return filepath.Join(home, ".config", "solana", "id.json")
+}
+
+// LoadKeypair reads a Solana CLI keypair file: a JSON array of 64 bytes (the 32-byte
+// seed followed by the 32-byte public key). Like ssh, it refuses a file that group
+// or others can read. Errors name the file and the fix but never its contents.
+func LoadKeypair(path string) (*Keypair, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s does not exist (create one with `solana-keygen new -o %s`, or pass --keypair FILE)", ErrKeypair, path, path)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrKeypair, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory, expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path)
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s is readable by other users (mode %04o); a signing key must be private: run `chmod 600 %s`", ErrKeypair, path, perm, path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", ErrKeypair, path, err)
+	}
+	kp, err := ParseKeypair(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrKeypair, path, err)
+	}
+	return kp, nil
+}
+
+// ParseKeypair decodes the Solana CLI's JSON keypair format. Its error messages
+// describe the shape only; they never echo the bytes, which are the secret.
+func ParseKeypair(raw []byte) (*Keypair, error) {
+	var nums []int
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&nums); err != nil {
+		return nil, errors.New("not a JSON array of numbers (expected the Solana CLI format: [n0, n1, …, n63])")
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the JSON array")
+	}
+	if len(nums) != ed25519.PrivateKeySize {
+		return nil, fmt.Errorf("holds %d numbers, expected %d (32-byte seed + 32-byte public key)", len(nums), ed25519.PrivateKeySize)
+	}
+	key := make([]byte, len(nums))
+	for i, n := range nums {
+		if n < 0 || n > 255 {
+			return nil, fmt.Errorf("element %d is not a byte (0..255)", i)
+		}
+		key[i] = byte(n)
+	}
+	// The second half must be the public key of the first: a file with a
+	// mismatched half would sign as an address the operator did not expect.
+	derived := ed25519.NewKeyFromSeed(key[:32])
+	if !bytes.Equal(derived[32:], key[32:]) {
+		return nil, errors.New("public-key half does not match the seed (file corrupted or not a Solana keypair)")
+	}
+	priv := solana.PrivateKey(key)
+	return &Keypair{priv: priv, pub: priv.PublicKey()}, nil
+}
+
+// NewRandomKeypair makes a fresh key, for tests, the demo and `prove`'s recipient.
+func NewRandomKeypair() (*Keypair, error) {
+	priv, err := solana.NewRandomPrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	return &Keypair{priv: priv, pub: priv.PublicKey()}, nil
+}
+
+// WriteFile stores the key in the Solana CLI format with mode 0600.
+func (k *Keypair) WriteFile(path string) error {
+	nums := make([]int, len(k.priv))
+	for i, b := range k.priv {
+		nums[i] = int(b)
+	}
+	data, err := json.Marshal(nums)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// PublicKey is the wallet address.
+func (k *Keypair) PublicKey() solana.PublicKey { return k.pub }
+
+// signer returns the private key for exactly one public key, the getter shape
+// solana-go's Transaction.Sign expects; any other key gets nil.
+func (k *Keypair) signer(pub solana.PublicKey) *solana.PrivateKey {
+	if pub.Equals(k.pub) {
+		return &k.priv
+	}
+	return nil
+}
+
+// String, GoString, Format and LogValue all show the public key only.
+func (k *Keypair) String() string   { return "Keypair(" + k.pub.String() + ")" }
+func (k *Keypair) GoString() string { return k.String() }
+func (k *Keypair) Format(f fmt.State, _ rune) {
+	_, _ = f.Write([]byte(k.String()))
+}
+func (k *Keypair) LogValue() slog.Value { return slog.StringValue(k.String()) }

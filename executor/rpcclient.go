@@ -1,0 +1,224 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+)
+
+// Client is the executor's view of a Solana node: solana-go's RPC client behind a
+// transport that retries what is safe to retry and meters every round trip.
+type Client struct {
+	rpc   *rpc.Client
+	meter *callMeter
+}
+
+// ClientOptions tune the RPC transport. Zero values mean the defaults.
+type ClientOptions struct {
+	// CallTimeout bounds one HTTP round trip. solana-go's own default is five
+	// minutes, far longer than an MCP client waits.
+	CallTimeout time.Duration
+	// Retries is how many extra attempts an idempotent call gets after a 5xx, a
+	// 429 or a transport error. sendTransaction is never retried here: the
+	// confirm loop rebroadcasts the same signed bytes instead.
+	Retries int
+	// RetryBase is the first backoff; it doubles each attempt, with jitter.
+	RetryBase time.Duration
+}
+
+func (o ClientOptions) withDefaults() ClientOptions {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 10 * time.Second
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	} else if o.Retries == 0 {
+		o.Retries = 3
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = 100 * time.Millisecond
+	}
+	return o
+}
+
+// NewClient connects to a JSON-RPC endpoint. Nothing is sent until the first call.
+func NewClient(endpoint string, opts ClientOptions) *Client {
+	opts = opts.withDefaults()
+	httpClient := &http.Client{
+		Timeout: opts.CallTimeout,
+		Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: 8,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+		},
+	}
+	meter := &callMeter{}
+	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
+	return &Client{
+		rpc:   rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter}),
+		meter: meter,
+	}
+}
+
+// RPC exposes the underlying solana-go client for read-only helpers.
+func (c *Client) RPC() *rpc.Client { return c.rpc }
+
+// Close releases idle connections.
+func (c *Client) Close() error { return c.rpc.Close() }
+
+// CallStats counts round trips and the wall time spent waiting for answers.
+type CallStats struct {
+	Calls   int64
+	Retries int64
+	Waiting time.Duration
+}
+
+// callMeter accumulates per-context statistics so that concurrent executions
+// sharing one client each learn their own round-trip count and RPC wait time.
+type callMeter struct {
+	total CallStats
+	mu    sync.Mutex
+}
+
+type meterKey struct{}
+
+type ctxMeter struct {
+	calls, retries, waitingNS atomic.Int64
+}
+
+// withMeter returns a context whose RPC calls are counted into a fresh meter.
+func withMeter(ctx context.Context) (context.Context, *ctxMeter) {
+	m := &ctxMeter{}
+	return context.WithValue(ctx, meterKey{}, m), m
+}
+
+func (m *ctxMeter) stats() CallStats {
+	return CallStats{Calls: m.calls.Load(), Retries: m.retries.Load(), Waiting: time.Duration(m.waitingNS.Load())}
+}
+
+func (cm *callMeter) record(ctx context.Context, retry bool, waited time.Duration) {
+	if m, ok := ctx.Value(meterKey{}).(*ctxMeter); ok {
+		m.calls.Add(1)
+		if retry {
+			m.retries.Add(1)
+		}
+		m.waitingNS.Add(int64(waited))
+	}
+	cm.mu.Lock()
+	cm.total.Calls++
+	if retry {
+		cm.total.Retries++
+	}
+	cm.total.Waiting += waited
+	cm.mu.Unlock()
+}
+
+// Stats reports totals over the client's lifetime.
+func (c *Client) Stats() CallStats {
+	c.meter.mu.Lock()
+	defer c.meter.mu.Unlock()
+	return c.meter.total
+}
+
+// retryingClient wraps solana-go's JSON-RPC client. It retries idempotent calls
+// on answers that say "try again" and leaves everything else to the caller.
+type retryingClient struct {
+	inner jsonrpc.RPCClient
+	opts  ClientOptions
+	meter *callMeter
+}
+
+// Methods whose repetition cannot move funds. sendTransaction is absent on
+// purpose; the confirm loop owns its rebroadcasts.
+var idempotentMethods = map[string]bool{
+	"getHealth": true, "getVersion": true, "getGenesisHash": true, "getSlot": true,
+	"getBlockHeight": true, "getLatestBlockhash": true, "isBlockhashValid": true,
+	"getBalance": true, "getAccountInfo": true, "getMultipleAccounts": true,
+	"getMinimumBalanceForRentExemption": true, "getFeeForMessage": true,
+	"simulateTransaction": true, "getSignatureStatuses": true, "getTransaction": true,
+	"getTokenAccountsByOwner": true, "getTokenAccountBalance": true, "getTokenSupply": true,
+}
+
+func (c *retryingClient) CallForInto(ctx context.Context, out any, method string, params []any) error {
+	attempts := 1
+	if idempotentMethods[method] {
+		attempts += c.opts.Retries
+	}
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			backoff := c.opts.RetryBase << (i - 1)
+			backoff += rand.N(backoff/2 + 1)
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: %w (last error: %v)", method, ctx.Err(), err)
+			case <-time.After(backoff):
+			}
+		}
+		start := time.Now()
+		err = c.inner.CallForInto(ctx, out, method, params)
+		c.meter.record(ctx, i > 0, time.Since(start))
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func (c *retryingClient) CallWithCallback(ctx context.Context, method string, params []any, cb func(*http.Request, *http.Response) error) error {
+	start := time.Now()
+	err := c.inner.CallWithCallback(ctx, method, params, cb)
+	c.meter.record(ctx, false, time.Since(start))
+	return err
+}
+
+func (c *retryingClient) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests) (jsonrpc.RPCResponses, error) {
+	start := time.Now()
+	res, err := c.inner.CallBatch(ctx, reqs)
+	c.meter.record(ctx, false, time.Since(start))
+	return res, err
+}
+
+// retryable: HTTP 429/5xx and transport failures. A JSON-RPC error answer is the
+// node's considered reply and is not retried.
+func retryable(err error) bool {
+	var httpErr *jsonrpc.HTTPError
+	if errors.As(err, &httpErr) {
+		return httpErr.Code == http.StatusTooManyRequests || httpErr.Code >= 500
+	}
+	var rpcErr *jsonrpc.RPCError
+	if errors.As(err, &rpcErr) {
+		return false
+	}
+	// Connection refused, reset or timed out before an answer: net/http reports
+	// these as *url.Error wrapping a net.Error.
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr)
+}
+
+// rpcErrorText renders an RPC error for people. solana-go's RPCError.Error()
+// dumps a Go struct; an operator and a model need the node's message.
+func rpcErrorText(err error) string {
+	var rpcErr *jsonrpc.RPCError
+	if errors.As(err, &rpcErr) {
+		return fmt.Sprintf("RPC error %d: %s", rpcErr.Code, rpcErr.Message)
+	}
+	var httpErr *jsonrpc.HTTPError
+	if errors.As(err, &httpErr) {
+		return fmt.Sprintf("RPC answered HTTP %d", httpErr.Code)
+	}
+	return err.Error()
+}

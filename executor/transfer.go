@@ -1,0 +1,130 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/system"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// Executor builds, simulates, signs, sends, confirms and verifies transactions
+// for one wallet. It knows nothing of MCP, policy or the TUI: callers decide
+// whether a transaction may be sent; the executor makes sure that what it
+// reports is what the chain says.
+type Executor struct {
+	client *Client
+	key    *Keypair
+	opts   Options
+}
+
+// Options set the confirm loop's pacing. Zero values mean the defaults.
+type Options struct {
+	// PollInterval caps the wait between getSignatureStatuses calls; the loop
+	// starts faster and backs off to this.
+	PollInterval time.Duration
+	// Rebroadcast is how often the same signed bytes are sent again while the
+	// signature is unknown, and how often block height is checked for expiry.
+	Rebroadcast time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.PollInterval <= 0 {
+		o.PollInterval = 500 * time.Millisecond
+	}
+	if o.Rebroadcast <= 0 {
+		o.Rebroadcast = 2 * time.Second
+	}
+	return o
+}
+
+// New returns an executor signing with key through client.
+func New(client *Client, key *Keypair, opts Options) *Executor {
+	return &Executor{client: client, key: key, opts: opts.withDefaults()}
+}
+
+// Wallet is the address that signs and pays.
+func (e *Executor) Wallet() solana.PublicKey { return e.key.PublicKey() }
+
+// Client is the RPC client the executor uses.
+func (e *Executor) Client() *Client { return e.client }
+
+// Transfer is a native SOL transfer from the executor's wallet.
+type Transfer struct {
+	To       solana.PublicKey
+	Lamports uint64
+}
+
+// ErrInvalidTransfer is wrapped by argument errors found before any RPC call.
+var ErrInvalidTransfer = errors.New("invalid transfer")
+
+func (e *Executor) checkTransfer(t Transfer) error {
+	switch {
+	case t.Lamports == 0:
+		return fmt.Errorf("%w: lamports must be greater than zero", ErrInvalidTransfer)
+	case t.To.IsZero():
+		return fmt.Errorf("%w: to is the all-zero address (11111111111111111111111111111111), which no one controls", ErrInvalidTransfer)
+	case t.To.Equals(e.key.PublicKey()):
+		return fmt.Errorf("%w: to is the console's own wallet %s; a transfer to yourself moves nothing but the fee", ErrInvalidTransfer, t.To)
+	}
+	return nil
+}
+
+// Prepared is a transaction built and simulated but not signed. Its Preview is
+// derived from the transaction bytes and the simulation, never from a request.
+type Prepared struct {
+	Transfer             Transfer
+	Tx                   *solana.Transaction
+	LastValidBlockHeight uint64
+	Preview              Preview
+	// Timings and RPC calls spent preparing, carried into the final Result.
+	simulateTook time.Duration
+	stats        CallStats
+}
+
+// PrepareTransfer fetches a fresh blockhash, builds the transfer and simulates
+// it without signatures. A simulation error aborts with *SimulationError:
+// nothing is signed.
+func (e *Executor) PrepareTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
+	if err := e.checkTransfer(t); err != nil {
+		return nil, err
+	}
+	ctx, meter := withMeter(ctx)
+	start := time.Now()
+
+	bh, err := e.client.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return nil, fmt.Errorf("prepare transfer: getLatestBlockhash: %s", rpcErrorText(err))
+	}
+	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
+	tx, err := solana.NewTransaction([]solana.Instruction{ix}, bh.Value.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
+	if err != nil {
+		return nil, fmt.Errorf("prepare transfer: build transaction: %w", err)
+	}
+	preview, err := e.simulate(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Transfer:             t,
+		Tx:                   tx,
+		LastValidBlockHeight: bh.Value.LastValidBlockHeight,
+		Preview:              preview,
+		simulateTook:         time.Since(start),
+		stats:                meter.stats(),
+	}, nil
+}
+
+// ExecuteTransfer is PrepareTransfer followed by Submit: the whole path that
+// `solgate prove` and the hub's execute step use.
+func (e *Executor) ExecuteTransfer(ctx context.Context, t Transfer, progress func(Progress)) (*Result, error) {
+	report(progress, Progress{Step: StepSimulating})
+	p, err := e.PrepareTransfer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return e.Submit(ctx, p, progress)
+}
