@@ -48,12 +48,16 @@ rent-exempt minimum, 890880 lamports). On mainnet it refuses to run unless
 	f.StringVar(&o.to, "to", "", "recipient address (default: a fresh random address)")
 	f.Uint64Var(&o.lamports, "lamports", 1_000_000, "amount in lamports (1 SOL = 1000000000)")
 	f.BoolVar(&o.allowMainnet, "allow-mainnet", false, "allow running on mainnet-beta, spending real SOL")
-	f.DurationVar(&o.timeout, "timeout", 90*time.Second, "give up waiting for the chain after this long (the outcome is then unknown)")
+	f.DurationVar(&o.timeout, "timeout", defaultProveTimeout, "give up waiting for the chain after this long (the outcome is then unknown)")
 	return cmd
 }
 
 // defaultRPC is a local validator's address: a default that cannot spend real funds.
 const defaultRPC = "http://127.0.0.1:8899"
+
+// defaultProveTimeout covers a blockhash lifetime (~60–90 s on public clusters) so
+// that a dropped transaction is normally declared expired rather than unknown.
+const defaultProveTimeout = 120 * time.Second
 
 func runProve(ctx context.Context, stdout, stderr io.Writer, o proveOptions) error {
 	if o.lamports == 0 {

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// solgateBinary builds the real command once per test run; these tests drive
+// it as a user would, as a separate process.
+func solgateBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "solgate-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "solgate")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build solgate: %v\n%s", buildErr, binPath)
+	}
+	return binPath
+}
+
+type proveRun struct {
+	stdout, stderr string
+	exit           int
+}
+
+func runSolgate(t *testing.T, args ...string) proveRun {
+	t.Helper()
+	cmd := exec.Command(solgateBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return proveRun{stdout: out.String(), stderr: errb.String(), exit: code}
+}
+
+func fundedKeyFile(t *testing.T, l *localnet.Ledger, lamports uint64) (string, *executor.Keypair) {
+	t.Helper()
+	k, err := executor.NewRandomKeypair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "id.json")
+	if err := k.WriteFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fund(context.Background(), k.PublicKey().String(), lamports); err != nil {
+		t.Fatal(err)
+	}
+	return p, k
+}
+
+var toLine = regexp.MustCompile(`(?m)^  to\s+(\S+)$`)
+
+func recipientFrom(t *testing.T, stdout string) solana.PublicKey {
+	t.Helper()
+	m := toLine.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no recipient line in output:\n%s", stdout)
+	}
+	return solana.MustPublicKeyFromBase58(m[1])
+}
+
+func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
+
+	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile, "--lamports", "1234567")
+	if r.exit != 0 {
+		t.Fatalf("prove exited %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"PROOF\n", "  signature  ", "  slot       ", "  wall time  ", "verified slot=", "err=null fee=5000"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	chain := rpc.New(l.RPC())
+	to := recipientFrom(t, r.stdout)
+	if bal, err := chain.GetBalance(ctx, to, rpc.CommitmentConfirmed); err != nil || bal.Value != 1234567 {
+		t.Errorf("recipient balance on the ledger: %v %v, want 1234567", bal, err)
+	}
+	if bal, err := chain.GetBalance(ctx, key.PublicKey(), rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL-1234567-5000 {
+		t.Errorf("sender balance on the ledger: %v %v", bal, err)
+	}
+}
+
+func TestProveFailsWhenSendsAreDropped(t *testing.T) {
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
+	// Every send and rebroadcast is swallowed: the chain never sees it.
+	if err := l.DropNextSends(ctx, 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile)
+	if r.exit == 0 {
+		t.Fatalf("prove exited 0 although nothing landed:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "verified") || !strings.Contains(r.stdout, "NO PROOF — expired") {
+		t.Errorf("output claims or lacks the outcome:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "NOT PROVEN") {
+		t.Errorf("stderr lacks the reason:\n%s", r.stderr)
+	}
+	to := recipientFrom(t, r.stdout)
+	chain := rpc.New(l.RPC())
+	if bal, err := chain.GetBalance(ctx, to, rpc.CommitmentConfirmed); err != nil || bal.Value != 0 {
+		t.Errorf("recipient balance %v %v, want 0", bal, err)
+	}
+	if bal, err := chain.GetBalance(ctx, key.PublicKey(), rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL {
+		t.Errorf("sender balance %v %v, want untouched", bal, err)
+	}
+}
+
+func TestProveRefusesBadInputClearly(t *testing.T) {
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "loose.json")
+	k, _ := executor.NewRandomKeypair()
+	if err := k.WriteFile(loose); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(loose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prove", "--keypair", filepath.Join(dir, "missing.json")}, "does not exist"},
+		{[]string{"prove", "--keypair", loose}, "chmod 600"},
+		{[]string{"prove", "--keypair", loose, "--lamports", "0"}, "--lamports must be greater than zero"},
+		{[]string{"prove", "--lamports", "-5"}, "invalid argument \"-5\""},
+	} {
+		r := runSolgate(t, tc.args...)
+		if r.exit == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want non-zero and %q", tc.args, r.exit, r.stderr, tc.want)
+		}
+	}
+}
+
+func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{Network: "mainnet-beta"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
+	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile)
+	if r.exit == 0 || !strings.Contains(r.stderr, "MAINNET") || !strings.Contains(r.stderr, "--allow-mainnet") {
+		t.Fatalf("exit %d stderr %q", r.exit, r.stderr)
+	}
+	if s, err := l.Stats(ctx); err != nil || s.SendsReceived != 0 || s.Simulations != 0 {
+		t.Errorf("ledger saw activity on refused mainnet run: %+v %v", s, err)
+	}
+}

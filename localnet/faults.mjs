@@ -1,0 +1,123 @@
+// faults.mjs — fault injection and test helpers, exposed as JSON-RPC methods
+// prefixed `localnet_` on the same port and path as the standard RPC.
+//
+// Control calls are never themselves subject to injected faults or latency:
+// a test must be able to arm a fault, observe it, and read the stats without
+// the fault getting in its own way.
+
+import { isPubkey } from './wire.mjs';
+import { RpcError } from './rpc.mjs';
+import { MAX_PROCESSING_AGE } from './ledger.mjs';
+
+export const CONTROL_PREFIX = 'localnet_';
+
+export class Faults {
+  constructor(ledger, log = () => {}) {
+    this.ledger = ledger;
+    this.log = log;
+    this.dropSends = 0; // next N sendTransaction calls: answer with the signature, never execute
+    this.failCalls = 0; // next N non-control HTTP requests: HTTP 503
+    this.latencyMs = 0; // delay before every non-control answer
+
+    const count = (v, name) => {
+      const n = v ?? 1;
+      if (!Number.isInteger(n) || n < 0) throw new RpcError(-32602, `Invalid params: ${name} must be a non-negative integer`);
+      return n;
+    };
+    const amount = (v, name) => {
+      let n;
+      try {
+        n = BigInt(v);
+      } catch {
+        throw new RpcError(-32602, `Invalid params: ${name} must be an integer (string or number)`);
+      }
+      if (n < 0n || n >= 1n << 64n) throw new RpcError(-32602, `Invalid params: ${name} out of u64 range`);
+      return n;
+    };
+    const pubkey = (v, name) => {
+      if (!isPubkey(v)) throw new RpcError(-32602, `Invalid params: ${name} must be a base58 public key`);
+      return v;
+    };
+
+    this.methods = {
+      localnet_dropNextSends: ([n]) => {
+        this.dropSends = count(n, 'n');
+        return { dropNextSends: this.dropSends };
+      },
+      localnet_failNextCalls: ([n]) => {
+        this.failCalls = count(n, 'n');
+        return { failNextCalls: this.failCalls };
+      },
+      localnet_setLatency: ([ms]) => {
+        this.latencyMs = count(ms ?? 0, 'ms');
+        return { latencyMs: this.latencyMs };
+      },
+      // Jump the block height past every outstanding blockhash's
+      // lastValidBlockHeight (each is at most current + 150).
+      localnet_expireBlockhash: () => {
+        this.ledger.advance(MAX_PROCESSING_AGE + 1);
+        return { slot: this.ledger.slot, blockHeight: this.ledger.blockHeight, blockhash: this.ledger.latest.blockhash };
+      },
+      localnet_fund: ([address, lamports]) => {
+        const bal = this.ledger.fund(pubkey(address, 'address'), amount(lamports, 'lamports'));
+        return { address, lamports: bal };
+      },
+      localnet_createMint: ([opts]) => {
+        const o = opts ?? {};
+        const decimals = o.decimals ?? 9;
+        if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
+          throw new RpcError(-32602, 'Invalid params: decimals must be 0..255');
+        }
+        const authority = o.authority ? pubkey(o.authority, 'authority') : undefined;
+        return { mint: this.ledger.createMint(decimals, authority) };
+      },
+      localnet_mintTo: async ([opts]) => {
+        const o = opts ?? {};
+        const mint = pubkey(o.mint, 'mint');
+        const owner = pubkey(o.owner, 'owner');
+        const amt = amount(o.amount, 'amount');
+        try {
+          return { tokenAccount: await this.ledger.mintTo(mint, owner, amt) };
+        } catch (e) {
+          throw new RpcError(-32602, `Invalid params: ${e.message}`);
+        }
+      },
+      localnet_stats: () => ({
+        ...this.ledger.stats,
+        slot: this.ledger.slot,
+        blockHeight: this.ledger.blockHeight,
+      }),
+    };
+  }
+
+  isControl(method) {
+    return typeof method === 'string' && method.startsWith(CONTROL_PREFIX);
+  }
+
+  call(method, params) {
+    const fn = Object.hasOwn(this.methods, method) ? this.methods[method] : null;
+    if (!fn) throw new RpcError(-32601, 'Method not found');
+    if (params !== undefined && !Array.isArray(params)) throw new RpcError(-32602, 'Invalid params: expected an array');
+    return fn(params ?? []);
+  }
+
+  /** Consume one injected HTTP failure, if armed. */
+  takeFailure() {
+    if (this.failCalls > 0) {
+      this.failCalls--;
+      this.ledger.stats.failedCalls++;
+      return true;
+    }
+    return false;
+  }
+
+  /** Consume one dropped send, if armed. */
+  takeDrop() {
+    if (this.dropSends > 0) {
+      this.dropSends--;
+      this.ledger.stats.sendsDropped++;
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,399 @@
+// ledger.mjs — the chain state behind the RPC: a litesvm instance plus the
+// parts of a validator litesvm does not model (slots, block height, the
+// blockhash queue and its 150-block expiry, the status cache that refuses
+// duplicates, and the transaction history with balances that
+// getTransaction / getSignatureStatuses report).
+
+import crypto from 'node:crypto';
+import { LiteSVM, Clock } from 'litesvm';
+import {
+  b58encode, b58decode, parseTransaction, verifySignatures, txErrorJson,
+  newKeypair, buildSignedLegacyTx,
+} from './wire.mjs';
+import {
+  parseTokenAccount, parseMint, uiTokenAmount, encodeMint, encodeTokenAccount,
+  associatedTokenAddress, setU64, TOKEN_PROGRAM, SYSTEM_PROGRAM, MINT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+} from './tokens.mjs';
+
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+// A blockhash can be used while the block height is at most the height at
+// which it was issued + 150 (MAX_PROCESSING_AGE on real validators).
+export const MAX_PROCESSING_AGE = 150;
+// Slots after landing until a transaction is reported `finalized`.
+export const FINALITY_DEPTH = 32;
+// Real nodes report u64::MAX as rentEpoch for rent-exempt accounts.
+export const RENT_EPOCH_EXEMPT = (1n << 64n) - 1n;
+
+const ALT_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+const ALT_HEADER_SIZE = 56;
+
+export class Ledger {
+  constructor({ genesisHash, log = () => {} }) {
+    this.genesisHash = genesisHash;
+    this.log = log;
+    // Blockhash checking is done here (see checkBlockhash): litesvm only
+    // accepts its single latest blockhash, real validators accept any
+    // blockhash younger than 150 blocks.
+    this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true);
+    this.inner = this.svm.inner; // raw-bytes send/simulate, no @solana/kit object round trip
+
+    // Start with slot > block height, as on every real cluster (skipped
+    // slots), so code that mixes the two up is not silently right.
+    this.blockHeight = 0;
+    this.slot = 10;
+    this.slotHashes = []; // newest first, for the SlotHashes sysvar
+    this.blockhashes = new Map(); // base58 blockhash -> lastValidBlockHeight
+    this.txs = new Map(); // signature -> record (landed transactions only)
+    this.transactionCount = 0;
+    this.stats = {
+      sendsReceived: 0, sendsDropped: 0, sendsRejected: 0,
+      transactionsExecuted: 0, transactionsFailed: 0, airdrops: 0,
+      simulations: 0, rpcCalls: 0, failedCalls: 0,
+    };
+
+    // The faucet behind requestAirdrop: a real keypair whose transfers are
+    // real transactions, so airdrop signatures behave like any other.
+    this.faucet = newKeypair();
+    this.setAccount(this.faucet.address, { lamports: 500_000_000n * 1_000_000_000n, owner: SYSTEM_PROGRAM, data: new Uint8Array(0) });
+    // Default mint authority for localnet_createMint.
+    this.mintAuthority = newKeypair();
+
+    this.advance(0);
+  }
+
+  // ------------------------------------------------------------ time
+
+  /** Produce `n` blocks (and slots) at once; always rotates the blockhash. */
+  advance(n) {
+    this.slot += n;
+    this.blockHeight += n;
+    this.svm.expireBlockhash();
+    const clock = this.svm.getClock();
+    const c = new Clock(BigInt(this.slot), clock.epochStartTimestamp, 0n, 0n, BigInt(Math.floor(Date.now() / 1000)));
+    this.svm.setClock(c);
+    const bh = this.svm.latestBlockhash();
+    // The SlotHashes sysvar lists recent (slot, blockhash) pairs; programs
+    // read it, notably the address lookup table program, which only creates
+    // a table for a `recent_slot` found there (real clusters keep 512).
+    this.slotHashes.unshift({ slot: BigInt(this.slot), hash: bh });
+    if (this.slotHashes.length > 512) this.slotHashes.pop();
+    this.svm.setSlotHashes(this.slotHashes);
+    this.latest = { blockhash: bh, lastValidBlockHeight: this.blockHeight + MAX_PROCESSING_AGE };
+    this.blockhashes.set(bh, this.latest.lastValidBlockHeight);
+    // Forget blockhashes long expired so the map stays small.
+    if (this.blockhashes.size > 4 * MAX_PROCESSING_AGE) {
+      for (const [h, lv] of this.blockhashes) {
+        if (lv < this.blockHeight - MAX_PROCESSING_AGE) this.blockhashes.delete(h);
+      }
+    }
+  }
+
+  isBlockhashValid(bh) {
+    const lv = this.blockhashes.get(bh);
+    return lv !== undefined && lv >= this.blockHeight;
+  }
+
+  // ------------------------------------------------------------ accounts
+
+  /** { lamports: bigint, owner: string, data: Uint8Array, executable } or null. */
+  getAccount(address) {
+    const a = this.svm.getAccount(address);
+    if (!a.exists) return null;
+    return { lamports: BigInt(a.lamports), owner: String(a.programAddress), data: a.data, executable: a.executable, rentEpoch: RENT_EPOCH_EXEMPT };
+  }
+
+  setAccount(address, { lamports, owner, data, executable = false }) {
+    this.svm.setAccount({ address, lamports, programAddress: owner, data, executable, space: BigInt(data.length) });
+  }
+
+  balance(address) {
+    return BigInt(this.svm.getBalance(address) ?? 0n);
+  }
+
+  rentExempt(len) {
+    return this.svm.minimumBalanceForRentExemption(BigInt(len));
+  }
+
+  programAccounts(program) {
+    return this.svm.getProgramAccounts(program).map((a) => ({
+      pubkey: String(a.address),
+      account: { lamports: BigInt(a.lamports), owner: String(a.programAddress), data: a.data, executable: a.executable, rentEpoch: RENT_EPOCH_EXEMPT },
+    }));
+  }
+
+  /** Token balance entry (getTransaction meta shape) for the account at index i, or null. */
+  tokenBalance(i, address) {
+    const ta = parseTokenAccount(this.getAccount(address));
+    if (!ta) return null;
+    const mint = parseMint(this.getAccount(ta.mint));
+    const decimals = mint ? mint.decimals : 0;
+    return { accountIndex: i, mint: ta.mint, owner: ta.owner, programId: ta.programId, uiTokenAmount: uiTokenAmount(ta.amount, decimals) };
+  }
+
+  // ------------------------------------------------------------ transactions
+
+  /**
+   * All account keys of a transaction in message order: static keys, then
+   * lookup-table writable, then lookup-table readonly (as real nodes list
+   * them in pre/postBalances). Unresolvable lookups yield { keys: static }.
+   */
+  accountKeys(msg) {
+    const keys = msg.staticKeys.map(b58encode);
+    const loaded = { writable: [], readonly: [] };
+    for (const l of msg.lookups) {
+      const alt = this.getAccount(b58encode(l.key));
+      if (!alt || alt.owner !== ALT_PROGRAM) return { keys, loaded, unresolved: true };
+      const addrs = [];
+      for (let o = ALT_HEADER_SIZE; o + 32 <= alt.data.length; o += 32) addrs.push(b58encode(alt.data.subarray(o, o + 32)));
+      for (const i of l.writableIndexes) {
+        if (i >= addrs.length) return { keys, loaded, unresolved: true };
+        loaded.writable.push(addrs[i]);
+      }
+      for (const i of l.readonlyIndexes) {
+        if (i >= addrs.length) return { keys, loaded, unresolved: true };
+        loaded.readonly.push(addrs[i]);
+      }
+    }
+    return { keys: [...keys, ...loaded.writable, ...loaded.readonly], loaded, unresolved: false };
+  }
+
+  /**
+   * The fee a validator charges: 5000 lamports per signature plus the
+   * priority fee (compute-unit price × limit, rounded up), read from the
+   * ComputeBudget instructions exactly as litesvm charges it.
+   */
+  fee(msg) {
+    let price = 0n;
+    let limit = null;
+    let nonBudget = 0;
+    for (const ix of msg.instructions) {
+      const prog = msg.staticKeys[ix.programIdIndex];
+      if (prog && b58encode(prog) === COMPUTE_BUDGET_PROGRAM) {
+        const d = Buffer.from(ix.data);
+        if (d[0] === 2 && d.length >= 5) limit = BigInt(d.readUInt32LE(1));
+        if (d[0] === 3 && d.length >= 9) price = d.readBigUInt64LE(1);
+      } else {
+        nonBudget++;
+      }
+    }
+    if (limit === null) limit = BigInt(Math.min(1_400_000, 200_000 * nonBudget));
+    if (limit > 1_400_000n) limit = 1_400_000n;
+    const priority = (price * limit + 999_999n) / 1_000_000n;
+    return BigInt(msg.header.numRequiredSignatures) * LAMPORTS_PER_SIGNATURE + priority;
+  }
+
+  /**
+   * Checks a real node makes before executing: the blockhash is known and
+   * not expired, and the signature is not in the status cache. Returns a
+   * transaction-error JSON value, or null when the transaction may run.
+   */
+  precheck(tx) {
+    if (this.txs.has(tx.signature)) return 'AlreadyProcessed';
+    if (!this.isBlockhashValid(b58encode(tx.message.recentBlockhash))) return 'BlockhashNotFound';
+    return null;
+  }
+
+  verify(tx) {
+    return verifySignatures(tx);
+  }
+
+  /**
+   * Execute a parsed, signature-checked transaction against the ledger.
+   * Returns { landed: bool, err, record? }. A transaction "lands" when the
+   * validator would put it in a block: it succeeded, or it failed during
+   * execution after the fee was charged. Failures before that point
+   * (unknown blockhash, fee payer cannot pay, bad signature, ...) never land.
+   */
+  execute(tx, { kind = 'send' } = {}) {
+    const pre = this.precheck(tx);
+    if (pre) return { landed: false, err: pre };
+    const { keys, loaded } = this.accountKeys(tx.message);
+    const preBalances = keys.map((k) => this.balance(k));
+    const preTokenBalances = keys.map((k, i) => this.tokenBalance(i, k)).filter(Boolean);
+
+    let result;
+    try {
+      result = tx.message.version === 'legacy'
+        ? this.inner.sendLegacyTransaction(tx.bytes)
+        : this.inner.sendVersionedTransaction(tx.bytes);
+    } catch (e) {
+      this.log(`litesvm refused transaction ${tx.signature}: ${e.message}`);
+      return { landed: false, err: 'SanitizeFailure' };
+    }
+    const failed = result.constructor.name === 'FailedTransactionMetadata';
+    const err = failed ? txErrorJson(result.err()) : null;
+    // litesvm keeps a transaction in its history exactly when it was
+    // committed (fee charged); that is our "landed".
+    const landed = this.inner.getTransaction(b58decode(tx.signature)) !== null;
+    if (!landed) return { landed: false, err };
+
+    const meta = failed ? result.meta() : result;
+    const record = {
+      signature: tx.signature,
+      slot: this.slot,
+      blockTime: Math.floor(Date.now() / 1000),
+      tx,
+      keys,
+      loaded,
+      err,
+      fee: this.fee(tx.message),
+      preBalances,
+      postBalances: keys.map((k) => this.balance(k)),
+      preTokenBalances,
+      postTokenBalances: keys.map((k, i) => this.tokenBalance(i, k)).filter(Boolean),
+      logs: meta.logs(),
+      innerInstructions: innerInstructionsJson(meta.innerInstructions()),
+      computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
+      returnData: returnDataJson(meta.returnData()),
+      kind,
+    };
+    this.txs.set(tx.signature, record);
+    this.transactionCount++;
+    if (kind === 'airdrop') this.stats.airdrops++;
+    else if (err) this.stats.transactionsFailed++;
+    else this.stats.transactionsExecuted++;
+    return { landed: true, err, record };
+  }
+
+  /**
+   * Simulate without committing. `tx` may be unsigned when sigVerify is off.
+   * Returns { err, logs, unitsConsumed, returnData, postAccounts: Map, fee,
+   * preBalances, postBalances, innerInstructions, keys }.
+   */
+  simulate(tx) {
+    const { keys } = this.accountKeys(tx.message);
+    const preBalances = keys.map((k) => this.balance(k));
+    let result;
+    // Signatures are checked by the caller when requested (sigVerify);
+    // simulation itself must accept unsigned transactions like real nodes.
+    this.inner.setSigverify(false);
+    try {
+      result = tx.message.version === 'legacy'
+        ? this.inner.simulateLegacyTransaction(tx.bytes)
+        : this.inner.simulateVersionedTransaction(tx.bytes);
+    } catch (e) {
+      this.log(`litesvm refused simulation: ${e.message}`);
+      return { err: 'SanitizeFailure', logs: [], unitsConsumed: 0, returnData: null, postAccounts: new Map(), keys, preBalances, postBalances: preBalances, fee: 0n, innerInstructions: [] };
+    } finally {
+      this.inner.setSigverify(true);
+    }
+    const failed = result.constructor.name === 'FailedTransactionMetadata';
+    const meta = result.meta();
+    const postAccounts = new Map();
+    if (!failed) {
+      for (const aa of result.postAccounts()) {
+        const acc = aa.account();
+        postAccounts.set(b58encode(aa.address), {
+          lamports: acc.lamports(), owner: b58encode(acc.owner()), data: acc.data(), executable: acc.executable(), rentEpoch: RENT_EPOCH_EXEMPT,
+        });
+      }
+    }
+    const fee = this.fee(tx.message);
+    const postBalances = keys.map((k) => (postAccounts.has(k) ? postAccounts.get(k).lamports : this.balance(k)));
+    return {
+      err: failed ? txErrorJson(result.err()) : null,
+      logs: meta.logs(),
+      unitsConsumed: Number(meta.computeUnitsConsumed()),
+      returnData: returnDataJson(meta.returnData()),
+      innerInstructions: innerInstructionsJson(meta.innerInstructions()),
+      postAccounts,
+      keys,
+      fee,
+      preBalances,
+      postBalances,
+    };
+  }
+
+  /** Confirmation status of a landed record at the current slot. */
+  status(record) {
+    const age = this.slot - record.slot;
+    if (age >= FINALITY_DEPTH) return { confirmationStatus: 'finalized', confirmations: null };
+    if (age >= 1) return { confirmationStatus: 'confirmed', confirmations: age };
+    return { confirmationStatus: 'processed', confirmations: 0 };
+  }
+
+  // ------------------------------------------------------------ helpers behind localnet_* and requestAirdrop
+
+  /** A real transfer from the faucet; returns the execute() result. */
+  airdrop(to, lamports) {
+    const data = Buffer.alloc(12);
+    data.writeUInt32LE(2, 0); // SystemInstruction::Transfer
+    data.writeBigUInt64LE(lamports, 4);
+    const toKey = b58decode(to);
+    const bytes = buildSignedLegacyTx(
+      this.faucet, b58decode(this.latest.blockhash), b58decode(SYSTEM_PROGRAM),
+      [{ key: this.faucet.publicKey, writable: true }, { key: toKey, writable: true }], data,
+    );
+    const tx = parseTransaction(bytes);
+    return { signature: tx.signature, ...this.execute(tx, { kind: 'airdrop' }) };
+  }
+
+  fund(address, lamports) {
+    const a = this.getAccount(address);
+    if (a) {
+      this.setAccount(address, { ...a, lamports: a.lamports + lamports });
+    } else {
+      this.setAccount(address, { lamports, owner: SYSTEM_PROGRAM, data: new Uint8Array(0) });
+    }
+    return this.balance(address);
+  }
+
+  createMint(decimals, authority) {
+    const mint = b58encode(crypto.randomBytes(32));
+    const mintAuthority = authority ?? this.mintAuthority.address;
+    this.setAccount(mint, {
+      lamports: this.rentExempt(MINT_SIZE), owner: TOKEN_PROGRAM,
+      data: encodeMint({ mintAuthority, supply: 0n, decimals, freezeAuthority: null }),
+    });
+    return mint;
+  }
+
+  async mintTo(mint, owner, amount) {
+    const mintAcct = this.getAccount(mint);
+    const m = parseMint(mintAcct);
+    if (!m) throw new Error(`${mint} is not an SPL token mint`);
+    const ata = await associatedTokenAddress(owner, mint, mintAcct.owner);
+    const existing = this.getAccount(ata);
+    let data;
+    if (existing) {
+      const ta = parseTokenAccount(existing);
+      if (!ta || ta.mint !== mint) throw new Error(`associated token account ${ata} exists but is not a token account for ${mint}`);
+      data = Uint8Array.from(existing.data);
+      setU64(data, 64, ta.amount + amount);
+    } else {
+      data = encodeTokenAccount({ mint, owner, amount });
+    }
+    const mintData = Uint8Array.from(mintAcct.data);
+    setU64(mintData, 36, m.supply + amount);
+    this.setAccount(ata, {
+      lamports: existing ? existing.lamports : this.rentExempt(TOKEN_ACCOUNT_SIZE),
+      owner: mintAcct.owner, data,
+    });
+    this.setAccount(mint, { ...mintAcct, data: mintData });
+    return ata;
+  }
+}
+
+function innerInstructionsJson(groups) {
+  const out = [];
+  groups.forEach((group, index) => {
+    if (!group || group.length === 0) return;
+    out.push({
+      index,
+      instructions: group.map((ii) => {
+        const ci = ii.instruction();
+        return { programIdIndex: ci.programIdIndex(), accounts: [...ci.accounts()], data: b58encode(ci.data()), stackHeight: ii.stackHeight() };
+      }),
+    });
+  });
+  return out;
+}
+
+function returnDataJson(rd) {
+  if (!rd) return null;
+  const data = rd.data();
+  if (!data || data.length === 0) return null;
+  return { programId: b58encode(rd.programId()), data: [Buffer.from(data).toString('base64'), 'base64'] };
+}

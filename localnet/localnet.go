@@ -1,0 +1,452 @@
+// Package localnet starts and controls solgate's test and demo ledger: a
+// Node process (server.mjs in this folder) that serves the standard Solana
+// JSON-RPC on 127.0.0.1, backed by the real SVM (litesvm), with fault
+// injection and funding helpers exposed as localnet_* JSON-RPC methods.
+//
+// Typical use in a test:
+//
+//	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+//	if err != nil { t.Fatal(err) }
+//	t.Cleanup(func() { l.Close() })
+//	client := rpc.New(l.RPC())
+package localnet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DirEnv names the environment variable that overrides where server.mjs lives.
+const DirEnv = "SOLGATE_LOCALNET_DIR"
+
+// DefaultStartTimeout bounds startup when ctx has no deadline.
+const DefaultStartTimeout = 30 * time.Second
+
+// Options configures Start. The zero value starts a localnet that reports
+// its own genesis hash and produces a block every 400 ms.
+type Options struct {
+	// Dir is the localnet folder (holding server.mjs and node_modules).
+	// Default: $SOLGATE_LOCALNET_DIR, else the folder of this source file.
+	Dir string
+	// Network makes the ledger report a public cluster's genesis hash:
+	// "localnet" (default), "mainnet-beta", "devnet" or "testnet".
+	Network string
+	// GenesisHash makes the ledger report this genesis hash instead
+	// (mutually exclusive with Network).
+	GenesisHash string
+	// SlotMS is the slot time in milliseconds (default 400). Tests use
+	// 10-25 so that 150 blocks (blockhash expiry) pass in a few seconds.
+	SlotMS int
+	// Stderr, if set, receives the server's log output.
+	Stderr io.Writer
+}
+
+// Ledger is a running localnet process.
+type Ledger struct {
+	rpcURL      string
+	genesisHash string
+
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	tail   *tailBuffer
+	exited chan struct{} // closed when the process has been waited for
+	exitMu sync.Mutex
+	exitEr error
+
+	closeOnce sync.Once
+	closeErr  error
+	nextID    atomic.Int64
+	http      *http.Client
+}
+
+// Stats are the ledger's counters since start (localnet_stats).
+type Stats struct {
+	SendsReceived        uint64 `json:"sendsReceived"`
+	SendsDropped         uint64 `json:"sendsDropped"`
+	SendsRejected        uint64 `json:"sendsRejected"` // refused before execution (preflight, expired blockhash, duplicate, ...)
+	TransactionsExecuted uint64 `json:"transactionsExecuted"`
+	TransactionsFailed   uint64 `json:"transactionsFailed"` // landed with an error (fee charged)
+	Airdrops             uint64 `json:"airdrops"`
+	Simulations          uint64 `json:"simulations"`
+	RPCCalls             uint64 `json:"rpcCalls"`
+	FailedCalls          uint64 `json:"failedCalls"` // HTTP 503s injected by FailNextCalls
+	Slot                 uint64 `json:"slot"`
+	BlockHeight          uint64 `json:"blockHeight"`
+}
+
+// ErrNodeMissing is returned (wrapped) by Start when `node` is not on PATH.
+var ErrNodeMissing = errors.New("localnet requires node (Node.js 20+) on PATH")
+
+// ErrDepsMissing is returned (wrapped) by Start when node_modules is not installed.
+var ErrDepsMissing = errors.New("localnet npm dependencies are not installed")
+
+// DefaultDir is the localnet folder used when Options.Dir is empty.
+func DefaultDir() string {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "localnet"
+	}
+	return filepath.Dir(file)
+}
+
+// Start launches the ledger and waits until it is serving. ctx bounds only
+// the startup; the ledger runs until Close (or until this process exits:
+// the server stops when its stdin pipe closes).
+func Start(ctx context.Context, opts Options) (*Ledger, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = DefaultDir()
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNodeMissing, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server.mjs")); err != nil {
+		return nil, fmt.Errorf("localnet: server.mjs not found in %s (set Options.Dir or %s): %w", dir, DirEnv, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "litesvm")); err != nil {
+		return nil, fmt.Errorf("%w in %s: run `npm ci --prefix localnet` (from the repository root)", ErrDepsMissing, dir)
+	}
+
+	args := []string{"server.mjs", "--port", "0"}
+	if opts.Network != "" && opts.GenesisHash != "" {
+		return nil, errors.New("localnet: set Options.Network or Options.GenesisHash, not both")
+	}
+	if opts.Network != "" {
+		args = append(args, "--network", opts.Network)
+	}
+	if opts.GenesisHash != "" {
+		args = append(args, "--genesis-hash", opts.GenesisHash)
+	}
+	if opts.SlotMS > 0 {
+		args = append(args, "--slot-ms", strconv.Itoa(opts.SlotMS))
+	}
+
+	cmd := exec.Command(node, args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("localnet: %w", err)
+	}
+	tail := &tailBuffer{max: 8 << 10}
+	var errOut io.Writer = tail
+	if opts.Stderr != nil {
+		errOut = io.MultiWriter(tail, &lockedWriter{w: opts.Stderr})
+	}
+	cmd.Stderr = errOut
+	stdout := &readyWriter{ch: make(chan string, 1)}
+	cmd.Stdout = stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("localnet: starting node: %w", err)
+	}
+
+	l := &Ledger{
+		cmd:    cmd,
+		stdin:  stdin,
+		tail:   tail,
+		exited: make(chan struct{}),
+		http:   &http.Client{Timeout: 30 * time.Second},
+	}
+
+	go func() {
+		err := cmd.Wait()
+		l.exitMu.Lock()
+		l.exitEr = err
+		l.exitMu.Unlock()
+		close(l.exited)
+	}()
+
+	timeout := DefaultStartTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	type ready struct {
+		RPC         string `json:"rpc"`
+		GenesisHash string `json:"genesisHash"`
+	}
+	fail := func(reason string) (*Ledger, error) {
+		l.Close()
+		return nil, fmt.Errorf("localnet: %s; server stderr:\n%s", reason, l.tail.String())
+	}
+	select {
+	case line := <-stdout.ch:
+		var r ready
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.RPC == "" || r.GenesisHash == "" {
+			return fail(fmt.Sprintf("unexpected ready line %q", line))
+		}
+		l.rpcURL = r.RPC
+		l.genesisHash = r.GenesisHash
+		return l, nil
+	case <-l.exited:
+		return fail(fmt.Sprintf("server exited before it was ready (%v)", l.exitError()))
+	case <-ctx.Done():
+		return fail(fmt.Sprintf("startup cancelled: %v", ctx.Err()))
+	case <-timer.C:
+		return fail(fmt.Sprintf("server not ready after %s", timeout))
+	}
+}
+
+func (l *Ledger) exitError() error {
+	l.exitMu.Lock()
+	defer l.exitMu.Unlock()
+	return l.exitEr
+}
+
+// RPC is the JSON-RPC endpoint, e.g. "http://127.0.0.1:41234".
+func (l *Ledger) RPC() string { return l.rpcURL }
+
+// GenesisHash is the genesis hash the ledger reports via getGenesisHash.
+func (l *Ledger) GenesisHash() string { return l.genesisHash }
+
+// Close stops the server and waits for it to exit. It is idempotent and
+// safe to call from several goroutines.
+func (l *Ledger) Close() error {
+	l.closeOnce.Do(func() {
+		// Closing stdin is the polite request (the server exits on EOF);
+		// SIGTERM follows, then SIGKILL if it still has not gone.
+		l.stdin.Close()
+		select {
+		case <-l.exited:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		if l.cmd.Process != nil {
+			_ = l.cmd.Process.Signal(syscall.SIGTERM)
+		}
+		select {
+		case <-l.exited:
+			return
+		case <-time.After(3 * time.Second):
+		}
+		if l.cmd.Process != nil {
+			_ = l.cmd.Process.Kill()
+		}
+		<-l.exited
+		l.closeErr = errors.New("localnet: server did not stop on stdin close or SIGTERM; killed")
+	})
+	return l.closeErr
+}
+
+// Pid is the server's process id (for tests that check cleanup).
+func (l *Ledger) Pid() int {
+	if l.cmd.Process == nil {
+		return 0
+	}
+	return l.cmd.Process.Pid
+}
+
+// Exited is closed once the server process has exited.
+func (l *Ledger) Exited() <-chan struct{} { return l.exited }
+
+// ---------------------------------------------------------------- controls
+
+// RPCError is a JSON-RPC error answered by the ledger.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("localnet: rpc error %d: %s", e.Code, e.Message)
+}
+
+// Call makes one JSON-RPC call to the ledger and decodes its result into
+// out (if non-nil). It is meant for localnet_* controls, which are never
+// subject to injected faults or latency.
+func (l *Ledger) Call(ctx context.Context, method string, params []any, out any) error {
+	if params == nil {
+		params = []any{}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": l.nextID.Add(1), "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.rpcURL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := l.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("localnet: %s: %w", method, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("localnet: %s: %w", method, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("localnet: %s: HTTP %d: %s", method, resp.StatusCode, strings.TrimSpace(string(raw)))
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *RPCError       `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("localnet: %s: bad response %q: %w", method, raw, err)
+	}
+	if r.Error != nil {
+		return r.Error
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.Result, out); err != nil {
+			return fmt.Errorf("localnet: %s: decoding result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Fund adds lamports to an account (creating it as a system account if missing).
+func (l *Ledger) Fund(ctx context.Context, pubkey string, lamports uint64) error {
+	return l.Call(ctx, "localnet_fund", []any{pubkey, strconv.FormatUint(lamports, 10)}, nil)
+}
+
+// DropNextSends makes the next n sendTransaction calls answer with the
+// transaction's signature without ever executing it.
+func (l *Ledger) DropNextSends(ctx context.Context, n int) error {
+	return l.Call(ctx, "localnet_dropNextSends", []any{n}, nil)
+}
+
+// FailNextCalls makes the next n non-control HTTP requests fail with HTTP 503.
+func (l *Ledger) FailNextCalls(ctx context.Context, n int) error {
+	return l.Call(ctx, "localnet_failNextCalls", []any{n}, nil)
+}
+
+// ExpireBlockhash advances the block height by 151 at once, so every
+// blockhash handed out so far is expired.
+func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
+	return l.Call(ctx, "localnet_expireBlockhash", nil, nil)
+}
+
+// SetLatency delays every non-control answer by d (0 turns it off).
+func (l *Ledger) SetLatency(ctx context.Context, d time.Duration) error {
+	return l.Call(ctx, "localnet_setLatency", []any{d.Milliseconds()}, nil)
+}
+
+// CreateMint creates an SPL Token mint with the given decimals and mint
+// authority (empty: a key held by the ledger) and returns its address.
+func (l *Ledger) CreateMint(ctx context.Context, decimals uint8, authority string) (string, error) {
+	p := map[string]any{"decimals": decimals}
+	if authority != "" {
+		p["authority"] = authority
+	}
+	var r struct {
+		Mint string `json:"mint"`
+	}
+	if err := l.Call(ctx, "localnet_createMint", []any{p}, &r); err != nil {
+		return "", err
+	}
+	return r.Mint, nil
+}
+
+// MintTo credits amount base units of mint to owner's associated token
+// account (created if missing) and returns that account's address.
+func (l *Ledger) MintTo(ctx context.Context, mint, owner string, amount uint64) (string, error) {
+	p := map[string]any{"mint": mint, "owner": owner, "amount": strconv.FormatUint(amount, 10)}
+	var r struct {
+		TokenAccount string `json:"tokenAccount"`
+	}
+	if err := l.Call(ctx, "localnet_mintTo", []any{p}, &r); err != nil {
+		return "", err
+	}
+	return r.TokenAccount, nil
+}
+
+// Stats returns the ledger's counters since start.
+func (l *Ledger) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := l.Call(ctx, "localnet_stats", nil, &s)
+	return s, err
+}
+
+// ---------------------------------------------------------------- plumbing
+
+// readyWriter receives the server's stdout and hands over its first line
+// (the ready line); the rest is discarded so the server never blocks.
+type readyWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	done bool
+	ch   chan string
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return len(p), nil
+	}
+	w.buf = append(w.buf, p...)
+	if i := bytes.IndexByte(w.buf, '\n'); i >= 0 {
+		w.done = true
+		w.ch <- strings.TrimSpace(string(w.buf[:i]))
+		w.buf = nil
+	} else if len(w.buf) > 64<<10 {
+		w.done = true
+		w.ch <- strings.TrimSpace(string(w.buf))
+		w.buf = nil
+	}
+	return len(p), nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimRight(string(t.buf), "\n")
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// lockedWriter serialises writes to a caller's writer (e.g. a bytes.Buffer
+// the caller also reads).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
