@@ -1,0 +1,339 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The console's API is HTTP over a Unix domain socket and nothing else: there is
+// no TCP listener to reach from a browser or another machine. Three layers keep
+// other users out: a 0700 directory they cannot enter, a 0600 socket they cannot
+// write to, and a SO_PEERCRED check of every connection's uid, which still holds
+// if the first two are loosened by mistake.
+
+// maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
+const maxSocketPathLen = 107
+
+// DefaultSocketPath is where the console listens and the bridge dials unless
+// told otherwise: $XDG_RUNTIME_DIR/solgate/console.sock, or
+// /tmp/solgate-<uid>/console.sock. It is /tmp and not $TMPDIR because the two
+// processes are started from different places (a terminal, an MCP client) and
+// must agree without configuration.
+func DefaultSocketPath() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		return filepath.Join(d, "solgate", "console.sock")
+	}
+	return filepath.Join("/tmp", fmt.Sprintf("solgate-%d", os.Getuid()), "console.sock")
+}
+
+// PeerCred is the process at the other end of a socket connection, as the
+// kernel reports it at connect time (it cannot be forged by the peer).
+type PeerCred struct {
+	PID int32
+	UID uint32
+	GID uint32
+}
+
+// ListenConfig configures the console's socket listener.
+type ListenConfig struct {
+	// AllowUID decides which peer uids may talk to the console. Nil allows only
+	// the console's own effective uid.
+	AllowUID func(uid uint32) bool
+	// Logger receives refused connections. Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// SocketListener is a net.Listener on a Unix socket that only hands out
+// connections from allowed uids. Close removes the socket file.
+type SocketListener struct {
+	ul       *net.UnixListener
+	lock     *os.File
+	path     string
+	allow    func(uint32) bool
+	log      *slog.Logger
+	rejected atomic.Uint64
+}
+
+// Listen serves on path with the default policy: same uid only.
+func Listen(path string) (*SocketListener, error) {
+	return ListenConfig{}.Listen(path)
+}
+
+// Listen creates the socket directory (0700) if needed, refuses a directory
+// that others can enter or that belongs to someone else, replaces a stale
+// socket left by a crashed console, refuses to start when another console is
+// serving path, and listens with the socket file at 0600.
+func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
+	if len(path) > maxSocketPathLen {
+		return nil, fmt.Errorf("socket path %s is %d bytes; Unix sockets allow at most %d: choose a shorter --socket path", path, len(path), maxSocketPathLen)
+	}
+	if err := ensureSocketDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	// The lock file makes "is another console here?" atomic: two consoles
+	// started together cannot both decide the socket is stale and remove each
+	// other's. It is never deleted, since unlinking a flock file reopens that race.
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open socket lock %s.lock: %w", path, err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, alreadyServing(path)
+		}
+		return nil, fmt.Errorf("lock %s.lock: %w", path, err)
+	}
+	ul, err := listenReplacingStale(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ul.Close()
+		lock.Close()
+		return nil, fmt.Errorf("chmod socket %s: %w", path, err)
+	}
+	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, log: cfg.Logger}
+	if l.allow == nil {
+		self := uint32(os.Geteuid())
+		l.allow = func(uid uint32) bool { return uid == self }
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	return l, nil
+}
+
+func alreadyServing(path string) error {
+	return fmt.Errorf("another solgate console is already serving %s: use that one, stop it, or choose another --socket path", path)
+}
+
+// ensureSocketDir makes dir if missing and checks that only we can enter it.
+// A directory we did not create is never repaired silently: if someone else
+// owns it or could have planted files in it, the operator should know.
+func ensureSocketDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create socket directory %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("check socket directory %s: %w", dir, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a plain directory (%s): remove it or choose another --socket path", dir, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
+		return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d): remove it, or choose another --socket path", dir, st.Uid, os.Geteuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("socket directory %s has mode %04o, so other users could reach the socket: run `chmod 700 %s`", dir, perm, dir)
+	}
+	return nil
+}
+
+func listenReplacingStale(path string) (*net.UnixListener, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("check socket %s: %w", path, err)
+	case fi.Mode().Type() != fs.ModeSocket:
+		return nil, fmt.Errorf("%s exists and is not a socket: remove it or choose another --socket path", path)
+	default:
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
+			c.Close()
+			return nil, alreadyServing(path)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("check existing socket %s: %w", path, err)
+		}
+		// Nobody accepts on it: a console crashed without cleaning up.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
+		}
+	}
+	ul, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	ul.SetUnlinkOnClose(true)
+	return ul, nil
+}
+
+// Accept returns the next connection from an allowed uid. Connections from any
+// other uid, or whose credentials cannot be read, are closed before a byte is
+// read from them, counted and logged.
+func (l *SocketListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.ul.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		cred, err := peerCredOf(c)
+		if err != nil {
+			l.refuse(c, "cannot read peer credentials", slog.String("err", err.Error()))
+			continue
+		}
+		if !l.allow(cred.UID) {
+			l.refuse(c, "connection from another user refused",
+				slog.Uint64("uid", uint64(cred.UID)), slog.Int("pid", int(cred.PID)))
+			continue
+		}
+		return &peerConn{UnixConn: c, cred: cred}, nil
+	}
+}
+
+func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
+	c.Close()
+	n := l.rejected.Add(1)
+	l.log.Warn(msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
+}
+
+// Close stops listening, removes the socket file and releases the lock.
+func (l *SocketListener) Close() error {
+	err := l.ul.Close()
+	l.lock.Close()
+	return err
+}
+
+// Addr is the socket's address.
+func (l *SocketListener) Addr() net.Addr { return l.ul.Addr() }
+
+// Path is the socket file's path.
+func (l *SocketListener) Path() string { return l.path }
+
+// Rejected is how many connections were refused so far.
+func (l *SocketListener) Rejected() uint64 { return l.rejected.Load() }
+
+// peerConn is an accepted connection that remembers who is on the other end.
+type peerConn struct {
+	*net.UnixConn
+	cred PeerCred
+}
+
+func peerCredOf(c *net.UnixConn) (PeerCred, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return PeerCred{}, err
+	}
+	var uc *unix.Ucred
+	var sockErr error
+	if err := raw.Control(func(fd uintptr) {
+		uc, sockErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return PeerCred{}, err
+	}
+	if sockErr != nil {
+		return PeerCred{}, fmt.Errorf("SO_PEERCRED: %w", sockErr)
+	}
+	return PeerCred{PID: uc.Pid, UID: uc.Uid, GID: uc.Gid}, nil
+}
+
+type peerCredKey struct{}
+
+// ConnContext is for http.Server.ConnContext: it puts the peer's credentials
+// of a SocketListener connection into every request's context.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if pc, ok := c.(*peerConn); ok {
+		return context.WithValue(ctx, peerCredKey{}, pc.cred)
+	}
+	return ctx
+}
+
+// PeerCredFromContext returns the credentials ConnContext stored. ok is false
+// when the request did not come through a SocketListener.
+func PeerCredFromContext(ctx context.Context) (cred PeerCred, ok bool) {
+	cred, ok = ctx.Value(peerCredKey{}).(PeerCred)
+	return cred, ok
+}
+
+// NewSocketHTTPServer returns an http.Server for a SocketListener, with
+// ConnContext wired and header/idle timeouts set. There is no write timeout:
+// proposal_status long-polls up to MaxWaitSeconds and handlers bound themselves.
+func NewSocketHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ConnContext:       ConnContext,
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// ErrNoConsole means no console answers on the socket. Writes must fail closed
+// on it; the *NoConsoleError that carries it says how to fix it.
+var ErrNoConsole = errors.New("no approval console is running")
+
+// NoConsoleError is a failed connection to the console's socket.
+type NoConsoleError struct {
+	Path string
+	Err  error // the dial error
+}
+
+func (e *NoConsoleError) Error() string {
+	msg := fmt.Sprintf("no approval console is running at %s: start `solgate console`", e.Path)
+	// The common causes say nothing the sentence does not; others (permission
+	// denied, timeout) help whoever debugs it.
+	if e.Err != nil && !errors.Is(e.Err, fs.ErrNotExist) && !errors.Is(e.Err, syscall.ECONNREFUSED) {
+		msg += " (" + e.Err.Error() + ")"
+	}
+	return msg
+}
+
+func (e *NoConsoleError) Is(target error) bool { return target == ErrNoConsole }
+func (e *NoConsoleError) Unwrap() error        { return e.Err }
+
+// consoleDialTimeout bounds connecting; a Unix connect only waits when the
+// console's accept backlog is full, i.e. when it is wedged.
+const consoleDialTimeout = 3 * time.Second
+
+// NewUnixHTTPClient returns a client whose every request goes to the console's
+// socket at path, whatever host the URL names (use http://solgate/...).
+// timeout bounds each whole request and must exceed the longest long-poll.
+// A failed connection is a *NoConsoleError (errors.Is ErrNoConsole, also
+// through the *url.Error the client wraps it in). The client also checks the
+// server's uid: a socket served by another user is refused.
+func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
+	dialer := net.Dialer{Timeout: consoleDialTimeout}
+	if timeout > 0 && timeout < consoleDialTimeout {
+		dialer.Timeout = timeout
+	}
+	transport := &http.Transport{
+		// Proxy stays nil: HTTP_PROXY in the environment must not send the
+		// bridge's requests anywhere but the socket.
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, "unix", path)
+			if err != nil {
+				return nil, &NoConsoleError{Path: path, Err: err}
+			}
+			cred, err := peerCredOf(c.(*net.UnixConn))
+			if err != nil {
+				c.Close()
+				return nil, fmt.Errorf("check the console serving %s: %w", path, err)
+			}
+			if self := uint32(os.Geteuid()); cred.UID != self {
+				c.Close()
+				return nil, fmt.Errorf("the process serving %s runs as uid %d, not as you (uid %d): refusing to talk to it; start your own `solgate console`", path, cred.UID, self)
+			}
+			return c, nil
+		},
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &http.Client{Transport: transport, Timeout: timeout}
+}
