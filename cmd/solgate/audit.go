@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/solgate/solgate/policy/store"
+)
+
+// newAuditCmd builds `solgate audit`: print the trail, verify the chain, and
+// fail (non-zero exit through the root's error handling) naming the first
+// bad entry if anything was altered or removed.
+func newAuditCmd() *cobra.Command {
+	var (
+		stateDir string
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Print the audit trail and verify its hash chain",
+		Long: "Print every audit entry (proposals, decisions, executions, reservations) " +
+			"and verify the SHA-256 hash chain. Exits non-zero naming the first entry " +
+			"that was altered or removed.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true, // a broken chain is not a usage mistake
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := auditResolveStateDir(stateDir, cmd.Flags().Changed("state"))
+			if err != nil {
+				return err
+			}
+			return runAudit(cmd.OutOrStdout(), dir, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&stateDir, "state", "", "state directory holding solgate.db (env SOLGATE_STATE_DIR; default $XDG_STATE_HOME/solgate or ~/.local/state/solgate)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
+	return cmd
+}
+
+// auditResolveStateDir applies the precedence flag > env > XDG default.
+func auditResolveStateDir(flagValue string, flagSet bool) (string, error) {
+	if flagSet {
+		if flagValue == "" {
+			return "", errors.New("--state: empty directory; pass the state directory that holds solgate.db")
+		}
+		return flagValue, nil
+	}
+	if v := os.Getenv("SOLGATE_STATE_DIR"); v != "" {
+		return v, nil
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "solgate"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("--state: no home directory to default to (%w); pass --state DIR or set SOLGATE_STATE_DIR", err)
+	}
+	return filepath.Join(home, ".local", "state", "solgate"), nil
+}
+
+func runAudit(out io.Writer, dir string, asJSON bool) error {
+	st, err := store.OpenExisting(dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	entries, err := st.Audit()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := auditPrintJSON(out, entries); err != nil {
+			return err
+		}
+	} else if err := auditPrintTable(out, entries); err != nil {
+		return err
+	}
+
+	bad, verr := st.VerifyAudit()
+	if verr != nil {
+		var ae *store.AuditError
+		if errors.As(verr, &ae) {
+			// The summary goes to stdout with the trail; the returned error
+			// makes the root exit non-zero with the same words on stderr.
+			if !asJSON {
+				fmt.Fprintf(out, "\nchain BROKEN at entry %d: %v\n", bad, ae.Err)
+			}
+			return fmt.Errorf("audit trail failed verification: entry %d: %w (%s)", bad, ae.Err, ae.Detail)
+		}
+		return verr
+	}
+	if !asJSON {
+		head := store.GenesisHash
+		if n := len(entries); n > 0 {
+			head = entries[n-1].Hash
+		}
+		fmt.Fprintf(out, "\nchain intact: %d entries, head %s\n", len(entries), head)
+	}
+	return nil
+}
+
+func auditPrintTable(out io.Writer, entries []store.AuditEntry) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tAT (UTC)\tKIND\tPROPOSAL\tHASH\tBODY")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n",
+			e.Seq,
+			e.At.UTC().Format(time.DateTime),
+			auditPlain(e.Kind, 24),
+			auditPlain(e.ProposalID, 24),
+			auditShort(e.Hash),
+			auditPlain(string(e.Body), 100))
+	}
+	return tw.Flush()
+}
+
+func auditPrintJSON(out io.Writer, entries []store.AuditEntry) error {
+	for _, e := range entries {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode audit entry %d: %w", e.Seq, err)
+		}
+		if _, err := fmt.Fprintln(out, auditEscapeJSON(line)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func auditShort(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// auditUnsafe reports runes that could restyle or reorder a terminal: C0/C1
+// controls (ESC, CSI), bidi overrides and zero-width characters. Audit bodies
+// carry attacker-influenced text (token names, memos, model-chosen IDs).
+func auditUnsafe(r rune) bool {
+	switch {
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0xFEFF:
+		return true
+	}
+	return false
+}
+
+// auditPlain makes text safe for one table cell: unsafe runes shown as
+// \uXXXX, tabs and newlines too (they would break the columns), cut to max.
+func auditPlain(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		if auditUnsafe(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return b.String()
+}
+
+// auditEscapeJSON escapes what encoding/json leaves raw but a terminal
+// would act on (C1 controls, bidi, zero-width). Such runes can only occur
+// inside JSON strings, where \uXXXX is the same character to a parser.
+func auditEscapeJSON(line []byte) string {
+	var b strings.Builder
+	for _, r := range string(line) {
+		if r >= 0x80 && auditUnsafe(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

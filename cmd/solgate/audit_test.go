@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/policy/store"
+)
+
+// auditSeed writes a small, realistic trail (proposal, decision,
+// reservation, execution, one hostile memo) and closes the store, as a
+// console would leave it.
+func auditSeed(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	steps := []func() error{
+		func() error {
+			return st.InsertProposal(store.Proposal{ID: "p1", Client: "claude", Tool: "transfer_sol", Fingerprint: "fp1",
+				Args: json.RawMessage(`{"to":"X","lamports":"50000000"}`), Preview: "Transfer 0.05 SOL", CreatedAt: now})
+		},
+		func() error {
+			return st.RecordDecision(store.Decision{ProposalID: "p1", DecidedBy: "operator", DecidedAt: now, Outcome: store.OutcomeApproved, Latency: time.Second})
+		},
+		func() error {
+			return st.PutReservation(store.Reservation{ID: "p1", Lamports: 50_005_000, CreatedAt: now})
+		},
+		func() error {
+			return st.RecordExecution(store.Execution{ProposalID: "p1", Signature: "sig1", Slot: 7, Fee: 5000, Outcome: store.ExecExecuted, At: now})
+		},
+		func() error {
+			_, err := st.AppendAudit("token_info", "", map[string]string{"name": "USDC\x1b[2J\x1b[31mMAINNET\u202eevil"})
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func auditRun(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newAuditCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// auditSQL tampers with the database the way an attacker with file access
+// would: plain SQL, no solgate code.
+func auditSQL(t *testing.T, dir, query string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Exec(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("%q touched %d rows", query, n)
+	}
+}
+
+func TestAuditPrintsAndVerifiesIntactTrail(t *testing.T) {
+	dir := auditSeed(t)
+	out, err := auditRun(t, "--state", dir)
+	if err != nil {
+		t.Fatalf("intact trail: %v\n%s", err, out)
+	}
+	for _, want := range []string{"SEQ", "KIND", "proposal", "decision", "reservation", "execution", "token_info", "chain intact: 5 entries"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Attacker text cannot drive the terminal.
+	if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, '\u202e') {
+		t.Errorf("raw escape or bidi character reached the output:\n%q", out)
+	}
+	if !strings.Contains(out, `\u001b`) {
+		t.Errorf("escaped ESC not shown:\n%s", out)
+	}
+}
+
+func TestAuditJSONLines(t *testing.T) {
+	dir := auditSeed(t)
+	out, err := auditRun(t, "--state", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d JSON lines, want 5:\n%s", len(lines), out)
+	}
+	for i, line := range lines {
+		var e store.AuditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, line)
+		}
+		if e.Seq != int64(i+1) || len(e.Hash) != 64 {
+			t.Fatalf("line %d: %+v", i+1, e)
+		}
+	}
+	if strings.ContainsRune(out, '\u202e') || strings.ContainsRune(out, 0x1b) {
+		t.Errorf("raw bidi/escape in JSON output: %q", out)
+	}
+	if !strings.Contains(lines[4], `\u202e`) {
+		t.Errorf("bidi override not escaped in JSON: %s", lines[4])
+	}
+}
+
+func TestAuditFailsOnEditedRow(t *testing.T) {
+	dir := auditSeed(t)
+	auditSQL(t, dir, `UPDATE audit SET body = replace(body, '50005000', '5000') WHERE seq = 3`)
+	out, err := auditRun(t, "--state", dir)
+	if err == nil {
+		t.Fatalf("an edited entry passed verification:\n%s", out)
+	}
+	if !strings.Contains(err.Error(), "entry 3") || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Fatalf("error %q does not name entry 3 and the hash mismatch", err)
+	}
+	if !strings.Contains(out, "chain BROKEN at entry 3") {
+		t.Fatalf("table output does not flag entry 3:\n%s", out)
+	}
+	// The JSON mode fails the same way.
+	if _, err := auditRun(t, "--state", dir, "--json"); err == nil || !strings.Contains(err.Error(), "entry 3") {
+		t.Fatalf("--json on an edited trail: %v", err)
+	}
+}
+
+func TestAuditFailsOnDeletedRow(t *testing.T) {
+	dir := auditSeed(t)
+	auditSQL(t, dir, `DELETE FROM audit WHERE seq = 2`)
+	_, err := auditRun(t, "--state", dir)
+	if err == nil || !strings.Contains(err.Error(), "entry 2") || !strings.Contains(err.Error(), "gap") {
+		t.Fatalf("deleted entry 2: %v", err)
+	}
+}
+
+func TestAuditFailsOnDeletedNewestRow(t *testing.T) {
+	dir := auditSeed(t)
+	auditSQL(t, dir, `DELETE FROM audit WHERE seq = 5`)
+	_, err := auditRun(t, "--state", dir)
+	if err == nil || !strings.Contains(err.Error(), "entry 5") || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("deleted newest entry: %v", err)
+	}
+}
+
+func TestAuditStateFromEnvAndMissingDatabase(t *testing.T) {
+	dir := auditSeed(t)
+	t.Setenv("SOLGATE_STATE_DIR", dir)
+	if out, err := auditRun(t); err != nil || !strings.Contains(out, "chain intact") {
+		t.Fatalf("state from env: %v\n%s", err, out)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	_, err := auditRun(t, "--state", missing)
+	if err == nil || !strings.Contains(err.Error(), "no solgate database") || !strings.Contains(err.Error(), "solgate console") {
+		t.Fatalf("missing database: %v", err)
+	}
+	if _, err := auditRun(t, "--state", ""); err == nil || !strings.Contains(err.Error(), "--state") {
+		t.Fatalf("empty --state: %v", err)
+	}
+}
+
+func TestAuditStateDirDefault(t *testing.T) {
+	t.Setenv("SOLGATE_STATE_DIR", "")
+	t.Setenv("XDG_STATE_HOME", "/xdg")
+	if got, err := auditResolveStateDir("", false); err != nil || got != "/xdg/solgate" {
+		t.Fatalf("XDG default: %q, %v", got, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/home/op")
+	if got, err := auditResolveStateDir("", false); err != nil || got != "/home/op/.local/state/solgate" {
+		t.Fatalf("home default: %q, %v", got, err)
+	}
+	t.Setenv("SOLGATE_STATE_DIR", "/env")
+	if got, _ := auditResolveStateDir("/flag", true); got != "/flag" {
+		t.Fatalf("flag must beat env: %q", got)
+	}
+}

@@ -1,0 +1,331 @@
+// Package policy decides whether a proposed spend may happen. It is the part
+// of solgate that makes it safe to let a model hold a signing key: rules run
+// here, in code the conversation cannot reach, and deny by default.
+//
+//   - Config (config.go): the operator's limits, from defaults, TOML and flags.
+//   - Evaluate (evaluate.go): a pure function from (Config, Proposal,
+//     SpendState) to a Decision.
+//   - Spend (spend.go): the ledger that checks and reserves atomically and
+//     settles, releases or keeps reservations as outcomes become known.
+//   - Breaker (breaker.go): stops an agent from hammering a wall.
+//   - store (policy/store): the SQLite state and hash-chained audit trail.
+//
+// The package does no network I/O.
+package policy
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Tools the policy knows how to judge. Any other tool name is refused: a new
+// write tool must be taught to the policy before it can spend anything.
+const (
+	ToolTransferSOL = "transfer_sol"
+	ToolSwap        = "swap"
+)
+
+// Networks as reported by the executor from getGenesisHash.
+const (
+	NetworkMainnet  = "mainnet-beta"
+	NetworkDevnet   = "devnet"
+	NetworkTestnet  = "testnet"
+	NetworkLocalnet = "localnet"
+)
+
+// NativeMint is wrapped SOL, the mint swap routes use for SOL itself.
+const NativeMint = "So11111111111111111111111111111111111111112"
+
+// Rule names, as they appear in a Decision and in the tool result the model
+// reads. Where a rule maps to one setting, it is named after that setting so
+// the operator knows what to change.
+const (
+	RuleTool          = "tool"
+	RuleMeasured      = "measured_spend"
+	RuleNetwork       = "network"
+	RuleRecipient     = "allow_recipients"
+	RulePerTx         = "max_sol_per_tx"
+	RulePerSession    = "max_sol_per_session"
+	RulePerDay        = "max_sol_per_day"
+	RuleMints         = "mints"
+	RuleUncappedToken = "allow_uncapped_token_swaps"
+	RuleSlippage      = "max_slippage_bps"
+	RulePriceImpact   = "max_price_impact_pct"
+	RuleBreaker       = "retry_breaker"
+	RuleLedger        = "spend_ledger" // the ledger could not hold the spend
+)
+
+// Proposal is what the policy judges: the normalised arguments plus what the
+// simulation measured. Lamports is the SOL that leaves the wallet (amount +
+// fee + rent of created accounts), never the figure the model asked for.
+type Proposal struct {
+	Tool           string
+	Fingerprint    string
+	ClientID       string
+	Network        string // "mainnet-beta", "devnet", "testnet", "localnet"
+	Recipient      string
+	Lamports       uint64
+	InputMint      string
+	OutputMint     string
+	InputIsSOL     bool
+	SlippageBps    uint32
+	PriceImpactBps uint32
+}
+
+// SpendState is the ledger as the policy sees it at one instant. Reserved
+// amounts are spends approved but not yet settled; they count in full
+// because they may still land.
+type SpendState struct {
+	SessionSpent, SessionReserved uint64
+	DaySpent, DayReserved         uint64
+}
+
+// Decision is the policy's answer. A zero Decision is a denial.
+type Decision struct {
+	Allowed   bool
+	Rule      string // the rule that objected; empty when allowed
+	Reason    string // a sentence the model can act on
+	Retryable bool   // false: retrying in this session cannot succeed
+	// NoCapApplies is set on an allowed swap whose input is a token, so the
+	// SOL caps do not bound it; the preview must say so plainly.
+	NoCapApplies bool
+}
+
+// Sentinel errors, reachable through Decision.Err, for callers that want to
+// branch with errors.Is instead of on rule names.
+var (
+	ErrDenied      = errors.New("denied by policy")
+	ErrCapExceeded = errors.New("spend cap exceeded")
+)
+
+// Err returns nil for an allowed decision, otherwise an error wrapping
+// ErrDenied, and ErrCapExceeded as well when a cap objected.
+func (d Decision) Err() error {
+	if d.Allowed {
+		return nil
+	}
+	switch d.Rule {
+	case RulePerTx, RulePerSession, RulePerDay:
+		return fmt.Errorf("%w: %w: %s: %s", ErrDenied, ErrCapExceeded, d.Rule, d.Reason)
+	}
+	return fmt.Errorf("%w: %s: %s", ErrDenied, d.Rule, d.Reason)
+}
+
+// verdict is one rule's answer. Its zero value is an objection, so a rule
+// that forgets to answer denies instead of waving the proposal through.
+type verdict struct {
+	pass  bool
+	noCap bool
+	deny  Decision
+}
+
+var pass = verdict{pass: true}
+
+func objection(rule string, retryable bool, format string, args ...any) verdict {
+	return verdict{deny: Decision{Rule: rule, Reason: fmt.Sprintf(format, args...), Retryable: retryable}}
+}
+
+type rule struct {
+	name  string
+	check func(cfg Config, p Proposal, s SpendState) verdict
+}
+
+// rules run in this order; the first objection is the answer. The order puts
+// what can never change (tool, network, recipient) before amounts, so the
+// model is told the most fundamental reason first.
+var rules = []rule{
+	{RuleTool, checkTool},
+	{RuleMeasured, checkMeasured},
+	{RuleNetwork, checkNetwork},
+	{RuleRecipient, checkRecipient},
+	{RulePerTx, checkPerTx},
+	{RulePerSession, checkPerSession},
+	{RulePerDay, checkPerDay},
+	{RuleMints, checkMints},
+	{RuleUncappedToken, checkUncappedToken},
+	{RuleSlippage, checkSlippage},
+	{RulePriceImpact, checkPriceImpact},
+}
+
+// Evaluate judges p against cfg given the ledger state s. It is pure: no
+// clock, no I/O, no globals that change. Deny by default: the only allowed
+// outcome is the explicit one at the end, reached after every rule in the
+// list has passed.
+func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
+	noCap := false
+	for _, r := range rules {
+		v := r.check(cfg, p, s)
+		if !v.pass {
+			d := v.deny
+			d.Allowed = false
+			if d.Rule == "" {
+				d.Rule = r.name
+			}
+			if d.Reason == "" {
+				d.Reason = "rule " + r.name + " gave no answer, so the proposal is denied by default."
+			}
+			return d
+		}
+		noCap = noCap || v.noCap
+	}
+	reason := "allowed: every policy rule passed."
+	if noCap {
+		reason = "allowed: every policy rule passed. No cap applies: the input is a token, not SOL, so the SOL caps do not bound this swap."
+	}
+	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap}
+}
+
+func checkTool(_ Config, p Proposal, _ SpendState) verdict {
+	switch p.Tool {
+	case ToolTransferSOL, ToolSwap:
+		return pass
+	}
+	return objection(RuleTool, false, "tool %q is not a write the policy knows; only %s and %s can spend.", p.Tool, ToolTransferSOL, ToolSwap)
+}
+
+// checkMeasured refuses a proposal whose spend was never measured. Every real
+// transaction pays a fee, so zero lamports means the caller skipped the
+// simulation — and a cap check against zero would pass anything.
+func checkMeasured(_ Config, p Proposal, _ SpendState) verdict {
+	if p.Lamports == 0 {
+		return objection(RuleMeasured, false, "the SOL this transaction spends was not measured (0 lamports); solgate will not judge an unsimulated transaction.")
+	}
+	return pass
+}
+
+func checkNetwork(cfg Config, p Proposal, _ SpendState) verdict {
+	switch p.Network {
+	case NetworkDevnet, NetworkTestnet, NetworkLocalnet:
+		return pass
+	case NetworkMainnet:
+		if cfg.AllowMainnet {
+			return pass
+		}
+		return objection(RuleNetwork, false, "the console is connected to mainnet-beta, where real money moves, and mainnet writes are off; the operator must restart the console with --allow-mainnet to allow them.")
+	}
+	return objection(RuleNetwork, false, "the network %q could not be identified from the cluster's genesis hash, so no write is allowed.", p.Network)
+}
+
+func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Tool != ToolTransferSOL {
+		return pass // swaps pay the wallet itself
+	}
+	if len(cfg.AllowRecipients) == 0 {
+		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipients in the config file).", p.Recipient, p.Recipient)
+	}
+	for _, a := range cfg.AllowRecipients {
+		if a == p.Recipient {
+			return pass
+		}
+	}
+	return objection(RuleRecipient, false, "recipient %s is not on the allowlist; retrying will not help. The operator can allow it with --allow-recipient %s.", p.Recipient, p.Recipient)
+}
+
+func checkPerTx(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Lamports <= cfg.MaxLamportsPerTx {
+		return pass
+	}
+	return objection(RulePerTx, false, "this transaction would spend %s including fees, above the per-transaction cap of %s; a smaller amount may pass, this one will not.",
+		describeLamports(p.Lamports), describeLamports(cfg.MaxLamportsPerTx))
+}
+
+// addCapped adds without wrapping: a ledger total near the top of uint64
+// must read as "over any cap", never as a small number.
+func addCapped(a, b uint64) uint64 {
+	if a+b < a {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
+func checkPerSession(cfg Config, p Proposal, s SpendState) verdict {
+	committed := addCapped(s.SessionSpent, s.SessionReserved)
+	if addCapped(committed, p.Lamports) <= cfg.MaxLamportsPerSession {
+		return pass
+	}
+	remaining := uint64(0)
+	if committed < cfg.MaxLamportsPerSession {
+		remaining = cfg.MaxLamportsPerSession - committed
+	}
+	// If settled spend alone leaves room, the wall is made of reservations
+	// still in flight; one of them may be released, so a later retry could
+	// pass. Otherwise the session's budget is simply used up.
+	retryable := addCapped(s.SessionSpent, p.Lamports) <= cfg.MaxLamportsPerSession
+	why := "retrying in this session will not succeed."
+	if retryable {
+		why = "part of the budget is held by spends still in flight; it frees only if one of them does not land."
+	}
+	return objection(RulePerSession, retryable, "this transaction would spend %s including fees, but the per-session cap is %s and %s is already spent or reserved (%s remaining); %s",
+		describeLamports(p.Lamports), describeLamports(cfg.MaxLamportsPerSession), describeLamports(committed), describeLamports(remaining), why)
+}
+
+func checkPerDay(cfg Config, p Proposal, s SpendState) verdict {
+	if cfg.MaxLamportsPerDay == 0 {
+		return pass // off
+	}
+	committed := addCapped(s.DaySpent, s.DayReserved)
+	if addCapped(committed, p.Lamports) <= cfg.MaxLamportsPerDay {
+		return pass
+	}
+	remaining := uint64(0)
+	if committed < cfg.MaxLamportsPerDay {
+		remaining = cfg.MaxLamportsPerDay - committed
+	}
+	return objection(RulePerDay, false, "this transaction would spend %s including fees, but the rolling 24-hour cap is %s and %s is already spent or reserved in the last 24 hours (%s remaining); budget returns only as earlier spends age out of the window, so do not retry now.",
+		describeLamports(p.Lamports), describeLamports(cfg.MaxLamportsPerDay), describeLamports(committed), describeLamports(remaining))
+}
+
+func checkMints(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Tool != ToolSwap {
+		return pass
+	}
+	for _, m := range []string{p.InputMint, p.OutputMint} {
+		if m == "" {
+			return objection(RuleMints, false, "a swap must name both its input and output mint.")
+		}
+		for _, d := range cfg.DenyMints {
+			if d == m {
+				return objection(RuleMints, false, "mint %s is on the operator's deny list; no swap into or out of it will be allowed.", m)
+			}
+		}
+		if len(cfg.AllowMints) == 0 || m == NativeMint {
+			continue
+		}
+		allowed := false
+		for _, a := range cfg.AllowMints {
+			if a == m {
+				allowed = true
+				break
+			}
+		}
+		if !allowed {
+			return objection(RuleMints, false, "mint %s is not on the operator's mint allowlist; the operator can add it with --allow-mint %s.", m, m)
+		}
+	}
+	return pass
+}
+
+func checkUncappedToken(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Tool != ToolSwap || p.InputIsSOL {
+		return pass
+	}
+	if cfg.AllowUncappedTokenSwaps {
+		return verdict{pass: true, noCap: true}
+	}
+	return objection(RuleUncappedToken, false, "this swap spends token %s, not SOL, so the SOL caps cannot bound it and such swaps are off; swap from SOL instead, or the operator can allow them with --allow-uncapped-token-swaps.", p.InputMint)
+}
+
+func checkSlippage(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Tool != ToolSwap || p.SlippageBps <= cfg.MaxSlippageBps {
+		return pass
+	}
+	return objection(RuleSlippage, true, "slippage of %d bps is above the limit of %d bps; ask again with slippage_bps at or below %d.", p.SlippageBps, cfg.MaxSlippageBps, cfg.MaxSlippageBps)
+}
+
+func checkPriceImpact(cfg Config, p Proposal, _ SpendState) verdict {
+	if p.Tool != ToolSwap || cfg.MaxPriceImpactBps == 0 || p.PriceImpactBps <= cfg.MaxPriceImpactBps {
+		return pass
+	}
+	return objection(RulePriceImpact, true, "the quote's price impact of %s%% is above the limit of %s%%; a smaller amount moves the price less.",
+		FormatPercentBps(p.PriceImpactBps), FormatPercentBps(cfg.MaxPriceImpactBps))
+}

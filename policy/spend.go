@@ -1,0 +1,253 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/policy/store"
+)
+
+// DayWindow is the span of the rolling daily cap.
+const DayWindow = 24 * time.Hour
+
+// Outcomes of ledger calls that callers branch on.
+var (
+	ErrDuplicateReservation = errors.New("reservation id already used")
+	ErrUnknownReservation   = errors.New("no such reservation")
+	ErrReservationClosed    = errors.New("reservation already settled or released")
+)
+
+// Reservation states, shared with the store.
+const (
+	StateReserved = store.StateReserved
+	StateSettled  = store.StateSettled
+	StateReleased = store.StateReleased
+	StateUnknown  = store.StateUnknown
+)
+
+type spendEntry struct {
+	lamports  uint64
+	state     string
+	signature string
+	at        time.Time // when reserved; the daily window is measured from here
+	// thisSession is false for entries restored from an earlier run: they
+	// hold budget while open (they may still land) but their settled amount
+	// belongs to the earlier session, so it counts only in the daily window.
+	thisSession bool
+}
+
+// Spend is the spend ledger: the one place where "may this spend happen?"
+// and "hold the money for it" are a single step. Every method takes the one
+// mutex, so check-and-reserve is atomic: two concurrent 0.6 SOL spends
+// against a 1.0 SOL cap cannot both pass. With a store, every change is
+// written (and fsynced) before it takes effect in memory, so a failed write
+// changes nothing and a crash loses nothing that was acknowledged.
+type Spend struct {
+	mu      sync.Mutex
+	store   *store.Store // nil: memory only
+	now     func() time.Time
+	entries map[string]*spendEntry
+
+	sessionSpent uint64 // settled in this session
+	open         uint64 // reserved + unknown, any session
+	settledDay   []dayEntry
+}
+
+type dayEntry struct {
+	at       time.Time
+	lamports uint64
+}
+
+// NewSpend builds the ledger. With a store it restores what must survive a
+// restart: open (reserved/unknown) reservations, which keep holding budget
+// until reconciled, and settled spends inside the daily window. now is the
+// clock (nil: time.Now).
+func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
+	if now == nil {
+		now = time.Now
+	}
+	s := &Spend{store: st, now: now, entries: make(map[string]*spendEntry)}
+	if st == nil {
+		return s, nil
+	}
+	open, err := st.OpenReservations()
+	if err != nil {
+		return nil, fmt.Errorf("restore spend ledger: %w", err)
+	}
+	for _, r := range open {
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.open = addCapped(s.open, r.Lamports)
+	}
+	settled, err := st.SettledSince(now().Add(-DayWindow))
+	if err != nil {
+		return nil, fmt.Errorf("restore spend ledger: %w", err)
+	}
+	for _, r := range settled {
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.settledDay = append(s.settledDay, dayEntry{at: r.CreatedAt, lamports: r.Lamports})
+	}
+	return s, nil
+}
+
+// State is the ledger as Evaluate sees it now.
+func (s *Spend) State() SpendState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stateLocked()
+}
+
+func (s *Spend) stateLocked() SpendState {
+	cutoff := s.now().Add(-DayWindow)
+	// Drop settled spends that have aged out; they can never count again.
+	kept := s.settledDay[:0]
+	var day uint64
+	for _, e := range s.settledDay {
+		if e.at.After(cutoff) {
+			kept = append(kept, e)
+			day = addCapped(day, e.lamports)
+		}
+	}
+	clear(s.settledDay[len(kept):])
+	s.settledDay = kept
+	// Open reservations count in full in both windows however old they are:
+	// until reconciled, nobody knows whether they landed.
+	return SpendState{
+		SessionSpent:    s.sessionSpent,
+		SessionReserved: s.open,
+		DaySpent:        day,
+		DayReserved:     s.open,
+	}
+}
+
+// Reserve evaluates p against cfg and the current ledger and, only if
+// allowed, holds p.Lamports under id — all under one lock. A denial is a
+// Decision with a nil error; an error means nothing was reserved because the
+// ledger could not record it.
+func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
+	if id == "" {
+		return Decision{Rule: RuleLedger, Reason: "the spend has no reservation id."}, fmt.Errorf("reserve: empty id")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, exists := s.entries[id]; exists {
+		return Decision{Rule: RuleLedger, Reason: "this spend was already reserved once."}, fmt.Errorf("reserve %s: %w", id, ErrDuplicateReservation)
+	}
+	d := Evaluate(cfg, p, s.stateLocked())
+	if !d.Allowed {
+		return d, nil
+	}
+	now := s.now()
+	if s.store != nil {
+		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, State: StateReserved, CreatedAt: now, UpdatedAt: now})
+		if err != nil {
+			// Fail closed: an unrecorded reservation would be forgotten by a
+			// restart, and the cap with it.
+			return Decision{Rule: RuleLedger, Reason: "the spend could not be recorded, so it was not allowed."}, fmt.Errorf("reserve %s: %w", id, err)
+		}
+	}
+	s.entries[id] = &spendEntry{lamports: p.Lamports, state: StateReserved, at: now, thisSession: true}
+	s.open = addCapped(s.open, p.Lamports)
+	return d, nil
+}
+
+// openEntry returns the entry for id if it is still reserved or unknown.
+func (s *Spend) openEntry(op, id string) (*spendEntry, error) {
+	e, ok := s.entries[id]
+	if !ok {
+		return nil, fmt.Errorf("%s %s: %w", op, id, ErrUnknownReservation)
+	}
+	if e.state != StateReserved && e.state != StateUnknown {
+		return nil, fmt.Errorf("%s %s (%s): %w", op, id, e.state, ErrReservationClosed)
+	}
+	return e, nil
+}
+
+func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signature string) error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.UpdateReservation(store.Reservation{
+		ID: id, Lamports: lamports, State: state, Signature: signature,
+		CreatedAt: e.at, UpdatedAt: s.now(),
+	})
+}
+
+// Settle records that the spend landed: the real amount (from the verified
+// transaction) replaces the reservation. Settling twice, or settling an id
+// that was never reserved, is an error and changes nothing.
+func (s *Spend) Settle(id string, actualLamports uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.openEntry("settle", id)
+	if err != nil {
+		return err
+	}
+	if err := s.persist(id, e, actualLamports, StateSettled, e.signature); err != nil {
+		return fmt.Errorf("settle %s: %w", id, err)
+	}
+	s.open -= e.lamports
+	if e.thisSession {
+		s.sessionSpent = addCapped(s.sessionSpent, actualLamports)
+	}
+	s.settledDay = append(s.settledDay, dayEntry{at: e.at, lamports: actualLamports})
+	e.lamports, e.state = actualLamports, StateSettled
+	return nil
+}
+
+// Release returns a reservation's budget: only for a spend that provably
+// never landed (its blockhash expired unseen, or it was never sent).
+func (s *Spend) Release(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.openEntry("release", id)
+	if err != nil {
+		return err
+	}
+	if err := s.persist(id, e, e.lamports, StateReleased, e.signature); err != nil {
+		return fmt.Errorf("release %s: %w", id, err)
+	}
+	s.open -= e.lamports
+	e.state = StateReleased
+	return nil
+}
+
+// Sent attaches the signature to a reservation as the transaction goes out,
+// before its outcome is known, so a crash right after sending leaves a
+// signature to reconcile instead of a mystery.
+func (s *Spend) Sent(id, signature string) error {
+	return s.mark("sent", id, StateReserved, signature)
+}
+
+// Unknown records that the outcome could not be established (RPC trouble).
+// The reservation keeps holding its budget until reconciliation settles or
+// releases it; that is the whole point of not releasing on doubt.
+func (s *Spend) Unknown(id, signature string) error {
+	return s.mark("unknown", id, StateUnknown, signature)
+}
+
+func (s *Spend) mark(op, id, state, signature string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.openEntry(op, id)
+	if err != nil {
+		return err
+	}
+	if err := s.persist(id, e, e.lamports, state, signature); err != nil {
+		return fmt.Errorf("%s %s: %w", op, id, err)
+	}
+	e.state, e.signature = state, signature
+	return nil
+}
+
+// Lookup reports a reservation's state and amount as the ledger holds it.
+func (s *Spend) Lookup(id string) (state string, lamports uint64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	if !ok {
+		return "", 0, false
+	}
+	return e.state, e.lamports, true
+}

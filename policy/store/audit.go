@@ -1,0 +1,244 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// GenesisHash is the prev_hash of the first audit entry.
+var GenesisHash = strings.Repeat("0", 64)
+
+// AuditEntry is one link of the append-only trail.
+//
+// Hash = hex(sha256(PrevHash || canonical)), where canonical is the JSON
+// object {"seq":…,"at":…,"kind":…,"proposal_id":…,"body":…} in exactly that
+// key order, at in unix nanoseconds and body the stored canonical JSON
+// verbatim. Including seq makes a removed entry visible as a gap even if the
+// remaining links were recomputed.
+type AuditEntry struct {
+	Seq        int64           `json:"seq"`
+	At         time.Time       `json:"at"`
+	Kind       string          `json:"kind"`
+	ProposalID string          `json:"proposal_id"`
+	Body       json.RawMessage `json:"body"`
+	PrevHash   string          `json:"prev_hash"`
+	Hash       string          `json:"hash"`
+}
+
+// Why an audit trail failed verification; reachable with errors.Is.
+var (
+	ErrAuditHashMismatch = errors.New("hash mismatch: the entry was altered")
+	ErrAuditGap          = errors.New("gap: an entry is missing")
+	ErrAuditPrevHash     = errors.New("prev-hash mismatch: the entry does not link to the one before it")
+	ErrAuditTruncated    = errors.New("truncated: newest entries are missing")
+)
+
+// AuditError names the first bad entry.
+type AuditError struct {
+	Seq    int64
+	Detail string
+	Err    error // one of the ErrAudit* sentinels
+}
+
+func (e *AuditError) Error() string {
+	return fmt.Sprintf("audit entry %d: %v (%s)", e.Seq, e.Err, e.Detail)
+}
+
+func (e *AuditError) Unwrap() error { return e.Err }
+
+// canonicalBody renders body as compact JSON with object keys sorted, so the
+// same value always hashes the same however it was produced.
+func canonicalBody(body any) (string, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // keep large integers (lamports, slots) exact
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	out, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+func canonicalEntry(seq, at int64, kind, proposalID, body string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"seq":`)
+	b.WriteString(strconv.FormatInt(seq, 10))
+	b.WriteString(`,"at":`)
+	b.WriteString(strconv.FormatInt(at, 10))
+	b.WriteString(`,"kind":`)
+	b.WriteString(strconv.Quote(kind))
+	b.WriteString(`,"proposal_id":`)
+	b.WriteString(strconv.Quote(proposalID))
+	b.WriteString(`,"body":`)
+	b.WriteString(body)
+	b.WriteString(`}`)
+	return b.Bytes()
+}
+
+func entryHash(prevHash string, canonical []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prevHash))
+	h.Write(canonical)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, error) {
+	if kind == "" {
+		return AuditEntry{}, errors.New("append audit: empty kind")
+	}
+	text, err := canonicalBody(body)
+	if err != nil {
+		return AuditEntry{}, fmt.Errorf("append audit %s: encode body: %w", kind, err)
+	}
+	prevSeq, prevHash := int64(0), GenesisHash
+	switch err := tx.QueryRow(`SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&prevSeq, &prevHash); {
+	case errors.Is(err, sql.ErrNoRows):
+		prevSeq, prevHash = 0, GenesisHash
+	case err != nil:
+		return AuditEntry{}, fmt.Errorf("append audit %s: read chain head: %w", kind, err)
+	}
+	seq := prevSeq + 1
+	at := time.Now().UnixNano()
+	hash := entryHash(prevHash, canonicalEntry(seq, at, kind, proposalID, text))
+	if _, err := tx.Exec(`INSERT INTO audit (seq, at, kind, proposal_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		seq, at, kind, proposalID, text, prevHash, hash); err != nil {
+		return AuditEntry{}, fmt.Errorf("append audit %s: %w", kind, err)
+	}
+	if _, err := tx.Exec(`INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, seq, hash); err != nil {
+		return AuditEntry{}, fmt.Errorf("append audit %s: move head: %w", kind, err)
+	}
+	return AuditEntry{Seq: seq, At: fromNanos(at), Kind: kind, ProposalID: proposalID, Body: json.RawMessage(text), PrevHash: prevHash, Hash: hash}, nil
+}
+
+// AppendAudit appends a free-standing entry (e.g. "console_start",
+// "pause", "revoke_tokens"). body must marshal to JSON and must never hold
+// a secret: the trail is printed by `solgate audit`.
+func (s *Store) AppendAudit(kind, proposalID string, body any) (AuditEntry, error) {
+	return s.write(kind, proposalID, body, nil)
+}
+
+type auditHead struct {
+	present bool
+	seq     int64
+	hash    string
+}
+
+func (s *Store) readAudit() ([]AuditEntry, auditHead, error) {
+	// One read transaction, so entries and head are one consistent snapshot
+	// even while a console appends.
+	tx, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, auditHead{}, fmt.Errorf("read audit: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT seq, at, kind, proposal_id, body, prev_hash, hash FROM audit ORDER BY seq`)
+	if err != nil {
+		return nil, auditHead{}, fmt.Errorf("read audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var at int64
+		var body string
+		if err := rows.Scan(&e.Seq, &at, &e.Kind, &e.ProposalID, &body, &e.PrevHash, &e.Hash); err != nil {
+			return nil, auditHead{}, fmt.Errorf("read audit: %w", err)
+		}
+		e.At, e.Body = fromNanos(at), json.RawMessage(body)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, auditHead{}, fmt.Errorf("read audit: %w", err)
+	}
+	var head auditHead
+	switch err := tx.QueryRow(`SELECT seq, hash FROM audit_head WHERE id = 1`).Scan(&head.seq, &head.hash); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, auditHead{}, fmt.Errorf("read audit head: %w", err)
+	default:
+		head.present = true
+	}
+	return out, head, nil
+}
+
+// Audit returns the whole trail, oldest first.
+func (s *Store) Audit() ([]AuditEntry, error) {
+	entries, _, err := s.readAudit()
+	return entries, err
+}
+
+// VerifyAudit recomputes the chain. It returns (0, nil) when intact, else
+// the seq of the first bad entry and an *AuditError saying why.
+func (s *Store) VerifyAudit() (badSeq int64, err error) {
+	entries, head, err := s.readAudit()
+	if err != nil {
+		return 0, err
+	}
+	if e := VerifyChain(entries, head.present, head.seq, head.hash); e != nil {
+		return e.Seq, e
+	}
+	return 0, nil
+}
+
+// VerifyChain checks entries (ordered by seq) against each other and against
+// the recorded head. Exported for tools that read the trail themselves.
+func VerifyChain(entries []AuditEntry, headPresent bool, headSeq int64, headHash string) *AuditError {
+	prevHash := GenesisHash
+	want := int64(1)
+	for _, e := range entries {
+		if e.Seq != want {
+			return &AuditError{Seq: want, Err: ErrAuditGap,
+				Detail: fmt.Sprintf("expected entry %d next, found %d: entries %d to %d are missing", want, e.Seq, want, e.Seq-1)}
+		}
+		computed := entryHash(e.PrevHash, canonicalEntry(e.Seq, e.At.UnixNano(), e.Kind, e.ProposalID, string(e.Body)))
+		if computed != e.Hash {
+			return &AuditError{Seq: e.Seq, Err: ErrAuditHashMismatch,
+				Detail: fmt.Sprintf("stored %s, recomputed %s", short(e.Hash), short(computed))}
+		}
+		if e.PrevHash != prevHash {
+			return &AuditError{Seq: e.Seq, Err: ErrAuditPrevHash,
+				Detail: fmt.Sprintf("prev_hash %s, but entry %d hashes to %s", short(e.PrevHash), e.Seq-1, short(prevHash))}
+		}
+		prevHash = e.Hash
+		want++
+	}
+	last := want - 1
+	switch {
+	case !headPresent && last == 0:
+		return nil
+	case !headPresent:
+		return &AuditError{Seq: last + 1, Err: ErrAuditTruncated,
+			Detail: fmt.Sprintf("the chain head record is missing, so nothing vouches that the trail ends at entry %d", last)}
+	case headSeq > last:
+		return &AuditError{Seq: last + 1, Err: ErrAuditTruncated,
+			Detail: fmt.Sprintf("the head records %d entries but only %d remain: entries %d to %d were removed", headSeq, last, last+1, headSeq)}
+	case headSeq != last || headHash != prevHash:
+		return &AuditError{Seq: last, Err: ErrAuditHashMismatch,
+			Detail: fmt.Sprintf("the head records entry %d with hash %s, the chain ends at %d with %s", headSeq, short(headHash), last, short(prevHash))}
+	}
+	return nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Reservation states.
+const (
+	StateReserved = "reserved" // approved spend, outcome not yet known
+	StateSettled  = "settled"  // landed; Lamports is the real amount
+	StateReleased = "released" // provably never landed
+	StateUnknown  = "unknown"  // sent but unconfirmed (RPC trouble): counts until reconciled
+)
+
+// Reservation is one spend held against the caps. Its ID is normally the
+// proposal ID, and it is audited under that ID.
+type Reservation struct {
+	ID        string    `json:"id"`
+	Lamports  uint64    `json:"lamports"`
+	State     string    `json:"state"`
+	Signature string    `json:"signature,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PutReservation records a new reservation (state reserved unless given).
+func (s *Store) PutReservation(r Reservation) error {
+	if r.ID == "" {
+		return errors.New("put reservation: empty id")
+	}
+	if r.State == "" {
+		r.State = StateReserved
+	}
+	if r.UpdatedAt.IsZero() {
+		r.UpdatedAt = r.CreatedAt
+	}
+	lamports, err := toInt64("lamports", r.Lamports)
+	if err != nil {
+		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+	}
+	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
+			return fmt.Errorf("put reservation %s: %w", r.ID, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
+		}
+		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt)); err != nil {
+			return fmt.Errorf("put reservation %s: %w", r.ID, err)
+		}
+		return nil
+	})
+	return err
+}
+
+// UpdateReservation changes an open (reserved or unknown) reservation's
+// amount, state and signature. A closed one is never reopened or recounted:
+// that is ErrReservationDone, and nothing is written.
+func (s *Store) UpdateReservation(r Reservation) error {
+	lamports, err := toInt64("lamports", r.Lamports)
+	if err != nil {
+		return fmt.Errorf("update reservation %s: %w", r.ID, err)
+	}
+	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?
+			WHERE id = ? AND state IN ('reserved', 'unknown')`,
+			lamports, r.State, r.Signature, nanos(r.UpdatedAt), r.ID)
+		if err != nil {
+			return fmt.Errorf("update reservation %s: %w", r.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+		var state string
+		switch err := tx.QueryRow(`SELECT state FROM reservations WHERE id = ?`, r.ID).Scan(&state); {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("update reservation %s: %w", r.ID, ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("update reservation %s: %w", r.ID, err)
+		}
+		return fmt.Errorf("update reservation %s (%s): %w", r.ID, state, ErrReservationDone)
+	})
+	return err
+}
+
+const reservationCols = `id, lamports, state, signature, created_at, updated_at`
+
+func scanReservations(rows *sql.Rows) ([]Reservation, error) {
+	defer rows.Close()
+	var out []Reservation
+	for rows.Next() {
+		var r Reservation
+		var lamports, created, updated int64
+		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated); err != nil {
+			return nil, err
+		}
+		r.Lamports, r.CreatedAt, r.UpdatedAt = uint64(lamports), fromNanos(created), fromNanos(updated)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// GetReservation reads one reservation back.
+func (s *Store) GetReservation(id string) (Reservation, error) {
+	rows, err := s.db.Query(`SELECT `+reservationCols+` FROM reservations WHERE id = ?`, id)
+	if err != nil {
+		return Reservation{}, fmt.Errorf("reservation %s: %w", id, err)
+	}
+	rs, err := scanReservations(rows)
+	if err != nil {
+		return Reservation{}, fmt.Errorf("reservation %s: %w", id, err)
+	}
+	if len(rs) == 0 {
+		return Reservation{}, fmt.Errorf("reservation %s: %w", id, ErrNotFound)
+	}
+	return rs[0], nil
+}
+
+// OpenReservations lists every reservation still counting against the caps
+// (reserved or unknown), oldest first.
+func (s *Store) OpenReservations() ([]Reservation, error) {
+	rows, err := s.db.Query(`SELECT ` + reservationCols + ` FROM reservations WHERE state IN ('reserved', 'unknown') ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("open reservations: %w", err)
+	}
+	return scanReservations(rows)
+}
+
+// InFlight lists open reservations that carry a signature: transactions that
+// may have reached the chain and must be reconciled after a restart before
+// new writes are accepted.
+func (s *Store) InFlight() ([]Reservation, error) {
+	rows, err := s.db.Query(`SELECT ` + reservationCols + ` FROM reservations WHERE state IN ('reserved', 'unknown') AND signature != '' ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("in-flight reservations: %w", err)
+	}
+	return scanReservations(rows)
+}
+
+// SettledSince lists settled reservations created at or after t, for
+// rebuilding the rolling daily window after a restart.
+func (s *Store) SettledSince(t time.Time) ([]Reservation, error) {
+	rows, err := s.db.Query(`SELECT `+reservationCols+` FROM reservations WHERE state = 'settled' AND created_at >= ? ORDER BY created_at, id`, nanos(t))
+	if err != nil {
+		return nil, fmt.Errorf("settled since %s: %w", t, err)
+	}
+	return scanReservations(rows)
+}
+
+// DaySpendSince sums the settled lamports of reservations created at or
+// after t.
+func (s *Store) DaySpendSince(t time.Time) (uint64, error) {
+	var sum int64
+	if err := s.db.QueryRow(`SELECT COALESCE(SUM(lamports), 0) FROM reservations WHERE state = 'settled' AND created_at >= ?`, nanos(t)).Scan(&sum); err != nil {
+		return 0, fmt.Errorf("day spend since %s: %w", t, err)
+	}
+	return uint64(sum), nil
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migrations[i] takes the schema from version i to version i+1. They are
+// append-only: a released migration is never edited, a change is a new
+// entry. Times are INTEGER unix nanoseconds (exact, sortable); lamports are
+// INTEGER (SQLite's int64 holds far more than the sanity-bounded caps).
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE proposals (
+	id          TEXT PRIMARY KEY,
+	client      TEXT NOT NULL,
+	tool        TEXT NOT NULL,
+	fingerprint TEXT NOT NULL,
+	args        TEXT NOT NULL,        -- normalised arguments, JSON
+	preview     TEXT NOT NULL,        -- what the human was shown
+	created_at  INTEGER NOT NULL,
+	status      TEXT NOT NULL
+);
+CREATE TABLE decisions (
+	proposal_id TEXT PRIMARY KEY REFERENCES proposals(id),  -- one decision per proposal
+	decided_by  TEXT NOT NULL,
+	decided_at  INTEGER NOT NULL,
+	outcome     TEXT NOT NULL CHECK (outcome IN ('approved','denied','expired')),
+	reason      TEXT NOT NULL,
+	latency_ms  INTEGER NOT NULL
+);
+CREATE TABLE executions (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	proposal_id TEXT NOT NULL,
+	signature   TEXT NOT NULL,
+	slot        INTEGER NOT NULL,
+	fee         INTEGER NOT NULL,
+	outcome     TEXT NOT NULL CHECK (outcome IN ('executed','failed','expired','unknown')),
+	deltas      TEXT NOT NULL,        -- verified balance deltas, JSON
+	at          INTEGER NOT NULL
+);
+CREATE INDEX executions_proposal ON executions(proposal_id);
+CREATE TABLE reservations (
+	id          TEXT PRIMARY KEY,
+	lamports    INTEGER NOT NULL CHECK (lamports >= 0),
+	state       TEXT NOT NULL CHECK (state IN ('reserved','settled','released','unknown')),
+	signature   TEXT NOT NULL DEFAULT '',
+	created_at  INTEGER NOT NULL,
+	updated_at  INTEGER NOT NULL
+);
+CREATE INDEX reservations_state ON reservations(state, created_at);
+CREATE TABLE audit (
+	seq         INTEGER PRIMARY KEY,
+	at          INTEGER NOT NULL,
+	kind        TEXT NOT NULL,
+	proposal_id TEXT NOT NULL,
+	body        TEXT NOT NULL,        -- canonical JSON, hashed verbatim
+	prev_hash   TEXT NOT NULL,
+	hash        TEXT NOT NULL
+);
+-- The chain alone cannot notice its newest entries being cut off; the head
+-- row, written in the same transaction as every append, can.
+CREATE TABLE audit_head (
+	id   INTEGER PRIMARY KEY CHECK (id = 1),
+	seq  INTEGER NOT NULL,
+	hash TEXT NOT NULL
+);
+`,
+}
+
+// SchemaVersion is the version a freshly migrated database is at.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate applies every migration the database has not seen, each in its own
+// transaction together with its schema_version row, so a crash mid-way
+// leaves the database at a whole version and the next start resumes.
+func migrate(db *sql.DB) error {
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_version (
+		version    INTEGER PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("create schema_version: %w", err)
+	}
+	for {
+		done, err := migrateOne(db)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+func migrateOne(db *sql.DB) (done bool, err error) {
+	tx, err := db.Begin() // BEGIN IMMEDIATE (see dsn): a second process waits here
+	if err != nil {
+		return false, fmt.Errorf("begin migration: %w", err)
+	}
+	defer tx.Rollback()
+	var current int
+	if err := tx.QueryRow(`SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	if current > len(migrations) {
+		return false, fmt.Errorf("database schema version %d is newer than this solgate understands (%d); use a newer solgate", current, len(migrations))
+	}
+	if current == len(migrations) {
+		return true, nil
+	}
+	if _, err := tx.Exec(migrations[current]); err != nil {
+		return false, fmt.Errorf("apply migration %d: %w", current+1, err)
+	}
+	if _, err := tx.Exec(`INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`, current+1, time.Now().UnixNano()); err != nil {
+		return false, fmt.Errorf("record migration %d: %w", current+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("commit migration %d: %w", current+1, err)
+	}
+	return false, nil
+}

@@ -1,0 +1,359 @@
+// Package store is solgate's persisted state: proposals, decisions,
+// executions, spend reservations and the hash-chained audit log, in one
+// SQLite file (solgate.db) inside the state directory.
+//
+// Every write is one SQL transaction that changes its table and appends the
+// matching audit entry, so the trail can never disagree with the tables
+// about what happened. Commits are fsynced (WAL, synchronous=FULL): once a
+// method returns nil, the record survives a crash of the process or machine.
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite, registers driver "sqlite"
+)
+
+// FileName is the database file inside the state directory.
+const FileName = "solgate.db"
+
+// Outcomes callers branch on.
+var (
+	ErrNotFound        = errors.New("not found")
+	ErrDuplicate       = errors.New("already recorded")
+	ErrReservationDone = errors.New("reservation is not open (already settled or released)")
+	ErrNoDatabase      = errors.New("no solgate database")
+)
+
+// Store is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	// writeMu serialises writers inside this process. SQLite allows one
+	// writer anyway; taking the lock here keeps appends in seq order without
+	// leaning on busy retries, which are left for other processes.
+	writeMu sync.Mutex
+}
+
+// Open opens (creating if needed) the database in dir, creating dir with
+// mode 0700 since it holds the spend history. Pending migrations are applied.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir %s: %w", dir, err)
+	}
+	return open(dir)
+}
+
+// OpenExisting opens the database in dir without creating anything; for
+// readers such as `solgate audit` that must not invent an empty history.
+func OpenExisting(dir string) (*Store, error) {
+	p := filepath.Join(dir, FileName)
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: start `solgate console` first or pass --state DIR: %w", ErrNoDatabase, p, err)
+		}
+		return nil, fmt.Errorf("stat %s: %w", p, err)
+	}
+	return open(dir)
+}
+
+func open(dir string) (*Store, error) {
+	p := filepath.Join(dir, FileName)
+	// The driver splits the DSN at '?', so such a path would be misread.
+	if strings.ContainsRune(p, '?') {
+		return nil, fmt.Errorf("state dir %q: paths containing '?' are not supported", dir)
+	}
+	dsn := p + "?_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)" + // fsync every commit: acknowledged means durable
+		"&_pragma=foreign_keys(ON)" +
+		"&_txlock=immediate" // take the write lock at BEGIN: no deadlocking lock upgrades
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate %s: %w", p, err)
+	}
+	return &Store{db: db, path: p}, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the handle for read-only inspection in tests and tools; writes
+// must go through the methods so the audit chain stays complete.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// write runs fn and the audit append for (kind, proposalID, body) in one
+// transaction.
+func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.Begin()
+	if err != nil {
+		return AuditEntry{}, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if fn != nil {
+		if err := fn(tx); err != nil {
+			return AuditEntry{}, err
+		}
+	}
+	e, err := appendAuditTx(tx, kind, proposalID, body)
+	if err != nil {
+		return AuditEntry{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
+	}
+	return e, nil
+}
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func toInt64(field string, v uint64) (int64, error) {
+	if v > math.MaxInt64 {
+		return 0, fmt.Errorf("%s %d does not fit the database", field, v)
+	}
+	return int64(v), nil
+}
+
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	return string(raw)
+}
+
+// Proposal is one write tool call awaiting (or past) a human decision.
+type Proposal struct {
+	ID          string          `json:"id"`
+	Client      string          `json:"client"`
+	Tool        string          `json:"tool"`
+	Fingerprint string          `json:"fingerprint"`
+	Args        json.RawMessage `json:"args"`
+	Preview     string          `json:"preview"`
+	CreatedAt   time.Time       `json:"created_at"`
+	Status      string          `json:"status"`
+}
+
+// InsertProposal records a new proposal (status "pending" when empty).
+func (s *Store) InsertProposal(p Proposal) error {
+	if p.ID == "" {
+		return errors.New("insert proposal: empty id")
+	}
+	if p.Status == "" {
+		p.Status = "pending"
+	}
+	if len(p.Args) == 0 {
+		p.Args = json.RawMessage("{}")
+	}
+	if !json.Valid(p.Args) {
+		return fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)
+	}
+	_, err := s.write("proposal", p.ID, p, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
+			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("insert proposal %s: %w", p.ID, ErrDuplicate)
+		}
+		_, err := tx.Exec(`INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status)
+		if err != nil {
+			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
+		}
+		return nil
+	})
+	return err
+}
+
+// SetProposalStatus moves a proposal to status (e.g. "executed", "failed").
+func (s *Store) SetProposalStatus(id, status string) error {
+	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *sql.Tx) error {
+		return setStatusTx(tx, id, status)
+	})
+	return err
+}
+
+func setStatusTx(tx *sql.Tx, id, status string) error {
+	res, err := tx.Exec(`UPDATE proposals SET status = ? WHERE id = ?`, status, id)
+	if err != nil {
+		return fmt.Errorf("set proposal %s status: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("set proposal %s status: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// GetProposal reads one proposal back.
+func (s *Store) GetProposal(id string) (Proposal, error) {
+	var p Proposal
+	var args string
+	var created int64
+	err := s.db.QueryRow(`SELECT id, client, tool, fingerprint, args, preview, created_at, status FROM proposals WHERE id = ?`, id).
+		Scan(&p.ID, &p.Client, &p.Tool, &p.Fingerprint, &args, &p.Preview, &created, &p.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Proposal{}, fmt.Errorf("proposal %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Proposal{}, fmt.Errorf("proposal %s: %w", id, err)
+	}
+	p.Args = json.RawMessage(args)
+	p.CreatedAt = fromNanos(created)
+	return p, nil
+}
+
+// Decision outcomes.
+const (
+	OutcomeApproved = "approved"
+	OutcomeDenied   = "denied"
+	OutcomeExpired  = "expired"
+)
+
+// Decision is the human's (or the expiry timer's) answer to a proposal.
+type Decision struct {
+	ProposalID string        `json:"proposal_id"`
+	DecidedBy  string        `json:"decided_by"`
+	DecidedAt  time.Time     `json:"decided_at"`
+	Outcome    string        `json:"outcome"`
+	Reason     string        `json:"reason"`
+	Latency    time.Duration `json:"-"`
+	LatencyMS  int64         `json:"latency_ms"`
+}
+
+// RecordDecision stores the one decision a proposal gets and sets the
+// proposal's status to the outcome. A second decision is ErrDuplicate: the
+// first one stands.
+func (s *Store) RecordDecision(d Decision) error {
+	switch d.Outcome {
+	case OutcomeApproved, OutcomeDenied, OutcomeExpired:
+	default:
+		return fmt.Errorf("record decision %s: outcome %q is not approved, denied or expired", d.ProposalID, d.Outcome)
+	}
+	d.LatencyMS = d.Latency.Milliseconds()
+	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
+			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("record decision %s: %w", d.ProposalID, ErrDuplicate)
+		}
+		if _, err := tx.Exec(`INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
+			VALUES (?, ?, ?, ?, ?, ?)`,
+			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS); err != nil {
+			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
+		}
+		return setStatusTx(tx, d.ProposalID, d.Outcome)
+	})
+	return err
+}
+
+// GetDecision reads a proposal's decision back.
+func (s *Store) GetDecision(proposalID string) (Decision, error) {
+	var d Decision
+	var at int64
+	err := s.db.QueryRow(`SELECT proposal_id, decided_by, decided_at, outcome, reason, latency_ms FROM decisions WHERE proposal_id = ?`, proposalID).
+		Scan(&d.ProposalID, &d.DecidedBy, &at, &d.Outcome, &d.Reason, &d.LatencyMS)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Decision{}, fmt.Errorf("decision for %s: %w", proposalID, ErrNotFound)
+	}
+	if err != nil {
+		return Decision{}, fmt.Errorf("decision for %s: %w", proposalID, err)
+	}
+	d.DecidedAt = fromNanos(at)
+	d.Latency = time.Duration(d.LatencyMS) * time.Millisecond
+	return d, nil
+}
+
+// Execution outcomes.
+const (
+	ExecExecuted = "executed"
+	ExecFailed   = "failed"
+	ExecExpired  = "expired"
+	ExecUnknown  = "unknown"
+)
+
+// Execution is what happened on chain for an approved proposal. A proposal
+// can have several (e.g. "unknown", then "executed" after reconciliation).
+type Execution struct {
+	ProposalID string          `json:"proposal_id"`
+	Signature  string          `json:"signature"`
+	Slot       uint64          `json:"slot"`
+	Fee        uint64          `json:"fee"`
+	Outcome    string          `json:"outcome"`
+	Deltas     json.RawMessage `json:"deltas"` // verified balance changes
+	At         time.Time       `json:"at"`
+}
+
+// RecordExecution stores an execution outcome and sets the proposal status.
+func (s *Store) RecordExecution(e Execution) error {
+	switch e.Outcome {
+	case ExecExecuted, ExecFailed, ExecExpired, ExecUnknown:
+	default:
+		return fmt.Errorf("record execution %s: outcome %q is not executed, failed, expired or unknown", e.ProposalID, e.Outcome)
+	}
+	if len(e.Deltas) == 0 {
+		e.Deltas = json.RawMessage("null")
+	}
+	if !json.Valid(e.Deltas) {
+		return fmt.Errorf("record execution %s: deltas are not valid JSON", e.ProposalID)
+	}
+	slot, err := toInt64("slot", e.Slot)
+	if err != nil {
+		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
+	}
+	fee, err := toInt64("fee", e.Fee)
+	if err != nil {
+		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
+	}
+	_, err = s.write("execution", e.ProposalID, e, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
+			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
+		}
+		return setStatusTx(tx, e.ProposalID, e.Outcome)
+	})
+	return err
+}
+
+// Executions reads a proposal's executions back, oldest first.
+func (s *Store) Executions(proposalID string) ([]Execution, error) {
+	rows, err := s.db.Query(`SELECT proposal_id, signature, slot, fee, outcome, deltas, at FROM executions WHERE proposal_id = ? ORDER BY id`, proposalID)
+	if err != nil {
+		return nil, fmt.Errorf("executions for %s: %w", proposalID, err)
+	}
+	defer rows.Close()
+	var out []Execution
+	for rows.Next() {
+		var e Execution
+		var slot, fee, at int64
+		var deltas string
+		if err := rows.Scan(&e.ProposalID, &e.Signature, &slot, &fee, &e.Outcome, &deltas, &at); err != nil {
+			return nil, fmt.Errorf("executions for %s: %w", proposalID, err)
+		}
+		e.Slot, e.Fee, e.Deltas, e.At = uint64(slot), uint64(fee), json.RawMessage(deltas), fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
