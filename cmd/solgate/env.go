@@ -46,5 +46,11 @@ func applyEnv(cmd *cobra.Command) error {
 }
 
 func envName(flag string) string {
+	if name, ok := envAliases[flag]; ok {
+		return name
+	}
 	return "SOLGATE_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
+
+// envAliases are variables whose documented names differ from the flag's.
+var envAliases = map[string]string{"state": "SOLGATE_STATE_DIR"}

@@ -52,7 +52,7 @@ Every flag can also be set as SOLGATE_<FLAG> in the environment
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newProveCmd())
+	root.AddCommand(newProveCmd(), newAuditCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}

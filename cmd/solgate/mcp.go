@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+func init() { extraCommands = append(extraCommands, newMCPCmd) }
+
+// version is stamped at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func newMCPCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "MCP stdio server for an AI assistant: proposals only, no key",
+		Long: `mcp is the server your AI assistant starts (Claude Desktop, Claude Code, any MCP
+client). It holds no key, no RPC connection and no state: every tool call is
+forwarded to the approval console over its Unix socket. Write tools return a
+proposal that a human must approve in ` + "`solgate console`" + `; if no console is
+running, every tool fails closed and says so.
+
+stdout carries only MCP frames; logs go to stderr.`,
+		Example: `  claude mcp add solgate -- solgate mcp
+  # Claude Desktop: {"mcpServers": {"solgate": {"command": "solgate", "args": ["mcp"]}}}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b := mcpbridge.NewBridge(socket, version)
+			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", mcpbridge.DefaultSocketPath(), "the approval console's socket (env SOLGATE_SOCKET)")
+	return cmd
+}

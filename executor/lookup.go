@@ -1,0 +1,58 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// Landing is what the chain says about a signature found after the fact,
+// e.g. when a restarted console reconciles what was in flight.
+type Landing struct {
+	Found    bool
+	Slot     uint64
+	Fee      uint64
+	ChainErr any
+	// Outflow is what the wallet lost in that transaction (amounts + fee).
+	Outflow uint64
+}
+
+// Lookup searches the chain (history included) for a signature and, when it
+// landed, re-fetches it to read what it cost the wallet. Found == false means
+// the node does not know it; only the caller can tell whether it may still
+// land (its blockhash lifetime has not yet passed).
+func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, error) {
+	st, err := e.status(ctx, sig, true)
+	if err != nil {
+		return Landing{}, fmt.Errorf("lookup %s: %s", sig, rpcErrorText(err))
+	}
+	if st == nil || !committed(st) {
+		return Landing{}, nil
+	}
+	tx, err := e.fetchTransaction(ctx, sig)
+	if err != nil {
+		return Landing{}, fmt.Errorf("lookup %s: %w", sig, err)
+	}
+	l := Landing{Found: true, Slot: tx.Slot, Fee: tx.Meta.Fee, ChainErr: tx.Meta.Err, Outflow: tx.Meta.Fee}
+	decoded, err := tx.Transaction.GetTransaction()
+	if err != nil {
+		return l, nil
+	}
+	for i, k := range decoded.Message.AccountKeys {
+		if k.Equals(e.key.PublicKey()) && i < len(tx.Meta.PreBalances) && i < len(tx.Meta.PostBalances) && tx.Meta.PreBalances[i] > tx.Meta.PostBalances[i] {
+			l.Outflow = tx.Meta.PreBalances[i] - tx.Meta.PostBalances[i]
+		}
+	}
+	return l, nil
+}
+
+// BlockHeight is the node's current block height at confirmed commitment.
+func (e *Executor) BlockHeight(ctx context.Context) (uint64, error) {
+	h, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return 0, fmt.Errorf("getBlockHeight: %s", rpcErrorText(err))
+	}
+	return h, nil
+}

@@ -1,0 +1,108 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Bridge is `solgate mcp`: an MCP stdio server that holds no key, no RPC
+// connection and no state. Every tool call is forwarded to the console's hub
+// over its Unix socket; if no console answers, every tool fails closed.
+type Bridge struct {
+	socket string
+	client *http.Client
+	mcp    *server.MCPServer
+}
+
+// bridgeTimeout must exceed the longest call the hub can hold open: an
+// execute call (≤ 40 s) or a proposal_status long-poll (≤ 45 s).
+const bridgeTimeout = 55 * time.Second
+
+// NewBridge builds the MCP server for the console listening on socket.
+func NewBridge(socket, version string) *Bridge {
+	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout)}
+	b.mcp = server.NewMCPServer("solgate", version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions("solgate lets you propose Solana transfers that a human approves in the solgate console. "+
+			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
+			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
+	)
+	for _, tool := range ToolDefinitions() {
+		b.mcp.AddTool(tool, b.forward)
+	}
+	return b
+}
+
+// ServeStdio speaks MCP on in/out until in closes or ctx ends. Only MCP
+// frames are written to out; logs go to logw (stderr in production).
+func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
+	s := server.NewStdioServer(b.mcp)
+	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
+	err := s.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := json.Marshal(req.GetRawArguments())
+	if err != nil {
+		return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
+	}
+	body, _ := json.Marshal(CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
+	res, err := b.call(ctx, body)
+	if err != nil {
+		// Fail closed: without a console nothing can be proposed or executed.
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: res.Text}},
+		IsError: res.IsError,
+	}
+	if res.Structured != nil {
+		out.StructuredContent = res.Structured
+	}
+	return out, nil
+}
+
+func (b *Bridge) call(ctx context.Context, body []byte) (CallResult, error) {
+	var res CallResult
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
+	if err != nil {
+		return res, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := b.client.Do(hreq)
+	if err != nil {
+		var nc *NoConsoleError
+		if errors.As(err, &nc) {
+			return res, nc
+		}
+		return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&res); err != nil {
+		return res, fmt.Errorf("the solgate console at %s sent an unreadable answer (HTTP %d): %v", b.socket, resp.StatusCode, err)
+	}
+	return res, nil
+}
+
+// clientInfo is the MCP client's self-description from initialize.
+func clientInfo(ctx context.Context) ClientInfo {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		ci := s.GetClientInfo()
+		return ClientInfo{Name: ci.Name, Version: ci.Version}
+	}
+	return ClientInfo{}
+}

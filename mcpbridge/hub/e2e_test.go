@@ -1,0 +1,462 @@
+package hub_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+const fee = 5000
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildOut  []byte
+	buildErr  error
+)
+
+// solgateBinary builds the real command: the bridge under test is the
+// process an MCP client would start.
+func solgateBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "solgate-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "solgate")
+		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "../../cmd/solgate").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build solgate: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// world is a running ledger, a hub serving a socket, and a funded wallet.
+type world struct {
+	ledger *localnet.Ledger
+	chain  *rpc.Client
+	hub    *hub.Hub
+	store  *store.Store
+	socket string
+	wallet solana.PublicKey
+	// allowed is on the allowlist; stranger is not.
+	allowed, stranger solana.PublicKey
+}
+
+func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
+	t.Helper()
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	key, _ := executor.NewRandomKeypair()
+	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	allowed, _ := executor.NewRandomKeypair()
+	stranger, _ := executor.NewRandomKeypair()
+
+	cfg := policy.DefaultConfig()
+	cfg.AllowRecipients = []string{allowed.PublicKey().String()}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	spend, err := policy.NewSpend(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
+	network, genesis, err := client.DetectNetwork(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := hub.Options{
+		Executor: executor.New(client, key, executor.Options{}),
+		Network:  network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
+	}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	h, err := hub.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Short path: Unix socket paths are limited to ~108 bytes.
+	dir, err := os.MkdirTemp("", "sg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "run", "console.sock")
+	ln, err := mcpbridge.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go h.Serve(ln)
+	t.Cleanup(func() { ln.Close(); h.Close() })
+	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock,
+		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
+}
+
+func (w *world) balance(t *testing.T, pk solana.PublicKey) uint64 {
+	t.Helper()
+	out, err := w.chain.GetBalance(context.Background(), pk, rpc.CommitmentConfirmed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Value
+}
+
+func (w *world) executed(t *testing.T) uint64 {
+	t.Helper()
+	s, err := w.ledger.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.TransactionsExecuted
+}
+
+// agent is an MCP client driving a real `solgate mcp` subprocess.
+type agent struct {
+	t *testing.T
+	c *mcpclient.Client
+}
+
+func startAgent(t *testing.T, socket string) *agent {
+	t.Helper()
+	c, err := mcpclient.NewStdioMCPClient(solgateBinary(t), nil, "mcp", "--socket", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-agent", Version: "1.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return &agent{t: t, c: c}
+}
+
+type toolAnswer struct {
+	isError    bool
+	text       string
+	structured map[string]any
+}
+
+func (a *agent) call(tool string, args map[string]any) toolAnswer {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := a.c.CallTool(ctx, req)
+	if err != nil {
+		a.t.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	var ans toolAnswer
+	ans.isError = res.IsError
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			ans.text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &ans.structured)
+	}
+	return ans
+}
+
+func (ans toolAnswer) status() string { s, _ := ans.structured["status"].(string); return s }
+
+func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	const amount = 50_000_000
+	walletBefore := w.balance(t, w.wallet)
+	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
+
+	// 1. The first call is only a proposal: the ledger does not move.
+	ans := a.call("transfer_sol", args)
+	if ans.isError || ans.status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	if !strings.Contains(ans.text, "CONFIRMATION REQUIRED — nothing has been signed or sent") {
+		t.Errorf("proposal text lacks the warning:\n%s", ans.text)
+	}
+	id := ans.structured["proposal_id"].(string)
+	if w.balance(t, w.allowed) != 0 || w.balance(t, w.wallet) != walletBefore || w.executed(t) != 0 {
+		t.Fatal("a proposal moved funds")
+	}
+	// The proposal is visible to the operator, named after its client.
+	p, ok := w.hub.Proposal(id)
+	if !ok || p.Status != hub.StatusPending || p.Client != "e2e-agent 1.0" {
+		t.Fatalf("hub proposal: %+v %v", p, ok)
+	}
+	// Repeating the call while pending returns the same proposal.
+	if again := a.call("transfer_sol", map[string]any{"lamports": fmt.Sprint(amount), "to": w.allowed.String()}); again.structured["proposal_id"] != id {
+		t.Errorf("repeat created a new proposal: %+v", again)
+	}
+	// Without the human, a guessed token does nothing.
+	if bad := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": "111111111111"}); !bad.isError || bad.status() != "refused" {
+		t.Errorf("guessed token: %+v", bad)
+	}
+
+	// 2. The operator approves; the agent learns the token from proposal_status.
+	if _, err := w.hub.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	st := a.call("proposal_status", map[string]any{"proposal_id": id})
+	token, _ := st.structured["confirm"].(string)
+	if st.status() != "approved" || len(token) != 12 {
+		t.Fatalf("proposal_status: %+v", st)
+	}
+
+	// 3. A token used with other arguments is refused and dies.
+	if other := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount + 1, "confirm": token}); !other.isError || other.status() != "refused" {
+		t.Fatalf("token with other amount: %+v", other)
+	}
+	if again := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}); !again.isError {
+		t.Fatalf("dead token accepted: %+v", again)
+	}
+	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
+		t.Fatal("a refused token moved funds")
+	}
+
+	// 4. Propose again, approve, execute with the identical call.
+	ans = a.call("transfer_sol", args)
+	id = ans.structured["proposal_id"].(string)
+	if _, err := w.hub.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	token = a.call("proposal_status", map[string]any{"proposal_id": id}).structured["confirm"].(string)
+	done := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": fmt.Sprint(amount), "confirm": token})
+	if done.isError || done.status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	sig := done.structured["signature"].(string)
+	// The outside world: balances read back from the ledger.
+	if got := w.balance(t, w.allowed); got != amount {
+		t.Errorf("recipient %d, want %d", got, amount)
+	}
+	if got := w.balance(t, w.wallet); got != walletBefore-amount-fee {
+		t.Errorf("wallet %d, want %d", got, walletBefore-amount-fee)
+	}
+	// And the database: proposal executed, execution row with the signature.
+	row, err := w.store.GetProposal(id)
+	if err != nil || row.Status != "executed" {
+		t.Errorf("stored proposal: %+v %v", row, err)
+	}
+	execs, err := w.store.Executions(id)
+	if err != nil || len(execs) != 1 || execs[0].Signature != sig || execs[0].Fee != fee {
+		t.Errorf("stored executions: %+v %v", execs, err)
+	}
+	if bad, err := w.store.VerifyAudit(); err != nil {
+		t.Errorf("audit chain broken at %d: %v", bad, err)
+	}
+
+	// 5. The same token again: refused, ledger unchanged.
+	replay := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token})
+	if !replay.isError || replay.status() != "refused" {
+		t.Errorf("replay: %+v", replay)
+	}
+	if w.executed(t) != 1 || w.balance(t, w.allowed) != amount {
+		t.Error("replay moved funds")
+	}
+	// get_spend_status reflects the settled spend.
+	spend := a.call("get_spend_status", nil)
+	if spend.structured["spent_lamports"] != fmt.Sprint(amount+fee) {
+		t.Errorf("spend status: %+v", spend.structured)
+	}
+}
+
+func TestDenialsAndBadArgumentsAreResults(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	// Off the allowlist: an ordinary result naming the rule.
+	d := a.call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000})
+	if d.isError || d.status() != "denied" || d.structured["rule"] == "" || d.structured["reason"] == "" {
+		t.Fatalf("denial: %+v", d)
+	}
+	if _, ok := d.structured["retryable"].(bool); !ok {
+		t.Errorf("denial lacks retryable: %+v", d.structured)
+	}
+	// Over the per-transfer cap (4.6 SOL): denied, not retryable.
+	big := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": "4600000000"})
+	if big.status() != "denied" || big.structured["retryable"] != false {
+		t.Errorf("4.6 SOL: %+v", big)
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Error("a denial reached the human's queue")
+	}
+	// Malformed arguments: tool errors naming the argument.
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"to": w.allowed.String(), "lamports": -5}, "lamports"},
+		{map[string]any{"to": w.allowed.String(), "lamports": 0.5}, "lamports"},
+		{map[string]any{"to": "not-an-address", "lamports": 5}, "to"},
+		{map[string]any{"lamports": 5}, "to"},
+		{map[string]any{"to": w.allowed.String(), "lamports": 5, "memo": "hi"}, "memo"},
+	} {
+		ans := a.call("transfer_sol", tc.args)
+		if !ans.isError || !strings.Contains(ans.text, tc.want) {
+			t.Errorf("%v: %+v, want a tool error naming %q", tc.args, ans, tc.want)
+		}
+	}
+	if w.executed(t) != 0 {
+		t.Error("ledger moved")
+	}
+}
+
+func TestExpiredTokenRefused(t *testing.T) {
+	w := newWorld(t, func(o *hub.Options) { o.TokenTTL = 300 * time.Millisecond })
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
+	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	args["confirm"] = p.Token
+	ans := a.call("transfer_sol", args)
+	if !ans.isError || !strings.Contains(strings.ToLower(ans.text), "expired") {
+		t.Fatalf("expired token: %+v", ans)
+	}
+	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
+		t.Fatal("expired token moved funds")
+	}
+}
+
+// 100 concurrent confirmed calls with one token through the socket API:
+// exactly one transaction reaches the ledger.
+func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	const amount = 3_000_000
+	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
+	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)
+	post := func(arguments string) mcpbridge.CallResult {
+		body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
+		resp, err := httpc.Post("http://solgate"+mcpbridge.CallPath, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return mcpbridge.CallResult{}
+		}
+		defer resp.Body.Close()
+		var res mcpbridge.CallResult
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+			t.Error(err)
+		}
+		return res
+	}
+	id := post(args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmed := fmt.Sprintf(`{"to":%q,"lamports":%d,"confirm":%q}`, w.allowed, amount, p.Token)
+	var wg sync.WaitGroup
+	var executed, refused atomic.Int32
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch post(confirmed).Structured["status"] {
+			case "executed":
+				executed.Add(1)
+			case "refused":
+				refused.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if executed.Load() != 1 || refused.Load() != 99 {
+		t.Errorf("executed %d, refused %d; want 1 and 99", executed.Load(), refused.Load())
+	}
+	if got := w.executed(t); got != 1 {
+		t.Errorf("ledger executed %d transactions, want exactly 1", got)
+	}
+	if got := w.balance(t, w.allowed); got != amount {
+		t.Errorf("recipient %d, want %d", got, amount)
+	}
+}
+
+func TestNoConsoleFailsClosed(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "sg")
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "nothing.sock")
+	a := startAgent(t, sock)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_balance", nil},
+		{"get_spend_status", nil},
+		{"transfer_sol", map[string]any{"to": solana.SystemProgramID.String(), "lamports": 5}},
+		{"proposal_status", map[string]any{"proposal_id": "p_x"}},
+	} {
+		start := time.Now()
+		ans := a.call(tc.tool, tc.args)
+		if !ans.isError || !strings.Contains(ans.text, "no approval console is running at "+sock) || !strings.Contains(ans.text, "solgate console") {
+			t.Errorf("%s: %+v", tc.tool, ans)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%s took %s without a console", tc.tool, time.Since(start))
+		}
+	}
+}
+
+func TestReadToolsAnswerFromTheLedger(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	bal := a.call("get_balance", nil)
+	if bal.isError || bal.structured["lamports"] != fmt.Sprint(10*solana.LAMPORTS_PER_SOL) || bal.structured["address"] != w.wallet.String() {
+		t.Errorf("get_balance: %+v", bal)
+	}
+	other := a.call("get_balance", map[string]any{"address": w.allowed.String()})
+	if other.structured["lamports"] != "0" {
+		t.Errorf("get_balance other: %+v", other)
+	}
+	missing := a.call("get_transaction", map[string]any{"signature": solana.Signature{1}.String()})
+	if missing.isError || missing.structured["found"] != false {
+		t.Errorf("get_transaction unknown: %+v", missing)
+	}
+	unknown := a.call("proposal_status", map[string]any{"proposal_id": "p_nope"})
+	if unknown.status() != "unknown" {
+		t.Errorf("proposal_status unknown: %+v", unknown)
+	}
+}

@@ -1,0 +1,232 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// executeTransfer is transfer_sol called again with confirm. The token is
+// consumed whatever happens next; then policy is re-checked and the spend
+// reserved atomically from a fresh simulation, and only then is anything signed.
+func (h *Hub) executeTransfer(ctx context.Context, client string, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+	fp := a.Fingerprint()
+	id, err := h.tokens.Consume(a.Confirm, fp)
+	if err != nil {
+		var te *mcpbridge.TokenError
+		if errors.As(err, &te) {
+			id = te.ProposalID
+		}
+		h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
+		h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+		// A token bound to a proposal dies with it; mark that proposal so the
+		// agent learns from proposal_status that it must propose again.
+		if id != "" {
+			h.failApproved(id, "its confirmation token was used with different arguments or after expiry: "+err.Error())
+		}
+		return refusedResult(err.Error())
+	}
+
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	switch {
+	case !ok:
+		h.mu.Unlock()
+		return refusedResult("the proposal behind this token no longer exists; propose again")
+	case p.Status != StatusApproved:
+		st := p.Status
+		h.mu.Unlock()
+		return refusedResult(fmt.Sprintf("proposal %s is %s, not approved; the token is void", id, st))
+	case h.paused:
+		p.Status, p.Reason = StatusFailed, "writes were paused by the operator before execution"
+		h.changedLocked(p)
+		snap := p.snapshot()
+		h.mu.Unlock()
+		h.recordExecution(snap, store.ExecFailed)
+		h.publish(EventExecuted, snap, snap.Reason)
+		return refusedResult("the operator paused all writes; nothing was signed or sent and the token is void. Propose again after they resume.")
+	case h.closed:
+		h.mu.Unlock()
+		return refusedResult("the console is shutting down; nothing was signed or sent")
+	}
+	p.Status = StatusExecuting
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.executions.Add(1)
+	h.mu.Unlock()
+	h.publish(EventExecuting, snap, "")
+
+	done := make(chan struct{})
+	go func() {
+		defer h.executions.Done()
+		defer close(done)
+		h.runTransfer(id, client, a)
+	}()
+
+	// MCP clients cancel long calls, so the answer comes within ExecuteWait;
+	// past that the execution goes on and proposal_status reports the outcome.
+	timer := time.NewTimer(h.opts.ExecuteWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	final, _ := h.Proposal(id)
+	return executionResult(final)
+}
+
+// runTransfer follows one execution to its end with a context of its own, so
+// a caller that went away cannot leave a reservation unsettled.
+func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
+	defer cancel()
+	progress := func(pr executor.Progress) {
+		if pr.Step == executor.StepSending {
+			// Persist the signature before the bytes leave: after a crash the
+			// next console finds it and reconciles it against the chain.
+			if err := h.opts.Spend.Sent(id, pr.Signature.String()); err != nil {
+				h.log.Error("record signature before send failed", "proposal", id, "err", err)
+			}
+			h.mu.Lock()
+			if p := h.proposals[id]; p != nil {
+				p.Signature = pr.Signature.String()
+				h.changedLocked(p)
+			}
+			h.mu.Unlock()
+		}
+		pc := pr
+		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+	}
+
+	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	if err != nil {
+		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	spend := prepared.Preview.SpendLamports
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, policyProposal(h.opts.Network, client, a, spend))
+	if err != nil {
+		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	if !decision.Allowed {
+		decision = h.opts.Breaker.Observe(client, a.Fingerprint(), decision)
+		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
+		return
+	}
+	h.publish(EventSpendChanged, nil, "")
+
+	res, err := h.opts.Executor.Submit(ctx, prepared, progress)
+	if err != nil {
+		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+		h.finish(id, StatusFailed, "signing failed, nothing was sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	switch res.Outcome {
+	case executor.Executed, executor.Failed:
+		// Landed: the chain's numbers are what was spent.
+		h.settle(id, func() error { return h.opts.Spend.Settle(id, walletOutflow(res, h.opts.Executor.Wallet().String())) })
+	case executor.Expired, executor.Rejected:
+		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+	case executor.Unknown:
+		// Keep it reserved: it may still land. The signature is recorded
+		// for reconciliation.
+		h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) })
+	}
+
+	switch res.Outcome {
+	case executor.Executed:
+		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+	case executor.Unknown:
+		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
+	case executor.Expired:
+		h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+	default:
+		h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+	}
+}
+
+func (h *Hub) settle(id string, fn func() error) {
+	if err := fn(); err != nil {
+		h.log.Error("spend settlement failed", "proposal", id, "err", err)
+	}
+	h.publish(EventSpendChanged, nil, "")
+}
+
+// walletOutflow is what the wallet lost according to the chain.
+func walletOutflow(res *executor.Result, wallet string) uint64 {
+	for _, c := range res.Changes {
+		if c.Account.String() == wallet && c.Pre > c.Post {
+			return c.Pre - c.Post
+		}
+	}
+	return res.Fee
+}
+
+func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok {
+		h.mu.Unlock()
+		return
+	}
+	p.Status, p.Reason, p.Result = st, reason, res
+	if res != nil {
+		p.Signature = res.Signature.String()
+	}
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.recordExecution(snap, outcome)
+	h.publish(EventExecuted, snap, reason)
+	h.log.Info("execution finished", "id", id, "status", st, "signature", snap.Signature)
+}
+
+func (h *Hub) recordExecution(p *Proposal, outcome string) {
+	if h.opts.Store == nil {
+		return
+	}
+	if p.Signature == "" {
+		// Refused before anything was signed: there is no execution to
+		// record, only the proposal's new status (audited by the store).
+		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
+			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
+		}
+		return
+	}
+	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
+	if p.Result != nil {
+		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
+		deltas := map[string]int64{}
+		for _, c := range p.Result.Changes {
+			deltas[c.Account.String()] = c.Delta()
+		}
+		e.Deltas, _ = json.Marshal(deltas)
+	}
+	if err := h.opts.Store.RecordExecution(e); err != nil {
+		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
+	}
+}
+
+// failApproved voids an approved proposal whose token was burned by a bad call.
+func (h *Hub) failApproved(id, reason string) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok || p.Status != StatusApproved {
+		h.mu.Unlock()
+		return
+	}
+	p.Status, p.Reason = StatusFailed, reason
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.recordExecution(snap, store.ExecFailed)
+	h.publish(EventExecuted, snap, reason)
+}

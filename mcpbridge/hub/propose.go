@@ -1,0 +1,166 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// signatureFee is the network's fee per signature, used only for the cheap
+// policy pre-check before anything is simulated; the real gate uses the fee
+// measured by the simulation.
+const signatureFee = 5000
+
+// proposeTransfer is the first call of transfer_sol: policy first (a denial
+// never bothers the human), then the real transaction is built and
+// simulated, and the preview comes from its bytes.
+func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+	fp := a.Fingerprint()
+
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[fp]; ok {
+		// The same arguments while pending return the same proposal: an
+		// agent cannot flood the queue by repeating itself.
+		p := h.proposals[id]
+		h.mu.Unlock()
+		return pendingResult(p.snapshot(), h.SpendSummary(), h.opts.Network, true)
+	}
+	paused := h.paused
+	h.mu.Unlock()
+
+	if paused {
+		return h.autoDeny(client, fp, policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}, a)
+	}
+	if d, ok := h.opts.Breaker.Check(client); !ok {
+		return h.autoDeny(client, fp, d, a)
+	}
+	if a.To.Equals(h.opts.Executor.Wallet()) {
+		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
+	}
+	pre := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, a.Lamports+signatureFee), h.opts.Spend.State())
+	if !pre.Allowed {
+		return h.autoDeny(client, fp, pre, a)
+	}
+
+	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	if err != nil {
+		var simErr *executor.SimulationError
+		if errors.As(err, &simErr) {
+			return h.autoDeny(client, fp, policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error(), Retryable: false}, a)
+		}
+		return toolError("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
+	}
+	spend := prepared.Preview.SpendLamports
+	if d := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, spend), h.opts.Spend.State()); !d.Allowed {
+		return h.autoDeny(client, fp, d, a)
+	}
+
+	now := h.opts.Now()
+	p := &Proposal{
+		ID:          newProposalID(),
+		Tool:        mcpbridge.ToolTransferSOL,
+		Client:      client,
+		Fingerprint: fp,
+		Transfer:    a,
+		Preview:     prepared.Preview,
+		Spend:       spend,
+		CreatedAt:   now,
+		ExpiresAt:   now.Add(h.opts.ProposalTTL),
+		Status:      StatusPending,
+		changed:     make(chan struct{}),
+	}
+
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[fp]; ok {
+		// Another identical call won the race while we simulated.
+		existing := h.proposals[id].snapshot()
+		h.mu.Unlock()
+		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
+	}
+	p.Flags = h.flagsLocked(a.To.String(), spend)
+	h.mu.Unlock()
+
+	if h.opts.Store != nil {
+		args, _ := json.Marshal(a.Normalized())
+		if err := h.opts.Store.InsertProposal(store.Proposal{
+			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: fp, Args: args,
+			Preview: previewText(p, h.opts.Network), CreatedAt: now, Status: string(StatusPending),
+		}); err != nil {
+			// Fail closed: an unrecorded proposal could be approved without a trace.
+			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+		}
+	}
+
+	h.mu.Lock()
+	h.seq++
+	p.Seq = h.seq
+	h.proposals[p.ID] = p
+	h.pendingByFP[fp] = p.ID
+	h.recipients[a.To.String()] = struct{}{}
+	snap := p.snapshot()
+	h.mu.Unlock()
+
+	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
+	h.publish(EventProposalAdded, snap, "")
+	h.log.Info("proposal queued", "id", p.ID, "client", client, "to", a.To.String(), "lamports", a.Lamports)
+	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+}
+
+// autoDeny answers a policy objection as an ordinary tool result, feeds the
+// retry breaker, and shows the denial in the console log.
+func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+	d = h.opts.Breaker.Observe(client, fp, d)
+	h.audit("auto_denied", "", map[string]any{
+		"client": client, "fingerprint": fp, "rule": d.Rule, "reason": d.Reason,
+		"to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
+	})
+	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client,
+		Message: fmt.Sprintf("%s → %s SOL to %s denied by %s: %s", client, executor.FormatSOL(a.Lamports), a.To, d.Rule, d.Reason)})
+	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
+	return denialResult(d)
+}
+
+// expireUndecided fails a proposal closed when nobody decided in time.
+func (h *Hub) expireUndecided(id string) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok || p.Status != StatusPending {
+		h.mu.Unlock()
+		return
+	}
+	h.decideLocked(p, StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.recordDecision(snap, store.OutcomeExpired)
+	h.publish(EventProposalExpired, snap, snap.Reason)
+}
+
+// decideLocked moves a pending proposal out of the queue.
+func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) {
+	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, h.opts.Now()
+	if h.pendingByFP[p.Fingerprint] == p.ID {
+		delete(h.pendingByFP, p.Fingerprint)
+	}
+	h.changedLocked(p)
+}
+
+func (h *Hub) recordDecision(p *Proposal, outcome string) error {
+	if h.opts.Store == nil {
+		return nil
+	}
+	err := h.opts.Store.RecordDecision(store.Decision{
+		ProposalID: p.ID, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt,
+		Outcome: outcome, Reason: p.Reason, Latency: p.DecidedAt.Sub(p.CreatedAt),
+	})
+	if err != nil {
+		h.log.Error("record decision failed", "proposal", p.ID, "err", err)
+	}
+	return err
+}

@@ -1,0 +1,179 @@
+package hub
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+)
+
+// Everything the model reads comes from here. Results never contain a token
+// except proposal_status's answer under token delivery "agent".
+
+func toolError(msg string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
+}
+
+// refusedResult answers a confirmed call whose token did not hold. It is a
+// tool error: the call as made can never succeed.
+func refusedResult(reason string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{
+		IsError:    true,
+		Text:       "REFUSED — nothing was signed or sent. " + reason,
+		Structured: map[string]any{"status": "refused", "reason": reason},
+	}
+}
+
+func denialResult(d policy.Decision) mcpbridge.CallResult {
+	retry := "Retrying with the same arguments will not succeed in this session."
+	if d.Retryable {
+		retry = "This may succeed later, once the condition above changes."
+	}
+	return mcpbridge.CallResult{
+		Text: fmt.Sprintf("DENIED by policy (rule %s) — nothing was signed or sent.\n%s\n%s", d.Rule, d.Reason, retry),
+		Structured: map[string]any{
+			"status": "denied", "rule": d.Rule, "reason": d.Reason, "retryable": d.Retryable,
+		},
+	}
+}
+
+func unknownProposalResult(id string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{
+		Text:       fmt.Sprintf("Proposal %s is unknown to this console (it may have been made before a restart). Propose again.", id),
+		Structured: map[string]any{"status": "unknown", "proposal_id": id},
+	}
+}
+
+func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
+
+func networkLine(n executor.Network) string {
+	if n.IsMainnet() {
+		return "🔴 MAINNET — real funds"
+	}
+	return n.Label() + " (test network; no real funds)"
+}
+
+func capsText(v SpendSummary) string {
+	s := fmt.Sprintf("Caps: per transfer %s SOL · session %s of %s SOL used (%s SOL reserved, %s SOL remaining)",
+		executor.FormatSOL(v.PerTx), executor.FormatSOL(v.Spent+v.Reserved), executor.FormatSOL(v.PerSession),
+		executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
+	if v.PerDay > 0 {
+		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
+	}
+	if v.Paused {
+		s += " · WRITES PAUSED by the operator"
+	}
+	return s
+}
+
+// previewText is the proposal as the human and the audit trail see it.
+func previewText(p *Proposal, n executor.Network) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Action: transfer %s to %s\n", sol(p.Transfer.Lamports), p.Transfer.To)
+	fmt.Fprintf(&b, "Spend: %s including a %d-lamport fee (simulated)\n", sol(p.Spend), p.Preview.Fee)
+	for _, ins := range p.Preview.Instructions {
+		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
+	}
+	fmt.Fprintf(&b, "Network: %s\n", networkLine(n))
+	fmt.Fprintf(&b, "Message sha256: %s", p.Preview.MessageSHA256)
+	for _, f := range p.Flags {
+		fmt.Fprintf(&b, "\nWarning: %s", f)
+	}
+	return b.String()
+}
+
+func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) mcpbridge.CallResult {
+	var b strings.Builder
+	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
+	if repeated {
+		b.WriteString("(This is the proposal already waiting for these exact arguments.)\n")
+	}
+	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
+	b.WriteString(previewText(p, n))
+	b.WriteString("\n" + capsText(v) + "\n")
+	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call transfer_sol again with exactly the same to and lamports plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
+		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID)
+	return mcpbridge.CallResult{
+		Text: b.String(),
+		Structured: map[string]any{
+			"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
+			"to": p.Transfer.To.String(), "lamports": fmt.Sprint(p.Transfer.Lamports),
+			"spend_lamports": fmt.Sprint(p.Spend), "fee_lamports": fmt.Sprint(p.Preview.Fee),
+			"network": string(n), "flags": p.Flags,
+		},
+	}
+}
+
+func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
+	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
+	var text string
+	switch p.Status {
+	case StatusPending:
+		st["expires_at"] = p.ExpiresAt.UTC().Format(time.RFC3339)
+		text = fmt.Sprintf("Proposal %s is still waiting for the human (expires %s). Call proposal_status again to keep waiting.", p.ID, p.ExpiresAt.UTC().Format(time.RFC3339))
+	case StatusApproved:
+		st["expires_at"] = p.TokenExpires.UTC().Format(time.RFC3339)
+		if deliverToken {
+			st["confirm"] = p.Token
+			text = fmt.Sprintf("Proposal %s was APPROVED. Call %s again with exactly the same arguments plus confirm=%q before %s. The token works once, only for these arguments.",
+				p.ID, p.Tool, p.Token, p.TokenExpires.UTC().Format(time.RFC3339))
+		} else {
+			text = fmt.Sprintf("Proposal %s was APPROVED. The confirmation token is shown only in the operator's console: ask the human for it, then call %s again with exactly the same arguments plus confirm=<token> before %s.",
+				p.ID, p.Tool, p.TokenExpires.UTC().Format(time.RFC3339))
+		}
+	case StatusDenied, StatusExpired:
+		st["reason"] = p.Reason
+		text = fmt.Sprintf("Proposal %s was %s: %s. Nothing was signed or sent.", p.ID, strings.ToUpper(string(p.Status)), p.Reason)
+	default:
+		return executionResult(p)
+	}
+	return mcpbridge.CallResult{Text: text, Structured: st}
+}
+
+// executionResult reports an execution; "executed" only after the chain
+// confirmed it and the re-fetch agreed.
+func executionResult(p *Proposal) mcpbridge.CallResult {
+	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
+	if p.Signature != "" {
+		st["signature"] = p.Signature
+	}
+	switch p.Status {
+	case StatusExecuted:
+		r := p.Result
+		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
+		st["to"], st["lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports)
+		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
+			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports. The re-fetched transaction shows err=null and the expected balance changes.",
+			sol(p.Transfer.Lamports), p.Transfer.To, p.Signature, r.Slot, r.Fee)}
+	case StatusExecuting, StatusSubmitted:
+		if p.Reason != "" {
+			st["reason"] = p.Reason
+		}
+		msg := fmt.Sprintf("SUBMITTED, not yet confirmed — do not assume success. Proposal %s is still being followed on chain", p.ID)
+		if p.Signature != "" {
+			msg += " (signature " + p.Signature + ")"
+		}
+		return mcpbridge.CallResult{Structured: st, Text: msg + ". Call proposal_status with wait_seconds to learn the outcome."}
+	default:
+		st["reason"] = p.Reason
+		if p.Result != nil {
+			st["outcome"] = string(p.Result.Outcome)
+			if p.Result.ChainErr != nil {
+				st["chain_err"] = p.Result.ChainErr
+			}
+		}
+		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
+	}
+}
+
+func errText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,51 @@
+package mcpbridge
+
+import "encoding/json"
+
+// The socket API between `solgate mcp` (client) and the console's hub
+// (server). The bridge forwards tool calls verbatim: all parsing, policy and
+// state live in the hub, so the process the model drives decides nothing.
+
+// CallPath is the endpoint for tool calls.
+const CallPath = "/v1/call"
+
+// HealthPath answers whether a console is serving and on which network.
+const HealthPath = "/v1/health"
+
+// ClientInfo names the MCP client a bridge serves (from `initialize`).
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// String is how a client is shown to the operator and keyed by the breaker.
+func (c ClientInfo) String() string {
+	switch {
+	case c.Name == "":
+		return "unknown-client"
+	case c.Version == "":
+		return c.Name
+	}
+	return c.Name + " " + c.Version
+}
+
+// CallRequest is one tool call forwarded by a bridge.
+type CallRequest struct {
+	Client    ClientInfo      `json:"client"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// CallResult is the hub's answer, mapped 1:1 onto an MCP CallToolResult.
+type CallResult struct {
+	IsError    bool           `json:"isError"`
+	Text       string         `json:"text"`
+	Structured map[string]any `json:"structured,omitempty"`
+}
+
+// Health is the hub's self-description.
+type Health struct {
+	Network string `json:"network"`
+	Wallet  string `json:"wallet"`
+	Version string `json:"version"`
+}
