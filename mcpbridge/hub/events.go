@@ -21,6 +21,7 @@ const (
 	EventSpendChanged    EventKind = "spend_changed"
 	EventPaused          EventKind = "paused"
 	EventTokensRevoked   EventKind = "tokens_revoked"
+	EventNote            EventKind = "note" // a line for the console log, e.g. the demo agent's narration
 )
 
 // Event is one published change. Proposal is a snapshot, safe to keep.

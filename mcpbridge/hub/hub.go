@@ -161,6 +161,12 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	return toolError(fmt.Sprintf("tool %q is not handled by this console", req.Tool))
 }
 
+// Note shows a line in the console log. The demo's scripted agent narrates
+// through it; the text is untrusted and the console sanitises it.
+func (h *Hub) Note(client, msg string) {
+	h.events.publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+}
+
 // Proposals returns snapshots of every proposal, oldest first.
 func (h *Hub) Proposals() []*Proposal {
 	h.mu.Lock()
