@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -57,14 +56,7 @@ func auditResolveStateDir(flagValue string, flagSet bool) (string, error) {
 	if v := os.Getenv("SOLGATE_STATE_DIR"); v != "" {
 		return v, nil
 	}
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "solgate"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("--state: no home directory to default to (%w); pass --state DIR or set SOLGATE_STATE_DIR", err)
-	}
-	return filepath.Join(home, ".local", "state", "solgate"), nil
+	return defaultStateDir(), nil
 }
 
 func runAudit(out io.Writer, dir string, asJSON bool) error {

@@ -106,9 +106,10 @@ func (p *policyFlags) build(f *pflag.FlagSet) (policy.Config, error) {
 	return cfg, nil
 }
 
-// defaultStateDir follows the XDG base directory convention.
+// defaultStateDir follows the XDG base directory convention (a relative
+// XDG_STATE_HOME is invalid by that spec and ignored).
 func defaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "solgate")
 	}
 	home, err := os.UserHomeDir()
