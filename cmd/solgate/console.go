@@ -5,21 +5,15 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
 
@@ -77,68 +71,16 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.state, 0o700); err != nil {
-		return fmt.Errorf("--state %s: %w", o.state, err)
-	}
-	logFile, err := os.OpenFile(filepath.Join(o.state, "console.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("--state %s: open log: %w", o.state, err)
-	}
-	defer logFile.Close()
-	logger := slog.New(slog.NewTextHandler(logFile, nil))
-
-	client := executor.NewClient(o.rpc, executor.ClientOptions{})
-	defer client.Close()
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	network, genesis, err := client.DetectNetwork(dctx)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("--rpc %s: cannot reach the node: %w", o.rpc, err)
-	}
-	st, err := store.Open(o.state)
-	if err != nil {
-		return fmt.Errorf("--state %s: %w", o.state, err)
-	}
-	defer st.Close()
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		return fmt.Errorf("--state %s: restore spend ledger: %w", o.state, err)
-	}
-	ex := executor.New(client, key, executor.Options{})
-
-	// Settle whatever a previous console left in flight before accepting writes.
-	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
-		fmt.Fprintln(stderr, "reconcile:", line)
-		logger.Info("reconcile", "msg", line)
-	}); err != nil {
-		return err
-	}
-
-	h, err := hub.New(hub.Options{
-		Executor: ex, Network: network, Genesis: genesis, Policy: cfg,
-		Spend: spend, Store: st, Logger: logger,
+	auth, err := startAuthority(ctx, authorityConfig{
+		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, stderr: stderr,
 	})
 	if err != nil {
 		return err
 	}
-	ln, err := mcpbridge.Listen(o.socket)
-	if err != nil {
-		return fmt.Errorf("--socket %s: %w", o.socket, err)
-	}
-	go func() {
-		if err := h.Serve(ln); err != nil {
-			logger.Error("socket server stopped", "err", err)
-		}
-	}()
-	logger.Info("console started", "network", network, "wallet", key.PublicKey().String(), "socket", o.socket)
-
-	runErr := tui.Run(ctx, tui.Options{
-		Hub:     h,
-		Genesis: genesis,
+	defer auth.Close()
+	return tui.Run(ctx, tui.Options{
+		Hub:     auth.hub,
+		Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
 	})
-	// Stop taking calls, then let executions in flight settle the ledger.
-	ln.Close()
-	h.Close()
-	return runErr
 }

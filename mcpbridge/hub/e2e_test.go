@@ -22,6 +22,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/demoagent"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -317,6 +318,12 @@ func TestDenialsAndBadArgumentsAreResults(t *testing.T) {
 	big := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": "4600000000"})
 	if big.status() != "denied" || big.structured["retryable"] != false {
 		t.Errorf("4.6 SOL: %+v", big)
+	}
+	// A look-alike of an allowlisted address is denied, and the reason says why it is suspicious.
+	fake := demoagent.LookAlike(w.allowed)
+	poisoned := a.call("transfer_sol", map[string]any{"to": fake.String(), "lamports": 1_000_000})
+	if poisoned.status() != "denied" || !strings.Contains(poisoned.text, "possible address poisoning") || !strings.Contains(poisoned.text, w.allowed.String()) {
+		t.Errorf("look-alike: %+v", poisoned)
 	}
 	if len(w.hub.Proposals()) != 0 {
 		t.Error("a denial reached the human's queue")

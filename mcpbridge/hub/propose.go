@@ -117,6 +117,11 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 // retry breaker, and shows the denial in the console log.
 func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
 	d = h.opts.Breaker.Observe(client, fp, d)
+	h.mu.Lock()
+	for _, w := range h.lookAlikeLocked(a.To.String()) {
+		d.Reason += " Warning: " + w + "."
+	}
+	h.mu.Unlock()
 	h.audit("auto_denied", "", map[string]any{
 		"client": client, "fingerprint": fp, "rule": d.Rule, "reason": d.Reason,
 		"to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// authorityConfig is what the console (and the demo) need to hold the key.
+type authorityConfig struct {
+	rpc    string
+	key    *executor.Keypair
+	socket string
+	state  string
+	policy policy.Config
+	stderr io.Writer // startup messages, before the TUI owns the terminal
+}
+
+// authority is a running hub serving its socket, with everything it owns.
+type authority struct {
+	hub     *hub.Hub
+	genesis string
+	log     *slog.Logger
+	closers []func()
+}
+
+// Close stops taking calls, lets executions in flight settle the ledger,
+// then closes the store, the RPC client and the log, in that order.
+func (a *authority) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}
+
+// startAuthority opens the state, reconciles what a previous run left in
+// flight, and serves the hub on the socket. On error everything opened so far
+// is closed again.
+func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err error) {
+	a := &authority{}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if err := os.MkdirAll(c.state, 0o700); err != nil {
+		return nil, fmt.Errorf("--state %s: %w", c.state, err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(c.state, "console.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--state %s: open log: %w", c.state, err)
+	}
+	a.closers = append(a.closers, func() { logFile.Close() })
+	a.log = slog.New(slog.NewTextHandler(logFile, nil))
+
+	client := executor.NewClient(c.rpc, executor.ClientOptions{})
+	a.closers = append(a.closers, func() { client.Close() })
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	network, genesis, err := client.DetectNetwork(dctx)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("--rpc %s: cannot reach the node: %w", c.rpc, err)
+	}
+	a.genesis = genesis
+
+	st, err := store.Open(c.state)
+	if err != nil {
+		return nil, fmt.Errorf("--state %s: %w", c.state, err)
+	}
+	a.closers = append(a.closers, func() { st.Close() })
+	spend, err := policy.NewSpend(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
+	}
+	ex := executor.New(client, c.key, executor.Options{})
+	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
+		fmt.Fprintln(c.stderr, "reconcile:", line)
+		a.log.Info("reconcile", "msg", line)
+	}); err != nil {
+		return nil, err
+	}
+
+	h, err := hub.New(hub.Options{
+		Executor: ex, Network: network, Genesis: genesis, Policy: c.policy,
+		Spend: spend, Store: st, Logger: a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.hub = h
+	a.closers = append(a.closers, h.Close)
+	ln, err := mcpbridge.Listen(c.socket)
+	if err != nil {
+		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
+	}
+	a.closers = append(a.closers, func() { ln.Close() })
+	go func() {
+		if err := h.Serve(ln); err != nil {
+			a.log.Error("socket server stopped", "err", err)
+		}
+	}()
+	a.log.Info("console started", "network", network, "wallet", c.key.PublicKey().String(), "socket", c.socket)
+	return a, nil
+}
