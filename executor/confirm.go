@@ -102,8 +102,10 @@ func (e *Executor) confirm(ctx context.Context, p *Prepared, res *Result, raw []
 	var lastErr error
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
+		slept := time.Now()
 		select {
 		case <-ctx.Done():
+			res.Timings.PollSleep += time.Since(slept)
 			res.Outcome = Unknown
 			res.Reason = fmt.Sprintf("gave up waiting after %s (%v); the transaction may still land: check signature %s", time.Since(started).Round(time.Millisecond), ctx.Err(), sig)
 			if lastErr != nil {
@@ -112,6 +114,7 @@ func (e *Executor) confirm(ctx context.Context, p *Prepared, res *Result, raw []
 			return
 		case <-time.After(poll):
 		}
+		res.Timings.PollSleep += time.Since(slept)
 		poll = min(poll*2, e.opts.PollInterval)
 		report(progress, Progress{Step: StepConfirming, Signature: sig, Attempt: attempt, Elapsed: time.Since(started)})
 

@@ -58,6 +58,9 @@ type Timings struct {
 	Confirm  time.Duration // until confirmed (or given up)
 	Verify   time.Duration // getTransaction re-fetch and checks
 	Total    time.Duration
+	// PollSleep is time spent sleeping between status polls: waiting on the
+	// chain, like RPC waits. Total − RPC.Waiting − PollSleep is solgate's own work.
+	PollSleep time.Duration
 }
 
 // Step names a phase for progress reports.

@@ -131,6 +131,7 @@ func printProof(w io.Writer, network executor.Network, genesis string, from, to 
 	fmt.Fprintf(w, "  wall time  %s (simulate %s, sign %s, send %s, confirm %s, verify %s)\n",
 		ms(t.Total), ms(t.Simulate), ms(t.Sign), ms(t.Send), ms(t.Confirm), ms(t.Verify))
 	fmt.Fprintf(w, "  rpc calls  %d (%d retries, %d rebroadcasts; %s waiting on the node)\n", r.RPC.Calls, r.RPC.Retries, r.Rebroadcasts, ms(r.RPC.Waiting))
+	fmt.Fprintf(w, "  overhead   %s (wall time less RPC waits and %s of status-poll sleeps)\n", ms(max(0, t.Total-r.RPC.Waiting-t.PollSleep)), ms(t.PollSleep))
 	if r.Outcome == executor.Executed {
 		var delta int64
 		for _, c := range r.Changes {
