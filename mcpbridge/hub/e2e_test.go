@@ -467,3 +467,78 @@ func TestReadToolsAnswerFromTheLedger(t *testing.T) {
 		t.Errorf("proposal_status unknown: %+v", unknown)
 	}
 }
+
+func TestUndecidedProposalExpiresAsDeniedByTimeout(t *testing.T) {
+	w := newWorld(t, func(o *hub.Options) { o.ProposalTTL = 300 * time.Millisecond })
+	a := startAgent(t, w.socket)
+	id := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}).structured["proposal_id"].(string)
+	// The long-poll wakes when the expiry fires.
+	st := a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 5})
+	if st.status() != "expired" || !strings.Contains(fmt.Sprint(st.structured["reason"]), "denied by timeout") {
+		t.Fatalf("status after TTL: %+v", st)
+	}
+	if _, err := w.hub.Approve(id, "operator"); err == nil {
+		t.Fatal("an expired proposal was approved")
+	}
+	if d, err := w.store.GetDecision(id); err != nil || d.Outcome != store.OutcomeExpired {
+		t.Errorf("stored decision: %+v %v", d, err)
+	}
+}
+
+// An execution slower than the execute wait answers "submitted" with the
+// signature; proposal_status later carries the verified outcome.
+func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
+	w := newWorld(t, func(o *hub.Options) { o.ExecuteWait = time.Millisecond })
+	a := startAgent(t, w.socket)
+	const amount = 4_000_000
+	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
+	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	first := a.call("transfer_sol", args)
+	if first.isError || (first.status() != "executing" && first.status() != "submitted") || !strings.Contains(first.text, "do not assume success") {
+		t.Fatalf("slow execute: %+v", first)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var final toolAnswer
+	for time.Now().Before(deadline) {
+		final = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+		if final.status() == "executed" || final.status() == "failed" {
+			break
+		}
+	}
+	if final.status() != "executed" || final.structured["signature"] == nil {
+		t.Fatalf("final status: %+v", final)
+	}
+	if got := w.balance(t, w.allowed); got != amount {
+		t.Errorf("recipient %d, want %d", got, amount)
+	}
+}
+
+func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
+	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := a.call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": p.Token})
+	if !other.isError || other.status() != "refused" {
+		t.Fatalf("token with other recipient: %+v", other)
+	}
+	args["confirm"] = p.Token
+	if again := a.call("transfer_sol", args); !again.isError {
+		t.Fatalf("token survived misuse: %+v", again)
+	}
+	if st := a.call("proposal_status", map[string]any{"proposal_id": id}); st.status() != "failed" {
+		t.Errorf("proposal after its token was burned: %+v", st)
+	}
+	if w.executed(t) != 0 || w.balance(t, w.stranger) != 0 || w.balance(t, w.allowed) != 0 {
+		t.Fatal("funds moved")
+	}
+}

@@ -19,38 +19,23 @@ var ErrNotPending = errors.New("proposal is not pending")
 // happen. A second approval of the same proposal is ErrNotPending.
 func (h *Hub) Approve(id, by string) (*Proposal, error) {
 	h.mu.Lock()
-	p, ok := h.proposals[id]
-	if !ok {
-		h.mu.Unlock()
-		return nil, fmt.Errorf("approve %s: no such proposal", id)
+	defer h.mu.Unlock()
+	p, err := h.pendingLocked(id, "approve")
+	if err != nil {
+		return nil, err
 	}
-	if p.Status != StatusPending {
-		st := p.Status
-		h.mu.Unlock()
-		return nil, fmt.Errorf("approve %s: %w (it is %s)", id, ErrNotPending, st)
+	if err := h.decideLocked(p, StatusApproved, by, ""); err != nil {
+		return nil, fmt.Errorf("approve %s: the approval could not be recorded, so no token was issued: %w", id, err)
 	}
-	h.decideLocked(p, StatusApproved, by, "")
 	token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, h.opts.TokenTTL)
 	if err != nil {
-		// Back to pending: nothing was issued.
-		p.Status, p.DecidedBy = StatusPending, ""
-		h.pendingByFP[p.Fingerprint] = p.ID
-		h.mu.Unlock()
+		// Recorded as approved but unusable: void it rather than leave it hanging.
+		p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()
+		h.changedLocked(p)
 		return nil, fmt.Errorf("approve %s: issue token: %w", id, err)
 	}
 	p.Token, p.TokenExpires = token, expires
 	snap := p.snapshot()
-	h.mu.Unlock()
-
-	if err := h.recordDecision(snap, store.OutcomeApproved); err != nil {
-		// Unrecorded approvals must not execute.
-		h.tokens.Revoke(id)
-		h.mu.Lock()
-		p.Status, p.Token, p.Reason = StatusFailed, "", "the approval could not be recorded: "+err.Error()
-		h.changedLocked(p)
-		h.mu.Unlock()
-		return nil, fmt.Errorf("approve %s: %w", id, err)
-	}
 	h.publish(EventProposalDecided, snap, "")
 	h.log.Info("approved", "id", id, "by", by)
 	return snap, nil
@@ -62,22 +47,27 @@ func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
 		reason = "denied by the operator"
 	}
 	h.mu.Lock()
-	p, ok := h.proposals[id]
-	if !ok {
-		h.mu.Unlock()
-		return nil, fmt.Errorf("deny %s: no such proposal", id)
+	defer h.mu.Unlock()
+	p, err := h.pendingLocked(id, "deny")
+	if err != nil {
+		return nil, err
 	}
-	if p.Status != StatusPending {
-		st := p.Status
-		h.mu.Unlock()
-		return nil, fmt.Errorf("deny %s: %w (it is %s)", id, ErrNotPending, st)
-	}
-	h.decideLocked(p, StatusDenied, by, reason)
+	// A denial stands even if the store cannot record it: failing closed.
+	_ = h.decideLocked(p, StatusDenied, by, reason)
 	snap := p.snapshot()
-	h.mu.Unlock()
-	h.recordDecision(snap, store.OutcomeDenied)
 	h.publish(EventProposalDecided, snap, reason)
 	return snap, nil
+}
+
+func (h *Hub) pendingLocked(id, verb string) (*Proposal, error) {
+	p, ok := h.proposals[id]
+	if !ok {
+		return nil, fmt.Errorf("%s %s: no such proposal", verb, id)
+	}
+	if p.Status != StatusPending {
+		return nil, fmt.Errorf("%s %s: %w (it is %s)", verb, id, ErrNotPending, p.Status)
+	}
+	return p, nil
 }
 
 // DenyAllPending denies every pending proposal, e.g. when the console closes.

@@ -140,20 +140,31 @@ func (h *Hub) expireUndecided(id string) {
 		h.mu.Unlock()
 		return
 	}
-	h.decideLocked(p, StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	// Expiry stands even if the store cannot record it: failing closed.
+	_ = h.decideLocked(p, StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
 	snap := p.snapshot()
 	h.mu.Unlock()
-	h.recordDecision(snap, store.OutcomeExpired)
 	h.publish(EventProposalExpired, snap, snap.Reason)
 }
 
-// decideLocked moves a pending proposal out of the queue.
-func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) {
-	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, h.opts.Now()
+// decideLocked records a decision on a pending proposal and only then makes
+// it visible: waiters never see a decision the store does not have. When the
+// record fails, the proposal stays pending (except for denials and expiry,
+// which fail closed anyway) and the error is returned.
+func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) error {
+	p.DecidedBy, p.Reason, p.DecidedAt = by, reason, h.opts.Now()
+	outcome := map[Status]string{StatusApproved: store.OutcomeApproved, StatusDenied: store.OutcomeDenied, StatusExpired: store.OutcomeExpired}[st]
+	err := h.recordDecision(p, outcome)
+	if err != nil && st == StatusApproved {
+		p.DecidedBy, p.Reason, p.DecidedAt = "", "", time.Time{}
+		return err
+	}
+	p.Status = st
 	if h.pendingByFP[p.Fingerprint] == p.ID {
 		delete(h.pendingByFP, p.Fingerprint)
 	}
 	h.changedLocked(p)
+	return err
 }
 
 func (h *Hub) recordDecision(p *Proposal, outcome string) error {
