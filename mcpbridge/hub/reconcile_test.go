@@ -1,0 +1,109 @@
+package hub_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// A console died with three spends open: one whose transaction landed, one
+// reserved but never sent, one sent but never landed. The next console's
+// Reconcile must settle the first at the chain's numbers and release the
+// others, all read back from the reopened database.
+func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	key, _ := executor.NewRandomKeypair()
+	if err := l.Fund(ctx, key.PublicKey().String(), solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	friend, _ := executor.NewRandomKeypair()
+	ex := executor.New(executor.NewClient(l.RPC(), executor.ClientOptions{}), key, executor.Options{})
+	cfg := policy.DefaultConfig()
+	cfg.AllowRecipients = []string{friend.PublicKey().String()}
+	dir := t.TempDir()
+
+	// First console: reserve three spends, send one for real, then "crash".
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spend, err := policy.NewSpend(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Recipient: friend.PublicKey().String(), Lamports: 2_005_000, InputIsSOL: true}
+	for _, id := range []string{"landed", "unsent", "lost"} {
+		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: policy.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := spend.Reserve(id, cfg, prop); err != nil || !d.Allowed {
+			t.Fatalf("reserve %s: %+v %v", id, d, err)
+		}
+	}
+	res, err := ex.ExecuteTransfer(ctx, executor.Transfer{To: friend.PublicKey(), Lamports: 2_000_000}, nil)
+	if err != nil || res.Outcome != executor.Executed {
+		t.Fatalf("transfer: %v %+v", err, res)
+	}
+	if err := spend.Sent("landed", res.Signature.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := spend.Sent("lost", solana.Signature{7, 7, 7}.String()); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	// Next console, some minutes later.
+	st, err = store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spend, err = policy.NewSpend(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := spend.State(); s.SessionReserved != 3*2_005_000 {
+		t.Fatalf("restored reservations hold %d, want %d", s.SessionReserved, 3*2_005_000)
+	}
+	later := func() time.Time { return time.Now().Add(5 * time.Minute) }
+	var lines []string
+	if err := hub.Reconcile(ctx, ex, spend, st, later, func(s string) { lines = append(lines, s) }); err != nil {
+		t.Fatal(err)
+	}
+
+	for id, want := range map[string]string{"landed": store.StateSettled, "unsent": store.StateReleased, "lost": store.StateReleased} {
+		r, err := st.GetReservation(id)
+		if err != nil || r.State != want {
+			t.Errorf("%s: stored reservation %+v %v, want %s", id, r, err, want)
+		}
+	}
+	if r, _ := st.GetReservation("landed"); r.Lamports != 2_000_000+5000 {
+		t.Errorf("landed settled at %d, want the chain's 2005000", r.Lamports)
+	}
+	if s := spend.State(); s.SessionReserved != 0 {
+		t.Errorf("still reserved after reconcile: %+v", s)
+	}
+	execs, err := st.Executions("landed")
+	if err != nil || len(execs) != 1 || execs[0].Signature != res.Signature.String() || execs[0].Outcome != store.ExecExecuted {
+		t.Errorf("landed execution row: %+v %v", execs, err)
+	}
+	if bad, err := st.VerifyAudit(); err != nil {
+		t.Errorf("audit chain broken at %d: %v", bad, err)
+	}
+	if len(lines) != 3 {
+		t.Errorf("progress lines: %q", lines)
+	}
+}
