@@ -60,6 +60,8 @@ type Options struct {
 type Ledger struct {
 	rpcURL      string
 	genesisHash string
+	swapAPI     string
+	demo        DemoMints
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -87,6 +89,11 @@ type Stats struct {
 	FailedCalls          uint64 `json:"failedCalls"` // HTTP 503s injected by FailNextCalls
 	Slot                 uint64 `json:"slot"`
 	BlockHeight          uint64 `json:"blockHeight"`
+	// Swap API counters (swap.mjs): quotes answered, swap transactions
+	// built, and requests answered by an injected swap fault.
+	SwapQuotes       uint64 `json:"swapQuotes"`
+	SwapTransactions uint64 `json:"swapTransactions"`
+	SwapFaults       uint64 `json:"swapFaults"`
 }
 
 // ErrNodeMissing is returned (wrapped) by Start when `node` is not on PATH.
@@ -182,8 +189,10 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	type ready struct {
-		RPC         string `json:"rpc"`
-		GenesisHash string `json:"genesisHash"`
+		RPC         string    `json:"rpc"`
+		GenesisHash string    `json:"genesisHash"`
+		SwapAPI     string    `json:"swapApi"`
+		Swap        DemoMints `json:"swap"`
 	}
 	fail := func(reason string) (*Ledger, error) {
 		l.Close()
@@ -197,6 +206,8 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		}
 		l.rpcURL = r.RPC
 		l.genesisHash = r.GenesisHash
+		l.swapAPI = r.SwapAPI
+		l.demo = r.Swap
 		return l, nil
 	case <-l.exited:
 		return fail(fmt.Sprintf("server exited before it was ready (%v)", l.exitError()))
@@ -449,4 +460,114 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Write(p)
+}
+
+// ---------------------------------------------------------------- swaps
+
+// DemoToken is one demo SPL mint and the constant-product pool that trades it
+// against SOL.
+type DemoToken struct {
+	Mint string `json:"mint"`
+	// Pool is the pool authority: a system account holding the pool's SOL
+	// reserve and owning PoolTokenAccount. Quotes name it as routePlan[].swapInfo.ammKey.
+	Pool             string `json:"pool"`
+	PoolTokenAccount string `json:"poolTokenAccount"`
+	Decimals         uint8  `json:"decimals"`
+}
+
+// DemoMints are the demo tokens and pools the ledger creates at startup.
+type DemoMints struct {
+	// WSOL is the wrapped-SOL mint, which stands for SOL in quotes.
+	WSOL string `json:"wsol"`
+	// USDC is a USDC-like token (6 decimals) with Metaplex metadata.
+	USDC DemoToken `json:"usdc"`
+	// Bait is a hostile token: its metadata name is an instruction to the
+	// model, its symbol carries an ANSI escape, and it has a freeze authority.
+	Bait DemoToken `json:"bait"`
+	// LookupTable is the address lookup table the swap transactions use.
+	LookupTable string `json:"lookupTable"`
+	// Thief is an address in the lookup table that tamper-destination-alt
+	// sends the user's SOL to.
+	Thief  string `json:"thief"`
+	FeeBps int    `json:"feeBps"`
+}
+
+// SwapAPI is the base URL of the Jupiter-compatible Swap API v1
+// (GET {base}/swap/v1/quote, POST {base}/swap/v1/swap), on the RPC's port.
+func (l *Ledger) SwapAPI() string { return l.swapAPI }
+
+// DemoMints are the demo tokens and pools (from the ready line).
+func (l *Ledger) DemoMints() DemoMints { return l.demo }
+
+// PoolMove is another trader's swap through a pool: exactly one of Lamports
+// (SOL in, tokens out: SOL→token quotes get worse) or Tokens (tokens in, SOL
+// out). Mint selects the pool (default the USDC-like pool).
+type PoolMove struct {
+	Mint     string
+	Lamports uint64
+	Tokens   uint64
+}
+
+// PoolState is a pool's reserves after a move.
+type PoolState struct {
+	Pool         string `json:"pool"`
+	Mint         string `json:"mint"`
+	SOLReserve   uint64 `json:"solReserve,string"`
+	TokenReserve uint64 `json:"tokenReserve,string"`
+}
+
+// MovePool moves a pool's price, as a trade by someone else would. The
+// reserves are written directly; the ledger's transaction counters do not move.
+func (l *Ledger) MovePool(ctx context.Context, m PoolMove) (PoolState, error) {
+	p := map[string]any{}
+	if m.Mint != "" {
+		p["mint"] = m.Mint
+	}
+	switch {
+	case m.Lamports > 0 && m.Tokens == 0:
+		p["lamports"] = strconv.FormatUint(m.Lamports, 10)
+	case m.Tokens > 0 && m.Lamports == 0:
+		p["tokens"] = strconv.FormatUint(m.Tokens, 10)
+	default:
+		return PoolState{}, errors.New("localnet: MovePool needs exactly one of Lamports or Tokens")
+	}
+	var st PoolState
+	err := l.Call(ctx, "localnet_movePool", []any{p}, &st)
+	return st, err
+}
+
+// Swap API fault modes for SwapFault.
+const (
+	SwapDown                 = "down"                   // connection closed without an answer
+	SwapSlow                 = "slow"                   // answer after SwapFault.Delay (default 15 s)
+	Swap500                  = "500"                    // HTTP 500, plain text
+	SwapGarbage              = "garbage"                // HTTP 200, a body that is not JSON
+	SwapHuge                 = "huge"                   // HTTP 200, a 50 MB body
+	SwapTamperPayer          = "tamper-payer"           // /swap: fee payer is not the user
+	SwapTamperProgram        = "tamper-program"         // /swap: an extra instruction for an unknown program
+	SwapTamperDestination    = "tamper-destination"     // /swap: the user's SOL goes to a fresh address, not the pool
+	SwapTamperDestinationALT = "tamper-destination-alt" // /swap: ... to DemoMints().Thief, loaded from the lookup table
+)
+
+// SwapFault arms a fault for the next Count swap-API requests (default 1).
+// Tamper modes count only /swap requests; the others count quotes too.
+type SwapFault struct {
+	Mode  string
+	Count int
+	Delay time.Duration // for SwapSlow
+}
+
+// SetSwapFault arms f; SetSwapFault(ctx, SwapFault{}) clears any fault.
+func (l *Ledger) SetSwapFault(ctx context.Context, f SwapFault) error {
+	if f.Mode == "" {
+		return l.Call(ctx, "localnet_swapFault", []any{map[string]any{"mode": "off"}}, nil)
+	}
+	p := map[string]any{"mode": f.Mode}
+	if f.Count > 0 {
+		p["count"] = f.Count
+	}
+	if f.Delay > 0 {
+		p["ms"] = f.Delay.Milliseconds()
+	}
+	return l.Call(ctx, "localnet_swapFault", []any{p}, nil)
 }

@@ -12,7 +12,8 @@
 //
 // Modules: ledger.mjs (chain state, slots, blockhashes, execution),
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
-// wire.mjs (wire formats), tokens.mjs (SPL token layouts).
+// wire.mjs (wire formats), tokens.mjs (SPL token layouts), swap.mjs (demo
+// tokens, pools and the Jupiter-compatible /swap/v1 API on the same port).
 
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -22,6 +23,7 @@ import { Ledger } from './ledger.mjs';
 import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
+import { SwapApi } from './swap.mjs';
 
 const NETWORKS = {
   'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN',
@@ -94,6 +96,8 @@ function main() {
   const rpc = new Rpc(ledger, log);
   const faults = new Faults(ledger, log);
   rpc.dropHook = () => faults.takeDrop();
+  const swapApi = new SwapApi(ledger, log);
+  Object.assign(faults.methods, swapApi.controls());
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {
@@ -145,6 +149,7 @@ function main() {
       res.end(body);
     };
     if (req.method === 'GET' && (req.url === '/health' || req.url === '/health/')) return send(200, 'ok', 'text/plain');
+    if (swapApi.handles(req)) return swapApi.handle(req, res);
     if (req.method !== 'POST') return send(405, 'Method Not Allowed\n', 'text/plain');
     const chunks = [];
     let size = 0;
@@ -206,11 +211,13 @@ function main() {
 
   server.on('error', (e) => fail(`cannot listen on 127.0.0.1:${opts.port}: ${e.message}`));
   server.keepAliveTimeout = 5000;
-  server.listen(opts.port, '127.0.0.1', () => {
+  // The demo tokens and pools exist before the first request.
+  swapApi.setup().then(() => server.listen(opts.port, '127.0.0.1', () => {
     const { port } = server.address();
-    process.stdout.write(`${JSON.stringify({ rpc: `http://127.0.0.1:${port}`, genesisHash: opts.genesisHash })}\n`);
+    const base = `http://127.0.0.1:${port}`;
+    process.stdout.write(`${JSON.stringify({ rpc: base, genesisHash: opts.genesisHash, swapApi: base, swap: swapApi.pools.info })}\n`);
     log(`listening on http://127.0.0.1:${port} (genesis ${opts.genesisHash}, slot ${opts.slotMs} ms)`);
-  });
+  }), (e) => fail(`setting up the swap pools: ${e.stack}`));
 }
 
 main();

@@ -1,0 +1,621 @@
+package executor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+)
+
+// TokenAccountRent is the rent-exempt minimum of a 165-byte SPL token account
+// (the same on every cluster): the most a created associated token account costs.
+const TokenAccountRent = 2_039_280
+
+// DefaultMaxPriorityFeeLamports caps a swap transaction's priority fee when
+// SwapOptions leaves it zero: 0.005 SOL.
+const DefaultMaxPriorityFeeLamports = 5_000_000
+
+// ErrPriceMoved is matched by *PriceMovedError.
+var ErrPriceMoved = errors.New("price moved beyond the approved minimum — nothing was swapped")
+
+// ErrSwapRefused is wrapped by refusals found after inspection, from the
+// simulation: the transaction would give less than the minimum, or take more
+// than the input. Nothing was signed or sent.
+var ErrSwapRefused = errors.New("swap refused")
+
+// SwapOptions configure a Swapper. Zero values mean the defaults.
+type SwapOptions struct {
+	// SwapPrograms are programs allowed in swap transactions besides the
+	// builtins (system, compute budget, token, token-2022, associated token
+	// account): on mainnet, the aggregator's program. None on localnet.
+	SwapPrograms []solana.PublicKey
+	// MaxPriorityFeeLamports caps compute-unit price × limit
+	// (default DefaultMaxPriorityFeeLamports).
+	MaxPriorityFeeLamports uint64
+}
+
+// Swapper quotes, prepares and submits swaps for an executor's wallet through
+// a swap API. It signs nothing it has not inspected and simulated.
+type Swapper struct {
+	ex   *Executor
+	api  *SwapClient
+	opts SwapOptions
+}
+
+// NewSwapper joins an executor (wallet, RPC, confirm loop) and a swap API.
+func NewSwapper(ex *Executor, api *SwapClient, opts SwapOptions) *Swapper {
+	if opts.MaxPriorityFeeLamports == 0 {
+		opts.MaxPriorityFeeLamports = DefaultMaxPriorityFeeLamports
+	}
+	return &Swapper{ex: ex, api: api, opts: opts}
+}
+
+// API is the swap API client.
+func (s *Swapper) API() *SwapClient { return s.api }
+
+// Quote asks the API for an ExactIn quote.
+func (s *Swapper) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) {
+	return s.api.Quote(ctx, r)
+}
+
+// SwapTerms are the economic terms a human approves: what goes in, and the
+// least that must come out.
+type SwapTerms struct {
+	InputMint   solana.PublicKey
+	OutputMint  solana.PublicKey
+	InAmount    uint64
+	SlippageBps uint16
+	MinimumOut  uint64
+}
+
+// Terms are the quote's terms (MinimumOut = otherAmountThreshold).
+func (q *Quote) Terms() SwapTerms {
+	return SwapTerms{InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, SlippageBps: q.SlippageBps, MinimumOut: q.OtherAmountThreshold}
+}
+
+// PriceMovedError: a fresh quote's minimum is below the approved one.
+type PriceMovedError struct {
+	Approved SwapTerms
+	Fresh    *Quote
+}
+
+func (e *PriceMovedError) Error() string {
+	return fmt.Sprintf("%s: a fresh quote's minimum out is %d, below the approved %d", ErrPriceMoved, e.Fresh.OtherAmountThreshold, e.Approved.MinimumOut)
+}
+
+func (e *PriceMovedError) Is(target error) bool { return target == ErrPriceMoved }
+
+// Requote asks for a fresh quote on the approved terms. When its minimum out
+// is below the approved minimum it returns the fresh quote together with a
+// *PriceMovedError, and the caller must not proceed.
+func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
+	q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: approved.SlippageBps})
+	if err != nil {
+		return nil, fmt.Errorf("re-quote: %w", err)
+	}
+	if q.OtherAmountThreshold < approved.MinimumOut {
+		return q, &PriceMovedError{Approved: approved, Fresh: q}
+	}
+	return q, nil
+}
+
+// TokenChange is one of the wallet's token accounts before and after.
+type TokenChange struct {
+	Account solana.PublicKey
+	Mint    solana.PublicKey
+	Pre     uint64
+	Post    uint64
+}
+
+// SwapPreview describes a swap transaction from its bytes and its simulation.
+type SwapPreview struct {
+	Quote        *Quote
+	Instructions []InstructionSummary
+	Programs     []solana.PublicKey
+	LookupTables []solana.PublicKey
+	// Cosigners signed already (the pool on localnet).
+	Cosigners []solana.PublicKey
+	// ExpectedOut is the quote's outAmount, MinimumOut its otherAmountThreshold;
+	// SimulatedOut is what the simulation gave the wallet (≥ MinimumOut, or
+	// PrepareSwap refuses).
+	ExpectedOut  uint64
+	MinimumOut   uint64
+	SimulatedOut uint64
+	// Wallet is the wallet's SOL before and after in the simulation; Tokens
+	// its input and output token accounts.
+	Wallet BalanceChange
+	Tokens []TokenChange
+	// Fee is what the fee payer is charged (signatures + PriorityFee).
+	Fee         uint64
+	PriorityFee uint64
+	// SpendLamports is the wallet's simulated SOL outflow: input (when SOL) +
+	// fee + rent of accounts it creates. SOL caps are measured against it.
+	SpendLamports uint64
+	MessageSHA256 string
+	Logs          []string
+	UnitsConsumed uint64
+}
+
+// SwapTimings split preparation.
+type SwapTimings struct {
+	Build    time.Duration // the API's /swap
+	Inspect  time.Duration // lookup tables, mints, inspection
+	Simulate time.Duration // balances before + simulation
+	Total    time.Duration
+}
+
+// PreparedSwap is an inspected, simulated, unsigned swap transaction.
+type PreparedSwap struct {
+	Quote      *Quote
+	Terms      SwapTerms
+	Tx         *ForeignTx
+	Inspection *Inspection
+	Preview    SwapPreview
+	// LastValidBlockHeight is what the confirm loop uses to call a send
+	// expired: the larger of the API's claim and our node's height + 150, so
+	// an API that understates it cannot make us call a live transaction dead.
+	LastValidBlockHeight    uint64
+	APILastValidBlockHeight uint64
+	Timings                 SwapTimings
+
+	outAccount solana.PublicKey // the wallet's output token account (zero for SOL out)
+	inAccount  solana.PublicKey // the wallet's input token account (zero for SOL in)
+	stats      CallStats
+	submitted  atomic.Bool
+}
+
+// PrepareSwap has the API build the transaction for q, inspects it, and
+// simulates it unsigned with the wallet's accounts, so the preview shows the
+// SOL and tokens that would move. Any refusal is returned before anything is
+// signed: *InspectionError (ErrUnsafeTransaction), *SimulationError, or an
+// ErrSwapRefused when the simulation gives less than q's minimum or takes
+// more than its input.
+func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, error) {
+	if q == nil {
+		return nil, errors.New("prepare swap: no quote")
+	}
+	e := s.ex
+	ctx, meter := withMeter(ctx)
+	start := time.Now()
+	wallet := e.key.PublicKey()
+	p := &PreparedSwap{Quote: q, Terms: q.Terms()}
+
+	t0 := time.Now()
+	stx, err := s.api.SwapTransaction(ctx, q, wallet)
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
+	}
+	p.Tx = stx.Tx
+	p.APILastValidBlockHeight = stx.LastValidBlockHeight
+	p.Timings.Build = time.Since(t0)
+
+	// Lookup tables and the mints' token programs, in one round trip.
+	t0 = time.Now()
+	tables := p.Tx.LookupTables()
+	var mints []solana.PublicKey
+	for _, m := range []solana.PublicKey{q.InputMint, q.OutputMint} {
+		if !m.Equals(WrappedSOL) {
+			mints = append(mints, m)
+		}
+	}
+	accts, err := e.client.multipleAccounts(ctx, append(append([]solana.PublicKey{}, tables...), mints...))
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
+	}
+	resolved := LookupTables{}
+	for i, k := range tables {
+		a := accts[i]
+		if a == nil || a.Data == nil {
+			return nil, fmt.Errorf("prepare swap: %w", refuse("lookup table %s does not exist", k))
+		}
+		addrs, err := ParseLookupTable(a.Owner, a.Data.GetBinary())
+		if err != nil {
+			return nil, fmt.Errorf("prepare swap: %w", refuse("lookup table %s: %v", k, err))
+		}
+		resolved[k] = addrs
+	}
+	tokenProgram := map[solana.PublicKey]solana.PublicKey{}
+	for i, m := range mints {
+		a := accts[len(tables)+i]
+		if a == nil {
+			return nil, fmt.Errorf("prepare swap: mint %s does not exist", m)
+		}
+		if !a.Owner.Equals(solana.TokenProgramID) && !a.Owner.Equals(solana.Token2022ProgramID) {
+			return nil, fmt.Errorf("prepare swap: %s is not a token mint (owner %s)", m, a.Owner)
+		}
+		tokenProgram[m] = a.Owner
+	}
+	insp, err := Inspect(p.Tx, resolved, InspectRules{
+		Wallet: wallet, InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount,
+		Pools: q.Pools(), SwapPrograms: s.opts.SwapPrograms, MaxPriorityFeeLamports: s.opts.MaxPriorityFeeLamports,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
+	}
+	p.Inspection = insp
+	if m := q.OutputMint; !m.Equals(WrappedSOL) {
+		if p.outAccount, err = AssociatedTokenAddress(wallet, m, tokenProgram[m]); err != nil {
+			return nil, fmt.Errorf("prepare swap: derive output token account: %w", err)
+		}
+	}
+	if m := q.InputMint; !m.Equals(WrappedSOL) {
+		if p.inAccount, err = AssociatedTokenAddress(wallet, m, tokenProgram[m]); err != nil {
+			return nil, fmt.Errorf("prepare swap: derive input token account: %w", err)
+		}
+	}
+	p.Timings.Inspect = time.Since(t0)
+
+	// Simulate unsigned, reading the wallet and its token accounts before
+	// and after.
+	t0 = time.Now()
+	watch := []solana.PublicKey{wallet}
+	if !p.outAccount.IsZero() {
+		watch = append(watch, p.outAccount)
+	}
+	if !p.inAccount.IsZero() {
+		watch = append(watch, p.inAccount)
+	}
+	height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: getBlockHeight: %s", rpcErrorText(err))
+	}
+	p.LastValidBlockHeight = max(stx.LastValidBlockHeight, height+150)
+	pre, err := e.client.multipleAccounts(ctx, watch)
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: read balances before: %w", err)
+	}
+	sim, err := e.client.rpc.SimulateRawTransactionWithOpts(ctx, p.Tx.Raw, &rpc.SimulateTransactionOpts{
+		SigVerify:  false,
+		Commitment: rpc.CommitmentConfirmed,
+		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: watch},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prepare swap: simulateTransaction: %s", rpcErrorText(err))
+	}
+	if sim == nil || sim.Value == nil {
+		return nil, errors.New("prepare swap: node returned an empty simulation result")
+	}
+	if sim.Value.Err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs})
+	}
+	if len(sim.Value.Accounts) != len(watch) {
+		return nil, fmt.Errorf("prepare swap: node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(watch))
+	}
+	p.Timings.Simulate = time.Since(t0)
+
+	pv := &p.Preview
+	pv.Quote = q
+	pv.Instructions = insp.Instructions
+	pv.Programs = insp.Programs
+	pv.LookupTables = tables
+	pv.Cosigners = insp.Cosigners
+	pv.ExpectedOut = q.OutAmount
+	pv.MinimumOut = q.OtherAmountThreshold
+	pv.Fee = insp.Fee
+	pv.PriorityFee = insp.PriorityFee
+	sum := sha256.Sum256(p.Tx.MessageBytes)
+	pv.MessageSHA256 = hex.EncodeToString(sum[:])
+	pv.Logs = sim.Value.Logs
+	if sim.Value.UnitsConsumed != nil {
+		pv.UnitsConsumed = *sim.Value.UnitsConsumed
+	}
+	lamports := func(a *rpc.Account) uint64 {
+		if a == nil {
+			return 0
+		}
+		return a.Lamports
+	}
+	pv.Wallet = BalanceChange{Account: wallet, Pre: lamports(pre[0]), Post: lamports(sim.Value.Accounts[0])}
+	for i := 1; i < len(watch); i++ {
+		mint := q.OutputMint
+		if watch[i].Equals(p.inAccount) {
+			mint = q.InputMint
+		}
+		before, err := tokenAmount(pre[i], mint, wallet)
+		if err != nil {
+			return nil, fmt.Errorf("prepare swap: the wallet's token account %s before: %w", watch[i], err)
+		}
+		after, err := tokenAmount(sim.Value.Accounts[i], mint, wallet)
+		if err != nil {
+			return nil, fmt.Errorf("prepare swap: the wallet's token account %s in the simulation: %w", watch[i], err)
+		}
+		pv.Tokens = append(pv.Tokens, TokenChange{Account: watch[i], Mint: mint, Pre: before, Post: after})
+	}
+	if pv.Wallet.Pre > pv.Wallet.Post {
+		pv.SpendLamports = pv.Wallet.Pre - pv.Wallet.Post
+	}
+	if err := s.checkSimulation(p); err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
+	}
+	p.Timings.Total = time.Since(start)
+	p.stats = meter.stats()
+	return p, nil
+}
+
+// checkSimulation: the wallet gets at least the minimum and gives at most the
+// input (plus fee and the rent of accounts it creates).
+func (s *Swapper) checkSimulation(p *PreparedSwap) error {
+	pv := &p.Preview
+	q := p.Quote
+	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
+	solBudget := pv.Fee + rent
+	if q.InputMint.Equals(WrappedSOL) {
+		solBudget += q.InAmount
+	}
+	if pv.SpendLamports > solBudget {
+		return fmt.Errorf("%w: the simulation takes %d lamports from the wallet, more than the %d allowed (input, fee and rent); nothing was signed or sent", ErrSwapRefused, pv.SpendLamports, solBudget)
+	}
+	for _, tc := range pv.Tokens {
+		if tc.Mint.Equals(q.InputMint) && tc.Pre > tc.Post && tc.Pre-tc.Post > q.InAmount {
+			return fmt.Errorf("%w: the simulation takes %d of %s from the wallet, more than the input of %d; nothing was signed or sent", ErrSwapRefused, tc.Pre-tc.Post, q.InputMint, q.InAmount)
+		}
+	}
+	var out uint64
+	if q.OutputMint.Equals(WrappedSOL) {
+		// SOL out arrives as lamports, net of the fee the wallet paid.
+		if gain := int64(pv.Wallet.Post) - int64(pv.Wallet.Pre) + int64(pv.Fee); gain > 0 {
+			out = uint64(gain)
+		}
+	} else {
+		for _, tc := range pv.Tokens {
+			if tc.Mint.Equals(q.OutputMint) && tc.Post > tc.Pre {
+				out += tc.Post - tc.Pre
+			}
+		}
+	}
+	pv.SimulatedOut = out
+	if out < p.Terms.MinimumOut {
+		return fmt.Errorf("%w: the simulation gives the wallet %d of %s, below the minimum of %d; nothing was signed or sent", ErrSwapRefused, out, q.OutputMint, p.Terms.MinimumOut)
+	}
+	return nil
+}
+
+// tokenAmount reads an SPL token account's amount (0 when it does not exist),
+// checking it is an account of mint owned by owner.
+func tokenAmount(a *rpc.Account, mint, owner solana.PublicKey) (uint64, error) {
+	if a == nil || a.Data == nil || (a.Lamports == 0 && len(a.Data.GetBinary()) == 0) {
+		return 0, nil
+	}
+	if !a.Owner.Equals(solana.TokenProgramID) && !a.Owner.Equals(solana.Token2022ProgramID) {
+		return 0, fmt.Errorf("owned by %s, not a token program", a.Owner)
+	}
+	d := a.Data.GetBinary()
+	if len(d) < 165 {
+		return 0, fmt.Errorf("%d bytes is not a token account", len(d))
+	}
+	if !solana.PublicKeyFromBytes(d[0:32]).Equals(mint) || !solana.PublicKeyFromBytes(d[32:64]).Equals(owner) {
+		return 0, errors.New("not the expected mint and owner")
+	}
+	return binary.LittleEndian.Uint64(d[64:72]), nil
+}
+
+func (c *Client) multipleAccounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	res, err := c.rpc.GetMultipleAccountsWithOpts(ctx, keys, &rpc.GetMultipleAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	if err != nil {
+		return nil, fmt.Errorf("getMultipleAccounts: %s", rpcErrorText(err))
+	}
+	if res == nil || len(res.Value) != len(keys) {
+		return nil, errors.New("getMultipleAccounts: node returned the wrong number of accounts")
+	}
+	return res.Value, nil
+}
+
+// SwapResult is the account of one swap submission. Received and Spent are
+// read back from the chain (postTokenBalances/preTokenBalances and balances).
+type SwapResult struct {
+	Result
+	Terms SwapTerms
+	// Received is the output the wallet got; Spent the input it gave (for SOL
+	// input: lamports beyond the fee, rent included).
+	Received uint64
+	Spent    uint64
+	// WalletDelta is the wallet's lamport change, fee included.
+	WalletDelta int64
+	Tokens      []TokenChange
+}
+
+// ErrAlreadySubmitted: a PreparedSwap is signed and sent at most once.
+var ErrAlreadySubmitted = errors.New("this prepared swap was already submitted")
+
+// SubmitSwap fills the wallet's signature slot, verifies every signature,
+// sends, follows the transaction until the chain answers (the same confirm
+// loop as transfers), and re-fetches it: Executed only when meta.err is null
+// and the wallet received at least the minimum out.
+//
+// The error is non-nil only when nothing was sent.
+func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func(Progress)) (*SwapResult, error) {
+	if p == nil || p.Tx == nil {
+		return nil, errors.New("submit swap: nothing prepared")
+	}
+	if !p.submitted.CompareAndSwap(false, true) {
+		return nil, ErrAlreadySubmitted
+	}
+	e := s.ex
+	ctx, meter := withMeter(ctx)
+	start := time.Now()
+	res := &SwapResult{Result: Result{Outcome: Unknown}, Terms: p.Terms}
+	res.Timings.Simulate = p.Timings.Total
+	finish := func() *SwapResult {
+		res.Timings.Total = p.Timings.Total + time.Since(start)
+		st := meter.stats()
+		res.RPC = CallStats{Calls: st.Calls + p.stats.Calls, Retries: st.Retries + p.stats.Retries, Waiting: st.Waiting + p.stats.Waiting}
+		report(progress, Progress{Step: StepDone, Signature: res.Signature, Elapsed: res.Timings.Total, Detail: string(res.Outcome)})
+		return res
+	}
+
+	report(progress, Progress{Step: StepSigning})
+	t0 := time.Now()
+	raw, sig, err := e.key.signForeign(p.Tx)
+	if err != nil {
+		return nil, fmt.Errorf("submit swap: %w", err)
+	}
+	res.Signature = sig
+	res.Timings.Sign = time.Since(t0)
+
+	report(progress, Progress{Step: StepSending, Signature: sig})
+	t0 = time.Now()
+	sendErr := e.send(ctx, raw, false)
+	res.Timings.Send = time.Since(t0)
+	if sendErr != nil {
+		var rpcErr *jsonrpc.RPCError
+		if errors.As(sendErr, &rpcErr) && rpcErr.Code == preflightFailure {
+			res.Outcome = Rejected
+			res.ChainErr, res.Logs = preflightDetail(rpcErr)
+			res.Reason = "the node refused the swap in preflight: " + rpcErr.Message + " (nothing was executed)"
+			return finish(), nil
+		}
+	}
+
+	t0 = time.Now()
+	e.confirm(ctx, &Prepared{Tx: p.Tx.Tx, LastValidBlockHeight: p.LastValidBlockHeight}, &res.Result, raw, progress)
+	res.Timings.Confirm = time.Since(t0)
+	if res.Outcome != Executed && res.Outcome != Failed {
+		return finish(), nil
+	}
+
+	report(progress, Progress{Step: StepVerifying, Signature: sig})
+	t0 = time.Now()
+	s.verifySwap(ctx, p, res)
+	res.Timings.Verify = time.Since(t0)
+	return finish(), nil
+}
+
+// ExecuteSwap is the execution path for approved terms: re-quote (refused
+// with *PriceMovedError when the minimum fell), prepare, submit.
+func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapTerms, progress func(Progress)) (*SwapResult, error) {
+	report(progress, Progress{Step: StepSimulating})
+	q, err := s.Requote(ctx, approved)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.PrepareSwap(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.SubmitSwap(ctx, p, progress)
+}
+
+// verifySwap re-fetches the landed transaction and reads what the wallet
+// actually received and gave.
+func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResult) {
+	wallet := s.ex.key.PublicKey()
+	tx, err := s.ex.fetchTransaction(ctx, res.Signature)
+	if err != nil {
+		if res.Outcome == Executed {
+			res.Outcome = Unknown
+			res.Reason = "confirmed by getSignatureStatuses but the re-fetch failed: " + err.Error()
+		}
+		return
+	}
+	res.Slot, res.Fee, res.ChainErr, res.Logs = tx.Slot, tx.Meta.Fee, tx.Meta.Err, tx.Meta.LogMessages
+	keys := append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...)
+	if len(tx.Meta.PreBalances) != len(keys) || len(tx.Meta.PostBalances) != len(keys) {
+		res.Outcome = Unknown
+		res.Reason = fmt.Sprintf("re-fetched swap has %d keys but %d/%d balances", len(keys), len(tx.Meta.PreBalances), len(tx.Meta.PostBalances))
+		return
+	}
+	res.Changes = res.Changes[:0]
+	for i, k := range keys {
+		res.Changes = append(res.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
+	}
+	if tx.Meta.Err != nil {
+		res.Outcome = Failed
+		res.Reason = "the swap landed but failed on chain: " + errJSON(tx.Meta.Err)
+		return
+	}
+	res.WalletDelta = int64(tx.Meta.PostBalances[0]) - int64(tx.Meta.PreBalances[0])
+
+	// Token balances of the wallet, matched by account index.
+	type pp struct {
+		mint      solana.PublicKey
+		pre, post uint64
+	}
+	byIndex := map[uint16]*pp{}
+	read := func(list []rpc.TokenBalance, post bool) error {
+		for _, tb := range list {
+			if tb.Owner == nil || !tb.Owner.Equals(wallet) || tb.UiTokenAmount == nil {
+				continue
+			}
+			amt, err := strconv.ParseUint(tb.UiTokenAmount.Amount, 10, 64)
+			if err != nil {
+				return fmt.Errorf("token balance %q is not an amount", sanitizeExcerpt([]byte(tb.UiTokenAmount.Amount), 30))
+			}
+			e := byIndex[tb.AccountIndex]
+			if e == nil {
+				e = &pp{mint: tb.Mint}
+				byIndex[tb.AccountIndex] = e
+			}
+			if post {
+				e.post = amt
+			} else {
+				e.pre = amt
+			}
+		}
+		return nil
+	}
+	if err := read(tx.Meta.PreTokenBalances, false); err != nil {
+		res.Outcome, res.Reason = Unknown, "re-fetched swap: "+err.Error()
+		return
+	}
+	if err := read(tx.Meta.PostTokenBalances, true); err != nil {
+		res.Outcome, res.Reason = Unknown, "re-fetched swap: "+err.Error()
+		return
+	}
+	var tokensIn, tokensOut uint64
+	for idx, v := range byIndex {
+		if int(idx) >= len(keys) {
+			continue
+		}
+		res.Tokens = append(res.Tokens, TokenChange{Account: keys[idx], Mint: v.mint, Pre: v.pre, Post: v.post})
+		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
+			tokensIn += v.post - v.pre
+		}
+		if v.mint.Equals(p.Terms.InputMint) && v.pre > v.post {
+			tokensOut += v.pre - v.post
+		}
+	}
+	fee := int64(tx.Meta.Fee)
+	if p.Terms.OutputMint.Equals(WrappedSOL) {
+		if gain := res.WalletDelta + fee; gain > 0 {
+			res.Received = uint64(gain)
+		}
+	} else {
+		res.Received = tokensIn
+	}
+	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
+	if p.Terms.InputMint.Equals(WrappedSOL) {
+		if lost := -res.WalletDelta - fee; lost > 0 {
+			res.Spent = uint64(lost)
+		}
+		if res.Spent > p.Terms.InAmount+rent {
+			res.Outcome = Failed
+			res.Reason = fmt.Sprintf("landed, but the wallet gave %d lamports beyond the fee, more than the input of %d (+%d rent)", res.Spent, p.Terms.InAmount, rent)
+			return
+		}
+	} else {
+		res.Spent = tokensOut
+		if res.Spent > p.Terms.InAmount {
+			res.Outcome = Failed
+			res.Reason = fmt.Sprintf("landed, but the wallet gave %d of %s, more than the input of %d", res.Spent, p.Terms.InputMint, p.Terms.InAmount)
+			return
+		}
+	}
+	if res.Received < p.Terms.MinimumOut {
+		res.Outcome = Failed
+		res.Reason = fmt.Sprintf("landed, but the wallet received %d of %s, below the approved minimum of %d", res.Received, p.Terms.OutputMint, p.Terms.MinimumOut)
+		return
+	}
+	res.Outcome = Executed
+}
