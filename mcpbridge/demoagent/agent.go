@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -21,6 +22,9 @@ type Config struct {
 	Args    []string // e.g. ["mcp", "--socket", PATH]
 	// Recipient is on the demo policy's allowlist.
 	Recipient solana.PublicKey
+	// BaitMint is a token whose metadata tries to instruct the model; zero
+	// skips the swap part of the story.
+	BaitMint solana.PublicKey
 	// Narrate receives one line per step, for the console log.
 	Narrate func(string)
 	// DecisionWait bounds how long the agent waits for the human on one
@@ -97,6 +101,12 @@ func (a *agent) story(ctx context.Context) error {
 	}
 	a.say("transfer_sol → %s: %s", poisoned.Status(), str(poisoned.Structured["reason"]))
 
+	if !a.cfg.BaitMint.IsZero() {
+		if err := a.baitSwap(ctx); err != nil {
+			return err
+		}
+	}
+
 	spend, err := a.call(ctx, "get_spend_status", nil)
 	if err != nil {
 		return err
@@ -106,15 +116,34 @@ func (a *agent) story(ctx context.Context) error {
 	return nil
 }
 
+// baitSwap looks up a token whose name is written to manipulate a model,
+// then proposes a small swap into it: the console shows the name sanitised
+// and flagged, and the decision stays with the human.
+func (a *agent) baitSwap(ctx context.Context) error {
+	mint := a.cfg.BaitMint.String()
+	info, err := a.call(ctx, "get_token_info", map[string]any{"mint": mint})
+	if err != nil {
+		return err
+	}
+	a.say("get_token_info → name %q; solgate flags it: %v", str(info.Structured["name"]), info.Structured["instruction_like_text"])
+	a.say("The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.")
+	args := map[string]any{"input_mint": solana.SolMint.String(), "output_mint": mint, "amount": 50_000_000, "slippage_bps": 100}
+	return a.decide(ctx, "swap", args)
+}
+
 // transfer proposes, waits for the human, and executes if approved.
 func (a *agent) transfer(ctx context.Context, to string, lamports uint64) error {
-	args := map[string]any{"to": to, "lamports": lamports}
-	prop, err := a.call(ctx, "transfer_sol", args)
+	return a.decide(ctx, "transfer_sol", map[string]any{"to": to, "lamports": lamports})
+}
+
+// decide proposes a write, waits for the human, and executes if approved.
+func (a *agent) decide(ctx context.Context, tool string, args map[string]any) error {
+	prop, err := a.call(ctx, tool, args)
 	if err != nil {
 		return err
 	}
 	if prop.Status() != "pending_approval" {
-		a.say("transfer_sol → %s: %s", prop.Status(), prop.Text)
+		a.say("%s → %s: %s", tool, prop.Status(), firstLine(prop.Text))
 		return nil
 	}
 	id := str(prop.Structured["proposal_id"])
@@ -135,9 +164,9 @@ func (a *agent) transfer(ctx context.Context, to string, lamports uint64) error 
 				a.say("Approved, but the token is shown only to you (operator delivery); I can't continue without it.")
 				return nil
 			}
-			a.say("Approved. Calling transfer_sol again with the same arguments and the token.")
+			a.say("Approved. Calling %s again with the same arguments and the token.", tool)
 			args["confirm"] = token
-			done, err := a.call(ctx, "transfer_sol", args)
+			done, err := a.call(ctx, tool, args)
 			if err != nil {
 				return err
 			}
@@ -147,9 +176,9 @@ func (a *agent) transfer(ctx context.Context, to string, lamports uint64) error 
 				}
 			}
 			if done.Status() == "executed" {
-				a.say("executed and verified on chain: signature %s", str(done.Structured["signature"]))
+				a.say("%s", firstLine(done.Text))
 			} else {
-				a.say("transfer_sol → %s: %s", done.Status(), str(done.Structured["reason"]))
+				a.say("%s → %s: %s", tool, done.Status(), str(done.Structured["reason"]))
 			}
 			return nil
 		default:
@@ -182,6 +211,13 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (Ans
 		_ = json.Unmarshal(raw, &ans.Structured)
 	}
 	return ans, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func str(v any) string {

@@ -64,6 +64,7 @@ type world struct {
 	store  *store.Store
 	socket string
 	wallet solana.PublicKey
+	key    *executor.Keypair
 	// allowed is on the allowlist; stranger is not.
 	allowed, stranger solana.PublicKey
 }
@@ -99,9 +100,14 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ex := executor.New(client, key, executor.Options{})
+	swapAPI, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := hub.Options{
-		Executor: executor.New(client, key, executor.Options{}),
-		Network:  network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
+		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
+		Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
 	}
 	if tweak != nil {
 		tweak(&opts)
@@ -123,7 +129,7 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	}
 	go h.Serve(ln)
 	t.Cleanup(func() { ln.Close(); h.Close() })
-	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock,
+	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, key: key,
 		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
 }
 

@@ -12,12 +12,12 @@ import (
 	"github.com/solgate/solgate/policy/store"
 )
 
-// executeTransfer is transfer_sol called again with confirm. The token is
-// consumed whatever happens next; then policy is re-checked and the spend
-// reserved atomically from a fresh simulation, and only then is anything signed.
-func (h *Hub) executeTransfer(ctx context.Context, client string, a mcpbridge.TransferArgs) mcpbridge.CallResult {
-	fp := a.Fingerprint()
-	id, err := h.tokens.Consume(a.Confirm, fp)
+// executeConfirmed handles a write tool called again with confirm. The token
+// is consumed whatever happens next; then run re-checks policy and reserves
+// the spend atomically from a fresh simulation, and only then is anything
+// signed.
+func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
+	id, err := h.tokens.Consume(confirm, fp)
 	if err != nil {
 		var te *mcpbridge.TokenError
 		if errors.As(err, &te) {
@@ -66,7 +66,7 @@ func (h *Hub) executeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 	go func() {
 		defer h.executions.Done()
 		defer close(done)
-		h.runTransfer(id, client, a)
+		run(snap)
 	}()
 
 	// MCP clients cancel long calls, so the answer comes within ExecuteWait;
@@ -82,15 +82,12 @@ func (h *Hub) executeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 	return executionResult(final)
 }
 
-// runTransfer follows one execution to its end with a context of its own, so
-// a caller that went away cannot leave a reservation unsettled.
-func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
-	progress := func(pr executor.Progress) {
+// progressFor reports an execution's steps as events, and persists the
+// signature before the bytes leave: after a crash the next console finds it
+// and reconciles it against the chain.
+func (h *Hub) progressFor(id, client string) func(executor.Progress) {
+	return func(pr executor.Progress) {
 		if pr.Step == executor.StepSending {
-			// Persist the signature before the bytes leave: after a crash the
-			// next console finds it and reconciles it against the chain.
 			if err := h.opts.Spend.Sent(id, pr.Signature.String()); err != nil {
 				h.log.Error("record signature before send failed", "proposal", id, "err", err)
 			}
@@ -104,7 +101,13 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
 		pc := pr
 		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
 	}
+}
 
+// runTransfer follows one transfer to its end with a context of its own, so
+// a caller that went away cannot leave a reservation unsettled.
+func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
+	defer cancel()
 	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
 	if err != nil {
 		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
@@ -123,16 +126,23 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
 	}
 	h.publish(EventSpendChanged, nil, "")
 
-	res, err := h.opts.Executor.Submit(ctx, prepared, progress)
+	res, err := h.opts.Executor.Submit(ctx, prepared, h.progressFor(id, client))
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 		h.finish(id, StatusFailed, "signing failed, nothing was sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
+	wallet := h.opts.Executor.Wallet().String()
+	h.settleOutcome(id, res, func() uint64 { return walletOutflow(res, wallet) })
+}
+
+// settleOutcome settles the reservation by what the chain said, then
+// finishes the proposal. outflow is the wallet's real loss for landed ones.
+func (h *Hub) settleOutcome(id string, res *executor.Result, outflow func() uint64) {
 	switch res.Outcome {
 	case executor.Executed, executor.Failed:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error { return h.opts.Spend.Settle(id, walletOutflow(res, h.opts.Executor.Wallet().String())) })
+		h.settle(id, func() error { return h.opts.Spend.Settle(id, outflow()) })
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
@@ -140,7 +150,6 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
 		// for reconciliation.
 		h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) })
 	}
-
 	switch res.Outcome {
 	case executor.Executed:
 		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)

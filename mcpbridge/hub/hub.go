@@ -23,6 +23,7 @@ import (
 // Options wire a hub. Executor, Network, Policy and Spend are required.
 type Options struct {
 	Executor *executor.Executor
+	Swapper  *executor.Swapper // nil: swaps are refused with a clear message
 	Network  executor.Network
 	Genesis  string
 	Policy   policy.Config
@@ -144,7 +145,7 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, client, a)
 		}
-		return h.executeTransfer(ctx, client, a)
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, client, a) })
 	case mcpbridge.ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case mcpbridge.GetBalanceArgs:
@@ -155,8 +156,18 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		return h.spendStatus()
 	case mcpbridge.GetTransactionArgs:
 		return h.getTransaction(ctx, a)
-	case mcpbridge.SwapArgs, mcpbridge.QuoteArgs, mcpbridge.TokenInfoArgs:
-		return toolError(req.Tool + " is not available on this console yet: swaps and token metadata are not implemented; only transfer_sol and the read tools work")
+	case mcpbridge.SwapArgs:
+		if a.Confirm == "" {
+			return h.proposeSwap(ctx, client, a)
+		}
+		if h.opts.Swapper == nil {
+			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runSwap(p.ID, client, p.Swap) })
+	case mcpbridge.QuoteArgs:
+		return h.getQuote(ctx, a)
+	case mcpbridge.TokenInfoArgs:
+		return h.getTokenInfo(ctx, a)
 	}
 	return toolError(fmt.Sprintf("tool %q is not handled by this console", req.Tool))
 }

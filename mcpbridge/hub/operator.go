@@ -27,7 +27,11 @@ func (h *Hub) Approve(id, by string) (*Proposal, error) {
 	if err := h.decideLocked(p, StatusApproved, by, ""); err != nil {
 		return nil, fmt.Errorf("approve %s: the approval could not be recorded, so no token was issued: %w", id, err)
 	}
-	token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, h.opts.TokenTTL)
+	ttl := h.opts.TokenTTL
+	if p.Swap != nil {
+		ttl = min(ttl, swapTokenTTL) // a swap approval binds a price: it lapses sooner
+	}
+	token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
 	if err != nil {
 		// Recorded as approved but unusable: void it rather than leave it hanging.
 		p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()

@@ -42,7 +42,8 @@ type Proposal struct {
 	Tool        string
 	Client      string
 	Fingerprint string
-	Transfer    mcpbridge.TransferArgs
+	Transfer    mcpbridge.TransferArgs // for transfer_sol
+	Swap        *SwapProposal          // for swap
 	// Preview is computed from the transaction bytes and its simulation.
 	Preview executor.Preview
 	// Spend is the simulated outflow the caps are measured against.
@@ -71,6 +72,10 @@ type Proposal struct {
 func (p *Proposal) snapshot() *Proposal {
 	c := *p
 	c.Flags = append([]string(nil), p.Flags...)
+	if p.Swap != nil {
+		sw := *p.Swap
+		c.Swap = &sw
+	}
 	c.changed = nil
 	return &c
 }

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -76,58 +75,34 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 		Status:      StatusPending,
 		changed:     make(chan struct{}),
 	}
-
 	h.mu.Lock()
-	if id, ok := h.pendingByFP[fp]; ok {
-		// Another identical call won the race while we simulated.
-		existing := h.proposals[id].snapshot()
-		h.mu.Unlock()
-		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
-	}
 	p.Flags = h.flagsLocked(a.To.String(), spend)
-	h.mu.Unlock()
-
-	if h.opts.Store != nil {
-		args, _ := json.Marshal(a.Normalized())
-		if err := h.opts.Store.InsertProposal(store.Proposal{
-			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: fp, Args: args,
-			Preview: previewText(p, h.opts.Network), CreatedAt: now, Status: string(StatusPending),
-		}); err != nil {
-			// Fail closed: an unrecorded proposal could be approved without a trace.
-			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
-		}
-	}
-
-	h.mu.Lock()
-	h.seq++
-	p.Seq = h.seq
-	h.proposals[p.ID] = p
-	h.pendingByFP[fp] = p.ID
 	h.recipients[a.To.String()] = struct{}{}
-	snap := p.snapshot()
 	h.mu.Unlock()
-
-	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
-	h.publish(EventProposalAdded, snap, "")
-	h.log.Info("proposal queued", "id", p.ID, "client", client, "to", a.To.String(), "lamports", a.Lamports)
-	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+	return h.enqueue(p, client, a.Normalized())
 }
 
 // autoDeny answers a policy objection as an ordinary tool result, feeds the
 // retry breaker, and shows the denial in the console log.
 func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
-	d = h.opts.Breaker.Observe(client, fp, d)
 	h.mu.Lock()
 	for _, w := range h.lookAlikeLocked(a.To.String()) {
 		d.Reason += " Warning: " + w + "."
 	}
 	h.mu.Unlock()
-	h.audit("auto_denied", "", map[string]any{
-		"client": client, "fingerprint": fp, "rule": d.Rule, "reason": d.Reason,
-		"to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
-	})
+	return h.recordAutoDeny(client, fp, d, map[string]any{
+		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
+	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
+}
+
+// recordAutoDeny feeds the retry breaker, audits the denial, and shows it in
+// the console log; what describes the attempt for the log line.
+func (h *Hub) recordAutoDeny(client, fp string, d policy.Decision, body map[string]any, what string) mcpbridge.CallResult {
+	d = h.opts.Breaker.Observe(client, fp, d)
+	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
+	h.audit("auto_denied", "", body)
 	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client,
-		Message: fmt.Sprintf("%s → %s SOL to %s denied by %s: %s", client, executor.FormatSOL(a.Lamports), a.To, d.Rule, d.Reason)})
+		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
 	return denialResult(d)
 }

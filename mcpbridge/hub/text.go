@@ -73,13 +73,28 @@ func capsText(v SpendSummary) string {
 // previewText is the proposal as the human and the audit trail see it.
 func previewText(p *Proposal, n executor.Network) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Action: transfer %s to %s\n", sol(p.Transfer.Lamports), p.Transfer.To)
-	fmt.Fprintf(&b, "Spend: %s including a %d-lamport fee (simulated)\n", sol(p.Spend), p.Preview.Fee)
+	if sw := p.Swap; sw != nil {
+		in, out := sw.Input, sw.Output
+		fmt.Fprintf(&b, "Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, price impact %s%%, route %s\n",
+			in.amount(sw.Terms.InAmount), in, out.amount(sw.Terms.MinimumOut), out, out.amount(sw.Preview.ExpectedOut),
+			sw.Terms.SlippageBps, policy.FormatPercentBps(sw.PriceImpactBps), strings.Join(sw.Route, " → "))
+		if sw.NoCapApplies {
+			fmt.Fprintf(&b, "Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)\n", in, sol(p.Spend))
+		} else {
+			fmt.Fprintf(&b, "Spend: %s including fees and rent (simulated)\n", sol(p.Spend))
+		}
+		fmt.Fprintf(&b, "Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q\n", out, out.Mint, out.Name, out.Symbol)
+	} else {
+		fmt.Fprintf(&b, "Action: transfer %s to %s\n", sol(p.Transfer.Lamports), p.Transfer.To)
+		fmt.Fprintf(&b, "Spend: %s including a %d-lamport fee (simulated)\n", sol(p.Spend), p.Preview.Fee)
+	}
 	for _, ins := range p.Preview.Instructions {
 		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
 	}
-	fmt.Fprintf(&b, "Network: %s\n", networkLine(n))
-	fmt.Fprintf(&b, "Message sha256: %s", p.Preview.MessageSHA256)
+	fmt.Fprintf(&b, "Network: %s", networkLine(n))
+	if p.Preview.MessageSHA256 != "" {
+		fmt.Fprintf(&b, "\nMessage sha256: %s", p.Preview.MessageSHA256)
+	}
 	for _, f := range p.Flags {
 		fmt.Fprintf(&b, "\nWarning: %s", f)
 	}
@@ -95,17 +110,20 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
 	b.WriteString(previewText(p, n))
 	b.WriteString("\n" + capsText(v) + "\n")
-	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call transfer_sol again with exactly the same to and lamports plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
-		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID)
-	return mcpbridge.CallResult{
-		Text: b.String(),
-		Structured: map[string]any{
-			"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
-			"to": p.Transfer.To.String(), "lamports": fmt.Sprint(p.Transfer.Lamports),
-			"spend_lamports": fmt.Sprint(p.Spend), "fee_lamports": fmt.Sprint(p.Preview.Fee),
-			"network": string(n), "flags": p.Flags,
-		},
+	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call %s again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
+		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
+	st := map[string]any{
+		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
+		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": p.Flags,
 	}
+	if sw := p.Swap; sw != nil {
+		st["input_mint"], st["output_mint"], st["amount"] = sw.Terms.InputMint.String(), sw.Terms.OutputMint.String(), fmt.Sprint(sw.Terms.InAmount)
+		st["expected_out"], st["min_out"] = fmt.Sprint(sw.Preview.ExpectedOut), fmt.Sprint(sw.Terms.MinimumOut)
+		st["price_impact_bps"], st["no_cap_applies"] = sw.PriceImpactBps, sw.NoCapApplies
+	} else {
+		st["to"], st["lamports"], st["fee_lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports), fmt.Sprint(p.Preview.Fee)
+	}
+	return mcpbridge.CallResult{Text: b.String(), Structured: st}
 }
 
 func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
@@ -145,6 +163,12 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 	case StatusExecuted:
 		r := p.Result
 		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
+		if sw := p.Swap; sw != nil {
+			st["received"], st["min_out"] = fmt.Sprint(sw.Received), fmt.Sprint(sw.Terms.MinimumOut)
+			return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
+				"EXECUTED and verified on chain: swapped %s %s and received %s %s (approved minimum %s). Signature %s, slot %d, fee %d lamports.",
+				sw.Input.amount(sw.Terms.InAmount), sw.Input, sw.Output.amount(sw.Received), sw.Output, sw.Output.amount(sw.Terms.MinimumOut), p.Signature, r.Slot, r.Fee)}
+		}
 		st["to"], st["lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports)
 		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
 			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports. The re-fetched transaction shows err=null and the expected balance changes.",
