@@ -27,11 +27,18 @@ vet: ## go vet
 test: localnet-deps vet ## install localnet deps, vet, run every test under -race
 	$(GO) test $(TESTFLAGS) ./...
 
+# The fault matrix (mcpbridge/hub/faults_test.go) at full size. `make test`
+# runs the same tests with SOLGATE_FAULT_N unset (2 transfers per fault).
+FAULT_N ?= 20
+.PHONY: faults
+faults: localnet-deps ## fault matrix: FAULT_N transfers per injected fault (default 20), checked on the ledger and the audit DB
+	SOLGATE_FAULT_N=$(FAULT_N) $(GO) test -race -count=1 -timeout 30m -v -run '^TestFault' ./mcpbridge/hub/
+
 demo: build localnet-deps ## start a local ledger and walk through solgate on it
 	./$(BIN) demo
 
 prove: build localnet-deps ## one real transfer on a fresh local ledger, with its PROOF block
-	./$(BIN) demo --prove-only
+	./$(BIN) demo --prove
 
 fuzz: ## run every fuzz target for FUZZTIME each
 	@for pkg in $$($(GO) list ./...); do \
@@ -40,8 +47,21 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	  done; \
 	done
 
-bench: ## run Go benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# The benchmark program (cmd/solgate-bench) against real processes on localnet:
+# one table, also written as JSON. npm ci for the reference MCP server runs only
+# when its lockfile changed. BENCHFLAGS passes extra flags (e.g. -strict, -only).
+BENCH_REF := cmd/solgate-bench/refserver
+BENCHFLAGS ?=
+bench: build localnet-deps ## full benchmark suite on localnet (several minutes); writes bench-results/bench.json
+	@test $(BENCH_REF)/node_modules/.package-lock.json -nt $(BENCH_REF)/package-lock.json || (cd $(BENCH_REF) && $(NPM) ci --no-audit --no-fund)
+	$(GO) build -o bin/solgate-bench ./cmd/solgate-bench
+	./bin/solgate-bench -solgate $(BIN) -ref-dir $(BENCH_REF) -out bench-results/bench.json $(BENCHFLAGS)
+
+.PHONY: bench-quick
+bench-quick: build localnet-deps ## the benchmark suite with small counts (CI; under 2 minutes)
+	@test $(BENCH_REF)/node_modules/.package-lock.json -nt $(BENCH_REF)/package-lock.json || (cd $(BENCH_REF) && $(NPM) ci --no-audit --no-fund)
+	$(GO) build -o bin/solgate-bench ./cmd/solgate-bench
+	./bin/solgate-bench -quick -solgate $(BIN) -ref-dir $(BENCH_REF) -out bench-results/bench-quick.json $(BENCHFLAGS)
 
 clean:
 	rm -rf bin

@@ -23,7 +23,9 @@ type authorityConfig struct {
 	socket string
 	state  string
 	policy policy.Config
-	stderr io.Writer // startup messages, before the TUI owns the terminal
+	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
+	swapAPI string
+	stderr  io.Writer // startup messages, before the TUI owns the terminal
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -90,8 +92,16 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, err
 	}
 
+	var swapper *executor.Swapper
+	if c.swapAPI != "" {
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
+		}
+		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
+	}
 	h, err := hub.New(hub.Options{
-		Executor: ex, Network: network, Genesis: genesis, Policy: c.policy,
+		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log,
 	})
 	if err != nil {

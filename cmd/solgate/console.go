@@ -1,5 +1,3 @@
-//go:build solgate_console_wip
-
 package main
 
 import (
@@ -55,7 +53,7 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.keypair, "keypair", executor.DefaultKeypairPath(), "Solana CLI keypair file that signs and pays (env SOLGATE_KEYPAIR)")
 	f.StringVar(&o.socket, "socket", mcpbridge.DefaultSocketPath(), "Unix socket the bridges connect to (env SOLGATE_SOCKET)")
 	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
-	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); swaps are not available yet")
+	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	o.policy.register(f)
 	return cmd
@@ -72,7 +70,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 		return err
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, stderr: stderr,
+		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+)
+
+// operator is the part of *hub.Hub the console acts through. Every method
+// may do I/O (the audit store), so they are only ever called from a tea.Cmd.
+type operator interface {
+	Approve(id, by string) (*hub.Proposal, error)
+	Deny(id, by, reason string) (*hub.Proposal, error)
+	DenyAllPending(by, reason string) int
+	SetPaused(paused bool)
+	RevokeAll(by string) int
+	ResumeClient(client string)
+	Proposal(id string) (*hub.Proposal, bool)
+}
+
+// decidedBy names the console's human in decisions and the audit trail.
+const decidedBy = "operator"
+
+// closedReason is what pending proposals are denied with when the console
+// goes away: nobody is left to approve them.
+const closedReason = "console closed"
+
+// action is a decision taken by a key press. Components and dialogs return
+// actions; only the root Update turns one into a command (perform), so the
+// decision logic is testable without a hub and the side effect happens in
+// exactly one place.
+type action interface{ isAction() }
+
+type (
+	actionApprove struct{ ID string }
+	actionDeny    struct{ ID, Reason string }
+	actionPause   struct{ Paused bool }
+	// actionRevoke carries the approved proposals the console knows of, so
+	// the command can read back their new state: RevokeAll publishes one
+	// summary event, not one per proposal.
+	actionRevoke struct{ Approved []string }
+	actionResume struct{ Clients []string }
+	// actionQuit denies whatever is pending as "console closed" and quits.
+	actionQuit struct{}
+)
+
+func (actionApprove) isAction() {}
+func (actionDeny) isAction()    {}
+func (actionPause) isAction()   {}
+func (actionRevoke) isAction()  {}
+func (actionResume) isAction()  {}
+func (actionQuit) isAction()    {}
+
+// actionDoneMsg reports a performed action back to Update.
+type actionDoneMsg struct {
+	act      action
+	proposal *hub.Proposal   // Approve/Deny: the hub's snapshot after the decision
+	updated  []*hub.Proposal // Revoke: snapshots of the proposals it voided
+	n        int             // RevokeAll/DenyAllPending: how many
+	err      error
+}
+
+// perform returns the command carrying out a. The command captures only the
+// operator and the action's values, never the model: a tea.Cmd must not
+// mutate model state.
+func perform(ops operator, a action) tea.Cmd {
+	if ops == nil || a == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		done := actionDoneMsg{act: a}
+		switch a := a.(type) {
+		case actionApprove:
+			done.proposal, done.err = ops.Approve(a.ID, decidedBy)
+		case actionDeny:
+			done.proposal, done.err = ops.Deny(a.ID, decidedBy, a.Reason)
+		case actionPause:
+			ops.SetPaused(a.Paused)
+		case actionRevoke:
+			done.n = ops.RevokeAll(decidedBy)
+			for _, id := range a.Approved {
+				if p, ok := ops.Proposal(id); ok {
+					done.updated = append(done.updated, p)
+				}
+			}
+		case actionResume:
+			for _, c := range a.Clients {
+				ops.ResumeClient(c)
+			}
+			done.n = len(a.Clients)
+		case actionQuit:
+			done.n = ops.DenyAllPending(decidedBy, closedReason)
+		}
+		return done
+	}
+}

@@ -1,0 +1,307 @@
+package tui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// solgateBinary builds the real command once per test binary.
+func solgateBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "solgate-tui-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "solgate")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/solgate").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build solgate: %v", buildErr)
+	}
+	return binPath
+}
+
+// terminal is a tmux server of our own (-L) running one console in a
+// 140x40 window: a real terminal, driven and read like a person would.
+type terminal struct {
+	t      *testing.T
+	server string
+	errLog string
+}
+
+func (term *terminal) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", term.server}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// screen is what the terminal shows now.
+func (term *terminal) screen() string {
+	out, err := term.tmux("capture-pane", "-p", "-t", "console")
+	if err != nil {
+		return "(capture-pane failed: " + err.Error() + ": " + out + ")"
+	}
+	return out
+}
+
+// waitFor polls the screen until it contains all of want.
+func (term *terminal) waitFor(timeout time.Duration, want ...string) string {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := term.screen()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			errs, _ := os.ReadFile(term.errLog)
+			term.t.Fatalf("the console never showed %q within %s; screen:\n%s\nstderr:\n%s", missing, timeout, s, errs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (term *terminal) keys(keys ...string) {
+	term.t.Helper()
+	if out, err := term.tmux(append([]string{"send-keys", "-t", "console"}, keys...)...); err != nil {
+		term.t.Fatalf("send-keys %v: %v %s", keys, err, out)
+	}
+}
+
+// pid is the console's process id (the pane runs it with exec).
+func (term *terminal) pid() int {
+	term.t.Helper()
+	out, err := term.tmux("list-panes", "-t", "console", "-F", "#{pane_pid}")
+	if err != nil {
+		term.t.Fatalf("list-panes: %v %s", err, out)
+	}
+	var pid int
+	fmt.Sscan(strings.TrimSpace(out), &pid)
+	return pid
+}
+
+// consoleWorld is a ledger, a funded wallet, and a console in tmux.
+type consoleWorld struct {
+	ledger    *localnet.Ledger
+	chain     *rpc.Client
+	term      *terminal
+	bin       string
+	socket    string
+	wallet    solana.PublicKey
+	recipient solana.PublicKey
+}
+
+func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("this end-to-end test requires tmux on PATH")
+	}
+	bin := solgateBinary(t)
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+
+	key, _ := executor.NewRandomKeypair()
+	recipient, _ := executor.NewRandomKeypair()
+	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	keyFile := filepath.Join(tmp, "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	// Unix socket paths are short (~108 bytes) and the directory must be 0700.
+	sockDir, err := os.MkdirTemp("", "sgt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	socket := filepath.Join(sockDir, "c.sock")
+
+	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr")}
+	args := []string{bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
+		"--state", filepath.Join(tmp, "state"), "--allow-recipient", recipient.PublicKey().String()}
+	args = append(args, extraFlags...)
+	command := "exec " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
+	if out, err := term.tmux("new-session", "-d", "-s", "console", "-x", "140", "-y", "40", command); err != nil {
+		t.Fatalf("tmux new-session: %v %s", err, out)
+	}
+	t.Cleanup(func() { term.tmux("kill-server") })
+	term.waitFor(30*time.Second, "SOLGATE", "QUEUE")
+	return &consoleWorld{ledger: l, chain: rpc.New(l.RPC()), term: term, bin: bin, socket: socket,
+		wallet: key.PublicKey(), recipient: recipient.PublicKey()}
+}
+
+func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
+	t.Helper()
+	out, err := w.chain.GetBalance(context.Background(), pk, rpc.CommitmentConfirmed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Value
+}
+
+// agent drives a real `solgate mcp` subprocess over stdio, as an AI client would.
+type agent struct {
+	t *testing.T
+	c *mcpclient.Client
+}
+
+func startAgent(t *testing.T, bin, socket, name string) *agent {
+	t.Helper()
+	c, err := mcpclient.NewStdioMCPClient(bin, nil, "mcp", "--socket", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return &agent{t: t, c: c}
+}
+
+func (a *agent) call(tool string, args map[string]any) (map[string]any, string) {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := a.c.CallTool(ctx, req)
+	if err != nil {
+		a.t.Fatalf("%s: %v", tool, err)
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	var st map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &st)
+	return st, text
+}
+
+// The whole loop in a real terminal: an agent proposes through `solgate
+// mcp`, the proposal appears on the console's screen, a key press approves
+// it, the agent collects the token and executes, the ledger moves, and the
+// screen says "verified".
+func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
+	w := startConsole(t)
+	a := startAgent(t, w.bin, w.socket, "tmux-agent")
+	const amount = 50_000_000
+	args := map[string]any{"to": w.recipient.String(), "lamports": amount}
+
+	st, text := a.call("transfer_sol", args)
+	id, _ := st["proposal_id"].(string)
+	if st["status"] != "pending_approval" || id == "" {
+		t.Fatalf("propose: %v\n%s", st, text)
+	}
+	screen := w.term.waitFor(10*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
+	if w.balance(t, w.recipient) != 0 {
+		t.Fatal("a proposal moved funds")
+	}
+
+	// Enter never approves; wait out the grace period, then press a.
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("Enter")
+	time.Sleep(300 * time.Millisecond)
+	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
+		t.Fatalf("Enter changed the proposal: %v", st)
+	}
+	w.term.keys("a")
+	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	token, _ := st["confirm"].(string)
+	if st["status"] != "approved" || token == "" {
+		t.Fatalf("after a: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
+	}
+
+	args["confirm"] = token
+	st, text = a.call("transfer_sol", args)
+	if st["status"] != "executed" {
+		t.Fatalf("execute: %v\n%s", st, text)
+	}
+	if got := w.balance(t, w.recipient); got != amount {
+		t.Errorf("recipient holds %d lamports, want %d", got, amount)
+	}
+	screen = w.term.waitFor(10*time.Second, "verified", "EXECUTED")
+	sig, _ := st["signature"].(string)
+	if sig == "" || !strings.Contains(screen, sig[:4]) {
+		t.Errorf("the signature %s is not on screen:\n%s", sig, screen)
+	}
+	t.Logf("screen after execution:\n%s", screen)
+
+	// q with nothing pending quits, and the process ends.
+	pid := w.term.pid()
+	w.term.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("console %d still running after q; screen:\n%s", pid, w.term.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func processAlive(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// A zombie (state Z) has exited.
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,130 @@
+package tui_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+// TestConsoleFigures measures the real console in tmux: idle CPU over 60 s
+// with nothing pending, then resident memory and CPU with 10,000 pending
+// proposals. It takes a few minutes, so it runs only with
+// SOLGATE_TUI_FIGURES=1 (e.g. `SOLGATE_TUI_FIGURES=1 go test -run Figures -v ./tui/`).
+func TestConsoleFigures(t *testing.T) {
+	if os.Getenv("SOLGATE_TUI_FIGURES") == "" {
+		t.Skip("set SOLGATE_TUI_FIGURES=1 to measure the console (takes minutes)")
+	}
+	window := 60 * time.Second
+	if v := os.Getenv("SOLGATE_TUI_FIGURES_WINDOW"); v != "" {
+		window, _ = time.ParseDuration(v)
+	}
+	w := startConsole(t)
+	pid := w.term.pid()
+	time.Sleep(2 * time.Second) // let startup settle
+
+	rss0 := vmRSS(t, pid)
+	cpu := cpuTicks(t, pid)
+	time.Sleep(window)
+	idle := cpuTicks(t, pid) - cpu
+	t.Logf("idle, nothing pending: %d clock ticks (%s of CPU) over %s = %.3f%%; VmRSS %d kB",
+		idle, ticksDuration(idle), window, 100*ticksDuration(idle).Seconds()/window.Seconds(), rss0)
+
+	// 10,000 proposals straight through the socket API, as bridges send them.
+	const n = 10_000
+	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > n {
+					return
+				}
+				args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.recipient, 1_000_000+i)
+				body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: fmt.Sprintf("load-%d", i%5)}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
+				resp, err := httpc.Post("http://solgate"+mcpbridge.CallPath, "application/json", bytes.NewReader(body))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				var res mcpbridge.CallResult
+				_ = json.NewDecoder(resp.Body).Decode(&res)
+				resp.Body.Close()
+				if res.Structured["status"] != "pending_approval" {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("proposed %d in %s (%d failed)", n, time.Since(start).Round(time.Millisecond), failed.Load())
+	w.term.waitFor(time.Minute, fmt.Sprintf("QUEUE  %d pending", n-int(failed.Load())))
+	time.Sleep(3 * time.Second)
+	rss := vmRSS(t, pid)
+	cpu = cpuTicks(t, pid)
+	time.Sleep(window)
+	busy := cpuTicks(t, pid) - cpu
+	t.Logf("10,000 pending: VmRSS %d kB; %d clock ticks (%s of CPU) over %s = %.3f%% with the 1 s countdown tick redrawing",
+		rss, busy, ticksDuration(busy), window, 100*ticksDuration(busy).Seconds()/window.Seconds())
+
+	// Quitting asks, then denies them all.
+	w.term.keys("q")
+	w.term.waitFor(10*time.Second, "Quit and deny them all")
+	w.term.keys("y")
+	deadline := time.Now().Add(time.Minute)
+	for processAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if processAlive(pid) {
+		t.Errorf("console still running after q y")
+	}
+}
+
+func procStatus(t *testing.T, pid int, field string) int {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			v, _ := strconv.Atoi(strings.Fields(line)[1])
+			return v
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+func vmRSS(t *testing.T, pid int) int { return procStatus(t, pid, "VmRSS") }
+
+// cpuTicks is utime+stime of pid in clock ticks.
+func cpuTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// After the command: state is field 3 (index 0 here); utime 14, stime 15.
+	ut, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return ut + st
+}
+
+// ticksDuration assumes USER_HZ = 100, as on every Linux we run on.
+func ticksDuration(ticks int64) time.Duration { return time.Duration(ticks) * 10 * time.Millisecond }

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/gagliardetto/solana-go"
+	"github.com/muesli/termenv"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+)
+
+// Fixed data for view tests: nothing here comes from a live ledger or the
+// wall clock, so the goldens are byte-for-byte stable.
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var (
+	t0           = time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
+	walletKey    = pubkey("wallet")
+	recipientKey = pubkey("recipient")
+	otherKey     = pubkey("other recipient")
+	// lookalikeKey shares the first and last four characters of recipientKey.
+	lookalikeKey = func() solana.PublicKey {
+		r := []rune(recipientKey.String())
+		for _, c := range "123456789ABCDEFGHJKLMNPQRSTUVWXYZ" {
+			for i := 6; i < len(r)-6; i++ {
+				if r[i] == c {
+					continue
+				}
+				cand := append([]rune(nil), r...)
+				cand[i] = c
+				if k, err := solana.PublicKeyFromBase58(string(cand)); err == nil {
+					return k
+				}
+			}
+		}
+		panic("no look-alike")
+	}()
+	localGenesis   = "GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC"
+	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN"
+)
+
+func pubkey(seed string) solana.PublicKey {
+	sum := sha256.Sum256([]byte(seed))
+	return solana.PublicKeyFromBytes(sum[:])
+}
+
+func hash(seed string) string {
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:])
+}
+
+func fixedNow() time.Time { return t0 }
+
+func testPolicy() policy.Config {
+	cfg := policy.DefaultConfig()
+	cfg.AllowRecipients = []string{recipientKey.String(), otherKey.String()}
+	return cfg
+}
+
+// transfer builds a pending transfer proposal as the hub would snapshot it.
+func transfer(seq int64, client string, to solana.PublicKey, amount uint64, created time.Time) *hub.Proposal {
+	const fee = 5000
+	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
+	id := fmt.Sprintf("p_%010d", seq)
+	if seq < 10 {
+		id = "p_" + strings.Repeat(string(rune('A'+seq)), 4) + "k7Qz2x"
+	}
+	return &hub.Proposal{
+		ID:          id,
+		Seq:         seq,
+		Tool:        mcpbridge.ToolTransferSOL,
+		Client:      client,
+		Fingerprint: hash(id)[:32],
+		Transfer:    mcpbridge.TransferArgs{To: to, Lamports: amount},
+		Preview: executor.Preview{
+			From: walletKey,
+			Instructions: []executor.InstructionSummary{{
+				Program: solana.SystemProgramID, Name: "System Program",
+				Summary:     fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", amount, executor.FormatSOL(amount), walletKey, to),
+				LamportsOut: amount,
+			}},
+			Changes: []executor.BalanceChange{
+				{Account: walletKey, Pre: walletBefore, Post: walletBefore - amount - fee},
+				{Account: to, Pre: 0, Post: amount},
+			},
+			Fee:           fee,
+			SpendLamports: amount + fee,
+			MessageSHA256: hash("message " + id),
+		},
+		Spend:     amount + fee,
+		CreatedAt: created,
+		ExpiresAt: created.Add(10 * time.Minute),
+		Status:    hub.StatusPending,
+	}
+}
+
+func spendState(spent, reserved uint64, paused bool) hubState {
+	cfg := testPolicy()
+	v := hub.SpendSummary{
+		Network: executor.Localnet, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession,
+		Spent: spent, Reserved: reserved, Paused: paused,
+	}
+	v.Remaining = v.PerSession - spent - reserved
+	return hubState{
+		Spend: v, Paused: paused,
+		Clients: map[string]time.Time{"claude-desktop 0.9.2": t0, "e2e-agent 1.0": t0},
+	}
+}
+
+type viewOpts struct {
+	network executor.Network
+	genesis string
+	policy  policy.Config
+	ops     operator
+	noColor bool
+	color   bool // force a colour profile (sanitiser tests)
+	now     func() time.Time
+	grace   time.Duration
+}
+
+func testModel(o viewOpts, proposals []*hub.Proposal, st hubState) *model {
+	if o.network == "" {
+		o.network, o.genesis = executor.Localnet, localGenesis
+	}
+	if o.policy.MaxLamportsPerSession == 0 {
+		o.policy = testPolicy()
+	}
+	if o.now == nil {
+		o.now = fixedNow
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	switch {
+	case o.noColor:
+		r.SetColorProfile(termenv.Ascii)
+	case o.color:
+		r.SetColorProfile(termenv.TrueColor)
+	}
+	return newModel(config{
+		ops: o.ops, network: o.network, genesis: o.genesis, wallet: walletKey.String(), policy: o.policy,
+		grace: o.grace, now: o.now, loc: time.UTC, styles: stylesFor(r, o.noColor),
+	}, proposals, st)
+}
+
+// golden compares got with testdata/name.golden; -update or UPDATE_GOLDEN=1
+// rewrites it.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *updateGolden || os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// screen is the view as a terminal shows it, checked for size on the way.
+func screen(t *testing.T, m *model, w, h int) string {
+	t.Helper()
+	m.Update(sizeMsg(w, h))
+	out := ansi.Strip(m.View())
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Errorf("%dx%d: view has %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("%dx%d: line %d is %d cells wide: %q", w, h, i, ansi.StringWidth(l), l)
+		}
+	}
+	return out
+}

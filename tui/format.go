@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// Money is integers end to end; SOL decimals appear only here, for display.
+
+// sol renders lamports as "0.05 SOL".
+func sol(l uint64) string { return executor.FormatSOL(l) + " SOL" }
+
+// solSigned renders a signed lamport delta as "+0.05 SOL" / "−0.050005 SOL".
+func solSigned(d int64) string {
+	switch {
+	case d < 0:
+		return "−" + executor.FormatSOL(uint64(-d)) + " SOL"
+	case d > 0:
+		return "+" + executor.FormatSOL(uint64(d)) + " SOL"
+	}
+	return "0 SOL"
+}
+
+// lamports renders 50000000 as "50,000,000 lamports".
+func lamports(l uint64) string { return grouped(l) + " lamports" }
+
+func grouped(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	if pre > 0 {
+		b.WriteString(s[:pre])
+	}
+	for i := pre; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// short abbreviates an address or hash to its first and last four characters.
+func short(s string) string {
+	if len(s) <= 11 {
+		return s
+	}
+	return s[:4] + "…" + s[len(s)-4:]
+}
+
+// age renders a non-negative duration compactly: 9s, 4m05s, 2h03m, 3d.
+func age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// countdown renders time left as m:ss, rounded up so "0:00" means gone.
+func countdown(d time.Duration) string {
+	if d <= 0 {
+		return "0:00"
+	}
+	secs := int((d + time.Second - 1) / time.Second)
+	return fmt.Sprintf("%d:%02d", secs/60, secs%60)
+}
+
+// fit cuts s (which may carry styling) to width cells.
+func fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// pad cuts or pads s to exactly width cells.
+func pad(s string, width int) string {
+	s = fit(s, width)
+	if w := ansi.StringWidth(s); w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// padLeft right-aligns s in width cells.
+func padLeft(s string, width int) string {
+	s = fit(s, width)
+	if w := ansi.StringWidth(s); w < width {
+		s = strings.Repeat(" ", width-w) + s
+	}
+	return s
+}
+
+// wrap breaks plain text into lines of at most width cells, preferring
+// spaces, hard-breaking long words such as addresses and signatures.
+func wrap(s string, width int) []string {
+	if width <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+}
+
+// rule is a section title followed by a line to the given width.
+func rule(title string, width int) string {
+	w := ansi.StringWidth(title)
+	if w+2 >= width {
+		return fit(title, width)
+	}
+	return title + " " + strings.Repeat("─", width-w-1)
+}

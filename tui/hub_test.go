@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/gagliardetto/solana-go"
+	"github.com/muesli/termenv"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+)
+
+// hubWorld is a real hub on a real ledger (localnet), without a socket:
+// proposals come in through hub.Call as a bridge would send them.
+type hubWorld struct {
+	ledger  *localnet.Ledger
+	hub     *hub.Hub
+	genesis string
+	allowed solana.PublicKey
+	amount  atomic.Uint64 // each proposal gets distinct arguments
+}
+
+var (
+	worldsMu sync.Mutex
+	worlds   = map[string]*hubWorld{}
+)
+
+// sharedWorld starts one ledger and hub per network for the whole test
+// binary; every test proposes with fresh arguments, so they do not interfere.
+func sharedWorld(t *testing.T, network string) *hubWorld {
+	t.Helper()
+	worldsMu.Lock()
+	defer worldsMu.Unlock()
+	if w, ok := worlds[network]; ok {
+		return w
+	}
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, Network: network})
+	if err != nil {
+		t.Fatalf("localnet: %v", err)
+	}
+	key, _ := executor.NewRandomKeypair()
+	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	allowed, _ := executor.NewRandomKeypair()
+	cfg := policy.DefaultConfig()
+	cfg.AllowRecipients = []string{allowed.PublicKey().String()}
+	cfg.AllowMainnet = true
+	cfg.MaxLamportsPerSession = 5 * solana.LAMPORTS_PER_SOL
+	spend, err := policy.NewSpend(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
+	net, genesis, err := client.DetectNetwork(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hub.New(hub.Options{
+		Executor: executor.New(client, key, executor.Options{}),
+		Network:  net, Genesis: genesis, Policy: cfg, Spend: spend,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &hubWorld{ledger: l, hub: h, genesis: genesis, allowed: allowed.PublicKey()}
+	w.amount.Store(1_000_000)
+	worlds[network] = w
+	return w
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, w := range worlds {
+		w.hub.Close()
+		_ = w.ledger.Close()
+	}
+	os.Exit(code)
+}
+
+// propose makes a new pending proposal through the hub's front door.
+func (w *hubWorld) propose(t *testing.T, client string) *hub.Proposal {
+	t.Helper()
+	amount := w.amount.Add(1000)
+	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
+	res := w.hub.Call(context.Background(), mcpbridge.CallRequest{
+		Client: mcpbridge.ClientInfo{Name: client}, Tool: mcpbridge.ToolTransferSOL, Arguments: json.RawMessage(args),
+	})
+	id, _ := res.Structured["proposal_id"].(string)
+	if res.IsError || id == "" {
+		t.Fatalf("propose: %+v", res)
+	}
+	p, ok := w.hub.Proposal(id)
+	if !ok {
+		t.Fatalf("proposal %s not in the hub", id)
+	}
+	return p
+}
+
+func (w *hubWorld) status(t *testing.T, id string) hub.Status {
+	t.Helper()
+	p, ok := w.hub.Proposal(id)
+	if !ok {
+		t.Fatalf("proposal %s vanished", id)
+	}
+	return p.Status
+}
+
+// clock is a settable time source for the model (the hub keeps real time).
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// hubModel builds the console's model on a real hub, as Run does.
+func hubModel(w *hubWorld, c *clock) *model {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	h := w.hub
+	m := newModel(config{
+		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
+		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true),
+	}, h.Proposals(), readState(h))
+	m.Update(sizeMsg(100, 30))
+	return m
+}

@@ -1,0 +1,368 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/mcpbridge/untrusted"
+)
+
+// maxDecided bounds the greyed "recently decided" part of the queue.
+const maxDecided = 100
+
+// entry is one proposal as the console shows it. Everything derived from
+// untrusted input is sanitised once, here, when the snapshot arrives, so
+// View never touches raw client text and stays cheap with thousands of rows.
+type entry struct {
+	p          *hub.Proposal
+	client     string   // sanitised client name
+	clientNote []string // instruction-like phrases found in the client name
+	amount     string
+	flags      []string // sanitised hub flags
+	short      string   // compact flags for the queue row
+}
+
+func newEntry(p *hub.Proposal) *entry {
+	e := &entry{
+		p:          p,
+		client:     untrusted.Sanitize(p.Client, 48),
+		clientNote: untrusted.Flags(p.Client),
+		amount:     sol(p.Transfer.Lamports),
+	}
+	var short []string
+	for _, f := range p.Flags {
+		f = untrusted.Sanitize(f, 300)
+		e.flags = append(e.flags, f)
+		short = append(short, shortFlag(f))
+	}
+	if len(e.clientNote) > 0 {
+		short = append(short, "text!")
+	}
+	e.short = strings.Join(short, ",")
+	return e
+}
+
+// shortFlag names a hub flag in a few characters for the queue row; the
+// detail pane shows the whole sentence.
+func shortFlag(f string) string {
+	switch {
+	case strings.Contains(f, "looks like"):
+		return "LOOK-ALIKE"
+	case strings.Contains(f, "per-transfer cap"):
+		return "near tx cap"
+	case strings.Contains(f, "session cap"):
+		return "near session cap"
+	case strings.Contains(f, "day"), strings.Contains(f, "24"):
+		return "near day cap"
+	}
+	return untrusted.Sanitize(f, 14)
+}
+
+// statusRank orders statuses so that an older snapshot never overwrites a
+// newer one (the initial snapshot and the event stream overlap).
+func statusRank(s hub.Status) int {
+	switch s {
+	case hub.StatusPending:
+		return 0
+	case hub.StatusApproved:
+		return 1
+	case hub.StatusExecuting:
+		return 2
+	case hub.StatusSubmitted:
+		return 3
+	}
+	return 4 // final
+}
+
+// queue is the list of proposals: pending ones oldest first, then recently
+// decided ones newest first. It holds the selection (by id, so it survives
+// inserts) and the scroll offset; Render draws only the visible window.
+type queue struct {
+	byID     map[string]*entry
+	pending  []*entry // ascending Seq
+	decided  []*entry // most recently decided first, at most maxDecided
+	selected string
+	offset   int
+	height   int // rows visible
+	width    int
+}
+
+func newQueue() queue { return queue{byID: map[string]*entry{}} }
+
+// SetSize sets the visible window.
+func (q *queue) SetSize(width, height int) {
+	q.width, q.height = width, max(height, 1)
+	q.ensureVisible()
+}
+
+func (q *queue) Len() int { return len(q.pending) + len(q.decided) }
+
+// At returns the i-th row.
+func (q *queue) At(i int) *entry {
+	if i < len(q.pending) {
+		return q.pending[i]
+	}
+	return q.decided[i-len(q.pending)]
+}
+
+// Selected returns the selected entry, or nil.
+func (q *queue) Selected() *entry { return q.byID[q.selected] }
+
+// index is the row of id, or -1.
+func (q *queue) index(id string) int {
+	e, ok := q.byID[id]
+	if !ok {
+		return -1
+	}
+	if e.p.Status == hub.StatusPending {
+		i := sort.Search(len(q.pending), func(i int) bool { return q.pending[i].p.Seq >= e.p.Seq })
+		if i < len(q.pending) && q.pending[i] == e {
+			return i
+		}
+	}
+	for i, d := range q.decided {
+		if d == e {
+			return len(q.pending) + i
+		}
+	}
+	for i, p := range q.pending { // not found where expected: be robust
+		if p == e {
+			return i
+		}
+	}
+	return -1
+}
+
+// Select moves the selection to row i (clamped).
+func (q *queue) Select(i int) {
+	if q.Len() == 0 {
+		q.selected, q.offset = "", 0
+		return
+	}
+	i = min(max(i, 0), q.Len()-1)
+	q.selected = q.At(i).p.ID
+	q.ensureVisible()
+}
+
+// Move moves the selection by delta rows.
+func (q *queue) Move(delta int) {
+	i := q.index(q.selected)
+	if i < 0 {
+		i = 0
+	} else {
+		i += delta
+	}
+	q.Select(i)
+}
+
+// SelectOldestPending selects the oldest pending proposal, if any.
+func (q *queue) SelectOldestPending() bool {
+	if len(q.pending) == 0 {
+		return false
+	}
+	q.Select(0)
+	return true
+}
+
+func (q *queue) ensureVisible() {
+	i := q.index(q.selected)
+	if i < 0 {
+		q.offset = min(q.offset, max(q.Len()-q.height, 0))
+		return
+	}
+	if i < q.offset {
+		q.offset = i
+	}
+	if i >= q.offset+q.height {
+		q.offset = i - q.height + 1
+	}
+	q.offset = max(min(q.offset, q.Len()-q.height), 0)
+}
+
+// Upsert takes a proposal snapshot. It reports whether the proposal is new
+// and whether this snapshot took it out of the pending state.
+func (q *queue) Upsert(p *hub.Proposal) (added, decided bool) {
+	old, ok := q.byID[p.ID]
+	if ok && statusRank(p.Status) < statusRank(old.p.Status) {
+		return false, false // stale snapshot
+	}
+	e := newEntry(p)
+	q.byID[p.ID] = e
+	wasPending := ok && old.p.Status == hub.StatusPending
+	switch {
+	case p.Status == hub.StatusPending && ok:
+		q.replace(q.pending, old, e)
+	case p.Status == hub.StatusPending:
+		q.insertPending(e)
+	case wasPending:
+		q.removePending(old)
+		q.pushDecided(e)
+	case ok:
+		if !q.replace(q.decided, old, e) {
+			q.pushDecided(e)
+		}
+	default:
+		q.pushDecided(e)
+	}
+	if q.selected == "" {
+		q.selected = p.ID
+	}
+	q.ensureVisible()
+	return !ok, wasPending && p.Status != hub.StatusPending
+}
+
+func (q *queue) replace(list []*entry, old, e *entry) bool {
+	for i := range list {
+		if list[i] == old {
+			list[i] = e
+			return true
+		}
+	}
+	return false
+}
+
+func (q *queue) insertPending(e *entry) {
+	n := len(q.pending)
+	if n == 0 || q.pending[n-1].p.Seq < e.p.Seq {
+		q.pending = append(q.pending, e)
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return q.pending[i].p.Seq >= e.p.Seq })
+	q.pending = append(q.pending, nil)
+	copy(q.pending[i+1:], q.pending[i:])
+	q.pending[i] = e
+}
+
+func (q *queue) removePending(e *entry) {
+	i := sort.Search(len(q.pending), func(i int) bool { return q.pending[i].p.Seq >= e.p.Seq })
+	if i < len(q.pending) && q.pending[i] == e {
+		q.pending = append(q.pending[:i], q.pending[i+1:]...)
+		return
+	}
+	for i := range q.pending {
+		if q.pending[i] == e {
+			q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+func (q *queue) pushDecided(e *entry) {
+	q.decided = append(q.decided, nil)
+	copy(q.decided[1:], q.decided)
+	q.decided[0] = e
+	if len(q.decided) > maxDecided {
+		drop := q.decided[maxDecided]
+		q.decided = q.decided[:maxDecided]
+		if drop.p.ID != q.selected {
+			delete(q.byID, drop.p.ID)
+		}
+	}
+}
+
+// hasCountdown reports whether anything visible counts down: a pending
+// proposal's expiry, or an approved proposal's token lifetime.
+func (q *queue) hasCountdown() bool {
+	if len(q.pending) > 0 {
+		return true
+	}
+	for _, e := range q.decided {
+		if e.p.Status == hub.StatusApproved {
+			return true
+		}
+	}
+	return false
+}
+
+// Column widths of a queue row.
+const (
+	colMark   = 2
+	colID     = 12
+	colAmount = 14
+	colAge    = 6
+	colExp    = 9
+)
+
+// Render draws the visible rows, exactly height lines.
+func (q *queue) Render(s styles, now time.Time) []string {
+	lines := make([]string, 0, q.height)
+	if q.Len() == 0 {
+		lines = append(lines, s.dim.Render("  no proposals — waiting for an agent to propose a write"))
+	}
+	clientW := q.clientWidth()
+	for i := q.offset; i < q.Len() && len(lines) < q.height; i++ {
+		e := q.At(i)
+		p := e.p
+		mark := "  "
+		if p.ID == q.selected {
+			mark = "› "
+		}
+		var when, tail string
+		if p.Status == hub.StatusPending {
+			when = countdown(p.ExpiresAt.Sub(now))
+			tail = e.short
+		} else {
+			when = statusWord(p.Status)
+			tail = e.short
+		}
+		row := mark + pad(p.ID, colID) + " " + pad(e.client, clientW) + " " + padLeft(e.amount, colAmount) + " " +
+			padLeft(age(now.Sub(p.CreatedAt)), colAge) + " " + pad(when, colExp)
+		if tail != "" {
+			row += " ⚠ " + tail
+		}
+		row = pad(row, q.width)
+		switch {
+		case p.ID == q.selected:
+			row = s.selected.Render(row)
+		case p.Status != hub.StatusPending:
+			row = s.dim.Render(row)
+		case tail != "":
+			row = s.warn.Render(row)
+		}
+		lines = append(lines, row)
+	}
+	for len(lines) < q.height {
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+// clientWidth leaves room for the fixed columns and about 14 cells of flags.
+func (q *queue) clientWidth() int {
+	const fixed = colMark + colID + colAmount + colAge + colExp + 4
+	return min(max(q.width-fixed-1-14, 8), 22)
+}
+
+// header is the column header line for the queue.
+func (q *queue) header() string {
+	clientW := q.clientWidth()
+	return fit("  "+pad("id", colID)+" "+pad("client", clientW)+" "+padLeft("amount", colAmount)+" "+
+		padLeft("age", colAge)+" "+pad("expires", colExp)+" flags", q.width)
+}
+
+func statusWord(s hub.Status) string {
+	switch s {
+	case hub.StatusExecuted:
+		return "executed"
+	case hub.StatusApproved:
+		return "approved"
+	}
+	return string(s)
+}
+
+// title is the queue's section title.
+func (q *queue) title() string {
+	t := fmt.Sprintf("QUEUE  %d pending", len(q.pending))
+	if len(q.decided) > 0 {
+		t += fmt.Sprintf(" · %d recent", len(q.decided))
+	}
+	if q.Len() > q.height {
+		if i := q.index(q.selected); i >= 0 {
+			t += fmt.Sprintf(" · %d/%d", i+1, q.Len())
+		}
+	}
+	return t
+}

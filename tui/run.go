@@ -1,0 +1,175 @@
+// Package tui is the approval console: one Bubble Tea root model that shows
+// the hub's proposals as solgate would execute them, the spend caps and the
+// live session spend, and turns a human's key presses into the hub's
+// operator actions. It never does I/O inside Update: hub calls leave as
+// commands, and hub events arrive through one forwarding goroutine.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+)
+
+// Options configure Run.
+type Options struct {
+	Hub     *hub.Hub
+	Genesis string        // genesis hash shown next to the network badge
+	NoColor bool          // NO_COLOR set or --no-color: no colour at all, still readable (badges in words)
+	Grace   time.Duration // keys ignored this long after a new proposal appears (default 800ms, max 1s)
+	Input   io.Reader     // default os.Stdin
+	Output  io.Writer     // default os.Stdout
+	Now     func() time.Time
+}
+
+const (
+	defaultGrace = 800 * time.Millisecond
+	maxGrace     = time.Second
+	// eventBuffer is the subscription's channel size. Approval events are
+	// never dropped by the hub (it waits for us); progress events are
+	// dropped when this is full.
+	eventBuffer = 1024
+	// maxBatch bounds how many queued events one redraw absorbs.
+	maxBatch = 512
+)
+
+// Run shows the console until the operator quits or ctx ends. Whatever ends
+// it, proposals still pending are then denied as "console closed": nobody is
+// left to approve them, and the agent learns so from proposal_status.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Hub == nil {
+		return errors.New("tui: Options.Hub is required")
+	}
+	if opts.Input == nil {
+		opts.Input = os.Stdin
+	}
+	if opts.Output == nil {
+		opts.Output = os.Stdout
+	}
+	h := opts.Hub
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Subscribe before taking the snapshot so nothing falls between them;
+	// the model ignores snapshots older than what it already holds.
+	events, unsubscribe := h.Subscribe(eventBuffer)
+	defer unsubscribe()
+	m := newModel(configFor(opts), h.Proposals(), readState(h))
+
+	p := tea.NewProgram(m,
+		tea.WithContext(ctx),
+		tea.WithInput(opts.Input),
+		tea.WithOutput(opts.Output),
+		tea.WithAltScreen(),
+		// Bubble Tea's renderer wakes at this rate even when nothing
+		// changed; that wake-up is most of an idle console's CPU (measured:
+		// about 0.07% at 2 fps, 0.3-0.5% at 12-30 fps). 10 fps keeps a key
+		// press on screen within 100 ms.
+		tea.WithFPS(10),
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		forward(ctx, events, h, p.Send)
+	}()
+
+	_, err := p.Run()
+	cancel()
+	<-done
+	if n := h.DenyAllPending(decidedBy, closedReason); n > 0 {
+		fmt.Fprintf(opts.Output, "solgate: %d pending proposal(s) denied: %s\n", n, closedReason)
+	}
+	switch {
+	case err == nil, errors.Is(err, tea.ErrInterrupted), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return nil
+	}
+	return fmt.Errorf("console: %w", err)
+}
+
+func configFor(opts Options) config {
+	h := opts.Hub
+	return config{
+		ops:     h,
+		network: h.Network(),
+		genesis: opts.Genesis,
+		wallet:  h.Wallet(),
+		policy:  h.Policy(),
+		grace:   graceOf(opts.Grace),
+		now:     opts.Now,
+		styles:  newStyles(opts.Output, opts.NoColor),
+	}
+}
+
+// graceOf applies the default and the cap: a longer lock would make the
+// console feel broken, and DESIGN.md promises at most a second.
+func graceOf(d time.Duration) time.Duration {
+	if d <= 0 {
+		return defaultGrace
+	}
+	return min(d, maxGrace)
+}
+
+// stateSource is what forward reads from the hub besides events.
+type stateSource interface {
+	SpendSummary() hub.SpendSummary
+	Paused() bool
+	Clients() map[string]time.Time
+	PausedClients() []string
+}
+
+func readState(src stateSource) hubState {
+	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Clients: src.Clients(), PausedClients: src.PausedClients()}
+}
+
+// forward is the console's one subscriber goroutine: it hands hub events to
+// the program through send, in order, until ctx ends. Events already queued
+// are batched into one message so that a burst costs one redraw, and the hub
+// state (spend, pause, clients) is read here, after the events it follows,
+// so Update never calls into the hub. send may block while Update is busy;
+// the hub's broker then holds approval events for us and drops only
+// progress reports.
+func forward(ctx context.Context, events <-chan hub.Event, src stateSource, send func(tea.Msg)) {
+	for {
+		var batch []hub.Event
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-events:
+			batch = append(batch, ev)
+		}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case ev := <-events:
+				batch = append(batch, ev)
+			default:
+				break drain
+			}
+		}
+		msg := eventsMsg{events: batch}
+		if !onlyProgress(batch) {
+			st := readState(src)
+			msg.state = &st
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		send(msg)
+	}
+}
+
+func onlyProgress(batch []hub.Event) bool {
+	for _, ev := range batch {
+		if ev.Kind != hub.EventExecuting {
+			return false
+		}
+	}
+	return true
+}

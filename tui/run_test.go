@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+)
+
+type fakeSource struct {
+	mu    sync.Mutex
+	reads int
+}
+
+func (f *fakeSource) SpendSummary() hub.SpendSummary {
+	f.mu.Lock()
+	f.reads++
+	f.mu.Unlock()
+	return hub.SpendSummary{Spent: 42}
+}
+func (f *fakeSource) Paused() bool                  { return true }
+func (f *fakeSource) Clients() map[string]time.Time { return map[string]time.Time{"c": t0} }
+func (f *fakeSource) PausedClients() []string       { return nil }
+
+// forward hands events over in order, batches what is already queued, reads
+// the hub state after the events (never for progress alone), and stops when
+// its context ends — without a running program.
+func TestForward(t *testing.T) {
+	events := make(chan hub.Event, 10)
+	src := &fakeSource{}
+	var mu sync.Mutex
+	var got []eventsMsg
+	sent := make(chan struct{}, 10)
+	send := func(msg tea.Msg) {
+		mu.Lock()
+		got = append(got, msg.(eventsMsg))
+		mu.Unlock()
+		sent <- struct{}{}
+	}
+	for _, k := range []hub.EventKind{hub.EventProposalAdded, hub.EventProposalDecided, hub.EventSpendChanged} {
+		events <- hub.Event{Kind: k}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { forward(ctx, events, src, send); close(done) }()
+	<-sent
+	events <- hub.Event{Kind: hub.EventExecuting}
+	<-sent
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("forward did not stop with its context")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || len(got[0].events) != 3 || got[0].events[2].Kind != hub.EventSpendChanged {
+		t.Fatalf("batches: %+v", got)
+	}
+	if got[0].state == nil || got[0].state.Spend.Spent != 42 || !got[0].state.Paused {
+		t.Errorf("state not read with the batch: %+v", got[0].state)
+	}
+	if got[1].state != nil {
+		t.Error("hub state read for a progress-only batch")
+	}
+}
+
+// Run with a real hub, driven through its input: q with a proposal pending
+// asks, y denies it as "console closed" and ends Run.
+func TestRunQuitDeniesPending(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	p := w.propose(t, "run-agent")
+	in, typist := io.Pipe()
+	var out bytes.Buffer
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: &syncWriter{w: &out}})
+	}()
+	time.Sleep(500 * time.Millisecond) // past the grace period of the opening
+	io.WriteString(typist, "q")
+	time.Sleep(200 * time.Millisecond)
+	io.WriteString(typist, "y")
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end after q y")
+	}
+	typist.Close()
+	got, _ := w.hub.Proposal(p.ID)
+	if got.Status != hub.StatusDenied || got.Reason != closedReason {
+		t.Errorf("after quit: %s %q", got.Status, got.Reason)
+	}
+}
+
+// When its context ends, Run returns nil and denies what is pending.
+func TestRunEndsWithContext(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	in, typist := io.Pipe()
+	defer typist.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: &syncWriter{w: io.Discard}})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	p := w.propose(t, "ctx-agent") // arrives while the console runs
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end with its context")
+	}
+	if st := w.status(t, p.ID); st != hub.StatusDenied {
+		t.Errorf("pending proposal is %s after the console closed", st)
+	}
+}
+
+func TestGraceIsCapped(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{
+		0: defaultGrace, -time.Second: defaultGrace, 5 * time.Second: time.Second, 300 * time.Millisecond: 300 * time.Millisecond,
+	} {
+		if got := graceOf(in); got != want {
+			t.Errorf("graceOf(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

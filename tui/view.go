@@ -1,0 +1,335 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
+)
+
+// wideFrom is the width from which the detail pane sits beside the log
+// instead of between the queue and the log.
+const (
+	wideFrom    = 120
+	wideDetailW = 76
+	barWidth    = 20
+)
+
+// layout is every size derived from the window, computed in one place
+// (computeLayout) on resize and when the queue turns empty or non-empty.
+type layout struct {
+	wide       bool
+	empty      bool // nothing to show in detail: the log gets its rows
+	width      int
+	height     int
+	queueW     int
+	queueRows  int
+	colHeader  bool // the queue's column header line
+	detailW    int
+	detailRows int
+	logW       int
+	logRows    int
+	leftW      int // wide: the column of spend and log
+	logWrap    int // lines one log entry may take
+}
+
+func computeLayout(w, h int, empty bool) layout {
+	l := layout{width: w, height: h, empty: empty, queueW: w}
+	if w >= wideFrom {
+		// Queue across the top; below it spend and log on the left, the
+		// detail on the right.
+		l.wide, l.colHeader, l.logWrap = true, true, 5
+		l.detailW = max(wideDetailW, w/2)
+		l.leftW = w - l.detailW - 1
+		l.logW = l.leftW
+		l.queueRows = min(max((h-5)/3, 3), 12)
+		bottom := h - 2 - 2 - l.queueRows - 1 // header, queue titles, help
+		l.detailRows = max(bottom-1, 1)
+		l.logRows = max(bottom-2-1, 1)
+		return l
+	}
+	l.detailW, l.logW, l.logWrap = w, w, 2
+	avail := h - 5 - 3 // header 2, spend 2, help 1; three section titles
+	l.colHeader = h >= 30
+	if l.colHeader {
+		avail--
+	}
+	l.queueRows = min(max(avail/4, 3), 10)
+	l.logRows = min(max(avail/5, 3), 8)
+	if empty {
+		l.logWrap = 4
+		l.detailRows = 2
+		l.logRows = max(avail-l.queueRows-l.detailRows, 1)
+	}
+	l.detailRows = max(avail-l.queueRows-l.logRows, 1)
+	return l
+}
+
+// View draws the whole screen: exactly height lines, none wider than width,
+// so a resize never leaves wrapped debris behind.
+func (m *model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return "solgate console starting…"
+	}
+	s := m.cfg.styles
+	now := m.cfg.now()
+	lay := m.lay
+
+	var lines []string
+	lines = append(lines, m.headerLines()...)
+
+	queue := []string{rule(s.title.Render(m.queue.title()), lay.queueW)}
+	if lay.colHeader {
+		queue = append(queue, s.dim.Render(m.queue.header()))
+	}
+	queue = append(queue, m.queue.Render(s, now)...)
+
+	detail := []string{rule(s.title.Render(m.detailTitle()), lay.detailW)}
+	if m.help.ShowAll {
+		detail = append(detail, m.fullHelp(lay.detailRows)...)
+	} else {
+		detail = append(detail, m.detail.Render(s, m.queue.Selected(), m.detailContext())...)
+	}
+
+	bottom := m.dialogLines(lay.logW, lay.logRows+1)
+	if bottom == nil {
+		bottom = append([]string{rule(s.title.Render("LOG"), lay.logW)}, m.log.Render(s)...)
+	}
+	spend := m.spendLines(lay.logW)
+
+	if lay.wide {
+		lines = append(lines, queue...)
+		left := append(append([]string{}, spend...), bottom...)
+		sep := s.dim.Render("│")
+		for i := 0; i < max(len(left), len(detail)); i++ {
+			var l, r string
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(detail) {
+				r = detail[i]
+			}
+			lines = append(lines, pad(l, lay.leftW)+sep+fit(r, lay.detailW))
+		}
+	} else {
+		lines = append(lines, queue...)
+		lines = append(lines, detail...)
+		lines = append(lines, spend...)
+		lines = append(lines, bottom...)
+	}
+	lines = append(lines, m.helpLine())
+
+	// Exactly the window: cut overflow, pad short screens.
+	if len(lines) > m.height {
+		lines = append(lines[:m.height-1], lines[len(lines)-1])
+	}
+	var b strings.Builder
+	b.Grow(m.width * m.height)
+	for i := 0; i < m.height; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(lines) {
+			b.WriteString(fit(lines[i], m.width))
+		}
+	}
+	return b.String()
+}
+
+func (m *model) detailContext() detailContext {
+	known := append([]string{m.cfg.wallet}, m.cfg.policy.AllowRecipients...)
+	c := detailContext{
+		now: m.cfg.now(), wallet: m.cfg.wallet, known: known,
+		mainnet: m.mainnet(), delivery: m.cfg.policy.TokenDelivery,
+	}
+	if e := m.queue.Selected(); e != nil {
+		if pr, ok := m.progress[e.p.ID]; ok {
+			c.progress = &pr
+		}
+	}
+	return c
+}
+
+func (m *model) detailTitle() string {
+	if m.help.ShowAll {
+		return "KEYS  (? closes)"
+	}
+	e := m.queue.Selected()
+	if e == nil {
+		return "DETAIL"
+	}
+	return fmt.Sprintf("DETAIL  %s · %s", e.p.ID, strings.ToUpper(string(e.p.Status)))
+}
+
+// badge is the network badge, in words as well as colour.
+func (m *model) badge() string {
+	s := m.cfg.styles
+	if m.mainnet() {
+		return s.mainnet.Render(mainnetWords(s))
+	}
+	n := m.cfg.network
+	if n == "" {
+		n = executor.NetworkFromGenesis(m.cfg.genesis)
+	}
+	word := "test funds"
+	if n == executor.Localnet {
+		word = "test ledger"
+	}
+	if s.noColor {
+		return "[" + n.Label() + " — " + word + "]"
+	}
+	return s.calm.Render("● " + n.Label() + " — " + word)
+}
+
+func mainnetWords(s styles) string {
+	if s.noColor {
+		return "[!! MAINNET — real funds !!]"
+	}
+	return "🔴 MAINNET — real funds"
+}
+
+func (m *model) headerLines() []string {
+	s := m.cfg.styles
+	wallet := short(m.cfg.wallet)
+	line1 := s.title.Render("SOLGATE") + "  " + m.badge() + "  genesis " + short(m.cfg.genesis) + "  wallet " + wallet
+	if m.mainnet() && !s.noColor {
+		line1 = s.mainnet.Render(pad(ansi.Strip(line1), m.width))
+	}
+	var parts []string
+	if m.paused {
+		parts = append(parts, s.paused.Render("⏸ WRITES PAUSED — p resumes"))
+	}
+	if m.inGrace() {
+		parts = append(parts, s.warn.Render("keys locked: new proposal"))
+	}
+	if len(m.pausedClients) > 0 {
+		parts = append(parts, s.warn.Render(fmt.Sprintf("breaker paused %d agent(s) — r resumes", len(m.pausedClients))))
+	}
+	if m.showWallet {
+		parts = append(parts, "wallet "+m.cfg.wallet)
+	} else {
+		parts = append(parts, m.clientsText())
+	}
+	return []string{fit(line1, m.width), fit(strings.Join(parts, "  "), m.width)}
+}
+
+// spendLines is the spend panel: caps and the live session spend as a bar.
+func (m *model) spendLines(width int) []string {
+	s := m.cfg.styles
+	v := m.spend
+	first := s.title.Render("SPEND") + "  per-tx cap " + sol(v.PerTx)
+	if v.PerDay > 0 {
+		first += fmt.Sprintf(" · 24 h %s of %s used", executor.FormatSOL(v.DaySpent+v.DayReserved), sol(v.PerDay))
+	} else {
+		first += " · no daily cap"
+	}
+	if m.paused {
+		first += " · " + s.paused.Render("PAUSED")
+	}
+	second := "session " + m.bar(v.Spent, v.Reserved, v.PerSession) + fmt.Sprintf(" %s of %s · spent %s · reserved %s · left %s",
+		executor.FormatSOL(v.Spent+v.Reserved), sol(v.PerSession), executor.FormatSOL(v.Spent), executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
+	return []string{fit(first, width), fit(second, width)}
+}
+
+// bar draws spent (█), reserved (▒) and free (░) against the cap.
+func (m *model) bar(spent, reserved, limit uint64) string {
+	s := m.cfg.styles
+	if limit == 0 {
+		return "[" + strings.Repeat("░", barWidth) + "]"
+	}
+	cells := func(v uint64) int {
+		if v >= limit {
+			return barWidth
+		}
+		return int(v * barWidth / limit)
+	}
+	a := cells(spent)
+	b := min(cells(spent+reserved)-a, barWidth-a)
+	// Anything at all shows as at least one cell.
+	if spent > 0 && a == 0 {
+		a = 1
+	}
+	if reserved > 0 && b == 0 && a < barWidth {
+		b = 1
+	}
+	return "[" + s.barSpent.Render(strings.Repeat("█", a)) + s.barReserve.Render(strings.Repeat("▒", b)) +
+		s.barFree.Render(strings.Repeat("░", barWidth-a-b)) + "]"
+}
+
+// dialogLines renders the open dialog in place of the log, or nil.
+func (m *model) dialogLines(width, height int) []string {
+	s := m.cfg.styles
+	var title string
+	var body []string
+	switch m.dialog.kind {
+	case dialogNone:
+		return nil
+	case dialogApprove:
+		title = "CONFIRM MAINNET APPROVAL"
+		if e := m.queue.byID[m.dialog.id]; e != nil {
+			body = wrap(fmt.Sprintf("Approve %s: transfer %s to %s — on MAINNET, with real funds?", e.p.ID, sol(e.p.Transfer.Lamports), e.p.Transfer.To), width)
+		}
+		body = append(body, s.warn.Render("press y to approve · any other key cancels"))
+	case dialogDeny:
+		title = "DENY " + m.dialog.id
+		body = append(body, "reason (optional, sent to the agent):")
+		body = append(body, "> "+string(m.dialog.reason)+"█")
+		body = append(body, s.dim.Render("Enter denies · Esc cancels (the proposal stays pending)"))
+	case dialogQuit:
+		title = "QUIT"
+		body = wrap(fmt.Sprintf("%d proposal(s) are pending. Quit and deny them all as %q?", len(m.queue.pending), closedReason), width)
+		body = append(body, s.warn.Render("press y to quit and deny · any other key stays"))
+	}
+	lines := []string{s.dialog.Render(pad(" "+title, width))}
+	lines = append(lines, body...)
+	if len(lines) > height {
+		// Keep the title and the key prompt, whatever else is cut.
+		lines = append(lines[:height-1], lines[len(lines)-1])
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	for i := range lines {
+		lines[i] = fit(lines[i], width)
+	}
+	return lines
+}
+
+func (m *model) helpLine() string {
+	if m.notice != "" {
+		return fit(m.cfg.styles.warn.Render(m.notice), m.width)
+	}
+	h := m.help
+	h.ShowAll = false
+	return fit(h.View(m.keys), m.width)
+}
+
+func (m *model) fullHelp(rows int) []string {
+	h := m.help
+	h.Width = m.lay.detailW
+	lines := strings.Split(h.FullHelpView(m.keys.FullHelp()), "\n")
+	extra := []string{
+		"",
+		"Enter never approves. On mainnet, a is followed by y; any other key cancels.",
+		"Keys are ignored for a moment after a new proposal appears.",
+	}
+	if m.cfg.policy.TokenDelivery == policy.DeliveryOperator {
+		extra = append(extra, "Token delivery is \"operator\": after approving, give the token shown here to the agent.")
+	}
+	lines = append(lines, extra...)
+	out := make([]string, 0, rows)
+	for _, l := range lines {
+		for _, w := range wrap(l, m.lay.detailW) {
+			if len(out) < rows {
+				out = append(out, w)
+			}
+		}
+	}
+	for len(out) < rows {
+		out = append(out, "")
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+)
+
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+
+var (
+	keyEnter = tea.KeyMsg{Type: tea.KeyEnter}
+	keyEsc   = tea.KeyMsg{Type: tea.KeyEsc}
+)
+
+func events(evs ...hub.Event) eventsMsg { return eventsMsg{events: evs} }
+
+// executed returns p as executed and verified.
+func executed(p *hub.Proposal, at time.Time) *hub.Proposal {
+	c := *p
+	c.Status, c.DecidedBy, c.DecidedAt = hub.StatusExecuted, "operator", at
+	c.Signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	c.Result = &executor.Result{Outcome: executor.Executed, Slot: 48213, Fee: 5000}
+	return &c
+}
+
+var viewScenarios = []struct {
+	name  string
+	build func() *model
+}{
+	{"empty_queue", func() *model {
+		return testModel(viewOpts{}, nil, spendState(0, 0, false))
+	}},
+	{"transfer_preview", func() *model {
+		first := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-42*time.Second))
+		second := transfer(2, "claude-desktop 0.9.2", otherKey, 20_000_000, t0.Add(-5*time.Second))
+		earlier := executed(transfer(3, "e2e-agent 1.0", recipientKey, 10_000_000, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
+		m := testModel(viewOpts{}, nil, spendState(10_005_000, 0, false))
+		m.Update(events(
+			hub.Event{Kind: hub.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			hub.Event{Kind: hub.EventProposalAdded, At: first.CreatedAt, Proposal: first},
+			hub.Event{Kind: hub.EventProposalAdded, At: second.CreatedAt, Proposal: second},
+		))
+		m.queue.SelectOldestPending()
+		return m
+	}},
+	{"mainnet_warning", func() *model {
+		cfg := testPolicy()
+		cfg.AllowMainnet = true
+		p := transfer(1, "e2e-agent 1.0", lookalikeKey, 80_000_000, t0.Add(-20*time.Second))
+		p.Flags = []string{
+			fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey),
+			"near the per-transfer cap",
+		}
+		st := spendState(0, 0, false)
+		st.Spend.Network = executor.Mainnet
+		m := testModel(viewOpts{network: executor.Mainnet, genesis: mainnetGenesis, policy: cfg}, []*hub.Proposal{p}, st)
+		m.graceUntil = time.Time{}
+		m.Update(runes("a")) // opens the mainnet confirmation
+		return m
+	}},
+	{"over_cap_denial", func() *model {
+		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
+		m.Update(events(hub.Event{
+			Kind: hub.EventAutoDenied, At: t0.Add(-2 * time.Second), Client: "e2e-agent 1.0",
+			Message: fmt.Sprintf("e2e-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
+		}))
+		return m
+	}},
+	{"paused", func() *model {
+		m := testModel(viewOpts{}, nil, spendState(30_010_000, 0, true))
+		m.Update(events(
+			hub.Event{Kind: hub.EventPaused, At: t0.Add(-30 * time.Second), Message: "all writes paused"},
+			hub.Event{Kind: hub.EventAutoDenied, At: t0.Add(-10 * time.Second), Client: "e2e-agent 1.0",
+				Message: fmt.Sprintf("e2e-agent 1.0 → 0.02 SOL to %s denied by paused: the operator has paused all writes in the solgate console; nothing can be proposed until they resume", otherKey)},
+		))
+		return m
+	}},
+	{"operator_token", func() *model {
+		cfg := testPolicy()
+		cfg.TokenDelivery = policy.DeliveryOperator
+		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
+		m := testModel(viewOpts{policy: cfg}, []*hub.Proposal{p}, spendState(0, 0, false))
+		a := *p
+		a.Status, a.DecidedBy, a.DecidedAt = hub.StatusApproved, "operator", t0.Add(-3*time.Second)
+		a.Token, a.TokenExpires = "7QbVnK3xPzRt", t0.Add(297*time.Second)
+		m.Update(events(hub.Event{Kind: hub.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
+		return m
+	}},
+}
+
+// The swap preview golden is not here yet: the hub does not propose swaps.
+func TestViewGolden(t *testing.T) {
+	for _, sc := range viewScenarios {
+		for _, size := range [][2]int{{80, 24}, {140, 40}} {
+			name := fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				golden(t, name, screen(t, sc.build(), size[0], size[1]))
+			})
+		}
+	}
+}
+
+// The words that must be on screen whatever the styling.
+func TestViewSaysItInWords(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		want     []string
+	}{
+		{"mainnet_warning", []string{"MAINNET — real funds", "LOOK-ALIKE", "press y to approve", "possible address"}},
+		{"transfer_preview", []string{"0.05 SOL (50,000,000 lamports)", recipientKey.String(), "EXECUTED ✔ verified", "SHA-256   " + hash("message p_BBBBk7Qz2x")}},
+		{"over_cap_denial", []string{"AUTO-DENIED", "max_sol_per_tx"}},
+		{"paused", []string{"WRITES PAUSED", "all writes paused"}},
+		{"operator_token", []string{"7QbVnK3xPzRt", "paste it into the chat"}},
+	} {
+		for _, sc := range viewScenarios {
+			if sc.name != tc.scenario {
+				continue
+			}
+			for _, noColor := range []bool{false, true} {
+				m := sc.build()
+				if noColor {
+					m.cfg.styles = newStyles(nil, true)
+					m.help.Styles = m.cfg.styles.help
+				}
+				out := screen(t, m, 140, 40)
+				for _, w := range tc.want {
+					if w == "MAINNET — real funds" && noColor {
+						w = "[!! MAINNET — real funds !!]"
+					}
+					if !strings.Contains(out, w) {
+						t.Errorf("%s (noColor=%v): %q not on screen:\n%s", tc.scenario, noColor, w, out)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Resizing through many sizes never produces a line wider than the window
+// or a view of the wrong height.
+func TestViewResizes(t *testing.T) {
+	m := viewScenarios[1].build()
+	for w := 40; w <= 200; w += 7 {
+		for h := 10; h <= 60; h += 5 {
+			screen(t, m, w, h)
+		}
+	}
+}
