@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cpuSplit apportions the CPU time of a throughput run between the bench
+// process (hub, operator and the agents' MCP clients), the bridge processes
+// (its children, accounted when they exit, start-up included) and the ledger.
+// On a 2-core machine the rate is bounded by CPU, and this says whose.
+type cpuSplit struct {
+	ledgerPid              int
+	self, children, ledger time.Duration
+}
+
+func startCPUSplit(ledgerPid int) *cpuSplit {
+	return &cpuSplit{ledgerPid: ledgerPid, self: rusage(syscall.RUSAGE_SELF), children: rusage(syscall.RUSAGE_CHILDREN), ledger: procCPU(ledgerPid)}
+}
+
+// stop reports the CPU per item spent by each party since start.
+func (c *cpuSplit) stop(items int) string {
+	self := rusage(syscall.RUSAGE_SELF) - c.self
+	children := rusage(syscall.RUSAGE_CHILDREN) - c.children
+	ledger := procCPU(c.ledgerPid) - c.ledger
+	per := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", ms(d)/float64(items)) }
+	return fmt.Sprintf("CPU per proposal: hub process with the agents' MCP clients %s, solgate mcp bridges %s (start-up included), ledger %s",
+		per(self), per(children), per(ledger))
+}
+
+func rusage(who int) time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(who, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU reads utime+stime of a running process from /proc (Linux).
+func procCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields of the whole line.
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(ut+st) * time.Second / ticks
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+)
+
+// addedWatch stamps the moment a hub subscriber — the seat the console's TUI
+// sits in — receives EventProposalAdded, keyed by the proposal's lamports
+// (every proposal of the run has its own amount).
+type addedWatch struct {
+	mu      sync.Mutex
+	waiting map[uint64]chan time.Time
+	stop    func()
+}
+
+func watchAdded(h *hub.Hub) *addedWatch {
+	ch, cancel := h.Subscribe(1 << 14)
+	w := &addedWatch{waiting: map[uint64]chan time.Time{}}
+	done := make(chan struct{})
+	w.stop = func() { cancel(); close(done) }
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case ev := <-ch:
+				if ev.Kind != hub.EventProposalAdded || ev.Proposal == nil {
+					continue
+				}
+				at := time.Now()
+				w.mu.Lock()
+				c := w.waiting[ev.Proposal.Transfer.Lamports]
+				delete(w.waiting, ev.Proposal.Transfer.Lamports)
+				w.mu.Unlock()
+				if c != nil {
+					c <- at
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// expect registers interest before the call that causes the event.
+func (w *addedWatch) expect(lamports uint64) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	w.mu.Lock()
+	w.waiting[lamports] = c
+	w.mu.Unlock()
+	return c
+}
+
+// measureProposals runs n proposals one after another through one agent and
+// times, for each:
+//   - propose → visible: from the agent starting its transfer_sol call to a
+//     hub subscriber receiving EventProposalAdded;
+//   - propose round trip: the same call until the agent holds the
+//     pending_approval answer;
+//   - approve → token: the agent is blocked in proposal_status with
+//     wait_seconds=30; from the moment the operator's h.Approve is called
+//     until the agent's MCP client has returned that call's result carrying
+//     the token (Approve records the decision in SQLite, fsynced, before the
+//     token exists, so that write is inside the figure).
+func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
+	c, err := w.startConsole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	a, err := startAgent(ctx, w.bin, c.socket, "bench-latency")
+	if err != nil {
+		return nil, err
+	}
+	defer a.close()
+	watch := watchAdded(c.hub)
+	defer watch.stop()
+
+	to := w.recipient.String()
+	var visible, roundTrip, tokenLat []time.Duration
+	for i := 0; i < n; i++ {
+		lamports := w.nextAmount()
+		seen := watch.expect(lamports)
+		start := time.Now()
+		id, err := a.propose(ctx, to, lamports)
+		if err != nil {
+			return nil, err
+		}
+		roundTrip = append(roundTrip, time.Since(start))
+		select {
+		case at := <-seen:
+			visible = append(visible, at.Sub(start))
+		case <-time.After(10 * time.Second):
+			return nil, fmt.Errorf("proposal %s (%d lamports) never reached a hub subscriber", id, lamports)
+		}
+
+		d, err := approveToWaitingAgent(ctx, c.hub, a, id)
+		if err != nil {
+			return nil, err
+		}
+		tokenLat = append(tokenLat, d)
+	}
+	return []row{
+		latencyRow("propose → visible at the hub", visible, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
+			"agent's transfer_sol call → EventProposalAdded at a hub subscriber; includes the bridge, the socket, policy, the blockhash + simulation RPCs and the fsynced SQLite insert"),
+		latencyRow("propose round trip (pending_approval answer)", roundTrip, nil, ""),
+		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
+			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
+	}, nil
+}
+
+// approveToWaitingAgent starts a long-polling proposal_status, waits until
+// the hub has received it, approves, and returns the time from the Approve
+// call to the agent holding the token.
+func approveToWaitingAgent(ctx context.Context, h *hub.Hub, a *agent, id string) (time.Duration, error) {
+	type got struct {
+		ans answer
+		at  time.Time
+		err error
+	}
+	res := make(chan got, 1)
+	sent := time.Now()
+	go func() {
+		ans, err := a.call(ctx, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+		res <- got{ans, time.Now(), err}
+	}()
+	// The hub stamps a client's last-seen time on entering Call; once it is
+	// newer than our send, the call is in the hub and a moment later blocked
+	// on the proposal. (Had Approve won that race, the call would answer
+	// at once with the token: the figure stays Approve → token.)
+	deadline := time.Now().Add(10 * time.Second)
+	for !h.Clients()[a.client].After(sent) {
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("proposal_status for %s never reached the hub", id)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	time.Sleep(2 * time.Millisecond)
+	start := time.Now()
+	p, err := h.Approve(id, "bench-operator")
+	if err != nil {
+		return 0, err
+	}
+	r := <-res
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.ans.status() != "approved" || r.ans.str("confirm") != p.Token {
+		return 0, fmt.Errorf("proposal_status for %s: want approved with the issued token, got %q: %s", id, r.ans.status(), r.ans.text)
+	}
+	return r.at.Sub(start), nil
+}
+
+// measureReads times get_balance through the bridge, the hub and the ledger.
+func measureReads(ctx context.Context, w *world, n int) ([]row, error) {
+	c, err := w.startConsole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	a, err := startAgent(ctx, w.bin, c.socket, "bench-reader")
+	if err != nil {
+		return nil, err
+	}
+	defer a.close()
+	wallet := w.key.PublicKey().String()
+	var rt []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		ans, err := a.call(ctx, "get_balance", nil)
+		if err != nil {
+			return nil, err
+		}
+		rt = append(rt, time.Since(start))
+		if ans.isError || ans.str("address") != wallet || ans.str("lamports") == "" {
+			return nil, fmt.Errorf("get_balance: %s", ans.text)
+		}
+	}
+	return []row{latencyRow("read round trip (get_balance)", rt, nil,
+		"agent → solgate mcp → socket → hub → getBalance on localnet → back to the agent")}, nil
+}

@@ -1,0 +1,140 @@
+// Command solgate-bench measures solgate against real processes on a local
+// ledger and prints one table (name, n, p50, p99, goal, result), also written
+// as JSON. `make bench` runs the full suite; `make bench-quick` the small one
+// CI can afford. See README.md beside this file for what each figure means.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+type counts struct {
+	ColdStartRuns int `json:"coldstart_runs"`
+	Proposals     int `json:"proposals"`
+	Reads         int `json:"reads"`
+	Transfers     int `json:"transfers"`
+	Agents        int `json:"agents"`
+	Throughput    int `json:"throughput_proposals"`
+	Floors        int `json:"floor_samples"`
+}
+
+var (
+	fullCounts  = counts{ColdStartRuns: 30, Proposals: 1000, Reads: 1000, Transfers: 200, Agents: 50, Throughput: 5000, Floors: 200}
+	quickCounts = counts{ColdStartRuns: 10, Proposals: 100, Reads: 100, Transfers: 20, Agents: 50, Throughput: 500, Floors: 50}
+)
+
+var sections = []string{"floors", "coldstart", "proposals", "reads", "transfers", "throughput", "console"}
+
+func main() {
+	quick := flag.Bool("quick", false, "small counts (CI): well under 2 minutes")
+	bin := flag.String("solgate", "bin/solgate", "the solgate binary under test (make build)")
+	refDir := flag.String("ref-dir", "cmd/solgate-bench/refserver", "folder of the reference MCP server's npm package (npm ci there)")
+	out := flag.String("out", "bench-results/bench.json", "where to write the table as JSON")
+	slotMS := flag.Int("slot-ms", 20, "localnet slot time in milliseconds")
+	strict := flag.Bool("strict", false, "exit 1 when a goal is missed (default: only when a measurement or an integrity check fails)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (which hosts the hub) to this file")
+	only := flag.String("only", strings.Join(sections, ","), "comma-separated sections to run: "+strings.Join(sections, ", "))
+	var c counts // 0: the mode's default, filled in below
+	flag.IntVar(&c.ColdStartRuns, "coldstart-runs", 0, "cold starts of each server (default 30, quick 10)")
+	flag.IntVar(&c.Proposals, "proposals", 0, "proposals timed for propose → visible and approve → token (default 1000, quick 100)")
+	flag.IntVar(&c.Reads, "reads", 0, "get_balance round trips (default 1000, quick 100)")
+	flag.IntVar(&c.Transfers, "transfers", 0, "confirmed transfers (default 200, quick 20)")
+	flag.IntVar(&c.Agents, "agents", 0, "concurrent agents for throughput (default 50)")
+	flag.IntVar(&c.Throughput, "throughput", 0, "proposals in the throughput run (default 5000, quick 500)")
+	flag.IntVar(&c.Floors, "floor-samples", 0, "samples of each floor figure (default 200, quick 50)")
+	flag.Parse()
+
+	def := fullCounts
+	mode := "full"
+	if *quick {
+		def, mode = quickCounts, "quick"
+	}
+	fill := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	fill(&c.ColdStartRuns, def.ColdStartRuns)
+	fill(&c.Proposals, def.Proposals)
+	fill(&c.Reads, def.Reads)
+	fill(&c.Transfers, def.Transfers)
+	fill(&c.Agents, def.Agents)
+	fill(&c.Throughput, def.Throughput)
+	fill(&c.Floors, def.Floors)
+	run := map[string]bool{}
+	for _, s := range strings.Split(*only, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(sections, s) {
+			fmt.Fprintf(os.Stderr, "solgate-bench: unknown section %q (have %s)\n", s, strings.Join(sections, ", "))
+			os.Exit(2)
+		}
+		run[s] = true
+	}
+
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "solgate-bench:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "solgate-bench:", err)
+			os.Exit(2)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := runSuite(ctx, *bin, *refDir, *slotMS, c, run)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "solgate-bench:", err)
+		os.Exit(1)
+	}
+	rep.Mode = mode
+	rep.Command = strings.Join(os.Args, " ")
+	rep.Settings = map[string]any{"counts": c, "slot_ms": *slotMS, "solgate": *bin}
+
+	printTable(os.Stdout, rep.Rows)
+	for _, f := range rep.Integrity {
+		fmt.Println("INTEGRITY FAILURE:", f)
+	}
+	fmt.Printf("\n%s suite, %s; load average before %s, after %s (%d CPUs). JSON: %s\n",
+		mode, rep.Took, rep.Machine.LoadBefore, rep.Machine.LoadAfter, rep.Machine.CPUs, *out)
+	if err := writeJSON(*out, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "solgate-bench: write", *out+":", err)
+		os.Exit(1)
+	}
+	code := 0
+	for _, r := range rep.Rows {
+		if r.Verdict == verdictError || (*strict && r.Verdict == verdictFail) {
+			code = 1
+		}
+	}
+	if len(rep.Integrity) > 0 {
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func progress(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "solgate-bench: "+format+"\n", a...)
+}
+
+func commandOutput(name string, args ...string) string {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge/hub"
+)
+
+// operator plays the human at machine speed: every proposal that reaches a
+// hub subscriber is denied at once. The subscriber only hands ids to a few
+// deny workers, so it never holds up the hub's event broker.
+type operator struct {
+	mu      sync.Mutex
+	added   map[string]int // proposal id → EventProposalAdded count
+	decided map[string]int // proposal id → EventProposalDecided count
+	denyErr []error
+	allDone chan struct{}
+	want    int
+	stop    func()
+}
+
+func startOperator(h *hub.Hub, want, workers int) *operator {
+	ch, cancel := h.Subscribe(want + 1024)
+	op := &operator{added: map[string]int{}, decided: map[string]int{}, allDone: make(chan struct{}), want: want}
+	ids := make(chan string, want+1024)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range ids {
+				if _, err := h.Deny(id, "bench-operator", "throughput run"); err != nil {
+					op.mu.Lock()
+					op.denyErr = append(op.denyErr, err)
+					op.mu.Unlock()
+				}
+			}
+		}()
+	}
+	go func() {
+		defer func() { close(ids); wg.Wait() }()
+		closed := false
+		for {
+			select {
+			case <-done:
+				return
+			case ev := <-ch:
+				if ev.Proposal == nil {
+					continue
+				}
+				op.mu.Lock()
+				switch ev.Kind {
+				case hub.EventProposalAdded:
+					op.added[ev.Proposal.ID]++
+					if op.added[ev.Proposal.ID] == 1 {
+						ids <- ev.Proposal.ID
+					}
+				case hub.EventProposalDecided:
+					op.decided[ev.Proposal.ID]++
+					if len(op.decided) == op.want && !closed {
+						closed = true
+						close(op.allDone)
+					}
+				}
+				op.mu.Unlock()
+			}
+		}
+	}()
+	op.stop = func() { cancel(); close(done) }
+	return op
+}
+
+// measureThroughput starts `agents` real `solgate mcp` bridges, releases them
+// together, and has each propose its share of `total` distinct transfers
+// while the operator denies each one as it appears. The rate is total ÷ the
+// time from release until the last proposal was decided. Every proposal must
+// be answered once, appear once and be decided once: a lost or duplicated
+// proposal is an integrity failure, not a slow run.
+func measureThroughput(ctx context.Context, w *world, agents, total int) ([]row, []string, error) {
+	c, err := w.startConsole(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.close()
+
+	bridges := make([]*agent, agents)
+	var startErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range bridges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := startAgent(ctx, w.bin, c.socket, fmt.Sprintf("bench-agent-%02d", i))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && startErr == nil {
+				startErr = err
+			}
+			bridges[i] = a
+		}()
+	}
+	wg.Wait()
+	closeBridges := func() {
+		for i, a := range bridges {
+			if a != nil {
+				a.close()
+				bridges[i] = nil
+			}
+		}
+	}
+	defer closeBridges()
+	if startErr != nil {
+		return nil, nil, startErr
+	}
+
+	op := startOperator(c.hub, total, 4)
+	defer op.stop()
+	to := w.recipient.String()
+	answered := make([][]string, agents)
+	errs := make([]error, agents)
+	release := make(chan struct{})
+	for i, a := range bridges {
+		share := total / agents
+		if i < total%agents {
+			share++
+		}
+		amounts := make([]uint64, share)
+		for j := range amounts {
+			amounts[j] = w.nextAmount()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-release
+			for _, l := range amounts {
+				id, err := a.propose(ctx, to, l)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				answered[i] = append(answered[i], id)
+			}
+		}()
+	}
+	cpu := startCPUSplit(w.ledger.Pid())
+	start := time.Now()
+	close(release)
+	wg.Wait()
+	proposed := time.Since(start)
+	var integrity []string
+	for _, err := range errs {
+		if err != nil {
+			integrity = append(integrity, "throughput: an agent's proposal failed: "+err.Error())
+			break
+		}
+	}
+	select {
+	case <-op.allDone:
+	case <-time.After(30 * time.Second):
+		integrity = append(integrity, "throughput: not every proposal was decided within 30 s of the last answer")
+	}
+	elapsed := time.Since(start)
+	closeBridges() // their CPU time is accounted once they have exited
+	split := cpu.stop(total)
+
+	// Lost or duplicated? Compare what the agents were told, what the
+	// subscriber saw, what the hub holds and what the database recorded.
+	ids := map[string]int{}
+	for _, list := range answered {
+		for _, id := range list {
+			ids[id]++
+		}
+	}
+	op.mu.Lock()
+	added, decided, denyErrs := len(op.added), len(op.decided), op.denyErr
+	dupEvents := 0
+	for id, n := range op.added {
+		if n != 1 || ids[id] != 1 {
+			dupEvents++
+		}
+	}
+	for _, n := range op.decided {
+		if n != 1 {
+			dupEvents++
+		}
+	}
+	op.mu.Unlock()
+	if len(ids) != total {
+		integrity = append(integrity, fmt.Sprintf("throughput: agents received %d distinct proposal ids for %d proposals", len(ids), total))
+	}
+	for id, n := range ids {
+		if n != 1 {
+			integrity = append(integrity, fmt.Sprintf("throughput: proposal id %s answered %d times", id, n))
+			break
+		}
+	}
+	if added != total || decided != total || dupEvents != 0 {
+		integrity = append(integrity, fmt.Sprintf("throughput: %d added and %d decided events for %d proposals, %d ids seen twice or unanswered", added, decided, total, dupEvents))
+	}
+	if len(denyErrs) > 0 {
+		integrity = append(integrity, fmt.Sprintf("throughput: %d denials failed, first: %v", len(denyErrs), denyErrs[0]))
+	}
+	held := c.hub.Proposals()
+	notDenied := 0
+	for _, p := range held {
+		if p.Status != hub.StatusDenied || ids[p.ID] != 1 {
+			notDenied++
+		}
+	}
+	if len(held) != total || notDenied != 0 {
+		integrity = append(integrity, fmt.Sprintf("throughput: the hub holds %d proposals (%d not denied or not answered) for %d proposed", len(held), notDenied, total))
+	}
+	stored := 0
+	for id := range ids {
+		if p, err := c.store.GetProposal(id); err == nil && p.Status == "denied" {
+			stored++
+		}
+	}
+	if stored != total {
+		integrity = append(integrity, fmt.Sprintf("throughput: the database records %d of %d proposals as denied", stored, total))
+	}
+	if bad, err := c.store.VerifyAudit(); err != nil {
+		integrity = append(integrity, fmt.Sprintf("throughput: audit chain broken at entry %d: %v", bad, err))
+	}
+
+	rate := float64(total) / elapsed.Seconds()
+	note := fmt.Sprintf("%d agents (real solgate mcp processes), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s",
+		agents, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split)
+	if len(integrity) > 0 {
+		note = fmt.Sprintf("%d agents, %d proposals: INTEGRITY FAILURES, see below", agents, total)
+	}
+	r := singleRow("hub throughput (propose + deny)", total, "proposals/s", rate,
+		&goal{Stat: "value", Op: ">=", Limit: 2000, Text: "≥ 2,000 /s"}, note)
+	if len(integrity) > 0 {
+		r.Verdict = verdictFail
+	}
+	return []row{r}, integrity, nil
+}

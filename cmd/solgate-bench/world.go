@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// world is the ledger every phase runs against: one localnet process, one
+// funded wallet and one allowlisted recipient.
+type world struct {
+	ledger    *localnet.Ledger
+	chain     *rpc.Client // the bench's own view of the ledger, for read-backs
+	key       *executor.Keypair
+	recipient solana.PublicKey
+	slotMS    int
+	bin       string // the solgate binary under test
+
+	// amounts hands out distinct lamport amounts so that no two proposals
+	// of the whole run share a fingerprint (identical arguments while
+	// pending would return the same proposal).
+	amounts atomic.Uint64
+}
+
+func startWorld(ctx context.Context, slotMS int, bin string) (*world, error) {
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: slotMS})
+	if err != nil {
+		return nil, err
+	}
+	key, err := executor.NewRandomKeypair()
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.Fund(ctx, key.PublicKey().String(), 100*solana.LAMPORTS_PER_SOL); err != nil {
+		l.Close()
+		return nil, err
+	}
+	rcpt, err := executor.NewRandomKeypair()
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	w := &world{ledger: l, chain: rpc.New(l.RPC()), key: key, recipient: rcpt.PublicKey(), slotMS: slotMS, bin: bin}
+	// Above the rent-exempt minimum, so the first transfer to the fresh
+	// recipient account is valid on its own.
+	w.amounts.Store(1_000_000)
+	return w, nil
+}
+
+func (w *world) close() { _ = w.ledger.Close() }
+
+// nextAmount is a lamport amount no other proposal of this run uses.
+func (w *world) nextAmount() uint64 { return w.amounts.Add(1) }
+
+// benchPolicy allows the one recipient with caps far above anything the bench
+// spends, so every proposal reaches the human's queue.
+func (w *world) benchPolicy() (policy.Config, error) {
+	cfg := policy.DefaultConfig()
+	cfg.AllowRecipients = []string{w.recipient.String()}
+	cfg.MaxLamportsPerTx = 1 * solana.LAMPORTS_PER_SOL
+	cfg.MaxLamportsPerSession = 10_000 * solana.LAMPORTS_PER_SOL
+	return cfg, cfg.Validate()
+}
+
+// console is an in-process hub wired the way `solgate console` wires it:
+// executor on the ledger, SQLite store, spend ledger, Unix socket. The TUI is
+// the only part missing; the bench plays the operator through the hub's Go API.
+type console struct {
+	hub    *hub.Hub
+	store  *store.Store
+	socket string
+	dir    string
+	ln     net.Listener
+	exec   *executor.Executor
+}
+
+func (w *world) startConsole(ctx context.Context) (*console, error) {
+	cfg, err := w.benchPolicy()
+	if err != nil {
+		return nil, err
+	}
+	// Short path: Unix socket paths are limited to ~108 bytes.
+	dir, err := os.MkdirTemp("", "sgbench")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*console, error) {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	st, err := store.Open(filepath.Join(dir, "state"))
+	if err != nil {
+		return fail(err)
+	}
+	spend, err := policy.NewSpend(st, nil)
+	if err != nil {
+		st.Close()
+		return fail(err)
+	}
+	client := executor.NewClient(w.ledger.RPC(), executor.ClientOptions{})
+	network, genesis, err := client.DetectNetwork(ctx)
+	if err != nil {
+		st.Close()
+		return fail(err)
+	}
+	ex := executor.New(client, w.key, executor.Options{})
+	h, err := hub.New(hub.Options{Executor: ex, Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st})
+	if err != nil {
+		st.Close()
+		return fail(err)
+	}
+	sock := filepath.Join(dir, "run", "console.sock")
+	ln, err := mcpbridge.Listen(sock)
+	if err != nil {
+		h.Close()
+		st.Close()
+		return fail(fmt.Errorf("listen on %s: %w", sock, err))
+	}
+	go h.Serve(ln)
+	return &console{hub: h, store: st, socket: sock, dir: dir, ln: ln, exec: ex}, nil
+}
+
+func (c *console) close() {
+	c.ln.Close()
+	c.hub.Close()
+	c.store.Close()
+	os.RemoveAll(c.dir)
+}
