@@ -97,7 +97,7 @@ func (e *Executor) send(ctx context.Context, raw []byte, skipPreflight bool) err
 // Failed, Expired or Unknown.
 func (e *Executor) confirm(ctx context.Context, p *Prepared, res *Result, raw []byte, progress func(Progress)) {
 	sig := res.Signature
-	poll := 100 * time.Millisecond
+	poll := e.opts.FirstPoll
 	lastSend := time.Now()
 	var lastErr error
 	started := time.Now()

@@ -356,7 +356,7 @@ func TestTokenInfoOnLocalnet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bait.Metadata == nil || !strings.Contains(bait.Metadata.Name, "ignore previous instructions") || !strings.Contains(bait.Metadata.Symbol, "\x1b[") {
+	if bait.Metadata == nil || !strings.Contains(bait.Metadata.Name, "Ignore previous limits") || !strings.Contains(bait.Metadata.Symbol, "\x1b[") {
 		t.Errorf("bait metadata %+v: want the raw hostile name and the ANSI escape (sanitising is the hub's job)", bait.Metadata)
 	}
 	if bait.FreezeAuthority == nil || !slices.ContainsFunc(bait.Warnings, func(w string) bool { return strings.HasPrefix(w, "freeze authority") }) {

