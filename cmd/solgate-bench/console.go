@@ -1,30 +1,95 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"time"
+)
 
-// consoleProposals is the queue depth issue 7 asks the console to be measured at.
-const consoleProposals = 10_000
-
-// measureConsole is the hook for the TUI's figures: View() time and console
-// RSS with consoleProposals proposals queued (issue 7). The TUI (package tui)
-// is being written now; once its root model exists, this function should:
+// measureConsole reports the console's figures from the TUI's own
+// measurements, run as `go test` subprocesses so no test hook is compiled
+// into the product:
+//   - View() time: tui's BenchmarkView (mean over a fixed count of renders of
+//     the whole 140×40 screen with 10 and 10,000 proposals queued);
+//   - resident memory and idle CPU: tui's TestConsoleFigures, which runs the
+//     real `solgate console` in tmux, reads VmRSS and utime+stime from /proc,
+//     idles for a window, then queues 10,000 proposals through the socket.
 //
-//  1. start a console (w.startConsole) and queue consoleProposals proposals
-//     through the socket API, each with its own amount (w.nextAmount);
-//  2. build the TUI's root model on c.hub, feed it the hub's events the way
-//     the console does, set a fixed window size, and time ansi.Strip-free
-//     View() calls (p50/p99 over e.g. 200 renders; goal to be set with the
-//     TUI owner);
-//  3. report the RSS of a real `solgate console` process at that depth
-//     (VmRSS from /proc/PID/status) — the console needs a TTY, so run it under
-//     tmux or a pty.
-//
-// Until then it reports the two figures as pending, so the table says plainly
-// that they are not measured rather than leaving them out.
-func measureConsole(_ context.Context, _ *world) []row {
-	const note = "hook for the TUI owner: measureConsole in cmd/solgate-bench/console.go (not measured yet)"
-	return []row{
-		{Name: "console View() at 10,000 proposals", Verdict: verdictPending, Note: note},
-		{Name: "console RSS at 10,000 proposals", Verdict: verdictPending, Note: note},
+// The second takes minutes, so it runs only in the full suite.
+func measureConsole(ctx context.Context, full bool) []row {
+	rows := measureView(ctx)
+	if !full {
+		const note = "full suite only (make bench): runs the real console in tmux for minutes"
+		return append(rows,
+			row{Name: "console RSS at 10,000 proposals", Verdict: verdictPending, Note: note},
+			row{Name: "console idle CPU", Verdict: verdictPending, Note: note})
 	}
+	return append(rows, measureConsoleProcess(ctx)...)
+}
+
+var benchViewLine = regexp.MustCompile(`BenchmarkView/proposals=(\d+)/140x40\S*\s+(\d+)\s+([\d.]+) ns/op`)
+
+func measureView(ctx context.Context) []row {
+	const renders = 300
+	out, err := goTest(ctx, nil, "-run", "^$", "-bench", "^BenchmarkView$", "-benchtime", fmt.Sprintf("%dx", renders), "./tui/")
+	if err != nil {
+		return []row{errorRow("console View()", err)}
+	}
+	var rows []row
+	for _, m := range benchViewLine.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[2])
+		ns, _ := strconv.ParseFloat(m[3], 64)
+		var g *goal
+		if m[1] == "10000" {
+			g = &goal{Stat: "value", Op: "<", Limit: 2, Text: "< 2 ms"}
+		}
+		rows = append(rows, singleRow("console View() at "+m[1]+" proposals, 140×40", n, "ms", ns/1e6, g,
+			"mean of go test -bench BenchmarkView ./tui/ (whole screen, selection mid-queue)"))
+	}
+	if len(rows) == 0 {
+		return []row{errorRow("console View()", fmt.Errorf("no BenchmarkView lines in:\n%s", out))}
+	}
+	return rows
+}
+
+var (
+	idleLine = regexp.MustCompile(`idle, nothing pending: \d+ clock ticks \(\S+ of CPU\) over (\S+) = ([\d.]+)%; VmRSS (\d+) kB`)
+	fullLine = regexp.MustCompile(`10,000 pending: VmRSS (\d+) kB`)
+)
+
+func measureConsoleProcess(ctx context.Context) []row {
+	env := []string{"SOLGATE_TUI_FIGURES=1", "SOLGATE_TUI_FIGURES_WINDOW=60s"}
+	out, err := goTest(ctx, env, "-count=1", "-timeout", "20m", "-run", "^TestConsoleFigures$", "-v", "./tui/")
+	if err != nil {
+		return []row{errorRow("console RSS / idle CPU", err)}
+	}
+	idle, full := idleLine.FindStringSubmatch(out), fullLine.FindStringSubmatch(out)
+	if idle == nil || full == nil {
+		return []row{errorRow("console RSS / idle CPU", fmt.Errorf("figures not found in:\n%s", out))}
+	}
+	kb := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v / 1024 }
+	cpu, _ := strconv.ParseFloat(idle[2], 64)
+	return []row{
+		singleRow("console RSS, nothing queued", 1, "MB", kb(idle[3]), nil, "VmRSS of the real solgate console (hub, store and TUI) in tmux"),
+		singleRow("console RSS at 10,000 proposals", 1, "MB", kb(full[1]), nil, "VmRSS after 10,000 proposals queued through the socket"),
+		singleRow("console idle CPU over "+idle[1], 1, "%", cpu, nil, "utime+stime from /proc while nothing happens"),
+	}
+}
+
+// goTest runs `go test` on the repository the bench runs from (make bench
+// runs it at the top level) and returns its combined output.
+func goTest(ctx context.Context, env []string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 25*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"test"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("go test %v: %v\n%s", args, err, out)
+	}
+	return string(out), nil
 }

@@ -25,10 +25,12 @@ type counts struct {
 	Agents        int `json:"agents"`
 	Throughput    int `json:"throughput_proposals"`
 	Floors        int `json:"floor_samples"`
+	// ConsoleProcess runs the real console in tmux for RSS and idle CPU.
+	ConsoleProcess bool `json:"console_process"`
 }
 
 var (
-	fullCounts  = counts{ColdStartRuns: 30, Proposals: 1000, Reads: 1000, Transfers: 200, Agents: 50, Throughput: 5000, Floors: 200}
+	fullCounts  = counts{ColdStartRuns: 30, Proposals: 1000, Reads: 1000, Transfers: 200, Agents: 50, Throughput: 5000, Floors: 200, ConsoleProcess: true}
 	quickCounts = counts{ColdStartRuns: 10, Proposals: 100, Reads: 100, Transfers: 20, Agents: 50, Throughput: 500, Floors: 50}
 )
 
@@ -70,6 +72,7 @@ func main() {
 	fill(&c.Agents, def.Agents)
 	fill(&c.Throughput, def.Throughput)
 	fill(&c.Floors, def.Floors)
+	c.ConsoleProcess = def.ConsoleProcess
 	run := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
 		s = strings.TrimSpace(s)

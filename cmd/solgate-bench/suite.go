@@ -79,7 +79,8 @@ func runSuite(ctx context.Context, bin, refDir string, slotMS int, c counts, run
 		integrity = append(integrity, bad...)
 	}
 	if run["console"] {
-		rep.Rows = append(rep.Rows, measureConsole(ctx, w)...)
+		progress("console: View() benchmark%s", map[bool]string{true: " and the real console in tmux (minutes)", false: ""}[c.ConsoleProcess])
+		rep.Rows = append(rep.Rows, measureConsole(ctx, c.ConsoleProcess)...)
 	}
 	rep.Rows = append(rep.Rows, floors...)
 	rep.Integrity = integrity
