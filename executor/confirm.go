@@ -48,6 +48,11 @@ func (e *Executor) Submit(ctx context.Context, p *Prepared, progress func(Progre
 	}
 	res.Signature = p.Tx.Signatures[0]
 	res.Timings.Sign = time.Since(t0)
+	if p.BeforeSend != nil {
+		if err := p.BeforeSend(res.Signature); err != nil {
+			return nil, fmt.Errorf("before send: %w (nothing was sent)", err)
+		}
+	}
 
 	report(progress, Progress{Step: StepSending, Signature: res.Signature})
 	t0 = time.Now()

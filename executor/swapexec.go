@@ -163,7 +163,10 @@ type PreparedSwap struct {
 	// LastValidBlockHeight is what the confirm loop uses to call a send
 	// expired: the larger of the API's claim and our node's height + 150, so
 	// an API that understates it cannot make us call a live transaction dead.
-	LastValidBlockHeight    uint64
+	LastValidBlockHeight uint64
+	// BeforeSend, when set, runs after signing and before the first send;
+	// an error stops the submission with nothing sent.
+	BeforeSend              func(solana.Signature) error
 	APILastValidBlockHeight uint64
 	Timings                 SwapTimings
 
@@ -463,6 +466,11 @@ func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func
 	}
 	res.Signature = sig
 	res.Timings.Sign = time.Since(t0)
+	if p.BeforeSend != nil {
+		if err := p.BeforeSend(sig); err != nil {
+			return nil, fmt.Errorf("submit swap: before send: %w (nothing was sent)", err)
+		}
+	}
 
 	report(progress, Progress{Step: StepSending, Signature: sig})
 	t0 = time.Now()

@@ -87,6 +87,10 @@ type Prepared struct {
 	Tx                   *solana.Transaction
 	LastValidBlockHeight uint64
 	Preview              Preview
+	// BeforeSend, when set, runs after signing and before the first send,
+	// with the signature; an error stops the submission with nothing sent.
+	// The hub uses it to persist the signature before the bytes leave.
+	BeforeSend func(solana.Signature) error
 	// Timings and RPC calls spent preparing, carried into the final Result.
 	simulateTook time.Duration
 	stats        CallStats

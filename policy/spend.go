@@ -31,6 +31,7 @@ type spendEntry struct {
 	lamports  uint64
 	state     string
 	signature string
+	lastValid uint64    // block height past which the signed transaction cannot land
 	at        time.Time // when reserved; the daily window is measured from here
 	// thisSession is false for entries restored from an earlier run: they
 	// hold budget while open (they may still land) but their settled amount
@@ -77,7 +78,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range open {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
 		s.open = addCapped(s.open, r.Lamports)
 	}
 	settled, err := st.SettledSince(now().Add(-DayWindow))
@@ -169,7 +170,7 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 		return nil
 	}
 	return s.store.UpdateReservation(store.Reservation{
-		ID: id, Lamports: lamports, State: state, Signature: signature,
+		ID: id, Lamports: lamports, State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
 		CreatedAt: e.at, UpdatedAt: s.now(),
 	})
 }
@@ -213,11 +214,25 @@ func (s *Spend) Release(id string) error {
 	return nil
 }
 
-// Sent attaches the signature to a reservation as the transaction goes out,
-// before its outcome is known, so a crash right after sending leaves a
-// signature to reconcile instead of a mystery.
-func (s *Spend) Sent(id, signature string) error {
-	return s.mark("sent", id, StateReserved, signature)
+// Sent attaches the signature, and the block height past which it can no
+// longer land, to a reservation before the transaction goes out, so a crash
+// right after sending leaves something to reconcile instead of a mystery.
+// Callers must not send when it fails.
+func (s *Spend) Sent(id, signature string, lastValidBlockHeight uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.openEntry("sent", id)
+	if err != nil {
+		return err
+	}
+	prev := e.lastValid
+	e.lastValid = lastValidBlockHeight
+	if err := s.persist(id, e, e.lamports, StateReserved, signature); err != nil {
+		e.lastValid = prev
+		return fmt.Errorf("sent %s: %w", id, err)
+	}
+	e.state, e.signature = StateReserved, signature
+	return nil
 }
 
 // Unknown records that the outcome could not be established (RPC trouble).

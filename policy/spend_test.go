@@ -186,7 +186,7 @@ func TestSpendSurvivesRestart(t *testing.T) {
 		}
 	}
 	must(t, s.Settle("settled", 90_000_000))
-	must(t, s.Sent("open", "sig-open"))
+	must(t, s.Sent("open", "sig-open", 1234))
 	must(t, s.Unknown("unknown", "sig-unknown"))
 	must(t, s.Release("released"))
 	must(t, st.Close())

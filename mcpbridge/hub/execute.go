@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy/store"
@@ -82,15 +84,11 @@ func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, 
 	return executionResult(final)
 }
 
-// progressFor reports an execution's steps as events, and persists the
-// signature before the bytes leave: after a crash the next console finds it
-// and reconciles it against the chain.
+// progressFor reports an execution's steps as events and notes the
+// signature on the proposal once it is known.
 func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 	return func(pr executor.Progress) {
 		if pr.Step == executor.StepSending {
-			if err := h.opts.Spend.Sent(id, pr.Signature.String()); err != nil {
-				h.log.Error("record signature before send failed", "proposal", id, "err", err)
-			}
 			h.mu.Lock()
 			if p := h.proposals[id]; p != nil {
 				p.Signature = pr.Signature.String()
@@ -100,6 +98,16 @@ func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 		}
 		pc := pr
 		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+	}
+}
+
+// persistBeforeSend records the signature and its last valid block height
+// with the reservation before the bytes leave: after a crash the next console
+// finds it and reconciles it against the chain. If it cannot be recorded,
+// nothing is sent.
+func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signature) error {
+	return func(sig solana.Signature) error {
+		return h.opts.Spend.Sent(id, sig.String(), lastValid)
 	}
 }
 
@@ -126,19 +134,22 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
 	}
 	h.publish(EventSpendChanged, nil, "")
 
+	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
 	res, err := h.opts.Executor.Submit(ctx, prepared, h.progressFor(id, client))
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "signing failed, nothing was sent: "+err.Error(), nil, store.ExecFailed)
+		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	wallet := h.opts.Executor.Wallet().String()
-	h.settleOutcome(id, res, func() uint64 { return walletOutflow(res, wallet) })
+	h.settleOutcome(id, res, prepared.LastValidBlockHeight, func() uint64 { return walletOutflow(res, wallet) })
 }
 
 // settleOutcome settles the reservation by what the chain said, then
 // finishes the proposal. outflow is the wallet's real loss for landed ones.
-func (h *Hub) settleOutcome(id string, res *executor.Result, outflow func() uint64) {
+// An unknown outcome stays reserved and is followed in the background until
+// the chain settles it.
+func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, outflow func() uint64) {
 	switch res.Outcome {
 	case executor.Executed, executor.Failed:
 		// Landed: the chain's numbers are what was spent.
@@ -146,8 +157,7 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, outflow func() uint
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
-		// Keep it reserved: it may still land. The signature is recorded
-		// for reconciliation.
+		// Keep it reserved: it may still land.
 		h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) })
 	}
 	switch res.Outcome {
@@ -155,11 +165,57 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, outflow func() uint
 		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
 	case executor.Unknown:
 		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
-	case executor.Expired:
+		h.follow(id, res.Signature, lastValid)
+	case executor.Expired, executor.Rejected:
+		// Both provably never landed; the store's "expired" means exactly that.
 		h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
 	default:
 		h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
 	}
+}
+
+// follow keeps asking the chain about a signature whose outcome was unknown
+// (RPC trouble, or the execution deadline) until it is found or can no longer
+// land, then settles and finishes the proposal. If the console closes first,
+// the next one's Reconcile takes over from the stored signature.
+func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
+	h.executions.Add(1)
+	go func() {
+		defer h.executions.Done()
+		ticker := time.NewTicker(h.opts.FollowInterval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-h.done:
+				return
+			case <-ticker.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			verdict, landing, err := fate(ctx, h.opts.Executor, sig, lastValid)
+			cancel()
+			if err != nil {
+				h.log.Info("following unknown outcome", "proposal", id, "err", err)
+				continue
+			}
+			switch verdict {
+			case fateLanded:
+				h.settle(id, func() error { return h.opts.Spend.Settle(id, landing.Outflow) })
+				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr}
+				if landing.ChainErr != nil {
+					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
+					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+				} else {
+					h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+				}
+				return
+			case fateNeverLanded:
+				h.settle(id, func() error { return h.opts.Spend.Release(id) })
+				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
+				h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+				return
+			}
+		}
+	}()
 }
 
 func (h *Hub) settle(id string, fn func() error) {

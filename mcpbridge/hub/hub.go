@@ -37,6 +37,7 @@ type Options struct {
 	TokenTTL         time.Duration // approval tokens for transfers (default 5 min)
 	ExecuteWait      time.Duration // an execute call answers "submitted" after this (default 40 s, under MCP clients' timeouts)
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
+	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 }
 
 func (o *Options) defaults() error {
@@ -64,6 +65,9 @@ func (o *Options) defaults() error {
 	if o.ExecutionTimeout <= 0 {
 		o.ExecutionTimeout = 3 * time.Minute
 	}
+	if o.FollowInterval <= 0 {
+		o.FollowInterval = 2 * time.Second
+	}
 	return nil
 }
 
@@ -83,6 +87,7 @@ type Hub struct {
 	recipients  map[string]struct{}  // addresses seen in proposals, for look-alike checks
 	executions  sync.WaitGroup
 	closed      bool
+	done        chan struct{} // closed by Close: background followers stop
 }
 
 // New builds a hub. It does not listen; see Serve.
@@ -99,6 +104,7 @@ func New(opts Options) (*Hub, error) {
 		pendingByFP: map[string]string{},
 		clients:     map[string]time.Time{},
 		recipients:  map[string]struct{}{},
+		done:        make(chan struct{}),
 	}, nil
 }
 
@@ -118,8 +124,13 @@ func (h *Hub) Policy() policy.Config { return h.opts.Policy }
 // stops event delivery.
 func (h *Hub) Close() {
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
 	h.closed = true
 	h.mu.Unlock()
+	close(h.done)
 	h.executions.Wait()
 	h.events.close()
 }

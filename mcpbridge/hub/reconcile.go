@@ -12,11 +12,11 @@ import (
 	"github.com/solgate/solgate/policy/store"
 )
 
-// maxBlockhashLifetime bounds how long after it was sent a transaction can
-// still land: 150 blocks, about 60–90 s on public clusters, with margin.
-// Reservations store no block height, so a signature unknown to the chain
-// this long after its last update is taken as provably expired.
-const maxBlockhashLifetime = 3 * time.Minute
+// legacyLifetime is used only for reservations recorded before the last
+// valid block height was stored (schema 1): a signature unknown to the chain
+// this long after its last update is taken as expired. 150 blocks are about
+// 60–90 s on public clusters; three minutes leaves margin.
+const legacyLifetime = 3 * time.Minute
 
 // Reconcile settles what a previous console left in flight (sent but never
 // confirmed) against the chain, before this console accepts new writes: a
@@ -56,11 +56,14 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 			return fmt.Errorf("reconcile %s: stored signature %q is not valid: %w", r.ID, r.Signature, err)
 		}
 		for {
-			landing, err := ex.Lookup(ctx, sig)
+			v, landing, err := fate(ctx, ex, sig, r.LastValidBlockHeight)
 			if err != nil {
 				return fmt.Errorf("reconcile %s: %w", r.ID, err)
 			}
-			if landing.Found {
+			if v == fateOpen && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
+				v = fateNeverLanded
+			}
+			if v == fateLanded {
 				if err := spend.Settle(r.ID, landing.Outflow); err != nil {
 					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
 				}
@@ -74,17 +77,17 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				say("%s: signature %s landed in slot %d; %d lamports settled", r.ID, short(r.Signature), landing.Slot, landing.Outflow)
 				break
 			}
-			if age := now().Sub(r.UpdatedAt); age > maxBlockhashLifetime {
+			if v == fateNeverLanded {
 				if err := spend.Release(r.ID); err != nil {
 					return fmt.Errorf("reconcile %s: release: %w", r.ID, err)
 				}
 				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Outcome: store.ExecExpired, At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
 				}
-				say("%s: signature %s never landed (sent %s ago); reservation released", r.ID, short(r.Signature), age.Round(time.Second))
+				say("%s: signature %s can no longer land and is not on chain; reservation released", r.ID, short(r.Signature))
 				break
 			}
-			say("%s: signature %s not on chain yet; waiting until it can no longer land", r.ID, short(r.Signature))
+			say("%s: signature %s not on chain yet; waiting until it lands or can no longer land", r.ID, short(r.Signature))
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("reconcile %s: %w", r.ID, ctx.Err())
@@ -100,4 +103,43 @@ func short(s string) string {
 		return s
 	}
 	return s[:6] + "…" + s[len(s)-4:]
+}
+
+// verdict is what the chain says about a signature whose outcome was open.
+type verdict int
+
+const (
+	fateOpen        verdict = iota // not on chain yet, and it still could land
+	fateLanded                     // on chain (landing says how it went)
+	fateNeverLanded                // not on chain and past its last valid block height
+)
+
+// fate asks the chain once. A signature can be declared never-landed only
+// with a known last valid block height that the chain has passed, checked
+// with a history search after reading the height.
+func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, lastValid uint64) (verdict, executor.Landing, error) {
+	landing, err := ex.Lookup(ctx, sig)
+	if err != nil {
+		return fateOpen, landing, err
+	}
+	if landing.Found {
+		return fateLanded, landing, nil
+	}
+	if lastValid == 0 {
+		return fateOpen, landing, nil
+	}
+	height, err := ex.BlockHeight(ctx)
+	if err != nil || height <= lastValid {
+		return fateOpen, landing, err
+	}
+	// Past the last valid height: one more look, in case it landed in
+	// between the two reads.
+	landing, err = ex.Lookup(ctx, sig)
+	switch {
+	case err != nil:
+		return fateOpen, landing, err
+	case landing.Found:
+		return fateLanded, landing, nil
+	}
+	return fateNeverLanded, landing, nil
 }

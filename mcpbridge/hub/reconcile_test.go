@@ -17,7 +17,8 @@ import (
 // A console died with three spends open: one whose transaction landed, one
 // reserved but never sent, one sent but never landed. The next console's
 // Reconcile must settle the first at the chain's numbers and release the
-// others, all read back from the reopened database.
+// others — the lost one only once the chain passed its last valid block
+// height — all read back from the reopened database.
 func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
@@ -57,13 +58,21 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	if err != nil || res.Outcome != executor.Executed {
 		t.Fatalf("transfer: %v %+v", err, res)
 	}
-	if err := spend.Sent("landed", res.Signature.String()); err != nil {
+	height, err := ex.BlockHeight(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := spend.Sent("lost", solana.Signature{7, 7, 7}.String()); err != nil {
+	if err := spend.Sent("landed", res.Signature.String(), height+150); err != nil {
+		t.Fatal(err)
+	}
+	if err := spend.Sent("lost", solana.Signature{7, 7, 7}.String(), height+150); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
+	// The lost one's blockhash lifetime passes on the chain (no clock games).
+	if err := l.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	// Next console, some minutes later.
 	st, err = store.Open(dir)
@@ -78,9 +87,11 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	if s := spend.State(); s.SessionReserved != 3*2_005_000 {
 		t.Fatalf("restored reservations hold %d, want %d", s.SessionReserved, 3*2_005_000)
 	}
-	later := func() time.Time { return time.Now().Add(5 * time.Minute) }
+	if r, err := st.GetReservation("lost"); err != nil || r.LastValidBlockHeight != height+150 {
+		t.Fatalf("stored last valid block height: %+v %v", r, err)
+	}
 	var lines []string
-	if err := hub.Reconcile(ctx, ex, spend, st, later, func(s string) { lines = append(lines, s) }); err != nil {
+	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(s string) { lines = append(lines, s) }); err != nil {
 		t.Fatal(err)
 	}
 

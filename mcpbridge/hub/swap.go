@@ -295,10 +295,11 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 	}
 	h.publish(EventSpendChanged, nil, "")
 
+	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
 	res, err := h.opts.Swapper.SubmitSwap(ctx, prepared, progress)
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "signing failed, nothing was sent: "+err.Error(), nil, store.ExecFailed)
+		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	h.mu.Lock()
@@ -306,7 +307,7 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 		p.Swap.Received = res.Received
 	}
 	h.mu.Unlock()
-	h.settleOutcome(id, &res.Result, func() uint64 {
+	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight, func() uint64 {
 		if res.WalletDelta < 0 {
 			return uint64(-res.WalletDelta)
 		}

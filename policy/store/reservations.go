@@ -18,12 +18,15 @@ const (
 // Reservation is one spend held against the caps. Its ID is normally the
 // proposal ID, and it is audited under that ID.
 type Reservation struct {
-	ID        string    `json:"id"`
-	Lamports  uint64    `json:"lamports"`
-	State     string    `json:"state"`
-	Signature string    `json:"signature,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID        string `json:"id"`
+	Lamports  uint64 `json:"lamports"`
+	State     string `json:"state"`
+	Signature string `json:"signature,omitempty"`
+	// LastValidBlockHeight is the height past which Signature's transaction
+	// can no longer land (0: unknown, e.g. a reservation from schema 1).
+	LastValidBlockHeight uint64    `json:"last_valid_block_height,omitempty"`
+	CreatedAt            time.Time `json:"created_at"`
+	UpdatedAt            time.Time `json:"updated_at"`
 }
 
 // PutReservation records a new reservation (state reserved unless given).
@@ -41,6 +44,10 @@ func (s *Store) PutReservation(r Reservation) error {
 	if err != nil {
 		return fmt.Errorf("put reservation %s: %w", r.ID, err)
 	}
+	lastValid, err := toInt64("last_valid_block_height", r.LastValidBlockHeight)
+	if err != nil {
+		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
@@ -49,8 +56,8 @@ func (s *Store) PutReservation(r Reservation) error {
 		if n > 0 {
 			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
 		}
-		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
 		return nil
@@ -66,10 +73,14 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	if err != nil {
 		return fmt.Errorf("update reservation %s: %w", r.ID, err)
 	}
+	lastValid, err := toInt64("last_valid_block_height", r.LastValidBlockHeight)
+	if err != nil {
+		return fmt.Errorf("update reservation %s: %w", r.ID, err)
+	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?
+		res, err := tx.Exec(`UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?, last_valid_block_height = ?
 			WHERE id = ? AND state IN ('reserved', 'unknown')`,
-			lamports, r.State, r.Signature, nanos(r.UpdatedAt), r.ID)
+			lamports, r.State, r.Signature, nanos(r.UpdatedAt), lastValid, r.ID)
 		if err != nil {
 			return fmt.Errorf("update reservation %s: %w", r.ID, err)
 		}
@@ -88,18 +99,19 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	return err
 }
 
-const reservationCols = `id, lamports, state, signature, created_at, updated_at`
+const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height`
 
 func scanReservations(rows *sql.Rows) ([]Reservation, error) {
 	defer rows.Close()
 	var out []Reservation
 	for rows.Next() {
 		var r Reservation
-		var lamports, created, updated int64
-		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated); err != nil {
+		var lamports, created, updated, lastValid int64
+		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid); err != nil {
 			return nil, err
 		}
 		r.Lamports, r.CreatedAt, r.UpdatedAt = uint64(lamports), fromNanos(created), fromNanos(updated)
+		r.LastValidBlockHeight = uint64(lastValid)
 		out = append(out, r)
 	}
 	return out, rows.Err()

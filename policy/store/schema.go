@@ -68,6 +68,9 @@ CREATE TABLE audit_head (
 	hash TEXT NOT NULL
 );
 `,
+	// 2: the last block height at which an in-flight transaction can still
+	// land, so reconciliation decides "never landed" from the chain, not a clock.
+	`ALTER TABLE reservations ADD COLUMN last_valid_block_height INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.

@@ -1,0 +1,137 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy"
+)
+
+func statusCall(t *testing.T, h *hub.Hub, id string, wait int) mcpbridge.CallResult {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"proposal_id": id, "wait_seconds": wait})
+	return h.Call(context.Background(), mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: args})
+}
+
+// After a restart the proposal is gone from memory, but the database knows
+// it executed: the agent must hear "executed", never "propose again".
+func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 1_500_000}
+	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	done := a.call("transfer_sol", args)
+	if done.status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	pending := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).structured["proposal_id"].(string)
+
+	// A second console on the same database (the first one's memory is gone).
+	spend, err := policy.NewSpend(w.store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := w.hub.Policy()
+	h2, err := hub.New(hub.Options{Executor: executor.New(executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), w.key, executor.Options{}),
+		Network: w.hub.Network(), Policy: cfg, Spend: spend, Store: w.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	got := statusCall(t, h2, id, 0)
+	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {
+		t.Errorf("executed proposal after restart: %+v", got)
+	}
+	if void := statusCall(t, h2, pending, 0); void.Structured["status"] != "expired" || !strings.Contains(void.Text, "nothing was sent") {
+		t.Errorf("pending proposal after restart: %+v", void)
+	}
+	if unknown := statusCall(t, h2, "p_never", 0); unknown.Structured["status"] != "unknown" {
+		t.Errorf("never-made proposal: %+v", unknown)
+	}
+}
+
+// An execution whose outcome is unknown (the RPC went dark after the send)
+// must not wait for a restart: once the RPC answers again the console settles
+// it by itself, and what it says agrees with the ledger.
+func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
+	w := newWorld(t, func(o *hub.Options) {
+		o.ExecutionTimeout = 1500 * time.Millisecond
+		o.FollowInterval = 200 * time.Millisecond
+	})
+	ctx := context.Background()
+	const amount = 2_500_000
+	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})
+	call := func(raw []byte) mcpbridge.CallResult {
+		return w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
+	}
+	id := call(args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmed, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": p.Token})
+	answered := make(chan mcpbridge.CallResult, 1)
+	go func() { answered <- call(confirmed) }()
+	// The moment the signature exists the RPC goes dark: the outcome cannot
+	// be learned before the execution deadline.
+	for {
+		if q, _ := w.hub.Proposal(id); q.Signature != "" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := w.ledger.FailNextCalls(ctx, 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	first := <-answered
+	if first.Structured["status"] == "executed" {
+		t.Fatalf("executed reported while the RPC was dark: %+v", first)
+	}
+	time.Sleep(2 * time.Second)
+	if q, _ := w.hub.Proposal(id); q.Status != hub.StatusSubmitted {
+		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
+	}
+	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var final mcpbridge.CallResult
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		final = statusCall(t, w.hub, id, 5)
+		if s := final.Structured["status"]; s == "executed" || s == "failed" {
+			break
+		}
+	}
+	landed := w.balance(t, w.allowed) == amount
+	switch final.Structured["status"] {
+	case "executed":
+		if !landed {
+			t.Fatalf("executed, but the ledger shows no transfer: %+v", final)
+		}
+	case "failed":
+		if landed {
+			t.Fatalf("failed, but the transfer is on the ledger: %+v", final)
+		}
+	default:
+		t.Fatalf("never settled without a restart: %+v", final)
+	}
+	s := w.hub.SpendSummary()
+	if s.Reserved != 0 {
+		t.Errorf("still reserved after settling: %+v", s)
+	}
+	if landed != (s.Spent == amount+fee) {
+		t.Errorf("spend %+v disagrees with the ledger (landed=%v)", s, landed)
+	}
+	t.Logf("outcome %v (landed=%v)", final.Structured["status"], landed)
+}

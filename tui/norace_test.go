@@ -1,5 +1,0 @@
-//go:build !race
-
-package tui
-
-const raceEnabled = false
