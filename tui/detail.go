@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
 	"github.com/solgate/solgate/policy"
@@ -58,14 +59,21 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	}
 	p := e.p
 
-	// Warnings first: they must be seen before the numbers.
+	// Warnings first: they must be seen before the numbers. Addresses in
+	// them are never abbreviated: a look-alike shares exactly the characters
+	// an abbreviation keeps.
+	if e.swap != nil && p.Swap.NoCapApplies {
+		add(wrapBanner(s.nocap, e.swap.noCapBanner(s), d.width)...)
+	}
 	to := p.Transfer.To.String()
 	for _, f := range e.flags {
 		add(wrapStyled(s.warn, "⚠ "+f, d.width)...)
 	}
-	for _, k := range c.known {
-		if untrusted.LooksLike(k, to) && !flagged(e.flags, k) {
-			add(wrapStyled(s.warn, fmt.Sprintf("⚠ recipient looks like known address %s (possible address poisoning)", k), d.width)...)
+	if e.swap == nil {
+		for _, k := range c.known {
+			if untrusted.LooksLike(k, to) && !flagged(e.flags, k) {
+				add(wrapStyled(s.warn, fmt.Sprintf("⚠ recipient %s looks like known address %s (possible address poisoning)", to, k), d.width)...)
+			}
 		}
 	}
 	if len(e.clientNote) > 0 {
@@ -76,6 +84,25 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	}
 
 	d.status(s, e, c, add, field)
+	switch {
+	case e.swap != nil:
+		e.swap.render(d, c, p, field, func(text string) {
+			for _, w := range wrap(text, max(d.width-labelW, 10)) {
+				add(strings.Repeat(" ", labelW) + s.warn.Render(w))
+			}
+		})
+	case p.Tool == mcpbridge.ToolSwap:
+		field("Action", "swap — the console received it without its terms, so it cannot show what it does: deny it")
+	default:
+		d.transfer(c, p, field)
+	}
+	field("Client", fmt.Sprintf("%s · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
+	return d.finish(s, lines)
+}
+
+// transfer adds a SOL transfer's lines, after the status.
+func (d *detail) transfer(c detailContext, p *hub.Proposal, field func(label, value string)) {
+	to := p.Transfer.To.String()
 	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(p.Transfer.Lamports), lamports(p.Transfer.Lamports)))
 	field("Recipient", to)
 	field("Spend", fmt.Sprintf("%s (%s): amount + %s fee", sol(p.Spend), lamports(p.Spend), grouped(p.Preview.Fee)))
@@ -84,31 +111,36 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		if i == 0 {
 			label = "Simulated"
 		}
+		// The wallet and the recipient by role: both are in full elsewhere,
+		// and an abbreviation of a look-alike would read as the real one.
 		who := ch.Account.String()
 		switch who {
 		case c.wallet:
-			who = short(who) + " (wallet)"
+			who = "wallet"
 		case to:
-			who = short(who) + " (recipient)"
-		default:
-			who = short(who)
+			who = "recipient"
 		}
-		field(label, fmt.Sprintf("%-21s %14s  %s → %s", who, solSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post)))
+		field(label, alignLeft(who, 21)+" "+alignRight(solSigned(ch.Delta()), 14)+"  "+executor.FormatSOL(ch.Pre)+" → "+executor.FormatSOL(ch.Post))
 	}
-	for i, ins := range p.Preview.Instructions {
+	d.instructions(c, p.Preview.Instructions, field)
+	field("SHA-256", p.Preview.MessageSHA256)
+}
+
+// instructions lists decoded instructions. On narrow panes the wallet's own
+// address is abbreviated (it is in the header); every other address, the
+// recipient's above all, stays whole and wraps.
+func (d *detail) instructions(c detailContext, list []executor.InstructionSummary, field func(label, value string)) {
+	for i, ins := range list {
 		label := ""
 		if i == 0 {
 			label = "Program"
 		}
 		summary := untrusted.Sanitize(ins.Summary, 400)
 		if d.width < 100 {
-			summary = shortenKeys(summary, false) // the full recipient is on its own line above
+			summary = shortenWord(summary, c.wallet)
 		}
 		field(label, untrusted.Sanitize(ins.Name, 60)+": "+summary)
 	}
-	field("SHA-256", p.Preview.MessageSHA256)
-	field("Client", fmt.Sprintf("%s · %s · proposed %s ago", e.client, p.Tool, age(c.now.Sub(p.CreatedAt))))
-	return d.finish(s, lines)
 }
 
 func (d *detail) status(s styles, e *entry, c detailContext, add func(...string), field func(string, string)) {
@@ -185,6 +217,15 @@ func (d *detail) finish(s styles, lines []string) []string {
 		lines = append(lines, "")
 	}
 	return lines
+}
+
+// wrapBanner wraps text into full-width bars of one style.
+func wrapBanner(st interface{ Render(...string) string }, text string, width int) []string {
+	ws := wrap(text, width)
+	for i := range ws {
+		ws[i] = st.Render(pad(ws[i], width))
+	}
+	return ws
 }
 
 func wrapStyled(st interface{ Render(...string) string }, text string, width int) []string {

@@ -30,8 +30,10 @@ func solSigned(d int64) string {
 // lamports renders 50000000 as "50,000,000 lamports".
 func lamports(l uint64) string { return grouped(l) + " lamports" }
 
-func grouped(n uint64) string {
-	s := strconv.FormatUint(n, 10)
+func grouped(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) }
+
+// groupDigits puts thousands separators into a string of digits.
+func groupDigits(s string) string {
 	if len(s) <= 3 {
 		return s
 	}
@@ -47,6 +49,36 @@ func grouped(n uint64) string {
 		b.WriteString(s[i : i+3])
 	}
 	return b.String()
+}
+
+// tokenAmount renders base units with a mint's decimals, exactly (string
+// arithmetic, never floats): 1237500000 at 6 decimals is "1,237.5".
+func tokenAmount(units uint64, decimals uint8) string {
+	s := strconv.FormatUint(units, 10)
+	d := int(decimals)
+	if d == 0 {
+		return groupDigits(s)
+	}
+	if len(s) <= d {
+		s = strings.Repeat("0", d-len(s)+1) + s
+	}
+	whole, frac := s[:len(s)-d], strings.TrimRight(s[len(s)-d:], "0")
+	if frac == "" {
+		return groupDigits(whole)
+	}
+	return groupDigits(whole) + "." + frac
+}
+
+// tokenDelta renders post − pre in base units as a signed token amount,
+// without converting to a signed type (no overflow at any size).
+func tokenDelta(pre, post uint64, decimals uint8) string {
+	switch {
+	case post > pre:
+		return "+" + tokenAmount(post-pre, decimals)
+	case post < pre:
+		return "−" + tokenAmount(pre-post, decimals)
+	}
+	return "0"
 }
 
 // short abbreviates an address or hash to its first and last four characters.
@@ -107,6 +139,22 @@ func padLeft(s string, width int) string {
 	s = fit(s, width)
 	if w := ansi.StringWidth(s); w < width {
 		s = strings.Repeat(" ", width-w) + s
+	}
+	return s
+}
+
+// alignLeft pads s to width cells, never cutting it.
+func alignLeft(s string, width int) string {
+	if w := ansi.StringWidth(s); w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// alignRight right-aligns s in width cells, never cutting it.
+func alignRight(s string, width int) string {
+	if w := ansi.StringWidth(s); w < width {
+		return strings.Repeat(" ", width-w) + s
 	}
 	return s
 }

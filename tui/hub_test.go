@@ -69,9 +69,14 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ex := executor.New(client, key, executor.Options{})
+	swapAPI, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := hub.New(hub.Options{
-		Executor: executor.New(client, key, executor.Options{}),
-		Network:  net, Genesis: genesis, Policy: cfg, Spend: spend,
+		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
+		Network: net, Genesis: genesis, Policy: cfg, Spend: spend,
 	})
 	if err != nil {
 		t.Fatal(err)

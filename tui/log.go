@@ -17,6 +17,8 @@ const (
 	logGood
 	logBad
 	logWarn
+	logAlert // a warning shown whole, never cut short: it names full addresses
+	logAgent // an agent's own words (narration): its text, not solgate's
 )
 
 type logLine struct {
@@ -32,15 +34,15 @@ type eventLog struct {
 	start    int // index of the oldest line once the ring is full
 	width    int
 	height   int
-	perEntry int  // screen lines one entry may wrap onto
-	full     bool // show addresses and signatures in full (wide screens)
+	perEntry int  // screen lines one entry may wrap onto (alerts: no limit)
+	fullSigs bool // show signatures in full (wide screens)
 	loc      *time.Location
 }
 
 // SetSize sets the visible window, how many lines an entry may wrap onto,
-// and whether long addresses are shown in full.
-func (l *eventLog) SetSize(width, height, perEntry int, full bool) {
-	l.width, l.height, l.perEntry, l.full = width, height, max(perEntry, 1), full
+// and whether signatures are shown in full. Addresses always are.
+func (l *eventLog) SetSize(width, height, perEntry int, fullSigs bool) {
+	l.width, l.height, l.perEntry, l.fullSigs = width, height, max(perEntry, 1), fullSigs
 }
 
 // Add appends a line. text may contain untrusted parts; it is sanitised here
@@ -61,16 +63,21 @@ func (l *eventLog) Len() int { return len(l.lines) }
 func (l *eventLog) at(i int) logLine { return l.lines[(l.start+i)%len(l.lines)] }
 
 // Render draws the newest entries, oldest of them first, exactly height
-// lines. Entries wrap onto at most perEntry lines; on narrow screens long
-// addresses and signatures are abbreviated so the reason stays in view.
+// lines. Entries wrap onto at most perEntry lines, except alerts, which are
+// never cut short. On narrow screens signatures are abbreviated so the
+// reason stays in view; addresses never are, since an abbreviated address
+// cannot be told from its look-alike.
 func (l *eventLog) Render(s styles) []string {
 	var rows [][]string // newest first
 	used := 0
 	for i := len(l.lines) - 1; i >= 0 && used < l.height; i-- {
 		ln := l.at(i)
-		text := shortenKeys(ln.text, l.full)
+		text := ln.text
+		if !l.fullSigs {
+			text = shortenSignatures(text)
+		}
 		wrapped := wrap(ln.at.In(l.loc).Format("15:04:05")+"  "+text, l.width-2)
-		if len(wrapped) > l.perEntry {
+		if ln.kind != logAlert && len(wrapped) > l.perEntry {
 			wrapped = wrapped[:l.perEntry]
 			wrapped[l.perEntry-1] += "…"
 		}
@@ -84,8 +91,10 @@ func (l *eventLog) Render(s styles) []string {
 				wrapped[j] = s.ok.Render(wrapped[j])
 			case logBad:
 				wrapped[j] = s.danger.Render(wrapped[j])
-			case logWarn:
+			case logWarn, logAlert:
 				wrapped[j] = s.warn.Render(wrapped[j])
+			case logAgent:
+				wrapped[j] = s.agent.Render(wrapped[j])
 			}
 		}
 		if used+len(wrapped) > l.height {
@@ -104,20 +113,35 @@ func (l *eventLog) Render(s styles) []string {
 	return out
 }
 
-// shortenKeys abbreviates base58 addresses (32–44 characters) to their
-// first and last four characters, and signatures too unless keepSigs.
-func shortenKeys(s string, keepSigs bool) string {
+// shortenSignatures abbreviates base58 words longer than an address
+// (signatures) to their first and last four characters. Addresses (32–44
+// characters) are left whole.
+func shortenSignatures(s string) string {
 	words := strings.Split(s, " ")
 	changed := false
 	for i, w := range words {
 		core := strings.TrimRight(w, ".,;:)")
-		if len(core) >= 32 && (len(core) <= 44 || !keepSigs) && isBase58(core) {
+		if len(core) > 44 && isBase58(core) {
 			words[i] = short(core) + w[len(core):]
 			changed = true
 		}
 	}
 	if !changed {
 		return s
+	}
+	return strings.Join(words, " ")
+}
+
+// shortenWord abbreviates every whole-word occurrence of word in s.
+func shortenWord(s, word string) string {
+	if word == "" || !strings.Contains(s, word) {
+		return s
+	}
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if core := strings.TrimRight(w, ".,;:)"); core == word || core == word+"'s" {
+			words[i] = short(word) + w[len(word):]
+		}
 	}
 	return strings.Join(words, " ")
 }

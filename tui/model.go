@@ -359,13 +359,18 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == hub.StatusPending {
 				added = true
 				e := m.queue.byID[ev.Proposal.ID]
-				text := fmt.Sprintf("NEW %s from %s: transfer %s to %s", e.p.ID, e.client, e.amount, short(e.p.Transfer.To.String()))
+				text := fmt.Sprintf("NEW %s from %s: %s", e.p.ID, e.client, e.action())
 				kind := logInfo
 				if e.short != "" {
 					text += " ⚠ " + e.short
 					kind = logWarn
 				}
 				m.log.Add(ev.At, kind, text)
+				for _, f := range e.flags {
+					if strings.Contains(f, "looks like") {
+						m.log.Add(ev.At, logAlert, "⚠ "+f)
+					}
+				}
 			}
 		case hub.EventProposalDecided, hub.EventProposalExpired, hub.EventExecuted:
 			if ev.Proposal == nil {
@@ -390,7 +395,21 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 				m.log.Add(ev.At, logInfo, fmt.Sprintf("EXECUTING %s: the agent confirmed; simulating, signing, sending", ev.Proposal.ID))
 			}
 		case hub.EventAutoDenied:
-			m.log.Add(ev.At, logWarn, "AUTO-DENIED by policy: "+ev.Message)
+			// The hub appends warnings (a look-alike recipient) to the
+			// reason; each gets a line of its own, shown whole, so neither
+			// the cut at the end of a long entry nor a narrow screen can
+			// hide it.
+			parts := strings.Split(ev.Message, " Warning: ")
+			m.log.Add(ev.At, logWarn, "AUTO-DENIED by policy: "+parts[0])
+			for _, w := range parts[1:] {
+				m.log.Add(ev.At, logAlert, "⚠ "+strings.TrimSuffix(w, "."))
+			}
+		case hub.EventNote:
+			client := untrusted.Sanitize(ev.Client, 48)
+			if client == "" {
+				client = "(unnamed)"
+			}
+			m.log.Add(ev.At, logAgent, "agent "+client+": "+untrusted.Sanitize(ev.Message, 400))
 		case hub.EventRefused:
 			m.log.Add(ev.At, logBad, "REFUSED "+ev.Message)
 		case hub.EventPaused:
@@ -427,7 +446,12 @@ func (m *model) logDecision(ev hub.Event) {
 	case hub.StatusExpired:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXPIRED %s: %s", p.ID, reason))
 	case hub.StatusExecuted:
-		text := fmt.Sprintf("EXECUTED ✔ verified %s: %s to %s", p.ID, sol(p.Transfer.Lamports), short(p.Transfer.To.String()))
+		text := fmt.Sprintf("EXECUTED ✔ verified %s: %s to %s", p.ID, sol(p.Transfer.Lamports), p.Transfer.To)
+		if e := m.queue.byID[p.ID]; e != nil && e.swap != nil {
+			v := e.swap
+			text = fmt.Sprintf("EXECUTED ✔ verified %s: swapped %s for %s (approved minimum %s)", p.ID,
+				v.in.amount(v.sp.Terms.InAmount), v.out.amount(v.sp.Received), tokenAmount(v.sp.Terms.MinimumOut, v.out.decimals))
+		}
 		if r := p.Result; r != nil {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
 )
@@ -21,8 +23,9 @@ type entry struct {
 	client     string   // sanitised client name
 	clientNote []string // instruction-like phrases found in the client name
 	amount     string
-	flags      []string // sanitised hub flags
-	short      string   // compact flags for the queue row
+	flags      []string  // sanitised warnings for the detail pane, in full
+	short      string    // compact flags for the queue row
+	swap       *swapView // for swaps
 }
 
 func newEntry(p *hub.Proposal) *entry {
@@ -32,17 +35,53 @@ func newEntry(p *hub.Proposal) *entry {
 		clientNote: untrusted.Flags(p.Client),
 		amount:     sol(p.Transfer.Lamports),
 	}
-	var short []string
+	var hubFlags, short []string
 	for _, f := range p.Flags {
 		f = untrusted.Sanitize(f, 300)
-		e.flags = append(e.flags, f)
-		short = append(short, shortFlag(f))
+		hubFlags = append(hubFlags, f)
+		short = appendNew(short, shortFlag(f))
+	}
+	e.flags = hubFlags
+	switch {
+	case p.Swap != nil:
+		e.swap = newSwapView(p.Swap)
+		e.amount = e.swap.queueAmount()
+		e.flags = e.swap.warnings(hubFlags)
+		if p.Swap.NoCapApplies {
+			short = appendNew(short, "NO CAP")
+		}
+		if len(e.swap.out.flags)+len(e.swap.in.flags) > 0 {
+			short = appendNew(short, "text!")
+		}
+		if e.swap.out.impostor || e.swap.in.impostor {
+			short = appendNew(short, "not SOL")
+		}
+	case p.Tool == mcpbridge.ToolSwap:
+		e.amount = "swap, no terms"
+		e.flags = append(e.flags, "the console received this swap without its terms: deny it")
+		short = appendNew(short, "no terms")
 	}
 	if len(e.clientNote) > 0 {
-		short = append(short, "text!")
+		short = appendNew(short, "text!")
 	}
+	// The flags that change what approving means go first: the row is cut
+	// at the window's edge.
+	slices.SortStableFunc(short, func(a, b string) int { return flagRank(a) - flagRank(b) })
 	e.short = strings.Join(short, ",")
 	return e
+}
+
+// action is the proposal in words, for the log and the mainnet prompt.
+// Recipients are written in full: a look-alike shares exactly the
+// characters an abbreviation keeps.
+func (e *entry) action() string {
+	switch {
+	case e.swap != nil:
+		return e.swap.action()
+	case e.p.Tool == mcpbridge.ToolSwap:
+		return "swap (terms missing)"
+	}
+	return fmt.Sprintf("transfer %s to %s", sol(e.p.Transfer.Lamports), e.p.Transfer.To)
 }
 
 // shortFlag names a hub flag in a few characters for the queue row; the
@@ -51,14 +90,47 @@ func shortFlag(f string) string {
 	switch {
 	case strings.Contains(f, "looks like"):
 		return "LOOK-ALIKE"
+	case strings.HasPrefix(f, "no cap applies"):
+		return "NO CAP"
+	case strings.Contains(f, "instruction-like"):
+		return "text!"
 	case strings.Contains(f, "per-transfer cap"):
 		return "near tx cap"
 	case strings.Contains(f, "session cap"):
 		return "near session cap"
-	case strings.Contains(f, "day"), strings.Contains(f, "24"):
+	case strings.Contains(f, "daily cap"), strings.Contains(f, "day cap"), strings.Contains(f, "24 h"):
 		return "near day cap"
+	case strings.HasPrefix(f, "mint close authority"):
+		return "close auth"
+	case strings.HasPrefix(f, "mint authority"):
+		return "mint auth"
+	case strings.HasPrefix(f, "freeze authority"):
+		return "freeze auth"
+	case strings.HasPrefix(f, "permanent delegate"):
+		return "perm delegate"
+	case strings.HasPrefix(f, "transfer hook"):
+		return "xfer hook"
+	case strings.HasPrefix(f, "transfer fee"):
+		return "xfer fee"
+	case strings.HasPrefix(f, "new token accounts start frozen"):
+		return "frozen accts"
+	case strings.HasPrefix(f, "non-transferable"):
+		return "non-transferable"
+	case strings.HasPrefix(f, "confidential"):
+		return "confidential"
 	}
 	return untrusted.Sanitize(f, 14)
+}
+
+// flagRank orders the queue row's compact flags.
+func flagRank(f string) int {
+	switch f {
+	case "LOOK-ALIKE", "NO CAP", "not SOL", "no terms":
+		return 0
+	case "text!":
+		return 1
+	}
+	return 2
 }
 
 // statusRank orders statuses so that an older snapshot never overwrites a

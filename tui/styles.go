@@ -23,6 +23,8 @@ type styles struct {
 	danger     lipgloss.Style // failures, denials
 	ok         lipgloss.Style // executed / verified
 	mainnet    lipgloss.Style // the MAINNET header bar
+	nocap      lipgloss.Style // the NO CAP APPLIES bar of a swap whose input is not SOL
+	agent      lipgloss.Style // an agent's narration in the log: its words, not solgate's
 	calm       lipgloss.Style // test-network badge
 	paused     lipgloss.Style // the paused banner
 	dialog     lipgloss.Style // dialog title
@@ -56,6 +58,8 @@ func stylesFor(r *lipgloss.Renderer, noColor bool) styles {
 		danger:     n().Foreground(red).Bold(true),
 		ok:         n().Foreground(green).Bold(true),
 		mainnet:    n().Background(red).Foreground(lipgloss.Color("15")).Bold(true),
+		nocap:      n().Background(red).Foreground(lipgloss.Color("15")).Bold(true),
+		agent:      n().Foreground(lipgloss.Color("5")).Italic(true),
 		calm:       n().Foreground(lipgloss.Color("4")).Bold(true),
 		paused:     n().Background(amber).Foreground(lipgloss.Color("0")).Bold(true),
 		dialog:     n().Background(lipgloss.Color("4")).Foreground(lipgloss.Color("15")).Bold(true),

@@ -42,7 +42,9 @@ func hostile() string {
 }
 
 // Hostile text in a client name, a denial reason, an auto-denial message, a
-// flag, a program log and an instruction summary: none of it reaches View().
+// flag, a program log, an instruction summary, a swap's token name, symbol,
+// URI, flags, warnings and route, and the agent's narration: none of it
+// reaches View().
 func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	evil := hostile()
 	p := transfer(1, evil, recipientKey, 50_000_000, t0.Add(-10*time.Second))
@@ -51,9 +53,18 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	p.Preview.Logs = []string{evil}
 	denied := transfer(2, evil, otherKey, 10_000_000, t0.Add(-time.Minute))
 	denied.Status, denied.DecidedBy, denied.Reason = hub.StatusDenied, evil, evil
+	// A swap whose token metadata, flags, warnings and route are all hostile,
+	// as if the hub had let everything through unsanitised.
+	hostileLabel := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
+		Flags: []string{evil}, Warnings: []string{evil}}
+	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
+	sw.Swap.Route = []string{evil, evil}
+	sw.Swap.Preview.Instructions[0].Summary += evil
+	sw.Flags = append(sw.Flags, evil)
+	swIn := swapProposal(4, evil, hostileLabel, solLabel(), 50_000_000, 1_000_000, true, t0.Add(-15*time.Second))
 
 	for _, color := range []bool{false, true} {
-		m := testModel(viewOpts{noColor: !color, color: color}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m := testModel(viewOpts{noColor: !color, color: color}, []*hub.Proposal{p, sw, swIn}, spendState(0, 0, false))
 		st := spendState(0, 0, false)
 		st.Clients[evil] = t0
 		st.PausedClients = []string{evil}
@@ -62,6 +73,8 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 			{Kind: hub.EventAutoDenied, At: t0, Client: evil, Message: evil},
 			{Kind: hub.EventRefused, At: t0, Client: evil, Message: evil},
 			{Kind: hub.EventPaused, At: t0, Message: evil},
+			{Kind: hub.EventNote, At: t0, Client: evil, Message: evil},
+			{Kind: hub.EventAutoDenied, At: t0, Client: evil, Message: evil + " Warning: " + evil},
 		}})
 		m.graceUntil = time.Time{}
 		// The operator's own typing in the reason box goes through the same filter.
@@ -69,7 +82,7 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 		m.Update(runes(evil))
 
 		for _, size := range [][2]int{{80, 24}, {140, 40}, {200, 60}} {
-			for _, sel := range []int{0, 1} {
+			for _, sel := range []int{0, 1, 2, 3} {
 				m.queue.Select(sel)
 				m.Update(sizeMsg(size[0], size[1]))
 				raw := m.View()

@@ -41,7 +41,9 @@ func computeLayout(w, h int, empty bool) layout {
 	if w >= wideFrom {
 		// Queue across the top; below it spend and log on the left, the
 		// detail on the right.
-		l.wide, l.colHeader, l.logWrap = true, true, 5
+		// Log entries carry whole addresses (never abbreviated), so they
+		// may wrap onto more lines where the pane has them.
+		l.wide, l.colHeader, l.logWrap = true, true, 7
 		l.detailW = max(wideDetailW, w/2)
 		l.leftW = w - l.detailW - 1
 		l.logW = l.leftW
@@ -60,7 +62,7 @@ func computeLayout(w, h int, empty bool) layout {
 	l.queueRows = min(max(avail/4, 3), 10)
 	l.logRows = min(max(avail/5, 3), 8)
 	if empty {
-		l.logWrap = 4
+		l.logWrap = 6
 		l.detailRows = 2
 		l.logRows = max(avail-l.queueRows-l.detailRows, 1)
 	}
@@ -270,7 +272,10 @@ func (m *model) dialogLines(width, height int) []string {
 	case dialogApprove:
 		title = "CONFIRM MAINNET APPROVAL"
 		if e := m.queue.byID[m.dialog.id]; e != nil {
-			body = wrap(fmt.Sprintf("Approve %s: transfer %s to %s — on MAINNET, with real funds?", e.p.ID, sol(e.p.Transfer.Lamports), e.p.Transfer.To), width)
+			body = wrap(fmt.Sprintf("Approve %s: %s — on MAINNET, with real funds?", e.p.ID, e.action()), width)
+			if e.swap != nil && e.p.Swap.NoCapApplies {
+				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
+			}
 		}
 		body = append(body, s.warn.Render("press y to approve · any other key cancels"))
 	case dialogDeny:

@@ -96,9 +96,32 @@ var viewScenarios = []struct {
 		m.Update(events(hub.Event{Kind: hub.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
 		return m
 	}},
+	{"swap_preview", func() *model {
+		// The demo's bait swap selected, a token→SOL swap behind it, an
+		// earlier swap executed, and the agent's narration in the log.
+		bait := baitSwap(1, t0.Add(-42*time.Second))
+		usdc := usdcSwap(2, t0.Add(-5*time.Second))
+		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), hub.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
+			10_000_000, 64_000_000, false, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
+		earlier.Swap.Received = 63_987_654
+		m := testModel(viewOpts{}, nil, spendState(12_045_280, 0, false))
+		m.Update(events(
+			hub.Event{Kind: hub.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			hub.Event{Kind: hub.EventNote, At: t0.Add(-44 * time.Second), Client: "demo-agent",
+				Message: "The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you."},
+			hub.Event{Kind: hub.EventProposalAdded, At: bait.CreatedAt, Proposal: bait},
+			hub.Event{Kind: hub.EventProposalAdded, At: usdc.CreatedAt, Proposal: usdc},
+		))
+		m.queue.SelectOldestPending()
+		return m
+	}},
+	{"swap_no_cap", func() *model {
+		usdc := usdcSwap(2, t0.Add(-5*time.Second))
+		m := testModel(viewOpts{}, []*hub.Proposal{usdc}, spendState(0, 0, false))
+		return m
+	}},
 }
 
-// The swap preview golden is not here yet: the hub does not propose swaps.
 func TestViewGolden(t *testing.T) {
 	for _, sc := range viewScenarios {
 		for _, size := range [][2]int{{80, 24}, {140, 40}} {
@@ -121,6 +144,12 @@ func TestViewSaysItInWords(t *testing.T) {
 		{"over_cap_denial", []string{"AUTO-DENIED", "max_sol_per_tx"}},
 		{"paused", []string{"WRITES PAUSED", "all writes paused"}},
 		{"operator_token", []string{"7QbVnK3xPzRt", "paste it into the chat"}},
+		{"swap_preview", []string{
+			"0.05 SOL→SOL?", "⚠ not SOL,text!,mint auth,freeze auth", "swap 0.05 SOL for at least 1,237.5 SOL? (expected 1,250)",
+			"price impact 0.37% (37 bps)", "agent demo-agent: The name says to ignore limits.",
+			"EXECUTED ✔ verified p_DDDDsw4pQ9: swapped 0.01 SOL",
+		}},
+		{"swap_no_cap", []string{"NO CAP APPLIES — the input is USDC, not SOL", "⚠ NO CAP", "the 25 USDC input is bounded by no cap"}},
 	} {
 		for _, sc := range viewScenarios {
 			if sc.name != tc.scenario {
@@ -137,6 +166,9 @@ func TestViewSaysItInWords(t *testing.T) {
 					if w == "MAINNET — real funds" && noColor {
 						w = "[!! MAINNET — real funds !!]"
 					}
+					if strings.HasPrefix(w, "NO CAP APPLIES") && noColor {
+						w = "[!! NO CAP APPLIES !!]" + strings.TrimPrefix(w, "NO CAP APPLIES")
+					}
 					if !strings.Contains(out, w) {
 						t.Errorf("%s (noColor=%v): %q not on screen:\n%s", tc.scenario, noColor, w, out)
 					}
@@ -149,10 +181,15 @@ func TestViewSaysItInWords(t *testing.T) {
 // Resizing through many sizes never produces a line wider than the window
 // or a view of the wrong height.
 func TestViewResizes(t *testing.T) {
-	m := viewScenarios[1].build()
-	for w := 40; w <= 200; w += 7 {
-		for h := 10; h <= 60; h += 5 {
-			screen(t, m, w, h)
+	for _, sc := range viewScenarios {
+		if sc.name != "transfer_preview" && sc.name != "swap_preview" {
+			continue
+		}
+		m := sc.build()
+		for w := 40; w <= 200; w += 7 {
+			for h := 10; h <= 60; h += 5 {
+				screen(t, m, w, h)
+			}
 		}
 	}
 }
