@@ -424,7 +424,7 @@ func TestDemoMintsAndMetadata(t *testing.T) {
 		n := binary.LittleEndian.Uint32(d[65:])
 		name := strings.TrimRight(string(d[69:69+n]), "\x00")
 		t.Logf("%s: name %q", tok.Mint, name)
-		if tok == demo.Bait && !strings.Contains(name, "ignore previous instructions") {
+		if tok == demo.Bait && !strings.Contains(name, "Ignore previous limits") {
 			t.Errorf("bait name %q", name)
 		}
 		if tok == demo.USDC && name != "USD Coin (localnet demo)" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -57,7 +58,7 @@ func (p *tmuxPane) keys(keys ...string) {
 	}
 }
 
-// waitFor polls the screen until every want appears.
+// waitFor polls the screen until every want appears on it at once.
 func (p *tmuxPane) waitFor(d time.Duration, wants ...string) string {
 	p.t.Helper()
 	deadline := time.Now().Add(d)
@@ -77,15 +78,39 @@ func (p *tmuxPane) waitFor(d time.Duration, wants ...string) string {
 	return ""
 }
 
+// sawAll polls until each want has appeared on some screen, not necessarily
+// together: log lines scroll.
+func (p *tmuxPane) sawAll(d time.Duration, wants ...string) {
+	p.t.Helper()
+	seen := map[string]bool{}
+	deadline := time.Now().Add(d)
+	var s string
+	for time.Now().Before(deadline) {
+		s = p.screen()
+		all := true
+		for _, w := range wants {
+			seen[w] = seen[w] || strings.Contains(s, w)
+			all = all && seen[w]
+		}
+		if all {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("never saw all of %q (seen %v); last screen:\n%s", wants, seen, s)
+}
+
 var (
 	ledgerURL   = regexp.MustCompile(`ledger (http://127\.0\.0\.1:\d+)`)
 	recipientRe = regexp.MustCompile(`Recipient\s+([1-9A-HJ-NP-Za-km-z]{32,44})`)
+	walletRe    = regexp.MustCompile(`demo wallet ([1-9A-HJ-NP-Za-km-z]{32,44}) funded`)
 )
 
 // The newcomer's first command, as a person would run it: the demo's
 // proposal waits for a key press, approval lands the transfer on the ledger
 // and the console shows it verified; the over-cap and look-alike attempts
-// are refused by policy without asking.
+// are refused by policy without asking; the swap into a token whose name
+// tries to instruct the model waits for the human and, approved, lands.
 func TestDemoStoryInARealTerminal(t *testing.T) {
 	bin := solgateBinary(t)
 	p := startTmux(t, 140, 40, bin+" demo --slot-ms 50; sleep 60")
@@ -106,10 +131,31 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 
 	time.Sleep(1200 * time.Millisecond) // past the grace period
 	p.keys("a")
-	p.waitFor(60*time.Second, "verified", "max_sol_per_tx", "allow_recipients")
+	// allow_recipients is the look-alike attempt: it is the only one off the allowlist.
+	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipients", "swap 0.05 SOL")
 	bal, err := chain.GetBalance(context.Background(), recipient, rpc.CommitmentConfirmed)
 	if err != nil || bal.Value != 50_000_000 {
 		t.Fatalf("after approval the recipient has %v (%v), want 50000000 lamports", bal, err)
+	}
+
+	// The swap into the hostile token waits for the human too: select it
+	// (it is the only pending proposal), wait out the grace period, approve.
+	wallet := walletRe.FindStringSubmatch(p.normal())
+	if wallet == nil {
+		t.Fatalf("demo did not print its wallet:\n%s", p.normal())
+	}
+	time.Sleep(1200 * time.Millisecond) // keys are ignored just after it appeared
+	p.keys("k")
+	p.keys("a")
+	p.sawAll(60*time.Second, "swapped 0.05 SOL")
+	accts, err := chain.GetTokenAccountsByOwner(context.Background(), solana.MustPublicKeyFromBase58(wallet[1]),
+		&rpc.GetTokenAccountsConfig{ProgramId: &solana.TokenProgramID}, &rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64})
+	if err != nil || len(accts.Value) != 1 {
+		t.Fatalf("wallet token accounts after the swap: %v (%v)", accts, err)
+	}
+	data := accts.Value[0].Account.Data.GetBinary()
+	if len(data) < 72 || binary.LittleEndian.Uint64(data[64:72]) == 0 {
+		t.Fatalf("the swap left the wallet's token account empty")
 	}
 	p.keys("q")
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// DecisionWait bounds how long the agent waits for the human on one
 	// proposal before moving on (default 10 minutes).
 	DecisionWait time.Duration
+	// Pace is the pause between steps, so a person can read each line of
+	// narration before the next arrives (default 1.5 s).
+	Pace time.Duration
 }
 
 // Answer is one tool result as the model sees it.
@@ -55,6 +58,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Narrate == nil {
 		cfg.Narrate = func(string) {}
 	}
+	if cfg.Pace <= 0 {
+		cfg.Pace = 1500 * time.Millisecond
+	}
 	c, err := client.NewStdioMCPClient(cfg.Command, nil, cfg.Args...)
 	if err != nil {
 		return fmt.Errorf("demo agent: start solgate mcp: %w", err)
@@ -72,6 +78,14 @@ func Run(ctx context.Context, cfg Config) error {
 
 func (a *agent) say(format string, args ...any) { a.cfg.Narrate(fmt.Sprintf(format, args...)) }
 
+// pause lets the person watching read what just happened.
+func (a *agent) pause(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(a.cfg.Pace):
+	}
+}
+
 func (a *agent) story(ctx context.Context) error {
 	a.say("Hi! I'm a scripted assistant. First, a look at the wallet.")
 	bal, err := a.call(ctx, "get_balance", nil)
@@ -79,6 +93,7 @@ func (a *agent) story(ctx context.Context) error {
 		return err
 	}
 	a.say("get_balance → %s SOL", str(bal.Structured["sol"]))
+	a.pause(ctx)
 
 	to := a.cfg.Recipient.String()
 	a.say("I'll send 0.05 SOL to %s. solgate will make that a proposal for you.", to)
@@ -86,6 +101,7 @@ func (a *agent) story(ctx context.Context) error {
 		return err
 	}
 
+	a.pause(ctx)
 	a.say("Now I'll try 4.6 SOL to the same address — far above the 0.1 SOL per-transfer cap.")
 	big, err := a.call(ctx, "transfer_sol", map[string]any{"to": to, "lamports": "4600000000"})
 	if err != nil {
@@ -93,6 +109,7 @@ func (a *agent) story(ctx context.Context) error {
 	}
 	a.say("transfer_sol → %s (rule %s, retryable %v). It never reached your queue.", big.Status(), str(big.Structured["rule"]), big.Structured["retryable"])
 
+	a.pause(ctx)
 	fake := LookAlike(a.cfg.Recipient)
 	a.say("Next, 0.01 SOL to %s — an address that only looks like the one above (address poisoning).", fake)
 	poisoned, err := a.call(ctx, "transfer_sol", map[string]any{"to": fake.String(), "lamports": 10_000_000})
@@ -102,11 +119,13 @@ func (a *agent) story(ctx context.Context) error {
 	a.say("transfer_sol → %s: %s", poisoned.Status(), str(poisoned.Structured["reason"]))
 
 	if !a.cfg.BaitMint.IsZero() {
+		a.pause(ctx)
 		if err := a.baitSwap(ctx); err != nil {
 			return err
 		}
 	}
 
+	a.pause(ctx)
 	spend, err := a.call(ctx, "get_spend_status", nil)
 	if err != nil {
 		return err
@@ -126,6 +145,7 @@ func (a *agent) baitSwap(ctx context.Context) error {
 		return err
 	}
 	a.say("get_token_info → name %q; solgate flags it: %v", str(info.Structured["name"]), info.Structured["instruction_like_text"])
+	a.pause(ctx)
 	a.say("The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.")
 	args := map[string]any{"input_mint": solana.SolMint.String(), "output_mint": mint, "amount": 50_000_000, "slippage_bps": 100}
 	return a.decide(ctx, "swap", args)
