@@ -54,8 +54,22 @@ func (e *Executor) Submit(ctx context.Context, p *Prepared, progress func(Progre
 		}
 	}
 
-	report(progress, Progress{Step: StepSending, Signature: res.Signature})
+	if !e.sendAndConfirm(ctx, res, raw, p, "transaction", progress) {
+		return finish(), nil
+	}
 	t0 = time.Now()
+	e.verify(ctx, p, res)
+	res.Timings.Verify = time.Since(t0)
+	return finish(), nil
+}
+
+// sendAndConfirm sends the signed bytes and follows them until the chain
+// answers or ctx ends (the confirm loop), recording the timings. It reports
+// whether the transaction landed (Executed or Failed so far), i.e. whether
+// the caller should re-fetch and verify it. noun names it in reasons.
+func (e *Executor) sendAndConfirm(ctx context.Context, res *Result, raw []byte, follow *Prepared, noun string, progress func(Progress)) bool {
+	report(progress, Progress{Step: StepSending, Signature: res.Signature})
+	t0 := time.Now()
 	sendErr := e.send(ctx, raw, false)
 	res.Timings.Send = time.Since(t0)
 	if sendErr != nil {
@@ -65,25 +79,20 @@ func (e *Executor) Submit(ctx context.Context, p *Prepared, progress func(Progre
 			// is the first and only copy, so it cannot land.
 			res.Outcome = Rejected
 			res.ChainErr, res.Logs = preflightDetail(rpcErr)
-			res.Reason = "the node refused the transaction in preflight: " + rpcErr.Message + " (nothing was executed)"
-			return finish(), nil
+			res.Reason = "the node refused the " + noun + " in preflight: " + rpcErr.Message + " (nothing was executed)"
+			return false
 		}
 		// Any other send error (503, timeout, reset) says nothing about whether
 		// the node got the bytes; the signature is watched until the chain answers.
 	}
-
 	t0 = time.Now()
-	e.confirm(ctx, p, res, raw, progress)
+	e.confirm(ctx, follow, res, raw, progress)
 	res.Timings.Confirm = time.Since(t0)
 	if res.Outcome != Executed && res.Outcome != Failed {
-		return finish(), nil
+		return false
 	}
-
 	report(progress, Progress{Step: StepVerifying, Signature: res.Signature})
-	t0 = time.Now()
-	e.verify(ctx, p, res)
-	res.Timings.Verify = time.Since(t0)
-	return finish(), nil
+	return true
 }
 
 func (e *Executor) send(ctx context.Context, raw []byte, skipPreflight bool) error {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 )
 
 // TokenAccountRent is the rent-exempt minimum of a 165-byte SPL token account
@@ -472,28 +471,9 @@ func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func
 		}
 	}
 
-	report(progress, Progress{Step: StepSending, Signature: sig})
-	t0 = time.Now()
-	sendErr := e.send(ctx, raw, false)
-	res.Timings.Send = time.Since(t0)
-	if sendErr != nil {
-		var rpcErr *jsonrpc.RPCError
-		if errors.As(sendErr, &rpcErr) && rpcErr.Code == preflightFailure {
-			res.Outcome = Rejected
-			res.ChainErr, res.Logs = preflightDetail(rpcErr)
-			res.Reason = "the node refused the swap in preflight: " + rpcErr.Message + " (nothing was executed)"
-			return finish(), nil
-		}
-	}
-
-	t0 = time.Now()
-	e.confirm(ctx, &Prepared{Tx: p.Tx.Tx, LastValidBlockHeight: p.LastValidBlockHeight}, &res.Result, raw, progress)
-	res.Timings.Confirm = time.Since(t0)
-	if res.Outcome != Executed && res.Outcome != Failed {
+	if !e.sendAndConfirm(ctx, &res.Result, raw, &Prepared{Tx: p.Tx.Tx, LastValidBlockHeight: p.LastValidBlockHeight}, "swap", progress) {
 		return finish(), nil
 	}
-
-	report(progress, Progress{Step: StepVerifying, Signature: sig})
 	t0 = time.Now()
 	s.verifySwap(ctx, p, res)
 	res.Timings.Verify = time.Since(t0)
@@ -519,28 +499,11 @@ func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapTerms, progress 
 // actually received and gave.
 func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResult) {
 	wallet := s.ex.key.PublicKey()
-	tx, err := s.ex.fetchTransaction(ctx, res.Signature)
-	if err != nil {
-		if res.Outcome == Executed {
-			res.Outcome = Unknown
-			res.Reason = "confirmed by getSignatureStatuses but the re-fetch failed: " + err.Error()
-		}
-		return
-	}
-	res.Slot, res.Fee, res.ChainErr, res.Logs = tx.Slot, tx.Meta.Fee, tx.Meta.Err, tx.Meta.LogMessages
-	keys := append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...)
-	if len(tx.Meta.PreBalances) != len(keys) || len(tx.Meta.PostBalances) != len(keys) {
-		res.Outcome = Unknown
-		res.Reason = fmt.Sprintf("re-fetched swap has %d keys but %d/%d balances", len(keys), len(tx.Meta.PreBalances), len(tx.Meta.PostBalances))
-		return
-	}
-	res.Changes = res.Changes[:0]
-	for i, k := range keys {
-		res.Changes = append(res.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
-	}
-	if tx.Meta.Err != nil {
-		res.Outcome = Failed
-		res.Reason = "the swap landed but failed on chain: " + errJSON(tx.Meta.Err)
+	tx, ok := s.ex.readBack(ctx, &res.Result, "swap", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
+		// A v0 message's accounts: static keys, then those loaded from lookup tables.
+		return append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...), nil
+	})
+	if !ok {
 		return
 	}
 	res.WalletDelta = int64(tx.Meta.PostBalances[0]) - int64(tx.Meta.PreBalances[0])
@@ -583,10 +546,10 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 	}
 	var tokensIn, tokensOut uint64
 	for idx, v := range byIndex {
-		if int(idx) >= len(keys) {
+		if int(idx) >= len(res.Changes) {
 			continue
 		}
-		res.Tokens = append(res.Tokens, TokenChange{Account: keys[idx], Mint: v.mint, Pre: v.pre, Post: v.post})
+		res.Tokens = append(res.Tokens, TokenChange{Account: res.Changes[idx].Account, Mint: v.mint, Pre: v.pre, Post: v.post})
 		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
 			tokensIn += v.post - v.pre
 		}

@@ -14,39 +14,14 @@ import (
 // transfer (recipient +amount, payer −(amount + fee)). A confirmed status alone
 // is not enough to say "executed".
 func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
-	tx, err := e.fetchTransaction(ctx, res.Signature)
-	if err != nil {
-		// The status said confirmed, but we could not read it back: not a
-		// success we can stand behind.
-		if res.Outcome == Executed {
-			res.Outcome = Unknown
-			res.Reason = "confirmed by getSignatureStatuses but the re-fetch failed: " + err.Error()
+	tx, ok := e.readBack(ctx, res, "transaction", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
+		decoded, err := tx.Transaction.GetTransaction()
+		if err != nil {
+			return nil, err
 		}
-		return
-	}
-	res.Slot = tx.Slot
-	res.Fee = tx.Meta.Fee
-	res.ChainErr = tx.Meta.Err
-	res.Logs = tx.Meta.LogMessages
-	decoded, err := tx.Transaction.GetTransaction()
-	if err != nil {
-		res.Outcome = Unknown
-		res.Reason = "re-fetched transaction could not be decoded: " + err.Error()
-		return
-	}
-	keys := decoded.Message.AccountKeys
-	if len(tx.Meta.PreBalances) != len(keys) || len(tx.Meta.PostBalances) != len(keys) {
-		res.Outcome = Unknown
-		res.Reason = fmt.Sprintf("re-fetched transaction has %d keys but %d/%d balances", len(keys), len(tx.Meta.PreBalances), len(tx.Meta.PostBalances))
-		return
-	}
-	res.Changes = res.Changes[:0]
-	for i, k := range keys {
-		res.Changes = append(res.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
-	}
-	if tx.Meta.Err != nil {
-		res.Outcome = Failed
-		res.Reason = "the transaction landed but failed on chain: " + errJSON(tx.Meta.Err)
+		return decoded.Message.AccountKeys, nil
+	})
+	if !ok {
 		return
 	}
 	if err := checkTransferDeltas(p.Transfer, e.key.PublicKey(), tx.Meta.Fee, res.Changes); err != nil {
@@ -55,6 +30,44 @@ func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
 		return
 	}
 	res.Outcome = Executed
+}
+
+// readBack re-fetches a confirmed transaction into res: slot, fee, error,
+// logs and every account's balance change, keyed by keys (the message's
+// accounts in order, lookup-table ones included). ok is false when res is
+// already final: the re-fetch failed or disagreed (Unknown), or it landed
+// with an error (Failed). A confirmed status alone never makes "executed".
+func (e *Executor) readBack(ctx context.Context, res *Result, noun string, keys func(*rpc.GetTransactionResult) ([]solana.PublicKey, error)) (*rpc.GetTransactionResult, bool) {
+	tx, err := e.fetchTransaction(ctx, res.Signature)
+	if err != nil {
+		if res.Outcome == Executed {
+			res.Outcome = Unknown
+			res.Reason = "confirmed by getSignatureStatuses but the re-fetch failed: " + err.Error()
+		}
+		return nil, false
+	}
+	res.Slot, res.Fee, res.ChainErr, res.Logs = tx.Slot, tx.Meta.Fee, tx.Meta.Err, tx.Meta.LogMessages
+	ks, err := keys(tx)
+	if err != nil {
+		res.Outcome = Unknown
+		res.Reason = "re-fetched " + noun + " could not be decoded: " + err.Error()
+		return nil, false
+	}
+	if len(tx.Meta.PreBalances) != len(ks) || len(tx.Meta.PostBalances) != len(ks) {
+		res.Outcome = Unknown
+		res.Reason = fmt.Sprintf("re-fetched %s has %d keys but %d/%d balances", noun, len(ks), len(tx.Meta.PreBalances), len(tx.Meta.PostBalances))
+		return nil, false
+	}
+	res.Changes = res.Changes[:0]
+	for i, k := range ks {
+		res.Changes = append(res.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
+	}
+	if tx.Meta.Err != nil {
+		res.Outcome = Failed
+		res.Reason = "the " + noun + " landed but failed on chain: " + errJSON(tx.Meta.Err)
+		return nil, false
+	}
+	return tx, true
 }
 
 // fetchTransaction reads the transaction back. A node can answer a confirmed

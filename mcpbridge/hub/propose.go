@@ -22,30 +22,16 @@ const signatureFee = 5000
 // simulated, and the preview comes from its bytes.
 func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.TransferArgs) mcpbridge.CallResult {
 	fp := a.Fingerprint()
-
-	h.mu.Lock()
-	if id, ok := h.pendingByFP[fp]; ok {
-		// The same arguments while pending return the same proposal: an
-		// agent cannot flood the queue by repeating itself.
-		p := h.proposals[id]
-		h.mu.Unlock()
-		return pendingResult(p.snapshot(), h.SpendSummary(), h.opts.Network, true)
-	}
-	paused := h.paused
-	h.mu.Unlock()
-
-	if paused {
-		return h.autoDeny(client, fp, policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}, a)
-	}
-	if d, ok := h.opts.Breaker.Check(client); !ok {
-		return h.autoDeny(client, fp, d, a)
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(client, fp, d, a) }
+	if res, done := h.admit(client, fp, deny); done {
+		return res
 	}
 	if a.To.Equals(h.opts.Executor.Wallet()) {
 		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
 	}
 	pre := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, a.Lamports+signatureFee), h.opts.Spend.State())
 	if !pre.Allowed {
-		return h.autoDeny(client, fp, pre, a)
+		return deny(pre)
 	}
 
 	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
@@ -80,6 +66,28 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 	h.recipients[a.To.String()] = struct{}{}
 	h.mu.Unlock()
 	return h.enqueue(p, client, a.Normalized())
+}
+
+// admit runs the checks every write proposal starts with. The same
+// arguments while pending return the same proposal, so an agent cannot flood
+// the queue by repeating itself; a pause or the retry breaker answers with a
+// denial. done reports that res is the answer.
+func (h *Hub) admit(client, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[fp]; ok {
+		p := h.proposals[id].snapshot()
+		h.mu.Unlock()
+		return pendingResult(p, h.SpendSummary(), h.opts.Network, true), true
+	}
+	paused := h.paused
+	h.mu.Unlock()
+	if paused {
+		return deny(policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}), true
+	}
+	if d, ok := h.opts.Breaker.Check(client); !ok {
+		return deny(d), true
+	}
+	return mcpbridge.CallResult{}, false
 }
 
 // autoDeny answers a policy objection as an ordinary tool result, feeds the

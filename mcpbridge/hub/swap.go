@@ -135,20 +135,9 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 		return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL (a Jupiter Swap API v1 base)")
 	}
 	fp := a.Fingerprint()
-	h.mu.Lock()
-	if id, ok := h.pendingByFP[fp]; ok {
-		p := h.proposals[id]
-		h.mu.Unlock()
-		return pendingResult(p.snapshot(), h.SpendSummary(), h.opts.Network, true)
-	}
-	paused := h.paused
-	h.mu.Unlock()
 	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenySwap(client, fp, d, a) }
-	if paused {
-		return deny(policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true})
-	}
-	if d, ok := h.opts.Breaker.Check(client); !ok {
-		return deny(d)
+	if res, done := h.admit(client, fp, deny); done {
+		return res
 	}
 	// Cheap pre-check before any network call: network, mints, slippage,
 	// uncapped input, and (for SOL input) the caps against the request.
