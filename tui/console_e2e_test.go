@@ -2,51 +2,21 @@ package tui_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// solgateBinary builds the real command once per test binary.
-func solgateBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "solgate-tui-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "solgate")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/solgate").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build solgate: %v", buildErr)
-	}
-	return binPath
-}
 
 // terminal is a tmux server of our own (-L) running one console in a
 // 140x40 window: a real terminal, driven and read like a person would.
@@ -129,7 +99,7 @@ func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("this end-to-end test requires tmux on PATH")
 	}
-	bin := solgateBinary(t)
+	bin := solgatetest.Binary(t)
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
 	if err != nil {
@@ -179,50 +149,16 @@ func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
 }
 
 // agent drives a real `solgate mcp` subprocess over stdio, as an AI client would.
-type agent struct {
-	t *testing.T
-	c *mcpclient.Client
+type agent struct{ *solgatetest.Agent }
+
+func startAgent(t *testing.T, socket, name string) agent {
+	return agent{solgatetest.StartAgent(t, socket, name)}
 }
 
-func startAgent(t *testing.T, bin, socket, name string) *agent {
-	t.Helper()
-	c, err := mcpclient.NewStdioMCPClient(bin, nil, "mcp", "--socket", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return &agent{t: t, c: c}
-}
-
-func (a *agent) call(tool string, args map[string]any) (map[string]any, string) {
-	a.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := a.c.CallTool(ctx, req)
-	if err != nil {
-		a.t.Fatalf("%s: %v", tool, err)
-	}
-	var text string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			text += tc.Text
-		}
-	}
-	var st map[string]any
-	raw, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(raw, &st)
-	return st, text
+// call returns the structured result and the text, as the model sees them.
+func (a agent) call(tool string, args map[string]any) (map[string]any, string) {
+	ans := a.Call(tool, args)
+	return ans.Structured, ans.Text
 }
 
 // The whole loop in a real terminal: an agent proposes through `solgate
@@ -231,7 +167,7 @@ func (a *agent) call(tool string, args map[string]any) (map[string]any, string) 
 // screen says "verified".
 func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	w := startConsole(t)
-	a := startAgent(t, w.bin, w.socket, "tmux-agent")
+	a := startAgent(t, w.socket, "tmux-agent")
 	const amount = 50_000_000
 	args := map[string]any{"to": w.recipient.String(), "lamports": amount}
 

@@ -8,44 +8,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// solgateBinary builds the real command once per test run; these tests drive
-// it as a user would, as a separate process.
-func solgateBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "solgate-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "solgate")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			binPath = string(out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build solgate: %v\n%s", buildErr, binPath)
-	}
-	return binPath
-}
+// solgateBinary is the real command, driven as a user would, as a separate process.
+func solgateBinary(t *testing.T) string { return solgatetest.Binary(t) }
 
 type proveRun struct {
 	stdout, stderr string

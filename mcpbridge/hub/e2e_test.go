@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,9 +15,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
@@ -29,32 +27,6 @@ import (
 )
 
 const fee = 5000
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildOut  []byte
-	buildErr  error
-)
-
-// solgateBinary builds the real command: the bridge under test is the
-// process an MCP client would start.
-func solgateBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "solgate-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "solgate")
-		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "../../cmd/solgate").CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build solgate: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
-}
 
 // world is a running ledger, a hub serving a socket, and a funded wallet.
 type world struct {
@@ -151,62 +123,13 @@ func (w *world) executed(t *testing.T) uint64 {
 	return s.TransactionsExecuted
 }
 
-// agent is an MCP client driving a real `solgate mcp` subprocess.
-type agent struct {
-	t *testing.T
-	c *mcpclient.Client
-}
+// solgateBinary is the real command under test (built once per process).
+func solgateBinary(t *testing.T) string { return solgatetest.Binary(t) }
 
-func startAgent(t *testing.T, socket string) *agent {
-	t.Helper()
-	c, err := mcpclient.NewStdioMCPClient(solgateBinary(t), nil, "mcp", "--socket", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e-agent", Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return &agent{t: t, c: c}
+// startAgent drives a real `solgate mcp` subprocess, as an assistant would.
+func startAgent(t *testing.T, socket string) *solgatetest.Agent {
+	return solgatetest.StartAgent(t, socket, "e2e-agent")
 }
-
-type toolAnswer struct {
-	isError    bool
-	text       string
-	structured map[string]any
-}
-
-func (a *agent) call(tool string, args map[string]any) toolAnswer {
-	a.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := a.c.CallTool(ctx, req)
-	if err != nil {
-		a.t.Fatalf("%s: protocol error: %v", tool, err)
-	}
-	var ans toolAnswer
-	ans.isError = res.IsError
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			ans.text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &ans.structured)
-	}
-	return ans
-}
-
-func (ans toolAnswer) status() string { s, _ := ans.structured["status"].(string); return s }
 
 func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	w := newWorld(t, nil)
@@ -216,14 +139,14 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
 
 	// 1. The first call is only a proposal: the ledger does not move.
-	ans := a.call("transfer_sol", args)
-	if ans.isError || ans.status() != "pending_approval" {
+	ans := a.Call("transfer_sol", args)
+	if ans.IsError || ans.Status() != "pending_approval" {
 		t.Fatalf("propose: %+v", ans)
 	}
-	if !strings.Contains(ans.text, "CONFIRMATION REQUIRED — nothing has been signed or sent") {
-		t.Errorf("proposal text lacks the warning:\n%s", ans.text)
+	if !strings.Contains(ans.Text, "CONFIRMATION REQUIRED — nothing has been signed or sent") {
+		t.Errorf("proposal text lacks the warning:\n%s", ans.Text)
 	}
-	id := ans.structured["proposal_id"].(string)
+	id := ans.Structured["proposal_id"].(string)
 	if w.balance(t, w.allowed) != 0 || w.balance(t, w.wallet) != walletBefore || w.executed(t) != 0 {
 		t.Fatal("a proposal moved funds")
 	}
@@ -233,11 +156,11 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 		t.Fatalf("hub proposal: %+v %v", p, ok)
 	}
 	// Repeating the call while pending returns the same proposal.
-	if again := a.call("transfer_sol", map[string]any{"lamports": fmt.Sprint(amount), "to": w.allowed.String()}); again.structured["proposal_id"] != id {
+	if again := a.Call("transfer_sol", map[string]any{"lamports": fmt.Sprint(amount), "to": w.allowed.String()}); again.Structured["proposal_id"] != id {
 		t.Errorf("repeat created a new proposal: %+v", again)
 	}
 	// Without the human, a guessed token does nothing.
-	if bad := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": "111111111111"}); !bad.isError || bad.status() != "refused" {
+	if bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": "111111111111"}); !bad.IsError || bad.Status() != "refused" {
 		t.Errorf("guessed token: %+v", bad)
 	}
 
@@ -245,17 +168,17 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	if _, err := w.hub.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
-	st := a.call("proposal_status", map[string]any{"proposal_id": id})
-	token, _ := st.structured["confirm"].(string)
-	if st.status() != "approved" || len(token) != 12 {
+	st := a.Call("proposal_status", map[string]any{"proposal_id": id})
+	token, _ := st.Structured["confirm"].(string)
+	if st.Status() != "approved" || len(token) != 12 {
 		t.Fatalf("proposal_status: %+v", st)
 	}
 
 	// 3. A token used with other arguments is refused and dies.
-	if other := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount + 1, "confirm": token}); !other.isError || other.status() != "refused" {
+	if other := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount + 1, "confirm": token}); !other.IsError || other.Status() != "refused" {
 		t.Fatalf("token with other amount: %+v", other)
 	}
-	if again := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}); !again.isError {
+	if again := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}); !again.IsError {
 		t.Fatalf("dead token accepted: %+v", again)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
@@ -263,17 +186,17 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	}
 
 	// 4. Propose again, approve, execute with the identical call.
-	ans = a.call("transfer_sol", args)
-	id = ans.structured["proposal_id"].(string)
+	ans = a.Call("transfer_sol", args)
+	id = ans.Structured["proposal_id"].(string)
 	if _, err := w.hub.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
-	token = a.call("proposal_status", map[string]any{"proposal_id": id}).structured["confirm"].(string)
-	done := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": fmt.Sprint(amount), "confirm": token})
-	if done.isError || done.status() != "executed" {
+	token = a.Call("proposal_status", map[string]any{"proposal_id": id}).Structured["confirm"].(string)
+	done := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": fmt.Sprint(amount), "confirm": token})
+	if done.IsError || done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
 	}
-	sig := done.structured["signature"].(string)
+	sig := done.Structured["signature"].(string)
 	// The outside world: balances read back from the ledger.
 	if got := w.balance(t, w.allowed); got != amount {
 		t.Errorf("recipient %d, want %d", got, amount)
@@ -295,17 +218,17 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	}
 
 	// 5. The same token again: refused, ledger unchanged.
-	replay := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token})
-	if !replay.isError || replay.status() != "refused" {
+	replay := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token})
+	if !replay.IsError || replay.Status() != "refused" {
 		t.Errorf("replay: %+v", replay)
 	}
 	if w.executed(t) != 1 || w.balance(t, w.allowed) != amount {
 		t.Error("replay moved funds")
 	}
 	// get_spend_status reflects the settled spend.
-	spend := a.call("get_spend_status", nil)
-	if spend.structured["spent_lamports"] != fmt.Sprint(amount+fee) {
-		t.Errorf("spend status: %+v", spend.structured)
+	spend := a.Call("get_spend_status", nil)
+	if spend.Structured["spent_lamports"] != fmt.Sprint(amount+fee) {
+		t.Errorf("spend status: %+v", spend.Structured)
 	}
 }
 
@@ -313,22 +236,22 @@ func TestDenialsAndBadArgumentsAreResults(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	// Off the allowlist: an ordinary result naming the rule.
-	d := a.call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000})
-	if d.isError || d.status() != "denied" || d.structured["rule"] == "" || d.structured["reason"] == "" {
+	d := a.Call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000})
+	if d.IsError || d.Status() != "denied" || d.Structured["rule"] == "" || d.Structured["reason"] == "" {
 		t.Fatalf("denial: %+v", d)
 	}
-	if _, ok := d.structured["retryable"].(bool); !ok {
-		t.Errorf("denial lacks retryable: %+v", d.structured)
+	if _, ok := d.Structured["retryable"].(bool); !ok {
+		t.Errorf("denial lacks retryable: %+v", d.Structured)
 	}
 	// Over the per-transfer cap (4.6 SOL): denied, not retryable.
-	big := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": "4600000000"})
-	if big.status() != "denied" || big.structured["retryable"] != false {
+	big := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": "4600000000"})
+	if big.Status() != "denied" || big.Structured["retryable"] != false {
 		t.Errorf("4.6 SOL: %+v", big)
 	}
 	// A look-alike of an allowlisted address is denied, and the reason says why it is suspicious.
 	fake := demoagent.LookAlike(w.allowed)
-	poisoned := a.call("transfer_sol", map[string]any{"to": fake.String(), "lamports": 1_000_000})
-	if poisoned.status() != "denied" || !strings.Contains(poisoned.text, "possible address poisoning") || !strings.Contains(poisoned.text, w.allowed.String()) {
+	poisoned := a.Call("transfer_sol", map[string]any{"to": fake.String(), "lamports": 1_000_000})
+	if poisoned.Status() != "denied" || !strings.Contains(poisoned.Text, "possible address poisoning") || !strings.Contains(poisoned.Text, w.allowed.String()) {
 		t.Errorf("look-alike: %+v", poisoned)
 	}
 	if len(w.hub.Proposals()) != 0 {
@@ -345,8 +268,8 @@ func TestDenialsAndBadArgumentsAreResults(t *testing.T) {
 		{map[string]any{"lamports": 5}, "to"},
 		{map[string]any{"to": w.allowed.String(), "lamports": 5, "memo": "hi"}, "memo"},
 	} {
-		ans := a.call("transfer_sol", tc.args)
-		if !ans.isError || !strings.Contains(ans.text, tc.want) {
+		ans := a.Call("transfer_sol", tc.args)
+		if !ans.IsError || !strings.Contains(ans.Text, tc.want) {
 			t.Errorf("%v: %+v, want a tool error naming %q", tc.args, ans, tc.want)
 		}
 	}
@@ -359,15 +282,15 @@ func TestExpiredTokenRefused(t *testing.T) {
 	w := newWorld(t, func(o *hub.Options) { o.TokenTTL = 300 * time.Millisecond })
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
-	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(400 * time.Millisecond)
 	args["confirm"] = p.Token
-	ans := a.call("transfer_sol", args)
-	if !ans.isError || !strings.Contains(strings.ToLower(ans.text), "expired") {
+	ans := a.Call("transfer_sol", args)
+	if !ans.IsError || !strings.Contains(strings.ToLower(ans.Text), "expired") {
 		t.Fatalf("expired token: %+v", ans)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
@@ -443,8 +366,8 @@ func TestNoConsoleFailsClosed(t *testing.T) {
 		{"proposal_status", map[string]any{"proposal_id": "p_x"}},
 	} {
 		start := time.Now()
-		ans := a.call(tc.tool, tc.args)
-		if !ans.isError || !strings.Contains(ans.text, "no approval console is running at "+sock) || !strings.Contains(ans.text, "solgate console") {
+		ans := a.Call(tc.tool, tc.args)
+		if !ans.IsError || !strings.Contains(ans.Text, "no approval console is running at "+sock) || !strings.Contains(ans.Text, "solgate console") {
 			t.Errorf("%s: %+v", tc.tool, ans)
 		}
 		if time.Since(start) > 5*time.Second {
@@ -456,20 +379,20 @@ func TestNoConsoleFailsClosed(t *testing.T) {
 func TestReadToolsAnswerFromTheLedger(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
-	bal := a.call("get_balance", nil)
-	if bal.isError || bal.structured["lamports"] != fmt.Sprint(10*solana.LAMPORTS_PER_SOL) || bal.structured["address"] != w.wallet.String() {
+	bal := a.Call("get_balance", nil)
+	if bal.IsError || bal.Structured["lamports"] != fmt.Sprint(10*solana.LAMPORTS_PER_SOL) || bal.Structured["address"] != w.wallet.String() {
 		t.Errorf("get_balance: %+v", bal)
 	}
-	other := a.call("get_balance", map[string]any{"address": w.allowed.String()})
-	if other.structured["lamports"] != "0" {
+	other := a.Call("get_balance", map[string]any{"address": w.allowed.String()})
+	if other.Structured["lamports"] != "0" {
 		t.Errorf("get_balance other: %+v", other)
 	}
-	missing := a.call("get_transaction", map[string]any{"signature": solana.Signature{1}.String()})
-	if missing.isError || missing.structured["found"] != false {
+	missing := a.Call("get_transaction", map[string]any{"signature": solana.Signature{1}.String()})
+	if missing.IsError || missing.Structured["found"] != false {
 		t.Errorf("get_transaction unknown: %+v", missing)
 	}
-	unknown := a.call("proposal_status", map[string]any{"proposal_id": "p_nope"})
-	if unknown.status() != "unknown" {
+	unknown := a.Call("proposal_status", map[string]any{"proposal_id": "p_nope"})
+	if unknown.Status() != "unknown" {
 		t.Errorf("proposal_status unknown: %+v", unknown)
 	}
 }
@@ -477,10 +400,10 @@ func TestReadToolsAnswerFromTheLedger(t *testing.T) {
 func TestUndecidedProposalExpiresAsDeniedByTimeout(t *testing.T) {
 	w := newWorld(t, func(o *hub.Options) { o.ProposalTTL = 300 * time.Millisecond })
 	a := startAgent(t, w.socket)
-	id := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}).structured["proposal_id"].(string)
+	id := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}).Structured["proposal_id"].(string)
 	// The long-poll wakes when the expiry fires.
-	st := a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 5})
-	if st.status() != "expired" || !strings.Contains(fmt.Sprint(st.structured["reason"]), "denied by timeout") {
+	st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 5})
+	if st.Status() != "expired" || !strings.Contains(fmt.Sprint(st.Structured["reason"]), "denied by timeout") {
 		t.Fatalf("status after TTL: %+v", st)
 	}
 	if _, err := w.hub.Approve(id, "operator"); err == nil {
@@ -498,25 +421,25 @@ func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
 	a := startAgent(t, w.socket)
 	const amount = 4_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
-	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	args["confirm"] = p.Token
-	first := a.call("transfer_sol", args)
-	if first.isError || (first.status() != "executing" && first.status() != "submitted") || !strings.Contains(first.text, "do not assume success") {
+	first := a.Call("transfer_sol", args)
+	if first.IsError || (first.Status() != "executing" && first.Status() != "submitted") || !strings.Contains(first.Text, "do not assume success") {
 		t.Fatalf("slow execute: %+v", first)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	var final toolAnswer
+	var final solgatetest.Answer
 	for time.Now().Before(deadline) {
-		final = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
-		if final.status() == "executed" || final.status() == "failed" {
+		final = a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+		if final.Status() == "executed" || final.Status() == "failed" {
 			break
 		}
 	}
-	if final.status() != "executed" || final.structured["signature"] == nil {
+	if final.Status() != "executed" || final.Structured["signature"] == nil {
 		t.Fatalf("final status: %+v", final)
 	}
 	if got := w.balance(t, w.allowed); got != amount {
@@ -528,20 +451,20 @@ func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
-	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := a.call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": p.Token})
-	if !other.isError || other.status() != "refused" {
+	other := a.Call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": p.Token})
+	if !other.IsError || other.Status() != "refused" {
 		t.Fatalf("token with other recipient: %+v", other)
 	}
 	args["confirm"] = p.Token
-	if again := a.call("transfer_sol", args); !again.isError {
+	if again := a.Call("transfer_sol", args); !again.IsError {
 		t.Fatalf("token survived misuse: %+v", again)
 	}
-	if st := a.call("proposal_status", map[string]any{"proposal_id": id}); st.status() != "failed" {
+	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != "failed" {
 		t.Errorf("proposal after its token was burned: %+v", st)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.stranger) != 0 || w.balance(t, w.allowed) != 0 {

@@ -25,17 +25,17 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_500_000}
-	id := a.call("transfer_sol", args).structured["proposal_id"].(string)
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	args["confirm"] = p.Token
-	done := a.call("transfer_sol", args)
-	if done.status() != "executed" {
+	done := a.Call("transfer_sol", args)
+	if done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
 	}
-	pending := a.call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).structured["proposal_id"].(string)
+	pending := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).Structured["proposal_id"].(string)
 
 	// A second console on the same database (the first one's memory is gone).
 	spend, err := policy.NewSpend(w.store, nil)
@@ -50,7 +50,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	}
 	defer h2.Close()
 	got := statusCall(t, h2, id, 0)
-	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {
+	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.Structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {
 		t.Errorf("executed proposal after restart: %+v", got)
 	}
 	if void := statusCall(t, h2, pending, 0); void.Structured["status"] != "expired" || !strings.Contains(void.Text, "nothing was sent") {

@@ -46,19 +46,19 @@ func TestSwapSOLForTokenNeedsApprovalAndLands(t *testing.T) {
 	args := swapArgs(w, usdc, amount)
 	solBefore, tokBefore := w.balance(t, w.wallet), w.tokenBalance(t, usdc)
 
-	prop := a.call("swap", args)
-	if prop.isError || prop.status() != "pending_approval" {
+	prop := a.Call("swap", args)
+	if prop.IsError || prop.Status() != "pending_approval" {
 		t.Fatalf("propose swap: %+v", prop)
 	}
-	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.structured["min_out"]), 10, 64)
-	expected, _ := strconv.ParseUint(fmt.Sprint(prop.structured["expected_out"]), 10, 64)
-	if minOut == 0 || expected < minOut || !strings.Contains(prop.text, "for at least") {
+	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
+	expected, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["expected_out"]), 10, 64)
+	if minOut == 0 || expected < minOut || !strings.Contains(prop.Text, "for at least") {
 		t.Fatalf("preview lacks expect/minimum: %+v", prop)
 	}
 	if w.balance(t, w.wallet) != solBefore || w.tokenBalance(t, usdc) != tokBefore {
 		t.Fatal("a swap proposal moved funds")
 	}
-	id := prop.structured["proposal_id"].(string)
+	id := prop.Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +67,8 @@ func TestSwapSOLForTokenNeedsApprovalAndLands(t *testing.T) {
 		t.Errorf("swap token lives %s, want at most 2 minutes", ttl)
 	}
 	args["confirm"] = p.Token
-	done := a.call("swap", args)
-	if done.isError || done.status() != "executed" {
+	done := a.Call("swap", args)
+	if done.IsError || done.Status() != "executed" {
 		t.Fatalf("execute swap: %+v", done)
 	}
 	// The ledger: SOL down by the amount plus fees (and the token account's
@@ -81,8 +81,8 @@ func TestSwapSOLForTokenNeedsApprovalAndLands(t *testing.T) {
 	if spent < amount+5000 || spent > amount+5000+3_000_000 {
 		t.Errorf("wallet spent %d lamports for a %d swap", spent, amount)
 	}
-	if fmt.Sprint(done.structured["received"]) != fmt.Sprint(got) {
-		t.Errorf("reported received %v, ledger says %d", done.structured["received"], got)
+	if fmt.Sprint(done.Structured["received"]) != fmt.Sprint(got) {
+		t.Errorf("reported received %v, ledger says %d", done.Structured["received"], got)
 	}
 	// The spend ledger settled at the chain's outflow.
 	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 {
@@ -95,8 +95,8 @@ func TestSwapRefusedWhenPriceMovedAfterApproval(t *testing.T) {
 	a := startAgent(t, w.socket)
 	mints := w.ledger.DemoMints()
 	args := swapArgs(w, mints.USDC.Mint, 50_000_000)
-	prop := a.call("swap", args)
-	id := prop.structured["proposal_id"].(string)
+	prop := a.Call("swap", args)
+	id := prop.Structured["proposal_id"].(string)
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
@@ -107,15 +107,15 @@ func TestSwapRefusedWhenPriceMovedAfterApproval(t *testing.T) {
 	}
 	before, _ := w.ledger.Stats(context.Background())
 	args["confirm"] = p.Token
-	ans := a.call("swap", args)
-	if ans.status() != "failed" || !strings.Contains(ans.text, "price moved beyond the approved minimum — nothing was swapped") {
+	ans := a.Call("swap", args)
+	if ans.Status() != "failed" || !strings.Contains(ans.Text, "price moved beyond the approved minimum — nothing was swapped") {
 		t.Fatalf("after the price moved: %+v", ans)
 	}
 	after, _ := w.ledger.Stats(context.Background())
 	if after.SendsReceived != before.SendsReceived {
 		t.Errorf("a send reached the ledger: %d → %d", before.SendsReceived, after.SendsReceived)
 	}
-	if again := a.call("swap", args); !again.isError || again.status() != "refused" {
+	if again := a.Call("swap", args); !again.IsError || again.Status() != "refused" {
 		t.Errorf("the token survived: %+v", again)
 	}
 }
@@ -129,8 +129,8 @@ func TestTamperedSwapTransactionsRefusedBeforeSigning(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Distinct amounts: each attempt is a new fingerprint.
-		ans := a.call("swap", swapArgs(w, usdc, uint64(10_000_000+i)))
-		if ans.isError || ans.status() != "denied" || ans.structured["rule"] != "transaction_inspection" {
+		ans := a.Call("swap", swapArgs(w, usdc, uint64(10_000_000+i)))
+		if ans.IsError || ans.Status() != "denied" || ans.Structured["rule"] != "transaction_inspection" {
 			t.Errorf("%s: %+v", mode, ans)
 		}
 	}
@@ -151,8 +151,8 @@ func TestTokenInputSwapsNeedTheUncappedOptIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := map[string]any{"input_mint": mints.USDC.Mint, "output_mint": mints.WSOL, "amount": 1_000_000, "slippage_bps": 100}
-	ans := a.call("swap", back)
-	if ans.status() != "denied" || !strings.Contains(ans.text, "allow-uncapped-token-swaps") {
+	ans := a.Call("swap", back)
+	if ans.Status() != "denied" || !strings.Contains(ans.Text, "allow-uncapped-token-swaps") {
 		t.Fatalf("token→SOL by default: %+v", ans)
 	}
 
@@ -164,17 +164,17 @@ func TestTokenInputSwapsNeedTheUncappedOptIn(t *testing.T) {
 	if _, err := w2.ledger.MintTo(context.Background(), mints.USDC.Mint, w2.wallet.String(), 5_000_000); err != nil {
 		t.Fatal(err)
 	}
-	prop := a2.call("swap", back)
-	if prop.status() != "pending_approval" || prop.structured["no_cap_applies"] != true || !strings.Contains(prop.text, "NO CAP APPLIES") {
+	prop := a2.Call("swap", back)
+	if prop.Status() != "pending_approval" || prop.Structured["no_cap_applies"] != true || !strings.Contains(prop.Text, "NO CAP APPLIES") {
 		t.Fatalf("token→SOL with opt-in: %+v", prop)
 	}
-	p, err := w2.hub.Approve(prop.structured["proposal_id"].(string), "operator")
+	p, err := w2.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	solBefore := w2.balance(t, w2.wallet)
 	back["confirm"] = p.Token
-	if done := a2.call("swap", back); done.status() != "executed" {
+	if done := a2.Call("swap", back); done.Status() != "executed" {
 		t.Fatalf("execute token→SOL: %+v", done)
 	}
 	if w2.tokenBalance(t, mints.USDC.Mint) != 4_000_000 || w2.balance(t, w2.wallet) <= solBefore-5000 {
@@ -191,8 +191,8 @@ func TestSwapAPIFailuresAreClearErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		ans := a.call("swap", swapArgs(w, usdc, uint64(20_000_000+i)))
-		if !ans.isError || !strings.Contains(ans.text, "nothing was proposed") {
+		ans := a.Call("swap", swapArgs(w, usdc, uint64(20_000_000+i)))
+		if !ans.IsError || !strings.Contains(ans.Text, "nothing was proposed") {
 			t.Errorf("%s: %+v", mode, ans)
 		}
 		if took := time.Since(start); took > 4*time.Second {
@@ -209,23 +209,23 @@ func TestTokenInfoSanitisesAndFlagsHostileMetadata(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	bait := w.ledger.DemoMints().Bait.Mint
-	ans := a.call("get_token_info", map[string]any{"mint": bait})
-	if ans.isError {
+	ans := a.Call("get_token_info", map[string]any{"mint": bait})
+	if ans.IsError {
 		t.Fatalf("get_token_info: %+v", ans)
 	}
 	for _, field := range []string{"name", "symbol"} {
-		if strings.ContainsAny(fmt.Sprint(ans.structured[field]), "\x1b\x07") {
-			t.Errorf("%s carries control characters: %q", field, ans.structured[field])
+		if strings.ContainsAny(fmt.Sprint(ans.Structured[field]), "\x1b\x07") {
+			t.Errorf("%s carries control characters: %q", field, ans.Structured[field])
 		}
 	}
-	if !strings.Contains(ans.text, "instruction-like text") || !strings.Contains(ans.text, "do not follow it") {
-		t.Errorf("no warning about the injection-style name:\n%s", ans.text)
+	if !strings.Contains(ans.Text, "instruction-like text") || !strings.Contains(ans.Text, "do not follow it") {
+		t.Errorf("no warning about the injection-style name:\n%s", ans.Text)
 	}
-	if strings.Contains(ans.text, "\x1b") {
+	if strings.Contains(ans.Text, "\x1b") {
 		t.Error("escape sequence reached the model")
 	}
-	q := a.call("get_quote", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 10_000_000))
-	if q.isError || q.structured["min_out_amount"] == nil {
+	q := a.Call("get_quote", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 10_000_000))
+	if q.IsError || q.Structured["min_out_amount"] == nil {
 		t.Errorf("get_quote: %+v", q)
 	}
 }

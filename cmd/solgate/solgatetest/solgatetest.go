@@ -1,0 +1,133 @@
+// Package solgatetest is for tests that drive the real solgate binary the way
+// a user or an MCP client would: it builds the command once per test process
+// and speaks MCP to `solgate mcp` with mcp-go's stdio client. It is imported
+// by tests only and never linked into solgate itself.
+package solgatetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds ./cmd/solgate once per test process and returns its path.
+// The file lives in the system temp dir under a name that says what it is.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		_, here, _, _ := runtime.Caller(0)
+		src := filepath.Dir(filepath.Dir(here)) // cmd/solgate
+		dir, err := os.MkdirTemp("", "solgate-under-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "solgate")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/solgate: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Agent is an MCP client driving a real `solgate mcp` subprocess, as an
+// assistant would.
+type Agent struct {
+	t testing.TB
+	C *mcpclient.Client
+}
+
+// StartAgent spawns `solgate mcp --socket socket`, initialises it with the
+// given client name (the console shows it as "name 1.0") and closes it when
+// the test ends.
+func StartAgent(t testing.TB, socket, name string) *Agent {
+	t.Helper()
+	c, err := mcpclient.NewStdioMCPClient(Binary(t), nil, "mcp", "--socket", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize solgate mcp: %v", err)
+	}
+	return &Agent{t: t, C: c}
+}
+
+// Answer is one tool result as the model sees it.
+type Answer struct {
+	IsError    bool
+	Text       string
+	Structured map[string]any
+}
+
+// Status is the structured "status" field.
+func (a Answer) Status() string { s, _ := a.Structured["status"].(string); return s }
+
+// Str is a structured field as a string ("" when absent).
+func (a Answer) Str(key string) string {
+	if v, ok := a.Structured[key]; ok && v != nil {
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// Call calls a tool and fails the test on a protocol error (never on a tool
+// error or a denial: those are answers).
+func (a *Agent) Call(tool string, args map[string]any) Answer {
+	a.t.Helper()
+	ans, err := a.Try(tool, args, 60*time.Second)
+	if err != nil {
+		a.t.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	return ans
+}
+
+// Try calls a tool and returns a protocol error instead of failing.
+func (a *Agent) Try(tool string, args map[string]any, timeout time.Duration) (Answer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := a.C.CallTool(ctx, req)
+	if err != nil {
+		return Answer{}, err
+	}
+	ans := Answer{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			ans.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &ans.Structured)
+	}
+	return ans, nil
+}
