@@ -218,7 +218,7 @@ func TestListenRefusesUnsafePaths(t *testing.T) {
 	})
 	t.Run("dir owned by another user", func(t *testing.T) {
 		if os.Geteuid() != 0 {
-			t.Skip("needs root to chown")
+			t.Skip("requires root to chown")
 		}
 		path := socketPath(t)
 		os.MkdirAll(filepath.Dir(path), 0o700)
@@ -264,7 +264,7 @@ func TestPeerUIDPolicyRefuses(t *testing.T) {
 // opened for the test.
 func TestPeerFromAnotherUIDRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to start a process as another uid")
+		t.Skip("requires root to start a process as another uid")
 	}
 	const nobody = 65534
 	// Everything the helper touches must be reachable by nobody.
@@ -318,7 +318,7 @@ func TestPeerFromAnotherUIDRefused(t *testing.T) {
 func TestHelperDialAsOtherUser(t *testing.T) {
 	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
 	if path == "" {
-		t.Skip("helper process only")
+		t.Skip("requires the helper-process environment: started by TestPeerFromAnotherUIDRefused")
 	}
 	verdict := "REFUSED"
 	c, err := net.DialTimeout("unix", path, 5*time.Second)

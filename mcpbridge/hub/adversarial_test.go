@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,11 +21,11 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
-	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -132,82 +131,22 @@ type adversary struct {
 
 func newAdversary(t *testing.T) *adversary {
 	t.Helper()
-	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
-	allowed, _ := executor.NewRandomKeypair()
+	// A second allowlisted address, so tokens can be tried against another
+	// legitimate recipient; room in the session cap for every legitimate
+	// execution; an adjustable clock to expire tokens without sleeping.
 	other, _ := executor.NewRandomKeypair()
-
-	cfg := policy.DefaultConfig() // 0.1 SOL per transfer
-	cfg.AllowRecipients = []string{allowed.PublicKey().String(), other.PublicKey().String()}
-	cfg.MaxLamportsPerSession = 5 * solana.LAMPORTS_PER_SOL // room for every legitimate execution
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
-	network, genesis, err := client.DetectNetwork(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &advClock{}
-	h, err := hub.New(hub.Options{
-		Executor: executor.New(client, key, executor.Options{}),
-		Network:  network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
-		Now: clock.now, TokenTTL: advTokenTTL,
+	w := newWorld(t, func(o *hub.Options) {
+		o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, other.PublicKey().String())
+		o.Policy.MaxLamportsPerSession = 5 * solana.LAMPORTS_PER_SOL
+		o.Now, o.TokenTTL = clock.now, advTokenTTL
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "sgadv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := mcpbridge.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go h.Serve(ln)
-	var closeOnce sync.Once
-	closeHub := func() { closeOnce.Do(func() { ln.Close(); h.Close() }) }
-	t.Cleanup(closeHub)
-
-	// solgateBinary (e2e_test.go) builds the bridge once per test binary.
-	c, err := mcpclient.NewStdioMCPClient(solgateBinary(t), nil, "mcp", "--socket", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "adversary-mcp", Version: "1"}
-	if _, err := c.Initialize(ictx, init); err != nil {
-		t.Fatalf("initialize solgate mcp: %v", err)
-	}
+	agent := solgatetest.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{
-		t: t, ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, clock: clock,
-		httpc: mcpbridge.NewUnixHTTPClient(sock, time.Minute), mcp: c, closeHub: closeHub,
-		wallet: key.PublicKey(), allowed: allowed.PublicKey(), other: other.PublicKey(),
+		t: t, ledger: w.ledger, chain: w.chain, hub: w.hub, store: w.store, clock: clock,
+		httpc: mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), mcp: agent.C, closeHub: w.stop,
+		wallet: w.wallet, allowed: w.allowed, other: other.PublicKey(),
 		outcomes: map[advOutcome]int{}, proposals: map[string]bool{},
 	}
 	// Spaced by 10 and above the rent-exempt minimum: amount+1 never names

@@ -37,6 +37,9 @@ type world struct {
 	socket string
 	wallet solana.PublicKey
 	key    *executor.Keypair
+	// stop closes the socket and the hub, waiting for executions in flight
+	// to settle the spend ledger; once (it also runs at cleanup).
+	stop func()
 	// allowed is on the allowlist; stranger is not.
 	allowed, stranger solana.PublicKey
 }
@@ -100,8 +103,10 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 		t.Fatal(err)
 	}
 	go h.Serve(ln)
-	t.Cleanup(func() { ln.Close(); h.Close() })
-	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, key: key,
+	var stopOnce sync.Once
+	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
+	t.Cleanup(stop)
+	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, key: key, stop: stop,
 		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
 }
 

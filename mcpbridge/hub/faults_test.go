@@ -1330,7 +1330,7 @@ type hubChild struct {
 func TestHubChildProcessForFaults(t *testing.T) {
 	raw := os.Getenv(faultChildEnv)
 	if raw == "" {
-		t.Skip("helper process for TestFaultConsoleKill9")
+		t.Skip("requires " + faultChildEnv + ": a helper process that TestFaultConsoleKill9 starts")
 	}
 	os.Exit(runHubChild(raw))
 }
