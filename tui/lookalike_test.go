@@ -18,18 +18,20 @@ func TestLookAlikeWarningsShowFullAddresses(t *testing.T) {
 	warning := fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", fake, real)
 	scenarios := map[string]func() *model{
 		// The hub auto-denies a look-alike that is not on the allowlist and
-		// appends the warning to the reason, as the demo shows.
+		// sends the warning with the event, as the demo shows.
 		"auto-denied": func() *model {
 			m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 			m.Update(events(hub.Event{Kind: hub.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
-				Message: fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: %s is not on the recipient allowlist. Warning: %s.", fake, policy.RuleRecipient, fake, warning)}))
+				Message:  fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: %s is not on the recipient allowlist.", fake, policy.RuleRecipient, fake),
+				Warnings: []string{warning}}))
 			return m
 		},
 		// Behind a pending proposal the log is three rows at 80x24.
 		"auto-denied behind a proposal": func() *model {
 			m := testModel(viewOpts{}, []*hub.Proposal{transfer(1, "e2e-agent 1.0", otherKey, 10_000_000, t0.Add(-time.Second))}, spendState(0, 0, false))
 			m.Update(events(hub.Event{Kind: hub.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
-				Message: fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: not on the allowlist. Warning: %s.", fake, policy.RuleRecipient, warning)}))
+				Message:  fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: not on the allowlist.", fake, policy.RuleRecipient),
+				Warnings: []string{warning}}))
 			return m
 		},
 		// A look-alike that reached the queue (here: the operator allowed it).

@@ -395,14 +395,12 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 				m.log.Add(ev.At, logInfo, fmt.Sprintf("EXECUTING %s: the agent confirmed; simulating, signing, sending", ev.Proposal.ID))
 			}
 		case hub.EventAutoDenied:
-			// The hub appends warnings (a look-alike recipient) to the
-			// reason; each gets a line of its own, shown whole, so neither
-			// the cut at the end of a long entry nor a narrow screen can
-			// hide it.
-			parts := strings.Split(ev.Message, " Warning: ")
-			m.log.Add(ev.At, logWarn, "AUTO-DENIED by policy: "+parts[0])
-			for _, w := range parts[1:] {
-				m.log.Add(ev.At, logAlert, "⚠ "+strings.TrimSuffix(w, "."))
+			// Warnings (a look-alike recipient) each get a line of their
+			// own, shown whole, so neither the cut at the end of a long
+			// entry nor a narrow screen can hide them.
+			m.log.Add(ev.At, logWarn, "AUTO-DENIED by policy: "+ev.Message)
+			for _, w := range ev.Warnings {
+				m.log.Add(ev.At, logAlert, "⚠ "+w)
 			}
 		case hub.EventNote:
 			client := untrusted.Sanitize(ev.Client, 48)

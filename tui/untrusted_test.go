@@ -74,7 +74,7 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 			{Kind: hub.EventRefused, At: t0, Client: evil, Message: evil},
 			{Kind: hub.EventPaused, At: t0, Message: evil},
 			{Kind: hub.EventNote, At: t0, Client: evil, Message: evil},
-			{Kind: hub.EventAutoDenied, At: t0, Client: evil, Message: evil + " Warning: " + evil},
+			{Kind: hub.EventAutoDenied, At: t0, Client: evil, Message: evil, Warnings: []string{evil}},
 		}})
 		m.graceUntil = time.Time{}
 		// The operator's own typing in the reason box goes through the same filter.

@@ -32,6 +32,9 @@ type Event struct {
 	Progress *executor.Progress
 	Client   string
 	Message  string // for auto-denials and refusals: the reason shown in the log
+	// Warnings accompany an auto-denial, e.g. a recipient that looks like a
+	// known address; each deserves a line of its own, never cut short.
+	Warnings []string
 }
 
 // droppable events are progress reports: a slow subscriber loses them rather

@@ -94,24 +94,30 @@ func (h *Hub) admit(client, fp string, deny func(policy.Decision) mcpbridge.Call
 // retry breaker, and shows the denial in the console log.
 func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
 	h.mu.Lock()
-	for _, w := range h.lookAlikeLocked(a.To.String()) {
-		d.Reason += " Warning: " + w + "."
-	}
+	warnings := h.lookAlikeLocked(a.To.String())
 	h.mu.Unlock()
-	return h.recordAutoDeny(client, fp, d, map[string]any{
+	return h.recordAutoDeny(client, fp, d, warnings, map[string]any{
 		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
 	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
 }
 
 // recordAutoDeny feeds the retry breaker, audits the denial, and shows it in
-// the console log; what describes the attempt for the log line.
-func (h *Hub) recordAutoDeny(client, fp string, d policy.Decision, body map[string]any, what string) mcpbridge.CallResult {
+// the console log; what describes the attempt for the log line. warnings
+// (e.g. a look-alike recipient) travel separately to the console, so it can
+// show each whole, and are appended to the reason the model reads.
+func (h *Hub) recordAutoDeny(client, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
 	d = h.opts.Breaker.Observe(client, fp, d)
 	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
+	if len(warnings) > 0 {
+		body["warnings"] = warnings
+	}
 	h.audit("auto_denied", "", body)
-	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client,
+	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
+	for _, w := range warnings {
+		d.Reason += " Warning: " + w + "."
+	}
 	return denialResult(d)
 }
 

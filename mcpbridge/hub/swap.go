@@ -244,7 +244,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 }
 
 func (h *Hub) autoDenySwap(client, fp string, d policy.Decision, a mcpbridge.SwapArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(client, fp, d, map[string]any{
+	return h.recordAutoDeny(client, fp, d, nil, map[string]any{
 		"tool": mcpbridge.ToolSwap, "input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(), "amount": fmt.Sprint(a.Amount),
 	}, fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint))
 }
