@@ -135,3 +135,30 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	}
 	t.Logf("outcome %v (landed=%v)", final.Structured["status"], landed)
 }
+
+// A long-running console keeps only recent finished proposals in memory; an
+// older one is still answered, from the database.
+func TestFinishedProposalsArePrunedButStillAnswered(t *testing.T) {
+	w := newWorld(t, func(o *hub.Options) { o.KeepFinished = 2 })
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 4; i++ {
+		args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000 + i})
+		res := w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
+		id := res.Structured["proposal_id"].(string)
+		if _, err := w.hub.Deny(id, "operator", "not today"); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if n := len(w.hub.Proposals()); n > 3 {
+		t.Errorf("%d proposals in memory, want at most KeepFinished (2) plus the newest", n)
+	}
+	if _, ok := w.hub.Proposal(ids[0]); ok {
+		t.Errorf("the oldest finished proposal is still in memory")
+	}
+	got := statusCall(t, w.hub, ids[0], 0)
+	if got.Structured["status"] != "denied" || got.Structured["lamports"] != "1000000" {
+		t.Errorf("pruned proposal: %+v", got)
+	}
+}

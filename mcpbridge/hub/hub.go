@@ -38,6 +38,7 @@ type Options struct {
 	ExecuteWait      time.Duration // an execute call answers "submitted" after this (default 40 s, under MCP clients' timeouts)
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
+	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
 }
 
 func (o *Options) defaults() error {
@@ -67,6 +68,9 @@ func (o *Options) defaults() error {
 	}
 	if o.FollowInterval <= 0 {
 		o.FollowInterval = 2 * time.Second
+	}
+	if o.KeepFinished <= 0 {
+		o.KeepFinished = 1000
 	}
 	return nil
 }

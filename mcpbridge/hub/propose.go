@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/solgate/solgate/executor"
@@ -88,6 +90,64 @@ func (h *Hub) admit(client, fp string, deny func(policy.Decision) mcpbridge.Call
 		return deny(d), true
 	}
 	return mcpbridge.CallResult{}, false
+}
+
+// enqueue records and queues a new proposal; shared by every write tool.
+func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
+	if h.opts.Store != nil {
+		args, _ := json.Marshal(normalized)
+		if err := h.opts.Store.InsertProposal(store.Proposal{
+			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
+			Preview: previewText(p, h.opts.Network), CreatedAt: p.CreatedAt, Status: string(StatusPending),
+		}); err != nil {
+			// Fail closed: an unrecorded proposal could be approved without a trace.
+			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+		}
+	}
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[p.Fingerprint]; ok {
+		// An identical call won the race while this one was being prepared.
+		existing := h.proposals[id].snapshot()
+		h.mu.Unlock()
+		if h.opts.Store != nil {
+			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
+		}
+		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
+	}
+	h.seq++
+	p.Seq = h.seq
+	h.proposals[p.ID] = p
+	h.pendingByFP[p.Fingerprint] = p.ID
+	h.pruneLocked()
+	snap := p.snapshot()
+	h.mu.Unlock()
+
+	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
+	h.publish(EventProposalAdded, snap, "")
+	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
+	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+}
+
+// pruneLocked forgets the oldest finished proposals beyond KeepFinished, so
+// a console that runs for weeks does not grow without bound. Their record
+// stays in the database, and proposal_status answers from there.
+func (h *Hub) pruneLocked() {
+	if h.opts.Store == nil {
+		return // nothing else could answer for them
+	}
+	var finished []*Proposal
+	for _, p := range h.proposals {
+		if p.Status.Final() {
+			finished = append(finished, p)
+		}
+	}
+	if len(finished) <= h.opts.KeepFinished {
+		return
+	}
+	sort.Slice(finished, func(i, j int) bool { return finished[i].Seq < finished[j].Seq })
+	for _, p := range finished[:len(finished)-h.opts.KeepFinished] {
+		delete(h.proposals, p.ID)
+	}
 }
 
 // autoDeny answers a policy objection as an ordinary tool result, feeds the

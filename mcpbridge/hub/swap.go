@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -208,39 +207,6 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 		p.Flags = append(p.Flags, "no cap applies: the input is not SOL, so the SOL caps do not bound this swap")
 	}
 	return h.enqueue(p, client, a.Normalized())
-}
-
-// enqueue records and queues a new proposal; shared by every write tool.
-func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
-	if h.opts.Store != nil {
-		args, _ := json.Marshal(normalized)
-		if err := h.opts.Store.InsertProposal(store.Proposal{
-			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
-			Preview: previewText(p, h.opts.Network), CreatedAt: p.CreatedAt, Status: string(StatusPending),
-		}); err != nil {
-			// Fail closed: an unrecorded proposal could be approved without a trace.
-			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
-		}
-	}
-	h.mu.Lock()
-	if id, ok := h.pendingByFP[p.Fingerprint]; ok {
-		// An identical call won the race while this one was being prepared.
-		existing := h.proposals[id].snapshot()
-		h.mu.Unlock()
-		_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
-		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
-	}
-	h.seq++
-	p.Seq = h.seq
-	h.proposals[p.ID] = p
-	h.pendingByFP[p.Fingerprint] = p.ID
-	snap := p.snapshot()
-	h.mu.Unlock()
-
-	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
-	h.publish(EventProposalAdded, snap, "")
-	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
-	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
 }
 
 func (h *Hub) autoDenySwap(client, fp string, d policy.Decision, a mcpbridge.SwapArgs) mcpbridge.CallResult {
