@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -266,6 +267,21 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	if !p.inAccount.IsZero() {
 		watch = append(watch, p.inAccount)
 	}
+	core := len(watch)
+	// A configured swap program (an aggregator's, on mainnet) runs code with
+	// the wallet's signature: watch every other token account of the wallet
+	// too, so the simulation shows anything it would take.
+	if s.invokesSwapProgram(insp) {
+		others, err := e.client.walletTokenAccounts(ctx, wallet)
+		if err != nil {
+			return nil, fmt.Errorf("prepare swap: %w", err)
+		}
+		for _, a := range others {
+			if !a.Equals(p.inAccount) && !a.Equals(p.outAccount) {
+				watch = append(watch, a)
+			}
+		}
+	}
 	height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: getBlockHeight: %s", rpcErrorText(err))
@@ -317,7 +333,12 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 		return a.Lamports
 	}
 	pv.Wallet = BalanceChange{Account: wallet, Pre: lamports(pre[0]), Post: lamports(sim.Value.Accounts[0])}
-	for i := 1; i < len(watch); i++ {
+	for i := core; i < len(watch); i++ {
+		if err := untouchedTokenAccount(watch[i], pre[i], sim.Value.Accounts[i]); err != nil {
+			return nil, fmt.Errorf("prepare swap: %w", err)
+		}
+	}
+	for i := 1; i < core; i++ {
 		mint := q.OutputMint
 		if watch[i].Equals(p.inAccount) {
 			mint = q.InputMint
@@ -383,6 +404,67 @@ func (s *Swapper) checkSimulation(p *PreparedSwap) error {
 
 // tokenAmount reads an SPL token account's amount (0 when it does not exist),
 // checking it is an account of mint owned by owner.
+// invokesSwapProgram: does the transaction run a configured swap program
+// (anything beyond the builtins the inspector understands instruction by
+// instruction)?
+func (s *Swapper) invokesSwapProgram(insp *Inspection) bool {
+	for _, p := range insp.Programs {
+		for _, sp := range s.opts.SwapPrograms {
+			if p.Equals(sp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walletTokenAccounts lists the wallet's token accounts under both token programs.
+func (c *Client) walletTokenAccounts(ctx context.Context, wallet solana.PublicKey) ([]solana.PublicKey, error) {
+	var out []solana.PublicKey
+	for _, program := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {
+		res, err := c.rpc.GetTokenAccountsByOwner(ctx, wallet, &rpc.GetTokenAccountsConfig{ProgramId: &program},
+			&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+		if err != nil {
+			return nil, fmt.Errorf("list the wallet's token accounts: %s", rpcErrorText(err))
+		}
+		for _, a := range res.Value {
+			out = append(out, a.Pubkey)
+		}
+	}
+	return out, nil
+}
+
+// untouchedTokenAccount refuses a simulated change to a token account of the
+// wallet that the swap does not involve: fewer tokens, closed, another owner,
+// or a delegate that was not there before.
+func untouchedTokenAccount(key solana.PublicKey, before, after *rpc.Account) error {
+	data := func(a *rpc.Account) []byte {
+		if a == nil || a.Data == nil {
+			return nil
+		}
+		return a.Data.GetBinary()
+	}
+	b, a := data(before), data(after)
+	if len(b) < 165 {
+		return nil // not a token account before: nothing of the wallet's to lose
+	}
+	if len(a) < 165 {
+		return refuse("the swap would close the wallet's token account %s, which it does not involve", key)
+	}
+	mint := solana.PublicKeyFromBytes(b[0:32])
+	switch {
+	case !bytes.Equal(a[32:64], b[32:64]):
+		return refuse("the swap would give the wallet's token account %s (mint %s) to %s", key, mint, solana.PublicKeyFromBytes(a[32:64]))
+	case binary.LittleEndian.Uint64(a[64:72]) < binary.LittleEndian.Uint64(b[64:72]):
+		return refuse("the swap would take %d base units of mint %s from the wallet's token account %s, which it does not involve",
+			binary.LittleEndian.Uint64(b[64:72])-binary.LittleEndian.Uint64(a[64:72]), mint, key)
+	case !bytes.Equal(a[72:108], b[72:108]):
+		// COption<Pubkey> delegate: a new delegate could move the tokens later.
+		return refuse("the swap would set a delegate on the wallet's token account %s (mint %s)", key, mint)
+	}
+	return nil
+}
+
 func tokenAmount(a *rpc.Account, mint, owner solana.PublicKey) (uint64, error) {
 	if a == nil || a.Data == nil || (a.Lamports == 0 && len(a.Data.GetBinary()) == 0) {
 		return 0, nil
