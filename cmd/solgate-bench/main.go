@@ -120,7 +120,7 @@ func main() {
 	}
 	code := 0
 	for _, r := range rep.Rows {
-		if r.Verdict == verdictError || (*strict && r.Verdict == verdictFail) {
+		if r.Verdict == verdictError || (*strict && r.Verdict == verdictMiss) {
 			code = 1
 		}
 	}

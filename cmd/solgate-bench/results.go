@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-// Verdicts. A goal that was missed is FAIL, never hidden; a figure without a
+// Verdicts. A goal that was missed is MISS, never hidden; a figure without a
 // goal is info; a measurement that could not be made is error.
 const (
 	verdictPass    = "pass"
-	verdictFail    = "FAIL"
+	verdictMiss    = "MISS"
 	verdictInfo    = "info"
 	verdictError   = "error"
 	verdictPending = "pending" // a hook whose measurement is not written yet
@@ -96,7 +96,7 @@ func (r *row) judge() {
 	case r.Goal.met(r):
 		r.Verdict = verdictPass
 	default:
-		r.Verdict = verdictFail
+		r.Verdict = verdictMiss
 	}
 }
 

@@ -38,7 +38,7 @@ func TestGoalsAreJudgedAndMissesPrinted(t *testing.T) {
 	for _, tc := range []struct {
 		r    row
 		want string
-	}{{fast, verdictPass}, {slow, verdictFail}, {ratio, verdictFail}, {info, verdictInfo}, {empty, verdictError}} {
+	}{{fast, verdictPass}, {slow, verdictMiss}, {ratio, verdictMiss}, {info, verdictInfo}, {empty, verdictError}} {
 		if tc.r.Verdict != tc.want {
 			t.Errorf("%s: verdict %q, want %q", tc.r.Name, tc.r.Verdict, tc.want)
 		}
@@ -46,7 +46,7 @@ func TestGoalsAreJudgedAndMissesPrinted(t *testing.T) {
 	var b bytes.Buffer
 	printTable(&b, []row{fast, slow, ratio})
 	out := b.String()
-	for _, want := range []string{"FAIL [1]", "[1] why it is slow", "4.9×", "9.00 ms", "p99 < 5 ms"} {
+	for _, want := range []string{"MISS [1]", "[1] why it is slow", "4.9×", "9.00 ms", "p99 < 5 ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
