@@ -205,6 +205,9 @@ func measureThroughput(ctx context.Context, w *world, agents, total int) ([]row,
 	if len(denyErrs) > 0 {
 		integrity = append(integrity, fmt.Sprintf("throughput: %d denials failed, first: %v", len(denyErrs), denyErrs[0]))
 	}
+	// The hub keeps only the newest finished proposals in memory (the
+	// database, checked next, holds them all): what it holds must be denied
+	// and answered, and it must not hold more than was proposed.
 	held := c.hub.Proposals()
 	notDenied := 0
 	for _, p := range held {
@@ -212,7 +215,7 @@ func measureThroughput(ctx context.Context, w *world, agents, total int) ([]row,
 			notDenied++
 		}
 	}
-	if len(held) != total || notDenied != 0 {
+	if len(held) > total || notDenied != 0 {
 		integrity = append(integrity, fmt.Sprintf("throughput: the hub holds %d proposals (%d not denied or not answered) for %d proposed", len(held), notDenied, total))
 	}
 	stored := 0
