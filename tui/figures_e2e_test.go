@@ -21,7 +21,7 @@ import (
 // SOLGATE_TUI_FIGURES=1 (e.g. `SOLGATE_TUI_FIGURES=1 go test -run Figures -v ./tui/`).
 func TestConsoleFigures(t *testing.T) {
 	if os.Getenv("SOLGATE_TUI_FIGURES") == "" {
-		t.Skip("set SOLGATE_TUI_FIGURES=1 to measure the console (takes minutes)")
+		t.Skip("requires SOLGATE_TUI_FIGURES=1: measures the real console for minutes (make bench runs it)")
 	}
 	window := 60 * time.Second
 	if v := os.Getenv("SOLGATE_TUI_FIGURES_WINDOW"); v != "" {
