@@ -76,6 +76,23 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	return out, nil
 }
 
+// ResultFromMCP reads an MCP tool result back into a CallResult: the inverse
+// of what forward builds, for MCP clients of solgate (the demo agent, tests,
+// the benchmark).
+func ResultFromMCP(res *mcp.CallToolResult) CallResult {
+	out := CallResult{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			out.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &out.Structured)
+	}
+	return out
+}
+
 func (b *Bridge) call(ctx context.Context, body []byte) (CallResult, error) {
 	var res CallResult
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))

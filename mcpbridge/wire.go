@@ -1,6 +1,9 @@
 package mcpbridge
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // The socket API between `solgate mcp` (client) and the console's hub
 // (server). The bridge forwards tool calls verbatim: all parsing, policy and
@@ -41,6 +44,17 @@ type CallResult struct {
 	IsError    bool           `json:"isError"`
 	Text       string         `json:"text"`
 	Structured map[string]any `json:"structured,omitempty"`
+}
+
+// Status is the structured "status" field ("" when absent).
+func (r CallResult) Status() string { s, _ := r.Structured["status"].(string); return s }
+
+// Str is a structured field as a string ("" when absent).
+func (r CallResult) Str(key string) string {
+	if v, ok := r.Structured[key]; ok && v != nil {
+		return fmt.Sprint(v)
+	}
+	return ""
 }
 
 // Health is the hub's self-description.

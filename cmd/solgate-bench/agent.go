@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/mcpbridge"
 )
 
 // agent is an MCP client driving a real `solgate mcp` subprocess over stdio,
@@ -57,17 +58,8 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (ans
 	if err != nil {
 		return answer{}, fmt.Errorf("%s: %w", tool, err)
 	}
-	ans := answer{isError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			ans.text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &ans.structured)
-	}
-	return ans, nil
+	r := mcpbridge.ResultFromMCP(res)
+	return answer{isError: r.IsError, text: r.Text, structured: r.Structured}, nil
 }
 
 // propose makes the first transfer_sol call and returns the proposal id.

@@ -6,7 +6,6 @@ package demoagent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/mcpbridge"
 )
 
 // Config says how to reach the bridge and what the story uses.
@@ -36,14 +37,7 @@ type Config struct {
 }
 
 // Answer is one tool result as the model sees it.
-type Answer struct {
-	IsError    bool
-	Text       string
-	Structured map[string]any
-}
-
-// Status is the structured status field, if any.
-func (a Answer) Status() string { s, _ := a.Structured["status"].(string); return s }
+type Answer = mcpbridge.CallResult
 
 type agent struct {
 	cfg Config
@@ -220,17 +214,7 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (Ans
 	if err != nil {
 		return Answer{}, fmt.Errorf("demo agent: %s: %w", tool, err)
 	}
-	ans := Answer{IsError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			ans.Text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &ans.Structured)
-	}
-	return ans, nil
+	return mcpbridge.ResultFromMCP(res), nil
 }
 
 func firstLine(s string) string {

@@ -819,16 +819,8 @@ func (a *faultAgent) try(tool string, args map[string]any, timeout time.Duration
 	if err != nil {
 		return faultAnswer{}, err
 	}
-	ans := faultAnswer{isError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			ans.text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &ans.st)
-	}
+	r := mcpbridge.ResultFromMCP(res)
+	ans := faultAnswer{isError: r.IsError, text: r.Text, st: r.Structured}
 	a.w.observe(ans)
 	return ans, nil
 }

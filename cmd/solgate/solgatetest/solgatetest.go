@@ -6,7 +6,6 @@ package solgatetest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/mcpbridge"
 )
 
 var (
@@ -80,22 +81,7 @@ func StartAgent(t testing.TB, socket, name string) *Agent {
 }
 
 // Answer is one tool result as the model sees it.
-type Answer struct {
-	IsError    bool
-	Text       string
-	Structured map[string]any
-}
-
-// Status is the structured "status" field.
-func (a Answer) Status() string { s, _ := a.Structured["status"].(string); return s }
-
-// Str is a structured field as a string ("" when absent).
-func (a Answer) Str(key string) string {
-	if v, ok := a.Structured[key]; ok && v != nil {
-		return fmt.Sprint(v)
-	}
-	return ""
-}
+type Answer = mcpbridge.CallResult
 
 // Call calls a tool and fails the test on a protocol error (never on a tool
 // error or a denial: those are answers).
@@ -119,15 +105,5 @@ func (a *Agent) Try(tool string, args map[string]any, timeout time.Duration) (An
 	if err != nil {
 		return Answer{}, err
 	}
-	ans := Answer{IsError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			ans.Text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &ans.Structured)
-	}
-	return ans, nil
+	return mcpbridge.ResultFromMCP(res), nil
 }
