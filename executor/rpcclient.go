@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go/rpc"
@@ -94,8 +93,15 @@ type callMeter struct {
 
 type meterKey struct{}
 
+// ctxMeter counts one operation's round trips. Waiting is the wall time
+// during which at least one call was in flight, so calls made concurrently
+// (the balances read beside the simulation) are not counted twice and
+// wall − Waiting stays solgate's own time.
 type ctxMeter struct {
-	calls, retries, waitingNS atomic.Int64
+	mu       sync.Mutex
+	s        CallStats
+	inFlight int
+	since    time.Time
 }
 
 // withMeter returns a context whose RPC calls are counted into a fresh meter.
@@ -105,24 +111,45 @@ func withMeter(ctx context.Context) (context.Context, *ctxMeter) {
 }
 
 func (m *ctxMeter) stats() CallStats {
-	return CallStats{Calls: m.calls.Load(), Retries: m.retries.Load(), Waiting: time.Duration(m.waitingNS.Load())}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.s
 }
 
-func (cm *callMeter) record(ctx context.Context, retry bool, waited time.Duration) {
-	if m, ok := ctx.Value(meterKey{}).(*ctxMeter); ok {
-		m.calls.Add(1)
+// begin marks a round trip as started; the returned func ends it.
+func (cm *callMeter) begin(ctx context.Context, retry bool) (end func()) {
+	start := time.Now()
+	m, _ := ctx.Value(meterKey{}).(*ctxMeter)
+	if m != nil {
+		m.mu.Lock()
+		m.s.Calls++
 		if retry {
-			m.retries.Add(1)
+			m.s.Retries++
 		}
-		m.waitingNS.Add(int64(waited))
+		if m.inFlight == 0 {
+			m.since = start
+		}
+		m.inFlight++
+		m.mu.Unlock()
 	}
-	cm.mu.Lock()
-	cm.total.Calls++
-	if retry {
-		cm.total.Retries++
+	return func() {
+		now := time.Now()
+		if m != nil {
+			m.mu.Lock()
+			m.inFlight--
+			if m.inFlight == 0 {
+				m.s.Waiting += now.Sub(m.since)
+			}
+			m.mu.Unlock()
+		}
+		cm.mu.Lock()
+		cm.total.Calls++
+		if retry {
+			cm.total.Retries++
+		}
+		cm.total.Waiting += now.Sub(start)
+		cm.mu.Unlock()
 	}
-	cm.total.Waiting += waited
-	cm.mu.Unlock()
 }
 
 // Stats reports totals over the client's lifetime.
@@ -167,9 +194,9 @@ func (c *retryingClient) CallForInto(ctx context.Context, out any, method string
 			case <-time.After(backoff):
 			}
 		}
-		start := time.Now()
+		end := c.meter.begin(ctx, i > 0)
 		err = c.inner.CallForInto(ctx, out, method, params)
-		c.meter.record(ctx, i > 0, time.Since(start))
+		end()
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -178,16 +205,16 @@ func (c *retryingClient) CallForInto(ctx context.Context, out any, method string
 }
 
 func (c *retryingClient) CallWithCallback(ctx context.Context, method string, params []any, cb func(*http.Request, *http.Response) error) error {
-	start := time.Now()
+	end := c.meter.begin(ctx, false)
 	err := c.inner.CallWithCallback(ctx, method, params, cb)
-	c.meter.record(ctx, false, time.Since(start))
+	end()
 	return err
 }
 
 func (c *retryingClient) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests) (jsonrpc.RPCResponses, error) {
-	start := time.Now()
+	end := c.meter.begin(ctx, false)
 	res, err := c.inner.CallBatch(ctx, reqs)
-	c.meter.record(ctx, false, time.Since(start))
+	end()
 	return res, err
 }
 

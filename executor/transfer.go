@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -19,6 +20,7 @@ type Executor struct {
 	client *Client
 	key    *Keypair
 	opts   Options
+	recent recentBlockhash
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.
@@ -33,9 +35,16 @@ type Options struct {
 	// it doubles up to PollInterval. Short, because a fast cluster (or
 	// localnet) confirms within a slot or two.
 	FirstPoll time.Duration
+	// PreviewBlockhashAge is how long PreviewTransfer may reuse a fetched
+	// blockhash (default 1 s, far inside the ~150-block lifetime). A preview
+	// is never signed; execution always fetches a fresh one.
+	PreviewBlockhashAge time.Duration
 }
 
 func (o Options) withDefaults() Options {
+	if o.PreviewBlockhashAge <= 0 {
+		o.PreviewBlockhashAge = time.Second
+	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 500 * time.Millisecond
 	}
@@ -100,18 +109,39 @@ type Prepared struct {
 // it without signatures. A simulation error aborts with *SimulationError:
 // nothing is signed.
 func (e *Executor) PrepareTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
+	return e.prepareTransfer(ctx, t, 0)
+}
+
+// PreviewTransfer is PrepareTransfer for a proposal's preview: it may build on
+// a blockhash fetched up to Options.PreviewBlockhashAge ago, which saves a
+// round trip per proposal. The result is only for showing; executing always
+// prepares again with a fresh blockhash.
+func (e *Executor) PreviewTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
+	p, err := e.prepareTransfer(ctx, t, e.opts.PreviewBlockhashAge)
+	var simErr *SimulationError
+	if errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
+		// The reused blockhash expired early (a fork, or a test ledger told
+		// to expire it): that says nothing about the transfer, so try once
+		// more on a fresh one.
+		e.recent.forget()
+		p, err = e.prepareTransfer(ctx, t, 0)
+	}
+	return p, err
+}
+
+func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.Duration) (*Prepared, error) {
 	if err := e.checkTransfer(t); err != nil {
 		return nil, err
 	}
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
 
-	bh, err := e.client.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	bh, err := e.recent.get(ctx, e.client, maxAge)
 	if err != nil {
 		return nil, fmt.Errorf("prepare transfer: getLatestBlockhash: %s", rpcErrorText(err))
 	}
 	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
-	tx, err := solana.NewTransaction([]solana.Instruction{ix}, bh.Value.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
+	tx, err := solana.NewTransaction([]solana.Instruction{ix}, bh.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
 	if err != nil {
 		return nil, fmt.Errorf("prepare transfer: build transaction: %w", err)
 	}
@@ -122,11 +152,51 @@ func (e *Executor) PrepareTransfer(ctx context.Context, t Transfer) (*Prepared, 
 	return &Prepared{
 		Transfer:             t,
 		Tx:                   tx,
-		LastValidBlockHeight: bh.Value.LastValidBlockHeight,
+		LastValidBlockHeight: bh.LastValidBlockHeight,
 		Preview:              preview,
 		simulateTook:         time.Since(start),
 		stats:                meter.stats(),
 	}, nil
+}
+
+// recentBlockhash remembers the last blockhash fetched, for previews.
+type recentBlockhash struct {
+	mu      sync.Mutex
+	value   rpc.LatestBlockhashResult
+	fetched time.Time
+}
+
+// get returns a blockhash fetched at most maxAge ago, fetching one if needed;
+// maxAge 0 always fetches (and refreshes what previews reuse).
+func (r *recentBlockhash) get(ctx context.Context, c *Client, maxAge time.Duration) (rpc.LatestBlockhashResult, error) {
+	if maxAge > 0 {
+		r.mu.Lock()
+		v, at := r.value, r.fetched
+		r.mu.Unlock()
+		if !at.IsZero() && time.Since(at) < maxAge {
+			return v, nil
+		}
+	}
+	at := time.Now()
+	out, err := c.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return rpc.LatestBlockhashResult{}, err
+	}
+	if out == nil || out.Value == nil {
+		return rpc.LatestBlockhashResult{}, errors.New("node returned an empty answer")
+	}
+	r.mu.Lock()
+	if at.After(r.fetched) {
+		r.value, r.fetched = *out.Value, at
+	}
+	r.mu.Unlock()
+	return *out.Value, nil
+}
+
+func (r *recentBlockhash) forget() {
+	r.mu.Lock()
+	r.fetched = time.Time{}
+	r.mu.Unlock()
 }
 
 // ExecuteTransfer is PrepareTransfer followed by Submit: the whole path that

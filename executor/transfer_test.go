@@ -25,7 +25,7 @@ type ledgerFixture struct {
 	ex     *executor.Executor
 }
 
-func newFixture(t *testing.T, fund uint64, opts executor.Options) *ledgerFixture {
+func newFixture(t testing.TB, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
@@ -63,7 +63,7 @@ func (f *ledgerFixture) stats(t *testing.T) localnet.Stats {
 	return s
 }
 
-func freshAddress(t *testing.T) solana.PublicKey {
+func freshAddress(t testing.TB) solana.PublicKey {
 	t.Helper()
 	k, err := executor.NewRandomKeypair()
 	if err != nil {
@@ -104,6 +104,63 @@ func TestTransferLandsAndBalancesMove(t *testing.T) {
 	}
 	if res.RPC.Calls == 0 || res.Timings.Total <= 0 {
 		t.Errorf("result carries no measurements: %+v", res)
+	}
+	// Calls made side by side count once: waiting can never exceed the wall time.
+	if res.RPC.Waiting > res.Timings.Total {
+		t.Errorf("RPC waiting %v exceeds the wall time %v", res.RPC.Waiting, res.Timings.Total)
+	}
+}
+
+// A preview may build on a blockhash fetched a moment ago (one round trip
+// fewer per proposal); preparing for execution always fetches a fresh one;
+// and a reused blockhash that has expired costs a retry, not a denial.
+func TestPreviewReusesRecentBlockhash(t *testing.T) {
+	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{PreviewBlockhashAge: time.Minute})
+	to := freshAddress(t)
+	ctx := context.Background()
+	calls := func() uint64 { return f.stats(t).RPCCalls } // stats is a control call, not counted
+
+	before := calls()
+	p1, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := calls() - before
+	p2, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := calls() - before - first
+	if first != 3 || second != 2 {
+		t.Errorf("previews made %d then %d RPC calls, want 3 (blockhash, balances, simulation) then 2", first, second)
+	}
+	if p2.Tx.Message.RecentBlockhash != p1.Tx.Message.RecentBlockhash {
+		t.Errorf("second preview fetched a new blockhash")
+	}
+	if p2.Preview.SpendLamports != 2_000_000+fee {
+		t.Errorf("second preview spend %d, want %d", p2.Preview.SpendLamports, 2_000_000+fee)
+	}
+
+	before = calls()
+	ex, err := f.ex.PrepareTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls() - before; n != 3 {
+		t.Errorf("PrepareTransfer made %d RPC calls, want 3: execution always fetches its blockhash", n)
+	}
+
+	// Every blockhash so far expires; the reused one fails its simulation
+	// with BlockhashNotFound and the preview retries on a fresh one.
+	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p3, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 3_000_000})
+	if err != nil {
+		t.Fatalf("preview after the blockhash expired: %v", err)
+	}
+	if p3.Tx.Message.RecentBlockhash == ex.Tx.Message.RecentBlockhash || p3.Preview.SpendLamports != 3_000_000+fee {
+		t.Errorf("preview after expiry: blockhash %s (old %s), spend %d", p3.Tx.Message.RecentBlockhash, ex.Tx.Message.RecentBlockhash, p3.Preview.SpendLamports)
 	}
 }
 

@@ -36,7 +36,7 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 		return deny(pre)
 	}
 
-	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	prepared, err := h.opts.Executor.PreviewTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
