@@ -476,3 +476,60 @@ func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
 		t.Fatal("funds moved")
 	}
 }
+
+// The operator's panic button: every approved proposal's token dies, the
+// console hears of each proposal, the agent reads "expired", and a confirmed
+// call with a revoked token moves nothing.
+func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	events, cancel := w.hub.Subscribe(64)
+	defer cancel()
+
+	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := w.hub.RevokeAll("operator"); n != 1 {
+		t.Fatalf("RevokeAll = %d, want 1", n)
+	}
+
+	// The subscriber sees this proposal turn expired, then the summary.
+	deadline := time.After(5 * time.Second)
+	sawExpired := false
+	for done := false; !done; {
+		select {
+		case ev := <-events:
+			if ev.Kind == hub.EventProposalExpired && ev.Proposal != nil && ev.Proposal.ID == id {
+				if ev.Proposal.Status != hub.StatusExpired || ev.Proposal.Token != "" {
+					t.Errorf("revoked proposal's event: status %s, token %q", ev.Proposal.Status, ev.Proposal.Token)
+				}
+				sawExpired = true
+			}
+			done = ev.Kind == hub.EventTokensRevoked
+		case <-deadline:
+			t.Fatal("no EventTokensRevoked within 5 s")
+		}
+	}
+	if !sawExpired {
+		t.Error("the revoked proposal got no event of its own before the summary")
+	}
+
+	st := a.Call("proposal_status", map[string]any{"proposal_id": id})
+	if st.Status() != "expired" || st.Str("confirm") != "" {
+		t.Errorf("proposal_status after revoke: %s %q", st.Status(), st.Text)
+	}
+	args["confirm"] = p.Token
+	if ans := a.Call("transfer_sol", args); !ans.IsError || !strings.Contains(ans.Text, "revoked") {
+		t.Errorf("confirmed call with a revoked token: %+v", ans)
+	}
+	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
+		t.Fatal("a revoked token moved funds")
+	}
+	var status string
+	if err := w.store.DB().QueryRow(`SELECT status FROM proposals WHERE id = ?`, id).Scan(&status); err != nil || status == "approved" {
+		t.Errorf("database status of the revoked proposal: %q, %v", status, err)
+	}
+}

@@ -121,6 +121,11 @@ func (h *Hub) RevokeAll(by string) int {
 		h.recordExecution(p, store.ExecExpired)
 	}
 	h.audit("tokens_revoked", "", map[string]any{"by": by, "count": n})
+	// Each proposal's own event, so a console showing it as approved (with
+	// its token, under operator delivery) repaints it as expired.
+	for _, p := range revoked {
+		h.publish(EventProposalExpired, p, p.Reason)
+	}
 	h.publish(EventTokensRevoked, nil, fmt.Sprintf("%d outstanding token(s) revoked", n))
 	return n
 }
