@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,19 +20,37 @@ import (
 // connection and no state. Every tool call is forwarded to the console's hub
 // over its Unix socket; if no console answers, every tool fails closed.
 type Bridge struct {
-	socket string
-	client *http.Client
-	mcp    *server.MCPServer
+	socket   string
+	client   *http.Client
+	presence *http.Client // no overall timeout: its one request lasts as long as the bridge
+	mcp      *server.MCPServer
+	life     context.Context // ServeStdio's; ends the presence request with the bridge
+	present  sync.Once
 }
 
 // bridgeTimeout must exceed the longest call the hub can hold open: an
 // execute call (≤ 40 s) or a proposal_status long-poll (≤ 45 s).
 const bridgeTimeout = 55 * time.Second
 
+// presenceRetry is the pause before announcing again after the console went
+// away (restarted, or not started yet).
+const presenceRetry = 2 * time.Second
+
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
-	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout)}
+	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
+	// Announce presence once the client has a name: at the legacy
+	// initialize handshake, or at the first request of a client on the
+	// stateless protocol, which names itself in every request.
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(_ context.Context, _ any, m *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		b.announce(ClientInfo{Name: m.Params.ClientInfo.Name, Version: m.Params.ClientInfo.Version})
+	})
+	hooks.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
+		b.announce(clientInfo(ctx))
+	})
 	b.mcp = server.NewMCPServer("solgate", version,
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithInstructions("solgate lets you propose Solana transfers that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
@@ -46,6 +65,9 @@ func NewBridge(socket, version string) *Bridge {
 // ServeStdio speaks MCP on in/out until in closes or ctx ends. Only MCP
 // frames are written to out; logs go to logw (stderr in production).
 func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.life = ctx
 	s := server.NewStdioServer(b.mcp)
 	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
 	err := s.Listen(ctx, in, out)
@@ -91,6 +113,38 @@ func ResultFromMCP(res *mcp.CallToolResult) CallResult {
 		_ = json.Unmarshal(raw, &out.Structured)
 	}
 	return out
+}
+
+// announce starts the presence request the first time the client's name is
+// known.
+func (b *Bridge) announce(ci ClientInfo) {
+	if ci.Name == "" || b.life == nil {
+		return
+	}
+	b.present.Do(func() { go b.stayPresent(b.life, ci) })
+}
+
+// stayPresent holds a presence request open to the console for as long as
+// the bridge runs, so the console lists this agent as connected exactly
+// while it is; after a console restart it announces itself again.
+func (b *Bridge) stayPresent(ctx context.Context, ci ClientInfo) {
+	body, _ := json.Marshal(ci)
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+PresencePath, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := b.presence.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+			resp.Body.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(presenceRetry):
+		}
+	}
 }
 
 func (b *Bridge) call(ctx context.Context, body []byte) (CallResult, error) {

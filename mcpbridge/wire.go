@@ -15,6 +15,12 @@ const CallPath = "/v1/call"
 // HealthPath answers whether a console is serving and on which network.
 const HealthPath = "/v1/health"
 
+// PresencePath is held open by each bridge for as long as it runs (the body
+// is its ClientInfo). The console lists as connected exactly the agents with
+// such a request open: a bridge that exits or is killed closes its socket,
+// and the kernel tells the console at once, without any polling.
+const PresencePath = "/v1/presence"
+
 // ClientInfo names the MCP client a bridge serves (from `initialize`).
 type ClientInfo struct {
 	Name    string `json:"name"`

@@ -210,6 +210,14 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	}
 	t.Logf("screen after execution:\n%s", screen)
 
+	// The header lists the agent while its bridge runs; when the bridge
+	// exits, the console says so and the list empties.
+	if !strings.Contains(screen, "agents (1): tmux-agent 1.0") {
+		t.Errorf("the header does not list the connected agent:\n%s", screen)
+	}
+	a.C.Close()
+	w.term.waitFor(10*time.Second, "agents: none connected", "agent tmux-agent 1.0 disconnected")
+
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()
 	w.term.keys("q")

@@ -119,7 +119,7 @@ func spendState(spent, reserved uint64, paused bool) hubState {
 	v.Remaining = v.PerSession - spent - reserved
 	return hubState{
 		Spend: v, Paused: paused,
-		Clients: map[string]time.Time{"claude-desktop 0.9.2": t0, "e2e-agent 1.0": t0},
+		Agents: []string{"claude-desktop 0.9.2", "e2e-agent 1.0"},
 	}
 }
 

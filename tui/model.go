@@ -34,7 +34,7 @@ type config struct {
 type hubState struct {
 	Spend         hub.SpendSummary
 	Paused        bool
-	Clients       map[string]time.Time
+	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
 }
 
@@ -414,6 +414,12 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 			m.log.Add(ev.At, logWarn, ev.Message)
 		case hub.EventTokensRevoked:
 			m.log.Add(ev.At, logWarn, ev.Message)
+		case hub.EventAgentConnected, hub.EventAgentDisconnected:
+			what := "connected"
+			if ev.Kind == hub.EventAgentDisconnected {
+				what = "disconnected"
+			}
+			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
 		case hub.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
@@ -469,7 +475,7 @@ func (m *model) applyState(st hubState) {
 	m.spend = st.Spend
 	m.paused = st.Paused || st.Spend.Paused
 	m.clients = m.clients[:0]
-	for c := range st.Clients {
+	for _, c := range st.Agents {
 		m.clients = append(m.clients, untrusted.Sanitize(c, 32))
 	}
 	sort.Strings(m.clients)
@@ -530,7 +536,7 @@ func (m *model) relayout() {
 // clientsText lists connected agents for the header.
 func (m *model) clientsText() string {
 	if len(m.clients) == 0 {
-		return "agents: none yet"
+		return "agents: none connected"
 	}
 	return fmt.Sprintf("agents (%d): %s", len(m.clients), strings.Join(m.clients, ", "))
 }

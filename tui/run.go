@@ -120,12 +120,12 @@ func graceOf(d time.Duration) time.Duration {
 type stateSource interface {
 	SpendSummary() hub.SpendSummary
 	Paused() bool
-	Clients() map[string]time.Time
+	Connected() []string
 	PausedClients() []string
 }
 
 func readState(src stateSource) hubState {
-	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Clients: src.Clients(), PausedClients: src.PausedClients()}
+	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients()}
 }
 
 // forward is the console's one subscriber goroutine: it hands hub events to

@@ -24,9 +24,9 @@ func (f *fakeSource) SpendSummary() hub.SpendSummary {
 	f.mu.Unlock()
 	return hub.SpendSummary{Spent: 42}
 }
-func (f *fakeSource) Paused() bool                  { return true }
-func (f *fakeSource) Clients() map[string]time.Time { return map[string]time.Time{"c": t0} }
-func (f *fakeSource) PausedClients() []string       { return nil }
+func (f *fakeSource) Paused() bool            { return true }
+func (f *fakeSource) Connected() []string     { return []string{"c"} }
+func (f *fakeSource) PausedClients() []string { return nil }
 
 // forward hands events over in order, batches what is already queued, reads
 // the hub state after the events (never for progress alone), and stops when

@@ -66,7 +66,7 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		m := testModel(viewOpts{noColor: !color, color: color}, []*hub.Proposal{p, sw, swIn}, spendState(0, 0, false))
 		st := spendState(0, 0, false)
-		st.Clients[evil] = t0
+		st.Agents = append(st.Agents, evil)
 		st.PausedClients = []string{evil}
 		m.Update(eventsMsg{state: &st, events: []hub.Event{
 			{Kind: hub.EventProposalDecided, At: t0, Proposal: denied},

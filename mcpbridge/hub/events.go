@@ -11,17 +11,19 @@ import (
 type EventKind string
 
 const (
-	EventProposalAdded   EventKind = "proposal_added"
-	EventProposalDecided EventKind = "proposal_decided" // approved or denied by the operator
-	EventProposalExpired EventKind = "proposal_expired"
-	EventExecuting       EventKind = "executing" // progress; may be dropped
-	EventExecuted        EventKind = "executed"  // final outcome of an execution, whatever it was
-	EventAutoDenied      EventKind = "auto_denied"
-	EventRefused         EventKind = "refused" // a bad or reused token
-	EventSpendChanged    EventKind = "spend_changed"
-	EventPaused          EventKind = "paused"
-	EventTokensRevoked   EventKind = "tokens_revoked"
-	EventNote            EventKind = "note" // a line for the console log, e.g. the demo agent's narration
+	EventProposalAdded     EventKind = "proposal_added"
+	EventProposalDecided   EventKind = "proposal_decided" // approved or denied by the operator
+	EventProposalExpired   EventKind = "proposal_expired"
+	EventExecuting         EventKind = "executing" // progress; may be dropped
+	EventExecuted          EventKind = "executed"  // final outcome of an execution, whatever it was
+	EventAutoDenied        EventKind = "auto_denied"
+	EventRefused           EventKind = "refused" // a bad or reused token
+	EventSpendChanged      EventKind = "spend_changed"
+	EventPaused            EventKind = "paused"
+	EventTokensRevoked     EventKind = "tokens_revoked"
+	EventNote              EventKind = "note"               // a line for the console log, e.g. the demo agent's narration
+	EventAgentConnected    EventKind = "agent_connected"    // a bridge announced itself (Event.Client)
+	EventAgentDisconnected EventKind = "agent_disconnected" // its last bridge went away
 )
 
 // Event is one published change. Proposal is a snapshot, safe to keep.

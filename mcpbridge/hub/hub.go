@@ -88,6 +88,7 @@ type Hub struct {
 	seq         int64
 	paused      bool
 	clients     map[string]time.Time // client → last seen
+	present     map[string]int       // client → bridges holding PresencePath open
 	recipients  map[string]struct{}  // addresses seen in proposals, for look-alike checks
 	executions  sync.WaitGroup
 	closed      bool
@@ -107,6 +108,7 @@ func New(opts Options) (*Hub, error) {
 		proposals:   map[string]*Proposal{},
 		pendingByFP: map[string]string{},
 		clients:     map[string]time.Time{},
+		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
 		done:        make(chan struct{}),
 	}, nil

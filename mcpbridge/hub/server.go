@@ -15,12 +15,14 @@ import (
 // maxRequestBytes bounds a forwarded call; real tool arguments are tiny.
 const maxRequestBytes = 64 << 10
 
-// Handler is the socket API: POST /v1/call and GET /v1/health. Requests are
+// Handler is the socket API: POST /v1/call, POST /v1/presence and GET
+// /v1/health. Requests are
 // only ever reached through a SocketListener, which already refused peers of
 // another uid.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+mcpbridge.CallPath, h.handleCall)
+	mux.HandleFunc("POST "+mcpbridge.PresencePath, h.handlePresence)
 	mux.HandleFunc("GET "+mcpbridge.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
