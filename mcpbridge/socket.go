@@ -198,8 +198,9 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 }
 
 func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
-	c.Close()
+	// Count before closing: once the peer sees the close, Rejected says so.
 	n := l.rejected.Add(1)
+	c.Close()
 	l.log.Warn(msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
 }
 
