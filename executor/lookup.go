@@ -17,6 +17,9 @@ type Landing struct {
 	ChainErr any
 	// Outflow is what the wallet lost in that transaction (amounts + fee).
 	Outflow uint64
+	// Changes are the chain's balance changes for every account key of the
+	// transaction, as a live execution's verify step records them.
+	Changes []BalanceChange
 }
 
 // Lookup searches the chain (history included) for a signature and, when it
@@ -41,8 +44,13 @@ func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, e
 		return l, nil
 	}
 	for i, k := range decoded.Message.AccountKeys {
-		if k.Equals(e.key.PublicKey()) && i < len(tx.Meta.PreBalances) && i < len(tx.Meta.PostBalances) && tx.Meta.PreBalances[i] > tx.Meta.PostBalances[i] {
-			l.Outflow = tx.Meta.PreBalances[i] - tx.Meta.PostBalances[i]
+		if i >= len(tx.Meta.PreBalances) || i >= len(tx.Meta.PostBalances) {
+			break
+		}
+		c := BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]}
+		l.Changes = append(l.Changes, c)
+		if k.Equals(e.key.PublicKey()) && c.Pre > c.Post {
+			l.Outflow = c.Pre - c.Post
 		}
 	}
 	return l, nil

@@ -200,7 +200,7 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			switch verdict {
 			case fateLanded:
 				h.settle(id, func() error { return h.opts.Spend.Settle(id, landing.Outflow) })
-				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr}
+				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
@@ -242,14 +242,20 @@ func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, 
 		h.mu.Unlock()
 		return
 	}
-	p.Status, p.Reason, p.Result = st, reason, res
+	next := p.snapshot()
+	next.Status, next.Reason, next.Result = st, reason, res
 	if res != nil {
-		p.Signature = res.Signature.String()
+		next.Signature = res.Signature.String()
 	}
+	h.mu.Unlock()
+	// Recorded before anyone can read it: an agent told "executed" finds
+	// the same in the database, even if the console dies right after.
+	h.recordExecution(next, outcome)
+	h.mu.Lock()
+	p.Status, p.Reason, p.Result, p.Signature = next.Status, next.Reason, next.Result, next.Signature
 	h.changedLocked(p)
 	snap := p.snapshot()
 	h.mu.Unlock()
-	h.recordExecution(snap, outcome)
 	h.publish(EventExecuted, snap, reason)
 	h.log.Info("execution finished", "id", id, "status", st, "signature", snap.Signature)
 }
@@ -269,15 +275,22 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
 	if p.Result != nil {
 		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
-		deltas := map[string]int64{}
-		for _, c := range p.Result.Changes {
-			deltas[c.Account.String()] = c.Delta()
-		}
-		e.Deltas, _ = json.Marshal(deltas)
+		e.Deltas = deltasJSON(p.Result.Changes)
 	}
 	if err := h.opts.Store.RecordExecution(e); err != nil {
 		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
 	}
+}
+
+// deltasJSON is how an execution row records the chain's balance changes:
+// account → lamports gained (negative: lost).
+func deltasJSON(changes []executor.BalanceChange) json.RawMessage {
+	deltas := make(map[string]int64, len(changes))
+	for _, c := range changes {
+		deltas[c.Account.String()] = c.Delta()
+	}
+	raw, _ := json.Marshal(deltas)
+	return raw
 }
 
 // failApproved voids an approved proposal whose token was burned by a bad call.

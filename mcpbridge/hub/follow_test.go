@@ -119,6 +119,13 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 		if !landed {
 			t.Fatalf("executed, but the ledger shows no transfer: %+v", final)
 		}
+		// Settled in the background, the row still records what moved.
+		execs, err := w.store.Executions(id)
+		var deltas map[string]int64
+		if err != nil || len(execs) == 0 || json.Unmarshal(execs[len(execs)-1].Deltas, &deltas) != nil ||
+			deltas[w.allowed.String()] != amount || deltas[w.wallet.String()] != -(amount+fee) {
+			t.Errorf("execution rows %+v (%v): want deltas recipient +%d, wallet -%d", execs, err, amount, amount+fee)
+		}
 	case "failed":
 		if landed {
 			t.Fatalf("failed, but the transfer is on the ledger: %+v", final)

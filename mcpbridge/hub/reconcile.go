@@ -71,7 +71,7 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				if landing.ChainErr != nil {
 					outcome = store.ExecFailed
 				}
-				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, At: now()}); err != nil {
+				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: deltasJSON(landing.Changes), At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
 				}
 				say("%s: signature %s landed in slot %d; %d lamports settled", r.ID, short(r.Signature), landing.Slot, landing.Outflow)

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -109,7 +110,13 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	}
 	execs, err := st.Executions("landed")
 	if err != nil || len(execs) != 1 || execs[0].Signature != res.Signature.String() || execs[0].Outcome != store.ExecExecuted {
-		t.Errorf("landed execution row: %+v %v", execs, err)
+		t.Fatalf("landed execution row: %+v %v", execs, err)
+	}
+	// The row carries the chain's balance changes, as a live execution's does.
+	var deltas map[string]int64
+	if err := json.Unmarshal(execs[0].Deltas, &deltas); err != nil ||
+		deltas[friend.PublicKey().String()] != 2_000_000 || deltas[key.PublicKey().String()] != -2_005_000 {
+		t.Errorf("reconciled deltas %s (%v), want recipient +2000000 and wallet -2005000", execs[0].Deltas, err)
 	}
 	if bad, err := st.VerifyAudit(); err != nil {
 		t.Errorf("audit chain broken at %d: %v", bad, err)
