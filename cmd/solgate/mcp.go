@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"runtime"
-
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/mcpbridge"
@@ -30,12 +27,6 @@ stdout carries only MCP frames; logs go to stderr.`,
   # Claude Desktop: {"mcpServers": {"solgate": {"command": "solgate", "args": ["mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// A forwarder needs no parallelism; one P spares the
-			// scheduler's spinning threads, about 15 % of the bridge's CPU
-			// in the 50-agent benchmark. GOMAXPROCS in the env still wins.
-			if os.Getenv("GOMAXPROCS") == "" {
-				runtime.GOMAXPROCS(1)
-			}
 			b := mcpbridge.NewBridge(socket, version)
 			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
