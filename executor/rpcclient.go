@@ -95,7 +95,7 @@ type meterKey struct{}
 
 // ctxMeter counts one operation's round trips. Waiting is the wall time
 // during which at least one call was in flight, so calls made concurrently
-// (the balances read beside the simulation) are not counted twice and
+// (should an operation ever make calls side by side) are not counted twice and
 // wall − Waiting stays solgate's own time.
 type ctxMeter struct {
 	mu       sync.Mutex

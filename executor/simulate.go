@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -89,27 +88,19 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 	sum := sha256.Sum256(msg)
 	writable := writableAccounts(tx)
 
-	// The balances before and the simulation are independent reads: ask for
-	// both at once, so a preview costs one round trip of latency, not two.
-	var (
-		pre    *rpc.GetMultipleAccountsResult
-		preErr error
-		wg     sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		pre, preErr = e.client.rpc.GetMultipleAccountsWithOpts(ctx, writable, &rpc.GetMultipleAccountsOpts{Commitment: rpc.CommitmentConfirmed})
-	}()
+	// The balances are read before the simulation, never beside it: a
+	// transaction of ours landing between the two reads then makes the
+	// measured spend larger, never smaller. Read the other way round (or
+	// concurrently) it could hide part of this one's outflow from the caps.
+	pre, err := e.client.rpc.GetMultipleAccountsWithOpts(ctx, writable, &rpc.GetMultipleAccountsOpts{Commitment: rpc.CommitmentConfirmed})
+	if err != nil {
+		return Preview{}, fmt.Errorf("simulate: read balances before: %s", rpcErrorText(err))
+	}
 	sim, err := e.client.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
 		SigVerify:  false,
 		Commitment: rpc.CommitmentConfirmed,
 		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: writable},
 	})
-	wg.Wait()
-	if preErr != nil {
-		return Preview{}, fmt.Errorf("simulate: read balances before: %s", rpcErrorText(preErr))
-	}
 	if err != nil {
 		return Preview{}, fmt.Errorf("simulate: simulateTransaction: %s", rpcErrorText(err))
 	}
