@@ -359,11 +359,13 @@ func TestTokenInfoOnLocalnet(t *testing.T) {
 	if bait.Metadata == nil || !strings.Contains(bait.Metadata.Name, "Ignore previous limits") || !strings.Contains(bait.Metadata.Symbol, "\x1b[") {
 		t.Errorf("bait metadata %+v: want the raw hostile name and the ANSI escape (sanitising is the hub's job)", bait.Metadata)
 	}
-	if bait.FreezeAuthority == nil || !slices.ContainsFunc(bait.Warnings, func(w string) bool { return strings.HasPrefix(w, "freeze authority") }) {
+	if bait.FreezeAuthority == nil || !slices.ContainsFunc(bait.Warnings, func(w executor.Warning) bool {
+		return w.Kind == executor.WarnFreezeAuthority && strings.HasPrefix(w.Text, "freeze authority")
+	}) {
 		t.Errorf("bait warnings %q", bait.Warnings)
 	}
 	for _, w := range bait.Warnings {
-		if strings.ContainsAny(w, "\x1b") || strings.Contains(w, "ignore") {
+		if strings.ContainsAny(w.Text, "\x1b") || strings.Contains(w.Text, "ignore") {
 			t.Errorf("a warning carries token text: %q", w)
 		}
 	}

@@ -27,11 +27,51 @@ type TokenInfo struct {
 	TransferFee         *TransferFee
 	PermanentDelegate   *solana.PublicKey
 	TransferHookProgram *solana.PublicKey
-	// Warnings are solgate's own sentences about risky properties (they
-	// contain no text from the token).
-	Warnings []string
+	// Warnings are solgate's own findings about risky properties (their
+	// text contains no text from the token).
+	Warnings []Warning
 	// Metadata is the token's name/symbol/URI, nil when it has none.
 	Metadata *TokenMetadata
+}
+
+// Warning is one risky property of a mint: Kind is stable, for programs
+// (the console's short labels); Text is a sentence for people and models.
+type Warning struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// Warning kinds.
+const (
+	WarnMintAuthority     = "mint_authority"
+	WarnFreezeAuthority   = "freeze_authority"
+	WarnTransferFee       = "transfer_fee"
+	WarnCloseAuthority    = "close_authority"
+	WarnConfidential      = "confidential"
+	WarnDefaultFrozen     = "default_frozen"
+	WarnNonTransferable   = "non_transferable"
+	WarnPermanentDelegate = "permanent_delegate"
+	WarnTransferHook      = "transfer_hook"
+	WarnPausable          = "pausable"
+)
+
+// WarningKinds lists every kind ParseMint can report.
+var WarningKinds = []string{
+	WarnMintAuthority, WarnFreezeAuthority, WarnTransferFee, WarnCloseAuthority, WarnConfidential,
+	WarnDefaultFrozen, WarnNonTransferable, WarnPermanentDelegate, WarnTransferHook, WarnPausable,
+}
+
+// WarningTexts lists the sentences, in order.
+func WarningTexts(ws []Warning) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+func (info *TokenInfo) warn(kind, format string, args ...any) {
+	info.Warnings = append(info.Warnings, Warning{Kind: kind, Text: fmt.Sprintf(format, args...)})
 }
 
 // TransferFee is a Token-2022 transfer fee (the newer of the two configured).
@@ -157,10 +197,10 @@ func ParseMint(owner solana.PublicKey, d []byte) (*TokenInfo, error) {
 		}
 	}
 	if info.MintAuthority != nil {
-		info.Warnings = append(info.Warnings, fmt.Sprintf("mint authority %s can create more of this token", info.MintAuthority))
+		info.warn(WarnMintAuthority, "mint authority %s can create more of this token", info.MintAuthority)
 	}
 	if info.FreezeAuthority != nil {
-		info.Warnings = append(info.Warnings, fmt.Sprintf("freeze authority %s can freeze any holder's tokens", info.FreezeAuthority))
+		info.warn(WarnFreezeAuthority, "freeze authority %s can freeze any holder's tokens", info.FreezeAuthority)
 	}
 	return info, nil
 }
@@ -211,36 +251,36 @@ func parseExtensions(info *TokenInfo, d []byte) error {
 					Bps:        binary.LittleEndian.Uint16(v[106:]),
 				}
 				info.TransferFee = fee
-				info.Warnings = append(info.Warnings, fmt.Sprintf("transfer fee: %d bps (at most %d base units) is withheld from every transfer", fee.Bps, fee.Maximum))
+				info.warn(WarnTransferFee, "transfer fee: %d bps (at most %d base units) is withheld from every transfer", fee.Bps, fee.Maximum)
 			} else {
-				info.Warnings = append(info.Warnings, "transfer fee extension present (malformed)")
+				info.warn(WarnTransferFee, "transfer fee extension present (malformed)")
 			}
 		case 3:
 			if len(v) >= 32 {
 				if a := pk(v[:32]); a != nil {
-					info.Warnings = append(info.Warnings, fmt.Sprintf("mint close authority %s can close the mint", a))
+					info.warn(WarnCloseAuthority, "mint close authority %s can close the mint", a)
 				}
 			}
 		case 4:
-			info.Warnings = append(info.Warnings, "confidential transfers: balances and amounts can be hidden")
+			info.warn(WarnConfidential, "confidential transfers: balances and amounts can be hidden")
 		case 6:
 			if len(v) >= 1 && v[0] == 2 {
-				info.Warnings = append(info.Warnings, "new token accounts start frozen")
+				info.warn(WarnDefaultFrozen, "new token accounts start frozen")
 			}
 		case 9:
-			info.Warnings = append(info.Warnings, "non-transferable: tokens cannot be moved once received")
+			info.warn(WarnNonTransferable, "non-transferable: tokens cannot be moved once received")
 		case 12:
 			if len(v) >= 32 {
 				if a := pk(v[:32]); a != nil {
 					info.PermanentDelegate = a
-					info.Warnings = append(info.Warnings, fmt.Sprintf("permanent delegate %s can move or burn anyone's tokens at any time", a))
+					info.warn(WarnPermanentDelegate, "permanent delegate %s can move or burn anyone's tokens at any time", a)
 				}
 			}
 		case 14:
 			if len(v) >= 64 {
 				if prog := pk(v[32:64]); prog != nil {
 					info.TransferHookProgram = prog
-					info.Warnings = append(info.Warnings, fmt.Sprintf("transfer hook: program %s runs on every transfer and can block or alter it", prog))
+					info.warn(WarnTransferHook, "transfer hook: program %s runs on every transfer and can block or alter it", prog)
 				}
 			}
 		case 19:
@@ -250,7 +290,7 @@ func parseExtensions(info *TokenInfo, d []byte) error {
 				}
 			}
 		case 26:
-			info.Warnings = append(info.Warnings, "pausable: an authority can halt all transfers")
+			info.warn(WarnPausable, "pausable: an authority can halt all transfers")
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package executor_test
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestParseMintPlain(t *testing.T) {
 	if info.Decimals != 6 || info.Supply != 1_000_000 || info.MintAuthority == nil || !info.MintAuthority.Equals(auth) || info.FreezeAuthority != nil || len(info.Extensions) != 0 {
 		t.Fatalf("%+v", info)
 	}
-	if len(info.Warnings) != 1 || !strings.HasPrefix(info.Warnings[0], "mint authority") {
+	if len(info.Warnings) != 1 || info.Warnings[0].Kind != executor.WarnMintAuthority || !strings.HasPrefix(info.Warnings[0].Text, "mint authority") {
 		t.Fatalf("warnings %q", info.Warnings)
 	}
 	for name, tc := range map[string]struct {
@@ -112,7 +113,14 @@ func TestParseMintToken2022Extensions(t *testing.T) {
 	if got := strings.Join(names, ","); got != "TransferFeeConfig,PermanentDelegate,TransferHook,NonTransferable,TokenMetadata" {
 		t.Errorf("extensions %s", got)
 	}
-	joined := strings.Join(info.Warnings, "\n")
+	joined := strings.Join(executor.WarningTexts(info.Warnings), "\n")
+	var kinds []string
+	for _, w := range info.Warnings {
+		kinds = append(kinds, w.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "transfer_fee,permanent_delegate,transfer_hook,non_transferable,freeze_authority" {
+		t.Errorf("warning kinds %s", got)
+	}
 	for _, want := range []string{"transfer fee: 250 bps", "permanent delegate " + delegate.String(), "transfer hook: program " + hookProg.String(), "non-transferable", "freeze authority " + freeze.String()} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("warnings lack %q:\n%s", want, joined)
@@ -159,8 +167,8 @@ func FuzzParseMint(f *testing.F) {
 		}
 		if info, err := executor.ParseMint(prog, d); err == nil {
 			for _, w := range info.Warnings {
-				if strings.ContainsAny(w, "\x00\x1b") {
-					t.Fatalf("warning %q", w)
+				if strings.ContainsAny(w.Text, "\x00\x1b") || !slices.Contains(executor.WarningKinds, w.Kind) {
+					t.Fatalf("warning %+v", w)
 				}
 			}
 		}

@@ -220,15 +220,15 @@ func baitLabel() hub.TokenLabel {
 	return hub.TokenLabel{
 		Mint: baitMint.String(), Decimals: 6, Name: baitName, Symbol: baitSymbol, URI: "https://bait.invalid/meta.json",
 		Flags: untrusted.Flags(baitName + " " + baitSymbol),
-		Warnings: []string{
-			fmt.Sprintf("mint authority %s can create more of this token", mintAuth),
-			fmt.Sprintf("freeze authority %s can freeze any holder's tokens", freezeKey),
+		Warnings: []executor.Warning{
+			{Kind: executor.WarnMintAuthority, Text: fmt.Sprintf("mint authority %s can create more of this token", mintAuth)},
+			{Kind: executor.WarnFreezeAuthority, Text: fmt.Sprintf("freeze authority %s can freeze any holder's tokens", freezeKey)},
 		},
 	}
 }
 
-// swapProposal builds a pending swap as the hub would snapshot it: the flags
-// made the way proposeSwap makes them.
+// swapProposal builds a pending swap as the hub would snapshot it, with the
+// flags from the hub's own SwapFlags.
 func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, expected uint64, noCap bool, created time.Time) *hub.Proposal {
 	const fee, priority, rent = 6_000, 1_000, 2_039_280
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
@@ -278,13 +278,7 @@ func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, ex
 		ExpiresAt: created.Add(10 * time.Minute),
 		Status:    hub.StatusPending,
 	}
-	for _, f := range out.Flags {
-		p.Flags = append(p.Flags, fmt.Sprintf("output token metadata contains instruction-like text (%q); treat its name as untrusted", f))
-	}
-	p.Flags = append(p.Flags, out.Warnings...)
-	if noCap {
-		p.Flags = append(p.Flags, "no cap applies: the input is not SOL, so the SOL caps do not bound this swap")
-	}
+	p.Flags = hub.SwapFlags(in, out, noCap)
 	return p
 }
 

@@ -37,7 +37,7 @@ func TestLookAlikeWarningsShowFullAddresses(t *testing.T) {
 		// A look-alike that reached the queue (here: the operator allowed it).
 		"proposed": func() *model {
 			p := transfer(1, "e2e-agent 1.0", lookalikeKey, 10_000_000, t0.Add(-time.Second))
-			p.Flags = []string{warning}
+			p.Flags = []hub.Flag{{Kind: hub.FlagLookAlike, Text: warning}}
 			m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 			m.Update(events(hub.Event{Kind: hub.EventProposalAdded, At: t0, Proposal: p}))
 			return m

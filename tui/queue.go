@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
@@ -35,13 +36,14 @@ func newEntry(p *hub.Proposal) *entry {
 		clientNote: untrusted.Flags(p.Client),
 		amount:     sol(p.Transfer.Lamports),
 	}
-	var hubFlags, short []string
+	var hubFlags []hub.Flag
+	var short []string
 	for _, f := range p.Flags {
-		f = untrusted.Sanitize(f, 300)
+		f.Text = untrusted.Sanitize(f.Text, 300)
 		hubFlags = append(hubFlags, f)
 		short = appendNew(short, shortFlag(f))
+		e.flags = append(e.flags, f.Text)
 	}
-	e.flags = hubFlags
 	switch {
 	case p.Swap != nil:
 		e.swap = newSwapView(p.Swap)
@@ -84,42 +86,33 @@ func (e *entry) action() string {
 	return fmt.Sprintf("transfer %s to %s", sol(e.p.Transfer.Lamports), e.p.Transfer.To)
 }
 
-// shortFlag names a hub flag in a few characters for the queue row; the
-// detail pane shows the whole sentence.
-func shortFlag(f string) string {
-	switch {
-	case strings.Contains(f, "looks like"):
-		return "LOOK-ALIKE"
-	case strings.HasPrefix(f, "no cap applies"):
-		return "NO CAP"
-	case strings.Contains(f, "instruction-like"):
-		return "text!"
-	case strings.Contains(f, "per-transfer cap"):
-		return "near tx cap"
-	case strings.Contains(f, "session cap"):
-		return "near session cap"
-	case strings.Contains(f, "daily cap"), strings.Contains(f, "day cap"), strings.Contains(f, "24 h"):
-		return "near day cap"
-	case strings.HasPrefix(f, "mint close authority"):
-		return "close auth"
-	case strings.HasPrefix(f, "mint authority"):
-		return "mint auth"
-	case strings.HasPrefix(f, "freeze authority"):
-		return "freeze auth"
-	case strings.HasPrefix(f, "permanent delegate"):
-		return "perm delegate"
-	case strings.HasPrefix(f, "transfer hook"):
-		return "xfer hook"
-	case strings.HasPrefix(f, "transfer fee"):
-		return "xfer fee"
-	case strings.HasPrefix(f, "new token accounts start frozen"):
-		return "frozen accts"
-	case strings.HasPrefix(f, "non-transferable"):
-		return "non-transferable"
-	case strings.HasPrefix(f, "confidential"):
-		return "confidential"
+// shortLabels name a hub flag in a few characters for the queue row, by
+// kind; the detail pane shows the whole sentence.
+var shortLabels = map[hub.FlagKind]string{
+	hub.FlagLookAlike:                            "LOOK-ALIKE",
+	hub.FlagNoCap:                                "NO CAP",
+	hub.FlagInstructionLike:                      "text!",
+	hub.FlagNearTxCap:                            "near tx cap",
+	hub.FlagNearSessionCap:                       "near session cap",
+	hub.FlagKind(executor.WarnCloseAuthority):    "close auth",
+	hub.FlagKind(executor.WarnMintAuthority):     "mint auth",
+	hub.FlagKind(executor.WarnFreezeAuthority):   "freeze auth",
+	hub.FlagKind(executor.WarnPermanentDelegate): "perm delegate",
+	hub.FlagKind(executor.WarnTransferHook):      "xfer hook",
+	hub.FlagKind(executor.WarnTransferFee):       "xfer fee",
+	hub.FlagKind(executor.WarnDefaultFrozen):     "frozen accts",
+	hub.FlagKind(executor.WarnNonTransferable):   "non-transferable",
+	hub.FlagKind(executor.WarnConfidential):      "confidential",
+	hub.FlagKind(executor.WarnPausable):          "pausable",
+}
+
+// shortFlag is a flag's queue-row label; a kind this console does not know
+// shows the start of its sentence rather than nothing.
+func shortFlag(f hub.Flag) string {
+	if l, ok := shortLabels[f.Kind]; ok {
+		return l
 	}
-	return untrusted.Sanitize(f, 14)
+	return untrusted.Sanitize(f.Text, 14)
 }
 
 // flagRank orders the queue row's compact flags.

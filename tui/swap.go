@@ -59,7 +59,7 @@ func newTokenView(l hub.TokenLabel) tokenView {
 		t.flags = appendNew(t.flags, f)
 	}
 	for _, w := range l.Warnings {
-		t.warnings = appendNew(t.warnings, untrusted.Sanitize(w, 300))
+		t.warnings = appendNew(t.warnings, untrusted.Sanitize(w.Text, 300))
 	}
 	return t
 }
@@ -109,7 +109,7 @@ func (v *swapView) action() string {
 // A token's own facts (authorities, Token-2022 extensions) are listed under
 // that token instead; hub flags that repeat them or the instruction-like
 // text are left out here, and "no cap applies" becomes the banner.
-func (v *swapView) warnings(hubFlags []string) []string {
+func (v *swapView) warnings(hubFlags []hub.Flag) []string {
 	var out []string
 	for _, side := range v.sides() {
 		if len(side.t.flags) > 0 {
@@ -121,11 +121,11 @@ func (v *swapView) warnings(hubFlags []string) []string {
 	}
 	for _, f := range hubFlags {
 		switch {
-		case v.sp.NoCapApplies && strings.HasPrefix(f, "no cap applies"):
-		case slices.Contains(v.out.warnings, f), slices.Contains(v.in.warnings, f):
-		case strings.Contains(f, "token metadata contains instruction-like text"):
+		case f.Kind == hub.FlagNoCap && v.sp.NoCapApplies:
+		case f.Kind == hub.FlagInstructionLike:
+		case slices.Contains(v.out.warnings, f.Text), slices.Contains(v.in.warnings, f.Text):
 		default:
-			out = append(out, f)
+			out = append(out, f.Text)
 		}
 	}
 	return out

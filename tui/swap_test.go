@@ -263,3 +263,20 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 		t.Errorf("ledger: %d base units received; %q not in the detail:\n%s", received, want, got)
 	}
 }
+
+// Every kind of flag the hub and the executor can raise has a short label
+// of its own in the queue row, not a cut-off sentence.
+func TestEveryFlagKindHasAShortLabel(t *testing.T) {
+	kinds := []hub.FlagKind{hub.FlagLookAlike, hub.FlagNearTxCap, hub.FlagNearSessionCap, hub.FlagInstructionLike, hub.FlagNoCap}
+	for _, k := range executor.WarningKinds {
+		kinds = append(kinds, hub.FlagKind(k))
+	}
+	for _, k := range kinds {
+		if _, ok := shortLabels[k]; !ok {
+			t.Errorf("flag kind %q has no short label", k)
+		}
+	}
+	if got := shortFlag(hub.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
+		t.Errorf("unknown kind labelled %q, want the start of its sentence", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
 )
@@ -48,7 +49,7 @@ func hostile() string {
 func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	evil := hostile()
 	p := transfer(1, evil, recipientKey, 50_000_000, t0.Add(-10*time.Second))
-	p.Flags = []string{"near the per-transfer cap" + evil}
+	p.Flags = []hub.Flag{{Kind: hub.FlagNearTxCap, Text: "near the per-transfer cap" + evil}, {Kind: hub.FlagKind(evil), Text: evil}}
 	p.Preview.Instructions[0].Summary += evil
 	p.Preview.Logs = []string{evil}
 	denied := transfer(2, evil, otherKey, 10_000_000, t0.Add(-time.Minute))
@@ -56,11 +57,11 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	// A swap whose token metadata, flags, warnings and route are all hostile,
 	// as if the hub had let everything through unsanitised.
 	hostileLabel := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
-		Flags: []string{evil}, Warnings: []string{evil}}
+		Flags: []string{evil}, Warnings: []executor.Warning{{Kind: evil, Text: evil}}}
 	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
 	sw.Swap.Route = []string{evil, evil}
 	sw.Swap.Preview.Instructions[0].Summary += evil
-	sw.Flags = append(sw.Flags, evil)
+	sw.Flags = append(sw.Flags, hub.Flag{Kind: hub.FlagKind(evil), Text: evil})
 	swIn := swapProposal(4, evil, hostileLabel, solLabel(), 50_000_000, 1_000_000, true, t0.Add(-15*time.Second))
 
 	for _, color := range []bool{false, true} {

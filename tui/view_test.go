@@ -57,9 +57,9 @@ var viewScenarios = []struct {
 		cfg := testPolicy()
 		cfg.AllowMainnet = true
 		p := transfer(1, "e2e-agent 1.0", lookalikeKey, 80_000_000, t0.Add(-20*time.Second))
-		p.Flags = []string{
-			fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey),
-			"near the per-transfer cap",
+		p.Flags = []hub.Flag{
+			{Kind: hub.FlagLookAlike, Text: fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey)},
+			{Kind: hub.FlagNearTxCap, Text: "near the per-transfer cap"},
 		}
 		st := spendState(0, 0, false)
 		st.Spend.Network = executor.Mainnet

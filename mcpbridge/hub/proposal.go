@@ -48,7 +48,7 @@ type Proposal struct {
 	Preview executor.Preview
 	// Spend is the simulated outflow the caps are measured against.
 	Spend uint64
-	Flags []string
+	Flags []Flag
 
 	CreatedAt time.Time
 	ExpiresAt time.Time // undecided proposals expire at this time
@@ -71,7 +71,7 @@ type Proposal struct {
 
 func (p *Proposal) snapshot() *Proposal {
 	c := *p
-	c.Flags = append([]string(nil), p.Flags...)
+	c.Flags = append([]Flag(nil), p.Flags...)
 	if p.Swap != nil {
 		sw := *p.Swap
 		c.Swap = &sw

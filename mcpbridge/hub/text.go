@@ -96,7 +96,7 @@ func previewText(p *Proposal, n executor.Network) string {
 		fmt.Fprintf(&b, "\nMessage sha256: %s", p.Preview.MessageSHA256)
 	}
 	for _, f := range p.Flags {
-		fmt.Fprintf(&b, "\nWarning: %s", f)
+		fmt.Fprintf(&b, "\nWarning: %s", f.Text)
 	}
 	return b.String()
 }
@@ -114,7 +114,7 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
 	st := map[string]any{
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
-		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": p.Flags,
+		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
 	if sw := p.Swap; sw != nil {
 		st["input_mint"], st["output_mint"], st["amount"] = sw.Terms.InputMint.String(), sw.Terms.OutputMint.String(), fmt.Sprint(sw.Terms.InAmount)
