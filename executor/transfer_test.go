@@ -369,3 +369,38 @@ func TestNetworkFromGenesisHash(t *testing.T) {
 		}
 	}
 }
+
+// The measured spend is what the caps judge, so it may overcount but never
+// undercount: previews made while other transfers of the same wallet keep
+// landing must each measure at least their own amount and fee.
+func TestMeasuredSpendNeverUndercountsUnderConcurrentSends(t *testing.T) {
+	f := newFixture(t, 10*solana.LAMPORTS_PER_SOL, executor.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink := freshAddress(t)
+	landed := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { landed <- n }()
+		for ctx.Err() == nil {
+			if res, err := f.ex.ExecuteTransfer(ctx, executor.Transfer{To: sink, Lamports: 1_000_000}, nil); err == nil && res.Outcome == executor.Executed {
+				n++
+			}
+		}
+	}()
+	to := freshAddress(t)
+	for i := 0; i < 300; i++ {
+		amount := uint64(2_000_000 + i)
+		p, err := f.ex.PrepareTransfer(ctx, executor.Transfer{To: to, Lamports: amount})
+		if err != nil {
+			t.Fatalf("#%d: %v", i, err)
+		}
+		if p.Preview.SpendLamports < amount+fee {
+			t.Fatalf("#%d: measured spend %d is below the transfer's own %d + %d fee", i, p.Preview.SpendLamports, amount, fee)
+		}
+	}
+	cancel()
+	if n := <-landed; n == 0 {
+		t.Fatal("no concurrent transfer landed: the test exercised nothing")
+	}
+}
