@@ -120,6 +120,7 @@ type adversary struct {
 
 	amount   atomic.Uint64 // distinct amounts: every proposal its own fingerprint
 	spelling atomic.Int64  // rotates through advSpellings(), one per socket spelling round
+	voided   atomic.Int64  // live tokens spent by calls whose arguments did not parse
 
 	mu        sync.Mutex
 	attempts  int
@@ -381,19 +382,28 @@ func roundOtherRecipient(a *adversary, seq int) error {
 	return nil
 }
 
-// Extra or repeated fields are malformed arguments: refused before the token
-// gate, so they neither execute nor burn the token; the identical call then
-// executes once.
+// A token sent with arguments that do not parse (an extra field, a key
+// given twice) is spent all the same: the identical call after it is
+// refused as used, and nothing executes.
 func roundExtraField(a *adversary, seq int) error {
-	n := a.nextAmount()
-	id, tok, err := a.approved(a.allowed, n)
-	if err != nil {
-		return err
+	for _, v := range []struct {
+		kind  string
+		extra func(n uint64) string
+	}{
+		{"extra field", func(uint64) string { return `,"memo":"pay me"` }},
+		{"repeated amount key", func(n uint64) string { return `,"lamports":` + advNum(n*2) }},
+		{"repeated recipient key", func(uint64) string { return fmt.Sprintf(`,"to":%q`, a.other) }},
+	} {
+		n := a.nextAmount()
+		_, tok, err := a.approved(a.allowed, n)
+		if err != nil {
+			return err
+		}
+		if a.try(v.kind, advTransferArgs(a.allowed, advNum(n), tok, v.extra(n)), outMalformed) == outMalformed {
+			a.voided.Add(1) // refused at parsing, and its live token audited as refused
+		}
+		a.try("the identical call after a "+v.kind, advTransferArgs(a.allowed, advNum(n), tok, ""), outUsed)
 	}
-	a.try("extra field", advTransferArgs(a.allowed, advNum(n), tok, `,"memo":"pay me"`), outMalformed)
-	a.try("repeated amount key", advTransferArgs(a.allowed, advNum(n), tok, `,"lamports":`+advNum(n*2)), outMalformed)
-	a.try("repeated recipient key", advTransferArgs(a.allowed, advNum(n), tok, fmt.Sprintf(`,"to":%q`, a.other)), outMalformed)
-	a.legit(id, n, a.try("legit call after the malformed ones", advTransferArgs(a.allowed, advNum(n), tok, ""), outExecuted))
 	return nil
 }
 
@@ -649,8 +659,8 @@ func TestAdversarialTokens(t *testing.T) {
 			refusedAudited++
 		}
 	}
-	if refusedAudited != gateRefusals {
-		t.Errorf("audit trail holds %d token refusals, the gate refused %d calls", refusedAudited, gateRefusals)
+	if want := gateRefusals + int(a.voided.Load()); refusedAudited != want {
+		t.Errorf("audit trail holds %d token refusals; the gate refused %d calls and %d unparseable calls spent a live token", refusedAudited, gateRefusals, a.voided.Load())
 	}
 	if bad, err := a.store.VerifyAudit(); err != nil {
 		t.Errorf("audit chain broken at entry %d: %v", bad, err)

@@ -477,6 +477,33 @@ func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
 	}
 }
 
+// A token sent with arguments that do not parse is spent too: the model is
+// told so, the identical correct call is refused, and nothing moves.
+func TestMalformedConfirmedCallVoidsToken(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000, "memo": "thanks", "confirm": p.Token})
+	if !bad.IsError || !strings.Contains(bad.Text, "memo") || !strings.Contains(bad.Text, "now void") {
+		t.Fatalf("malformed confirmed call: %+v", bad)
+	}
+	args["confirm"] = p.Token
+	if again := a.Call("transfer_sol", args); !again.IsError || again.Status() != "refused" {
+		t.Fatalf("the token survived a malformed call: %+v", again)
+	}
+	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != "failed" {
+		t.Errorf("proposal after its token was voided: %+v", st)
+	}
+	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
+		t.Fatal("funds moved")
+	}
+}
+
 // The operator's panic button: every approved proposal's token dies, the
 // console hears of each proposal, the agent reads "expired", and a confirmed
 // call with a revoked token moves nothing.

@@ -21,17 +21,7 @@ import (
 func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
 	id, err := h.tokens.Consume(confirm, fp)
 	if err != nil {
-		var te *mcpbridge.TokenError
-		if errors.As(err, &te) {
-			id = te.ProposalID
-		}
-		h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
-		h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
-		// A token bound to a proposal dies with it; mark that proposal so the
-		// agent learns from proposal_status that it must propose again.
-		if id != "" {
-			h.failApproved(id, "its confirmation token was used with different arguments or after expiry: "+err.Error())
-		}
+		h.tokenRefused(client, fp, err)
 		return refusedResult(err.Error())
 	}
 
@@ -280,6 +270,43 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 	if err := h.opts.Store.RecordExecution(e); err != nil {
 		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
 	}
+}
+
+// tokenRefused records a refused token: audited, shown in the console, and
+// the proposal it was bound to fails, so the agent learns from
+// proposal_status that it must propose again.
+func (h *Hub) tokenRefused(client, fp string, err error) {
+	var id string
+	var te *mcpbridge.TokenError
+	if errors.As(err, &te) {
+		id = te.ProposalID
+	}
+	h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
+	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+	if id != "" {
+		h.failApproved(id, "its confirmation token was used with different arguments or after expiry: "+err.Error())
+	}
+}
+
+// malformedCall answers arguments that do not parse. A confirm token among
+// them is voided all the same: any call that presents a token spends it, so
+// a token never survives being sent with arguments other than the approved
+// ones, readable or not.
+func (h *Hub) malformedCall(client string, req mcpbridge.CallRequest, err error) mcpbridge.CallResult {
+	msg := err.Error()
+	var loose struct {
+		Confirm string `json:"confirm"`
+	}
+	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
+		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, mcpbridge.ErrTokenUnknown) {
+			var te *mcpbridge.TokenError
+			if errors.As(terr, &te) && errors.Is(terr, mcpbridge.ErrTokenMismatch) {
+				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
+			}
+			h.tokenRefused(client, "", terr)
+		}
+	}
+	return toolError(msg)
 }
 
 // deltasJSON is how an execution row records the chain's balance changes:

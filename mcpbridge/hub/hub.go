@@ -151,11 +151,11 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 
 	raw, err := mcpbridge.DecodeArgs(req.Arguments)
 	if err != nil {
-		return toolError(err.Error())
+		return h.malformedCall(client, req, err)
 	}
 	args, err := mcpbridge.ParseArgs(req.Tool, raw)
 	if err != nil {
-		return toolError(err.Error())
+		return h.malformedCall(client, req, err)
 	}
 	switch a := args.(type) {
 	case mcpbridge.TransferArgs:
