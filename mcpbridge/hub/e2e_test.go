@@ -128,6 +128,22 @@ func (w *world) executed(t *testing.T) uint64 {
 	return s.TransactionsExecuted
 }
 
+// approved proposes a transfer through the agent and has the operator
+// approve it, returning the proposal and its token.
+func (w *world) approved(t *testing.T, a *solgatetest.Agent, args map[string]any) (id, token string) {
+	t.Helper()
+	ans := a.Call("transfer_sol", args)
+	id, _ = ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("propose %v: %+v", args, ans)
+	}
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, p.Token
+}
+
 // solgateBinary is the real command under test (built once per process).
 func solgateBinary(t *testing.T) string { return solgatetest.Binary(t) }
 
@@ -287,13 +303,9 @@ func TestExpiredTokenRefused(t *testing.T) {
 	w := newWorld(t, func(o *hub.Options) { o.TokenTTL = 300 * time.Millisecond })
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
-	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, token := w.approved(t, a, args)
 	time.Sleep(400 * time.Millisecond)
-	args["confirm"] = p.Token
+	args["confirm"] = token
 	ans := a.Call("transfer_sol", args)
 	if !ans.IsError || !strings.Contains(strings.ToLower(ans.Text), "expired") {
 		t.Fatalf("expired token: %+v", ans)
@@ -426,12 +438,8 @@ func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
 	a := startAgent(t, w.socket)
 	const amount = 4_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
-	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	args["confirm"] = p.Token
+	id, token := w.approved(t, a, args)
+	args["confirm"] = token
 	first := a.Call("transfer_sol", args)
 	if first.IsError || (first.Status() != "executing" && first.Status() != "submitted") || !strings.Contains(first.Text, "do not assume success") {
 		t.Fatalf("slow execute: %+v", first)
@@ -456,16 +464,12 @@ func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
-	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := a.Call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": p.Token})
+	id, token := w.approved(t, a, args)
+	other := a.Call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": token})
 	if !other.IsError || other.Status() != "refused" {
 		t.Fatalf("token with other recipient: %+v", other)
 	}
-	args["confirm"] = p.Token
+	args["confirm"] = token
 	if again := a.Call("transfer_sol", args); !again.IsError {
 		t.Fatalf("token survived misuse: %+v", again)
 	}
@@ -483,16 +487,12 @@ func TestMalformedConfirmedCallVoidsToken(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
-	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000, "memo": "thanks", "confirm": p.Token})
+	id, token := w.approved(t, a, args)
+	bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000, "memo": "thanks", "confirm": token})
 	if !bad.IsError || !strings.Contains(bad.Text, "memo") || !strings.Contains(bad.Text, "now void") {
 		t.Fatalf("malformed confirmed call: %+v", bad)
 	}
-	args["confirm"] = p.Token
+	args["confirm"] = token
 	if again := a.Call("transfer_sol", args); !again.IsError || again.Status() != "refused" {
 		t.Fatalf("the token survived a malformed call: %+v", again)
 	}
@@ -514,11 +514,7 @@ func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
 	defer cancel()
 
 	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
-	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, token := w.approved(t, a, args)
 	if n := w.hub.RevokeAll("operator"); n != 1 {
 		t.Fatalf("RevokeAll = %d, want 1", n)
 	}
@@ -548,7 +544,7 @@ func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
 	if st.Status() != "expired" || st.Str("confirm") != "" {
 		t.Errorf("proposal_status after revoke: %s %q", st.Status(), st.Text)
 	}
-	args["confirm"] = p.Token
+	args["confirm"] = token
 	if ans := a.Call("transfer_sol", args); !ans.IsError || !strings.Contains(ans.Text, "revoked") {
 		t.Errorf("confirmed call with a revoked token: %+v", ans)
 	}
