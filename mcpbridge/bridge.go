@@ -82,8 +82,7 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
 	}
-	body, _ := json.Marshal(CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
-	res, err := b.call(ctx, body)
+	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
@@ -147,26 +146,47 @@ func (b *Bridge) stayPresent(ctx context.Context, ci ClientInfo) {
 	}
 }
 
-func (b *Bridge) call(ctx context.Context, body []byte) (CallResult, error) {
+// ErrUnreadableAnswer is an answer from the console that did not decode.
+var ErrUnreadableAnswer = errors.New("unreadable answer")
+
+// PostCall sends one tool call to the console's socket API, as a bridge
+// does; c must come from NewUnixHTTPClient. A transport failure is returned
+// as net/http reports it (a missing console wraps *NoConsoleError); an
+// answer that does not decode wraps ErrUnreadableAnswer.
+func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult, error) {
 	var res CallResult
+	body, err := json.Marshal(req)
+	if err != nil {
+		return res, fmt.Errorf("encode call: %w", err)
+	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
 	if err != nil {
 		return res, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := b.client.Do(hreq)
+	resp, err := c.Do(hreq)
 	if err != nil {
-		var nc *NoConsoleError
-		if errors.As(err, &nc) {
-			return res, nc
-		}
-		return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+		return res, err
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&res); err != nil {
-		return res, fmt.Errorf("the solgate console at %s sent an unreadable answer (HTTP %d): %v", b.socket, resp.StatusCode, err)
+		return res, fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
 	}
 	return res, nil
+}
+
+func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) {
+	res, err := PostCall(ctx, b.client, req)
+	var nc *NoConsoleError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &nc):
+		return res, nc
+	case errors.Is(err, ErrUnreadableAnswer):
+		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
+	}
+	return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
 }
 
 // clientInfo is the MCP client's self-description from initialize.

@@ -1,7 +1,7 @@
 package tui_test
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,16 +54,9 @@ func TestConsoleFigures(t *testing.T) {
 					return
 				}
 				args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.recipient, 1_000_000+i)
-				body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: fmt.Sprintf("load-%d", i%5)}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
-				resp, err := httpc.Post("http://solgate"+mcpbridge.CallPath, "application/json", bytes.NewReader(body))
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				var res mcpbridge.CallResult
-				_ = json.NewDecoder(resp.Body).Decode(&res)
-				resp.Body.Close()
-				if res.Structured["status"] != "pending_approval" {
+				res, err := mcpbridge.PostCall(context.Background(), httpc,
+					mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: fmt.Sprintf("load-%d", i%5)}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
+				if err != nil || res.Status() != "pending_approval" {
 					failed.Add(1)
 				}
 			}

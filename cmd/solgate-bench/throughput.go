@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -96,19 +95,9 @@ func (s *socketAgent) close() { s.c.CloseIdleConnections() }
 
 func (s *socketAgent) propose(ctx context.Context, to string, lamports uint64) (string, error) {
 	args, _ := json.Marshal(map[string]any{"to": to, "lamports": lamports})
-	body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: s.name, Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+mcpbridge.CallPath, bytes.NewReader(body))
+	res, err := mcpbridge.PostCall(ctx, s.c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: s.name, Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
 	if err != nil {
-		return "", err
-	}
-	resp, err := s.c.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var res mcpbridge.CallResult
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		return "", fmt.Errorf("propose %d lamports: unreadable answer (HTTP %d): %w", lamports, resp.StatusCode, err)
+		return "", fmt.Errorf("propose %d lamports: %w", lamports, err)
 	}
 	if res.IsError || res.Status() != "pending_approval" || res.Str("proposal_id") == "" {
 		return "", fmt.Errorf("propose %d lamports: want pending_approval, got %q: %s", lamports, res.Status(), res.Text)

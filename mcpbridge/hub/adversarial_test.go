@@ -1,7 +1,6 @@
 package hub_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -160,17 +159,8 @@ func (a *adversary) nextAmount() uint64 { return a.amount.Add(10) }
 
 // post sends one call over the socket exactly as a bridge would.
 func (a *adversary) post(args string) (mcpbridge.CallResult, error) {
-	body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "adversary"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
-	resp, err := a.httpc.Post("http://solgate"+mcpbridge.CallPath, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return mcpbridge.CallResult{}, err
-	}
-	defer resp.Body.Close()
-	var res mcpbridge.CallResult
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		return res, fmt.Errorf("decode answer (HTTP %d): %w", resp.StatusCode, err)
-	}
-	return res, nil
+	return mcpbridge.PostCall(context.Background(), a.httpc,
+		mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "adversary"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
 }
 
 // viaMCP sends one call through the real `solgate mcp` subprocess.
@@ -184,17 +174,7 @@ func (a *adversary) viaMCP(args map[string]any) (mcpbridge.CallResult, error) {
 	if err != nil {
 		return mcpbridge.CallResult{}, err
 	}
-	out := mcpbridge.CallResult{IsError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			out.Text += tc.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &out.Structured)
-	}
-	return out, nil
+	return mcpbridge.ResultFromMCP(res), nil
 }
 
 // failf reports a wrong answer; only the first few are printed in full.

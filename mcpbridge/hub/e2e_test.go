@@ -1,7 +1,6 @@
 package hub_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -323,15 +322,9 @@ func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)
 	post := func(arguments string) mcpbridge.CallResult {
-		body, _ := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
-		resp, err := httpc.Post("http://solgate"+mcpbridge.CallPath, "application/json", bytes.NewReader(body))
+		res, err := mcpbridge.PostCall(context.Background(), httpc,
+			mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
 		if err != nil {
-			t.Error(err)
-			return mcpbridge.CallResult{}
-		}
-		defer resp.Body.Close()
-		var res mcpbridge.CallResult
-		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
 			t.Error(err)
 		}
 		return res
