@@ -28,8 +28,7 @@ func (e *Executor) Submit(ctx context.Context, p *Prepared, progress func(Progre
 	res.Timings.Simulate = p.simulateTook
 	finish := func() *Result {
 		res.Timings.Total = p.simulateTook + time.Since(start)
-		s := meter.stats()
-		res.RPC = CallStats{Calls: s.Calls + p.stats.Calls, Retries: s.Retries + p.stats.Retries, Waiting: s.Waiting + p.stats.Waiting}
+		res.RPC = meter.stats().plus(p.stats)
 		report(progress, Progress{Step: StepDone, Signature: res.Signature, Elapsed: res.Timings.Total, Detail: string(res.Outcome)})
 		return res
 	}

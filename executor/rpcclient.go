@@ -84,6 +84,11 @@ type CallStats struct {
 	Waiting time.Duration
 }
 
+// plus adds the figures of another stretch of work (preparing, then submitting).
+func (s CallStats) plus(o CallStats) CallStats {
+	return CallStats{Calls: s.Calls + o.Calls, Retries: s.Retries + o.Retries, Waiting: s.Waiting + o.Waiting}
+}
+
 // callMeter accumulates per-context statistics so that concurrent executions
 // sharing one client each learn their own round-trip count and RPC wait time.
 type callMeter struct {

@@ -533,8 +533,7 @@ func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func
 	res.Timings.Simulate = p.Timings.Total
 	finish := func() *SwapResult {
 		res.Timings.Total = p.Timings.Total + time.Since(start)
-		st := meter.stats()
-		res.RPC = CallStats{Calls: st.Calls + p.stats.Calls, Retries: st.Retries + p.stats.Retries, Waiting: st.Waiting + p.stats.Waiting}
+		res.RPC = meter.stats().plus(p.stats)
 		report(progress, Progress{Step: StepDone, Signature: res.Signature, Elapsed: res.Timings.Total, Detail: string(res.Outcome)})
 		return res
 	}
