@@ -315,31 +315,27 @@ func significantDigits(s string) int {
 }
 
 func tomlSOL(key string, v any) (uint64, error) {
-	text, err := tomlDecimalText(key, v, "0.1")
-	if err != nil {
-		return 0, err
-	}
-	if strings.HasPrefix(text, "-") {
-		return 0, configErr(key, "%s is negative; accepted: a SOL amount such as 0.1", text)
-	}
-	lamports, err := ParseSOL(text)
-	if err != nil {
-		return 0, configErr(key, "%v", err)
-	}
-	return lamports, nil
+	return tomlDecimal(key, v, "0.1", "a SOL amount such as 0.1", ParseSOL)
 }
 
 func tomlPercent(key string, v any) (uint32, error) {
-	text, err := tomlDecimalText(key, v, "1.5")
+	return tomlDecimal(key, v, "1.5", "a percentage from 0 (off) to 100", ParsePercentBps)
+}
+
+// tomlDecimal reads a non-negative decimal TOML value with parse; example
+// and accepted word the errors.
+func tomlDecimal[T any](key string, v any, example, accepted string, parse func(string) (T, error)) (T, error) {
+	var zero T
+	text, err := tomlDecimalText(key, v, example)
 	if err != nil {
-		return 0, err
+		return zero, err
 	}
 	if strings.HasPrefix(text, "-") {
-		return 0, configErr(key, "%s is negative; accepted: a percentage from 0 (off) to 100", text)
+		return zero, configErr(key, "%s is negative; accepted: %s", text, accepted)
 	}
-	bps, err := ParsePercentBps(text)
+	out, err := parse(text)
 	if err != nil {
-		return 0, configErr(key, "%v", err)
+		return zero, configErr(key, "%v", err)
 	}
-	return bps, nil
+	return out, nil
 }
