@@ -218,6 +218,16 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 	doc := reflect.New(reflect.StructOf(sfields)).Elem()
 	md, err := toml.Decode(string(raw), doc.Addr().Interface())
 	if err != nil {
+		// The parser quotes what it found; next to a secret that could be
+		// part of the key, so only the line is given.
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			for _, f := range fields {
+				if f.row.secret && (pe.LastKey == f.key || strings.HasPrefix(pe.LastKey, f.key+".")) {
+					return fmt.Errorf("--config: parse %s: line %d: the value of %s is not valid TOML (not shown: it is secret); write it as a quoted string", path, pe.Position.Line, f.key)
+				}
+			}
+		}
 		return fmt.Errorf("--config: parse %s: %w", path, err)
 	}
 	if unknown := md.Undecoded(); len(unknown) > 0 {

@@ -482,7 +482,7 @@ func TestEverySOLGATEVariableIsKnown(t *testing.T) {
 // every path it can take.
 func TestSwapAPIKeyNeverShown(t *testing.T) {
 	isolateEnv(t)
-	const secret = "sk-live-4f9a"
+	const secret = "qzxv-live-4f9a"
 	t.Setenv("SOLGATE_SWAP_API_KEY", secret+" \x01")
 	_, err := consoleSettings(t)
 	if err == nil || !strings.HasPrefix(err.Error(), "SOLGATE_SWAP_API_KEY: ") || strings.Contains(err.Error(), secret) {
@@ -491,6 +491,12 @@ func TestSwapAPIKeyNeverShown(t *testing.T) {
 	_, err = consoleSettings(t, "--config", writeFile(t, "swap_api_key = 4242424242\n"))
 	if err == nil || strings.Contains(err.Error(), "4242424242") {
 		t.Fatalf("bad key in TOML shown: %v", err)
+	}
+	for _, body := range []string{"swap_api_key = " + secret + "\n", "swap_api_key = \"" + secret + "\n", "swap_api_key = '" + secret + "\\q\n"} {
+		_, err = consoleSettings(t, "--config", writeFile(t, body))
+		if err == nil || !strings.Contains(err.Error(), "line 1") || strings.Contains(err.Error(), "qzx") {
+			t.Fatalf("TOML syntax error near the key shows part of it: %v", err)
+		}
 	}
 	t.Setenv("SOLGATE_SWAP_API_KEY", secret)
 	s, err := consoleSettings(t)
