@@ -115,11 +115,17 @@ func (sf *settingFlags) build() (Settings, error) {
 		}
 	}
 	for _, r := range sf.rows {
+		if r.name == "config" {
+			continue // applied above
+		}
 		if err := sf.applyEnv(&s, from, r); err != nil {
 			return Settings{}, err
 		}
 	}
 	for _, r := range sf.rows {
+		if r.name == "config" {
+			continue
+		}
 		if err := sf.applyFlag(&s, from, r); err != nil {
 			return Settings{}, err
 		}
