@@ -100,6 +100,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		}
 		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
 	}
+	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log,
