@@ -33,7 +33,7 @@ const (
 	MaxComputeUnitLimit = 1_400_000
 	// computeUnitMarginFloor is the least headroom above the measured units:
 	// 10% of a few hundred units would leave almost none.
-	computeUnitMarginFloor = 1_000
+	computeUnitMarginFloor  = 1_000
 	microLamportsPerLamport = 1_000_000
 )
 
