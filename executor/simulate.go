@@ -76,15 +76,14 @@ func (p Preview) FeeText() string {
 	return fmt.Sprintf("fee %s + priority %s SOL (%s)", FormatSOL(p.NetworkFee()), FormatSOL(p.Budget.PriorityFee), p.Budget.Source)
 }
 
-// BudgetText shows the compute budget the transaction asks for.
+// BudgetText shows the compute budget the transaction asks for:
+// "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU".
 func (p Preview) BudgetText() string {
-	s := fmt.Sprintf("compute-unit limit %d (simulation used %d units, plus margin)", p.Budget.UnitLimit, p.Budget.Units)
+	s := fmt.Sprintf("%d CU limit (%d used + margin)", p.Budget.UnitLimit, p.Budget.Units)
 	if p.Budget.UnitPrice > 0 {
-		s += fmt.Sprintf(", price %d micro-lamports per unit", p.Budget.UnitPrice)
-	} else {
-		s += ", no unit price"
+		return s + fmt.Sprintf(" · %d micro-lamports/CU", p.Budget.UnitPrice)
 	}
-	return s
+	return s + " · no CU price"
 }
 
 // NetworkFee is the fee without the priority fee: the signature fee.

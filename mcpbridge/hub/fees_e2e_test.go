@@ -103,7 +103,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	// A system transfer costs 150 units, each compute-budget instruction
 	// 150: 450 measured, limit 450 + 1000 (the margin's floor) = 1450, and
 	// ceil(800 000 × 1450 / 10^6) = 1160 lamports of priority fee.
-	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees)", "compute-unit limit 1450", "price 800000 micro-lamports per unit"} {
+	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
 		}
@@ -209,7 +209,9 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 	}{
 		{"more compute units", func() error { return w.ledger.SetExtraComputeUnits(ctx, 5_000) },
 			"needs more compute units than approved: the fresh simulation at execution needs 5450 compute units, more than the 1450 approved"},
-		{"higher priority fee", func() error { return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}}) },
+		{"higher priority fee", func() error {
+			return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}})
+		},
 			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees), above the 1450 approved"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
