@@ -50,12 +50,9 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 			if err != nil {
 				return err
 			}
-			fees := executor.FeeSettings{
-				Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee,
-				Fixed: cmd.Flags().Changed("priority-fee-lamports"), FixedLamports: o.fixedPriorityFee,
-			}
-			if err := fees.Validate(); err != nil {
-				return fmt.Errorf("--priority-fee-percentile / --max-priority-fee-lamports / --priority-fee-lamports: %w", err)
+			fees, err := o.feeSettings(cmd.Flags().Changed("priority-fee-lamports"))
+			if err != nil {
+				return err
 			}
 			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg, fees)
 		},
@@ -72,6 +69,18 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.Uint64Var(&o.maxPriorityFee, "max-priority-fee-lamports", executor.DefaultPriorityFeeCapLamports, "cap on a transfer's priority fee (unit price × limit), in lamports; above it the cap is used and the preview says so")
 	f.Uint64Var(&o.fixedPriorityFee, "priority-fee-lamports", 0, "fixed priority fee per transfer in lamports instead of the fee market (0 = no priority fee)")
 	return cmd
+}
+
+// feeSettings checks the priority-fee flags, naming the one at fault.
+func (o consoleOptions) feeSettings(fixed bool) (executor.FeeSettings, error) {
+	fees := executor.FeeSettings{Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee, Fixed: fixed, FixedLamports: o.fixedPriorityFee}
+	switch {
+	case o.feePercentile < 1 || o.feePercentile > 100:
+		return fees, fmt.Errorf("--priority-fee-percentile (%s) %d: must be a whole percentile from 1 to 100", envName("priority-fee-percentile"), o.feePercentile)
+	case fixed && o.fixedPriorityFee > o.maxPriorityFee:
+		return fees, fmt.Errorf("--priority-fee-lamports (%s) %d is above --max-priority-fee-lamports %d: raise the cap or lower the fee", envName("priority-fee-lamports"), o.fixedPriorityFee, o.maxPriorityFee)
+	}
+	return fees, fees.Validate()
 }
 
 func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg policy.Config, fees executor.FeeSettings) error {
