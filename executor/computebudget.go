@@ -200,6 +200,9 @@ func (e *Executor) marketPrice(ctx context.Context, accounts []solana.PublicKey,
 		}
 		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + ")"
 	}
+	if len(out) == 0 {
+		return 0, "no priority fee: the node reported no recent fees"
+	}
 	fees := make([]uint64, len(out))
 	for i, f := range out {
 		fees[i] = f.PrioritizationFee
