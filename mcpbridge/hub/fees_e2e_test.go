@@ -139,6 +139,19 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	if err != nil || len(execs) != 1 || execs[0].Fee != 6160 {
 		t.Errorf("stored executions: %+v %v", execs, err)
 	}
+	audit, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audited bool
+	for _, e := range audit {
+		if e.Kind == "execution" && e.ProposalID == id {
+			audited = strings.Contains(string(e.Body), `"fee":6160`) && strings.Contains(string(e.Body), sig)
+		}
+	}
+	if !audited {
+		t.Errorf("no audit entry records the execution of %s with fee 6160", id)
+	}
 	row, err := w.store.GetProposal(id)
 	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees)") {
 		t.Errorf("stored preview lacks the priority fee: %v\n%s", err, row.Preview)
