@@ -26,6 +26,8 @@ type authorityConfig struct {
 	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
 	swapAPI string
 	stderr  io.Writer // startup messages, before the TUI owns the terminal
+	// fees choose transfers' priority fees; zero: the defaults.
+	fees executor.FeeSettings
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -84,7 +86,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
 	}
-	ex := executor.New(client, c.key, executor.Options{})
+	ex := executor.New(client, c.key, executor.Options{Fees: c.fees})
 	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
 		fmt.Fprintln(c.stderr, "reconcile:", line)
 		a.log.Info("reconcile", "msg", line)
@@ -100,6 +102,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		}
 		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
 	}
+	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log,

@@ -66,7 +66,7 @@ func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 		return err
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr,
+		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
 	})
 	if err != nil {
 		return err

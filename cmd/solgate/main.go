@@ -51,6 +51,7 @@ The console's settings (and --rpc, --keypair, --socket, --state wherever a
 command takes them) can also be set as SOLGATE_<FLAG> in the environment
 (--rpc → SOLGATE_RPC, --max-sol-per-tx → SOLGATE_MAX_SOL_PER_TX) or, for the
 console, in its --config TOML file; see solgate console --help.`,
+		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

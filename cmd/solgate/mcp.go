@@ -8,9 +8,6 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
 
-// version is stamped at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func newMCPCmd() *cobra.Command {
 	var sf *settingFlags
 	cmd := &cobra.Command{
@@ -32,7 +29,7 @@ as SOLGATE_SOCKET.`,
 			if err != nil {
 				return err
 			}
-			b := mcpbridge.NewBridge(s.Socket, version)
+			b := mcpbridge.NewBridge(s.Socket, buildVersion())
 			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

@@ -34,6 +34,7 @@ type Settings struct {
 	AllowGIDs    []uint32 // groups whose bridges may connect
 	NoColor      bool
 	Policy       policy.Config
+	Fees         executor.FeeSettings // transfers' priority fees
 }
 
 // defaultSettings is what the console runs with when no source says
@@ -46,6 +47,7 @@ func defaultSettings() Settings {
 		Socket:  mcpbridge.DefaultSocketPath(),
 		State:   defaultStateDir(),
 		Policy:  policy.DefaultConfig(),
+		Fees:    executor.DefaultFeeSettings(),
 	}
 }
 
@@ -149,6 +151,29 @@ var settings = []setting{
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",
 		tomlString, func(s *Settings) *string { return &s.Policy.TokenDelivery }, parseDelivery, plainText),
+
+	// Transfers' priority fees.
+	scalar("priority-fee-percentile", "bid this `PERCENTILE` (1 to 100) of the recent non-zero priority fees for the accounts a transfer writes",
+		tomlInt, func(s *Settings) *int { return &s.Fees.Percentile }, parsePercentile, strconv.Itoa),
+	scalar("max-priority-fee-lamports", "cap on a transfer's priority fee (unit price × limit), in `LAMPORTS`; above it the cap is used and the preview says so",
+		tomlInt, func(s *Settings) *uint64 { return &s.Fees.MaxLamports }, parseLamports, formatUint64),
+	fixedFeeRow(scalar("priority-fee-lamports", "fixed priority fee per transfer in `LAMPORTS` instead of the fee market (0 = no priority fee)",
+		tomlInt, func(s *Settings) *uint64 { return &s.Fees.FixedLamports }, parseLamports, formatUint64)),
+}
+
+// fixedFeeRow: any source that gives a fixed fee switches the fee market
+// off, and with no source there is no fixed fee to show as a default.
+func fixedFeeRow(r setting) setting {
+	set := r.set
+	r.set = func(s *Settings, texts []string) error {
+		if err := set(s, texts); err != nil {
+			return err
+		}
+		s.Fees.Fixed = true
+		return nil
+	}
+	r.show = func(*Settings) string { return "" }
+	return r
 }
 
 // tomlKind is the TOML type that spells a value; a value of another type is
@@ -219,6 +244,8 @@ func withOldEnv(r setting, vars ...string) setting { r.oldEnv = vars; return r }
 func plainText(s string) string { return s }
 
 func formatUint32(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+
+func formatUint64(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // Parsers. Each says what was wrong and what would be accepted; the caller
 // adds which source the value came from.
@@ -313,6 +340,22 @@ func parseBps(s string) (uint32, error) {
 		return 0, fmt.Errorf("%q is not accepted; want a whole number of basis points from 0 to 10000 (300 = 3%%)", s)
 	}
 	return uint32(n), nil
+}
+
+func parsePercentile(s string) (int, error) {
+	n, err := strconv.ParseUint(s, 10, 8)
+	if err != nil || n < 1 || n > 100 {
+		return 0, fmt.Errorf("%q is not accepted; want a whole percentile from 1 to 100", s)
+	}
+	return int(n), nil
+}
+
+func parseLamports(s string) (uint64, error) {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not accepted; want a whole number of lamports (1 SOL = 1000000000)", s)
+	}
+	return n, nil
 }
 
 func parseDelivery(s string) (string, error) {

@@ -133,6 +133,13 @@ func (sf *settingFlags) build() (Settings, error) {
 	if err := s.Policy.Validate(); err != nil {
 		return Settings{}, from.blame(err)
 	}
+	if f := s.Fees; f.Fixed && f.FixedLamports > f.MaxLamports {
+		return Settings{}, fmt.Errorf("%s: %d lamports is above the %d-lamport cap (%s); raise the cap or lower the fee",
+			from.label("priority-fee-lamports"), f.FixedLamports, f.MaxLamports, from.label("max-priority-fee-lamports"))
+	}
+	if err := s.Fees.Validate(); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
 }
 
@@ -399,11 +406,16 @@ func (from origins) blame(err error) error {
 	if !errors.As(err, &ce) {
 		return err
 	}
-	name := strings.ReplaceAll(ce.Key, "_", "-")
+	return fmt.Errorf("%s: %s", from.label(strings.ReplaceAll(ce.Key, "_", "-")), ce.Msg)
+}
+
+// label names where a row's value came from: a flag, a variable, a key in a
+// file, or the default.
+func (from origins) label(name string) string {
 	if label, ok := from[name]; ok {
-		return fmt.Errorf("%s: %s", label, ce.Msg)
+		return label
 	}
-	return fmt.Errorf("%s (default): %s", ce.Key, ce.Msg)
+	return strings.ReplaceAll(name, "-", "_") + " (default)"
 }
 
 // otherVariables are SOLGATE_* variables that are not settings: the tests,

@@ -156,9 +156,22 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{addrC, addrD}, `["`+addrC+`", "`+addrD+`"]`, []string{addrC, addrD}),
 			b: lv([]string{addrB}, `["`+addrB+`"]`, []string{addrB}),
 			c: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA})},
+		"priority-fee-percentile": {env: "SOLGATE_PRIORITY_FEE_PERCENTILE", toml: "priority_fee_percentile", def: 75, get: func(s Settings) any { return s.Fees.Percentile },
+			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
+		"max-priority-fee-lamports": {env: "SOLGATE_MAX_PRIORITY_FEE_LAMPORTS", toml: "max_priority_fee_lamports", def: uint64(100_000), get: func(s Settings) any { return s.Fees.MaxLamports },
+			a: sv("250000", "250000", uint64(250_000)), b: sv("5000", "5000", uint64(5000)), c: sv("0", "0", uint64(0))},
+		// Any source that gives a fixed fee turns the fee market off; 0 means
+		// no priority fee at all, which differs from not giving one.
+		"priority-fee-lamports": {env: "SOLGATE_PRIORITY_FEE_LAMPORTS", toml: "priority_fee_lamports", def: fixedFee{}, get: func(s Settings) any { return fixedFee{s.Fees.Fixed, s.Fees.FixedLamports} },
+			a: sv("0", "0", fixedFee{true, 0}), b: sv("5000", "5000", fixedFee{true, 5000}), c: sv("100", "100", fixedFee{true, 100})},
 		"token-delivery": {env: "SOLGATE_TOKEN_DELIVERY", toml: "token_delivery", def: "agent", get: func(s Settings) any { return s.Policy.TokenDelivery },
 			a: sv("operator", `"operator"`, "operator"), b: sv("agent", `"agent"`, "agent"), c: sv("agent", `"agent"`, "agent")},
 	}
+}
+
+type fixedFee struct {
+	on       bool
+	lamports uint64
 }
 
 func flagArgs(name string, v spelled) []string {
@@ -264,6 +277,9 @@ func TestSettingsDefaults(t *testing.T) {
 		p.MaxPriceImpactBps != 0 || p.TokenDelivery != "agent" || p.AllowRecipients != nil || p.AllowMints != nil || p.DenyMints != nil {
 		t.Errorf("policy defaults: %+v", p)
 	}
+	if f := s.Fees; f.Percentile != 75 || f.MaxLamports != 100_000 || f.Fixed || f.FixedLamports != 0 {
+		t.Errorf("fee defaults: %+v", f)
+	}
 }
 
 // TestOldSpellingsStillRead: the names documented before the table keep
@@ -321,6 +337,9 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"mint in both lists across sources", map[string]string{"SOLGATE_ALLOW_MINT": addrB}, []string{"--deny-mint", addrB},
 			"--deny-mint: ", []string{"also in allow_mint"}},
 		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
+		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
+			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
+		{"percentile in TOML", nil, []string{"--config", file("priority_fee_percentile = 0")}, "priority_fee_percentile in ", []string{"1 to 100"}},
 		{"negative uid env", map[string]string{"SOLGATE_ALLOW_UID": "1000,-1"}, nil, "SOLGATE_ALLOW_UID: ", []string{`"-1" is not a user id`, "0 to 4294967294"}},
 		{"uid -1 as uint", nil, []string{"--allow-uid", "4294967295"}, "--allow-uid: ", []string{"not a user id"}},
 		{"gid word", nil, []string{"--allow-gid", "wheel"}, "--allow-gid: ", []string{`"wheel" is not a group id`}},
