@@ -43,7 +43,7 @@ const (
 	RuleTool          = "tool"
 	RuleMeasured      = "measured_spend"
 	RuleNetwork       = "network"
-	RuleRecipient     = "allow_recipients"
+	RuleRecipient     = "allow_recipient"
 	RulePerTx         = "max_sol_per_tx"
 	RulePerSession    = "max_sol_per_session"
 	RulePerDay        = "max_sol_per_day"
@@ -211,7 +211,7 @@ func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
 		return pass // swaps pay the wallet itself
 	}
 	if len(cfg.AllowRecipients) == 0 {
-		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipients in the config file).", p.Recipient, p.Recipient)
+		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", p.Recipient, p.Recipient)
 	}
 	for _, a := range cfg.AllowRecipients {
 		if a == p.Recipient {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,42 +20,31 @@ import (
 // bad entry if anything was altered or removed.
 func newAuditCmd() *cobra.Command {
 	var (
-		stateDir string
-		asJSON   bool
+		sf     *settingFlags
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Print the audit trail and verify its hash chain",
 		Long: "Print every audit entry (proposals, decisions, executions, reservations) " +
 			"and verify the SHA-256 hash chain. Exits non-zero naming the first entry " +
-			"that was altered or removed.",
+			"that was altered or removed.\n\nThe state directory is --state, else SOLGATE_STATE " +
+			"(or SOLGATE_STATE_DIR), else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: " +
+			"the console's own rule.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true, // a broken chain is not a usage mistake
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := auditResolveStateDir(stateDir, cmd.Flags().Changed("state"))
+			s, err := sf.build()
 			if err != nil {
 				return err
 			}
-			return runAudit(cmd.OutOrStdout(), dir, asJSON)
+			return runAudit(cmd.OutOrStdout(), s.State, asJSON)
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state", "", "state directory holding solgate.db (env SOLGATE_STATE_DIR; default $XDG_STATE_HOME/solgate or ~/.local/state/solgate)")
+	// The console's state row: the same flag, variables and default.
+	sf = registerSettings(cmd.Flags(), "state")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
 	return cmd
-}
-
-// auditResolveStateDir applies the precedence flag > env > XDG default.
-func auditResolveStateDir(flagValue string, flagSet bool) (string, error) {
-	if flagSet {
-		if flagValue == "" {
-			return "", errors.New("--state: empty directory; pass the state directory that holds solgate.db")
-		}
-		return flagValue, nil
-	}
-	if v := os.Getenv("SOLGATE_STATE_DIR"); v != "" {
-		return v, nil
-	}
-	return defaultStateDir(), nil
 }
 
 func runAudit(out io.Writer, dir string, asJSON bool) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -11,25 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/tui"
 )
 
 func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
-type consoleOptions struct {
-	rpc, keypair, socket, state, swapAPI string
-	noColor                              bool
-	policy                               policyFlags
-	// Priority fees; the lead folds these into the settings table.
-	feePercentile    int
-	maxPriorityFee   uint64
-	fixedPriorityFee uint64
-}
-
 func newConsoleCmd() *cobra.Command {
-	o := consoleOptions{}
+	var sf *settingFlags
 	cmd := &cobra.Command{
 		Use:   "console",
 		Short: "The approval console: holds the key, policy, caps and audit trail",
@@ -39,62 +26,47 @@ through ` + "`solgate mcp`" + `, shows each as solgate would execute it, and onl
 key press issues the single-use token that lets the identical call execute.
 
 Policy is deny by default: with no --allow-recipient every transfer is refused.
-Settings come from defaults, then --config FILE (TOML), then SOLGATE_* variables
-and flags. The state directory keeps the spend ledger and the hash-chained
-audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
+
+Every setting below can be given three ways, named after its flag:
+  flag       --max-sol-per-tx 0.05        --allow-recipient A --allow-recipient B
+  variable   SOLGATE_MAX_SOL_PER_TX=0.05  SOLGATE_ALLOW_RECIPIENT=A,B
+  TOML file  max_sol_per_tx = 0.05        allow_recipient = ["A", "B"]
+A flag beats a variable, a variable beats the --config file, and the file beats
+the defaults; a list from one source replaces the list below it. Still read:
+SOLGATE_STATE_DIR for SOLGATE_STATE, and the TOML keys allow_recipients,
+allow_mints, deny_mints. An unknown TOML key or SOLGATE_* variable, or a bad
+value anywhere, stops the console with an error naming where it came from.
+
+The state directory keeps the spend ledger and the hash-chained audit trail
+(` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
 		Example: `  solgate console --rpc https://api.devnet.solana.com --allow-recipient <ADDR>
   solgate console --config ~/.config/solgate/policy.toml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := o.policy.build(cmd.Flags())
+			s, err := sf.build()
 			if err != nil {
 				return err
 			}
-			fees, err := o.feeSettings(cmd.Flags().Changed("priority-fee-lamports"))
-			if err != nil {
-				return err
-			}
-			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg, fees)
+			return runConsole(cmd.Context(), cmd.ErrOrStderr(), s)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.rpc, "rpc", defaultRPC, "Solana JSON-RPC endpoint (env SOLGATE_RPC)")
-	f.StringVar(&o.keypair, "keypair", executor.DefaultKeypairPath(), "Solana CLI keypair file that signs and pays (env SOLGATE_KEYPAIR)")
-	f.StringVar(&o.socket, "socket", mcpbridge.DefaultSocketPath(), "Unix socket the bridges connect to (env SOLGATE_SOCKET)")
-	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
-	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
-	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
-	o.policy.register(f)
-	f.IntVar(&o.feePercentile, "priority-fee-percentile", executor.DefaultPriorityFeePercentile, "priority fee: this percentile of recent non-zero fees for the accounts a transfer writes (1..100)")
-	f.Uint64Var(&o.maxPriorityFee, "max-priority-fee-lamports", executor.DefaultPriorityFeeCapLamports, "cap on a transfer's priority fee (unit price × limit), in lamports; above it the cap is used and the preview says so")
-	f.Uint64Var(&o.fixedPriorityFee, "priority-fee-lamports", 0, "fixed priority fee per transfer in lamports instead of the fee market (0 = no priority fee)")
+	sf = registerSettings(cmd.Flags())
+	cmd.Flags().SortFlags = false // the table's order: connection first, then policy
 	return cmd
 }
 
-// feeSettings checks the priority-fee flags, naming the one at fault.
-func (o consoleOptions) feeSettings(fixed bool) (executor.FeeSettings, error) {
-	fees := executor.FeeSettings{Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee, Fixed: fixed, FixedLamports: o.fixedPriorityFee}
-	switch {
-	case o.feePercentile < 1 || o.feePercentile > 100:
-		return fees, fmt.Errorf("--priority-fee-percentile (%s) %d: must be a whole percentile from 1 to 100", envName("priority-fee-percentile"), o.feePercentile)
-	case fixed && o.fixedPriorityFee > o.maxPriorityFee:
-		return fees, fmt.Errorf("--priority-fee-lamports (%s) %d is above --max-priority-fee-lamports %d: raise the cap or lower the fee", envName("priority-fee-lamports"), o.fixedPriorityFee, o.maxPriorityFee)
-	}
-	return fees, fees.Validate()
-}
-
-func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg policy.Config, fees executor.FeeSettings) error {
+func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 	// Approvals need a human at a keyboard; a console under a pipe or a
 	// service manager would have nobody to ask.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
-	key, err := executor.LoadKeypair(o.keypair)
+	key, err := executor.LoadKeypair(s.Keypair)
 	if err != nil {
 		return err
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr, fees: fees,
+		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
 	})
 	if err != nil {
 		return err
@@ -103,6 +75,6 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	return tui.Run(ctx, tui.Options{
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
-		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
+		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 	})
 }

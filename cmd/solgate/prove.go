@@ -13,8 +13,7 @@ import (
 )
 
 type proveOptions struct {
-	rpc          string
-	keypair      string
+	rpc, keypair string // from the settings table (rows rpc, keypair)
 	to           string
 	lamports     uint64
 	allowMainnet bool
@@ -23,6 +22,7 @@ type proveOptions struct {
 
 func newProveCmd() *cobra.Command {
 	o := proveOptions{}
+	var sf *settingFlags
 	cmd := &cobra.Command{
 		Use:   "prove",
 		Short: "Push one real transfer through the executor and print a PROOF block",
@@ -39,12 +39,16 @@ rent-exempt minimum, 890880 lamports). On mainnet it refuses to run unless
   solgate prove --rpc https://api.devnet.solana.com --to <ADDR> --lamports 1000000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := sf.build()
+			if err != nil {
+				return err
+			}
+			o.rpc, o.keypair = s.RPC, s.Keypair
 			return runProve(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.rpc, "rpc", defaultRPC, "Solana JSON-RPC endpoint (env SOLGATE_RPC)")
-	f.StringVar(&o.keypair, "keypair", executor.DefaultKeypairPath(), "Solana CLI keypair file that signs and pays (env SOLGATE_KEYPAIR)")
+	sf = registerSettings(f, "rpc", "keypair")
 	f.StringVar(&o.to, "to", "", "recipient address (default: a fresh random address)")
 	f.Uint64Var(&o.lamports, "lamports", 1_000_000, "amount in lamports (1 SOL = 1000000000)")
 	f.BoolVar(&o.allowMainnet, "allow-mainnet", false, "allow running on mainnet-beta, spending real SOL")
