@@ -119,7 +119,9 @@ func (s *Swapper) PrepareApproved(ctx context.Context, approved SwapApproval) (*
 	p, err := s.PrepareSwap(ctx, q)
 	if err != nil {
 		if errors.Is(err, ErrUnsafeTransaction) || errors.Is(err, ErrSwapRefused) {
-			return nil, &SwapChangedError{Difference: err.Error()}
+			d := strings.TrimPrefix(err.Error(), "prepare swap: ")
+			d = strings.TrimSuffix(strings.TrimSuffix(d, " (nothing was signed or sent)"), "; nothing was signed or sent")
+			return nil, &SwapChangedError{Difference: d}
 		}
 		return nil, err
 	}
