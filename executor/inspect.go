@@ -342,9 +342,9 @@ type InspectRules struct {
 	// (by system transfer) only to a pool or to the wallet's own wrapped-SOL
 	// account; its input tokens only to a pool's associated token account.
 	Pools []solana.PublicKey
-	// SwapPrograms are extra programs allowed to run (e.g. the aggregator's
-	// program on mainnet). What they do is bounded by the simulation checks,
-	// not by instruction decoding.
+	// SwapPrograms are aggregator programs allowed to run besides
+	// JupiterV6Program, which always is. What they do is bounded by the
+	// whole-wallet simulation against the outflow budget, not by decoding.
 	SwapPrograms []solana.PublicKey
 	// MaxPriorityFeeLamports caps compute-unit price × limit.
 	MaxPriorityFeeLamports uint64
@@ -478,6 +478,9 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 	for k := range knownPrograms {
 		allowed[k] = true
 	}
+	// Jupiter's aggregator is always known: every transaction its Swap API
+	// builds invokes it.
+	allowed[JupiterV6Program] = true
 	for _, k := range r.SwapPrograms {
 		allowed[k] = true
 	}
@@ -687,8 +690,8 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 				}
 			}
 
-		default: // a configured swap program: bounded by the simulation checks
-			sum.Summary = fmt.Sprintf("%d accounts, %d bytes of data (configured swap program)", len(ix.accounts), len(ix.data))
+		default: // an aggregator: judged by the whole-wallet simulation
+			sum.Summary = fmt.Sprintf("aggregator instruction: %d accounts, %d bytes of data; judged by the whole-wallet simulation, not decoded", len(ix.accounts), len(ix.data))
 		}
 		in.Instructions = append(in.Instructions, sum)
 	}

@@ -56,7 +56,6 @@ func NewSwapper(ex *Executor, api *SwapClient, opts SwapOptions) *Swapper {
 	if opts.MaxPriorityFeeLamports == 0 {
 		opts.MaxPriorityFeeLamports = DefaultMaxPriorityFeeLamports
 	}
-	opts.SwapPrograms = append([]solana.PublicKey{JupiterV6Program}, opts.SwapPrograms...)
 	return &Swapper{ex: ex, api: api, opts: opts}
 }
 

@@ -19,6 +19,8 @@ func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
 type consoleOptions struct {
 	rpc, keypair, socket, state, swapAPI string
+	swapAPIKey                           string
+	swapPrograms                         []string
 	noColor                              bool
 	policy                               policyFlags
 }
@@ -54,6 +56,8 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.socket, "socket", mcpbridge.DefaultSocketPath(), "Unix socket the bridges connect to (env SOLGATE_SOCKET)")
 	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
 	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
+	f.StringVar(&o.swapAPIKey, "swap-api-key", "", "API key sent to the swap API as x-api-key (env SOLGATE_SWAP_API_KEY; never printed or logged)")
+	f.StringSliceVar(&o.swapPrograms, "swap-program", nil, "aggregator program allowed in swap transactions besides Jupiter v6, judged by the whole-wallet simulation (repeatable; env SOLGATE_SWAP_PROGRAM, comma-separated)")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	o.policy.register(f)
 	return cmd
@@ -71,6 +75,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
+		swapAPIKey: o.swapAPIKey, swapPrograms: o.swapPrograms,
 	})
 	if err != nil {
 		return err
