@@ -340,6 +340,13 @@ func (l *Ledger) DropNextSends(ctx context.Context, n int) error {
 	return l.Call(ctx, "localnet_dropNextSends", []any{n}, nil)
 }
 
+// StealOnNextSend moves lamports from one account to another between the
+// next sent transaction's preflight and its execution: a loss the simulation
+// did not show.
+func (l *Ledger) StealOnNextSend(ctx context.Context, from, to string, lamports uint64) error {
+	return l.Call(ctx, "localnet_stealOnNextSend", []any{map[string]any{"from": from, "to": to, "lamports": strconv.FormatUint(lamports, 10)}}, nil)
+}
+
 // FailNextCalls makes the next n non-control HTTP requests fail with HTTP 503.
 func (l *Ledger) FailNextCalls(ctx context.Context, n int) error {
 	return l.Call(ctx, "localnet_failNextCalls", []any{n}, nil)

@@ -68,6 +68,7 @@ export class Rpc {
     this.ledger = ledger;
     this.log = log;
     this.dropHook = () => false; // set by the server to Faults.takeDrop
+    this.beforeExecuteHook = () => {}; // set by the server to Faults.beforeExecute
     this.methods = {
       getHealth: () => 'ok',
       getVersion: () => ({ 'solana-core': API_VERSION, 'feature-set': FEATURE_SET }),
@@ -336,6 +337,7 @@ export class Rpc {
     }
     // With skipPreflight a refused transaction is still "accepted": the node
     // forwards it and it simply never lands, exactly like a real cluster.
+    this.beforeExecuteHook(tx);
     const r = this.ledger.execute(tx);
     if (!r.landed) {
       this.ledger.stats.sendsRejected++;

@@ -241,3 +241,54 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 		t.Error("the honest swap delivered nothing on the ledger")
 	}
 }
+
+// A swap that lands while the wallet loses more than the simulation showed
+// (here the ledger moves 0.1 SOL out of the wallet between the send's
+// preflight and its execution) is reported as executed with unexpected
+// losses: in the tool result, the proposal's status, the executions table
+// and the audit trail. Never as executed.
+func TestSwapWithUnexpectedLossesIsNeverReportedExecuted(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	ctx := context.Background()
+	usdc := w.ledger.DemoMints().USDC.Mint
+	args := swapArgs(w, usdc, 20_000_000)
+	prop := a.Call("swap", args)
+	id, _ := prop.Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief, _ := executor.NewRandomKeypair()
+	if err := w.ledger.StealOnNextSend(ctx, w.wallet.String(), thief.PublicKey().String(), 100_000_000); err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	ans := a.Call("swap", args)
+	if ans.Status() != string(hub.StatusLosses) || !strings.Contains(ans.Text, "EXECUTED WITH UNEXPECTED LOSSES") || !strings.Contains(ans.Text, "lamports of SOL and wrapped SOL") {
+		t.Fatalf("a swap with losses: %+v", ans)
+	}
+	if strings.HasPrefix(ans.Text, "EXECUTED and verified") || ans.Structured["verified"] == true {
+		t.Fatalf("reported as plain executed: %+v", ans)
+	}
+	// The ledger: the swap landed and the thief has the 0.1 SOL.
+	if w.tokenBalance(t, usdc) == 0 || w.balance(t, thief.PublicKey()) != 100_000_000 {
+		t.Fatalf("ledger: tokens %d, thief %d", w.tokenBalance(t, usdc), w.balance(t, thief.PublicKey()))
+	}
+	// The database says the same.
+	execs, err := w.store.Executions(id)
+	if err != nil || len(execs) == 0 || execs[len(execs)-1].Outcome != "executed_with_unexpected_losses" {
+		t.Fatalf("executions row: %+v %v", execs, err)
+	}
+	entries, _ := w.store.Audit()
+	found := false
+	for _, e := range entries {
+		found = found || (e.ProposalID == id && e.Kind == "executed_with_unexpected_losses" && strings.Contains(string(e.Body), "executed with unexpected losses"))
+	}
+	if !found {
+		t.Error("no audit row says executed with unexpected losses")
+	}
+	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != string(hub.StatusLosses) {
+		t.Errorf("proposal_status: %+v", st)
+	}
+}
