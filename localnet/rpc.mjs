@@ -295,6 +295,9 @@ export class Rpc {
       if (!Array.isArray(addrs)) throw invalidParams('Invalid params: accounts.addresses must be an array');
       const enc = { encoding: cfg.accounts.encoding || 'base64' };
       if (enc.encoding === 'base58') throw invalidParams('base58 encoding not supported');
+      // As Agave: no more addresses than the message has accounts (loaded ones included).
+      const max = tx.message.staticKeys.length + tx.message.lookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+      if (addrs.length > max) throw invalidParams(`Too many accounts provided; max ${max}`);
       accounts = addrs.map((a) => {
         pubkeyParam(a);
         if (sim.err) return null;
