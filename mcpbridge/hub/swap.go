@@ -170,6 +170,8 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		case errors.As(err, &simErr):
 			return deny(policy.Decision{Rule: "simulation", Reason: "the swap would fail: " + simErr.Error()})
+		case errors.Is(err, executor.ErrSwapRefused):
+			return deny(policy.Decision{Rule: "outflow_budget", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		}
 		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}

@@ -154,6 +154,19 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 	}
 	watched := []solana.PublicKey{w.wallet, solana.MustPublicKeyFromBase58(wsolTA), solana.MustPublicKeyFromBase58(baitTA), solana.MustPublicKeyFromBase58(mints.Thief)}
 
+	// Hostile from the first answer: the preview's simulation refuses it and
+	// the human never sees it.
+	if err := w.ledger.SetSwapHostile(ctx, localnet.HostileDrainWSOL, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ans := a.Call("swap", swapArgs(w, mints.USDC.Mint, 19_000_000)); ans.Status() != "denied" || ans.Structured["rule"] != "outflow_budget" ||
+		!strings.Contains(ans.Text, "lamports of SOL and wrapped SOL would leave the wallet") {
+		t.Fatalf("hostile at proposal: %+v", ans)
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Fatal("a hostile swap reached the human")
+	}
+
 	for i, tc := range []struct{ mode, want string }{
 		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL would leave the wallet"},
 		{localnet.HostileDrainToken, baitTA},
