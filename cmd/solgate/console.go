@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -23,6 +24,10 @@ type consoleOptions struct {
 	swapPrograms                         []string
 	noColor                              bool
 	policy                               policyFlags
+	// Priority fees; the lead folds these into the settings table.
+	feePercentile    int
+	maxPriorityFee   uint64
+	fixedPriorityFee uint64
 }
 
 func newConsoleCmd() *cobra.Command {
@@ -47,7 +52,11 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 			if err != nil {
 				return err
 			}
-			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg)
+			fees, err := o.feeSettings(cmd.Flags().Changed("priority-fee-lamports"))
+			if err != nil {
+				return err
+			}
+			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg, fees)
 		},
 	}
 	f := cmd.Flags()
@@ -60,10 +69,25 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringSliceVar(&o.swapPrograms, "swap-program", nil, "aggregator program allowed in swap transactions besides Jupiter v6, judged by the whole-wallet simulation (repeatable; env SOLGATE_SWAP_PROGRAM, comma-separated)")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	o.policy.register(f)
+	f.IntVar(&o.feePercentile, "priority-fee-percentile", executor.DefaultPriorityFeePercentile, "priority fee: this percentile of recent non-zero fees for the accounts a transfer writes (1..100)")
+	f.Uint64Var(&o.maxPriorityFee, "max-priority-fee-lamports", executor.DefaultPriorityFeeCapLamports, "cap on a transfer's priority fee (unit price × limit), in lamports; above it the cap is used and the preview says so")
+	f.Uint64Var(&o.fixedPriorityFee, "priority-fee-lamports", 0, "fixed priority fee per transfer in lamports instead of the fee market (0 = no priority fee)")
 	return cmd
 }
 
-func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg policy.Config) error {
+// feeSettings checks the priority-fee flags, naming the one at fault.
+func (o consoleOptions) feeSettings(fixed bool) (executor.FeeSettings, error) {
+	fees := executor.FeeSettings{Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee, Fixed: fixed, FixedLamports: o.fixedPriorityFee}
+	switch {
+	case o.feePercentile < 1 || o.feePercentile > 100:
+		return fees, fmt.Errorf("--priority-fee-percentile (%s) %d: must be a whole percentile from 1 to 100", envName("priority-fee-percentile"), o.feePercentile)
+	case fixed && o.fixedPriorityFee > o.maxPriorityFee:
+		return fees, fmt.Errorf("--priority-fee-lamports (%s) %d is above --max-priority-fee-lamports %d: raise the cap or lower the fee", envName("priority-fee-lamports"), o.fixedPriorityFee, o.maxPriorityFee)
+	}
+	return fees, fees.Validate()
+}
+
+func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg policy.Config, fees executor.FeeSettings) error {
 	// Approvals need a human at a keyboard; a console under a pipe or a
 	// service manager would have nobody to ask.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
@@ -74,7 +98,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 		return err
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
+		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr, fees: fees,
 		swapAPIKey: o.swapAPIKey, swapPrograms: o.swapPrograms,
 	})
 	if err != nil {
