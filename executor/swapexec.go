@@ -266,15 +266,32 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	}
 	p.Timings.Inspect = time.Since(t0)
 
-	// Simulate unsigned. The watch list is the wallet and every account the
+	if err := s.simulateSwap(ctx, p, stx.LastValidBlockHeight); err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
+	}
+	p.Timings.Total = time.Since(start)
+	p.stats = meter.stats()
+	return p, nil
+}
+
+// simulateSwap simulates p's transaction unsigned and holds what it does to
+// the wallet to the outflow budget and the minimum out. It reads only
+// p.Quote, p.Tx and p.Inspection's accounts and fee, so it judges any
+// transaction, whatever the inspector made of its instructions.
+func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastValid uint64) error {
+	e, q, insp := s.ex, p.Quote, p.Inspection
+	wallet := e.key.PublicKey()
+	tables := p.Tx.LookupTables()
+	var err error
+	// The watch list is the wallet and every account the
 	// transaction can write: an account it cannot write cannot change, and a
 	// node refuses more addresses than the message has accounts, so this is
 	// both complete and always accepted. The wallet's token accounts (both
 	// token programs) are listed too, to bind the approval to them.
-	t0 = time.Now()
+	t0 := time.Now()
 	p.walletTokens, err = e.client.walletTokenAccounts(ctx, wallet)
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: %w", err)
+		return err
 	}
 	p.watch = []solana.PublicKey{wallet}
 	for i, k := range insp.Accounts {
@@ -284,14 +301,14 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	}
 	height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: getBlockHeight: %s", rpcErrorText(err))
+		return fmt.Errorf("getBlockHeight: %s", rpcErrorText(err))
 	}
-	p.LastValidBlockHeight = max(stx.LastValidBlockHeight, height+150)
+	p.LastValidBlockHeight = max(apiLastValid, height+150)
 	// Read before simulating, never beside it: a transaction of ours landing
 	// between the two reads then makes the measured outflow larger, not smaller.
 	p.pre, err = e.client.multipleAccounts(ctx, p.watch)
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: read balances before: %w", err)
+		return fmt.Errorf("read balances before: %w", err)
 	}
 	sim, err := e.client.rpc.SimulateRawTransactionWithOpts(ctx, p.Tx.Raw, &rpc.SimulateTransactionOpts{
 		SigVerify:  false,
@@ -299,16 +316,16 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: p.watch},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: simulateTransaction: %s", rpcErrorText(err))
+		return fmt.Errorf("simulateTransaction: %s", rpcErrorText(err))
 	}
 	if sim == nil || sim.Value == nil {
-		return nil, errors.New("prepare swap: node returned an empty simulation result")
+		return errors.New("node returned an empty simulation result")
 	}
 	if sim.Value.Err != nil {
-		return nil, fmt.Errorf("prepare swap: %w", &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs})
+		return &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
 	}
 	if len(sim.Value.Accounts) != len(p.watch) {
-		return nil, fmt.Errorf("prepare swap: node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(p.watch))
+		return fmt.Errorf("node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(p.watch))
 	}
 	p.Timings.Simulate = time.Since(t0)
 
@@ -334,12 +351,7 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	pv.SpendLamports = p.Effect.SOLOut()
 	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: p.Effect.Rent}
 	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, p.watch, p.pre, sim.Value.Accounts)
-	if err := s.checkSimulation(p); err != nil {
-		return nil, fmt.Errorf("prepare swap: %w", err)
-	}
-	p.Timings.Total = time.Since(start)
-	p.stats = meter.stats()
-	return p, nil
+	return s.checkSimulation(p)
 }
 
 // checkSimulation: the wallet gives at most the budget and gets at least the
