@@ -96,6 +96,7 @@ function main() {
   const rpc = new Rpc(ledger, log);
   const faults = new Faults(ledger, log);
   rpc.dropHook = () => faults.takeDrop();
+  rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
 

@@ -186,6 +186,9 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 			add(s.ok.Render("EXECUTED ✔ verified on chain"))
 		}
 		field("Signature", p.Signature)
+	case hub.StatusLosses:
+		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED LOSSES — it landed, and the wallet lost more than was approved: "+reason, d.width)...)
+		field("Signature", p.Signature)
 	case hub.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)
 		if p.Signature != "" {

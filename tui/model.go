@@ -460,6 +460,8 @@ func (m *model) logDecision(ev hub.Event) {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}
 		m.log.Add(ev.At, logGood, text+" · sig "+p.Signature)
+	case hub.StatusLosses:
+		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED LOSSES %s: %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusSubmitted:
 		m.log.Add(ev.At, logWarn, fmt.Sprintf("SUBMITTED %s, outcome unknown (kept reserved, reconciling): %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusFailed:

@@ -382,6 +382,8 @@ func (q *queue) Render(s styles, now time.Time) []string {
 		switch {
 		case p.ID == q.selected:
 			row = s.selected.Render(row)
+		case p.Status == hub.StatusLosses:
+			row = s.danger.Render(row)
 		case p.Status != hub.StatusPending:
 			row = s.dim.Render(row)
 		case tail != "":
@@ -412,6 +414,8 @@ func statusWord(s hub.Status) string {
 	switch s {
 	case hub.StatusExecuted:
 		return "executed"
+	case hub.StatusLosses:
+		return "LOSSES"
 	case hub.StatusApproved:
 		return "approved"
 	}

@@ -175,7 +175,7 @@ func (t tokenView) describe(label string, field func(label, value string), warn 
 func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field func(label, value string), warn func(text string)) {
 	sp, pv := v.sp, v.sp.Preview
 	field("Action", v.action())
-	if p.Status == hub.StatusExecuted {
+	if p.Status == hub.StatusExecuted || p.Status == hub.StatusLosses {
 		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
 			v.out.amount(sp.Received), tokenAmount(sp.Terms.MinimumOut, v.out.decimals), tokenAmount(pv.ExpectedOut, v.out.decimals)))
 	}
@@ -226,6 +226,10 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	if len(instructions) == 0 {
 		instructions = p.Preview.Instructions
 	}
+	if sp.Signed != nil {
+		// From signing on, what matters is the transaction actually signed.
+		instructions = sp.Signed.Instructions
+	}
 	d.instructions(c, instructions, field)
 	if len(pv.Programs) > 0 {
 		names := make([]string, len(pv.Programs))
@@ -247,6 +251,11 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	sum := pv.MessageSHA256
 	if sum == "" {
 		sum = p.Preview.MessageSHA256
+	}
+	if sg := sp.Signed; sg != nil {
+		field("Signed", sg.MessageSHA256+" (SHA-256 of the message signed at execution; it matched the approval)")
+		field("Approved", sum+" (SHA-256 of the message shown at approval)")
+		return
 	}
 	field("SHA-256", sum)
 }

@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
@@ -25,7 +28,11 @@ type authorityConfig struct {
 	policy policy.Config
 	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
 	swapAPI string
-	stderr  io.Writer // startup messages, before the TUI owns the terminal
+	// swapAPIKey is sent as x-api-key; a secret, never printed or logged.
+	swapAPIKey string
+	// swapPrograms are aggregator programs allowed besides Jupiter v6 (base58).
+	swapPrograms []string
+	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
 }
@@ -96,11 +103,15 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 
 	var swapper *executor.Swapper
 	if c.swapAPI != "" {
-		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{})
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
 		if err != nil {
 			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
 		}
-		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
+		programs, err := parseSwapPrograms(c.swapPrograms)
+		if err != nil {
+			return nil, err
+		}
+		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{SwapPrograms: programs})
 	}
 	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
@@ -124,4 +135,17 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}()
 	a.log.Info("console started", "network", network, "wallet", c.key.PublicKey().String(), "socket", c.socket)
 	return a, nil
+}
+
+// parseSwapPrograms reads --swap-program values: base58 program ids.
+func parseSwapPrograms(ids []string) ([]solana.PublicKey, error) {
+	var out []solana.PublicKey
+	for _, id := range ids {
+		pk, err := solana.PublicKeyFromBase58(strings.TrimSpace(id))
+		if err != nil {
+			return nil, fmt.Errorf("--swap-program %q: not a base58 program id (give an aggregator's program address, e.g. from its documentation)", id)
+		}
+		out = append(out, pk)
+	}
+	return out, nil
 }

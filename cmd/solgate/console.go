@@ -67,6 +67,7 @@ func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
+		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms,
 	})
 	if err != nil {
 		return err

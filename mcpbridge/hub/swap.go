@@ -32,6 +32,12 @@ type SwapProposal struct {
 	NoCapApplies bool
 	// Received is what the wallet got, read back from the chain.
 	Received uint64
+	// Approval is what approving binds: the transaction built at execution
+	// must match it (executor.SwapApproval.Check).
+	Approval executor.SwapApproval
+	// Signed is the transaction actually signed at execution, as inspected
+	// and simulated then; nil until something was signed.
+	Signed *executor.SwapPreview
 }
 
 // TokenLabel is a mint as the human and the model see it. Name and Symbol
@@ -164,6 +170,8 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		case errors.As(err, &simErr):
 			return deny(policy.Decision{Rule: "simulation", Reason: "the swap would fail: " + simErr.Error()})
+		case errors.Is(err, executor.ErrSwapRefused):
+			return deny(policy.Decision{Rule: "outflow_budget", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		}
 		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
@@ -193,6 +201,7 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 		Swap: &SwapProposal{
 			Args: a, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
 			Route: route, Input: in, Output: out, NoCapApplies: decision.NoCapApplies,
+			Approval: prepared.Approval(),
 		},
 	}
 	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs}
@@ -214,20 +223,22 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 	defer cancel()
 	progress := h.progressFor(id, client)
 
-	q, err := h.opts.Swapper.Requote(ctx, sp.Terms)
+	prepared, err := h.opts.Swapper.PrepareApproved(ctx, sp.Approval)
 	if err != nil {
-		if errors.Is(err, executor.ErrPriceMoved) {
-			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, q.OtherAmountThreshold), nil, store.ExecFailed)
-			return
+		var moved *executor.PriceMovedError
+		switch {
+		case errors.As(err, &moved):
+			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, moved.Fresh.OtherAmountThreshold), nil, store.ExecFailed)
+		case errors.Is(err, executor.ErrSwapChanged):
+			// The audit trail names the difference; the token is void.
+			h.audit("swap_changed_at_execution", id, map[string]any{"client": client, "difference": err.Error()})
+			h.finish(id, StatusFailed, err.Error(), nil, store.ExecFailed)
+		default:
+			h.finish(id, StatusFailed, "the swap could not be prepared at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		}
-		h.finish(id, StatusFailed, "could not re-quote at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
-	prepared, err := h.opts.Swapper.PrepareSwap(ctx, q)
-	if err != nil {
-		h.finish(id, StatusFailed, "the swap could not be prepared at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
+	q := prepared.Quote
 	impact, _ := priceImpactBps(q)
 	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.Args, swapSpend(prepared.Preview), impact))
 	if err != nil {
@@ -241,7 +252,18 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 	}
 	h.publish(EventSpendChanged, nil, "")
 
-	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	persist := h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	signed := prepared.Preview
+	prepared.BeforeSend = func(sig solana.Signature) error {
+		// From here on the detail shows the transaction actually signed.
+		h.mu.Lock()
+		if p := h.proposals[id]; p != nil && p.Swap != nil {
+			p.Swap.Signed = &signed
+			h.changedLocked(p)
+		}
+		h.mu.Unlock()
+		return persist(sig)
+	}
 	res, err := h.opts.Swapper.SubmitSwap(ctx, prepared, progress)
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
