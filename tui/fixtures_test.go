@@ -52,7 +52,7 @@ var (
 		panic("no look-alike")
 	}()
 	localGenesis   = "GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC"
-	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN"
+	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 )
 
 func pubkey(seed string) solana.PublicKey {
