@@ -40,11 +40,14 @@ const (
 // hands copies to Evaluate. Amounts are lamports or basis points; SOL and
 // percent decimals exist only in the TOML/flag parsing below.
 type Config struct {
-	AllowRecipients         []string // base58 public keys; empty refuses every transfer
-	MaxLamportsPerTx        uint64
-	MaxLamportsPerSession   uint64
-	MaxLamportsPerDay       uint64 // rolling 24 h; 0 = off
-	AllowMainnet            bool
+	AllowRecipients       []string // base58 public keys; empty refuses every transfer
+	MaxLamportsPerTx      uint64
+	MaxLamportsPerSession uint64
+	MaxLamportsPerDay     uint64 // rolling 24 h; 0 = off
+	AllowMainnet          bool
+	// AllowUnknownNetwork allows writes on a cluster with an unrecognised
+	// genesis hash served from another machine (flag --allow-unknown-network).
+	AllowUnknownNetwork     bool
 	AllowUncappedTokenSwaps bool
 	MaxSlippageBps          uint32
 	// MaxPriceImpactBps is the TOML/flag key max_price_impact_pct held in

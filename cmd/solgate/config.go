@@ -21,6 +21,7 @@ type policyFlags struct {
 	maxSOLPerSession        string
 	maxSOLPerDay            string
 	allowMainnet            bool
+	allowUnknownNetwork     bool
 	allowUncappedTokenSwaps bool
 	maxSlippageBps          uint32
 	maxPriceImpactPct       string
@@ -35,6 +36,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.maxSOLPerSession, "max-sol-per-session", "1.0", "total spend while this console runs, in SOL")
 	f.StringVar(&p.maxSOLPerDay, "max-sol-per-day", "0", "rolling 24-hour cap in SOL, kept across restarts (0 = off)")
 	f.BoolVar(&p.allowMainnet, "allow-mainnet", false, "allow writes on mainnet-beta (real funds)")
+	f.BoolVar(&p.allowUnknownNetwork, "allow-unknown-network", false, "allow writes on a cluster with an unrecognised genesis hash that is not on this machine")
 	f.BoolVar(&p.allowUncappedTokenSwaps, "allow-uncapped-token-swaps", false, "allow swaps whose input is not SOL, which no SOL cap bounds")
 	f.Uint32Var(&p.maxSlippageBps, "max-slippage-bps", policy.DefaultMaxSlippageBps, "largest slippage a swap may ask for, in basis points")
 	f.StringVar(&p.maxPriceImpactPct, "max-price-impact-pct", "0", "largest price impact a swap may have, in percent (0 = off)")
@@ -90,6 +92,9 @@ func (p *policyFlags) build(f *pflag.FlagSet) (policy.Config, error) {
 	}
 	if set("allow-mainnet") {
 		cfg.AllowMainnet = p.allowMainnet
+	}
+	if set("allow-unknown-network") {
+		cfg.AllowUnknownNetwork = p.allowUnknownNetwork
 	}
 	if set("allow-uncapped-token-swaps") {
 		cfg.AllowUncappedTokenSwaps = p.allowUncappedTokenSwaps
