@@ -71,6 +71,13 @@ CREATE TABLE audit_head (
 	// 2: the last block height at which an in-flight transaction can still
 	// land, so reconciliation decides "never landed" from the chain, not a clock.
 	`ALTER TABLE reservations ADD COLUMN last_valid_block_height INTEGER NOT NULL DEFAULT 0;`,
+	// 3: the genesis hash of the one cluster this state directory serves:
+	// its spend ledger, daily cap and audit trail mean nothing on another.
+	`CREATE TABLE cluster (
+	id        INTEGER PRIMARY KEY CHECK (id = 1),
+	genesis   TEXT NOT NULL,
+	pinned_at INTEGER NOT NULL
+);`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.
