@@ -369,11 +369,17 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 func (s *Swapper) checkSimulation(p *PreparedSwap) error {
 	pv := &p.Preview
 	q := p.Quote
-	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
-	solBudget := pv.Fee + rent
-	if q.InputMint.Equals(WrappedSOL) {
-		solBudget += q.InAmount
+	rent, err := MulAmount(uint64(p.Inspection.CreatesAccounts), TokenAccountRent)
+	if err != nil {
+		return fmt.Errorf("%w: rent of %d accounts: %w; nothing was signed or sent", ErrSwapRefused, p.Inspection.CreatesAccounts, err)
 	}
+	in := uint64(0)
+	if q.InputMint.Equals(WrappedSOL) {
+		in = q.InAmount
+	}
+	// The budget only limits what the wallet may lose: past 2^64-1 it is a
+	// bound no balance can cross, so holding it at the maximum is exact.
+	solBudget := addOrMax(pv.Fee, rent, in)
 	if pv.SpendLamports > solBudget {
 		return fmt.Errorf("%w: the simulation takes %d lamports from the wallet, more than the %d allowed (input, fee and rent); nothing was signed or sent", ErrSwapRefused, pv.SpendLamports, solBudget)
 	}
@@ -385,13 +391,15 @@ func (s *Swapper) checkSimulation(p *PreparedSwap) error {
 	var out uint64
 	if q.OutputMint.Equals(WrappedSOL) {
 		// SOL out arrives as lamports, net of the fee the wallet paid.
-		if gain := int64(pv.Wallet.Post) - int64(pv.Wallet.Pre) + int64(pv.Fee); gain > 0 {
-			out = uint64(gain)
+		if got := addOrMax(pv.Wallet.Post, pv.Fee); got > pv.Wallet.Pre {
+			out = got - pv.Wallet.Pre
 		}
 	} else {
 		for _, tc := range pv.Tokens {
 			if tc.Mint.Equals(q.OutputMint) && tc.Post > tc.Pre {
-				out += tc.Post - tc.Pre
+				if out, err = AddAmounts(out, tc.Post-tc.Pre); err != nil {
+					return fmt.Errorf("%w: the simulated output of %s adds up past 2^64-1 base units: %w; nothing was signed or sent", ErrSwapRefused, q.OutputMint, err)
+				}
 			}
 		}
 	}
@@ -631,11 +639,13 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 			continue
 		}
 		res.Tokens = append(res.Tokens, TokenChange{Account: res.Changes[idx].Account, Mint: v.mint, Pre: v.pre, Post: v.post})
+		// What arrived or left only bounds checks below; past 2^64-1
+		// it is held at the maximum, which every check reads as "too much".
 		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
-			tokensIn += v.post - v.pre
+			tokensIn = addOrMax(tokensIn, v.post-v.pre)
 		}
 		if v.mint.Equals(p.Terms.InputMint) && v.pre > v.post {
-			tokensOut += v.pre - v.post
+			tokensOut = addOrMax(tokensOut, v.pre-v.post)
 		}
 	}
 	fee := int64(tx.Meta.Fee)
@@ -646,12 +656,15 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 	} else {
 		res.Received = tokensIn
 	}
-	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
+	rent, err := MulAmount(uint64(p.Inspection.CreatesAccounts), TokenAccountRent)
+	if err != nil {
+		rent = ^uint64(0) // a bound: past the maximum it cannot be crossed
+	}
 	if p.Terms.InputMint.Equals(WrappedSOL) {
 		if lost := -res.WalletDelta - fee; lost > 0 {
 			res.Spent = uint64(lost)
 		}
-		if res.Spent > p.Terms.InAmount+rent {
+		if res.Spent > addOrMax(p.Terms.InAmount, rent) {
 			res.Outcome = Failed
 			res.Reason = fmt.Sprintf("landed, but the wallet gave %d lamports beyond the fee, more than the input of %d (+%d rent)", res.Spent, p.Terms.InAmount, rent)
 			return

@@ -142,7 +142,10 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 	// uncapped input, and (for SOL input) the caps against the request.
 	estimate := uint64(signatureFee)
 	if isSOL(a.InputMint) {
-		estimate += a.Amount
+		var err error
+		if estimate, err = executor.AddAmounts(a.Amount, signatureFee); err != nil {
+			return deny(policy.AmountTooLarge("amount", a.Amount))
+		}
 	}
 	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, estimate, 0), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)
