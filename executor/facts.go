@@ -40,7 +40,8 @@ var publicClusters = map[string]Network{
 // protocols (Solana); wrapped SOL is the SPL Token native mint, exported by
 // solana-go as solana.SolMint.
 var (
-	WrappedSOLMint = solana.SolMint
-	USDCMint       = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
-	USDTMint       = solana.MustPublicKeyFromBase58("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB")
+	// WrappedSOL stands for SOL in swap quotes.
+	WrappedSOL = solana.SolMint
+	USDCMint   = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
+	USDTMint   = solana.MustPublicKeyFromBase58("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB")
 )

@@ -22,7 +22,7 @@ func TestFactsMatchPublishedValues(t *testing.T) {
 		{"testnet genesis", executor.GenesisTestnet, "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY"},
 		{"USDC mint", executor.USDCMint.String(), "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"},
 		{"USDT mint", executor.USDTMint.String(), "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"},
-		{"wrapped SOL mint", executor.WrappedSOLMint.String(), "So11111111111111111111111111111111111111112"},
+		{"wrapped SOL mint", executor.WrappedSOL.String(), "So11111111111111111111111111111111111111112"},
 		{"policy's native mint", policy.NativeMint, "So11111111111111111111111111111111111111112"},
 		// Exported by solana-go and used directly by the product.
 		{"System Program", solana.SystemProgramID.String(), "11111111111111111111111111111111"},

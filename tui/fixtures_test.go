@@ -198,7 +198,7 @@ func screen(t *testing.T, m *model, w, h int) string {
 
 var (
 	baitMint   = pubkey("bait mint")
-	usdcMint   = pubkey("usdc-like mint")
+	usdcMint   = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") // the real USDC, as Circle publishes it
 	swapProg   = pubkey("swap program")
 	lookupKey  = pubkey("lookup table")
 	poolKey    = pubkey("pool authority")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,6 +101,9 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 		l.Symbol = untrusted.Sanitize(md.Symbol, 16)
 		l.URI = untrusted.Sanitize(md.URI, 96)
 		l.Flags = untrusted.Flags(md.Name + " " + md.Symbol + " " + md.URI)
+		if w, ok := executor.ImpostorWarning(mint, l.Symbol, l.Name); ok {
+			l.Warnings = append(slices.Clone(l.Warnings), w)
+		}
 	}
 	return l, nil
 }
