@@ -20,13 +20,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 )
 
-// WrappedSOL is the mint that stands for SOL in swap quotes.
-var WrappedSOL = solana.SolMint
-
-// JupiterV6Program is the program every transaction of Jupiter's Swap API
-// invokes (its v6 aggregator). Swappers always allow it.
-var JupiterV6Program = solana.MustPublicKeyFromBase58("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4")
-
 // ErrSwapAPI is wrapped by every failure to get a usable answer from the swap
 // API: transport errors, timeouts, non-200 answers, oversized or malformed
 // bodies, and quotes that do not match what was asked.

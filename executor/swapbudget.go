@@ -30,11 +30,12 @@ type SwapBudget struct {
 
 // Lamports is the most SOL (wrapped SOL included) that may leave the wallet.
 func (b SwapBudget) Lamports() uint64 {
-	n := b.Fee + b.Rent
+	// A bound only: past 2^64-1 it is held at the maximum, which no
+	// balance can exceed, so it never wraps to a small allowance.
 	if b.InputMint.Equals(WrappedSOL) {
-		n += b.InAmount
+		return addOrMax(b.Fee, b.Rent, b.InAmount)
 	}
-	return n
+	return addOrMax(b.Fee, b.Rent)
 }
 
 // WalletEffect is what a transaction does to the wallet, measured from

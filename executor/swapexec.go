@@ -569,11 +569,13 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 			continue
 		}
 		res.Tokens = append(res.Tokens, TokenChange{Account: res.Changes[idx].Account, Mint: v.mint, Pre: v.pre, Post: v.post})
+		// What arrived or left only bounds checks below; past 2^64-1
+		// it is held at the maximum, which every check reads as "too much".
 		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
-			tokensIn += v.post - v.pre
+			tokensIn = addOrMax(tokensIn, v.post-v.pre)
 		}
 		if v.mint.Equals(p.Terms.InputMint) && v.pre > v.post {
-			tokensOut += v.pre - v.post
+			tokensOut = addOrMax(tokensOut, v.pre-v.post)
 		}
 	}
 	// Re-read every account the transaction could write (the wallet and
@@ -599,12 +601,15 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 	} else {
 		res.Received = tokensIn
 	}
-	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
+	rent, err := MulAmount(uint64(p.Inspection.CreatesAccounts), TokenAccountRent)
+	if err != nil {
+		rent = ^uint64(0) // a bound: past the maximum it cannot be crossed
+	}
 	if p.Terms.InputMint.Equals(WrappedSOL) {
 		if lost := -res.WalletDelta - fee; lost > 0 {
 			res.Spent = uint64(lost)
 		}
-		if res.Spent > p.Terms.InAmount+rent {
+		if res.Spent > addOrMax(p.Terms.InAmount, rent) {
 			res.Outcome = Failed
 			res.Reason = fmt.Sprintf("landed, but the wallet gave %d lamports beyond the fee, more than the input of %d (+%d rent)", res.Spent, p.Terms.InAmount, rent)
 			return

@@ -90,7 +90,7 @@ func TestWholeWalletSimulationRefusesEveryHostileAnswer(t *testing.T) {
 		t.Fatalf("the honest answer through the aggregator: simulation %v, inspection %v", err, inspectErr)
 	}
 	for _, tc := range []struct {
-		mode, want string
+		mode, want      string
 		inspectorSeesIt bool
 	}{
 		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL would leave the wallet", false},

@@ -423,6 +423,20 @@ func (l *Ledger) CreateMint(ctx context.Context, decimals uint8, authority strin
 	return r.Mint, nil
 }
 
+// CreateToken creates an SPL Token mint (authority held by the ledger) with
+// a Metaplex metadata account holding name, symbol and uri verbatim, and
+// returns the mint's address.
+func (l *Ledger) CreateToken(ctx context.Context, decimals uint8, name, symbol, uri string) (string, error) {
+	var r struct {
+		Mint string `json:"mint"`
+	}
+	p := map[string]any{"decimals": decimals, "name": name, "symbol": symbol, "uri": uri}
+	if err := l.Call(ctx, "localnet_createToken", []any{p}, &r); err != nil {
+		return "", err
+	}
+	return r.Mint, nil
+}
+
 // MintTo credits amount base units of mint to owner's associated token
 // account (created if missing) and returns that account's address.
 func (l *Ledger) MintTo(ctx context.Context, mint, owner string, amount uint64) (string, error) {

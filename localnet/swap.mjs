@@ -666,6 +666,19 @@ export class SwapApi {
         this.hostile = { mode: opts.mode, after };
         return { ...this.hostile };
       },
+      // A token with Metaplex metadata chosen by the test: hostile names and
+      // symbols (look-alike tickers, escapes) are read back as a real mint's.
+      localnet_createToken: async ([o]) => {
+        const opts = o ?? {};
+        const decimals = opts.decimals ?? 6;
+        if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) throw bad('decimals must be 0..255');
+        for (const k of ['name', 'symbol', 'uri']) {
+          if (opts[k] !== undefined && typeof opts[k] !== 'string') throw bad(`${k} must be a string`);
+        }
+        await this.setup();
+        const mint = await this.pools.createToken({ decimals, name: opts.name ?? '', symbol: opts.symbol ?? '', uri: opts.uri ?? '', freeze: false });
+        return { mint };
+      },
       localnet_swapFault: ([o]) => {
         const opts = o ?? {};
         if (opts.mode === 'off' || opts.mode === null || opts.mode === undefined) {

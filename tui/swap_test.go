@@ -334,3 +334,30 @@ func TestEveryFlagKindHasAShortLabel(t *testing.T) {
 		t.Errorf("unknown kind labelled %q, want the start of its sentence", got)
 	}
 }
+
+// A token whose symbol is a look-alike of USDC (Cyrillic Ѕ and С) is marked
+// in the queue and the detail as not USDC; the real USDC mint is not.
+func TestSwapMarksLookAlikeTicker(t *testing.T) {
+	fake := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
+	p := swapProposal(1, "demo-agent 1.0", solLabel(), fake, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
+	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	got := flatDetail(m, 140)
+	for _, want := range []string{
+		`the output token calls itself "U` + "\u0405D\u0421" + `" but is not USDC: its mint is ` + baitMint.String(),
+		"Output U\u0405D\u0421? · mint " + baitMint.String(),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q not in the detail:\n%s", want, got)
+		}
+	}
+	if out := screen(t, m, 140, 40); !strings.Contains(out, "not USDC") {
+		t.Errorf("queue row lacks \"not USDC\":\n%s", out)
+	}
+
+	real := hub.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
+	p = swapProposal(2, "demo-agent 1.0", solLabel(), real, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
+	m = testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	if got := flatDetail(m, 140); strings.Contains(got, "not USDC") || strings.Contains(got, "USDC?") {
+		t.Errorf("the real USDC is marked:\n%s", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -57,6 +58,13 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	cluster, err := st.Cluster()
+	if err != nil {
+		return err
+	}
+	if !asJSON {
+		fmt.Fprintf(out, "cluster: %s\n\n", auditClusterLine(cluster))
+	}
 	if asJSON {
 		if err := auditPrintJSON(out, entries); err != nil {
 			return err
@@ -86,6 +94,18 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 		fmt.Fprintf(out, "\nchain intact: %d entries, head %s\n", len(entries), head)
 	}
 	return nil
+}
+
+// auditClusterLine names the cluster the trail belongs to: its genesis hash
+// and, for a public cluster, its name.
+func auditClusterLine(genesis string) string {
+	if genesis == "" {
+		return "not pinned yet (no console has started on this state directory since pins were introduced)"
+	}
+	if n := executor.NetworkFromGenesis(genesis); n != executor.UnknownNetwork {
+		return fmt.Sprintf("%s (genesis %s)", n, genesis)
+	}
+	return fmt.Sprintf("genesis %s (not a public cluster)", genesis)
 }
 
 func auditPrintTable(out io.Writer, entries []store.AuditEntry) error {

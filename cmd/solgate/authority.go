@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -80,7 +81,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	network, genesis, err := client.DetectNetwork(dctx)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("--rpc %s: cannot reach the node: %w", c.rpc, err)
+		// Fail closed: a cluster that cannot be identified gets no write,
+		// and its state directory's pin cannot be checked, so do not start.
+		return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 	}
 	a.genesis = genesis
 
@@ -89,6 +92,14 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
 	a.closers = append(a.closers, func() { st.Close() })
+	if err := st.PinCluster(genesis); err != nil {
+		var mm *store.ClusterMismatchError
+		if errors.As(err, &mm) {
+			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",
+				c.state, mm.Pinned, c.rpc, mm.Current)
+		}
+		return nil, fmt.Errorf("--state %s: %w", c.state, err)
+	}
 	spend, err := policy.NewSpend(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +107,9 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 		l.Symbol = untrusted.Sanitize(md.Symbol, 16)
 		l.URI = untrusted.Sanitize(md.URI, 96)
 		l.Flags = untrusted.Flags(md.Name + " " + md.Symbol + " " + md.URI)
+		if w, ok := executor.ImpostorWarning(mint, l.Symbol, l.Name); ok {
+			l.Warnings = append(slices.Clone(l.Warnings), w)
+		}
 	}
 	return l, nil
 }
@@ -148,7 +152,10 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 	// uncapped input, and (for SOL input) the caps against the request.
 	estimate := uint64(signatureFee)
 	if isSOL(a.InputMint) {
-		estimate += a.Amount
+		var err error
+		if estimate, err = executor.AddAmounts(a.Amount, signatureFee); err != nil {
+			return deny(policy.AmountTooLarge("amount", a.Amount))
+		}
 	}
 	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, estimate, 0), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)

@@ -51,8 +51,11 @@ func unknownProposalResult(id string) mcpbridge.CallResult {
 func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
 
 func networkLine(n executor.Network) string {
-	if n.IsMainnet() {
+	switch {
+	case n.IsMainnet():
 		return "🔴 MAINNET — real funds"
+	case n.Guarded():
+		return "🔴 UNKNOWN NETWORK — an unrecognised cluster, treated as real funds"
 	}
 	return n.Label() + " (test network; no real funds)"
 }

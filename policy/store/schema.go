@@ -90,6 +90,13 @@ DROP TABLE executions;
 ALTER TABLE executions_v3 RENAME TO executions;
 CREATE INDEX executions_proposal ON executions(proposal_id);
 `,
+	// 4: the genesis hash of the one cluster this state directory serves:
+	// its spend ledger, daily cap and audit trail mean nothing on another.
+	`CREATE TABLE cluster (
+	id        INTEGER PRIMARY KEY CHECK (id = 1),
+	genesis   TEXT NOT NULL,
+	pinned_at INTEGER NOT NULL
+);`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.
