@@ -104,6 +104,5 @@ func policyProposal(network executor.Network, client string, a mcpbridge.Transfe
 		Network:     string(network),
 		Recipient:   a.To.String(),
 		Lamports:    spend,
-		InputIsSOL:  true,
 	}
 }

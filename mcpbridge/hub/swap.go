@@ -85,11 +85,23 @@ func swapSpend(p executor.SwapPreview) uint64 {
 }
 
 func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, spend uint64, impactBps uint32) policy.Proposal {
-	return policy.Proposal{
+	p := policy.Proposal{
 		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
-		Lamports: spend, InputMint: a.InputMint.String(), OutputMint: a.OutputMint.String(),
-		InputIsSOL: isSOL(a.InputMint), SlippageBps: a.SlippageBps, PriceImpactBps: impactBps,
+		PaysSelf: true, Lamports: spend,
+		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: impactBps},
 	}
+	for _, m := range []solana.PublicKey{a.InputMint, a.OutputMint} {
+		if !isSOL(m) {
+			p.Mints = append(p.Mints, m.String())
+		}
+	}
+	if !isSOL(a.InputMint) {
+		// The approved input is what the outflow budget holds the swap to at
+		// execution. Its decimals are not read here, so a display-unit cap
+		// on the input mint cannot apply to swaps and refuses them.
+		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount}
+	}
+	return p
 }
 
 // label reads a mint's facts and metadata; text from the chain is sanitised here.
