@@ -25,6 +25,7 @@ const (
 	ToolProposalStatus   = "proposal_status"
 	ToolTransferSOL      = "transfer_sol"
 	ToolSwap             = "swap"
+	ToolTransferToken    = "transfer_token"
 )
 
 // MaxWaitSeconds bounds proposal_status long-polls: MCP clients cancel calls that
@@ -116,12 +117,18 @@ var toolArgSpecs = map[string][]argSpec{
 		{"signature", kindSignature, true, "Base58 transaction signature."},
 	},
 	ToolProposalStatus: {
-		{"proposal_id", kindProposalID, true, "The proposal_id returned by transfer_sol or swap."},
+		{"proposal_id", kindProposalID, true, "The proposal_id returned by transfer_sol, swap or transfer_token."},
 		{"wait_seconds", kindWaitSeconds, false, "Wait up to this many seconds (0 to 45) for the human's decision before answering. Default 0: answer at once."},
 	},
 	ToolTransferSOL: {
 		{"to", kindAddress, true, "Recipient's base58 address."},
 		{"lamports", kindLamports, true, "Amount in lamports (1 SOL = 1000000000 lamports). A JSON integer or a string of digits; no decimals."},
+		{"confirm", kindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
+	},
+	ToolTransferToken: {
+		{"mint", kindAddress, true, "Mint address of the SPL token (SPL Token or Token-2022) to send."},
+		{"to", kindAddress, true, "The recipient's base58 wallet address (the owner, not a token account); the tokens go to its associated token account, created if missing."},
+		{"amount", kindBaseUnits, true, "Amount in the mint's base units (e.g. 1 USDC with 6 decimals = 1000000). A JSON integer or a string of digits; no decimals."},
 		{"confirm", kindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
 	},
 	ToolSwap: {
@@ -154,6 +161,8 @@ func ParseArgs(tool string, raw map[string]any) (Args, error) {
 		return ParseTransferArgs(raw)
 	case ToolSwap:
 		return ParseSwapArgs(raw)
+	case ToolTransferToken:
+		return ParseTransferTokenArgs(raw)
 	}
 	return nil, argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(ToolNames(), ", "))
 }
@@ -273,6 +282,53 @@ func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{
 		"to":       a.To.String(),
 		"lamports": strconv.FormatUint(a.Lamports, 10),
+	}
+}
+
+// ---- transfer_token ----
+
+// TransferTokenArgs are the arguments of transfer_token.
+type TransferTokenArgs struct {
+	Mint    solana.PublicKey
+	To      solana.PublicKey // the recipient owner
+	Amount  uint64           // base units of Mint
+	Confirm string           // "" on a proposal
+}
+
+// ParseTransferTokenArgs validates transfer_token arguments.
+func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
+	const tool = ToolTransferToken
+	var a TransferTokenArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
+		return a, err
+	}
+	if a.Mint.Equals(solana.SolMint) {
+		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+	}
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferTokenArgs) ToolName() string     { return ToolTransferToken }
+func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferTokenArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Normalized() map[string]string {
+	return map[string]string{
+		"mint":   a.Mint.String(),
+		"to":     a.To.String(),
+		"amount": strconv.FormatUint(a.Amount, 10),
 	}
 }
 

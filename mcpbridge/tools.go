@@ -11,7 +11,7 @@ func ToolNames() []string {
 	return []string{
 		ToolGetBalance, ToolGetTokenBalances, ToolGetQuote, ToolGetTokenInfo,
 		ToolGetSpendStatus, ToolGetTransaction, ToolProposalStatus,
-		ToolTransferSOL, ToolSwap,
+		ToolTransferSOL, ToolSwap, ToolTransferToken,
 	}
 }
 
@@ -19,7 +19,7 @@ func ToolNames() []string {
 // and the approval gate key off this, never off a tool's annotations, which are
 // hints for clients.
 func IsWriteTool(name string) bool {
-	return name == ToolTransferSOL || name == ToolSwap
+	return name == ToolTransferSOL || name == ToolSwap || name == ToolTransferToken
 }
 
 const approvalFlow = ` Nothing moves on the first call: it creates a proposal that a human must approve in the solgate console, and returns status "pending_approval" with a proposal_id and a preview; nothing has been signed or sent at that point. Then call proposal_status with the proposal_id (wait_seconds up to 45 waits for the decision). When it says "approved" with a confirm token, call this tool again with exactly the same arguments plus confirm set to that token to execute; if proposal_status says approved without a token, ask the human for it. A token works once, only for those exact arguments, and expires (%s). A policy refusal is an ordinary result with status "denied", a reason and "retryable"; when retryable is false, do not try again in this session.`
@@ -49,7 +49,7 @@ var toolSpecs = []toolSpec{
 		"Look up a transaction by signature: slot, error (null when it succeeded), fee and balance changes. Read-only.",
 		true},
 	{ToolProposalStatus, "Check a proposal's approval status",
-		`Check a proposal made by transfer_sol or swap. Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
+		`Check a proposal made by transfer_sol, swap or transfer_token. Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
 		false},
 	{ToolTransferSOL, "Send SOL (needs human approval)",
 		"Send SOL from the console's wallet to an address. Amounts are integer lamports (1 SOL = 1000000000 lamports)." +
@@ -59,6 +59,10 @@ var toolSpecs = []toolSpec{
 		"Swap an amount of one SPL token (or wrapped SOL) for another through the configured swap API. Amounts are integers in base units of input_mint." +
 			fmt.Sprintf(approvalFlow, "2 minutes") +
 			" The approval also fixes the minimum output: if the price moved below it by execution time, nothing is swapped and you must propose again.",
+		true},
+	{ToolTransferToken, "Send SPL tokens (needs human approval)",
+		"Send an amount of an SPL token (SPL Token or Token-2022) from the console's wallet to a wallet address (the owner; solgate sends to its associated token account and creates that account when missing, the rent counting as spent SOL). Amounts are integers in the mint's base units. A Token-2022 transfer fee is withheld from what the recipient receives; the preview shows both." +
+			fmt.Sprintf(approvalFlow, "5 minutes"),
 		true},
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,6 +117,14 @@ func ParseTokenCap(s string) (TokenCap, error) {
 	return TokenCap{Mint: mint, Amount: a}, nil
 }
 
+// capText shows a resolved cap as the operator wrote it and in base units.
+func capText(limit uint64, a TokenAmount) string {
+	if a.Display() {
+		return fmt.Sprintf("%d base units (%s)", limit, a.Text)
+	}
+	return fmt.Sprintf("%d base units", limit)
+}
+
 // capFor finds mint's cap in a list.
 func capFor(caps []TokenCap, mint string) (TokenAmount, bool) {
 	for _, c := range caps {
@@ -135,6 +144,28 @@ type TokenSpend struct {
 	Amount        uint64
 	Decimals      uint8
 	DecimalsKnown bool
+}
+
+// TokenCapsFor lists the caps set on mint, as written ("" when unset):
+// per transaction, per session, per day.
+func (c Config) TokenCapsFor(mint string) (perTx, perSession, perDay string) {
+	a, _ := capFor(c.MaxTokenPerTx, mint)
+	b, _ := capFor(c.MaxTokenPerSession, mint)
+	d, _ := capFor(c.MaxTokenPerDay, mint)
+	return a.Text, b.Text, d.Text
+}
+
+// CappedMints lists every mint with at least one cap, in order of first mention.
+func (c Config) CappedMints() []string {
+	var out []string
+	for _, l := range [][]TokenCap{c.MaxTokenPerTx, c.MaxTokenPerSession, c.MaxTokenPerDay} {
+		for _, tc := range l {
+			if !slices.Contains(out, tc.Mint) {
+				out = append(out, tc.Mint)
+			}
+		}
+	}
+	return out
 }
 
 // TokenTotals are one mint's figures in the spend ledger, in base units.
@@ -186,7 +217,7 @@ func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
 			return *v
 		}
 		if t.Amount > limit {
-			return objection(RuleTokenPerTx, false, "this spends %d base units of %s, above the per-transaction cap of %d (%s); a smaller amount may pass, this one will not.", t.Amount, t.Mint, limit, perTx.Text)
+			return objection(RuleTokenPerTx, false, "this spends %d base units of %s, above the per-transaction cap of %s; a smaller amount may pass, this one will not.", t.Amount, t.Mint, capText(limit, perTx))
 		}
 	}
 	if hasSession {
@@ -197,8 +228,8 @@ func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
 		used := addCapped(tot.SessionSpent, tot.SessionReserved)
 		if addCapped(used, t.Amount) > limit {
 			retryable := addCapped(tot.SessionSpent, t.Amount) <= limit
-			return objection(RuleTokenPerSession, retryable, "this spends %d base units of %s, but the per-session cap is %d (%s) and %d is already spent or reserved (%d remaining).",
-				t.Amount, t.Mint, limit, perSession.Text, used, limit-min(used, limit))
+			return objection(RuleTokenPerSession, retryable, "this spends %d base units of %s, but the per-session cap is %s and %d is already spent or reserved (%d remaining).",
+				t.Amount, t.Mint, capText(limit, perSession), used, limit-min(used, limit))
 		}
 	}
 	if hasDay {
@@ -208,8 +239,8 @@ func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
 		}
 		used := addCapped(tot.DaySpent, tot.DayReserved)
 		if addCapped(used, t.Amount) > limit {
-			return objection(RuleTokenPerDay, false, "this spends %d base units of %s, but the rolling 24-hour cap is %d (%s) and %d is already spent or reserved in the last 24 hours (%d remaining); do not retry now.",
-				t.Amount, t.Mint, limit, perDay.Text, used, limit-min(used, limit))
+			return objection(RuleTokenPerDay, false, "this spends %d base units of %s, but the rolling 24-hour cap is %s and %d is already spent or reserved in the last 24 hours (%d remaining); do not retry now.",
+				t.Amount, t.Mint, capText(limit, perDay), used, limit-min(used, limit))
 		}
 	}
 	return pass

@@ -55,7 +55,7 @@ func TestTokenSpendRules(t *testing.T) {
 		{name: "per-tx cap in base units, one over", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1000000")} },
 			p: tokenTransfer(addr(1), usdc, 1_000_001), rule: RuleTokenPerTx, says: []string{"1000001", "1000000"}},
 		{name: "per-tx cap in display units uses the mint's decimals", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1.5")} },
-			p: tokenTransfer(addr(1), usdc, 1_500_001), rule: RuleTokenPerTx, says: []string{"1500000 (1.5)"}},
+			p: tokenTransfer(addr(1), usdc, 1_500_001), rule: RuleTokenPerTx, says: []string{"1500000 base units (1.5)"}},
 		{name: "display cap finer than the mint", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=0.0000001")} },
 			p: tokenTransfer(addr(1), usdc, 1), rule: RuleTokenPerTx, says: []string{"7 decimals", "has 6"}},
 		{name: "display cap with unknown decimals", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1.5")} },

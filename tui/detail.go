@@ -71,7 +71,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	for _, f := range e.flags {
 		add(wrapStyled(s.warn, "⚠ "+f, d.width)...)
 	}
-	if e.swap == nil {
+	if e.swap == nil && p.Kind == nil {
 		for _, k := range c.known {
 			if untrusted.LooksLike(k, to) && !flagged(e.flags, k) {
 				add(wrapStyled(s.warn, fmt.Sprintf("⚠ recipient %s looks like known address %s (possible address poisoning)", to, k), d.width)...)
@@ -87,6 +87,12 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 
 	d.status(s, e, c, add, field)
 	switch {
+	case p.Kind != nil:
+		for _, l := range p.Kind.Detail(p) {
+			field(l.Label, untrusted.Sanitize(l.Value, 400))
+		}
+		d.instructions(c, p.Preview.Instructions, field)
+		field("SHA-256", p.Preview.MessageSHA256)
 	case e.swap != nil:
 		e.swap.render(d, c, p, field, func(text string) {
 			for _, w := range wrap(text, max(d.width-labelW, 10)) {

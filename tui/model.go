@@ -465,7 +465,9 @@ func (m *model) logDecision(ev hub.Event) {
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXPIRED %s: %s", p.ID, reason))
 	case hub.StatusExecuted:
 		text := fmt.Sprintf("EXECUTED ✔ verified %s: %s to %s", p.ID, sol(p.Transfer.Lamports), p.Transfer.To)
-		if e := m.queue.byID[p.ID]; e != nil && e.swap != nil {
+		if e := m.queue.byID[p.ID]; e != nil && p.Kind != nil {
+			text = fmt.Sprintf("EXECUTED ✔ verified %s: %s", p.ID, e.action())
+		} else if e != nil && e.swap != nil {
 			v := e.swap
 			text = fmt.Sprintf("EXECUTED ✔ verified %s: swapped %s for %s (approved minimum %s)", p.ID,
 				v.in.amount(v.sp.Terms.InAmount), v.out.amount(v.sp.Received), tokenAmount(v.sp.Terms.MinimumOut, v.out.decimals))

@@ -45,6 +45,8 @@ func newEntry(p *hub.Proposal) *entry {
 		e.flags = append(e.flags, f.Text)
 	}
 	switch {
+	case p.Kind != nil:
+		e.amount = untrusted.Sanitize(p.Kind.Amount(), 40)
 	case p.Swap != nil:
 		e.swap = newSwapView(p.Swap)
 		e.amount = e.swap.queueAmount()
@@ -80,6 +82,8 @@ func newEntry(p *hub.Proposal) *entry {
 // characters an abbreviation keeps.
 func (e *entry) action() string {
 	switch {
+	case e.p.Kind != nil:
+		return untrusted.Sanitize(e.p.Kind.Action(), 200)
 	case e.swap != nil:
 		return e.swap.action()
 	case e.p.Tool == mcpbridge.ToolSwap:

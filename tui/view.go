@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -101,6 +102,11 @@ func (m *model) View() string {
 		bottom = append([]string{rule(s.title.Render("LOG"), lay.logW)}, m.log.Render(s)...)
 	}
 	spend := m.spendLines(lay.logW)
+	// Per-mint lines beyond the panel's two come out of the log's rows, so
+	// the screen keeps its height.
+	if extra := len(spend) - 2; extra > 0 && len(bottom) > extra+1 {
+		bottom = bottom[:len(bottom)-extra]
+	}
 
 	if lay.wide {
 		lines = append(lines, queue...)
@@ -247,7 +253,36 @@ func (m *model) spendLines(width int) []string {
 	}
 	second := "session " + m.bar(v.Spent, v.Reserved, v.PerSession) + fmt.Sprintf(" %s of %s · spent %s · reserved %s · left %s",
 		executor.FormatSOL(v.Spent+v.Reserved), sol(v.PerSession), executor.FormatSOL(v.Spent), executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
-	return []string{fit(first, width), fit(second, width)}
+	out := []string{fit(first, width), fit(second, width)}
+	// Each mint with a cap or a spend, next to SOL; at most maxTokenLines.
+	for i, t := range v.Tokens {
+		if i == maxTokenLines-1 && len(v.Tokens) > maxTokenLines {
+			out = append(out, fit(s.dim.Render(fmt.Sprintf("… and %d more mints (get_spend_status lists them)", len(v.Tokens)-i)), width))
+			break
+		}
+		out = append(out, fit(tokenSpendLine(t), width))
+	}
+	return out
+}
+
+// maxTokenLines bounds the spend panel's per-mint lines.
+const maxTokenLines = 3
+
+// tokenSpendLine is one mint in the spend panel: the mint in full (an
+// abbreviation of a look-alike would read as the real one), its caps as
+// the operator wrote them, and spent/reserved in base units.
+func tokenSpendLine(t hub.TokenSpend) string {
+	caps := []string{}
+	for _, c := range []struct{ label, v string }{{"tx", t.PerTx}, {"session", t.PerSession}, {"24 h", t.PerDay}} {
+		if c.v != "" {
+			caps = append(caps, c.label+" "+c.v)
+		}
+	}
+	capText := "NO CAP"
+	if len(caps) > 0 {
+		capText = "caps " + strings.Join(caps, " · ")
+	}
+	return fmt.Sprintf("token %s · spent %d · reserved %d · %s", t.Mint, t.Spent, t.Reserved, capText)
 }
 
 // bar draws spent (█), reserved (▒) and free (░) against the cap.

@@ -181,6 +181,11 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
 		}
 		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runSwap(p.ID, client, p.Swap) })
+	case mcpbridge.TransferTokenArgs:
+		if a.Confirm == "" {
+			return h.proposeToken(ctx, client, a)
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, client) })
 	case mcpbridge.QuoteArgs:
 		return h.getQuote(ctx, a)
 	case mcpbridge.TokenInfoArgs:

@@ -47,6 +47,9 @@ type Proposal struct {
 	Fingerprint string
 	Transfer    mcpbridge.TransferArgs // for transfer_sol
 	Swap        *SwapProposal          // for swap
+	// Kind holds a proposal of a kind behind the Kind interface
+	// (transfer_token); nil for the two above until they move behind it.
+	Kind Kind
 	// Preview is computed from the transaction bytes and its simulation.
 	Preview executor.Preview
 	// Spend is the simulated outflow the caps are measured against.
@@ -78,6 +81,9 @@ func (p *Proposal) snapshot() *Proposal {
 	if p.Swap != nil {
 		sw := *p.Swap
 		c.Swap = &sw
+	}
+	if p.Kind != nil {
+		c.Kind = p.Kind.clone()
 	}
 	c.changed = nil
 	return &c

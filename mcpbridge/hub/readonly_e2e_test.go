@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
 )
 
 // readOnlyProbes are, for every tool, arguments with which a write handler
@@ -23,6 +24,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolProposalStatus:   {"proposal_id": "p_none"},
 		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
 		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
+		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
 	}
 }
 
@@ -33,9 +35,12 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 // never fail; this one fails when a write tool is declared read-only (and
 // when a declared write tool's handler cannot write).
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
-	w := newWorld(t, nil)
-	probes := readOnlyProbes(w)
+	w := newWorld(t, func(o *hub.Options) { o.Policy.AllowUncappedTokenTransfers = true })
 	ctx := context.Background()
+	if _, err := w.ledger.MintTo(ctx, w.ledger.DemoMints().USDC.Mint, w.wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	probes := readOnlyProbes(w)
 	proposals := func() int {
 		var n int
 		if err := w.store.DB().QueryRow(`SELECT COUNT(*) FROM proposals`).Scan(&n); err != nil {

@@ -67,8 +67,28 @@ func capsText(v SpendSummary) string {
 	if v.PerDay > 0 {
 		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
 	}
+	for _, t := range v.Tokens {
+		s += "\n" + TokenSpendLine(t)
+	}
 	if v.Paused {
 		s += " · WRITES PAUSED by the operator"
+	}
+	return s
+}
+
+// TokenSpendLine is one mint's caps and spend, in base units, for the
+// model and the console's spend panel.
+func TokenSpendLine(t TokenSpend) string {
+	caps := func(label, c string) string {
+		if c == "" {
+			return ""
+		}
+		return " · " + label + " " + c
+	}
+	s := fmt.Sprintf("Token %s: %d spent, %d reserved this session (base units)", t.Mint, t.Spent, t.Reserved)
+	s += caps("cap per tx", t.PerTx) + caps("per session", t.PerSession) + caps("per 24 h", t.PerDay)
+	if t.PerTx == "" && t.PerSession == "" && t.PerDay == "" {
+		s += " · no cap"
 	}
 	return s
 }
@@ -76,7 +96,11 @@ func capsText(v SpendSummary) string {
 // previewText is the proposal as the human and the audit trail see it.
 func previewText(p *Proposal, n executor.Network) string {
 	var b strings.Builder
-	if sw := p.Swap; sw != nil {
+	if p.Kind != nil {
+		for _, l := range p.Kind.PreviewLines(p) {
+			b.WriteString(l + "\n")
+		}
+	} else if sw := p.Swap; sw != nil {
 		in, out := sw.Input, sw.Output
 		fmt.Fprintf(&b, "Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, price impact %s%%, route %s\n",
 			in.amount(sw.Terms.InAmount), in, out.amount(sw.Terms.MinimumOut), out, out.amount(sw.Preview.ExpectedOut),
@@ -120,7 +144,9 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
 		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
-	if sw := p.Swap; sw != nil {
+	if p.Kind != nil {
+		p.Kind.Structured(p, st)
+	} else if sw := p.Swap; sw != nil {
 		st["input_mint"], st["output_mint"], st["amount"] = sw.Terms.InputMint.String(), sw.Terms.OutputMint.String(), fmt.Sprint(sw.Terms.InAmount)
 		st["expected_out"], st["min_out"] = fmt.Sprint(sw.Preview.ExpectedOut), fmt.Sprint(sw.Terms.MinimumOut)
 		st["price_impact_bps"], st["no_cap_applies"] = sw.PriceImpactBps, sw.NoCapApplies
@@ -171,6 +197,9 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 	case StatusExecuted:
 		r := p.Result
 		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
+		if p.Kind != nil {
+			return mcpbridge.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
+		}
 		if sw := p.Swap; sw != nil {
 			st["received"], st["min_out"] = fmt.Sprint(sw.Received), fmt.Sprint(sw.Terms.MinimumOut)
 			return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
