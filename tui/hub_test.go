@@ -151,7 +151,7 @@ func hubModel(w *hubWorld, c *clock) *model {
 	h := w.hub
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
-		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true),
+		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,
 	}, h.Proposals(), readState(h))
 	m.Update(sizeMsg(100, 30))
 	return m

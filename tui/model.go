@@ -27,6 +27,9 @@ type config struct {
 	now     func() time.Time
 	loc     *time.Location
 	styles  styles
+	// after schedules a message (tea.Tick). Key-press tests replace it so
+	// that a redraw timer does not look like an operator action.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 }
 
 // hubState is read from the hub by the forwarding goroutine next to the
@@ -90,8 +93,12 @@ type model struct {
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
 
-	dialog     dialog
+	dialog dialog
+	// The grace period protects the approval keys only: it is armed for
+	// graceFor (the selection it was started for) and restarts whenever the
+	// selection changes, whatever moved it.
 	graceUntil time.Time
+	graceFor   string
 	showWallet bool
 	ticking    bool
 	notice     string // one-line feedback for the last key, cleared by the next
@@ -103,6 +110,9 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 	}
 	if cfg.loc == nil {
 		cfg.loc = time.Local
+	}
+	if cfg.after == nil {
+		cfg.after = tea.Tick
 	}
 	m := &model{
 		cfg:      cfg,
@@ -118,22 +128,34 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 	}
 	m.queue.SelectOldestPending()
 	m.applyState(st)
-	if len(m.queue.pending) > 0 {
-		// Proposals already waiting when the console opens get the same
-		// protection as new ones.
-		m.graceUntil = cfg.now().Add(cfg.grace)
-	}
+	// Proposals already waiting when the console opens get the same
+	// protection as new ones.
+	m.armGrace()
 	m.log.Add(cfg.now(), logInfo, fmt.Sprintf("console open on %s; %d proposal(s) pending", cfg.network.Label(), len(m.queue.pending)))
 	return m
 }
 
-// Init starts the countdown tick when something is counting down.
-func (m *model) Init() tea.Cmd { return m.maybeTick() }
+// Init starts the countdown tick when something is counting down, and the
+// redraw at the end of the opening grace period.
+func (m *model) Init() tea.Cmd {
+	if m.inGrace() {
+		return tea.Batch(m.maybeTick(), m.graceEnd())
+	}
+	return m.maybeTick()
+}
 
 // Update applies one message. Key presses become actions; actions become
 // commands; their results come back as actionDoneMsg.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if m.queue.selected != m.graceFor {
+		// Whatever moved the selection (an arrival, a decision, an
+		// expiry, a key), `a` now means something else: the human gets a
+		// moment to see it first.
+		if m.armGrace() {
+			cmd = tea.Batch(cmd, m.graceEnd())
+		}
+	}
 	if m.queue.selected != m.detail.shownID {
 		m.detail.shownID, m.detail.offset = m.queue.selected, 0
 	}
@@ -155,12 +177,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return cmd
 	case eventsMsg:
-		added := m.applyEvents(msg)
-		cmds := []tea.Cmd{m.maybeTick()}
-		if added {
-			cmds = append(cmds, tea.Tick(m.cfg.grace, func(time.Time) tea.Msg { return graceEndMsg{} }))
-		}
-		return tea.Batch(cmds...)
+		m.applyEvents(msg)
+		return m.maybeTick()
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case tickMsg:
@@ -177,10 +195,37 @@ func (m *model) maybeTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+	return m.cfg.after(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
 func (m *model) inGrace() bool { return m.cfg.now().Before(m.graceUntil) }
+
+// armGrace starts the grace period for the current selection. It reports
+// whether there is something to protect (a pending proposal under the key).
+func (m *model) armGrace() bool {
+	m.graceFor = m.queue.selected
+	if m.selectedPending() == nil {
+		m.graceUntil = time.Time{}
+		return false
+	}
+	m.graceUntil = m.cfg.now().Add(m.cfg.grace)
+	return true
+}
+
+// graceEnd redraws when the grace period is over (the header says so).
+func (m *model) graceEnd() tea.Cmd {
+	return m.cfg.after(m.cfg.grace, func(time.Time) tea.Msg { return graceEndMsg{} })
+}
+
+// approvalLocked reports whether an approval key must be swallowed now, and
+// says why in the footer.
+func (m *model) approvalLocked() bool {
+	if !m.inGrace() {
+		return false
+	}
+	m.notice = "just selected " + m.queue.selected + " — look at it, then press a again"
+	return true
+}
 
 // handleKey decides what a key press means. It returns an action for the
 // root to perform, or a plain command (quit), or neither.
@@ -195,17 +240,19 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		}
 		return m.requestQuit()
 	}
-	if m.inGrace() {
-		// Typing already in flight when a proposal appears must not act
-		// on it: every key is ignored until the grace period is over.
-		m.notice = "a new proposal just arrived — keys are ignored for a moment"
-		return nil, nil
-	}
+	// Only the approval keys wait out the grace period: typing already in
+	// flight, or a double tap, must not approve a proposal that was not on
+	// screen. Every other key (deny, pause, revoke, help, quit, moving)
+	// acts at once, so a flood of proposals cannot lock the operator out.
 	switch m.dialog.kind {
 	case dialogApprove:
 		id := m.dialog.id
 		m.dialog = dialog{}
 		if key.Matches(k, m.keys.Confirm) {
+			if id != m.queue.selected || m.approvalLocked() {
+				m.notice = "approval of " + id + " cancelled — the selection changed; nothing was approved"
+				return nil, nil
+			}
 			return actionApprove{ID: id}, nil
 		}
 		m.notice = "approval of " + id + " cancelled — nothing was approved"
@@ -226,6 +273,17 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		e := m.selectedPending()
 		if e == nil {
 			m.notice = "nothing pending is selected"
+			return nil, nil
+		}
+		if m.help.ShowAll {
+			// The key list covers the detail pane: show what a would
+			// approve before it can.
+			m.help.ShowAll = false
+			m.armGrace()
+			m.notice = "help closed — this is what a approves; press a again"
+			return nil, m.graceEnd()
+		}
+		if m.approvalLocked() {
 			return nil, nil
 		}
 		if m.mainnet() {
@@ -348,7 +406,7 @@ func (m *model) left(id string) {
 }
 
 // applyEvents folds hub events into the model. It reports whether a new
-// proposal appeared (the grace period then restarts).
+// pending proposal appeared.
 func (m *model) applyEvents(msg eventsMsg) (added bool) {
 	for _, ev := range msg.events {
 		switch ev.Kind {
@@ -358,6 +416,11 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 			}
 			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == hub.StatusPending {
 				added = true
+				if m.selectedPending() == nil {
+					// The key should sit on something a can act on; an
+					// executed row under the cursor would make it a no-op.
+					m.queue.Select(m.queue.index(ev.Proposal.ID))
+				}
 				e := m.queue.byID[ev.Proposal.ID]
 				text := fmt.Sprintf("NEW %s from %s: %s", e.p.ID, e.client, e.action())
 				kind := logInfo
@@ -426,9 +489,6 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 	}
 	if msg.state != nil {
 		m.applyState(*msg.state)
-	}
-	if added {
-		m.graceUntil = m.cfg.now().Add(m.cfg.grace)
 	}
 	return added
 }

@@ -205,7 +205,7 @@ func (m *model) headerLines() []string {
 		parts = append(parts, s.paused.Render("⏸ WRITES PAUSED — p resumes"))
 	}
 	if m.inGrace() {
-		parts = append(parts, s.warn.Render("keys locked: new proposal"))
+		parts = append(parts, s.warn.Render("a waits: just selected"))
 	}
 	if len(m.pausedClients) > 0 {
 		parts = append(parts, s.warn.Render(fmt.Sprintf("breaker paused %d agent(s) — r resumes", len(m.pausedClients))))
@@ -319,7 +319,7 @@ func (m *model) fullHelp(rows int) []string {
 	extra := []string{
 		"",
 		"Enter never approves. On mainnet, a is followed by y; any other key cancels.",
-		"Keys are ignored for a moment after a new proposal appears.",
+		"a waits a moment whenever the selection changes; every other key acts at once.",
 	}
 	if m.cfg.policy.TokenDelivery == policy.DeliveryOperator {
 		extra = append(extra, "Token delivery is \"operator\": after approving, give the token shown here to the agent.")

@@ -1,0 +1,189 @@
+package tui_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The operator under pressure, in a real terminal: the tests press keys
+// through tmux and read the outcome back from the hub through a real
+// `solgate mcp` bridge (proposal_status), and from the ledger.
+
+// propose sends a transfer of lamports and returns its proposal id.
+func (a agent) propose(t *testing.T, to string, lamports int) string {
+	t.Helper()
+	st, text := a.call("transfer_sol", map[string]any{"to": to, "lamports": lamports})
+	id, _ := st["proposal_id"].(string)
+	if st["status"] != "pending_approval" || id == "" {
+		t.Fatalf("propose %d: %v\n%s", lamports, st, text)
+	}
+	return id
+}
+
+func (a agent) status(id string) string {
+	st, _ := a.call("proposal_status", map[string]any{"proposal_id": id})
+	s, _ := st["status"].(string)
+	return s
+}
+
+// After a proposal was approved and executed, the next new proposal is
+// under the key: one a (after the grace period) approves it.
+func TestTmuxNewProposalAfterExecutedIsUnderTheKey(t *testing.T) {
+	w := startConsole(t)
+	a := startAgent(t, w.socket, "next-agent")
+	args := map[string]any{"to": w.recipient.String(), "lamports": 10_000_000}
+	first := a.propose(t, w.recipient.String(), 10_000_000)
+	w.term.waitFor(10*time.Second, first)
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("a")
+	st, _ := a.call("proposal_status", map[string]any{"proposal_id": first, "wait_seconds": 10})
+	token, _ := st["confirm"].(string)
+	if st["status"] != "approved" || token == "" {
+		t.Fatalf("first: %v", st)
+	}
+	args["confirm"] = token
+	if st, text := a.call("transfer_sol", args); st["status"] != "executed" {
+		t.Fatalf("execute: %v\n%s", st, text)
+	}
+	w.term.waitFor(10*time.Second, "EXECUTED")
+
+	second := a.propose(t, w.recipient.String(), 20_000_000)
+	w.term.waitFor(10*time.Second, "DETAIL  "+second)
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("a")
+	st, _ = a.call("proposal_status", map[string]any{"proposal_id": second, "wait_seconds": 10})
+	if st["status"] != "approved" {
+		t.Fatalf("one a after an executed proposal left the new one %v; screen:\n%s", st["status"], w.term.screen())
+	}
+}
+
+// A double tap approves exactly one of two pending proposals: after the
+// first approval the selection moves to the other, and the grace period
+// restarts with it.
+func TestTmuxDoubleTapApprovesOne(t *testing.T) {
+	w := startConsole(t)
+	a := startAgent(t, w.socket, "tap-agent")
+	ids := []string{a.propose(t, w.recipient.String(), 11_000_000), a.propose(t, w.recipient.String(), 12_000_000)}
+	w.term.waitFor(10*time.Second, ids...)
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("a")
+	time.Sleep(150 * time.Millisecond)
+	w.term.keys("a")
+	time.Sleep(1500 * time.Millisecond) // anything the second a did has happened
+	approved := 0
+	for _, id := range ids {
+		switch s := a.status(id); s {
+		case "approved":
+			approved++
+		case "pending":
+		default:
+			t.Errorf("%s is %s", id, s)
+		}
+	}
+	if approved != 1 {
+		t.Fatalf("a twice 150 ms apart approved %d proposals, want 1; screen:\n%s", approved, w.term.screen())
+	}
+}
+
+// A flood of one proposal every 300 ms cannot lock the operator out: x
+// revokes an outstanding token, d denies the selected proposal, and p
+// pauses writes within 2 s (the flood's next proposals are denied as
+// paused).
+func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
+	w := startConsole(t)
+	a := startAgent(t, w.socket, "calm-agent")
+	approvedID := a.propose(t, w.recipient.String(), 13_000_000)
+	w.term.waitFor(10*time.Second, approvedID)
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("a")
+	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": approvedID, "wait_seconds": 10}); st["status"] != "approved" {
+		t.Fatalf("setup approval: %v", st)
+	}
+
+	flood := startAgent(t, w.socket, "flood-agent")
+	var mu sync.Mutex
+	var floodIDs []string
+	var pausedAt time.Time
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			ans, err := flood.Try("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000 + i}, 10*time.Second)
+			if err != nil {
+				continue
+			}
+			mu.Lock()
+			if id, _ := ans.Structured["proposal_id"].(string); id != "" {
+				floodIDs = append(floodIDs, id)
+			}
+			if ans.Structured["status"] == "denied" && ans.Structured["rule"] == "paused" && pausedAt.IsZero() {
+				pausedAt = time.Now()
+			}
+			mu.Unlock()
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	w.term.waitFor(10*time.Second, "flood-agent")
+	time.Sleep(time.Second) // the flood is running
+
+	w.term.keys("x")
+	deadline := time.Now().Add(2 * time.Second)
+	for a.status(approvedID) != "expired" {
+		if time.Now().After(deadline) {
+			t.Fatalf("x did not revoke within 2 s during the flood; screen:\n%s", w.term.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	w.term.keys("d")
+	w.term.waitFor(2*time.Second, "reason (optional")
+	w.term.keys("flood", "Enter")
+	deadline = time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		ids := append([]string(nil), floodIDs...)
+		mu.Unlock()
+		denied := false
+		for _, id := range ids {
+			st, _ := a.call("proposal_status", map[string]any{"proposal_id": id})
+			if st["status"] == "denied" && strings.Contains(st["reason"].(string), "flood") {
+				denied = true
+			}
+		}
+		if denied {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("d did not deny a flood proposal within 2 s; screen:\n%s", w.term.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	pressed := time.Now()
+	w.term.keys("p")
+	w.term.waitFor(2*time.Second, "WRITES PAUSED")
+	// The hub refuses writes now: a proposal made after the screen said so
+	// is denied as paused, and so is the flood's next one.
+	if st, _ := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 14_000_000}); st["rule"] != "paused" {
+		t.Fatalf("after p: %v", st)
+	}
+	if took := time.Since(pressed); took > 2*time.Second {
+		t.Fatalf("p took %s to pause writes during the flood", took)
+	}
+	time.Sleep(700 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if pausedAt.IsZero() {
+		t.Error("the flood's proposals were never denied as paused")
+	}
+}
