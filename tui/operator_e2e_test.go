@@ -1,6 +1,9 @@
 package tui_test
 
 import (
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -185,5 +188,44 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	defer mu.Unlock()
 	if pausedAt.IsZero() {
 		t.Error("the flood's proposals were never denied as paused")
+	}
+}
+
+// Log lines never reach the terminal the TUI draws on: connections over the
+// per-process limit are refused and logged, and the line is found in the
+// --log-file, not on the screen and not on the console's stderr.
+func TestTmuxLogsGoToTheLogFile(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "operator.log")
+	w := startConsole(t, "--log-file", logFile)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 20; i++ { // over the default limit of 16 per process
+		c, err := net.Dial("unix", w.socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	const line = "connection over the per-process limit refused"
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		raw, _ := os.ReadFile(logFile)
+		if strings.Contains(string(raw), line) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refusal is not in %s:\n%s", logFile, raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if errs, _ := os.ReadFile(w.term.errLog); strings.Contains(string(errs), "refused") {
+		t.Errorf("the console wrote its log to stderr:\n%s", errs)
+	}
+	if s := w.term.screen(); strings.Contains(s, "refused") || strings.Contains(s, "level=") {
+		t.Errorf("a log line reached the screen:\n%s", s)
 	}
 }

@@ -20,6 +20,7 @@ func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 type consoleOptions struct {
 	rpc, keypair, socket, state, swapAPI string
 	noColor                              bool
+	logFile                              string
 	policy                               policyFlags
 }
 
@@ -55,6 +56,7 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
 	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	f.StringVar(&o.logFile, "log-file", "", "write the log here instead of console.log in the state directory")
 	o.policy.register(f)
 	return cmd
 }
@@ -71,6 +73,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
+		logFile: o.logFile,
 	})
 	if err != nil {
 		return err

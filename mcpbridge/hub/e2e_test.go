@@ -45,6 +45,12 @@ type world struct {
 
 func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	t.Helper()
+	return newWorldListen(t, tweak, mcpbridge.ListenConfig{})
+}
+
+// newWorldListen is newWorld with the socket's listener configured.
+func newWorldListen(t *testing.T, tweak func(*hub.Options), lc mcpbridge.ListenConfig) *world {
+	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
 	if err != nil {
@@ -97,7 +103,7 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := mcpbridge.Listen(sock)
+	ln, err := lc.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ type Options struct {
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
+	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default mcpbridge.RequestReadTimeout)
 }
 
 func (o *Options) defaults() error {
@@ -71,6 +72,9 @@ func (o *Options) defaults() error {
 	}
 	if o.KeepFinished <= 0 {
 		o.KeepFinished = 1000
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = mcpbridge.RequestReadTimeout
 	}
 	return nil
 }
