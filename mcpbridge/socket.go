@@ -1,9 +1,11 @@
 package mcpbridge
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -208,14 +210,20 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 }
 
 // tooMany answers a connection over the per-peer limit with a 429 and
-// closes it. It runs on its own goroutine with a write deadline, so a peer
-// that does not read cannot hold up Accept.
+// closes it. It runs on its own goroutine with a deadline, so a peer that
+// neither writes nor reads cannot hold up Accept or keep the goroutine.
 func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred) {
 	n := l.rejected.Add(1)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	// Answer the request, not the connection: an HTTP client that gets a
+	// response before it sent anything discards it, and one whose unread
+	// request is dropped sees a reset instead of the reason.
+	if req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 128<<10))); err == nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
 	body := tooManyBody(l.peers.max)
-	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = fmt.Fprintf(c, tooManyResponse, len(body), body)
-	c.Close()
 	l.log.Warn("connection over the per-process limit refused", slog.String("peer", cred.Identity().String()),
 		slog.Int("limit", l.peers.max), slog.String("socket", l.path), slog.Uint64("refused_total", n))
 }

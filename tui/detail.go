@@ -96,7 +96,8 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	default:
 		d.transfer(c, p, field)
 	}
-	field("Client", fmt.Sprintf("%s · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
+	// The name is whatever the agent chose to call itself.
+	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
 	return d.finish(s, lines)
 }
 

@@ -77,6 +77,9 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
 		Network: net, Genesis: genesis, Policy: cfg, Spend: spend,
+		// Every test proposes as fast as it likes; flood control is
+		// tested in the hub and in tmux.
+		ProposeBurst: 100_000, MaxPendingPerPeer: 100_000,
 	})
 	if err != nil {
 		t.Fatal(err)

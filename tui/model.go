@@ -598,5 +598,7 @@ func (m *model) clientsText() string {
 	if len(m.clients) == 0 {
 		return "agents: none connected"
 	}
-	return fmt.Sprintf("agents (%d): %s", len(m.clients), strings.Join(m.clients, ", "))
+	// Names are the agents' own words: an agent may call itself anything,
+	// "solgate-console OPERATOR" included.
+	return fmt.Sprintf("agents (%d, self-described): %s", len(m.clients), strings.Join(m.clients, ", "))
 }

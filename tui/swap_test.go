@@ -97,7 +97,7 @@ func TestSwapDetailInWords(t *testing.T) {
 			"Lookup " + lookupKey.String(),
 			"Cosigner " + poolKey.String(),
 			"SHA-256 " + hash("message "+p.ID),
-			"Client demo-agent 1.0 · swap",
+			"Client \"demo-agent 1.0\" (self-described) · swap",
 		} {
 			if !strings.Contains(got, want) {
 				t.Errorf("width %d: %q not in the detail:\n%s", width, want, got)

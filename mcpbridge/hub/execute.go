@@ -103,7 +103,8 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 
 // runTransfer follows one transfer to its end with a context of its own, so
 // a caller that went away cannot leave a reservation unsettled.
-func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
+func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs) {
+	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
 	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
@@ -118,7 +119,7 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
 		return
 	}
 	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(client, a.Fingerprint(), decision)
+		decision = h.opts.Breaker.Observe(who.id, a.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}

@@ -28,7 +28,7 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyRead() // from here on the request is held open on purpose
-	client := ci.String()
+	client := callerOf(r.Context(), ci).name
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
