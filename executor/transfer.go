@@ -149,6 +149,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	if err != nil {
 		return nil, err
 	}
+	preview.SpendLamports, preview.Fee = ownOutflow(tx, t.Lamports)
 	return &Prepared{
 		Transfer:             t,
 		Tx:                   tx,
@@ -208,4 +209,16 @@ func (e *Executor) ExecuteTransfer(ctx context.Context, t Transfer, progress fun
 		return nil, err
 	}
 	return e.Submit(ctx, p, progress)
+}
+
+// ownOutflow is what a transfer built by prepareTransfer takes from the
+// wallet: the amount its one System Program transfer moves, plus the fee for
+// its signatures. It is exact, because the transaction holds nothing else.
+// The simulated balance change is not used for it: the wallet's balance is
+// read before the simulation (see simulate), so anything of ours that lands in
+// between, such as another approved transfer executing at the same moment,
+// is counted too; that change only bounds this one from above.
+func ownOutflow(tx *solana.Transaction, lamports uint64) (spend, fee uint64) {
+	fee = uint64(tx.Message.Header.NumRequiredSignatures) * LamportsPerSignature
+	return lamports + fee, fee
 }
