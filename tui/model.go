@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,11 @@ type config struct {
 	// after schedules a message (tea.Tick). Key-press tests replace it so
 	// that a redraw timer does not look like an operator action.
 	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+	// bell is where the bell rings when a proposal starts waiting (the
+	// terminal); nil: --no-bell.
+	bell io.Writer
+	// notify runs --notify-command per waiting proposal; nil: none.
+	notify *notifier
 }
 
 // hubState is read from the hub by the forwarding goroutine next to the
@@ -102,6 +108,7 @@ type model struct {
 	showWallet bool
 	ticking    bool
 	notice     string // one-line feedback for the last key, cleared by the next
+	titleN     int    // waiting proposals the window title announces; -1: not set yet
 }
 
 func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
@@ -121,6 +128,7 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 		queue:    newQueue(),
 		log:      eventLog{loc: cfg.loc},
 		progress: map[string]executor.Progress{},
+		titleN:   -1,
 	}
 	m.help.Styles = cfg.styles.help
 	for _, p := range proposals {
@@ -138,10 +146,21 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 // Init starts the countdown tick when something is counting down, and the
 // redraw at the end of the opening grace period.
 func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.maybeTick(), m.retitle()}
 	if m.inGrace() {
-		return tea.Batch(m.maybeTick(), m.graceEnd())
+		cmds = append(cmds, m.graceEnd())
 	}
-	return m.maybeTick()
+	return tea.Batch(cmds...)
+}
+
+// retitle sets the window title when the number of waiting proposals
+// changed since it was last set.
+func (m *model) retitle() tea.Cmd {
+	if n := len(m.queue.pending); n != m.titleN {
+		m.titleN = n
+		return tea.SetWindowTitle(windowTitle(n))
+	}
+	return nil
 }
 
 // Update applies one message. Key presses become actions; actions become
@@ -158,6 +177,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.queue.selected != m.detail.shownID {
 		m.detail.shownID, m.detail.offset = m.queue.selected, 0
+	}
+	if m.titleN >= 0 { // Init set it: from then on it follows the queue
+		if t := m.retitle(); t != nil {
+			cmd = tea.Batch(cmd, t)
+		}
 	}
 	if m.width > 0 && m.lay.empty != (m.queue.Len() == 0) {
 		m.relayout()
@@ -177,8 +201,13 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return cmd
 	case eventsMsg:
-		m.applyEvents(msg)
-		return m.maybeTick()
+		waiting := m.applyEvents(msg)
+		return tea.Batch(append(m.announce(waiting), m.maybeTick())...)
+	case notifyDoneMsg:
+		if msg.err != nil {
+			m.log.Add(m.cfg.now(), logBad, "notify for "+msg.id+" failed: "+msg.err.Error())
+		}
+		return nil
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case tickMsg:
@@ -405,9 +434,36 @@ func (m *model) left(id string) {
 	}
 }
 
-// applyEvents folds hub events into the model. It reports whether a new
-// pending proposal appeared.
-func (m *model) applyEvents(msg eventsMsg) (added bool) {
+// announce rings the bell once for proposals that started waiting, and runs
+// the notify command for each.
+func (m *model) announce(waiting []*entry) []tea.Cmd {
+	if len(waiting) == 0 {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if m.cfg.bell != nil {
+		cmds = append(cmds, bellCmd(m.cfg.bell))
+	}
+	if m.cfg.notify != nil {
+		for _, e := range waiting {
+			cmds = append(cmds, m.cfg.notify.cmd(m.notifyFields(e)))
+		}
+	}
+	return cmds
+}
+
+func (m *model) notifyFields(e *entry) notifyFields {
+	f := notifyFields{ID: e.p.ID, Tool: e.p.Tool, Amount: e.amount, Network: m.cfg.network.Label(),
+		Flags: e.short, Waiting: len(m.queue.pending)}
+	if e.swap == nil && !e.p.Transfer.To.IsZero() {
+		f.Recipient = e.p.Transfer.To.String()
+	}
+	return f
+}
+
+// applyEvents folds hub events into the model. It returns the proposals
+// that started waiting.
+func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case hub.EventProposalAdded:
@@ -415,7 +471,7 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 				continue
 			}
 			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == hub.StatusPending {
-				added = true
+				waiting = append(waiting, m.queue.byID[ev.Proposal.ID])
 				if m.selectedPending() == nil {
 					// The key should sit on something a can act on; an
 					// executed row under the cursor would make it a no-op.
@@ -490,7 +546,7 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 	if msg.state != nil {
 		m.applyState(*msg.state)
 	}
-	return added
+	return waiting
 }
 
 func (m *model) logDecision(ev hub.Event) {

@@ -229,3 +229,135 @@ func TestTmuxLogsGoToTheLogFile(t *testing.T) {
 		t.Errorf("a log line reached the screen:\n%s", s)
 	}
 }
+
+// title is the pane's title as tmux keeps it (set by OSC 2).
+func (term *terminal) title() string {
+	out, _ := term.tmux("display-message", "-p", "-t", "console", "#{pane_title}")
+	return strings.TrimSpace(out)
+}
+
+// waitTitle polls the pane title until it is want.
+func (term *terminal) waitTitle(timeout time.Duration, want string) {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for term.title() != want {
+		if time.Now().After(deadline) {
+			term.t.Fatalf("pane title %q, want %q", term.title(), want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// bells counts BEL bytes in raw terminal output that are bells, not the
+// terminators of OSC sequences (a window title ends with one).
+func bells(raw []byte) int {
+	n := 0
+	inOSC := false
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] == 0x1b && i+1 < len(raw) && raw[i+1] == ']':
+			inOSC = true
+			i++
+		case inOSC && raw[i] == 0x07:
+			inOSC = false
+		case inOSC && raw[i] == 0x1b && i+1 < len(raw) && raw[i+1] == '\\':
+			inOSC = false
+			i++
+		case raw[i] == 0x07:
+			n++
+		}
+	}
+	return n
+}
+
+// A proposal that starts waiting rings the bell once and titles the window
+// "(1) solgate — approval waiting"; once decided, the title is "solgate"
+// again. Both are read from tmux: the pane title it keeps, and the raw bytes
+// the console wrote (pipe-pane).
+func TestTmuxBellAndTitle(t *testing.T) {
+	w := startConsole(t)
+	raw := filepath.Join(t.TempDir(), "raw")
+	if out, err := w.term.tmux("pipe-pane", "-t", "console", "-O", "cat > "+shellQuote(raw)); err != nil {
+		t.Fatalf("pipe-pane: %v %s", err, out)
+	}
+	w.term.waitTitle(5*time.Second, "solgate")
+	a := startAgent(t, w.socket, "bell-agent")
+	id := a.propose(t, w.recipient.String(), 15_000_000)
+	w.term.waitFor(10*time.Second, id)
+	w.term.waitTitle(5*time.Second, "(1) solgate — approval waiting")
+	second := a.propose(t, w.recipient.String(), 16_000_000)
+	w.term.waitFor(10*time.Second, second)
+	w.term.waitTitle(5*time.Second, "(2) solgate — approval waiting")
+	time.Sleep(300 * time.Millisecond)
+	got, _ := os.ReadFile(raw)
+	if n := bells(got); n != 2 {
+		t.Fatalf("%d bells for two waiting proposals, want 2", n)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("d", "Enter")
+	w.term.waitTitle(5*time.Second, "(1) solgate — approval waiting")
+	time.Sleep(1200 * time.Millisecond)
+	w.term.keys("d", "Enter")
+	w.term.waitTitle(5*time.Second, "solgate")
+}
+
+// --no-bell keeps the bell silent; the title still announces.
+func TestTmuxNoBell(t *testing.T) {
+	w := startConsole(t, "--no-bell")
+	raw := filepath.Join(t.TempDir(), "raw")
+	if out, err := w.term.tmux("pipe-pane", "-t", "console", "-O", "cat > "+shellQuote(raw)); err != nil {
+		t.Fatalf("pipe-pane: %v %s", err, out)
+	}
+	a := startAgent(t, w.socket, "quiet-agent")
+	a.propose(t, w.recipient.String(), 17_000_000)
+	w.term.waitTitle(10*time.Second, "(1) solgate — approval waiting")
+	time.Sleep(300 * time.Millisecond)
+	got, _ := os.ReadFile(raw)
+	if n := bells(got); n != 0 {
+		t.Fatalf("--no-bell: %d bells", n)
+	}
+}
+
+// --notify-command runs for a proposal that starts waiting, with its fields
+// in the environment; a failing command is logged and the console goes on.
+func TestTmuxNotifyCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "notified")
+	logFile := filepath.Join(dir, "console.log")
+	script := `printf '%s|%s|%s|%s|%s|%s|%s\n' "$SOLGATE_PROPOSAL_ID" "$SOLGATE_TOOL" "$SOLGATE_AMOUNT" "$SOLGATE_RECIPIENT" "$SOLGATE_NETWORK" "$SOLGATE_WAITING" "$SOLGATE_FLAGS" >> ` + shellQuote(out) +
+		`; env | grep -i -e confirm -e token >> ` + shellQuote(out+".secrets") + `; [ "$SOLGATE_WAITING" = 1 ] || exit 7`
+	w := startConsole(t, "--notify-command", script, "--log-file", logFile)
+	a := startAgent(t, w.socket, "notify-agent")
+	id := a.propose(t, w.recipient.String(), 18_000_000)
+	deadline := time.Now().Add(10 * time.Second)
+	var got []byte
+	for !strings.Contains(string(got), id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the notify command did not write %s within 10 s: %q", out, got)
+		}
+		time.Sleep(100 * time.Millisecond)
+		got, _ = os.ReadFile(out)
+	}
+	want := id + "|transfer_sol|0.018 SOL|" + w.recipient.String() + "|"
+	if !strings.HasPrefix(string(got), want) || !strings.Contains(string(got), "|1|") {
+		t.Fatalf("notify command saw %q, want it to start %q with 1 waiting", got, want)
+	}
+	if secrets, _ := os.ReadFile(out + ".secrets"); len(secrets) > 0 {
+		t.Errorf("the notify command's environment mentions a token: %s", secrets)
+	}
+	// The second proposal makes the script exit 7: logged, and the console
+	// still shows and serves proposals.
+	second := a.propose(t, w.recipient.String(), 19_000_000)
+	w.term.waitFor(10*time.Second, second, "notify for "+second+" failed")
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		raw, _ := os.ReadFile(logFile)
+		if strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failure is not in the log file:\n%s", raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

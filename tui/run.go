@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -27,6 +28,15 @@ type Options struct {
 	Input   io.Reader     // default os.Stdin
 	Output  io.Writer     // default os.Stdout
 	Now     func() time.Time
+	// NoBell keeps the terminal bell silent when a proposal starts waiting.
+	NoBell bool
+	// NotifyCommand runs (with /bin/sh -c) for every proposal that starts
+	// waiting, with its sanitised fields in SOLGATE_* variables.
+	NotifyCommand string
+	NotifyTimeout time.Duration // default 10 s
+	// Logger receives what the console logs (notify failures); never the
+	// terminal. Nil: nothing is logged.
+	Logger *slog.Logger
 }
 
 const (
@@ -95,7 +105,13 @@ func Run(ctx context.Context, opts Options) error {
 
 func configFor(opts Options) config {
 	h := opts.Hub
+	var bell io.Writer
+	if !opts.NoBell {
+		bell = opts.Output
+	}
 	return config{
+		bell:    bell,
+		notify:  newNotifier(opts.NotifyCommand, opts.NotifyTimeout, opts.Logger),
 		ops:     h,
 		network: h.Network(),
 		genesis: opts.Genesis,

@@ -19,8 +19,8 @@ func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
 type consoleOptions struct {
 	rpc, keypair, socket, state, swapAPI string
-	noColor                              bool
-	logFile                              string
+	noColor, noBell                      bool
+	logFile, notifyCommand               string
 	policy                               policyFlags
 }
 
@@ -57,6 +57,8 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	f.StringVar(&o.logFile, "log-file", "", "write the log here instead of console.log in the state directory")
+	f.BoolVar(&o.noBell, "no-bell", false, "do not ring the terminal bell when a proposal starts waiting")
+	f.StringVar(&o.notifyCommand, "notify-command", "", "run this (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING (never a token)")
 	o.policy.register(f)
 	return cmd
 }
@@ -83,5 +85,6 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
+		NoBell:  o.noBell, NotifyCommand: o.notifyCommand, Logger: auth.log,
 	})
 }
