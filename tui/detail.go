@@ -53,8 +53,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		}
 	}
 	if e == nil {
-		add(s.dim.Render("Nothing selected. Proposals appear here as agents make them; a write"),
-			s.dim.Render("only happens after you approve it and the agent confirms."))
+		add(wrapStyled(s.dim, "Nothing selected. Proposals appear here as agents make them; a write only happens after you approve it and the agent confirms.", d.width)...)
 		return d.finish(s, lines)
 	}
 	p := e.p

@@ -183,8 +183,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = tea.Batch(cmd, t)
 		}
 	}
-	if m.width > 0 && m.lay.empty != (m.queue.Len() == 0) {
-		m.relayout()
+	if m.width > 0 && m.lay.rows != m.queue.Len() && (m.lay.rows < m.lay.queueRows || m.queue.Len() < m.lay.queueRows) {
+		m.relayout() // the queue grew into or shrank out of its rows
 	}
 	return m, cmd
 }
@@ -343,6 +343,10 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		m.detail.Scroll(max(m.lay.detailRows/2, 1))
 	case key.Matches(k, m.keys.ScrollUp):
 		m.detail.Scroll(-max(m.lay.detailRows/2, 1))
+	case key.Matches(k, m.keys.LogBack):
+		m.log.Scroll(max(m.lay.logRows/2, 1))
+	case key.Matches(k, m.keys.LogForward):
+		m.log.Scroll(-max(m.lay.logRows/2, 1))
 	case key.Matches(k, m.keys.Pause):
 		return actionPause{Paused: !m.paused}, nil
 	case key.Matches(k, m.keys.Revoke):
@@ -642,10 +646,10 @@ func (m *model) setSize(w, h int) {
 // relayout recomputes every size from the window and sets the components.
 func (m *model) relayout() {
 	w, h := m.width, m.height
-	m.lay = computeLayout(w, h, m.queue.Len() == 0)
+	m.lay = computeLayout(w, h, m.queue.Len())
 	m.queue.SetSize(m.lay.queueW, m.lay.queueRows)
 	m.detail.SetSize(m.lay.detailW, m.lay.detailRows)
-	m.log.SetSize(m.lay.logW, m.lay.logRows, m.lay.logWrap, m.lay.wide)
+	m.log.SetSize(m.lay.logW, m.lay.logRows, m.lay.wide)
 	m.help.Width = w
 }
 

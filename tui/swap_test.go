@@ -160,7 +160,7 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	if got, want := flatDetail(m, 76), "Received 1,249.000001 SOL? (approved minimum 1,237.5, expected 1,250)"; !strings.Contains(got, want) {
 		t.Errorf("%q not in the detail:\n%s", want, got)
 	}
-	m.log.SetSize(300, 10, 1, true)
+	m.log.SetSize(300, 10, true)
 	log := ansi.Strip(strings.Join(m.log.Render(m.cfg.styles), "\n"))
 	if want := "EXECUTED ✔ verified p_BBBBsw4pQ9: swapped 0.05 SOL for 1,249.000001 SOL? (approved minimum 1,237.5) · slot 48213"; !strings.Contains(log, want) {
 		t.Errorf("%q not in the log:\n%s", want, log)
