@@ -227,6 +227,10 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	if strings.Contains(got, "transfer 0 SOL") || strings.Contains(got, "\x1b") {
 		t.Errorf("the hub's swap is misrendered:\n%s", got)
 	}
+	// The pool's leg is decoded, not shown as a bare instruction number.
+	if strings.Contains(got, "token instruction") || !strings.Contains(got, "SPL Token: transfer ") {
+		t.Errorf("a token instruction is not decoded:\n%s", got)
+	}
 
 	c.Advance(time.Second) // past the grace period
 	if acts := press(t, m, runes("a")); len(acts) != 1 {
