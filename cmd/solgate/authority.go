@@ -28,6 +28,25 @@ type authorityConfig struct {
 	stderr  io.Writer // startup messages, before the TUI owns the terminal
 	// logFile overrides where the log goes (default console.log in state).
 	logFile string
+	flood   floodFlags
+}
+
+// floodFlags are the per-agent flood limits (zero: the hub's defaults).
+type floodFlags struct {
+	maxPending, burst int
+	every             time.Duration
+}
+
+func (f floodFlags) check() error {
+	switch {
+	case f.maxPending < 1:
+		return fmt.Errorf("--max-pending-per-agent %d: give a whole number of proposals, at least 1", f.maxPending)
+	case f.burst < 1:
+		return fmt.Errorf("--propose-burst %d: give a whole number of proposals, at least 1", f.burst)
+	case f.every <= 0:
+		return fmt.Errorf("--propose-every %s: give a positive duration such as 2s", f.every)
+	}
+	return nil
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -115,6 +134,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log,
+		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
 	})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/tui"
 )
@@ -21,6 +22,7 @@ type consoleOptions struct {
 	rpc, keypair, socket, state, swapAPI string
 	noColor, noBell                      bool
 	logFile, notifyCommand               string
+	flood                                floodFlags
 	policy                               policyFlags
 }
 
@@ -46,6 +48,9 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 			if err != nil {
 				return err
 			}
+			if err := o.flood.check(); err != nil {
+				return err
+			}
 			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg)
 		},
 	}
@@ -57,6 +62,9 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	f.StringVar(&o.logFile, "log-file", "", "write the log here instead of console.log in the state directory")
+	f.IntVar(&o.flood.maxPending, "max-pending-per-agent", hub.DefaultMaxPendingPerPeer, "proposals one agent process may have waiting for you; more are denied as retryable")
+	f.IntVar(&o.flood.burst, "propose-burst", hub.DefaultProposeBurst, "proposals one agent process may make in a burst")
+	f.DurationVar(&o.flood.every, "propose-every", hub.DefaultProposeEvery, "after a burst, one more proposal per agent process this often")
 	f.BoolVar(&o.noBell, "no-bell", false, "do not ring the terminal bell when a proposal starts waiting")
 	f.StringVar(&o.notifyCommand, "notify-command", "", "run this (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING (never a token)")
 	o.policy.register(f)
@@ -75,7 +83,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
-		logFile: o.logFile,
+		logFile: o.logFile, flood: o.flood,
 	})
 	if err != nil {
 		return err
