@@ -115,15 +115,7 @@ func (f *floodControl) notice(id string) (show bool, held int) {
 }
 
 // pendingOfLocked counts id's proposals waiting for the human.
-func (h *Hub) pendingOfLocked(id string) int {
-	n := 0
-	for _, pid := range h.pendingByFP {
-		if p := h.proposals[pid]; p != nil && p.Peer == id {
-			n++
-		}
-	}
-	return n
-}
+func (h *Hub) pendingOfLocked(id string) int { return h.pendingOf[id] }
 
 func (h *Hub) pendingLimitDecision() policy.Decision {
 	return policy.Decision{Rule: RuleFlood, Retryable: true, Reason: fmt.Sprintf(

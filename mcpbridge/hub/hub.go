@@ -104,6 +104,7 @@ type Hub struct {
 	mu          sync.Mutex
 	proposals   map[string]*Proposal
 	pendingByFP map[string]string // fingerprint → pending proposal id
+	pendingOf   map[string]int    // caller id → its pending proposals (flood control)
 	seq         int64
 	paused      bool
 	clients     map[string]time.Time // client → last seen
@@ -127,6 +128,7 @@ func New(opts Options) (*Hub, error) {
 		log:         opts.Logger,
 		proposals:   map[string]*Proposal{},
 		pendingByFP: map[string]string{},
+		pendingOf:   map[string]int{},
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},

@@ -138,6 +138,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	p.Seq = h.seq
 	h.proposals[p.ID] = p
 	h.pendingByFP[p.Fingerprint] = p.ID
+	h.pendingOf[p.Peer]++
 	h.pruneLocked()
 	snap := p.snapshot()
 	h.mu.Unlock()
@@ -233,6 +234,9 @@ func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) error {
 	p.Status = st
 	if h.pendingByFP[p.Fingerprint] == p.ID {
 		delete(h.pendingByFP, p.Fingerprint)
+		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
+			delete(h.pendingOf, p.Peer)
+		}
 	}
 	h.changedLocked(p)
 	return err
