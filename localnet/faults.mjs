@@ -18,6 +18,7 @@ export class Faults {
     this.dropSends = 0; // next N sendTransaction calls: answer with the signature, never execute
     this.failCalls = 0; // next N non-control HTTP requests: HTTP 503
     this.latencyMs = 0; // delay before every non-control answer
+    this.stealOnSend = null; // { from, to, lamports }: moved after the next send's preflight, before it executes
 
     const count = (v, name) => {
       const n = v ?? 1;
@@ -43,6 +44,15 @@ export class Faults {
       localnet_dropNextSends: ([n]) => {
         this.dropSends = count(n, 'n');
         return { dropNextSends: this.dropSends };
+      },
+      // Between the next sent transaction's preflight and its execution,
+      // move lamports from one account to another: a loss the simulation
+      // did not show, as a chain that behaves differently from its
+      // simulation would cause.
+      localnet_stealOnNextSend: ([opts]) => {
+        const o = opts ?? {};
+        this.stealOnSend = { from: pubkey(o.from, 'from'), to: pubkey(o.to, 'to'), lamports: amount(o.lamports, 'lamports') };
+        return { from: o.from, to: o.to, lamports: this.stealOnSend.lamports.toString() };
       },
       localnet_failNextCalls: ([n]) => {
         this.failCalls = count(n, 'n');
@@ -82,6 +92,32 @@ export class Faults {
           throw new RpcError(-32602, `Invalid params: ${e.message}`);
         }
       },
+      // The fee market getRecentPrioritizationFees answers from:
+      // {"fees":[N,...]} micro-lamports per compute unit for the last slots
+      // (oldest first), optionally {"accounts":{ADDR:[N,...]}} for
+      // transactions that write-lock ADDR, or {"unsupported":true}: the
+      // method is missing (-32601), as on RPCs that do not serve it. [{}]
+      // resets to the empty answer of an idle cluster.
+      localnet_setPrioritizationFees: ([opts]) => {
+        const o = opts ?? {};
+        if (typeof o !== 'object' || Array.isArray(o)) throw new RpcError(-32602, 'Invalid params: expected {"fees":[...], "accounts":{...}, "unsupported":bool}');
+        const list = (v, name) => {
+          if (v === undefined) return [];
+          if (!Array.isArray(v) || v.length > 150) throw new RpcError(-32602, `Invalid params: ${name} must be an array of at most 150 fees`);
+          return v.map((x, i) => amount(x, `${name}[${i}]`));
+        };
+        const accounts = new Map();
+        if (o.accounts !== undefined) {
+          if (typeof o.accounts !== 'object' || Array.isArray(o.accounts) || o.accounts === null) throw new RpcError(-32602, 'Invalid params: accounts must be an object of address -> fees');
+          for (const [a, fees] of Object.entries(o.accounts)) accounts.set(pubkey(a, 'accounts key'), list(fees, `accounts.${a}`));
+        }
+        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported };
+        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported };
+      },
+      localnet_setExtraComputeUnits: ([n]) => {
+        this.ledger.extraComputeUnits = count(n ?? 0, 'n');
+        return { extraComputeUnits: this.ledger.extraComputeUnits };
+      },
       localnet_stats: () => ({
         ...this.ledger.stats,
         slot: this.ledger.slot,
@@ -109,6 +145,17 @@ export class Faults {
       return true;
     }
     return false;
+  }
+
+  /** Apply the armed localnet_stealOnNextSend, once. */
+  beforeExecute() {
+    const s = this.stealOnSend;
+    if (!s) return;
+    this.stealOnSend = null;
+    const from = this.ledger.getAccount(s.from);
+    if (!from || from.lamports < s.lamports) return;
+    this.ledger.setAccount(s.from, { ...from, lamports: from.lamports - s.lamports });
+    this.ledger.fund(s.to, s.lamports);
   }
 
   /** Consume one dropped send, if armed. */

@@ -68,6 +68,7 @@ export class Rpc {
     this.ledger = ledger;
     this.log = log;
     this.dropHook = () => false; // set by the server to Faults.takeDrop
+    this.beforeExecuteHook = () => {}; // set by the server to Faults.beforeExecute
     this.methods = {
       getHealth: () => 'ok',
       getVersion: () => ({ 'solana-core': API_VERSION, 'feature-set': FEATURE_SET }),
@@ -113,7 +114,19 @@ export class Rpc {
         const valid = this.ledger.isBlockhashValid(b58encode(msg.recentBlockhash));
         return this.ctx(valid ? this.ledger.fee(msg) : null);
       },
-      getRecentPrioritizationFees: () => [],
+      // An array of { slot, prioritizationFee } (micro-lamports per compute
+      // unit), oldest slot first, for up to 128 accounts the caller wants to
+      // write-lock; the table comes from localnet_setPrioritizationFees.
+      getRecentPrioritizationFees: (p) => {
+        const accounts = p[0] ?? [];
+        if (!Array.isArray(accounts)) throw invalidParams('Invalid params: expected an array of pubkeys.');
+        if (accounts.length > 128) throw invalidParams('Too many inputs provided; max 128');
+        accounts.forEach(pubkeyParam);
+        this.ledger.stats.prioritizationFeeQueries++;
+        const out = this.ledger.prioritizationFees(accounts);
+        if (out === null) throw new RpcError(-32601, 'Method not found');
+        return out;
+      },
       requestAirdrop: (p) => {
         const to = pubkeyParam(p[0]);
         const lamports = u64Param(p[1], 'lamports');
@@ -288,12 +301,16 @@ export class Rpc {
       return { err: pre, logs: [], accounts: null, unitsConsumed: 0, returnData: null };
     }
     const sim = this.ledger.simulate(tx);
+    this.addExtraUnits(tx, sim);
     let accounts = null;
     if (cfg.accounts) {
       const addrs = cfg.accounts.addresses;
       if (!Array.isArray(addrs)) throw invalidParams('Invalid params: accounts.addresses must be an array');
       const enc = { encoding: cfg.accounts.encoding || 'base64' };
       if (enc.encoding === 'base58') throw invalidParams('base58 encoding not supported');
+      // As Agave: no more addresses than the message has accounts (loaded ones included).
+      const max = tx.message.staticKeys.length + tx.message.lookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+      if (addrs.length > max) throw invalidParams(`Too many accounts provided; max ${max}`);
       accounts = addrs.map((a) => {
         pubkeyParam(a);
         if (sim.err) return null;
@@ -313,6 +330,27 @@ export class Rpc {
     };
     if (cfg.innerInstructions) value.innerInstructions = sim.innerInstructions;
     return value;
+  }
+
+  /**
+   * localnet_setExtraComputeUnits: the simulation reports n more units than
+   * litesvm measured, as a node does when a program's cost has grown since
+   * the transaction was first measured. Past the transaction's limit it
+   * fails as a real node's simulation does, with ComputationalBudgetExceeded.
+   */
+  addExtraUnits(tx, sim) {
+    const extra = this.ledger.extraComputeUnits;
+    if (extra <= 0 || sim.err) return;
+    const { limit } = this.ledger.computeBudget(tx.message);
+    const units = sim.unitsConsumed + extra;
+    if (BigInt(units) <= limit) {
+      sim.unitsConsumed = units;
+      return;
+    }
+    sim.unitsConsumed = Number(limit);
+    sim.err = { InstructionError: [tx.message.instructions.length - 1, 'ComputationalBudgetExceeded'] };
+    sim.logs = [...sim.logs, `Program failed: exceeded CUs meter (${units} units needed, limit ${limit})`];
+    sim.postAccounts = new Map();
   }
 
   sendTransaction(p) {
@@ -336,6 +374,7 @@ export class Rpc {
     }
     // With skipPreflight a refused transaction is still "accepted": the node
     // forwards it and it simply never lands, exactly like a real cluster.
+    this.beforeExecuteHook(tx);
     const r = this.ledger.execute(tx);
     if (!r.landed) {
       this.ledger.stats.sendsRejected++;

@@ -53,7 +53,7 @@ var (
 		panic("no look-alike")
 	}()
 	localGenesis   = "GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC"
-	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN"
+	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 )
 
 func pubkey(seed string) solana.PublicKey {
@@ -76,7 +76,8 @@ func testPolicy() policy.Config {
 
 // transfer builds a pending transfer proposal as the hub would snapshot it.
 func transfer(seq int64, client string, to solana.PublicKey, amount uint64, created time.Time) *hub.Proposal {
-	const fee = 5000
+	const priority = 1160 // 800 000 micro-lamports × 1450 units, rounded up
+	const fee = 5000 + priority
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
 	id := fmt.Sprintf("p_%010d", seq)
 	if seq < 10 {
@@ -92,6 +93,10 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
+				Program: solana.ComputeBudget, Name: "Compute Budget", Summary: "set compute-unit limit 1450",
+			}, {
+				Program: solana.ComputeBudget, Name: "Compute Budget", Summary: "set compute-unit price 800000 micro-lamports per unit",
+			}, {
 				Program: solana.SystemProgramID, Name: "System Program",
 				Summary:     fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", amount, executor.FormatSOL(amount), walletKey, to),
 				LamportsOut: amount,
@@ -103,6 +108,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 			Fee:           fee,
 			SpendLamports: amount + fee,
 			MessageSHA256: hash("message " + id),
+			Budget:        executor.Budget{UnitLimit: 1450, Units: 450, UnitPrice: 800_000, PriorityFee: priority, Source: "p75 of 10 recent fees"},
 		},
 		Spend:     amount + fee,
 		CreatedAt: created,
@@ -199,7 +205,7 @@ func screen(t *testing.T, m *model, w, h int) string {
 
 var (
 	baitMint   = pubkey("bait mint")
-	usdcMint   = pubkey("usdc-like mint")
+	usdcMint   = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") // the real USDC, as Circle publishes it
 	swapProg   = pubkey("swap program")
 	lookupKey  = pubkey("lookup table")
 	poolKey    = pubkey("pool authority")

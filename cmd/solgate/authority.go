@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
@@ -25,28 +29,23 @@ type authorityConfig struct {
 	policy policy.Config
 	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
 	swapAPI string
-	stderr  io.Writer // startup messages, before the TUI owns the terminal
+	// swapAPIKey is sent as x-api-key; a secret, never printed or logged.
+	swapAPIKey string
+	// swapPrograms are aggregator programs allowed besides Jupiter v6 (base58).
+	swapPrograms []string
+	stderr       io.Writer // startup messages, before the TUI owns the terminal
+	// fees choose transfers' priority fees; zero: the defaults.
+	fees executor.FeeSettings
 	// logFile overrides where the log goes (default console.log in state).
 	logFile string
-	flood   floodFlags
+	// flood holds the per-agent flood limits; zero values: the hub's defaults.
+	flood floodLimits
 }
 
-// floodFlags are the per-agent flood limits (zero: the hub's defaults).
-type floodFlags struct {
+// floodLimits are the hub's per-agent flood limits.
+type floodLimits struct {
 	maxPending, burst int
 	every             time.Duration
-}
-
-func (f floodFlags) check() error {
-	switch {
-	case f.maxPending < 1:
-		return fmt.Errorf("--max-pending-per-agent %d: give a whole number of proposals, at least 1", f.maxPending)
-	case f.burst < 1:
-		return fmt.Errorf("--propose-burst %d: give a whole number of proposals, at least 1", f.burst)
-	case f.every <= 0:
-		return fmt.Errorf("--propose-every %s: give a positive duration such as 2s", f.every)
-	}
-	return nil
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -102,7 +101,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	network, genesis, err := client.DetectNetwork(dctx)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("--rpc %s: cannot reach the node: %w", c.rpc, err)
+		// Fail closed: a cluster that cannot be identified gets no write,
+		// and its state directory's pin cannot be checked, so do not start.
+		return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 	}
 	a.genesis = genesis
 
@@ -111,11 +112,19 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
 	a.closers = append(a.closers, func() { st.Close() })
+	if err := st.PinCluster(genesis); err != nil {
+		var mm *store.ClusterMismatchError
+		if errors.As(err, &mm) {
+			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",
+				c.state, mm.Pinned, c.rpc, mm.Current)
+		}
+		return nil, fmt.Errorf("--state %s: %w", c.state, err)
+	}
 	spend, err := policy.NewSpend(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
 	}
-	ex := executor.New(client, c.key, executor.Options{})
+	ex := executor.New(client, c.key, executor.Options{Fees: c.fees})
 	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
 		fmt.Fprintln(c.stderr, "reconcile:", line)
 		a.log.Info("reconcile", "msg", line)
@@ -125,12 +134,17 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 
 	var swapper *executor.Swapper
 	if c.swapAPI != "" {
-		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{})
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
 		if err != nil {
 			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
 		}
-		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
+		programs, err := parseSwapPrograms(c.swapPrograms)
+		if err != nil {
+			return nil, err
+		}
+		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{SwapPrograms: programs})
 	}
+	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log,
@@ -153,4 +167,17 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}()
 	a.log.Info("console started", "network", network, "wallet", c.key.PublicKey().String(), "socket", c.socket)
 	return a, nil
+}
+
+// parseSwapPrograms reads --swap-program values: base58 program ids.
+func parseSwapPrograms(ids []string) ([]solana.PublicKey, error) {
+	var out []solana.PublicKey
+	for _, id := range ids {
+		pk, err := solana.PublicKeyFromBase58(strings.TrimSpace(id))
+		if err != nil {
+			return nil, fmt.Errorf("--swap-program %q: not a base58 program id (give an aggregator's program address, e.g. from its documentation)", id)
+		}
+		out = append(out, pk)
+	}
+	return out, nil
 }

@@ -131,8 +131,8 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 
 	time.Sleep(1200 * time.Millisecond) // past the grace period
 	p.keys("a")
-	// allow_recipients is the look-alike attempt: it is the only one off the allowlist.
-	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipients", "swap 0.05 SOL")
+	// allow_recipient is the look-alike attempt: it is the only one off the allowlist.
+	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipient", "swap 0.05 SOL")
 	bal, err := chain.GetBalance(context.Background(), recipient, rpc.CommitmentConfirmed)
 	if err != nil || bal.Value != 50_000_000 {
 		t.Fatalf("after approval the recipient has %v (%v), want 50000000 lamports", bal, err)
@@ -226,7 +226,7 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		"It never reached your queue.",
 		"an address that only looks like the one above (address poisoning).",
 		"above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.",
-		"denied by allow_recipients",
+		"denied by allow_recipient",
 		"The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.",
 		"That's the story: nothing moved without your key press. Press q to leave.",
 	} {

@@ -52,6 +52,22 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 // newWorldListen is newWorld with the socket's listener configured.
 func newWorldListen(t *testing.T, tweak func(*hub.Options), lc mcpbridge.ListenConfig) *world {
 	t.Helper()
+	return newWorldOnListen(t, func(o *hub.Options, _ *localnet.Ledger) {
+		if tweak != nil {
+			tweak(o)
+		}
+	}, lc)
+}
+
+// newWorldOn is newWorld with a tweak that also sees the ledger (its demo
+// mints and programs exist only once it runs).
+func newWorldOn(t *testing.T, tweak func(*hub.Options, *localnet.Ledger)) *world {
+	t.Helper()
+	return newWorldOnListen(t, tweak, mcpbridge.ListenConfig{})
+}
+
+func newWorldOnListen(t *testing.T, tweak func(*hub.Options, *localnet.Ledger), lc mcpbridge.ListenConfig) *world {
+	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
 	if err != nil {
@@ -90,9 +106,7 @@ func newWorldListen(t *testing.T, tweak func(*hub.Options), lc mcpbridge.ListenC
 		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
 		Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
 	}
-	if tweak != nil {
-		tweak(&opts)
-	}
+	tweak(&opts, l)
 	h, err := hub.New(opts)
 	if err != nil {
 		t.Fatal(err)

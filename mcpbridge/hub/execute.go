@@ -102,12 +102,14 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 }
 
 // runTransfer follows one transfer to its end with a context of its own, so
-// a caller that went away cannot leave a reservation unsettled.
-func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs) {
+// a caller that went away cannot leave a reservation unsettled. The approved
+// compute budget binds it: the same unit limit, and a priority fee no higher
+// than the one the human saw.
+func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs, approved executor.Budget) {
 	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
-	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	prepared, err := h.opts.Executor.PrepareApprovedTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports}, approved)
 	if err != nil {
 		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
@@ -142,7 +144,7 @@ func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs) {
 // the chain settles it.
 func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, outflow func() uint64) {
 	switch res.Outcome {
-	case executor.Executed, executor.Failed:
+	case executor.Executed, executor.Failed, executor.ExecutedWithLosses:
 		// Landed: the chain's numbers are what was spent.
 		h.settle(id, func() error { return h.opts.Spend.Settle(id, outflow()) })
 	case executor.Expired, executor.Rejected:
@@ -154,6 +156,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, o
 	switch res.Outcome {
 	case executor.Executed:
 		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+	case executor.ExecutedWithLosses:
+		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
+		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
 	case executor.Unknown:
 		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
 		h.follow(id, res.Signature, lastValid)

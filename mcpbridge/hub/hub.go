@@ -185,7 +185,7 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, who, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, who, a) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, who, a, p.Preview.Budget) })
 	case mcpbridge.ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case mcpbridge.GetBalanceArgs:
