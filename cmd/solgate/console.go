@@ -67,7 +67,8 @@ func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
-		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms,
+		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
+		flood: floodLimits{maxPending: s.MaxPendingPerAgent, burst: s.ProposeBurst, every: s.ProposeEvery},
 	})
 	if err != nil {
 		return err
@@ -77,5 +78,6 @@ func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
+		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
 	})
 }

@@ -429,6 +429,9 @@ var otherVariables = []string{
 	"SOLGATE_FIGURES_SLOT_MS", "SOLGATE_TUI_FIGURES", "SOLGATE_TUI_FIGURES_WINDOW",
 	"SOLGATE_STORE_TEST_CHILD_DIR", "SOLGATE_STORE_TEST_ROUND",
 	"SOLGATE_TEST_HELPER_SOCKET",
+	// Set by the console for --notify-command, in the command's environment only.
+	"SOLGATE_PROPOSAL_ID", "SOLGATE_TOOL", "SOLGATE_AMOUNT", "SOLGATE_RECIPIENT", "SOLGATE_NETWORK", "SOLGATE_FLAGS", "SOLGATE_WAITING",
+	"SOLGATE_TUI_FLOOD", "SOLGATE_TUI_FLOOD_WINDOW", "SOLGATE_TUI_FPS",
 }
 
 // refuseUnknownEnv fails on a SOLGATE_* variable that is neither a setting

@@ -31,7 +31,7 @@ type Kind interface {
 	Executed(p *Proposal, st map[string]any) string
 	// Run executes the approved proposal to its end (prepare against the
 	// approval, reserve, sign, send, verify, settle).
-	Run(h *Hub, id, client string)
+	Run(h *Hub, id string, who caller)
 	// clone copies the kind for a snapshot.
 	clone() Kind
 }

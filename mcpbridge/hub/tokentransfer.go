@@ -138,10 +138,11 @@ func (k *TokenTransferProposal) Executed(p *Proposal, st map[string]any) string 
 // decimals and its label), policy runs on the request, then the real
 // transaction is built and simulated and policy runs again on what the
 // simulation measured.
-func (h *Hub) proposeToken(ctx context.Context, client string, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
+func (h *Hub) proposeToken(ctx context.Context, who caller, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
+	client := who.name
 	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyToken(client, fp, d, a) }
-	if res, done := h.admit(client, fp, deny); done {
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyToken(who, fp, d, a) }
+	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
 	if a.To.Equals(h.opts.Executor.Wallet()) {
@@ -178,7 +179,7 @@ func (h *Hub) proposeToken(ctx context.Context, client string, a mcpbridge.Trans
 
 	now := h.opts.Now()
 	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolTransferToken, Client: client, Fingerprint: fp, Kind: k,
+		ID: newProposalID(), Tool: mcpbridge.ToolTransferToken, Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
 		Preview: prepared.Preview, Spend: k.SOLOut, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
 		Status: StatusPending, changed: make(chan struct{}),
 	}
@@ -209,11 +210,11 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 	return flags
 }
 
-func (h *Hub) autoDenyToken(client, fp string, d policy.Decision, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
+func (h *Hub) autoDenyToken(who caller, fp string, d policy.Decision, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
 	h.mu.Lock()
 	warnings := h.lookAlikeLocked(a.To.String())
 	h.mu.Unlock()
-	return h.recordAutoDeny(client, fp, d, warnings, map[string]any{
+	return h.recordAutoDeny(who, fp, d, warnings, map[string]any{
 		"tool": mcpbridge.ToolTransferToken, "mint": a.Mint.String(), "to": a.To.String(), "amount": fmt.Sprint(a.Amount),
 	}, fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To))
 }
@@ -222,7 +223,8 @@ func (h *Hub) autoDenyToken(client, fp string, d policy.Decision, a mcpbridge.Tr
 // to the approval (compute budget, net received), the spend reserved from
 // that simulation, then sign, send, confirm, and verify the chain's token
 // balances of both owners.
-func (k *TokenTransferProposal) Run(h *Hub, id, client string) {
+func (k *TokenTransferProposal) Run(h *Hub, id string, who caller) {
+	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
 	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount}
@@ -239,7 +241,7 @@ func (k *TokenTransferProposal) Run(h *Hub, id, client string) {
 		return
 	}
 	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(client, k.A.Fingerprint(), decision)
+		decision = h.opts.Breaker.Observe(who.id, k.A.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}
