@@ -282,9 +282,9 @@ func (m *model) spendLines(width, rows int) []string {
 // maxTokenLines bounds the spend panel's per-mint lines.
 const maxTokenLines = 3
 
-// tokenSpendLine is one mint in the spend panel: the mint in full (an
-// abbreviation of a look-alike would read as the real one), its caps as
-// the operator wrote them, and spent/reserved in base units.
+// tokenSpendLine is one mint in the spend panel: spent and reserved in base
+// units, its caps as the operator wrote them, and the mint, never
+// abbreviated (an abbreviation of a look-alike would read as the real one).
 func tokenSpendLine(t hub.TokenSpend) string {
 	caps := []string{}
 	for _, c := range []struct{ label, v string }{{"tx", t.PerTx}, {"session", t.PerSession}, {"24 h", t.PerDay}} {
@@ -296,7 +296,9 @@ func tokenSpendLine(t hub.TokenSpend) string {
 	if len(caps) > 0 {
 		capText = "caps " + strings.Join(caps, " · ")
 	}
-	return fmt.Sprintf("token %s · spent %d · reserved %d · %s", t.Mint, t.Spent, t.Reserved, capText)
+	// The numbers first, the mint last: a narrow pane cuts the mint (in
+	// full in get_spend_status and the detail), never the numbers.
+	return fmt.Sprintf("token spent %d · reserved %d · %s · mint %s", t.Spent, t.Reserved, capText, t.Mint)
 }
 
 // bar draws spent (█), reserved (▒) and free (░) against the cap.

@@ -107,15 +107,15 @@ func (k *TokenTransferProposal) Detail(p *Proposal) []DetailLine {
 	out := []DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("send %s %s (%d base units) to the owner below", t.amount(k.A.Amount), t, k.A.Amount)},
 		{Label: "Mint", Value: fmt.Sprintf("%s · %s · %d decimals", t.Mint, k.program(), t.Decimals)},
-		{Label: "Symbol", Value: fmt.Sprintf("%q (untrusted text)", t.Symbol)},
-		{Label: "To (owner)", Value: k.A.To.String()},
-		{Label: "Token account", Value: tp.Destination.String()},
+		{Label: "Symbol", Value: symbolText(t)},
+		{Label: "Recipient", Value: k.A.To.String() + " (owner)"},
+		{Label: "Account", Value: tp.Destination.String() + " (their token account)"},
 	}
 	if tp.CreatesAccount {
 		out = append(out, DetailLine{Label: "Creates", Value: "the recipient's token account: rent " + sol(tp.Rent)})
 	}
 	if tp.TransferFee > 0 {
-		out = append(out, DetailLine{Label: "Transfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.amount(tp.TransferFee), t, t.amount(tp.Received), t), Warn: true})
+		out = append(out, DetailLine{Label: "Xfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.amount(tp.TransferFee), t, t.amount(tp.Received), t), Warn: true})
 	} else {
 		out = append(out, DetailLine{Label: "Receives", Value: fmt.Sprintf("%s %s", t.amount(tp.Received), t)})
 	}
@@ -132,6 +132,15 @@ func (k *TokenTransferProposal) Executed(p *Proposal, st map[string]any) string 
 	st["rent_lamports"] = fmt.Sprint(k.Preview.Rent)
 	return fmt.Sprintf("EXECUTED and verified on chain: sent %s %s to %s; their token account %s received %s %s (the chain's token balances of both owners agree). Signature %s, slot %d, fee %d lamports, rent %d lamports.",
 		t.amount(k.A.Amount), t, k.A.To, k.Preview.Destination, t.amount(k.Preview.Received), t, p.Signature, p.Result.Slot, p.Result.Fee, k.Preview.Rent)
+}
+
+// symbolText shows the token's own name for itself as the untrusted text
+// it is.
+func symbolText(t TokenLabel) string {
+	if t.Symbol == "" && t.Name == "" {
+		return "none (the mint has no metadata)"
+	}
+	return fmt.Sprintf("%q, name %q (untrusted text from the token's metadata)", t.Symbol, t.Name)
 }
 
 // proposeToken is the first call of transfer_token: the mint is read (for
