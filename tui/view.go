@@ -343,7 +343,7 @@ func (m *model) dialogLines(width, height int) []string {
 		}
 		if e := m.queue.byID[m.dialog.id]; e != nil {
 			body = wrap(fmt.Sprintf("Approve %s: %s — on %s?", e.p.ID, e.action(), where), width)
-			if e.swap != nil && e.p.Swap.NoCapApplies {
+			if e.swap != nil && e.swap.sp.NoCapApplies {
 				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
 			}
 		}

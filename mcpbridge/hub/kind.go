@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"time"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
@@ -32,6 +34,8 @@ type Kind interface {
 	// Run executes the approved proposal to its end (prepare against the
 	// approval, reserve, sign, send, verify, settle).
 	Run(h *Hub, id string, who caller)
+	// TokenTTL is how long an approval's token lives, given the default.
+	TokenTTL(def time.Duration) time.Duration
 	// clone copies the kind for a snapshot.
 	clone() Kind
 }

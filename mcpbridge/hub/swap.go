@@ -22,7 +22,10 @@ import (
 // (input amount and the minimum out) and the preview of the transaction the
 // swap API built, as solgate inspected and simulated it.
 type SwapProposal struct {
-	Args    mcpbridge.SwapArgs
+	A mcpbridge.SwapArgs
+	// Spend is the SOL leaving the wallet as simulated (fees, rent, and
+	// the input when it is SOL).
+	Spend   uint64
 	Terms   executor.SwapTerms
 	Preview executor.SwapPreview
 	// PriceImpactBps is the quote's price impact, rounded up.
@@ -218,8 +221,8 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 		ID: newProposalID(), Tool: mcpbridge.ToolSwap, Client: client, Peer: who.id, Fingerprint: fp,
 		Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL), Status: StatusPending,
 		changed: make(chan struct{}),
-		Swap: &SwapProposal{
-			Args: a, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
+		Kind: &SwapProposal{
+			A: a, Spend: spend, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
 			Route: route, Input: in, Output: out, NoCapApplies: decision.NoCapApplies,
 			Approval: prepared.Approval(),
 		},
@@ -261,13 +264,13 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	}
 	q := prepared.Quote
 	impact, _ := priceImpactBps(q)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.Args, swapSpend(prepared.Preview), impact))
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.A, swapSpend(prepared.Preview), impact))
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	if !decision.Allowed {
-		h.opts.Breaker.Observe(who.id, sp.Args.Fingerprint(), decision)
+		h.opts.Breaker.Observe(who.id, sp.A.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}
@@ -278,8 +281,10 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	prepared.BeforeSend = func(sig solana.Signature) error {
 		// From here on the detail shows the transaction actually signed.
 		h.mu.Lock()
-		if p := h.proposals[id]; p != nil && p.Swap != nil {
-			p.Swap.Signed = &signed
+		if p := h.proposals[id]; p != nil {
+			if sw, ok := p.Kind.(*SwapProposal); ok {
+				sw.Signed = &signed
+			}
 			h.changedLocked(p)
 		}
 		h.mu.Unlock()
@@ -292,8 +297,10 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		return
 	}
 	h.mu.Lock()
-	if p := h.proposals[id]; p != nil && p.Swap != nil {
-		p.Swap.Received = res.Received
+	if p := h.proposals[id]; p != nil {
+		if sw, ok := p.Kind.(*SwapProposal); ok {
+			sw.Received = res.Received
+		}
 	}
 	h.mu.Unlock()
 	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight, func() uint64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
@@ -36,6 +37,8 @@ var _ Kind = (*TokenTransferProposal)(nil)
 func (k *TokenTransferProposal) Args() mcpbridge.WriteArgs { return k.A }
 
 func (k *TokenTransferProposal) clone() Kind { c := *k; return &c }
+
+func (k *TokenTransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
 // program names the token program for people.
 func (k *TokenTransferProposal) program() string {
