@@ -178,11 +178,14 @@ func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult,
 func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) {
 	res, err := PostCall(ctx, b.client, req)
 	var nc *NoConsoleError
+	var na *NotAdmittedError
 	switch {
 	case err == nil:
 		return res, nil
 	case errors.As(err, &nc):
 		return res, nc
+	case errors.As(err, &na):
+		return res, na
 	case errors.Is(err, ErrUnreadableAnswer):
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}

@@ -48,9 +48,13 @@ type PeerCred struct {
 
 // ListenConfig configures the console's socket listener.
 type ListenConfig struct {
-	// AllowUID decides which peer uids may talk to the console. Nil allows only
-	// the console's own effective uid.
+	// AllowUID decides which peer uids may talk to the console. Nil: Admission
+	// decides.
 	AllowUID func(uid uint32) bool
+	// Admission admits other users' bridges (--allow-uid, --allow-gid) and
+	// sets the modes of the socket directory and socket to match. The zero
+	// value admits only the console's own effective uid.
+	Admission Admission
 	// Logger receives refused connections. Nil: slog.Default().
 	Logger *slog.Logger
 }
@@ -62,6 +66,7 @@ type SocketListener struct {
 	lock     *os.File
 	path     string
 	allow    func(uint32) bool
+	admit    Admission
 	log      *slog.Logger
 	rejected atomic.Uint64
 }
@@ -71,15 +76,17 @@ func Listen(path string) (*SocketListener, error) {
 	return ListenConfig{}.Listen(path)
 }
 
-// Listen creates the socket directory (0700) if needed, refuses a directory
-// that others can enter or that belongs to someone else, replaces a stale
+// Listen creates the socket directory (0700, or as cfg.Admission needs) if
+// needed, refuses a directory that others can enter beyond what the admission
+// needs or that belongs to someone else, replaces a stale
 // socket left by a crashed console, refuses to start when another console is
 // serving path, and listens with the socket file at 0600.
 func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 	if len(path) > maxSocketPathLen {
 		return nil, fmt.Errorf("socket path %s is %d bytes; Unix sockets allow at most %d: choose a shorter --socket path", path, len(path), maxSocketPathLen)
 	}
-	if err := ensureSocketDir(filepath.Dir(path)); err != nil {
+	dirMode, sockMode, gid := cfg.Admission.fileModes()
+	if err := ensureSocketDir(filepath.Dir(path), dirMode, gid); err != nil {
 		return nil, err
 	}
 	// The lock file makes "is another console here?" atomic: two consoles
@@ -101,16 +108,12 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := setSocketMode(path, sockMode, gid); err != nil {
 		ul.Close()
 		lock.Close()
-		return nil, fmt.Errorf("chmod socket %s: %w", path, err)
+		return nil, err
 	}
-	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, log: cfg.Logger}
-	if l.allow == nil {
-		self := uint32(os.Geteuid())
-		l.allow = func(uid uint32) bool { return uid == self }
-	}
+	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -121,10 +124,12 @@ func alreadyServing(path string) error {
 	return fmt.Errorf("another solgate console is already serving %s: use that one, stop it, or choose another --socket path", path)
 }
 
-// ensureSocketDir makes dir if missing and checks that only we can enter it.
-// A directory we did not create is never repaired silently: if someone else
-// owns it or could have planted files in it, the operator should know.
-func ensureSocketDir(dir string) error {
+// ensureSocketDir makes dir if missing and checks that nobody beyond the
+// admitted users can enter it. A directory that is too open is never repaired
+// silently: if someone else owns it or could have planted files in it, the
+// operator should know. One that is too closed for the admitted users (an
+// earlier same-user run's 0700) is opened exactly as far as they need.
+func ensureSocketDir(dir string, want fs.FileMode, gid int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create socket directory %s: %w", dir, err)
 	}
@@ -138,8 +143,42 @@ func ensureSocketDir(dir string) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
 		return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d): remove it, or choose another --socket path", dir, st.Uid, os.Geteuid())
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("socket directory %s has mode %04o, so other users could reach the socket: run `chmod 700 %s`", dir, perm, dir)
+	perm := fi.Mode().Perm()
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	groupOK := gid >= 0 && st != nil && st.Gid == uint32(gid)
+	extra := perm &^ want & 0o077
+	if !groupOK {
+		extra |= perm & want & 0o070 // group bits only for the admitted group
+	}
+	if extra != 0 {
+		fix := fmt.Sprintf("chmod %o %s", want&0o777, dir)
+		if gid >= 0 && !groupOK {
+			fix = fmt.Sprintf("chgrp %d %s && %s", gid, dir, fix)
+		}
+		return fmt.Errorf("socket directory %s has mode %04o, so other users could reach the socket: run `%s`", dir, perm, fix)
+	}
+	if perm&want != want&0o777 || (gid >= 0 && !groupOK) {
+		if gid >= 0 && !groupOK {
+			if err := os.Chown(dir, -1, gid); err != nil {
+				return fmt.Errorf("give socket directory %s to group %d (the console's user must be a member of it): %w", dir, gid, err)
+			}
+		}
+		if err := os.Chmod(dir, perm|want); err != nil {
+			return fmt.Errorf("chmod socket directory %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// setSocketMode gives the socket file the mode (and group) of the admission.
+func setSocketMode(path string, mode fs.FileMode, gid int) error {
+	if gid >= 0 {
+		if err := os.Chown(path, -1, gid); err != nil {
+			return fmt.Errorf("give socket %s to group %d (the console's user must be a member of it): %w", path, gid, err)
+		}
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("chmod socket %s: %w", path, err)
 	}
 	return nil
 }
@@ -188,19 +227,37 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			l.refuse(c, "cannot read peer credentials", slog.String("err", err.Error()))
 			continue
 		}
-		if !l.allow(cred.UID) {
-			l.refuse(c, "connection from another user refused",
+		if !l.admits(c, cred) {
+			l.count("connection from a user who is not admitted refused",
 				slog.Uint64("uid", uint64(cred.UID)), slog.Int("pid", int(cred.PID)))
+			// Off the accept loop: a peer that never reads must not stall it.
+			go writeRefusal(c, cred.UID)
 			continue
 		}
 		return &peerConn{UnixConn: c, cred: cred}, nil
 	}
 }
 
+func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
+	if l.allow != nil {
+		return l.allow(cred.UID)
+	}
+	var groups []uint32
+	if len(l.admit.GIDs) > 0 {
+		groups, _ = peerGroupsOf(c) // unreadable: judged on uid and primary gid alone
+	}
+	return l.admit.admits(uint32(os.Geteuid()), cred, groups)
+}
+
 func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
-	// Count before closing: once the peer sees the close, Rejected says so.
-	n := l.rejected.Add(1)
+	l.count(msg, attrs...)
 	c.Close()
+}
+
+// count records a refused connection. It runs before the peer is answered:
+// once the peer sees the answer, Rejected says so.
+func (l *SocketListener) count(msg string, attrs ...any) {
+	n := l.rejected.Add(1)
 	l.log.Warn(msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
 }
 
@@ -306,8 +363,9 @@ const consoleDialTimeout = 3 * time.Second
 // socket at path, whatever host the URL names (use http://solgate/...).
 // timeout bounds each whole request and must exceed the longest long-poll.
 // A failed connection is a *NoConsoleError (errors.Is ErrNoConsole, also
-// through the *url.Error the client wraps it in). The client also checks the
-// server's uid: a socket served by another user is refused.
+// through the *url.Error the client wraps it in); a console that does not
+// admit our user is a *NotAdmittedError. The client also checks the server's
+// uid: see trustedServer.
 func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 	dialer := net.Dialer{Timeout: consoleDialTimeout}
 	if timeout > 0 && timeout < consoleDialTimeout {
@@ -319,6 +377,9 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			c, err := dialer.DialContext(ctx, "unix", path)
 			if err != nil {
+				if na := notAdmittedDial(path, err); na != nil {
+					return nil, na
+				}
 				return nil, &NoConsoleError{Path: path, Err: err}
 			}
 			cred, err := peerCredOf(c.(*net.UnixConn))
@@ -326,9 +387,9 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 				c.Close()
 				return nil, fmt.Errorf("check the console serving %s: %w", path, err)
 			}
-			if self := uint32(os.Geteuid()); cred.UID != self {
+			if err := trustedServer(path, cred.UID); err != nil {
 				c.Close()
-				return nil, fmt.Errorf("the process serving %s runs as uid %d, not as you (uid %d): refusing to talk to it; start your own `solgate console`", path, cred.UID, self)
+				return nil, err
 			}
 			return c, nil
 		},
@@ -336,5 +397,5 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
-	return &http.Client{Transport: transport, Timeout: timeout}
+	return &http.Client{Transport: refusalTransport{base: transport, path: path}, Timeout: timeout}
 }
