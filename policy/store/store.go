@@ -42,6 +42,12 @@ type Store struct {
 	// writer anyway; taking the lock here keeps appends in seq order without
 	// leaning on busy retries, which are left for other processes.
 	writeMu sync.Mutex
+	// headFile: every commit also writes the chain's head to HeadFileName
+	// (only for a console's Open, after the file was checked against the
+	// database). headErr is the last failure to write it.
+	headFile bool
+	headErr  error
+	headNote string
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
@@ -50,7 +56,27 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state dir %s: %w", dir, err)
 	}
-	return open(dir)
+	s, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if s.headNote, err = s.syncHeadFile(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.headFile = true
+	return s, nil
+}
+
+// HeadFileNote says what Open did to the audit head file (created it for a
+// state directory that had none, or advanced it), or "" when nothing.
+func (s *Store) HeadFileNote() string { return s.headNote }
+
+// HeadFileErr is the last failure to write the audit head file, or nil.
+func (s *Store) HeadFileErr() error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.headErr
 }
 
 // OpenExisting opens the database in dir without creating anything; for
@@ -119,6 +145,12 @@ func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) err
 	}
 	if err := tx.Commit(); err != nil {
 		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
+	}
+	if s.headFile {
+		// The record is durable already; a head file that lags behind is
+		// reported by HeadFileErr and `solgate audit`, and caught up by the
+		// next write or the next Open.
+		s.headErr = writeHeadFile(s.HeadFilePath(), headRecord{Seq: e.Seq, Hash: e.Hash})
 	}
 	return e, nil
 }

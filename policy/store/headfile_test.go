@@ -1,0 +1,116 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readHead(t *testing.T, dir string) (seq int64, hash string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "audit.head"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Seq  int64  `json:"seq"`
+		Hash string `json:"hash"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		t.Fatalf("head file %q: %v", raw, err)
+	}
+	return h.Seq, h.Hash
+}
+
+// Every append moves the head file, read back from disk, to the newest
+// entry's sequence number and hash as the database has them.
+func TestHeadFileFollowsEveryAppend(t *testing.T) {
+	st := seedAudit(t, 1)
+	dir := filepath.Dir(st.Path())
+	for i := 2; i <= 4; i++ {
+		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+		var hash string
+		if err := st.DB().QueryRow(`SELECT hash FROM audit WHERE seq = ?`, i).Scan(&hash); err != nil {
+			t.Fatal(err)
+		}
+		if seq, h := readHead(t, dir); seq != int64(i) || h != hash {
+			t.Fatalf("after entry %d the head file says %d %s, the database %s", i, seq, h, hash)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, "audit.head"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("head file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	if err := st.HeadFileErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A state directory from before the head file gets one from its current head
+// when a console opens it, and the console says so.
+func TestHeadFileCreatedForOldStateDir(t *testing.T) {
+	st := seedAudit(t, 3)
+	dir := filepath.Dir(st.Path())
+	st.Close()
+	os.Remove(filepath.Join(dir, "audit.head"))
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "created the audit head file") || !strings.Contains(n, "entry 3") {
+		t.Fatalf("note %q", n)
+	}
+	if seq, _ := readHead(t, dir); seq != 3 {
+		t.Fatalf("head file at %d, want 3", seq)
+	}
+}
+
+// Entries removed from the end, with the head row moved back to match, pass
+// the database's own check but not the head file's.
+func TestHeadFileCatchesTruncationWithMovedHeadRow(t *testing.T) {
+	st := seedAudit(t, 5)
+	db := st.DB()
+	if _, err := db.Exec(`DELETE FROM audit WHERE seq > 3`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE audit_head SET seq = 3, hash = (SELECT hash FROM audit WHERE seq = 3)`); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := st.VerifyAudit()
+	if bad != 4 || !errors.Is(err, ErrAuditHeadFile) || !strings.Contains(err.Error(), "entries 4 to 5 were removed") {
+		t.Fatalf("VerifyAudit = %d, %v", bad, err)
+	}
+}
+
+// Entries appended behind the console's back are not vouched for; a console
+// that opens the directory advances the file and says which entries those were.
+func TestHeadFileBehindTheDatabase(t *testing.T) {
+	st := seedAudit(t, 2)
+	dir := filepath.Dir(st.Path())
+	st.headFile = false // as if the console died between commit and head write
+	if _, err := st.AppendAudit("note", "", map[string]int{"i": 3}); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := st.VerifyAudit()
+	if bad != 3 || !errors.Is(err, ErrAuditHeadFile) {
+		t.Fatalf("VerifyAudit = %d, %v; want entry 3 not vouched for", bad, err)
+	}
+	st.Close()
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "was at entry 2, the database at 3") {
+		t.Fatalf("note %q", n)
+	}
+	if _, err := st.VerifyAudit(); err != nil {
+		t.Fatal(err)
+	}
+}
