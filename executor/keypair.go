@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -36,7 +37,9 @@ func DefaultKeypairPath() string {
 
 // LoadKeypair reads a Solana CLI keypair file: a JSON array of 64 bytes (the 32-byte
 // seed followed by the 32-byte public key). Like ssh, it refuses a file that group
-// or others can read. Errors name the file and the fix but never its contents.
+// or others can read, and one that belongs to another user (who could loosen its
+// mode or swap the key at any time). Errors name the file and the fix but never
+// its contents.
 func LoadKeypair(path string) (*Keypair, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -47,6 +50,9 @@ func LoadKeypair(path string) (*Keypair, error) {
 	}
 	if info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory, expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
+		return nil, fmt.Errorf("%w: %s belongs to uid %d, not to the user the console runs as (uid %d): the key must belong to that user alone: run `sudo chown %d %s`, or start the console as the key's owner", ErrKeypair, path, st.Uid, os.Geteuid(), os.Geteuid(), path)
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s is readable by other users (mode %04o); a signing key must be private: run `chmod 600 %s`", ErrKeypair, path, perm, path)

@@ -151,12 +151,12 @@ type NotAdmittedError struct {
 }
 
 func (e *NotAdmittedError) Error() string {
-	name := strconv.FormatUint(uint64(e.UID), 10)
-	if u, err := user.LookupId(name); err == nil {
-		name = u.Username
+	who, name := fmt.Sprintf("uid %d", e.UID), fmt.Sprintf("uid %d", e.UID)
+	if u, err := user.LookupId(strconv.FormatUint(uint64(e.UID), 10)); err == nil {
+		who, name = fmt.Sprintf("user %s (uid %d)", u.Username, e.UID), u.Username
 	}
-	return fmt.Sprintf("solgate mcp runs as user %s (uid %d), which the approval console at %s does not admit: its operator can start it with --allow-uid %d (or --allow-gid with a group %s is in)",
-		name, e.UID, e.Path, e.UID, name)
+	return fmt.Sprintf("solgate mcp runs as %s, which the approval console at %s does not admit: its operator can start it with --allow-uid %d (or --allow-gid with a group %s is in)",
+		who, e.Path, e.UID, name)
 }
 
 func (e *NotAdmittedError) Is(target error) bool { return target == ErrNotAdmitted }

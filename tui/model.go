@@ -36,6 +36,7 @@ type hubState struct {
 	Paused        bool
 	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
+	Warnings      []string // persistent: who else can reach the key or the console
 }
 
 // eventsMsg carries hub events in publish order, batched when they arrive
@@ -89,6 +90,7 @@ type model struct {
 	paused        bool
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
+	warnings      []string // the hub's persistent warnings, shown first in the header
 
 	dialog     dialog
 	graceUntil time.Time
@@ -420,6 +422,8 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 				what = "disconnected"
 			}
 			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
+		case hub.EventWarning:
+			m.log.Add(ev.At, logAlert, "⚠ "+ev.Message)
 		case hub.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
@@ -480,6 +484,7 @@ func (m *model) applyState(st hubState) {
 	}
 	sort.Strings(m.clients)
 	m.pausedClients = append(m.pausedClients[:0], st.PausedClients...)
+	m.warnings = append(m.warnings[:0], st.Warnings...)
 }
 
 // actionDone applies what an operator action returned.

@@ -201,6 +201,11 @@ func (m *model) headerLines() []string {
 		line1 = s.mainnet.Render(pad(ansi.Strip(line1), m.width))
 	}
 	var parts []string
+	// Who else can reach the key or the keyboard comes first, so no width
+	// cuts it off; it stays for the whole session.
+	for _, w := range m.warnings {
+		parts = append(parts, s.danger.Render("⚠ "+w))
+	}
 	if m.paused {
 		parts = append(parts, s.paused.Render("⏸ WRITES PAUSED — p resumes"))
 	}

@@ -26,6 +26,10 @@ type authorityConfig struct {
 	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
 	swapAPI string
 	stderr  io.Writer // startup messages, before the TUI owns the terminal
+	// admission admits other users' bridges (--allow-uid, --allow-gid).
+	admission mcpbridge.Admission
+	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
+	exposure *hub.Exposure
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -58,6 +62,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err := os.MkdirAll(c.state, 0o700); err != nil {
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
+	if err := store.CheckPrivateDir(c.state); err != nil {
+		return nil, fmt.Errorf("--state: %w", err)
+	}
 	logFile, err := os.OpenFile(filepath.Join(c.state, "console.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: open log: %w", c.state, err)
@@ -80,6 +87,10 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
 	a.closers = append(a.closers, func() { st.Close() })
+	if note := st.HeadFileNote(); note != "" {
+		fmt.Fprintln(c.stderr, "audit:", note)
+		a.log.Warn("audit head file", "msg", note)
+	}
 	spend, err := policy.NewSpend(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
@@ -102,14 +113,14 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
-		Spend: spend, Store: st, Logger: a.log,
+		Spend: spend, Store: st, Logger: a.log, Exposure: c.exposure,
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.hub = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := mcpbridge.Listen(c.socket)
+	ln, err := mcpbridge.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
 	}

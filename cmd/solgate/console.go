@@ -3,15 +3,20 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
 
@@ -19,7 +24,8 @@ func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
 type consoleOptions struct {
 	rpc, keypair, socket, state, swapAPI string
-	noColor                              bool
+	noColor, check                       bool
+	allowUIDs, allowGIDs                 []uint
 	policy                               policyFlags
 }
 
@@ -45,7 +51,7 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 			if err != nil {
 				return err
 			}
-			return runConsole(cmd.Context(), cmd.ErrOrStderr(), o, cfg)
+			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cfg)
 		},
 	}
 	f := cmd.Flags()
@@ -55,11 +61,27 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
 	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
 	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	f.UintSliceVar(&o.allowUIDs, "allow-uid", nil, "uid whose `solgate mcp` may connect, besides the console's own user (repeatable; env SOLGATE_ALLOW_UID)")
+	f.UintSliceVar(&o.allowGIDs, "allow-gid", nil, "gid whose members' `solgate mcp` may connect (repeatable; env SOLGATE_ALLOW_GID)")
+	f.BoolVar(&o.check, "check", false, "print who can reach the key, the state and this terminal, and which users may connect; then exit")
 	o.policy.register(f)
 	return cmd
 }
 
-func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg policy.Config) error {
+func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions, cfg policy.Config) error {
+	// Before the key is read: from here on no other process of this user
+	// can read the console's memory.
+	if err := executor.MakeUndumpable(); err != nil {
+		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
+	}
+	adm, err := admissionOf(o.allowUIDs, o.allowGIDs)
+	if err != nil {
+		return err
+	}
+	exp := exposureOf(o, adm)
+	if o.check {
+		return printCheck(stdout, o, exp)
+	}
 	// Approvals need a human at a keyboard; a console under a pipe or a
 	// service manager would have nobody to ask.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
@@ -71,6 +93,7 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
+		admission: adm, exposure: exp,
 	})
 	if err != nil {
 		return err
@@ -81,4 +104,71 @@ func runConsole(ctx context.Context, stderr io.Writer, o consoleOptions, cfg pol
 		Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
 	})
+}
+
+// admissionOf turns --allow-uid / --allow-gid into an admission; ids are
+// 32-bit on Linux.
+func admissionOf(uids, gids []uint) (mcpbridge.Admission, error) {
+	var a mcpbridge.Admission
+	for _, u := range uids {
+		if u > math.MaxUint32 {
+			return a, fmt.Errorf("--allow-uid %d (%s): not a uid; accepted: 0 to %d", u, envName("allow-uid"), uint32(math.MaxUint32))
+		}
+		a.UIDs = append(a.UIDs, uint32(u))
+	}
+	for _, g := range gids {
+		if g > math.MaxUint32 {
+			return a, fmt.Errorf("--allow-gid %d (%s): not a gid; accepted: 0 to %d", g, envName("allow-gid"), uint32(math.MaxUint32))
+		}
+		a.GIDs = append(a.GIDs, uint32(g))
+	}
+	return a, nil
+}
+
+// exposureOf gathers who can reach what the console guards.
+func exposureOf(o consoleOptions, adm mcpbridge.Admission) *hub.Exposure {
+	dumpable, err := executor.Dumpable()
+	return &hub.Exposure{
+		ConsoleUID: uint32(os.Geteuid()),
+		Key:        hub.StatFile(o.keypair),
+		State:      hub.StatFile(o.state),
+		Socket:     o.socket,
+		Admission:  adm,
+		Terminals:  hub.DetectTerminals(os.Getenv),
+		Dumpable:   dumpable || err != nil,
+	}
+}
+
+// printCheck is `solgate console --check`: the situation before anything
+// starts, and the same refusals the console would give. It fails when the
+// console would refuse to start.
+func printCheck(out io.Writer, o consoleOptions, exp *hub.Exposure) error {
+	for _, l := range exp.Report() {
+		fmt.Fprintln(out, l)
+	}
+	var problems []error
+	if _, err := executor.LoadKeypair(o.keypair); err != nil {
+		problems = append(problems, err)
+	}
+	if exp.State.Err == nil {
+		if err := store.CheckPrivateDir(o.state); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	for _, t := range exp.Terminals {
+		if t.Known && slices.Contains(exp.Admission.UIDs, t.OwnerUID) {
+			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", hub.WarnTerminal, t.Kind, t.Path)
+		}
+	}
+	if exp.Admission.Empty() {
+		fmt.Fprintln(out, "WARNING: only the console's own user may connect: an agent that runs as this user can use the key without you (see README, Run it safely)")
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, "REFUSED:", p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the console would refuse to start: %w", errors.Join(problems...))
+	}
+	fmt.Fprintln(out, "ok: the console would start with this key and state directory")
+	return nil
 }

@@ -58,6 +58,7 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
+	h.seePeer(r.Context())
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: err.Error()})

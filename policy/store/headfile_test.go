@@ -114,3 +114,32 @@ func TestHeadFileBehindTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A state directory others can read, or that another user owns, is refused
+// by name with the fix.
+func TestCheckPrivateDir(t *testing.T) {
+	t.Run("readable by others", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "state")
+		os.Mkdir(dir, 0o755)
+		os.Chmod(dir, 0o755)
+		err := CheckPrivateDir(dir)
+		if err == nil || !strings.Contains(err.Error(), "state dir "+dir+" has mode 0755") || !strings.Contains(err.Error(), "chmod 700 "+dir) {
+			t.Fatalf("CheckPrivateDir = %v", err)
+		}
+		os.Chmod(dir, 0o700)
+		if err := CheckPrivateDir(dir); err != nil {
+			t.Fatalf("a private directory: %v", err)
+		}
+	})
+	t.Run("owned by another user", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("requires root to chown a directory to another user")
+		}
+		dir := filepath.Join(t.TempDir(), "state")
+		os.Mkdir(dir, 0o700)
+		os.Chown(dir, 65534, 65534)
+		if err := CheckPrivateDir(dir); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("CheckPrivateDir = %v", err)
+		}
+	})
+}

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite, registers driver "sqlite"
@@ -51,7 +52,8 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
-// mode 0700 since it holds the spend history. Pending migrations are applied.
+// mode 0700 since it holds the spend history. Pending migrations are
+// applied. The console also calls CheckPrivateDir first.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state dir %s: %w", dir, err)
@@ -66,6 +68,27 @@ func Open(dir string) (*Store, error) {
 	}
 	s.headFile = true
 	return s, nil
+}
+
+// CheckPrivateDir refuses a state directory that is not the console's user's
+// alone: another owner could rewrite the spend ledger, the audit trail and its
+// head file, and readers learn the wallet's history.
+func CheckPrivateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state dir %s is not a directory", dir)
+	}
+	self := os.Geteuid()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(self) {
+		return fmt.Errorf("state dir %s belongs to uid %d, not to the user the console runs as (uid %d): it must belong to that user alone: run `sudo chown -R %d %s`, or pass another --state", dir, st.Uid, self, self, dir)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("state dir %s has mode %04o, so other users can reach the spend ledger and audit trail: run `chmod 700 %s`", dir, perm, dir)
+	}
+	return nil
 }
 
 // HeadFileNote says what Open did to the audit head file (created it for a
