@@ -82,14 +82,21 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions,
 	if o.check {
 		return printCheck(stdout, o, exp)
 	}
+	// The key and the state must be this user's alone; checked first, so
+	// the refusal names the file whatever else is wrong.
+	key, err := executor.LoadKeypair(o.keypair)
+	if err != nil {
+		return err
+	}
+	if exp.State.Err == nil {
+		if err := store.CheckPrivateDir(o.state); err != nil {
+			return fmt.Errorf("--state: %w", err)
+		}
+	}
 	// Approvals need a human at a keyboard; a console under a pipe or a
 	// service manager would have nobody to ask.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
-	}
-	key, err := executor.LoadKeypair(o.keypair)
-	if err != nil {
-		return err
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
