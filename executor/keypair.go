@@ -121,6 +121,42 @@ func (k *Keypair) WriteFile(path string) error {
 	return os.WriteFile(path, data, 0o600)
 }
 
+// CreateFile stores the key as WriteFile does, but only in a file that does
+// not exist yet (parent directories are made 0700): a new key must never
+// replace one that may hold funds.
+func (k *Keypair) CreateFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("%w: create %s: %v", ErrKeypair, filepath.Dir(path), err)
+	}
+	nums := make([]int, len(k.priv))
+	for i, b := range k.priv {
+		nums[i] = int(b)
+	}
+	data, err := json.Marshal(nums)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s already exists: a new key never replaces one (it may hold funds); choose another file", ErrKeypair, path)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: create %s: %v", ErrKeypair, path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("%w: write %s: %v", ErrKeypair, path, err)
+	}
+	return nil
+}
+
 // PublicKey is the wallet address.
 func (k *Keypair) PublicKey() solana.PublicKey { return k.pub }
 

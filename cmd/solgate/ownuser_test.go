@@ -456,3 +456,30 @@ func shellJoin(args []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// keygen writes a key the console accepts (read back with the loader the
+// console uses, and its address printed), and never replaces a file.
+func TestKeygenWritesAPrivateKeyOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "id.json")
+	r := runSolgate(t, "keygen", "-o", path)
+	if r.exit != 0 {
+		t.Fatalf("keygen: %d\n%s", r.exit, r.stderr)
+	}
+	kp, err := executor.LoadKeypair(path)
+	if err != nil {
+		t.Fatalf("the console would refuse the new key: %v", err)
+	}
+	if !strings.Contains(r.stdout, "address "+kp.PublicKey().String()) {
+		t.Fatalf("keygen printed another address:\n%s", r.stdout)
+	}
+	fi, _ := os.Stat(path)
+	before, _ := os.ReadFile(path)
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %04o", fi.Mode().Perm())
+	}
+	r = runSolgate(t, "keygen", "-o", path)
+	after, _ := os.ReadFile(path)
+	if r.exit == 0 || !strings.Contains(r.stderr, "already exists") || string(before) != string(after) {
+		t.Fatalf("second keygen over the same file: exit %d\n%s", r.exit, r.stderr)
+	}
+}
