@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -162,8 +161,8 @@ func printCheck(out io.Writer, o consoleOptions, exp *hub.Exposure) error {
 			problems = append(problems, err)
 		}
 	}
-	for _, t := range exp.Terminals {
-		if t.Known && slices.Contains(exp.Admission.UIDs, t.OwnerUID) {
+	for _, uid := range exp.Admission.UIDs {
+		for _, t := range exp.ReachableBy(uid) {
 			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", hub.WarnTerminal, t.Kind, t.Path)
 		}
 	}

@@ -81,6 +81,11 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 		t := Terminal{Kind: kind, Path: path}
 		if f := StatFile(path); f.Err == nil {
 			t.OwnerUID, t.Known = f.OwnerUID, true
+		} else if uid, ok := ownerFromDirName(path); ok {
+			// Another user's socket directory cannot be entered, but tmux
+			// names it after its owner's uid (tmux-<uid>), screen after
+			// the name (S-<user>).
+			t.OwnerUID, t.Known = uid, true
 		}
 		out = append(out, t)
 	}
@@ -111,11 +116,34 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 	return out
 }
 
-// ReachableBy lists the terminals uid owns, i.e. can type into.
+// ownerFromDirName reads the owner from a tmux or screen socket directory's
+// name.
+func ownerFromDirName(path string) (uint32, bool) {
+	base := filepath.Base(filepath.Dir(path))
+	if rest, ok := strings.CutPrefix(base, "tmux-"); ok {
+		if uid, err := strconv.ParseUint(rest, 10, 32); err == nil {
+			return uint32(uid), true
+		}
+	}
+	if name, ok := strings.CutPrefix(base, "S-"); ok {
+		if u, err := user.Lookup(name); err == nil {
+			if uid, err := strconv.ParseUint(u.Uid, 10, 32); err == nil {
+				return uint32(uid), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// ReachableBy lists the tmux and screen servers uid owns: one command
+// (tmux send-keys, screen -X stuff) types into the console. A terminal
+// device of uid is only reported (Report), not warned about: keys reach it
+// through the terminal program, and a console started with sudo from a
+// window of the operator's own is the setup README recommends.
 func (e *Exposure) ReachableBy(uid uint32) []Terminal {
 	var out []Terminal
 	for _, t := range e.Terminals {
-		if t.Known && t.OwnerUID == uid {
+		if t.Known && t.OwnerUID == uid && t.Kind != "tty" {
 			out = append(out, t)
 		}
 	}
@@ -156,6 +184,8 @@ func (e *Exposure) Report() []string {
 			l += ": owner unknown (the console's user cannot stat it, so it belongs to someone else)"
 		case t.OwnerUID == e.ConsoleUID:
 			l += ": owned by " + userName(t.OwnerUID) + " (the console's user)"
+		case slices.Contains(e.Admission.UIDs, t.OwnerUID) && t.Kind == "tty":
+			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: a program of that user could send keys through the terminal program (X11 tools, ptrace); a login of the console's own (another virtual console, ssh) is out of its reach"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID):
 			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
 		default:
