@@ -17,7 +17,9 @@ build: ## build bin/solgate
 # /usr/local/bin so that the console's own account and yours run the same
 # binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.
 PREFIX    ?= /usr/local
-install: build ## install solgate into $(PREFIX)/bin (default /usr/local/bin)
+# Separate from build, so `sudo make install` needs no Go toolchain for root.
+install: ## install bin/solgate into $(PREFIX)/bin (default /usr/local/bin): make build && sudo make install
+	@test -x $(BIN) || { echo "$(BIN) is missing: run make build first"; exit 1; }
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/solgate
 

@@ -71,6 +71,19 @@ func TestExistingSocketDirectory(t *testing.T) {
 			t.Fatalf("directory mode %04o, want 0711", got)
 		}
 	})
+	t.Run("a restart finds what it made", func(t *testing.T) {
+		gid := uint32(os.Getegid())
+		for _, adm := range []Admission{{UIDs: []uint32{4242}}, {GIDs: []uint32{gid}}, {}} {
+			path := socketPath(t)
+			for i := 0; i < 2; i++ {
+				l, err := ListenConfig{Admission: adm, Logger: quietLogger()}.Listen(path)
+				if err != nil {
+					t.Fatalf("%+v, start %d: %v", adm, i+1, err)
+				}
+				l.Close()
+			}
+		}
+	})
 	t.Run("too open is refused", func(t *testing.T) {
 		path := socketPath(t)
 		os.MkdirAll(filepath.Dir(path), 0o700)

@@ -147,8 +147,8 @@ func ensureSocketDir(dir string, want fs.FileMode, gid int) error {
 	st, _ := fi.Sys().(*syscall.Stat_t)
 	groupOK := gid >= 0 && st != nil && st.Gid == uint32(gid)
 	extra := perm &^ want & 0o077
-	if !groupOK {
-		extra |= perm & want & 0o070 // group bits only for the admitted group
+	if gid >= 0 && !groupOK {
+		extra |= perm & want & 0o070 // group bits meant for the admitted group only
 	}
 	if extra != 0 {
 		fix := fmt.Sprintf("chmod %o %s", want&0o777, dir)

@@ -153,8 +153,10 @@ func printCheck(out io.Writer, o consoleOptions, exp *hub.Exposure) error {
 		fmt.Fprintln(out, l)
 	}
 	var problems []error
-	if _, err := executor.LoadKeypair(o.keypair); err != nil {
+	if key, err := executor.LoadKeypair(o.keypair); err != nil {
 		problems = append(problems, err)
+	} else {
+		fmt.Fprintln(out, "wallet", key.PublicKey())
 	}
 	if exp.State.Err == nil {
 		if err := store.CheckPrivateDir(o.state); err != nil {

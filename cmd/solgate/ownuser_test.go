@@ -224,6 +224,11 @@ func callTool(t *testing.T, c *mcpclient.Client, tool string, args map[string]an
 // raises the same-user warning on the console's screen.
 func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	w := startOwnUserWorld(t)
+	// The socket's directory prepared by the operator, as README's steps do.
+	prepared := filepath.Dir(w.socket("main"))
+	must(t, os.Mkdir(prepared, 0o711))
+	must(t, os.Chmod(prepared, 0o711))
+	must(t, os.Chown(prepared, uidConsole, uidConsole))
 	con := w.startConsoleAs(t, uidConsole, "main", "--allow-uid", strconv.Itoa(uidAgent))
 
 	// The socket is reachable exactly as the admission says.
