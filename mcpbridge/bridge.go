@@ -36,6 +36,9 @@ const bridgeTimeout = 55 * time.Second
 // away (restarted, or not started yet).
 const presenceRetry = 2 * time.Second
 
+// notAdmittedRetry is the pause after the console refused this user.
+const notAdmittedRetry = 30 * time.Second
+
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
 	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
@@ -134,14 +137,19 @@ func (b *Bridge) stayPresent(ctx context.Context, ci ClientInfo) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
+		wait := presenceRetry
 		if resp, err := b.presence.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 			resp.Body.Close()
+		} else if errors.Is(err, ErrNotAdmitted) {
+			// Each attempt is a refusal in the console's log; ask rarely
+			// until its operator admits this user.
+			wait = notAdmittedRetry
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(presenceRetry):
+		case <-time.After(wait):
 		}
 	}
 }
