@@ -11,8 +11,10 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
+# -buildvcs=true records the checkout's revision in the binary, which
+# `solgate --version` and MCP serverInfo report.
 build: ## build bin/solgate
-	$(GO) build -o $(BIN) ./cmd/solgate
+	$(GO) build -buildvcs=true -o $(BIN) ./cmd/solgate
 
 # /usr/local/bin so that the console's own account and yours run the same
 # binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.

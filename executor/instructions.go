@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gagliardetto/solana-go"
+	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 	"github.com/gagliardetto/solana-go/programs/system"
 )
 
@@ -53,6 +54,8 @@ func describeInstructions(tx *solana.Transaction) []InstructionSummary {
 			s.Summary = "accounts could not be resolved"
 		case prog.Equals(solana.SystemProgramID):
 			s.Summary, s.LamportsOut = describeSystem(metas, ci.Data, payer)
+		case prog.Equals(solana.ComputeBudget):
+			s.Summary = describeComputeBudget(metas, ci.Data)
 		default:
 			s.Summary = fmt.Sprintf("%d accounts, %d bytes of data", len(metas), len(ci.Data))
 		}
@@ -76,6 +79,21 @@ func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.Publi
 		return fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", *v.Lamports, FormatSOL(*v.Lamports), from, to), out
 	default:
 		return fmt.Sprintf("system instruction %s", system.InstructionIDToName(inst.TypeID.Uint32())), 0
+	}
+}
+
+func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {
+	inst, err := computebudget.DecodeInstruction(metas, data)
+	if err != nil {
+		return "undecodable compute budget instruction"
+	}
+	switch v := inst.Impl.(type) {
+	case *computebudget.SetComputeUnitLimit:
+		return fmt.Sprintf("set compute-unit limit %d", v.Units)
+	case *computebudget.SetComputeUnitPrice:
+		return fmt.Sprintf("set compute-unit price %d micro-lamports per unit", v.MicroLamports)
+	default:
+		return "compute budget instruction " + computebudget.InstructionIDToName(inst.TypeID.Uint8())
 	}
 }
 

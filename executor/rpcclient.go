@@ -181,6 +181,7 @@ var idempotentMethods = map[string]bool{
 	"getMinimumBalanceForRentExemption": true, "getFeeForMessage": true,
 	"simulateTransaction": true, "getSignatureStatuses": true, "getTransaction": true,
 	"getTokenAccountsByOwner": true, "getTokenAccountBalance": true, "getTokenSupply": true,
+	"getRecentPrioritizationFees": true,
 }
 
 func (c *retryingClient) CallForInto(ctx context.Context, out any, method string, params []any) error {

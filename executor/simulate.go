@@ -65,6 +65,33 @@ type Preview struct {
 	MessageSHA256 string
 	Logs          []string
 	UnitsConsumed uint64
+	// Budget is the compute budget the transaction carries: the unit limit,
+	// the unit price and the priority fee they cost (part of Fee).
+	Budget Budget
+}
+
+// FeeText shows the fee in its parts, for the preview and the console:
+// "fee 0.000005 + priority 0.00004 SOL (p75 of 12 recent fees)".
+func (p Preview) FeeText() string {
+	return fmt.Sprintf("fee %s + priority %s SOL (%s)", FormatSOL(p.NetworkFee()), FormatSOL(p.Budget.PriorityFee), p.Budget.Source)
+}
+
+// BudgetText shows the compute budget the transaction asks for:
+// "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU".
+func (p Preview) BudgetText() string {
+	s := fmt.Sprintf("%d CU limit (%d used + margin)", p.Budget.UnitLimit, p.Budget.Units)
+	if p.Budget.UnitPrice > 0 {
+		return s + fmt.Sprintf(" · %d micro-lamports/CU", p.Budget.UnitPrice)
+	}
+	return s + " · no CU price"
+}
+
+// NetworkFee is the fee without the priority fee: the signature fee.
+func (p Preview) NetworkFee() uint64 {
+	if p.Fee < p.Budget.PriorityFee {
+		return 0
+	}
+	return p.Fee - p.Budget.PriorityFee
 }
 
 // BalanceChange is one account's lamports before and after.
@@ -145,6 +172,28 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 		p.Fee = p.SpendLamports - transferredOut
 	}
 	return p, nil
+}
+
+// measureUnits simulates the unsigned transaction only to learn the compute
+// units it consumes; its balances are not read.
+func (e *Executor) measureUnits(ctx context.Context, tx *solana.Transaction) (uint64, error) {
+	sim, err := e.client.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
+		SigVerify:  false,
+		Commitment: rpc.CommitmentConfirmed,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("simulate: simulateTransaction (measuring compute units): %s", rpcErrorText(err))
+	}
+	if sim.Value == nil {
+		return 0, errors.New("simulate: node returned an empty simulation result")
+	}
+	if sim.Value.Err != nil {
+		return 0, &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
+	}
+	if sim.Value.UnitsConsumed == nil || *sim.Value.UnitsConsumed == 0 {
+		return 0, errors.New("simulate: the node did not report the compute units the transaction consumes, so no compute-unit limit can be set")
+	}
+	return *sim.Value.UnitsConsumed, nil
 }
 
 // writableAccounts lists the message's writable keys, fee payer first.

@@ -39,9 +39,17 @@ type Options struct {
 	// blockhash (default 1 s, far inside the ~150-block lifetime). A preview
 	// is never signed; execution always fetches a fresh one.
 	PreviewBlockhashAge time.Duration
+	// Fees choose the priority fee; the zero value means DefaultFeeSettings.
+	Fees FeeSettings
 }
 
 func (o Options) withDefaults() Options {
+	if o.Fees == (FeeSettings{}) {
+		o.Fees = DefaultFeeSettings()
+	}
+	if o.Fees.Percentile == 0 {
+		o.Fees.Percentile = DefaultPriorityFeePercentile
+	}
 	if o.PreviewBlockhashAge <= 0 {
 		o.PreviewBlockhashAge = time.Second
 	}
@@ -105,11 +113,23 @@ type Prepared struct {
 	stats        CallStats
 }
 
-// PrepareTransfer fetches a fresh blockhash, builds the transfer and simulates
-// it without signatures. A simulation error aborts with *SimulationError:
-// nothing is signed.
+// PrepareTransfer fetches a fresh blockhash, measures and prices the
+// compute budget, builds the transfer and simulates it without signatures.
+// A simulation error aborts with *SimulationError: nothing is signed.
+// `solgate prove` uses it; an approved proposal executes through
+// PrepareApprovedTransfer, which holds it to what was approved.
 func (e *Executor) PrepareTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
-	return e.prepareTransfer(ctx, t, 0)
+	return e.prepareTransfer(ctx, t, 0, nil)
+}
+
+// PrepareApprovedTransfer prepares an approved transfer for execution: a
+// fresh blockhash, a fresh measuring simulation and a fresh fee market, held
+// to the approved budget. It keeps the approved compute-unit limit, and
+// refuses (ErrComputeOverApproved, ErrPriorityFeeOverApproved) when the
+// transaction now needs more units or the market a higher priority fee than
+// the approval allowed. Nothing is signed in either case.
+func (e *Executor) PrepareApprovedTransfer(ctx context.Context, t Transfer, approved Budget) (*Prepared, error) {
+	return e.prepareTransfer(ctx, t, 0, &approved)
 }
 
 // PreviewTransfer is PrepareTransfer for a proposal's preview: it may build on
@@ -117,19 +137,19 @@ func (e *Executor) PrepareTransfer(ctx context.Context, t Transfer) (*Prepared, 
 // round trip per proposal. The result is only for showing; executing always
 // prepares again with a fresh blockhash.
 func (e *Executor) PreviewTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
-	p, err := e.prepareTransfer(ctx, t, e.opts.PreviewBlockhashAge)
+	p, err := e.prepareTransfer(ctx, t, e.opts.PreviewBlockhashAge, nil)
 	var simErr *SimulationError
 	if errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
 		// The reused blockhash expired early (a fork, or a test ledger told
 		// to expire it): that says nothing about the transfer, so try once
 		// more on a fresh one.
 		e.recent.forget()
-		p, err = e.prepareTransfer(ctx, t, 0)
+		p, err = e.prepareTransfer(ctx, t, 0, nil)
 	}
 	return p, err
 }
 
-func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.Duration) (*Prepared, error) {
+func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.Duration, approved *Budget) (*Prepared, error) {
 	if err := e.checkTransfer(t); err != nil {
 		return nil, err
 	}
@@ -141,14 +161,26 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 		return nil, fmt.Errorf("prepare transfer: getLatestBlockhash: %s", rpcErrorText(err))
 	}
 	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
-	tx, err := solana.NewTransaction([]solana.Instruction{ix}, bh.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
+	build := func(b Budget) (*solana.Transaction, error) {
+		tx, err := solana.NewTransaction(append(budgetInstructions(b), ix), bh.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
+		if err != nil {
+			return nil, fmt.Errorf("prepare transfer: build transaction: %w", err)
+		}
+		return tx, nil
+	}
+	budget, err := e.measureBudget(ctx, build, approved)
 	if err != nil {
-		return nil, fmt.Errorf("prepare transfer: build transaction: %w", err)
+		return nil, err
+	}
+	tx, err := build(budget)
+	if err != nil {
+		return nil, err
 	}
 	preview, err := e.simulate(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
+	preview.Budget = budget
 	return &Prepared{
 		Transfer:             t,
 		Tx:                   tx,
@@ -157,6 +189,38 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 		simulateTook:         time.Since(start),
 		stats:                meter.stats(),
 	}, nil
+}
+
+// measureBudget simulates the transaction with the largest limit to learn
+// the units it needs, while the fee market is asked (side by side: both
+// are waits on the node), and returns the budget to build it with. With
+// approved set, the limit stays the approved one and the fresh figures must
+// fit inside the approval.
+func (e *Executor) measureBudget(ctx context.Context, build func(Budget) (*solana.Transaction, error), approved *Budget) (Budget, error) {
+	// The price instruction is in the measured transaction too (it costs
+	// units); a price of 1 micro-lamport keeps the measuring fee negligible.
+	probe, err := build(Budget{UnitLimit: MaxComputeUnitLimit, UnitPrice: 1})
+	if err != nil {
+		return Budget{}, err
+	}
+	market := e.startMarket(ctx, writableAccounts(probe))
+	units, err := e.measureUnits(ctx, probe)
+	price, source := market()
+	if err != nil {
+		return Budget{}, err
+	}
+	limit := unitLimitFor(units)
+	if approved != nil {
+		if units > uint64(approved.UnitLimit) {
+			return Budget{}, fmt.Errorf("%w: the fresh simulation at execution needs %d compute units, more than the %d approved (nothing was signed or sent; propose again)", ErrComputeOverApproved, units, approved.UnitLimit)
+		}
+		limit = approved.UnitLimit
+	}
+	b := e.priced(units, limit, price, source)
+	if approved != nil && b.PriorityFee > approved.PriorityFee {
+		return Budget{}, fmt.Errorf("%w: the priority fee at execution would be %d lamports (%s), above the %d approved (nothing was signed or sent; propose again)", ErrPriorityFeeOverApproved, b.PriorityFee, b.Source, approved.PriorityFee)
+	}
+	return b, nil
 }
 
 // recentBlockhash remembers the last blockhash fetched, for previews.

@@ -82,6 +82,32 @@ export class Faults {
           throw new RpcError(-32602, `Invalid params: ${e.message}`);
         }
       },
+      // The fee market getRecentPrioritizationFees answers from:
+      // {"fees":[N,...]} micro-lamports per compute unit for the last slots
+      // (oldest first), optionally {"accounts":{ADDR:[N,...]}} for
+      // transactions that write-lock ADDR, or {"unsupported":true}: the
+      // method is missing (-32601), as on RPCs that do not serve it. [{}]
+      // resets to the empty answer of an idle cluster.
+      localnet_setPrioritizationFees: ([opts]) => {
+        const o = opts ?? {};
+        if (typeof o !== 'object' || Array.isArray(o)) throw new RpcError(-32602, 'Invalid params: expected {"fees":[...], "accounts":{...}, "unsupported":bool}');
+        const list = (v, name) => {
+          if (v === undefined) return [];
+          if (!Array.isArray(v) || v.length > 150) throw new RpcError(-32602, `Invalid params: ${name} must be an array of at most 150 fees`);
+          return v.map((x, i) => amount(x, `${name}[${i}]`));
+        };
+        const accounts = new Map();
+        if (o.accounts !== undefined) {
+          if (typeof o.accounts !== 'object' || Array.isArray(o.accounts) || o.accounts === null) throw new RpcError(-32602, 'Invalid params: accounts must be an object of address -> fees');
+          for (const [a, fees] of Object.entries(o.accounts)) accounts.set(pubkey(a, 'accounts key'), list(fees, `accounts.${a}`));
+        }
+        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported };
+        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported };
+      },
+      localnet_setExtraComputeUnits: ([n]) => {
+        this.ledger.extraComputeUnits = count(n ?? 0, 'n');
+        return { extraComputeUnits: this.ledger.extraComputeUnits };
+      },
       localnet_stats: () => ({
         ...this.ledger.stats,
         slot: this.ledger.slot,

@@ -47,10 +47,16 @@ export class Ledger {
     this.blockhashes = new Map(); // base58 blockhash -> lastValidBlockHeight
     this.txs = new Map(); // signature -> record (landed transactions only)
     this.transactionCount = 0;
+    // The fee market getRecentPrioritizationFees reports (see
+    // localnet_setPrioritizationFees): empty, as on an idle cluster.
+    this.feeMarket = { fees: [], accounts: new Map(), unsupported: false };
+    // Compute units every simulation reports on top of what litesvm measured
+    // (localnet_setExtraComputeUnits).
+    this.extraComputeUnits = 0;
     this.stats = {
       sendsReceived: 0, sendsDropped: 0, sendsRejected: 0,
       transactionsExecuted: 0, transactionsFailed: 0, airdrops: 0,
-      simulations: 0, rpcCalls: 0, failedCalls: 0,
+      simulations: 0, rpcCalls: 0, failedCalls: 0, prioritizationFeeQueries: 0,
     };
 
     // The faucet behind requestAirdrop: a real keypair whose transfers are
@@ -160,11 +166,12 @@ export class Ledger {
   }
 
   /**
-   * The fee a validator charges: 5000 lamports per signature plus the
-   * priority fee (compute-unit price × limit, rounded up), read from the
-   * ComputeBudget instructions exactly as litesvm charges it.
+   * The compute budget a message asks for, read from its ComputeBudget
+   * instructions as a validator reads them: { price } in micro-lamports per
+   * compute unit and { limit } in units (default 200 000 per other
+   * instruction, at most 1 400 000).
    */
-  fee(msg) {
+  computeBudget(msg) {
     let price = 0n;
     let limit = null;
     let nonBudget = 0;
@@ -180,8 +187,45 @@ export class Ledger {
     }
     if (limit === null) limit = BigInt(Math.min(1_400_000, 200_000 * nonBudget));
     if (limit > 1_400_000n) limit = 1_400_000n;
+    return { price, limit };
+  }
+
+  /**
+   * The fee a validator charges: 5000 lamports per signature plus the
+   * priority fee (compute-unit price × limit, rounded up), as litesvm
+   * charges it (the payer's balance on the ledger is litesvm's, so a test
+   * comparing it with this number checks both).
+   */
+  fee(msg) {
+    const { price, limit } = this.computeBudget(msg);
     const priority = (price * limit + 999_999n) / 1_000_000n;
     return BigInt(msg.header.numRequiredSignatures) * LAMPORTS_PER_SIGNATURE + priority;
+  }
+
+  /**
+   * getRecentPrioritizationFees: one entry per recent slot (oldest first),
+   * from the table set by localnet_setPrioritizationFees. A slot's fee for a
+   * set of accounts is the highest of the table's general fee and each
+   * requested account's own fee, as a real node reports the fee needed to
+   * write-lock all of them. Returns null when the table says the method is
+   * unsupported.
+   */
+  prioritizationFees(accounts) {
+    const m = this.feeMarket;
+    if (m.unsupported) return null;
+    const n = Math.max(m.fees.length, ...accounts.map((a) => (m.accounts.get(a) ?? []).length), 0);
+    const out = [];
+    // The last n slots; a ledger younger than its table numbers from 0.
+    const first = Math.max(0, this.slot - n + 1);
+    for (let i = 0; i < n; i++) {
+      let fee = m.fees[i] ?? 0n;
+      for (const a of accounts) {
+        const f = (m.accounts.get(a) ?? [])[i] ?? 0n;
+        if (f > fee) fee = f;
+      }
+      out.push({ slot: first + i, prioritizationFee: fee });
+    }
+    return out;
   }
 
   /**

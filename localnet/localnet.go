@@ -87,8 +87,10 @@ type Stats struct {
 	Simulations          uint64 `json:"simulations"`
 	RPCCalls             uint64 `json:"rpcCalls"`
 	FailedCalls          uint64 `json:"failedCalls"` // HTTP 503s injected by FailNextCalls
-	Slot                 uint64 `json:"slot"`
-	BlockHeight          uint64 `json:"blockHeight"`
+	// PrioritizationFeeQueries counts getRecentPrioritizationFees calls.
+	PrioritizationFeeQueries uint64 `json:"prioritizationFeeQueries"`
+	Slot                     uint64 `json:"slot"`
+	BlockHeight              uint64 `json:"blockHeight"`
 	// Swap API counters (swap.mjs): quotes answered, swap transactions
 	// built, and requests answered by an injected swap fault.
 	SwapQuotes       uint64 `json:"swapQuotes"`
@@ -354,6 +356,48 @@ func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
 // SetLatency delays every non-control answer by d (0 turns it off).
 func (l *Ledger) SetLatency(ctx context.Context, d time.Duration) error {
 	return l.Call(ctx, "localnet_setLatency", []any{d.Milliseconds()}, nil)
+}
+
+// FeeMarket is what getRecentPrioritizationFees answers: recent fees in
+// micro-lamports per compute unit, oldest slot first.
+type FeeMarket struct {
+	// Fees apply to every transaction.
+	Fees []uint64
+	// Accounts adds fees paid by transactions that write-lock an address;
+	// a query for several accounts gets, per slot, the highest that applies.
+	Accounts map[string][]uint64
+	// Unsupported makes the method answer -32601 "Method not found", as an
+	// RPC that does not serve it.
+	Unsupported bool
+}
+
+// SetPrioritizationFees sets the fee market; the zero FeeMarket restores the
+// empty answer of an idle cluster.
+func (l *Ledger) SetPrioritizationFees(ctx context.Context, m FeeMarket) error {
+	str := func(fees []uint64) []string {
+		out := make([]string, len(fees))
+		for i, f := range fees {
+			out[i] = strconv.FormatUint(f, 10)
+		}
+		return out
+	}
+	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported}
+	if len(m.Accounts) > 0 {
+		acc := map[string]any{}
+		for a, fees := range m.Accounts {
+			acc[a] = str(fees)
+		}
+		p["accounts"] = acc
+	}
+	return l.Call(ctx, "localnet_setPrioritizationFees", []any{p}, nil)
+}
+
+// SetExtraComputeUnits makes every simulation report n more compute units
+// than the SVM measured, failing with ComputationalBudgetExceeded past the
+// transaction's limit (0 turns it off). Sent transactions still execute
+// with their real cost, but their preflight simulation sees the extra units.
+func (l *Ledger) SetExtraComputeUnits(ctx context.Context, n uint32) error {
+	return l.Call(ctx, "localnet_setExtraComputeUnits", []any{n}, nil)
 }
 
 // CreateMint creates an SPL Token mint with the given decimals and mint

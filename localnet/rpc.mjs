@@ -113,7 +113,19 @@ export class Rpc {
         const valid = this.ledger.isBlockhashValid(b58encode(msg.recentBlockhash));
         return this.ctx(valid ? this.ledger.fee(msg) : null);
       },
-      getRecentPrioritizationFees: () => [],
+      // An array of { slot, prioritizationFee } (micro-lamports per compute
+      // unit), oldest slot first, for up to 128 accounts the caller wants to
+      // write-lock; the table comes from localnet_setPrioritizationFees.
+      getRecentPrioritizationFees: (p) => {
+        const accounts = p[0] ?? [];
+        if (!Array.isArray(accounts)) throw invalidParams('Invalid params: expected an array of pubkeys.');
+        if (accounts.length > 128) throw invalidParams('Too many inputs provided; max 128');
+        accounts.forEach(pubkeyParam);
+        this.ledger.stats.prioritizationFeeQueries++;
+        const out = this.ledger.prioritizationFees(accounts);
+        if (out === null) throw new RpcError(-32601, 'Method not found');
+        return out;
+      },
       requestAirdrop: (p) => {
         const to = pubkeyParam(p[0]);
         const lamports = u64Param(p[1], 'lamports');
@@ -288,6 +300,7 @@ export class Rpc {
       return { err: pre, logs: [], accounts: null, unitsConsumed: 0, returnData: null };
     }
     const sim = this.ledger.simulate(tx);
+    this.addExtraUnits(tx, sim);
     let accounts = null;
     if (cfg.accounts) {
       const addrs = cfg.accounts.addresses;
@@ -313,6 +326,27 @@ export class Rpc {
     };
     if (cfg.innerInstructions) value.innerInstructions = sim.innerInstructions;
     return value;
+  }
+
+  /**
+   * localnet_setExtraComputeUnits: the simulation reports n more units than
+   * litesvm measured, as a node does when a program's cost has grown since
+   * the transaction was first measured. Past the transaction's limit it
+   * fails as a real node's simulation does, with ComputationalBudgetExceeded.
+   */
+  addExtraUnits(tx, sim) {
+    const extra = this.ledger.extraComputeUnits;
+    if (extra <= 0 || sim.err) return;
+    const { limit } = this.ledger.computeBudget(tx.message);
+    const units = sim.unitsConsumed + extra;
+    if (BigInt(units) <= limit) {
+      sim.unitsConsumed = units;
+      return;
+    }
+    sim.unitsConsumed = Number(limit);
+    sim.err = { InstructionError: [tx.message.instructions.length - 1, 'ComputationalBudgetExceeded'] };
+    sim.logs = [...sim.logs, `Program failed: exceeded CUs meter (${units} units needed, limit ${limit})`];
+    sim.postAccounts = new Map();
   }
 
   sendTransaction(p) {

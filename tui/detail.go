@@ -105,7 +105,8 @@ func (d *detail) transfer(c detailContext, p *hub.Proposal, field func(label, va
 	to := p.Transfer.To.String()
 	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(p.Transfer.Lamports), lamports(p.Transfer.Lamports)))
 	field("Recipient", to)
-	field("Spend", fmt.Sprintf("%s (%s): amount + %s fee", sol(p.Spend), lamports(p.Spend), grouped(p.Preview.Fee)))
+	field("Spend", fmt.Sprintf("%s (%s): amount + %s", sol(p.Spend), lamports(p.Spend), p.Preview.FeeText()))
+	field("Budget", p.Preview.BudgetText())
 	for i, ch := range p.Preview.Changes {
 		label := ""
 		if i == 0 {

@@ -75,7 +75,8 @@ func testPolicy() policy.Config {
 
 // transfer builds a pending transfer proposal as the hub would snapshot it.
 func transfer(seq int64, client string, to solana.PublicKey, amount uint64, created time.Time) *hub.Proposal {
-	const fee = 5000
+	const priority = 1160 // 800 000 micro-lamports × 1450 units, rounded up
+	const fee = 5000 + priority
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
 	id := fmt.Sprintf("p_%010d", seq)
 	if seq < 10 {
@@ -91,6 +92,10 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
+				Program: solana.ComputeBudget, Name: "Compute Budget", Summary: "set compute-unit limit 1450",
+			}, {
+				Program: solana.ComputeBudget, Name: "Compute Budget", Summary: "set compute-unit price 800000 micro-lamports per unit",
+			}, {
 				Program: solana.SystemProgramID, Name: "System Program",
 				Summary:     fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", amount, executor.FormatSOL(amount), walletKey, to),
 				LamportsOut: amount,
@@ -102,6 +107,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 			Fee:           fee,
 			SpendLamports: amount + fee,
 			MessageSHA256: hash("message " + id),
+			Budget:        executor.Budget{UnitLimit: 1450, Units: 450, UnitPrice: 800_000, PriorityFee: priority, Source: "p75 of 10 recent fees"},
 		},
 		Spend:     amount + fee,
 		CreatedAt: created,

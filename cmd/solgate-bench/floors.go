@@ -50,6 +50,6 @@ func measureFloors(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("floor: fsynced SQLite commit (audit append)", commits, nil,
 			"store.AppendAudit on a scratch store in the same temp filesystem; a proposal costs one such commit, a decision another, and the store runs them one at a time"),
 		latencyRow("floor: localnet RPC round trip (getLatestBlockhash)", rpcs, nil,
-			"the Node ledger on loopback; a proposal makes two RPC calls (balances, then the simulation), plus a blockhash at most once a second"),
+			"the Node ledger on loopback; a proposal makes four RPC calls (the fee market beside a measuring simulation, then balances, then the simulation), plus a blockhash at most once a second"),
 	}, nil
 }

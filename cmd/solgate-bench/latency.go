@@ -106,7 +106,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 	}
 	return []row{
 		latencyRow("propose → visible at the hub", visible, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
-			"agent's transfer_sol call → EventProposalAdded at a hub subscriber; includes the bridge, the socket, policy, the balances and simulation RPCs (plus a blockhash at most once a second) and the fsynced SQLite insert"),
+			"agent's transfer_sol call → EventProposalAdded at a hub subscriber; includes the bridge, the socket, policy, the fee market, measuring simulation, balances and simulation RPCs (plus a blockhash at most once a second) and the fsynced SQLite insert"),
 		latencyRow("propose round trip (pending_approval answer)", roundTrip, nil, ""),
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),

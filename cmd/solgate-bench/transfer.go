@@ -14,8 +14,9 @@ import (
 // call) and times the confirmed call as the agent sees it.
 //
 // Overhead is that wall time minus executor.Result.RPC.Waiting, the time the
-// executor spent waiting for RPC answers (both the execution-time
-// re-simulation and the submit/confirm/verify). What remains is solgate's own
+// executor spent waiting for RPC answers (the execution-time preparation:
+// blockhash, getRecentPrioritizationFees and the measuring simulation side by
+// side, balances, simulation; then submit/confirm/verify). What remains is solgate's own
 // work — bridge, socket, token gate, spend reservation, fsynced audit writes,
 // signing — plus the confirm loop's sleeps between status polls, which are
 // neither RPC nor work; they are reported on their own row.
@@ -112,7 +113,7 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 	idleNote := "executor Result.Timings.PollSleep: sleeps between getSignatureStatuses polls while the chain confirms"
 	return []row{
 		latencyRow("transfer: confirmed call, wall", wall, nil,
-			"agent's confirmed transfer_sol → executed answer: re-simulate, reserve, sign, send, confirm, verify by getTransaction; "+slot),
+			"agent's confirmed transfer_sol → executed answer: fee market + re-simulate, reserve, sign, send, confirm, verify by getTransaction; "+slot),
 		latencyRow("transfer: wall − RPC wait", overhead, nil,
 			"wall − executor Result.RPC.Waiting; still includes the confirm loop's sleeps while the chain confirms (next row)"),
 		latencyRow("transfer: of which confirm-poll sleep", idle, nil, idleNote),

@@ -54,6 +54,13 @@ func startWorld(ctx context.Context, slotMS int, bin string) (*world, error) {
 		l.Close()
 		return nil, err
 	}
+	// A fee market, so every transfer asks getRecentPrioritizationFees,
+	// bids a price and pays a priority fee, as on a busy cluster; the extra
+	// round trip is RPC wait in the executor's meter, not solgate's work.
+	if err := l.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{0, 50_000, 100_000, 200_000, 400_000}}); err != nil {
+		l.Close()
+		return nil, err
+	}
 	w := &world{ledger: l, chain: rpc.New(l.RPC()), key: key, recipient: rcpt.PublicKey(), slotMS: slotMS, bin: bin}
 	// Above the rent-exempt minimum, so the first transfer to the fresh
 	// recipient account is valid on its own.

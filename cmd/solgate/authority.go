@@ -30,6 +30,8 @@ type authorityConfig struct {
 	admission mcpbridge.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
 	exposure *hub.Exposure
+	// fees choose transfers' priority fees; zero: the defaults.
+	fees executor.FeeSettings
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -95,7 +97,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
 	}
-	ex := executor.New(client, c.key, executor.Options{})
+	ex := executor.New(client, c.key, executor.Options{Fees: c.fees})
 	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
 		fmt.Fprintln(c.stderr, "reconcile:", line)
 		a.log.Info("reconcile", "msg", line)
@@ -111,6 +113,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		}
 		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
 	}
+	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log, Exposure: c.exposure,

@@ -26,6 +26,10 @@ type consoleOptions struct {
 	noColor, check                       bool
 	allowUIDs, allowGIDs                 []uint
 	policy                               policyFlags
+	// Priority fees; the lead folds these into the settings table.
+	feePercentile    int
+	maxPriorityFee   uint64
+	fixedPriorityFee uint64
 }
 
 func newConsoleCmd() *cobra.Command {
@@ -50,7 +54,11 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 			if err != nil {
 				return err
 			}
-			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cfg)
+			fees, err := o.feeSettings(cmd.Flags().Changed("priority-fee-lamports"))
+			if err != nil {
+				return err
+			}
+			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cfg, fees)
 		},
 	}
 	f := cmd.Flags()
@@ -64,10 +72,25 @@ audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log ther
 	f.UintSliceVar(&o.allowGIDs, "allow-gid", nil, "gid whose members' `solgate mcp` may connect (repeatable; env SOLGATE_ALLOW_GID)")
 	f.BoolVar(&o.check, "check", false, "print who can reach the key, the state and this terminal, and which users may connect; then exit")
 	o.policy.register(f)
+	f.IntVar(&o.feePercentile, "priority-fee-percentile", executor.DefaultPriorityFeePercentile, "priority fee: this percentile of recent non-zero fees for the accounts a transfer writes (1..100)")
+	f.Uint64Var(&o.maxPriorityFee, "max-priority-fee-lamports", executor.DefaultPriorityFeeCapLamports, "cap on a transfer's priority fee (unit price × limit), in lamports; above it the cap is used and the preview says so")
+	f.Uint64Var(&o.fixedPriorityFee, "priority-fee-lamports", 0, "fixed priority fee per transfer in lamports instead of the fee market (0 = no priority fee)")
 	return cmd
 }
 
-func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions, cfg policy.Config) error {
+// feeSettings checks the priority-fee flags, naming the one at fault.
+func (o consoleOptions) feeSettings(fixed bool) (executor.FeeSettings, error) {
+	fees := executor.FeeSettings{Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee, Fixed: fixed, FixedLamports: o.fixedPriorityFee}
+	switch {
+	case o.feePercentile < 1 || o.feePercentile > 100:
+		return fees, fmt.Errorf("--priority-fee-percentile (%s) %d: must be a whole percentile from 1 to 100", envName("priority-fee-percentile"), o.feePercentile)
+	case fixed && o.fixedPriorityFee > o.maxPriorityFee:
+		return fees, fmt.Errorf("--priority-fee-lamports (%s) %d is above --max-priority-fee-lamports %d: raise the cap or lower the fee", envName("priority-fee-lamports"), o.fixedPriorityFee, o.maxPriorityFee)
+	}
+	return fees, fees.Validate()
+}
+
+func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions, cfg policy.Config, fees executor.FeeSettings) error {
 	// Before the key is read: from here on no other process of this user
 	// can read the console's memory.
 	if err := executor.MakeUndumpable(); err != nil {
@@ -98,7 +121,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions,
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr,
+		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr, fees: fees,
 		admission: adm, exposure: exp,
 	})
 	if err != nil {

@@ -118,6 +118,11 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 		return err
 	}
 	defer l.Close()
+	// A modest fee market, so the transfer's preview shows a priority fee
+	// (p75 of these: 50 000 micro-lamports per unit) as on a busy cluster.
+	if err := l.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{0, 10_000, 20_000, 50_000, 80_000}}); err != nil {
+		return fmt.Errorf("demo fee market: %w", err)
+	}
 
 	friend, err := executor.NewRandomKeypair()
 	if err != nil {

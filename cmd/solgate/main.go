@@ -49,6 +49,7 @@ func newRootCmd() *cobra.Command {
 
 Every flag can also be set as SOLGATE_<FLAG> in the environment
 (e.g. --rpc → SOLGATE_RPC, --max-sol-per-tx → SOLGATE_MAX_SOL_PER_TX).`,
+		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -8,9 +8,6 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
 
-// version is stamped at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func newMCPCmd() *cobra.Command {
 	var socket string
 	cmd := &cobra.Command{
@@ -29,7 +26,7 @@ stdout carries only MCP frames; logs go to stderr.`,
   # Claude Desktop: {"mcpServers": {"solgate": {"command": "solgate", "args": ["mcp", "--socket", "/run/solgate/console.sock"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := mcpbridge.NewBridge(socket, version)
+			b := mcpbridge.NewBridge(socket, buildVersion())
 			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

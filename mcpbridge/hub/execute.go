@@ -102,11 +102,13 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 }
 
 // runTransfer follows one transfer to its end with a context of its own, so
-// a caller that went away cannot leave a reservation unsettled.
-func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs) {
+// a caller that went away cannot leave a reservation unsettled. The approved
+// compute budget binds it: the same unit limit, and a priority fee no higher
+// than the one the human saw.
+func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs, approved executor.Budget) {
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
-	prepared, err := h.opts.Executor.PrepareTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	prepared, err := h.opts.Executor.PrepareApprovedTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports}, approved)
 	if err != nil {
 		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return

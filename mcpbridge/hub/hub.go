@@ -171,7 +171,7 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, client, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, client, a) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, client, a, p.Preview.Budget) })
 	case mcpbridge.ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case mcpbridge.GetBalanceArgs:

@@ -86,7 +86,8 @@ func previewText(p *Proposal, n executor.Network) string {
 		fmt.Fprintf(&b, "Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q\n", out, out.Mint, out.Name, out.Symbol)
 	} else {
 		fmt.Fprintf(&b, "Action: transfer %s to %s\n", sol(p.Transfer.Lamports), p.Transfer.To)
-		fmt.Fprintf(&b, "Spend: %s including a %d-lamport fee (simulated)\n", sol(p.Spend), p.Preview.Fee)
+		fmt.Fprintf(&b, "Spend: %s: amount + %s, all counted against the caps (simulated)\n", sol(p.Spend), p.Preview.FeeText())
+		fmt.Fprintf(&b, "Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee\n", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee)
 	}
 	for _, ins := range p.Preview.Instructions {
 		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
@@ -122,6 +123,10 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		st["price_impact_bps"], st["no_cap_applies"] = sw.PriceImpactBps, sw.NoCapApplies
 	} else {
 		st["to"], st["lamports"], st["fee_lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports), fmt.Sprint(p.Preview.Fee)
+		bu := p.Preview.Budget
+		st["network_fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(p.Preview.NetworkFee()), fmt.Sprint(bu.PriorityFee)
+		st["priority_fee_source"], st["priority_fee_capped"] = bu.Source, bu.Capped
+		st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
 	}
 	return mcpbridge.CallResult{Text: b.String(), Structured: st}
 }
@@ -171,7 +176,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 		}
 		st["to"], st["lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports)
 		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
-			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports. The re-fetched transaction shows err=null and the expected balance changes.",
+			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
 			sol(p.Transfer.Lamports), p.Transfer.To, p.Signature, r.Slot, r.Fee)}
 	case StatusExecuting, StatusSubmitted:
 		if p.Reason != "" {

@@ -40,7 +40,9 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "solgate")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		// -buildvcs=true: the binary records the checkout's revision, as
+		// `make build` does, whatever GOFLAGS the machine sets.
+		cmd := exec.Command("go", "build", "-buildvcs=true", "-o", binPath, ".")
 		cmd.Dir = src
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/solgate: %v\n%s", err, out)

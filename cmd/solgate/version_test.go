@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+)
+
+// The version an operator sees must name the code they run: it is checked
+// against git's own answer for this checkout, not against buildVersion.
+func TestVersionNamesTheCheckout(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("requires a git checkout: %v", err)
+	}
+	// What the go command counts as modified: untracked files too.
+	status, err := exec.Command("git", "status", "--porcelain").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := strings.TrimSpace(string(head))[:12]
+	dirty := len(strings.TrimSpace(string(status))) > 0
+	bin := solgatetest.Binary(t)
+
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("solgate --version: %v\n%s", err, out)
+	}
+	got, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "solgate version ")
+	if !ok || !strings.Contains(got, rev) || strings.HasSuffix(got, "+dirty") != dirty {
+		t.Fatalf("solgate --version = %q, want a version naming revision %s (dirty: %v)", out, rev, dirty)
+	}
+
+	// The MCP client sees the same version in serverInfo.
+	c, err := mcpclient.NewStdioMCPClient(bin, nil, "mcp", "--socket", t.TempDir()+"/none.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "version-test", Version: "1.0"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if res.ServerInfo.Name != "solgate" || res.ServerInfo.Version != got {
+		t.Fatalf("serverInfo = %+v, want solgate %s", res.ServerInfo, got)
+	}
+}
