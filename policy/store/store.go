@@ -46,7 +46,7 @@ type Store struct {
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
-	headFile bool
+	headFile *os.File
 	headErr  error
 	headNote string
 }
@@ -66,7 +66,10 @@ func Open(dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.headFile = true
+	if s.headFile, err = os.OpenFile(s.HeadFilePath(), os.O_RDWR|syscall.O_NOFOLLOW, 0); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open audit head file: %w", err)
+	}
 	return s, nil
 }
 
@@ -140,8 +143,13 @@ func open(dir string) (*Store, error) {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database and the head file.
+func (s *Store) Close() error {
+	if s.headFile != nil {
+		s.headFile.Close()
+	}
+	return s.db.Close()
+}
 
 // DB exposes the handle for read-only inspection in tests and tools; writes
 // must go through the methods so the audit chain stays complete.
@@ -169,11 +177,11 @@ func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) err
 	if err := tx.Commit(); err != nil {
 		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
 	}
-	if s.headFile {
+	if s.headFile != nil {
 		// The record is durable already; a head file that lags behind is
 		// reported by HeadFileErr and `solgate audit`, and caught up by the
-		// next write or the next Open.
-		s.headErr = writeHeadFile(s.HeadFilePath(), headRecord{Seq: e.Seq, Hash: e.Hash})
+		// next Open.
+		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: e.Seq, Hash: e.Hash})
 	}
 	return e, nil
 }
