@@ -50,8 +50,90 @@ func (a Admission) admits(self uint32, cred PeerCred, groups []uint32) bool {
 	return false
 }
 
-// fileModes is how the socket directory and the socket are created for a.
-// Plain Unix modes name one owner and one group, so:
+// POSIX ACLs name single users and groups, so where the filesystem has them
+// the socket directory and the socket admit exactly the admitted users:
+//
+//	directory  user::rwx  user:U:--x  group::---  group:G:--x  mask::--x  other::---   (mode 0710)
+//	socket     user::rw-  user:U:rw-  group::---  group:G:rw-  mask::rw-  other::---   (mode 0660)
+//
+// Everyone else is stopped by the filesystem (EACCES), and the bridge still
+// names its user and the flag. The ACL is the kernel's binary
+// system.posix_acl_access value (acl(5); include/uapi/linux/posix_acl_xattr.h).
+const (
+	aclUserObj  = 0x01
+	aclUser     = 0x02
+	aclGroupObj = 0x04
+	aclGroup    = 0x08
+	aclMask     = 0x10
+	aclOther    = 0x20
+	aclNoID     = 0xffffffff
+)
+
+func (a Admission) acl(owner, admitted uint16) []byte {
+	buf := binary.LittleEndian.AppendUint32(nil, 2) // POSIX_ACL_XATTR_VERSION
+	add := func(tag, perm uint16, id uint32) {
+		buf = binary.LittleEndian.AppendUint16(buf, tag)
+		buf = binary.LittleEndian.AppendUint16(buf, perm)
+		buf = binary.LittleEndian.AppendUint32(buf, id)
+	}
+	// The kernel wants entries ordered by tag, then id, without duplicates.
+	sorted := func(ids []uint32) []uint32 { return slices.Compact(slices.Sorted(slices.Values(ids))) }
+	add(aclUserObj, owner, aclNoID)
+	for _, u := range sorted(a.UIDs) {
+		add(aclUser, admitted, u)
+	}
+	add(aclGroupObj, 0, aclNoID)
+	for _, g := range sorted(a.GIDs) {
+		add(aclGroup, admitted, g)
+	}
+	add(aclMask, admitted, aclNoID)
+	add(aclOther, 0, aclNoID)
+	return buf
+}
+
+// dirACL creates the socket directory and gives it the admission's ACL. It
+// reports false, and leaves the directory to the plain modes (fileModes),
+// when nobody else is admitted, when the filesystem has no ACLs, or when the
+// directory is open to others or writable by its group: the plain modes
+// accept an operator's 0711 directory for uid admission and refuse anything
+// more, where an ACL would silently change it. Group read and search bits are
+// replaced by the ACL, which only closes them.
+func (a Admission) dirACL(dir string) (bool, error) {
+	if a.Empty() {
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, fmt.Errorf("create socket directory %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return false, fmt.Errorf("check socket directory %s: %w", dir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() || !ok || st.Uid != uint32(os.Geteuid()) || fi.Mode().Perm()&0o027 != 0 {
+		return false, nil // ensureSocketDir says what is wrong, or applies the plain modes
+	}
+	err = unix.Setxattr(dir, "system.posix_acl_access", a.acl(7, 1), 0)
+	switch {
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("set the access list of socket directory %s: %w", dir, err)
+	}
+	return true, nil
+}
+
+// socketACL gives the socket the admission's ACL (its directory has one).
+func (a Admission) socketACL(path string) error {
+	if err := unix.Setxattr(path, "system.posix_acl_access", a.acl(6, 6), 0); err != nil {
+		return fmt.Errorf("set the access list of socket %s: %w", path, err)
+	}
+	return nil
+}
+
+// fileModes is how the socket directory and the socket are created for a
+// where ACLs are not available. Plain Unix modes name one owner and one
+// group, so:
 //   - nobody admitted: 0700 directory, 0600 socket;
 //   - exactly one group and no single uids: the directory 0750 and the socket
 //     0660, both with that group, so the filesystem lets in exactly its members;

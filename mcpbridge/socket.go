@@ -21,7 +21,8 @@ import (
 // no TCP listener to reach from a browser or another machine. Three layers keep
 // other users out: a 0700 directory they cannot enter, a 0600 socket they cannot
 // write to, and a SO_PEERCRED check of every connection's uid, which still holds
-// if the first two are loosened by mistake.
+// if the first two are loosened by mistake. Users admitted with --allow-uid and
+// --allow-gid are let through all three (admission.go).
 
 // maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
 const maxSocketPathLen = 107
@@ -86,8 +87,14 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		return nil, fmt.Errorf("socket path %s is %d bytes; Unix sockets allow at most %d: choose a shorter --socket path", path, len(path), maxSocketPathLen)
 	}
 	dirMode, sockMode, gid := cfg.Admission.fileModes()
-	if err := ensureSocketDir(filepath.Dir(path), dirMode, gid); err != nil {
+	acl, err := cfg.Admission.dirACL(filepath.Dir(path))
+	if err != nil {
 		return nil, err
+	}
+	if !acl {
+		if err := ensureSocketDir(filepath.Dir(path), dirMode, gid); err != nil {
+			return nil, err
+		}
 	}
 	// The lock file makes "is another console here?" atomic: two consoles
 	// started together cannot both decide the socket is stale and remove each
@@ -108,7 +115,12 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := setSocketMode(path, sockMode, gid); err != nil {
+	if acl {
+		err = cfg.Admission.socketACL(path)
+	} else {
+		err = setSocketMode(path, sockMode, gid)
+	}
+	if err != nil {
 		ul.Close()
 		lock.Close()
 		return nil, err

@@ -224,16 +224,14 @@ func callTool(t *testing.T, c *mcpclient.Client, tool string, args map[string]an
 // raises the same-user warning on the console's screen.
 func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	w := startOwnUserWorld(t)
-	// The socket's directory prepared by the operator, as README's steps do.
+	// The socket's directory prepared by the operator, as README's steps do;
+	// the console adds an ACL admitting B.
 	prepared := filepath.Dir(w.socket("main"))
-	must(t, os.Mkdir(prepared, 0o711))
-	must(t, os.Chmod(prepared, 0o711))
+	must(t, os.Mkdir(prepared, 0o700))
 	must(t, os.Chown(prepared, uidConsole, uidConsole))
 	con := w.startConsoleAs(t, uidConsole, "main", "--allow-uid", strconv.Itoa(uidAgent))
-
-	// The socket is reachable exactly as the admission says.
-	if fi, err := os.Stat(filepath.Dir(con.socket)); err != nil || fi.Mode().Perm() != 0o711 {
-		t.Fatalf("socket directory: %v %v, want mode 0711", fi.Mode(), err)
+	if fi, err := os.Stat(prepared); err != nil || fi.Mode().Perm() != 0o710 {
+		t.Fatalf("socket directory: %v %v, want mode 0710 (an ACL's mask)", fi.Mode(), err)
 	}
 
 	agent := w.bridgeAs(t, uidAgent, con.socket, "agent-b")

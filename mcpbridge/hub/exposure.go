@@ -172,6 +172,13 @@ func (e *Exposure) Report() []string {
 		if gid >= 0 {
 			l += fmt.Sprintf(", group %d", gid)
 		}
+		if !e.Admission.Empty() {
+			l = fmt.Sprintf("socket %s: the directory gets an ACL naming exactly the admitted users (mode 0710) where the filesystem has ACLs and the directory is not open to others; else directory mode %04o", e.Socket, mode)
+			if gid >= 0 {
+				l += fmt.Sprintf(", group %d", gid)
+			}
+			l += "; SO_PEERCRED checks every connection either way"
+		}
 		lines = append(lines, l)
 	}
 	if len(e.Terminals) == 0 {
