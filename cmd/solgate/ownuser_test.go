@@ -229,6 +229,22 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	prepared := filepath.Dir(w.socket("main"))
 	must(t, os.Mkdir(prepared, 0o700))
 	must(t, os.Chown(prepared, uidConsole, uidConsole))
+	// --check, as the operator would run it first: who owns what, who may connect.
+	out, _ := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",
+		w.bin, "console", "--check", "--keypair", w.keyFile, "--state", filepath.Join(w.home, "state-main"),
+		"--socket", w.socket("main"), "--allow-uid", strconv.Itoa(uidAgent)).CombinedOutput()
+	for _, want := range []string{
+		fmt.Sprintf("console runs as uid %d", uidConsole),
+		fmt.Sprintf("key %s: owner uid %d, mode 0600", w.keyFile, uidConsole),
+		"state dir " + filepath.Join(w.home, "state-main") + ": does not exist yet: the console creates it with mode 0700",
+		fmt.Sprintf("bridges admitted: the console's own user (uid %d), uid %d", uidConsole, uidAgent),
+		"process memory: not dumpable",
+		"ok: the console would start",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("--check lacks %q:\n%s", want, out)
+		}
+	}
 	con := w.startConsoleAs(t, uidConsole, "main", "--allow-uid", strconv.Itoa(uidAgent))
 	if fi, err := os.Stat(prepared); err != nil || fi.Mode().Perm() != 0o710 {
 		t.Fatalf("socket directory: %v %v, want mode 0710 (an ACL's mask)", fi.Mode(), err)

@@ -271,7 +271,9 @@ func userName(uid uint32) string {
 
 // seePeer notes who is on the other end of a bridge's request: a bridge of
 // the console's own user, and a user who owns the console's terminal, each
-// raise a warning that stays for the rest of the session.
+// raise a warning that stays for the rest of the session. A request is
+// answered only after its peer's warnings are raised, so get_spend_status
+// never misses them.
 func (h *Hub) seePeer(ctx context.Context) {
 	cred, ok := mcpbridge.PeerCredFromContext(ctx)
 	if !ok {
@@ -279,35 +281,55 @@ func (h *Hub) seePeer(ctx context.Context) {
 	}
 	h.mu.Lock()
 	seen := h.peerUIDs[cred.UID]
-	h.peerUIDs[cred.UID] = true
 	h.mu.Unlock()
 	if seen {
 		return
 	}
+	var raise []warning
 	if cred.UID == h.consoleUID {
-		h.warn(WarnSameUser, fmt.Sprintf("a bridge (pid %d) runs as %s, the console's own user: that user can read the key file and use it without you", cred.PID, userName(cred.UID)))
+		raise = append(raise, warning{WarnSameUser, fmt.Sprintf("a bridge (pid %d) runs as %s, the console's own user: that user can read the key file and use it without you", cred.PID, userName(cred.UID))})
 	}
 	if e := h.opts.Exposure; e != nil {
 		for _, t := range e.ReachableBy(cred.UID) {
-			h.warn(WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, whose bridge (pid %d) is connected: that user can send keys to this console", t.Kind, t.Path, userName(cred.UID), cred.PID))
+			raise = append(raise, warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, whose bridge (pid %d) is connected: that user can send keys to this console", t.Kind, t.Path, userName(cred.UID), cred.PID)})
 		}
 	}
+	// Marked seen together with raising: a second request of this user
+	// returns early only once the warnings are in place.
+	h.mu.Lock()
+	h.peerUIDs[cred.UID] = true
+	fresh := h.addWarningsLocked(raise)
+	h.mu.Unlock()
+	h.announce(fresh)
 }
 
-// warn raises a persistent warning once, logs it with its detail, and tells
-// the console.
-func (h *Hub) warn(text, detail string) {
+type warning struct{ text, detail string }
+
+// warn raises persistent warnings, each once, logs them with their detail,
+// and tells the console.
+func (h *Hub) warn(ws ...warning) {
 	h.mu.Lock()
-	dup := slices.Contains(h.warnings, text)
-	if !dup {
-		h.warnings = append(h.warnings, text)
-	}
+	fresh := h.addWarningsLocked(ws)
 	h.mu.Unlock()
-	if dup {
-		return
+	h.announce(fresh)
+}
+
+// addWarningsLocked records the warnings not raised before and returns them.
+func (h *Hub) addWarningsLocked(ws []warning) (fresh []warning) {
+	for _, w := range ws {
+		if !slices.Contains(h.warnings, w.text) {
+			h.warnings = append(h.warnings, w.text)
+			fresh = append(fresh, w)
+		}
 	}
-	h.log.Warn(text, "detail", detail)
-	h.events.publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: text + ": " + detail})
+	return fresh
+}
+
+func (h *Hub) announce(ws []warning) {
+	for _, w := range ws {
+		h.log.Warn(w.text, "detail", w.detail)
+		h.events.publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.text + ": " + w.detail})
+	}
 }
 
 // Warnings are the persistent warnings raised so far, oldest first.
@@ -326,7 +348,7 @@ func (h *Hub) startupWarnings() {
 	}
 	for _, uid := range e.Admission.UIDs {
 		for _, t := range e.ReachableBy(uid) {
-			h.warn(WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, userName(uid)))
+			h.warn(warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, userName(uid))})
 		}
 	}
 }
