@@ -342,9 +342,9 @@ type InspectRules struct {
 	// (by system transfer) only to a pool or to the wallet's own wrapped-SOL
 	// account; its input tokens only to a pool's associated token account.
 	Pools []solana.PublicKey
-	// SwapPrograms are extra programs allowed to run (e.g. the aggregator's
-	// program on mainnet). What they do is bounded by the simulation checks,
-	// not by instruction decoding.
+	// SwapPrograms are aggregator programs allowed to run besides
+	// JupiterV6Program, which always is. What they do is bounded by the
+	// whole-wallet simulation against the outflow budget, not by decoding.
 	SwapPrograms []solana.PublicKey
 	// MaxPriorityFeeLamports caps compute-unit price × limit.
 	MaxPriorityFeeLamports uint64
@@ -409,60 +409,9 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 	// 2. Resolve lookup tables before anything is judged: an account loaded
 	// from a table is as much a destination as a static one.
 	in := &Inspection{}
-	h := t.header
-	nStatic := len(t.static)
-	in.Accounts = append(in.Accounts, t.static...)
-	for i := range t.static {
-		w := false
-		if i < int(h.NumRequiredSignatures) {
-			w = i < int(h.NumRequiredSignatures-h.NumReadonlySignedAccounts)
-		} else {
-			w = i < nStatic-int(h.NumReadonlyUnsignedAccounts)
-		}
-		in.Writable = append(in.Writable, w)
-	}
-	resolve := func(l wireLookup, idx []uint8) ([]solana.PublicKey, error) {
-		addrs, ok := tables[l.table]
-		if !ok {
-			return nil, refuse("lookup table %s was not resolved", l.table)
-		}
-		var out []solana.PublicKey
-		for _, i := range idx {
-			if int(i) >= len(addrs) {
-				return nil, refuse("lookup table %s has %d addresses; the message asks for index %d", l.table, len(addrs), i)
-			}
-			out = append(out, addrs[i])
-		}
-		return out, nil
-	}
-	var loadedW, loadedR []solana.PublicKey
-	for _, l := range t.lookups {
-		w, err := resolve(l, l.writable)
-		if err != nil {
-			return nil, err
-		}
-		ro, err := resolve(l, l.readonly)
-		if err != nil {
-			return nil, err
-		}
-		loadedW = append(loadedW, w...)
-		loadedR = append(loadedR, ro...)
-	}
-	for _, k := range loadedW {
-		in.Accounts = append(in.Accounts, k)
-		in.Writable = append(in.Writable, true)
-	}
-	for _, k := range loadedR {
-		in.Accounts = append(in.Accounts, k)
-		in.Writable = append(in.Writable, false)
-	}
-	in.Loaded = len(loadedW) + len(loadedR)
-	seen := map[solana.PublicKey]int{}
-	for i, k := range in.Accounts {
-		if j, dup := seen[k]; dup {
-			return nil, refuse("account %s appears twice (accounts %d and %d)", k, j, i)
-		}
-		seen[k] = i
+	var err error
+	if in.Accounts, in.Writable, in.Loaded, err = resolveAccounts(t, tables); err != nil {
+		return nil, err
 	}
 
 	// 3. Signatures already present (everyone's but ours) must be valid: we
@@ -478,6 +427,9 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 	for k := range knownPrograms {
 		allowed[k] = true
 	}
+	// Jupiter's aggregator is always known: every transaction its Swap API
+	// builds invokes it.
+	allowed[JupiterV6Program] = true
 	for _, k := range r.SwapPrograms {
 		allowed[k] = true
 	}
@@ -687,8 +639,8 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 				}
 			}
 
-		default: // a configured swap program: bounded by the simulation checks
-			sum.Summary = fmt.Sprintf("%d accounts, %d bytes of data (configured swap program)", len(ix.accounts), len(ix.data))
+		default: // an aggregator: judged by the whole-wallet simulation
+			sum.Summary = fmt.Sprintf("aggregator instruction: %d accounts, %d bytes of data; judged by the whole-wallet simulation, not decoded", len(ix.accounts), len(ix.data))
 		}
 		in.Instructions = append(in.Instructions, sum)
 	}
@@ -717,6 +669,67 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 		return nil, refuse("fee out of range")
 	}
 	return in, nil
+}
+
+// resolveAccounts lists the message's accounts in order (static, then loaded
+// writable, then loaded readonly) with whether each is writable, refusing
+// unresolved tables, out-of-range lookups and duplicates.
+func resolveAccounts(t *ForeignTx, tables LookupTables) (accounts []solana.PublicKey, writable []bool, loaded int, err error) {
+	h := t.header
+	nStatic := len(t.static)
+	accounts = append(accounts, t.static...)
+	for i := range t.static {
+		w := false
+		if i < int(h.NumRequiredSignatures) {
+			w = i < int(h.NumRequiredSignatures-h.NumReadonlySignedAccounts)
+		} else {
+			w = i < nStatic-int(h.NumReadonlyUnsignedAccounts)
+		}
+		writable = append(writable, w)
+	}
+	resolve := func(l wireLookup, idx []uint8) ([]solana.PublicKey, error) {
+		addrs, ok := tables[l.table]
+		if !ok {
+			return nil, refuse("lookup table %s was not resolved", l.table)
+		}
+		var out []solana.PublicKey
+		for _, i := range idx {
+			if int(i) >= len(addrs) {
+				return nil, refuse("lookup table %s has %d addresses; the message asks for index %d", l.table, len(addrs), i)
+			}
+			out = append(out, addrs[i])
+		}
+		return out, nil
+	}
+	var loadedW, loadedR []solana.PublicKey
+	for _, l := range t.lookups {
+		w, err := resolve(l, l.writable)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		ro, err := resolve(l, l.readonly)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		loadedW = append(loadedW, w...)
+		loadedR = append(loadedR, ro...)
+	}
+	for _, k := range loadedW {
+		accounts = append(accounts, k)
+		writable = append(writable, true)
+	}
+	for _, k := range loadedR {
+		accounts = append(accounts, k)
+		writable = append(writable, false)
+	}
+	seen := map[solana.PublicKey]int{}
+	for i, k := range accounts {
+		if j, dup := seen[k]; dup {
+			return nil, nil, 0, refuse("account %s appears twice (accounts %d and %d)", k, j, i)
+		}
+		seen[k] = i
+	}
+	return accounts, writable, len(loadedW) + len(loadedR), nil
 }
 
 func poolList(pools []solana.PublicKey) string {

@@ -103,6 +103,14 @@ func (f *inspectFixture) solSwap() []solana.Instruction {
 	}
 }
 
+// drainWSOL is the SOL→token shape plus the wallet's wrapped SOL sent to the
+// pool's wrapped-SOL account: each transfer within the input on its own, the
+// two together twice the input. Only the outflow budget refuses it.
+func (f *inspectFixture) drainWSOL() []solana.Instruction {
+	poolWSOL, _ := executor.AssociatedTokenAddress(f.pool.PublicKey(), executor.WrappedSOL, solana.TokenProgramID)
+	return append(f.solSwap(), tokTransfer(f.walletWSOL, poolWSOL, f.wallet.PublicKey(), 50_000_000))
+}
+
 // tokenSwap is the localnet token→SOL shape.
 func (f *inspectFixture) tokenSwap() []solana.Instruction {
 	w, p := f.wallet.PublicKey(), f.pool.PublicKey()
@@ -265,7 +273,10 @@ func TestDecodeTransactionRefusesMalformed(t *testing.T) {
 
 // FuzzInspect: random bytes and mutated swap transactions never panic the
 // decoder or the inspector, and whatever the inspector accepts satisfies the
-// rules when checked independently through solana-go's decoding. With
+// rules when checked independently through solana-go's decoding; and when
+// the outflow budget (measured as PrepareSwap does, on a model of the
+// simulation) lets it through too, the wallet's outflow over every account
+// is within approved input + fee + rent. With
 // resign set, the cosigner's signature is recomputed after mutation so the
 // fuzzer gets past the signature check into the instruction rules.
 func FuzzInspect(f *testing.F) {
@@ -275,6 +286,7 @@ func FuzzInspect(f *testing.F) {
 		f.Add(fx.build(f, w, fx.solSwap(), legacy, fx.pool), false, false)
 		f.Add(fx.build(f, w, fx.solSwap(), legacy, fx.pool), true, false)
 		f.Add(fx.build(f, w, fx.tokenSwap(), legacy, fx.pool), true, true)
+		f.Add(fx.build(f, w, fx.drainWSOL(), legacy, fx.pool), true, false)
 	}
 	f.Add([]byte{1, 2, 3}, false, false)
 	f.Fuzz(func(t *testing.T, raw []byte, resign, tokenIn bool) {
@@ -299,7 +311,8 @@ func FuzzInspect(f *testing.F) {
 			}
 			return
 		}
-		fx.checkAccepted(t, raw, ft, in, rules)
+		tx := fx.checkAccepted(t, raw, ft, in, rules)
+		fx.checkBudget(t, tx, in, rules)
 	})
 }
 
@@ -325,7 +338,7 @@ func (f *inspectFixture) resign(raw []byte, ft *executor.ForeignTx) []byte {
 }
 
 // checkAccepted re-derives the rules from solana-go's decoding of the bytes.
-func (f *inspectFixture) checkAccepted(t *testing.T, raw []byte, ft *executor.ForeignTx, in *executor.Inspection, r executor.InspectRules) {
+func (f *inspectFixture) checkAccepted(t *testing.T, raw []byte, ft *executor.ForeignTx, in *executor.Inspection, r executor.InspectRules) *solana.Transaction {
 	t.Helper()
 	tx, err := solana.TransactionFromBytes(raw)
 	if err != nil {
@@ -392,7 +405,7 @@ func (f *inspectFixture) checkAccepted(t *testing.T, raw []byte, ft *executor.Fo
 		if (prog.Equals(solana.TokenProgramID) || prog.Equals(solana.Token2022ProgramID)) && uses {
 			switch d[0] {
 			case 3:
-				if !acc(1).Equals(f.poolTA) {
+				if poolInput, _ := executor.AssociatedTokenAddress(f.pool.PublicKey(), r.InputMint, prog); !acc(1).Equals(poolInput) {
 					t.Fatalf("accepted the wallet's tokens going to %s", acc(1))
 				}
 				tokOut += binary.LittleEndian.Uint64(d[1:9])
@@ -417,4 +430,6 @@ func (f *inspectFixture) checkAccepted(t *testing.T, raw []byte, ft *executor.Fo
 	if in.PriorityFee > r.MaxPriorityFeeLamports {
 		t.Fatalf("accepted a priority fee of %d", in.PriorityFee)
 	}
+	tx.Message = msg // with its lookups resolved
+	return tx
 }

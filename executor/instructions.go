@@ -25,6 +25,7 @@ var programNames = map[solana.PublicKey]string{
 	solana.Token2022ProgramID:                 "SPL Token-2022",
 	solana.SPLAssociatedTokenAccountProgramID: "Associated Token Account",
 	solana.MemoProgramID:                      "Memo",
+	JupiterV6Program:                          "Jupiter v6 aggregator",
 }
 
 // ProgramName is the well-known name of a program, or its address.

@@ -3,6 +3,9 @@ package executor
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"strings"
 )
 
 // Network is the cluster a console is connected to, identified by its genesis hash.
@@ -12,42 +15,86 @@ const (
 	Mainnet  Network = "mainnet-beta"
 	Devnet   Network = "devnet"
 	Testnet  Network = "testnet"
-	Localnet Network = "localnet" // any genesis hash we do not recognise
+	Localnet Network = "localnet" // an unrecognised genesis hash served from this machine (loopback RPC)
+	// UnknownNetwork is an unrecognised genesis hash served from anywhere else: a
+	// private cluster, a new one, or a proxy that answers getGenesisHash
+	// wrongly. Nothing says its funds are not real, so it is handled like
+	// mainnet, with its own opt-in.
+	UnknownNetwork Network = "unknown"
+	// Unidentified is a cluster whose genesis hash could not be read at all;
+	// no write is allowed on it.
+	Unidentified Network = "unidentified"
 )
 
-// Genesis hashes of the public clusters. The network is decided from these and
-// never from the RPC URL: a URL can be named anything, a genesis hash cannot.
-var genesisHashes = map[string]Network{
-	"5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN":  Mainnet,
-	"EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": Devnet,
-	"4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY": Testnet,
-}
-
-// NetworkFromGenesis maps a genesis hash to a network; unknown hashes are Localnet.
+// NetworkFromGenesis names the public cluster with this genesis hash. An
+// unrecognised hash is UnknownNetwork: only IdentifyNetwork, which also knows the
+// RPC URL, may call it a local ledger.
 func NetworkFromGenesis(hash string) Network {
-	if n, ok := genesisHashes[hash]; ok {
+	if n, ok := publicClusters[hash]; ok {
 		return n
 	}
-	return Localnet
+	if hash == "" {
+		return Unidentified
+	}
+	return UnknownNetwork
 }
 
-// IsMainnet reports whether real funds are at stake.
+// IdentifyNetwork decides the network from the genesis hash and the RPC URL.
+// A public genesis hash is that cluster wherever it is served from (a
+// loopback proxy to mainnet is mainnet). An unrecognised hash is a local
+// ledger only when the RPC host is a loopback address; anywhere else it is
+// UnknownNetwork.
+func IdentifyNetwork(genesis, rpcURL string) Network {
+	n := NetworkFromGenesis(genesis)
+	if n == UnknownNetwork && IsLoopbackURL(rpcURL) {
+		return Localnet
+	}
+	return n
+}
+
+// IsLoopbackURL reports whether the URL's host is this machine: localhost,
+// an address in 127.0.0.0/8, or ::1. Any other name is not resolved: a name
+// that happens to resolve to loopback today is still someone else's name.
+func IsLoopbackURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsMainnet reports whether this is mainnet-beta itself.
 func (n Network) IsMainnet() bool { return n == Mainnet }
 
-// Label is the name shown to people: unknown clusters are called "localnet/unknown"
-// so nobody mistakes a private ledger for a public one.
+// Guarded reports whether real funds may be at stake, so the console shows
+// the network as loudly as mainnet and approval needs a second key: mainnet,
+// and a cluster nobody can vouch for.
+func (n Network) Guarded() bool { return n == Mainnet || n == UnknownNetwork }
+
+// Label is the name shown to people.
 func (n Network) Label() string {
-	if n == Localnet {
+	switch n {
+	case Localnet:
 		return "localnet/unknown"
+	case UnknownNetwork:
+		return "UNKNOWN NETWORK"
+	case Unidentified:
+		return "UNIDENTIFIED NETWORK"
 	}
 	return string(n)
 }
 
-// DetectNetwork asks the node for its genesis hash.
+// DetectNetwork asks the node for its genesis hash and identifies the
+// network from it and the client's RPC URL.
 func (c *Client) DetectNetwork(ctx context.Context) (Network, string, error) {
 	h, err := c.rpc.GetGenesisHash(ctx)
 	if err != nil {
-		return "", "", fmt.Errorf("detect network: getGenesisHash: %w", err)
+		return Unidentified, "", fmt.Errorf("detect network: getGenesisHash: %w", err)
 	}
-	return NetworkFromGenesis(h.String()), h.String(), nil
+	return IdentifyNetwork(h.String(), c.endpoint), h.String(), nil
 }

@@ -22,13 +22,16 @@ const (
 	// Rejected: the node refused the first send in preflight; it was not
 	// forwarded, and no other copy had been sent.
 	Rejected Outcome = "rejected"
+	// ExecutedWithLosses: landed, but the wallet's accounts re-read after it
+	// show more leaving than was approved. Never to be reported as executed.
+	ExecutedWithLosses Outcome = "executed with unexpected losses"
 	// Unknown: RPC trouble or the caller's deadline left the outcome open.
 	// The signature is kept so it can be reconciled later.
 	Unknown Outcome = "unknown"
 )
 
 // Landed reports whether the transaction is known to be on chain.
-func (o Outcome) Landed() bool { return o == Executed || o == Failed }
+func (o Outcome) Landed() bool { return o == Executed || o == Failed || o == ExecutedWithLosses }
 
 // Result is the full account of one submission.
 type Result struct {

@@ -18,8 +18,9 @@ import (
 // Client is the executor's view of a Solana node: solana-go's RPC client behind a
 // transport that retries what is safe to retry and meters every round trip.
 type Client struct {
-	rpc   *rpc.Client
-	meter *callMeter
+	rpc      *rpc.Client
+	meter    *callMeter
+	endpoint string // the URL as given; its host decides what an unknown genesis hash means
 }
 
 // ClientOptions tune the RPC transport. Zero values mean the defaults.
@@ -66,8 +67,9 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	meter := &callMeter{}
 	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
 	return &Client{
-		rpc:   rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter}),
-		meter: meter,
+		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter}),
+		meter:    meter,
+		endpoint: endpoint,
 	}
 }
 

@@ -165,7 +165,10 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 		}
 	}
 	for _, ins := range p.Instructions {
-		transferredOut += ins.LamportsOut
+		var err error
+		if transferredOut, err = AddAmounts(transferredOut, ins.LamportsOut); err != nil {
+			return Preview{}, fmt.Errorf("preview: the transaction's transfers add up past 2^64-1 lamports: %w", err)
+		}
 	}
 	// The fee is whatever the payer lost beyond the amounts it moved out.
 	if p.SpendLamports >= transferredOut {

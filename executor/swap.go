@@ -20,9 +20,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 )
 
-// WrappedSOL is the mint that stands for SOL in swap quotes.
-var WrappedSOL = solana.SolMint
-
 // ErrSwapAPI is wrapped by every failure to get a usable answer from the swap
 // API: transport errors, timeouts, non-200 answers, oversized or malformed
 // bodies, and quotes that do not match what was asked.

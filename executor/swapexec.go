@@ -1,10 +1,8 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,9 +32,11 @@ var ErrSwapRefused = errors.New("swap refused")
 
 // SwapOptions configure a Swapper. Zero values mean the defaults.
 type SwapOptions struct {
-	// SwapPrograms are programs allowed in swap transactions besides the
-	// builtins (system, compute budget, token, token-2022, associated token
-	// account): on mainnet, the aggregator's program. None on localnet.
+	// SwapPrograms are aggregator programs allowed in swap transactions
+	// besides the builtins (system, compute budget, token, token-2022,
+	// associated token account) and JupiterV6Program, which is always known.
+	// Their instructions cannot be decoded leg by leg; what they do is judged
+	// by the whole-wallet simulation against the outflow budget.
 	SwapPrograms []solana.PublicKey
 	// MaxPriorityFeeLamports caps compute-unit price × limit
 	// (default DefaultMaxPriorityFeeLamports).
@@ -170,10 +170,19 @@ type PreparedSwap struct {
 	APILastValidBlockHeight uint64
 	Timings                 SwapTimings
 
-	outAccount solana.PublicKey // the wallet's output token account (zero for SOL out)
-	inAccount  solana.PublicKey // the wallet's input token account (zero for SOL in)
-	stats      CallStats
-	submitted  atomic.Bool
+	// Effect is the simulation's measure of what the swap does to the
+	// wallet; Budget what it may do (PrepareSwap refused it otherwise).
+	Effect WalletEffect
+	Budget SwapBudget
+
+	outAccount     solana.PublicKey // the wallet's output token account (zero for SOL out)
+	inAccount      solana.PublicKey // the wallet's input token account (zero for SOL in)
+	walletTokens   []solana.PublicKey
+	watch          []solana.PublicKey // the wallet, then every account the message can write
+	pre            []*rpc.Account     // watch, read before the simulation
+	walletAccounts map[solana.PublicKey]bool
+	stats          CallStats
+	submitted      atomic.Bool
 }
 
 // PrepareSwap has the API build the transaction for q, inspects it, and
@@ -257,56 +266,66 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	}
 	p.Timings.Inspect = time.Since(t0)
 
-	// Simulate unsigned, reading the wallet and its token accounts before
-	// and after.
-	t0 = time.Now()
-	watch := []solana.PublicKey{wallet}
-	if !p.outAccount.IsZero() {
-		watch = append(watch, p.outAccount)
+	if err := s.simulateSwap(ctx, p, stx.LastValidBlockHeight); err != nil {
+		return nil, fmt.Errorf("prepare swap: %w", err)
 	}
-	if !p.inAccount.IsZero() {
-		watch = append(watch, p.inAccount)
+	p.Timings.Total = time.Since(start)
+	p.stats = meter.stats()
+	return p, nil
+}
+
+// simulateSwap simulates p's transaction unsigned and holds what it does to
+// the wallet to the outflow budget and the minimum out. It reads only
+// p.Quote, p.Tx and p.Inspection's accounts and fee, so it judges any
+// transaction, whatever the inspector made of its instructions.
+func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastValid uint64) error {
+	e, q, insp := s.ex, p.Quote, p.Inspection
+	wallet := e.key.PublicKey()
+	tables := p.Tx.LookupTables()
+	var err error
+	// The watch list is the wallet and every account the
+	// transaction can write: an account it cannot write cannot change, and a
+	// node refuses more addresses than the message has accounts, so this is
+	// both complete and always accepted. The wallet's token accounts (both
+	// token programs) are listed too, to bind the approval to them.
+	t0 := time.Now()
+	p.walletTokens, err = e.client.walletTokenAccounts(ctx, wallet)
+	if err != nil {
+		return err
 	}
-	core := len(watch)
-	// A configured swap program (an aggregator's, on mainnet) runs code with
-	// the wallet's signature: watch every other token account of the wallet
-	// too, so the simulation shows anything it would take.
-	if s.invokesSwapProgram(insp) {
-		others, err := e.client.walletTokenAccounts(ctx, wallet)
-		if err != nil {
-			return nil, fmt.Errorf("prepare swap: %w", err)
-		}
-		for _, a := range others {
-			if !a.Equals(p.inAccount) && !a.Equals(p.outAccount) {
-				watch = append(watch, a)
-			}
+	p.watch = []solana.PublicKey{wallet}
+	for i, k := range insp.Accounts {
+		if i > 0 && insp.Writable[i] {
+			p.watch = append(p.watch, k)
 		}
 	}
 	height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: getBlockHeight: %s", rpcErrorText(err))
+		return fmt.Errorf("getBlockHeight: %s", rpcErrorText(err))
 	}
-	p.LastValidBlockHeight = max(stx.LastValidBlockHeight, height+150)
-	pre, err := e.client.multipleAccounts(ctx, watch)
+	p.LastValidBlockHeight = max(apiLastValid, height+150)
+	// Read before simulating, never beside it: a transaction of ours landing
+	// between the two reads then makes the measured outflow larger, not smaller.
+	p.pre, err = e.client.multipleAccounts(ctx, p.watch)
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: read balances before: %w", err)
+		return fmt.Errorf("read balances before: %w", err)
 	}
 	sim, err := e.client.rpc.SimulateRawTransactionWithOpts(ctx, p.Tx.Raw, &rpc.SimulateTransactionOpts{
 		SigVerify:  false,
 		Commitment: rpc.CommitmentConfirmed,
-		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: watch},
+		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: p.watch},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("prepare swap: simulateTransaction: %s", rpcErrorText(err))
+		return fmt.Errorf("simulateTransaction: %s", rpcErrorText(err))
 	}
 	if sim == nil || sim.Value == nil {
-		return nil, errors.New("prepare swap: node returned an empty simulation result")
+		return errors.New("node returned an empty simulation result")
 	}
 	if sim.Value.Err != nil {
-		return nil, fmt.Errorf("prepare swap: %w", &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs})
+		return &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
 	}
-	if len(sim.Value.Accounts) != len(watch) {
-		return nil, fmt.Errorf("prepare swap: node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(watch))
+	if len(sim.Value.Accounts) != len(p.watch) {
+		return fmt.Errorf("node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(p.watch))
 	}
 	p.Timings.Simulate = time.Since(t0)
 
@@ -326,74 +345,31 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	if sim.Value.UnitsConsumed != nil {
 		pv.UnitsConsumed = *sim.Value.UnitsConsumed
 	}
-	lamports := func(a *rpc.Account) uint64 {
-		if a == nil {
-			return 0
-		}
-		return a.Lamports
-	}
-	pv.Wallet = BalanceChange{Account: wallet, Pre: lamports(pre[0]), Post: lamports(sim.Value.Accounts[0])}
-	for i := core; i < len(watch); i++ {
-		if err := untouchedTokenAccount(watch[i], pre[i], sim.Value.Accounts[i]); err != nil {
-			return nil, fmt.Errorf("prepare swap: %w", err)
-		}
-	}
-	for i := 1; i < core; i++ {
-		mint := q.OutputMint
-		if watch[i].Equals(p.inAccount) {
-			mint = q.InputMint
-		}
-		before, err := tokenAmount(pre[i], mint, wallet)
-		if err != nil {
-			return nil, fmt.Errorf("prepare swap: the wallet's token account %s before: %w", watch[i], err)
-		}
-		after, err := tokenAmount(sim.Value.Accounts[i], mint, wallet)
-		if err != nil {
-			return nil, fmt.Errorf("prepare swap: the wallet's token account %s in the simulation: %w", watch[i], err)
-		}
-		pv.Tokens = append(pv.Tokens, TokenChange{Account: watch[i], Mint: mint, Pre: before, Post: after})
-	}
-	if pv.Wallet.Pre > pv.Wallet.Post {
-		pv.SpendLamports = pv.Wallet.Pre - pv.Wallet.Post
-	}
-	if err := s.checkSimulation(p); err != nil {
-		return nil, fmt.Errorf("prepare swap: %w", err)
-	}
-	p.Timings.Total = time.Since(start)
-	p.stats = meter.stats()
-	return p, nil
+	p.Effect = measureWallet(wallet, p.watch, p.pre, sim.Value.Accounts)
+	pv.Wallet = BalanceChange{Account: wallet, Pre: readState(p.pre[0]).lamports, Post: readState(sim.Value.Accounts[0]).lamports}
+	pv.Tokens = p.Effect.Tokens
+	pv.SpendLamports = p.Effect.SOLOut()
+	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: p.Effect.Rent}
+	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, p.watch, p.pre, sim.Value.Accounts)
+	return s.checkSimulation(p)
 }
 
-// checkSimulation: the wallet gets at least the minimum and gives at most the
-// input (plus fee and the rent of accounts it creates).
+// checkSimulation: the wallet gives at most the budget and gets at least the
+// minimum.
 func (s *Swapper) checkSimulation(p *PreparedSwap) error {
 	pv := &p.Preview
 	q := p.Quote
-	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
-	solBudget := pv.Fee + rent
-	if q.InputMint.Equals(WrappedSOL) {
-		solBudget += q.InAmount
-	}
-	if pv.SpendLamports > solBudget {
-		return fmt.Errorf("%w: the simulation takes %d lamports from the wallet, more than the %d allowed (input, fee and rent); nothing was signed or sent", ErrSwapRefused, pv.SpendLamports, solBudget)
-	}
-	for _, tc := range pv.Tokens {
-		if tc.Mint.Equals(q.InputMint) && tc.Pre > tc.Post && tc.Pre-tc.Post > q.InAmount {
-			return fmt.Errorf("%w: the simulation takes %d of %s from the wallet, more than the input of %d; nothing was signed or sent", ErrSwapRefused, tc.Pre-tc.Post, q.InputMint, q.InAmount)
-		}
+	if err := p.Budget.Check(p.Effect); err != nil {
+		return fmt.Errorf("%w: in the simulation %v; nothing was signed or sent", ErrSwapRefused, err)
 	}
 	var out uint64
 	if q.OutputMint.Equals(WrappedSOL) {
 		// SOL out arrives as lamports, net of the fee the wallet paid.
-		if gain := int64(pv.Wallet.Post) - int64(pv.Wallet.Pre) + int64(pv.Fee); gain > 0 {
+		if gain := int64(p.Effect.SOLAfter) - int64(p.Effect.SOLBefore) + int64(pv.Fee); gain > 0 {
 			out = uint64(gain)
 		}
 	} else {
-		for _, tc := range pv.Tokens {
-			if tc.Mint.Equals(q.OutputMint) && tc.Post > tc.Pre {
-				out += tc.Post - tc.Pre
-			}
-		}
+		out = p.Effect.TokensIn[q.OutputMint]
 	}
 	pv.SimulatedOut = out
 	if out < p.Terms.MinimumOut {
@@ -402,20 +378,27 @@ func (s *Swapper) checkSimulation(p *PreparedSwap) error {
 	return nil
 }
 
-// tokenAmount reads an SPL token account's amount (0 when it does not exist),
-// checking it is an account of mint owned by owner.
-// invokesSwapProgram: does the transaction run a configured swap program
-// (anything beyond the builtins the inspector understands instruction by
-// instruction)?
-func (s *Swapper) invokesSwapProgram(insp *Inspection) bool {
-	for _, p := range insp.Programs {
-		for _, sp := range s.opts.SwapPrograms {
-			if p.Equals(sp) {
-				return true
-			}
+// walletAccountsOf lists the message's accounts that are the wallet's (the
+// wallet, its token accounts listed by the node, and accounts the
+// simulation shows as its token accounts), each with whether the message
+// can write it.
+func walletAccountsOf(wallet solana.PublicKey, insp *Inspection, listed, watch []solana.PublicKey, before, after []*rpc.Account) map[solana.PublicKey]bool {
+	mine := map[solana.PublicKey]bool{wallet: true}
+	for _, k := range listed {
+		mine[k] = true
+	}
+	for i, k := range watch {
+		if readState(before[i]).ownedBy(wallet) || readState(after[i]).ownedBy(wallet) {
+			mine[k] = true
 		}
 	}
-	return false
+	out := map[solana.PublicKey]bool{}
+	for i, k := range insp.Accounts {
+		if mine[k] {
+			out[k] = insp.Writable[i]
+		}
+	}
+	return out
 }
 
 // walletTokenAccounts lists the wallet's token accounts under both token programs.
@@ -434,66 +417,25 @@ func (c *Client) walletTokenAccounts(ctx context.Context, wallet solana.PublicKe
 	return out, nil
 }
 
-// untouchedTokenAccount refuses a simulated change to a token account of the
-// wallet that the swap does not involve: fewer tokens, closed, another owner,
-// or a delegate that was not there before.
-func untouchedTokenAccount(key solana.PublicKey, before, after *rpc.Account) error {
-	data := func(a *rpc.Account) []byte {
-		if a == nil || a.Data == nil {
-			return nil
-		}
-		return a.Data.GetBinary()
-	}
-	b, a := data(before), data(after)
-	if len(b) < 165 {
-		return nil // not a token account before: nothing of the wallet's to lose
-	}
-	if len(a) < 165 {
-		return refuse("the swap would close the wallet's token account %s, which it does not involve", key)
-	}
-	mint := solana.PublicKeyFromBytes(b[0:32])
-	switch {
-	case !bytes.Equal(a[32:64], b[32:64]):
-		return refuse("the swap would give the wallet's token account %s (mint %s) to %s", key, mint, solana.PublicKeyFromBytes(a[32:64]))
-	case binary.LittleEndian.Uint64(a[64:72]) < binary.LittleEndian.Uint64(b[64:72]):
-		return refuse("the swap would take %d base units of mint %s from the wallet's token account %s, which it does not involve",
-			binary.LittleEndian.Uint64(b[64:72])-binary.LittleEndian.Uint64(a[64:72]), mint, key)
-	case !bytes.Equal(a[72:108], b[72:108]):
-		// COption<Pubkey> delegate: a new delegate could move the tokens later.
-		return refuse("the swap would set a delegate on the wallet's token account %s (mint %s)", key, mint)
-	}
-	return nil
-}
-
-func tokenAmount(a *rpc.Account, mint, owner solana.PublicKey) (uint64, error) {
-	if a == nil || a.Data == nil || (a.Lamports == 0 && len(a.Data.GetBinary()) == 0) {
-		return 0, nil
-	}
-	if !a.Owner.Equals(solana.TokenProgramID) && !a.Owner.Equals(solana.Token2022ProgramID) {
-		return 0, fmt.Errorf("owned by %s, not a token program", a.Owner)
-	}
-	d := a.Data.GetBinary()
-	if len(d) < 165 {
-		return 0, fmt.Errorf("%d bytes is not a token account", len(d))
-	}
-	if !solana.PublicKeyFromBytes(d[0:32]).Equals(mint) || !solana.PublicKeyFromBytes(d[32:64]).Equals(owner) {
-		return 0, errors.New("not the expected mint and owner")
-	}
-	return binary.LittleEndian.Uint64(d[64:72]), nil
-}
-
 func (c *Client) multipleAccounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	res, err := c.rpc.GetMultipleAccountsWithOpts(ctx, keys, &rpc.GetMultipleAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
-	if err != nil {
-		return nil, fmt.Errorf("getMultipleAccounts: %s", rpcErrorText(err))
+	// Nodes answer at most 100 accounts per call.
+	var out []*rpc.Account
+	for len(keys) > 0 {
+		n := min(len(keys), 100)
+		res, err := c.rpc.GetMultipleAccountsWithOpts(ctx, keys[:n], &rpc.GetMultipleAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+		if err != nil {
+			return nil, fmt.Errorf("getMultipleAccounts: %s", rpcErrorText(err))
+		}
+		if res == nil || len(res.Value) != n {
+			return nil, errors.New("getMultipleAccounts: node returned the wrong number of accounts")
+		}
+		out = append(out, res.Value...)
+		keys = keys[n:]
 	}
-	if res == nil || len(res.Value) != len(keys) {
-		return nil, errors.New("getMultipleAccounts: node returned the wrong number of accounts")
-	}
-	return res.Value, nil
+	return out, nil
 }
 
 // SwapResult is the account of one swap submission. Received and Spent are
@@ -561,15 +503,11 @@ func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func
 	return finish(), nil
 }
 
-// ExecuteSwap is the execution path for approved terms: re-quote (refused
-// with *PriceMovedError when the minimum fell), prepare, submit.
-func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapTerms, progress func(Progress)) (*SwapResult, error) {
+// ExecuteSwap is the execution path for an approval: PrepareApproved, then
+// SubmitSwap.
+func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapApproval, progress func(Progress)) (*SwapResult, error) {
 	report(progress, Progress{Step: StepSimulating})
-	q, err := s.Requote(ctx, approved)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.PrepareSwap(ctx, q)
+	p, err := s.PrepareApproved(ctx, approved)
 	if err != nil {
 		return nil, err
 	}
@@ -631,12 +569,29 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 			continue
 		}
 		res.Tokens = append(res.Tokens, TokenChange{Account: res.Changes[idx].Account, Mint: v.mint, Pre: v.pre, Post: v.post})
+		// What arrived or left only bounds checks below; past 2^64-1
+		// it is held at the maximum, which every check reads as "too much".
 		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
-			tokensIn += v.post - v.pre
+			tokensIn = addOrMax(tokensIn, v.post-v.pre)
 		}
 		if v.mint.Equals(p.Terms.InputMint) && v.pre > v.post {
-			tokensOut += v.pre - v.post
+			tokensOut = addOrMax(tokensOut, v.pre-v.post)
 		}
+	}
+	// Re-read every account the transaction could write (the wallet and
+	// its token accounts among them) and hold the change since the reads
+	// before the simulation to the budget, with the fee actually charged.
+	after, err := s.ex.client.multipleAccounts(ctx, p.watch)
+	if err != nil {
+		res.Outcome, res.Reason = Failed, "landed, but the wallet's accounts could not be re-read to check for losses: "+err.Error()
+		return
+	}
+	eff := measureWallet(wallet, p.watch, p.pre, after)
+	budget := p.Budget
+	budget.Fee = tx.Meta.Fee
+	if err := budget.Check(eff); err != nil {
+		res.Outcome, res.Reason = ExecutedWithLosses, "executed with unexpected losses: "+err.Error()
+		return
 	}
 	fee := int64(tx.Meta.Fee)
 	if p.Terms.OutputMint.Equals(WrappedSOL) {
@@ -646,12 +601,15 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 	} else {
 		res.Received = tokensIn
 	}
-	rent := uint64(p.Inspection.CreatesAccounts) * TokenAccountRent
+	rent, err := MulAmount(uint64(p.Inspection.CreatesAccounts), TokenAccountRent)
+	if err != nil {
+		rent = ^uint64(0) // a bound: past the maximum it cannot be crossed
+	}
 	if p.Terms.InputMint.Equals(WrappedSOL) {
 		if lost := -res.WalletDelta - fee; lost > 0 {
 			res.Spent = uint64(lost)
 		}
-		if res.Spent > p.Terms.InAmount+rent {
+		if res.Spent > addOrMax(p.Terms.InAmount, rent) {
 			res.Outcome = Failed
 			res.Reason = fmt.Sprintf("landed, but the wallet gave %d lamports beyond the fee, more than the input of %d (+%d rent)", res.Spent, p.Terms.InAmount, rent)
 			return

@@ -79,6 +79,16 @@ func (f *swapFixture) tokenBalance(t *testing.T, ta solana.PublicKey) uint64 {
 	return n
 }
 
+// approve prepares q as a proposal would and returns what approving it binds.
+func (f *swapFixture) approve(t *testing.T, q *executor.Quote) executor.SwapApproval {
+	t.Helper()
+	p, err := f.sw.PrepareSwap(context.Background(), q)
+	if err != nil {
+		t.Fatalf("prepare the swap to approve: %v", err)
+	}
+	return p.Approval()
+}
+
 func (f *swapFixture) quote(t *testing.T, in, out solana.PublicKey, amount uint64) *executor.Quote {
 	t.Helper()
 	q, err := f.sw.Quote(context.Background(), executor.QuoteRequest{InputMint: in, OutputMint: out, Amount: amount, SlippageBps: swapSlippage})
@@ -194,6 +204,8 @@ func TestSwapPriceMovedNothingLands(t *testing.T) {
 	f := newSwapFixture(t, executor.SwapClientOptions{})
 	ctx := context.Background()
 	approved := f.quote(t, f.wsol, f.usdc, swapIn)
+	approval := f.approve(t, approved)
+	base := f.stats(t)
 
 	// Someone else buys tokens with 100 SOL between approval and execution.
 	if _, err := f.ledger.MovePool(ctx, localnet.PoolMove{Lamports: 100 * solana.LAMPORTS_PER_SOL}); err != nil {
@@ -207,7 +219,7 @@ func TestSwapPriceMovedNothingLands(t *testing.T) {
 	if !strings.Contains(err.Error(), "price moved beyond the approved minimum — nothing was swapped") {
 		t.Errorf("message %q", err)
 	}
-	if _, err := f.sw.ExecuteSwap(ctx, approved.Terms(), nil); !errors.Is(err, executor.ErrPriceMoved) {
+	if _, err := f.sw.ExecuteSwap(ctx, approval, nil); !errors.Is(err, executor.ErrPriceMoved) {
 		t.Fatalf("execute after the pool moved: %v", err)
 	}
 	// The old quote cannot be built either: the pool now gives less than its minimum.
@@ -215,8 +227,8 @@ func TestSwapPriceMovedNothingLands(t *testing.T) {
 		t.Fatalf("prepare of the stale quote: %v", err)
 	}
 	s := f.stats(t)
-	if s.SendsReceived != 0 || s.TransactionsExecuted != 0 || s.Simulations != 0 {
-		t.Fatalf("something was sent or simulated: %+v", s)
+	if s.SendsReceived != 0 || s.TransactionsExecuted != 0 || s.Simulations != base.Simulations {
+		t.Fatalf("something was sent or simulated after approval: %+v (at approval %+v)", s, base)
 	}
 	if got := f.balance(t, f.key.PublicKey()); got != walletFunding {
 		t.Fatalf("wallet balance %d, want %d untouched", got, walletFunding)
@@ -229,7 +241,7 @@ func TestSwapPriceMovedNothingLands(t *testing.T) {
 	if _, err := f.ledger.MovePool(ctx, localnet.PoolMove{Tokens: 30_000 * 1_000_000}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := f.sw.ExecuteSwap(ctx, approved.Terms(), nil)
+	res, err := f.sw.ExecuteSwap(ctx, approval, nil)
 	if err != nil || res.Outcome != executor.Executed || res.Received < approved.OtherAmountThreshold {
 		t.Fatalf("execute after a favourable move: %v %+v", err, res)
 	}
@@ -273,7 +285,7 @@ func TestSwapTamperedTransactionsRefusedBeforeSigning(t *testing.T) {
 		t.Fatalf("wallet balance %d, want %d", got, walletFunding)
 	}
 	// The next, untampered, swap goes through.
-	res, err := f.sw.ExecuteSwap(ctx, f.quote(t, f.wsol, f.usdc, swapIn).Terms(), nil)
+	res, err := f.sw.ExecuteSwap(ctx, f.approve(t, f.quote(t, f.wsol, f.usdc, swapIn)), nil)
 	if err != nil || res.Outcome != executor.Executed {
 		t.Fatalf("clean swap after the tampered ones: %v %+v", err, res)
 	}
@@ -419,13 +431,14 @@ func TestSwapFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sw.PrepareSwap(ctx, q); err != nil {
+		prepared, err := sw.PrepareSwap(ctx, q)
+		if err != nil {
 			t.Fatal(err)
 		}
 		preview = append(preview, time.Since(t0))
 
 		t0 = time.Now()
-		res, err := sw.ExecuteSwap(ctx, q.Terms(), nil)
+		res, err := sw.ExecuteSwap(ctx, prepared.Approval(), nil)
 		if err != nil || res.Outcome != executor.Executed {
 			t.Fatalf("swap %d: %v %+v", i, err, res)
 		}

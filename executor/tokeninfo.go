@@ -53,12 +53,14 @@ const (
 	WarnPermanentDelegate = "permanent_delegate"
 	WarnTransferHook      = "transfer_hook"
 	WarnPausable          = "pausable"
+	// WarnImpostor (impostor.go) judges the metadata, once sanitised, against
+	// the real mints of the tickers it imitates; ImpostorWarning makes it.
 )
 
-// WarningKinds lists every kind ParseMint can report.
+// WarningKinds lists every kind of Warning.
 var WarningKinds = []string{
 	WarnMintAuthority, WarnFreezeAuthority, WarnTransferFee, WarnCloseAuthority, WarnConfidential,
-	WarnDefaultFrozen, WarnNonTransferable, WarnPermanentDelegate, WarnTransferHook, WarnPausable,
+	WarnDefaultFrozen, WarnNonTransferable, WarnPermanentDelegate, WarnTransferHook, WarnPausable, WarnImpostor,
 }
 
 // WarningTexts lists the sentences, in order.

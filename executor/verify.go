@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -102,6 +103,9 @@ func (e *Executor) fetchTransaction(ctx context.Context, sig solana.Signature) (
 }
 
 func checkTransferDeltas(t Transfer, payer solana.PublicKey, fee uint64, changes []BalanceChange) error {
+	if t.Lamports > math.MaxInt64 {
+		return fmt.Errorf("transfer of %d lamports: %w", t.Lamports, ErrAmountTooLarge)
+	}
 	var seenTo, seenFrom bool
 	for _, c := range changes {
 		switch {
@@ -112,7 +116,11 @@ func checkTransferDeltas(t Transfer, payer solana.PublicKey, fee uint64, changes
 			}
 		case c.Account.Equals(payer):
 			seenFrom = true
-			if want := -int64(t.Lamports + fee); c.Delta() != want {
+			total, err := AddAmounts(t.Lamports, fee)
+			if err != nil || total > math.MaxInt64 {
+				return fmt.Errorf("wallet %s: amount %d + fee %d: %w", payer, t.Lamports, fee, ErrAmountTooLarge)
+			}
+			if want := -int64(total); c.Delta() != want {
 				return fmt.Errorf("wallet %s changed by %d lamports, expected %d (amount + fee %d)", payer, c.Delta(), want, fee)
 			}
 		}

@@ -18,6 +18,7 @@ export class Faults {
     this.dropSends = 0; // next N sendTransaction calls: answer with the signature, never execute
     this.failCalls = 0; // next N non-control HTTP requests: HTTP 503
     this.latencyMs = 0; // delay before every non-control answer
+    this.stealOnSend = null; // { from, to, lamports }: moved after the next send's preflight, before it executes
 
     const count = (v, name) => {
       const n = v ?? 1;
@@ -43,6 +44,15 @@ export class Faults {
       localnet_dropNextSends: ([n]) => {
         this.dropSends = count(n, 'n');
         return { dropNextSends: this.dropSends };
+      },
+      // Between the next sent transaction's preflight and its execution,
+      // move lamports from one account to another: a loss the simulation
+      // did not show, as a chain that behaves differently from its
+      // simulation would cause.
+      localnet_stealOnNextSend: ([opts]) => {
+        const o = opts ?? {};
+        this.stealOnSend = { from: pubkey(o.from, 'from'), to: pubkey(o.to, 'to'), lamports: amount(o.lamports, 'lamports') };
+        return { from: o.from, to: o.to, lamports: this.stealOnSend.lamports.toString() };
       },
       localnet_failNextCalls: ([n]) => {
         this.failCalls = count(n, 'n');
@@ -135,6 +145,17 @@ export class Faults {
       return true;
     }
     return false;
+  }
+
+  /** Apply the armed localnet_stealOnNextSend, once. */
+  beforeExecute() {
+    const s = this.stealOnSend;
+    if (!s) return;
+    this.stealOnSend = null;
+    const from = this.ledger.getAccount(s.from);
+    if (!from || from.lamports < s.lamports) return;
+    this.ledger.setAccount(s.from, { ...from, lamports: from.lamports - s.lamports });
+    this.ledger.fund(s.to, s.lamports);
   }
 
   /** Consume one dropped send, if armed. */

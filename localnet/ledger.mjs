@@ -13,7 +13,7 @@ import {
 import {
   parseTokenAccount, parseMint, uiTokenAmount, encodeMint, encodeTokenAccount,
   associatedTokenAddress, setU64, TOKEN_PROGRAM, SYSTEM_PROGRAM, MINT_SIZE,
-  TOKEN_ACCOUNT_SIZE,
+  TOKEN_ACCOUNT_SIZE, NATIVE_MINT,
 } from './tokens.mjs';
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
@@ -395,6 +395,7 @@ export class Ledger {
   }
 
   async mintTo(mint, owner, amount) {
+    if (mint === NATIVE_MINT) return this.wrapSol(owner, amount);
     const mintAcct = this.getAccount(mint);
     const m = parseMint(mintAcct);
     if (!m) throw new Error(`${mint} is not an SPL token mint`);
@@ -419,6 +420,34 @@ export class Ledger {
     return ata;
   }
 }
+
+/**
+ * Wrapped SOL for owner: its associated wrapped-SOL account, created or
+ * topped up, holding `amount` more lamports beyond rent (is_native set, as the
+ * token program keeps it).
+ */
+Ledger.prototype.wrapSol = async function wrapSol(owner, amount) {
+  const ata = await associatedTokenAddress(owner, NATIVE_MINT, TOKEN_PROGRAM);
+  const existing = this.getAccount(ata);
+  const rent = this.rentExempt(TOKEN_ACCOUNT_SIZE);
+  let data;
+  let lamports;
+  if (existing) {
+    const ta = parseTokenAccount(existing);
+    if (!ta || ta.mint !== NATIVE_MINT) throw new Error(`${ata} exists but is not a wrapped-SOL account`);
+    data = Uint8Array.from(existing.data);
+    setU64(data, 64, ta.amount + amount);
+    lamports = existing.lamports + amount;
+  } else {
+    data = encodeTokenAccount({ mint: NATIVE_MINT, owner, amount });
+    const d = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    d.writeUInt32LE(1, 109); // is_native: Some(rent)
+    d.writeBigUInt64LE(rent, 113);
+    lamports = rent + amount;
+  }
+  this.setAccount(ata, { lamports, owner: TOKEN_PROGRAM, data });
+  return ata;
+};
 
 function innerInstructionsJson(groups) {
   const out = [];

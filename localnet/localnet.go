@@ -342,6 +342,13 @@ func (l *Ledger) DropNextSends(ctx context.Context, n int) error {
 	return l.Call(ctx, "localnet_dropNextSends", []any{n}, nil)
 }
 
+// StealOnNextSend moves lamports from one account to another between the
+// next sent transaction's preflight and its execution: a loss the simulation
+// did not show.
+func (l *Ledger) StealOnNextSend(ctx context.Context, from, to string, lamports uint64) error {
+	return l.Call(ctx, "localnet_stealOnNextSend", []any{map[string]any{"from": from, "to": to, "lamports": strconv.FormatUint(lamports, 10)}}, nil)
+}
+
 // FailNextCalls makes the next n non-control HTTP requests fail with HTTP 503.
 func (l *Ledger) FailNextCalls(ctx context.Context, n int) error {
 	return l.Call(ctx, "localnet_failNextCalls", []any{n}, nil)
@@ -411,6 +418,20 @@ func (l *Ledger) CreateMint(ctx context.Context, decimals uint8, authority strin
 		Mint string `json:"mint"`
 	}
 	if err := l.Call(ctx, "localnet_createMint", []any{p}, &r); err != nil {
+		return "", err
+	}
+	return r.Mint, nil
+}
+
+// CreateToken creates an SPL Token mint (authority held by the ledger) with
+// a Metaplex metadata account holding name, symbol and uri verbatim, and
+// returns the mint's address.
+func (l *Ledger) CreateToken(ctx context.Context, decimals uint8, name, symbol, uri string) (string, error) {
+	var r struct {
+		Mint string `json:"mint"`
+	}
+	p := map[string]any{"decimals": decimals, "name": name, "symbol": symbol, "uri": uri}
+	if err := l.Call(ctx, "localnet_createToken", []any{p}, &r); err != nil {
 		return "", err
 	}
 	return r.Mint, nil
@@ -534,6 +555,11 @@ type DemoMints struct {
 	// sends the user's SOL to.
 	Thief  string `json:"thief"`
 	FeeBps int    `json:"feeBps"`
+	// AggregatorProgram is the pool program: a copy of the SPL Memo program
+	// at an address of its own, which SetSwapAggregator makes every /swap
+	// transaction invoke with the wallet as signer. Tests configure it as an
+	// aggregator (executor.SwapOptions.SwapPrograms).
+	AggregatorProgram string `json:"aggregatorProgram"`
 }
 
 // SwapAPI is the base URL of the Jupiter-compatible Swap API v1
@@ -614,4 +640,31 @@ func (l *Ledger) SetSwapFault(ctx context.Context, f SwapFault) error {
 		p["ms"] = f.Delay.Milliseconds()
 	}
 	return l.Call(ctx, "localnet_swapFault", []any{p}, nil)
+}
+
+// SetSwapAggregator makes every /swap transaction invoke
+// DemoMints().AggregatorProgram with the wallet as signer (or stop doing so).
+func (l *Ledger) SetSwapAggregator(ctx context.Context, enabled bool) error {
+	return l.Call(ctx, "localnet_swapAggregator", []any{map[string]any{"enabled": enabled}}, nil)
+}
+
+// Hostile swap API modes for SetSwapHostile: each adds its instructions to an
+// otherwise honest /swap transaction. "The other token account" is the
+// wallet's first SPL token account of a mint the swap does not involve.
+const (
+	HostileDrainWSOL        = "drain-wsol"         // inAmount of the wallet's wrapped SOL to the pool's wrapped-SOL account
+	HostileDrainToken       = "drain-token"        // the other token account emptied into the thief's
+	HostileCloseToAttacker  = "close-to-attacker"  // the other token account closed, its rent to the thief
+	HostileSetDelegate      = "set-delegate"       // the thief approved as delegate of the other token account
+	HostileSetOwner         = "set-owner"          // the other token account's owner set to the thief
+	HostileRaisePriorityFee = "raise-priority-fee" // priority fee raised by 100000 lamports
+)
+
+// SetSwapHostile makes /swap answers hostile (mode) after the next `after`
+// honest ones, until cleared with mode "".
+func (l *Ledger) SetSwapHostile(ctx context.Context, mode string, after int) error {
+	if mode == "" {
+		return l.Call(ctx, "localnet_swapHostile", []any{map[string]any{"mode": "off"}}, nil)
+	}
+	return l.Call(ctx, "localnet_swapHostile", []any{map[string]any{"mode": mode, "after": after}}, nil)
 }

@@ -29,7 +29,7 @@ import (
 )
 
 const (
-	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN"
+	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 	devnetGenesis  = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG"
 	testnetGenesis = "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY"
 	sol            = 1_000_000_000
@@ -388,6 +388,28 @@ func TestSimulateOverBalanceExecutesNothing(t *testing.T) {
 	}
 	if s := stats(t, l); s.TransactionsExecuted != 0 || s.TransactionsFailed != 0 {
 		t.Fatalf("stats %+v", s)
+	}
+}
+
+// As Agave, simulateTransaction returns at most as many accounts as the
+// message has (a transfer has three: payer, recipient, system program).
+func TestSimulateRefusesMoreAddressesThanTheMessageHas(t *testing.T) {
+	l, c := start(t, localnet.Options{})
+	from := fundedWallet(t, l, sol)
+	to := solana.NewWallet().PublicKey()
+	tx := transferTx(t, c, from, to, sol/2, nil)
+	four := []solana.PublicKey{from.PublicKey(), to, solana.SystemProgramID, solana.NewWallet().PublicKey()}
+	_, err := c.SimulateTransactionWithOpts(ctxT(t), tx, &rpc.SimulateTransactionOpts{
+		Accounts: &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: four},
+	})
+	if err == nil || !strings.Contains(err.Error(), "Too many accounts provided; max 3") {
+		t.Fatalf("four addresses for a three-account message: %v", err)
+	}
+	sim, err := c.SimulateTransactionWithOpts(ctxT(t), tx, &rpc.SimulateTransactionOpts{
+		Accounts: &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: four[:3]},
+	})
+	if err != nil || len(sim.Value.Accounts) != 3 {
+		t.Fatalf("three addresses: %v", err)
 	}
 }
 

@@ -68,6 +68,7 @@ export class Rpc {
     this.ledger = ledger;
     this.log = log;
     this.dropHook = () => false; // set by the server to Faults.takeDrop
+    this.beforeExecuteHook = () => {}; // set by the server to Faults.beforeExecute
     this.methods = {
       getHealth: () => 'ok',
       getVersion: () => ({ 'solana-core': API_VERSION, 'feature-set': FEATURE_SET }),
@@ -307,6 +308,9 @@ export class Rpc {
       if (!Array.isArray(addrs)) throw invalidParams('Invalid params: accounts.addresses must be an array');
       const enc = { encoding: cfg.accounts.encoding || 'base64' };
       if (enc.encoding === 'base58') throw invalidParams('base58 encoding not supported');
+      // As Agave: no more addresses than the message has accounts (loaded ones included).
+      const max = tx.message.staticKeys.length + tx.message.lookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+      if (addrs.length > max) throw invalidParams(`Too many accounts provided; max ${max}`);
       accounts = addrs.map((a) => {
         pubkeyParam(a);
         if (sim.err) return null;
@@ -370,6 +374,7 @@ export class Rpc {
     }
     // With skipPreflight a refused transaction is still "accepted": the node
     // forwards it and it simply never lands, exactly like a real cluster.
+    this.beforeExecuteHook(tx);
     const r = this.ledger.execute(tx);
     if (!r.landed) {
       this.ledger.stats.sendsRejected++;

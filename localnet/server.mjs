@@ -26,7 +26,7 @@ import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
 
 const NETWORKS = {
-  'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN',
+  'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
   devnet: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
   testnet: '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY',
   // Our own fixed hash, deliberately none of the public clusters'.
@@ -96,6 +96,7 @@ function main() {
   const rpc = new Rpc(ledger, log);
   const faults = new Faults(ledger, log);
   rpc.dropHook = () => faults.takeDrop();
+  rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
 

@@ -33,6 +33,7 @@ import { RpcError } from './rpc.mjs';
 export const METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 export const ALT_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 
 const FEE_BPS = 30n; // the pool's fee, taken from the input
 const BPS = 10_000n;
@@ -48,6 +49,17 @@ export const SWAP_FAULT_MODES = [
   'tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt',
 ];
 const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt']);
+
+// Hostile /swap answers (localnet_swapHostile): after N honest /swap calls
+// (the one the human's preview came from, typically), every answer adds one
+// of these to an otherwise honest transaction.
+//   drain-wsol          the wallet's wrapped SOL, inAmount of it, to the pool's wrapped-SOL account
+//   drain-token         the wallet's other token account, emptied into the thief's
+//   close-to-attacker   the wallet's other token account closed, its rent to the thief
+//   set-delegate        the thief made delegate of the wallet's other token account
+//   set-owner           the wallet's other token account given to the thief
+//   raise-priority-fee  the priority fee raised by 100000 lamports
+export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee'];
 
 class ApiError extends Error {
   constructor(status, errorCode, message) {
@@ -219,6 +231,10 @@ function createAtaIdempotent(payer, ata, owner, mint) {
   };
 }
 
+function tokenInstruction(tag, accounts, rest = []) {
+  return { programId: TOKEN_PROGRAM, accounts, data: [tag, ...rest] };
+}
+
 function setComputeUnitLimit(units) {
   return { programId: COMPUTE_BUDGET_PROGRAM, accounts: [], data: [2, ...u32le(units)] };
 }
@@ -286,8 +302,19 @@ export class SwapPools {
     L.setAccount(tableKey, { lamports: L.rentExempt(data.length), owner: ALT_PROGRAM, data });
     this.table = { key: tableKey, addresses };
 
+    // The pool program, which tests configure as an aggregator: a copy of
+    // the SPL Memo program at an address of its own. With
+    // localnet_swapAggregator on, every /swap transaction invokes it with the
+    // wallet as signer, the way Jupiter's transactions invoke its program, so
+    // solgate must judge the transaction by its whole-wallet simulation.
+    const memo = L.getAccount(MEMO_PROGRAM);
+    if (!memo) throw new Error('the SPL Memo program is not loaded');
+    this.aggregator = newKeypair().address;
+    L.setAccount(this.aggregator, { lamports: memo.lamports, owner: memo.owner, data: memo.data, executable: true });
+
     this.info = {
       wsol: NATIVE_MINT,
+      aggregatorProgram: this.aggregator,
       usdc: { mint: usdc, pool: usdcPool.authority.address, poolTokenAccount: usdcPool.tokenAccount, decimals: 6 },
       bait: { mint: bait, pool: baitPool.authority.address, poolTokenAccount: baitPool.tokenAccount, decimals: 6 },
       lookupTable: tableKey,
@@ -435,8 +462,12 @@ export class SwapPools {
     return { pool: pool.authority.address, mint: pool.mint, solReserve: r.sol.toString(), tokenReserve: r.token.toString() };
   }
 
-  /** POST /swap/v1/swap. `tamper` is one of the tamper-* fault modes or null. */
-  async swap(body, tamper) {
+  /**
+   * POST /swap/v1/swap. `tamper` is one of the tamper-* fault modes or null;
+   * `hostile` one of SWAP_HOSTILE_MODES or null; `aggregator` makes the
+   * transaction invoke the pool program.
+   */
+  async swap(body, tamper, hostile = null, aggregator = false) {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'INVALID_REQUEST', 'body must be a JSON object');
     const user = body.userPublicKey;
     if (!isPubkey(user)) throw new ApiError(400, 'INVALID_REQUEST', 'userPublicKey is not a valid public key');
@@ -478,6 +509,11 @@ export class SwapPools {
       // wallet as a writable signer.
       body_.push({ programId: b58encode(crypto.randomBytes(32)), accounts: [meta(user, true, true)], data: [0] });
     }
+    if (aggregator) {
+      // The route, as an aggregator instruction signed by the wallet.
+      body_.push({ programId: this.aggregator, accounts: [meta(user, true, true)], data: [...Buffer.from(`route: ${ammKey} Localnet CPMM`)] });
+    }
+    await this.hostileInstructions(hostile, { user, pool, auth, amountIn, body: body_ });
     if (sell === 'sol') {
       body_.push(createAtaIdempotent(user, userAta, user, pool.mint));
       body_.push(systemTransfer(user, solTo, amountIn));
@@ -505,6 +541,7 @@ export class SwapPools {
     const pf = body.prioritizationFeeLamports;
     if (typeof pf === 'number' && Number.isSafeInteger(pf) && pf > 0) priorityLamports = BigInt(pf);
     else if (pf === 'auto') priorityLamports = 10_000n;
+    if (hostile === 'raise-priority-fee') priorityLamports += 100_000n;
     const microLamports = (priorityLamports * 1_000_000n) / BigInt(limit);
     const bytes = build(limit, microLamports);
     L.stats.swapTransactions++;
@@ -520,6 +557,64 @@ export class SwapPools {
   }
 }
 
+// ---------------------------------------------------------------- hostile answers
+
+/**
+ * Append the hostile mode's extra instructions. "The wallet's other token
+ * account" is its first token account of a mint the swap does not involve.
+ */
+SwapPools.prototype.hostileInstructions = async function hostileInstructions(mode, { user, pool, auth, amountIn, body }) {
+  if (!mode || mode === 'raise-priority-fee') return;
+  const L = this.ledger;
+  if (mode === 'drain-wsol') {
+    L.stats.swapHostile++;
+    // Passes an instruction-by-instruction reading: the wrapped SOL goes to
+    // the pool's own wrapped-SOL account, and neither the SOL nor the token
+    // transfers exceed inAmount on their own. Only SOL and WSOL counted
+    // together show the wallet paying twice.
+    const userWsol = await associatedTokenAddress(user, NATIVE_MINT, TOKEN_PROGRAM);
+    const poolWsol = await L.wrapSol(auth.address, 0n); // the pool's wrapped-SOL account, opened if missing
+    body.push(tokenTransfer(userWsol, poolWsol, user, amountIn));
+    return;
+  }
+  const other = this.otherTokenAccount(user, pool.mint);
+  if (!other) throw new ApiError(500, 'HOSTILE_NO_TARGET', `hostile mode ${mode}: the wallet has no other token account`);
+  const thiefAta = await associatedTokenAddress(this.thief, other.mint, TOKEN_PROGRAM);
+  switch (mode) {
+    case 'drain-token':
+      body.push(createAtaIdempotent(auth.address, thiefAta, this.thief, other.mint));
+      body.push(tokenTransfer(other.address, thiefAta, user, other.amount));
+      break;
+    case 'close-to-attacker':
+      if (other.amount > 0n) {
+        body.push(createAtaIdempotent(auth.address, thiefAta, this.thief, other.mint));
+        body.push(tokenTransfer(other.address, thiefAta, user, other.amount));
+      }
+      body.push(tokenInstruction(9, [meta(other.address, false, true), meta(this.thief, false, true), meta(user, true, false)]));
+      break;
+    case 'set-delegate': // Approve the thief for everything in it
+      body.push(tokenInstruction(4, [meta(other.address, false, true), meta(this.thief, false, false), meta(user, true, false)], [...u64le(U64_MAX)]));
+      break;
+    case 'set-owner': // SetAuthority(AccountOwner, thief)
+      body.push(tokenInstruction(6, [meta(other.address, false, true), meta(user, true, false)], [2, 1, ...b58decode(this.thief)]));
+      break;
+    default:
+      throw new ApiError(500, 'HOSTILE_MODE', `unknown hostile mode ${mode}`);
+  }
+  L.stats.swapHostile++;
+};
+
+/** The first SPL token account owned by `owner` whose mint is not `except` (nor wrapped SOL). */
+SwapPools.prototype.otherTokenAccount = function otherTokenAccount(owner, except) {
+  const found = [];
+  for (const { pubkey, account } of this.ledger.programAccounts(TOKEN_PROGRAM)) {
+    const ta = parseTokenAccount(account);
+    if (ta && ta.owner === owner && ta.mint !== except && ta.mint !== NATIVE_MINT) found.push({ address: pubkey, mint: ta.mint, amount: ta.amount });
+  }
+  found.sort((a, b) => (a.address < b.address ? -1 : 1));
+  return found[0] ?? null;
+};
+
 // ---------------------------------------------------------------- HTTP and controls
 
 export class SwapApi {
@@ -528,7 +623,9 @@ export class SwapApi {
     this.log = log;
     this.pools = new SwapPools(ledger, log);
     this.fault = null; // { mode, count, ms }
-    Object.assign(ledger.stats, { swapQuotes: 0, swapTransactions: 0, swapFaults: 0 });
+    this.hostile = null; // { mode, after }: /swap answers turn hostile after `after` honest ones
+    this.aggregator = false;
+    Object.assign(ledger.stats, { swapQuotes: 0, swapTransactions: 0, swapFaults: 0, swapHostile: 0 });
   }
 
   setup() {
@@ -550,6 +647,37 @@ export class SwapApi {
         } catch (e) {
           throw bad(e.message);
         }
+      },
+      localnet_swapAggregator: ([o]) => {
+        const on = (o ?? {}).enabled;
+        if (typeof on !== 'boolean') throw bad('enabled must be true or false');
+        this.aggregator = on;
+        return { enabled: on, program: this.pools.aggregator ?? null };
+      },
+      localnet_swapHostile: ([o]) => {
+        const opts = o ?? {};
+        if (opts.mode === 'off' || opts.mode === null || opts.mode === undefined) {
+          this.hostile = null;
+          return { mode: 'off' };
+        }
+        if (!SWAP_HOSTILE_MODES.includes(opts.mode)) throw bad(`mode must be one of ${SWAP_HOSTILE_MODES.join(', ')}, or off`);
+        const after = opts.after ?? 0;
+        if (!Number.isInteger(after) || after < 0) throw bad('after must be a non-negative integer');
+        this.hostile = { mode: opts.mode, after };
+        return { ...this.hostile };
+      },
+      // A token with Metaplex metadata chosen by the test: hostile names and
+      // symbols (look-alike tickers, escapes) are read back as a real mint's.
+      localnet_createToken: async ([o]) => {
+        const opts = o ?? {};
+        const decimals = opts.decimals ?? 6;
+        if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) throw bad('decimals must be 0..255');
+        for (const k of ['name', 'symbol', 'uri']) {
+          if (opts[k] !== undefined && typeof opts[k] !== 'string') throw bad(`${k} must be a string`);
+        }
+        await this.setup();
+        const mint = await this.pools.createToken({ decimals, name: opts.name ?? '', symbol: opts.symbol ?? '', uri: opts.uri ?? '', freeze: false });
+        return { mint };
       },
       localnet_swapFault: ([o]) => {
         const opts = o ?? {};
@@ -652,8 +780,13 @@ export class SwapApi {
         } catch {
           return json(400, { error: 'body is not JSON', errorCode: 'INVALID_REQUEST' });
         }
+        let hostile = null;
+        if (this.hostile) {
+          if (this.hostile.after > 0) this.hostile.after--;
+          else hostile = this.hostile.mode;
+        }
         try {
-          json(200, await this.pools.swap(body, tamper ?? null));
+          json(200, await this.pools.swap(body, tamper ?? null, hostile, this.aggregator));
         } catch (e) {
           apiError(e);
         }

@@ -103,7 +103,7 @@ var toolArgSpecs = map[string][]argSpec{
 		{"owner", kindAddress, false, "Base58 address whose SPL token balances to read. Omit it to read the console's own wallet."},
 	},
 	ToolGetQuote: {
-		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is So11111111111111111111111111111111111111112)."},
+		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
 		{"output_mint", kindAddress, true, "Mint address of the token to buy."},
 		{"amount", kindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
 		{"slippage_bps", kindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},
@@ -125,7 +125,7 @@ var toolArgSpecs = map[string][]argSpec{
 		{"confirm", kindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
 	},
 	ToolSwap: {
-		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is So11111111111111111111111111111111111111112)."},
+		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
 		{"output_mint", kindAddress, true, "Mint address of the token to buy."},
 		{"amount", kindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
 		{"slippage_bps", kindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},

@@ -16,6 +16,8 @@ package policy
 import (
 	"errors"
 	"fmt"
+
+	solana "github.com/gagliardetto/solana-go"
 )
 
 // Tools the policy knows how to judge. Any other tool name is refused: a new
@@ -25,16 +27,20 @@ const (
 	ToolSwap        = "swap"
 )
 
-// Networks as reported by the executor from getGenesisHash.
+// Networks as reported by the executor from getGenesisHash and the RPC URL.
 const (
 	NetworkMainnet  = "mainnet-beta"
 	NetworkDevnet   = "devnet"
 	NetworkTestnet  = "testnet"
-	NetworkLocalnet = "localnet"
+	NetworkLocalnet = "localnet" // unrecognised genesis hash on a loopback RPC
+	NetworkUnknown  = "unknown"  // unrecognised genesis hash anywhere else
+	// NetworkUnidentified: the genesis hash could not be read.
+	NetworkUnidentified = "unidentified"
 )
 
-// NativeMint is wrapped SOL, the mint swap routes use for SOL itself.
-const NativeMint = "So11111111111111111111111111111111111111112"
+// NativeMint is wrapped SOL, the mint swap routes use for SOL itself
+// (solana-go's SolMint; executor/facts_test.go checks it).
+var NativeMint = solana.SolMint.String()
 
 // Rule names, as they appear in a Decision and in the tool result the model
 // reads. Where a rule maps to one setting, it is named after that setting so
@@ -43,7 +49,7 @@ const (
 	RuleTool          = "tool"
 	RuleMeasured      = "measured_spend"
 	RuleNetwork       = "network"
-	RuleRecipient     = "allow_recipients"
+	RuleRecipient     = "allow_recipient"
 	RulePerTx         = "max_sol_per_tx"
 	RulePerSession    = "max_sol_per_session"
 	RulePerDay        = "max_sol_per_day"
@@ -53,6 +59,7 @@ const (
 	RulePriceImpact   = "max_price_impact_pct"
 	RuleBreaker       = "retry_breaker"
 	RuleLedger        = "spend_ledger" // the ledger could not hold the spend
+	RuleAmount        = "amount"       // a sum of amounts does not fit in 64 bits
 )
 
 // Proposal is what the policy judges: the normalised arguments plus what the
@@ -62,7 +69,7 @@ type Proposal struct {
 	Tool           string
 	Fingerprint    string
 	ClientID       string
-	Network        string // "mainnet-beta", "devnet", "testnet", "localnet"
+	Network        string // one of the Network* constants
 	Recipient      string
 	Lamports       uint64
 	InputMint      string
@@ -109,6 +116,14 @@ func (d Decision) Err() error {
 		return fmt.Errorf("%w: %w: %s: %s", ErrDenied, ErrCapExceeded, d.Rule, d.Reason)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrDenied, d.Rule, d.Reason)
+}
+
+// AmountTooLarge is the plain denial for amounts whose sum (amount + fee,
+// + rent) does not fit in 64 bits: such a sum must never wrap into a small
+// number that passes the caps. what names the amount, e.g. "lamports".
+func AmountTooLarge(what string, amount uint64) Decision {
+	return Decision{Rule: RuleAmount, Retryable: false,
+		Reason: fmt.Sprintf("amount too large: %s %d plus fees does not fit in 64 bits, and no wallet holds that much; ask for a smaller amount.", what, amount)}
 }
 
 // verdict is one rule's answer. Its zero value is an objection, so a rule
@@ -202,8 +217,15 @@ func checkNetwork(cfg Config, p Proposal, _ SpendState) verdict {
 			return pass
 		}
 		return objection(RuleNetwork, false, "the console is connected to mainnet-beta, where real money moves, and mainnet writes are off; the operator must restart the console with --allow-mainnet to allow them.")
+	case NetworkUnknown:
+		if cfg.AllowUnknownNetwork {
+			return pass
+		}
+		return objection(RuleNetwork, false, "the console is connected to an unknown network: its genesis hash is none of the public clusters' and its RPC is not on this machine, so its funds may be real and writes are off; the operator must restart the console with --allow-unknown-network to allow them.")
+	case NetworkUnidentified, "":
+		return objection(RuleNetwork, false, "the network could not be identified (the node's genesis hash could not be read), so no write is allowed.")
 	}
-	return objection(RuleNetwork, false, "the network %q could not be identified from the cluster's genesis hash, so no write is allowed.", p.Network)
+	return objection(RuleNetwork, false, "the network %q is not one solgate knows, so no write is allowed.", p.Network)
 }
 
 func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
@@ -211,7 +233,7 @@ func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
 		return pass // swaps pay the wallet itself
 	}
 	if len(cfg.AllowRecipients) == 0 {
-		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipients in the config file).", p.Recipient, p.Recipient)
+		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", p.Recipient, p.Recipient)
 	}
 	for _, a := range cfg.AllowRecipients {
 		if a == p.Recipient {

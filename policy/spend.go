@@ -188,12 +188,12 @@ func (s *Spend) Settle(id string, actualLamports uint64) error {
 	if err := s.persist(id, e, actualLamports, StateSettled, e.signature); err != nil {
 		return fmt.Errorf("settle %s: %w", id, err)
 	}
-	s.open -= e.lamports
 	if e.thisSession {
 		s.sessionSpent = addCapped(s.sessionSpent, actualLamports)
 	}
 	s.settledDay = append(s.settledDay, dayEntry{at: e.at, lamports: actualLamports})
 	e.lamports, e.state = actualLamports, StateSettled
+	s.open = s.openTotal()
 	return nil
 }
 
@@ -209,8 +209,8 @@ func (s *Spend) Release(id string) error {
 	if err := s.persist(id, e, e.lamports, StateReleased, e.signature); err != nil {
 		return fmt.Errorf("release %s: %w", id, err)
 	}
-	s.open -= e.lamports
 	e.state = StateReleased
+	s.open = s.openTotal()
 	return nil
 }
 
@@ -265,4 +265,17 @@ func (s *Spend) Lookup(id string) (state string, lamports uint64, ok bool) {
 		return "", 0, false
 	}
 	return e.state, e.lamports, true
+}
+
+// openTotal sums the reservations still open. It is recomputed rather than
+// decremented: once a saturated total (addCapped) is decremented it would
+// undercount what is still in flight.
+func (s *Spend) openTotal() uint64 {
+	var t uint64
+	for _, e := range s.entries {
+		if e.state == StateReserved || e.state == StateUnknown {
+			t = addCapped(t, e.lamports)
+		}
+	}
+	return t
 }

@@ -90,18 +90,37 @@ type consoleWorld struct {
 	term      *terminal
 	bin       string
 	socket    string
+	state     string // the console's --state directory
+	keyFile   string
 	wallet    solana.PublicKey
 	recipient solana.PublicKey
 }
 
+// consoleSetup varies what startConsoleWith starts; the zero value is the
+// usual test ledger with a fresh state directory.
+type consoleSetup struct {
+	ledger localnet.Options                      // SlotMS defaults to 20
+	rpc    func(t *testing.T, url string) string // rewrites the ledger's URL for --rpc; nil: as is
+	state  string                                // --state; "" = a fresh directory
+	flags  []string                              // extra console flags
+}
+
 func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
+	t.Helper()
+	return startConsoleWith(t, consoleSetup{flags: extraFlags})
+}
+
+func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("this end-to-end test requires tmux on PATH")
 	}
 	bin := solgatetest.Binary(t)
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	if cs.ledger.SlotMS == 0 {
+		cs.ledger.SlotMS = 20
+	}
+	l, err := localnet.Start(ctx, cs.ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,18 +143,26 @@ func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
 	}
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
 	socket := filepath.Join(sockDir, "c.sock")
+	state := cs.state
+	if state == "" {
+		state = filepath.Join(tmp, "state")
+	}
+	rpcURL := l.RPC()
+	if cs.rpc != nil {
+		rpcURL = cs.rpc(t, rpcURL)
+	}
 
 	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr")}
-	args := []string{bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-		"--state", filepath.Join(tmp, "state"), "--allow-recipient", recipient.PublicKey().String()}
-	args = append(args, extraFlags...)
+	args := []string{bin, "console", "--rpc", rpcURL, "--keypair", keyFile, "--socket", socket,
+		"--state", state, "--allow-recipient", recipient.PublicKey().String()}
+	args = append(args, cs.flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
 	if out, err := term.tmux("new-session", "-d", "-s", "console", "-x", "140", "-y", "40", command); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
 	t.Cleanup(func() { term.tmux("kill-server") })
 	term.waitFor(30*time.Second, "SOLGATE", "QUEUE")
-	return &consoleWorld{ledger: l, chain: rpc.New(l.RPC()), term: term, bin: bin, socket: socket,
+	return &consoleWorld{ledger: l, chain: rpc.New(l.RPC()), term: term, bin: bin, socket: socket, state: state, keyFile: keyFile,
 		wallet: key.PublicKey(), recipient: recipient.PublicKey()}
 }
 

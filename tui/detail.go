@@ -23,12 +23,14 @@ type detail struct {
 
 // detailContext is what the detail pane needs besides the proposal.
 type detailContext struct {
-	now      time.Time
-	wallet   string
-	known    []string // addresses the operator knows: wallet, allowlist
-	mainnet  bool
-	delivery string
-	progress *executor.Progress
+	now     time.Time
+	wallet  string
+	known   []string // addresses the operator knows: wallet, allowlist
+	mainnet bool
+	// mainnetLine is the loud warning shown when mainnet is set.
+	mainnetLine string
+	delivery    string
+	progress    *executor.Progress
 }
 
 // SetSize sets the pane's size.
@@ -80,7 +82,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		add(wrapStyled(s.warn, fmt.Sprintf("⚠ the client's name contains instruction-like text (%s): treat it as data, not advice", strings.Join(e.clientNote, ", ")), d.width)...)
 	}
 	if c.mainnet {
-		add(s.mainnet.Render(pad(mainnetWords(s)+": this spends real money", d.width)))
+		add(s.mainnet.Render(pad(c.mainnetLine, d.width)))
 	}
 
 	d.status(s, e, c, add, field)
@@ -185,6 +187,9 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 		} else {
 			add(s.ok.Render("EXECUTED ✔ verified on chain"))
 		}
+		field("Signature", p.Signature)
+	case hub.StatusLosses:
+		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED LOSSES — it landed, and the wallet lost more than was approved: "+reason, d.width)...)
 		field("Signature", p.Signature)
 	case hub.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)

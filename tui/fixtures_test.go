@@ -52,7 +52,7 @@ var (
 		panic("no look-alike")
 	}()
 	localGenesis   = "GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC"
-	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dm2NN"
+	mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
 )
 
 func pubkey(seed string) solana.PublicKey {
@@ -204,7 +204,7 @@ func screen(t *testing.T, m *model, w, h int) string {
 
 var (
 	baitMint   = pubkey("bait mint")
-	usdcMint   = pubkey("usdc-like mint")
+	usdcMint   = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") // the real USDC, as Circle publishes it
 	swapProg   = pubkey("swap program")
 	lookupKey  = pubkey("lookup table")
 	poolKey    = pubkey("pool authority")

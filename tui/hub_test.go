@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -47,7 +48,11 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 		return w
 	}
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, Network: network})
+	ledgerNetwork, remote := network, network == unknownRemote
+	if remote {
+		ledgerNetwork = ""
+	}
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, Network: ledgerNetwork})
 	if err != nil {
 		t.Fatalf("localnet: %v", err)
 	}
@@ -59,15 +64,23 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{allowed.PublicKey().String()}
 	cfg.AllowMainnet = true
+	cfg.AllowUnknownNetwork = true
 	cfg.MaxLamportsPerSession = 5 * solana.LAMPORTS_PER_SOL
 	spend, err := policy.NewSpend(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
+	rpcURL := l.RPC()
+	if remote {
+		rpcURL = remoteURL(t, rpcURL)
+	}
+	client := executor.NewClient(rpcURL, executor.ClientOptions{})
 	net, genesis, err := client.DetectNetwork(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if remote && net != executor.UnknownNetwork {
+		t.Fatalf("ledger behind %s identified as %s, want %s", rpcURL, net, executor.UnknownNetwork)
 	}
 	ex := executor.New(client, key, executor.Options{})
 	swapAPI, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Timeout: 5 * time.Second})
@@ -85,6 +98,23 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	w.amount.Store(1_000_000)
 	worlds[network] = w
 	return w
+}
+
+// unknownRemote is the sharedWorld whose ledger reports a genesis hash of
+// no public cluster, reached through an RPC URL that is not loopback.
+const unknownRemote = "unknown-remote"
+
+// remoteURL rewrites a loopback ledger URL to http://0.0.0.0:PORT. Linux
+// delivers a connection to 0.0.0.0 to this machine, but the address is not
+// in 127.0.0.0/8, so solgate must not call what answers there a local ledger.
+func remoteURL(t *testing.T, loopback string) string {
+	t.Helper()
+	u, err := url.Parse(loopback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = "0.0.0.0:" + u.Port()
+	return u.String()
 }
 
 func TestMain(m *testing.M) {

@@ -55,7 +55,7 @@ type dialogKind int
 
 const (
 	dialogNone    dialogKind = iota
-	dialogApprove            // mainnet: y confirms, anything else cancels
+	dialogApprove            // mainnet or unknown network: y confirms, anything else cancels
 	dialogDeny               // typing a reason: Enter denies, Esc cancels
 	dialogQuit               // pending proposals: y quits and denies them
 )
@@ -326,8 +326,22 @@ func (m *model) requestQuit() (action, tea.Cmd) {
 	return nil, tea.Quit
 }
 
+// mainnet: real funds may be at stake, so the header is loud and approval
+// takes a second key. That is mainnet (by the hub's network or, belt and
+// braces, by the genesis hash alone) and a cluster nobody can vouch for.
 func (m *model) mainnet() bool {
-	return m.cfg.network.IsMainnet() || executor.NetworkFromGenesis(m.cfg.genesis).IsMainnet()
+	return m.guardedNetwork() != ""
+}
+
+// guardedNetwork is the network that makes the console loud, or "".
+func (m *model) guardedNetwork() executor.Network {
+	switch {
+	case m.cfg.network.IsMainnet() || executor.NetworkFromGenesis(m.cfg.genesis).IsMainnet():
+		return executor.Mainnet
+	case m.cfg.network.Guarded():
+		return m.cfg.network
+	}
+	return ""
 }
 
 func (m *model) selectedPending() *entry {
@@ -464,6 +478,8 @@ func (m *model) logDecision(ev hub.Event) {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}
 		m.log.Add(ev.At, logGood, text+" · sig "+p.Signature)
+	case hub.StatusLosses:
+		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED LOSSES %s: %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusSubmitted:
 		m.log.Add(ev.At, logWarn, fmt.Sprintf("SUBMITTED %s, outcome unknown (kept reserved, reconciling): %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusFailed:

@@ -55,8 +55,10 @@ func newEntry(p *hub.Proposal) *entry {
 		if len(e.swap.out.flags)+len(e.swap.in.flags) > 0 {
 			short = appendNew(short, "text!")
 		}
-		if e.swap.out.impostor || e.swap.in.impostor {
-			short = appendNew(short, "not SOL")
+		for _, t := range []string{e.swap.out.impostor, e.swap.in.impostor} {
+			if t != "" {
+				short = appendNew(short, "not "+t)
+			}
 		}
 	case p.Tool == mcpbridge.ToolSwap:
 		e.amount = "swap, no terms"
@@ -104,6 +106,7 @@ var shortLabels = map[hub.FlagKind]string{
 	hub.FlagKind(executor.WarnNonTransferable):   "non-transferable",
 	hub.FlagKind(executor.WarnConfidential):      "confidential",
 	hub.FlagKind(executor.WarnPausable):          "pausable",
+	hub.FlagKind(executor.WarnImpostor):          "IMPOSTOR",
 }
 
 // shortFlag is a flag's queue-row label; a kind this console does not know
@@ -117,10 +120,10 @@ func shortFlag(f hub.Flag) string {
 
 // flagRank orders the queue row's compact flags.
 func flagRank(f string) int {
-	switch f {
-	case "LOOK-ALIKE", "NO CAP", "not SOL", "no terms":
+	switch {
+	case f == "LOOK-ALIKE", f == "NO CAP", f == "IMPOSTOR", strings.HasPrefix(f, "not "), f == "no terms":
 		return 0
-	case "text!":
+	case f == "text!":
 		return 1
 	}
 	return 2
@@ -382,6 +385,8 @@ func (q *queue) Render(s styles, now time.Time) []string {
 		switch {
 		case p.ID == q.selected:
 			row = s.selected.Render(row)
+		case p.Status == hub.StatusLosses:
+			row = s.danger.Render(row)
 		case p.Status != hub.StatusPending:
 			row = s.dim.Render(row)
 		case tail != "":
@@ -412,6 +417,8 @@ func statusWord(s hub.Status) string {
 	switch s {
 	case hub.StatusExecuted:
 		return "executed"
+	case hub.StatusLosses:
+		return "LOSSES"
 	case hub.StatusApproved:
 		return "approved"
 	}

@@ -21,7 +21,7 @@ type tokenView struct {
 	decimals uint8
 	sol      bool   // the wrapped-SOL mint: the one token the console can name itself
 	symbol   string // sanitised, for compact places; "SOL?" for an impostor
-	impostor bool   // not SOL, but its symbol says SOL
+	impostor string // the ticker (SOL, WSOL, USDC, USDT) it imitates without being it; "" if none
 	name     string // sanitised metadata name
 	uri      string // sanitised metadata URI
 	flags    []string
@@ -39,13 +39,16 @@ func newTokenView(l hub.TokenLabel) tokenView {
 		uri:      untrusted.Sanitize(l.URI, 96),
 	}
 	sym := untrusted.Sanitize(l.Symbol, maxSymbolRunes)
+	// Look ourselves, as for the flags below: a symbol or name is text its
+	// creator chose ("ЅОL" in Cyrillic, the demo's bait "\x1b[1;32mSOL"),
+	// and only the mint says SOL or USDC.
+	mint, _ := solana.PublicKeyFromBase58(l.Mint) // unparsable: the zero key, no real mint
+	imitates, impostor := executor.ImitatedTicker(mint, sym, t.name)
 	switch {
 	case t.sol:
 		sym = "SOL"
-	case strings.EqualFold(sym, "SOL") || strings.EqualFold(sym, "WSOL"):
-		// The demo's bait token does exactly this ("\x1b[1;32mSOL"): a
-		// symbol is text its creator chose, and only the mint says SOL.
-		t.impostor = true
+	case impostor:
+		t.impostor = imitates
 		sym += "?"
 	case sym == "":
 		sym = short(l.Mint) // a label, not an address shown for checking: the detail shows the mint in full
@@ -115,8 +118,8 @@ func (v *swapView) warnings(hubFlags []hub.Flag) []string {
 		if len(side.t.flags) > 0 {
 			out = append(out, fmt.Sprintf("the %s token's metadata contains instruction-like text (%s): data, not advice", side.word, strings.Join(side.t.flags, ", ")))
 		}
-		if side.t.impostor {
-			out = append(out, fmt.Sprintf("the %s token calls itself %q but is not SOL: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.mint))
+		if side.t.impostor != "" {
+			out = append(out, fmt.Sprintf("the %s token calls itself %q but is not %s: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.impostor, side.t.mint))
 		}
 	}
 	for _, f := range hubFlags {
@@ -175,7 +178,7 @@ func (t tokenView) describe(label string, field func(label, value string), warn 
 func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field func(label, value string), warn func(text string)) {
 	sp, pv := v.sp, v.sp.Preview
 	field("Action", v.action())
-	if p.Status == hub.StatusExecuted {
+	if p.Status == hub.StatusExecuted || p.Status == hub.StatusLosses {
 		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
 			v.out.amount(sp.Received), tokenAmount(sp.Terms.MinimumOut, v.out.decimals), tokenAmount(pv.ExpectedOut, v.out.decimals)))
 	}
@@ -226,6 +229,10 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	if len(instructions) == 0 {
 		instructions = p.Preview.Instructions
 	}
+	if sp.Signed != nil {
+		// From signing on, what matters is the transaction actually signed.
+		instructions = sp.Signed.Instructions
+	}
 	d.instructions(c, instructions, field)
 	if len(pv.Programs) > 0 {
 		names := make([]string, len(pv.Programs))
@@ -247,6 +254,11 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	sum := pv.MessageSHA256
 	if sum == "" {
 		sum = p.Preview.MessageSHA256
+	}
+	if sg := sp.Signed; sg != nil {
+		field("Signed", sg.MessageSHA256+" (SHA-256 of the message signed at execution; it matched the approval)")
+		field("Approved", sum+" (SHA-256 of the message shown at approval)")
+		return
 	}
 	field("SHA-256", sum)
 }

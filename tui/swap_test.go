@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -167,6 +169,40 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	}
 }
 
+// A swap that landed with more lost than approved is red in the log and the
+// detail, and never shown as executed.
+func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
+	p := baitSwap(1, t0.Add(-time.Minute))
+	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+	done := executed(p, t0.Add(-time.Second))
+	done.Status = hub.StatusLosses
+	done.Reason = "executed with unexpected losses: 150000000 lamports of SOL and wrapped SOL would leave the wallet, more than the 50010000 allowed"
+	m.Update(events(hub.Event{Kind: hub.EventExecuted, At: done.DecidedAt, Proposal: done}))
+	m.queue.Select(0)
+	detail := flatDetail(m, 100)
+	if !strings.Contains(detail, "EXECUTED WITH UNEXPECTED LOSSES") || strings.Contains(detail, "EXECUTED ✔") {
+		t.Errorf("the detail of a swap with losses:\n%s", detail)
+	}
+	var found bool
+	for _, ln := range m.log.lines {
+		if strings.Contains(ln.text, "EXECUTED WITH UNEXPECTED LOSSES "+p.ID) {
+			found = true
+			if ln.kind != logBad {
+				t.Errorf("the log line is kind %d, not red (logBad)", ln.kind)
+			}
+		}
+		if strings.Contains(ln.text, "EXECUTED ✔") {
+			t.Errorf("logged as executed: %q", ln.text)
+		}
+	}
+	if !found {
+		t.Error("no log line says EXECUTED WITH UNEXPECTED LOSSES")
+	}
+	if out := screen(t, m, 140, 40); !strings.Contains(out, "LOSSES") {
+		t.Errorf("the queue row does not say LOSSES:\n%s", out)
+	}
+}
+
 // A swap snapshot that lost its terms is not shown as a transfer of 0 SOL.
 func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 	p := transfer(1, "e2e-agent 1.0", solana.PublicKey{}, 0, t0.Add(-time.Second))
@@ -262,6 +298,24 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	if got := flatDetail(m, 76); received == 0 || !strings.Contains(got, want) {
 		t.Errorf("ledger: %d base units received; %q not in the detail:\n%s", received, want, got)
 	}
+	// The detail shows the transaction actually signed: its hash is the
+	// landed message's.
+	final, _ := w.hub.Proposal(id)
+	v0 := uint64(0)
+	landed, err := chain.GetTransaction(ctx, solana.MustSignatureFromBase58(final.Signature), &rpc.GetTransactionOpts{
+		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ltx, err := landed.Transaction.GetTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgBytes, _ := ltx.Message.MarshalBinary()
+	sum := sha256.Sum256(msgBytes)
+	if got := flatDetail(m, 100); !strings.Contains(got, "Signed "+hex.EncodeToString(sum[:])) {
+		t.Errorf("the detail does not show the signed message %x:\n%s", sum, got)
+	}
 }
 
 // Every kind of flag the hub and the executor can raise has a short label
@@ -278,5 +332,32 @@ func TestEveryFlagKindHasAShortLabel(t *testing.T) {
 	}
 	if got := shortFlag(hub.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
 		t.Errorf("unknown kind labelled %q, want the start of its sentence", got)
+	}
+}
+
+// A token whose symbol is a look-alike of USDC (Cyrillic Ѕ and С) is marked
+// in the queue and the detail as not USDC; the real USDC mint is not.
+func TestSwapMarksLookAlikeTicker(t *testing.T) {
+	fake := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
+	p := swapProposal(1, "demo-agent 1.0", solLabel(), fake, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
+	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	got := flatDetail(m, 140)
+	for _, want := range []string{
+		`the output token calls itself "U` + "\u0405D\u0421" + `" but is not USDC: its mint is ` + baitMint.String(),
+		"Output U\u0405D\u0421? · mint " + baitMint.String(),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q not in the detail:\n%s", want, got)
+		}
+	}
+	if out := screen(t, m, 140, 40); !strings.Contains(out, "not USDC") {
+		t.Errorf("queue row lacks \"not USDC\":\n%s", out)
+	}
+
+	real := hub.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
+	p = swapProposal(2, "demo-agent 1.0", solLabel(), real, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
+	m = testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	if got := flatDetail(m, 140); strings.Contains(got, "not USDC") || strings.Contains(got, "USDC?") {
+		t.Errorf("the real USDC is marked:\n%s", got)
 	}
 }

@@ -45,7 +45,7 @@ func press(t *testing.T, m *model, keys ...tea.KeyMsg) []action {
 func TestKeysAgainstTheHub(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		network string // localnet network: "" or "mainnet-beta"
+		network string // localnet network: "", "mainnet-beta" or unknownRemote
 		keys    []tea.KeyMsg
 		acts    func(id string) []action
 		want    hub.Status
@@ -71,6 +71,12 @@ func TestKeysAgainstTheHub(t *testing.T) {
 		{name: "mainnet: a then enter cancels", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), keyEnter, runes("y")},
 			want: hub.StatusPending},
 		{name: "mainnet: a then y approves", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
+		{name: "unknown network: a alone does not approve", network: unknownRemote, keys: []tea.KeyMsg{runes("a")},
+			want: hub.StatusPending, open: dialogApprove},
+		{name: "unknown network: a then another key cancels", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("n"), runes("y")},
+			want: hub.StatusPending},
+		{name: "unknown network: a then y approves", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("y")},
 			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -145,7 +145,7 @@ func (m *model) detailContext() detailContext {
 	known := append([]string{m.cfg.wallet}, m.cfg.policy.AllowRecipients...)
 	c := detailContext{
 		now: m.cfg.now(), wallet: m.cfg.wallet, known: known,
-		mainnet: m.mainnet(), delivery: m.cfg.policy.TokenDelivery,
+		mainnet: m.mainnet(), mainnetLine: m.mainnetLine(), delivery: m.cfg.policy.TokenDelivery,
 	}
 	if e := m.queue.Selected(); e != nil {
 		if pr, ok := m.progress[e.p.ID]; ok {
@@ -170,7 +170,7 @@ func (m *model) detailTitle() string {
 func (m *model) badge() string {
 	s := m.cfg.styles
 	if m.mainnet() {
-		return s.mainnet.Render(mainnetWords(s))
+		return s.mainnet.Render(m.mainnetWords())
 	}
 	n := m.cfg.network
 	if n == "" {
@@ -186,11 +186,25 @@ func (m *model) badge() string {
 	return s.calm.Render("● " + n.Label() + " — " + word)
 }
 
-func mainnetWords(s styles) string {
-	if s.noColor {
-		return "[!! MAINNET — real funds !!]"
+// mainnetWords is the loud badge: MAINNET, or UNKNOWN NETWORK, which is
+// treated the same because nothing says its funds are not real.
+// mainnetLine is the detail pane's warning under the loud badge.
+func (m *model) mainnetLine() string {
+	if m.guardedNetwork() == executor.UnknownNetwork {
+		return m.mainnetWords() + ": this may spend real money"
 	}
-	return "🔴 MAINNET — real funds"
+	return m.mainnetWords() + ": this spends real money"
+}
+
+func (m *model) mainnetWords() string {
+	words := "MAINNET — real funds"
+	if m.guardedNetwork() == executor.UnknownNetwork {
+		words = "UNKNOWN NETWORK — treat as real funds"
+	}
+	if m.cfg.styles.noColor {
+		return "[!! " + words + " !!]"
+	}
+	return "🔴 " + words
 }
 
 func (m *model) headerLines() []string {
@@ -275,9 +289,14 @@ func (m *model) dialogLines(width, height int) []string {
 	case dialogNone:
 		return nil
 	case dialogApprove:
+		where := "MAINNET, with real funds"
 		title = "CONFIRM MAINNET APPROVAL"
+		if m.guardedNetwork() == executor.UnknownNetwork {
+			where = "an UNKNOWN NETWORK, whose funds may be real"
+			title = "CONFIRM UNKNOWN-NETWORK APPROVAL"
+		}
 		if e := m.queue.byID[m.dialog.id]; e != nil {
-			body = wrap(fmt.Sprintf("Approve %s: %s — on MAINNET, with real funds?", e.p.ID, e.action()), width)
+			body = wrap(fmt.Sprintf("Approve %s: %s — on %s?", e.p.ID, e.action(), where), width)
 			if e.swap != nil && e.p.Swap.NoCapApplies {
 				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
 			}
@@ -323,7 +342,7 @@ func (m *model) fullHelp(rows int) []string {
 	lines := strings.Split(h.FullHelpView(m.keys.FullHelp()), "\n")
 	extra := []string{
 		"",
-		"Enter never approves. On mainnet, a is followed by y; any other key cancels.",
+		"Enter never approves. On mainnet or an unknown network, a is followed by y; any other key cancels.",
 		"Keys are ignored for a moment after a new proposal appears.",
 	}
 	if m.cfg.policy.TokenDelivery == policy.DeliveryOperator {

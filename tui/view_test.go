@@ -68,6 +68,17 @@ var viewScenarios = []struct {
 		m.Update(runes("a")) // opens the mainnet confirmation
 		return m
 	}},
+	{"unknown_network_warning", func() *model {
+		cfg := testPolicy()
+		cfg.AllowUnknownNetwork = true
+		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-5*time.Second))
+		st := spendState(0, 0, false)
+		st.Spend.Network = executor.UnknownNetwork
+		m := testModel(viewOpts{network: executor.UnknownNetwork, genesis: localGenesis, policy: cfg}, []*hub.Proposal{p}, st)
+		m.graceUntil = time.Time{}
+		m.Update(runes("a")) // opens the second-key confirmation, as on mainnet
+		return m
+	}},
 	{"over_cap_denial", func() *model {
 		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 		m.Update(events(hub.Event{
@@ -141,6 +152,7 @@ func TestViewSaysItInWords(t *testing.T) {
 	}{
 		{"mainnet_warning", []string{"MAINNET — real funds", "LOOK-ALIKE", "press y to approve", "possible address"}},
 		{"transfer_preview", []string{"0.05 SOL (50,000,000 lamports)", recipientKey.String(), "EXECUTED ✔ verified", "SHA-256   " + hash("message p_BBBBk7Qz2x")}},
+		{"unknown_network_warning", []string{"UNKNOWN NETWORK — treat as real funds", "CONFIRM UNKNOWN-NETWORK APPROVAL", "whose funds may be real", "press y to approve"}},
 		{"over_cap_denial", []string{"AUTO-DENIED", "max_sol_per_tx"}},
 		{"paused", []string{"WRITES PAUSED", "all writes paused"}},
 		{"operator_token", []string{"7QbVnK3xPzRt", "paste it into the chat"}},
@@ -165,6 +177,9 @@ func TestViewSaysItInWords(t *testing.T) {
 				for _, w := range tc.want {
 					if w == "MAINNET — real funds" && noColor {
 						w = "[!! MAINNET — real funds !!]"
+					}
+					if w == "UNKNOWN NETWORK — treat as real funds" && noColor {
+						w = "[!! UNKNOWN NETWORK — treat as real funds !!]"
 					}
 					if strings.HasPrefix(w, "NO CAP APPLIES") && noColor {
 						w = "[!! NO CAP APPLIES !!]" + strings.TrimPrefix(w, "NO CAP APPLIES")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -21,8 +21,8 @@ import (
 // bad entry if anything was altered or removed.
 func newAuditCmd() *cobra.Command {
 	var (
-		stateDir string
-		asJSON   bool
+		sf     *settingFlags
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -30,34 +30,23 @@ func newAuditCmd() *cobra.Command {
 		Long: "Print every audit entry (proposals, decisions, executions, reservations) " +
 			"and verify the SHA-256 hash chain, and that it ends at the head recorded in " +
 			"audit.head beside the database. Exits non-zero naming the first entry " +
-			"that was altered or removed.",
+			"that was altered or removed.\n\nThe state directory is --state, else SOLGATE_STATE " +
+			"(or SOLGATE_STATE_DIR), else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: " +
+			"the console's own rule.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true, // a broken chain is not a usage mistake
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := auditResolveStateDir(stateDir, cmd.Flags().Changed("state"))
+			s, err := sf.build()
 			if err != nil {
 				return err
 			}
-			return runAudit(cmd.OutOrStdout(), dir, asJSON)
+			return runAudit(cmd.OutOrStdout(), s.State, asJSON)
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state", "", "state directory holding solgate.db (env SOLGATE_STATE_DIR; default $XDG_STATE_HOME/solgate or ~/.local/state/solgate)")
+	// The console's state row: the same flag, variables and default.
+	sf = registerSettings(cmd.Flags(), "state")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
 	return cmd
-}
-
-// auditResolveStateDir applies the precedence flag > env > XDG default.
-func auditResolveStateDir(flagValue string, flagSet bool) (string, error) {
-	if flagSet {
-		if flagValue == "" {
-			return "", errors.New("--state: empty directory; pass the state directory that holds solgate.db")
-		}
-		return flagValue, nil
-	}
-	if v := os.Getenv("SOLGATE_STATE_DIR"); v != "" {
-		return v, nil
-	}
-	return defaultStateDir(), nil
 }
 
 func runAudit(out io.Writer, dir string, asJSON bool) error {
@@ -69,6 +58,13 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 	entries, err := st.Audit()
 	if err != nil {
 		return err
+	}
+	cluster, err := st.Cluster()
+	if err != nil {
+		return err
+	}
+	if !asJSON {
+		fmt.Fprintf(out, "cluster: %s\n\n", auditClusterLine(cluster))
 	}
 	if asJSON {
 		if err := auditPrintJSON(out, entries); err != nil {
@@ -104,6 +100,18 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// auditClusterLine names the cluster the trail belongs to: its genesis hash
+// and, for a public cluster, its name.
+func auditClusterLine(genesis string) string {
+	if genesis == "" {
+		return "not pinned yet (no console has started on this state directory since pins were introduced)"
+	}
+	if n := executor.NetworkFromGenesis(genesis); n != executor.UnknownNetwork {
+		return fmt.Sprintf("%s (genesis %s)", n, genesis)
+	}
+	return fmt.Sprintf("genesis %s (not a public cluster)", genesis)
 }
 
 func auditPrintTable(out io.Writer, entries []store.AuditEntry) error {

@@ -171,10 +171,14 @@ func TestAuditFailsOnDeletedNewestRow(t *testing.T) {
 }
 
 func TestAuditStateFromEnvAndMissingDatabase(t *testing.T) {
-	dir := auditSeed(t)
-	t.Setenv("SOLGATE_STATE_DIR", dir)
-	if out, err := auditRun(t); err != nil || !strings.Contains(out, "chain intact") {
-		t.Fatalf("state from env: %v\n%s", err, out)
+	for _, name := range []string{"SOLGATE_STATE", "SOLGATE_STATE_DIR"} {
+		t.Run(name, func(t *testing.T) {
+			dir := auditSeed(t)
+			t.Setenv(name, dir)
+			if out, err := auditRun(t); err != nil || !strings.Contains(out, "chain intact") {
+				t.Fatalf("state from %s: %v\n%s", name, err, out)
+			}
+		})
 	}
 	missing := filepath.Join(t.TempDir(), "none")
 	_, err := auditRun(t, "--state", missing)
@@ -186,20 +190,21 @@ func TestAuditStateFromEnvAndMissingDatabase(t *testing.T) {
 	}
 }
 
-func TestAuditStateDirDefault(t *testing.T) {
-	t.Setenv("SOLGATE_STATE_DIR", "")
-	t.Setenv("XDG_STATE_HOME", "/xdg")
-	if got, err := auditResolveStateDir("", false); err != nil || got != "/xdg/solgate" {
-		t.Fatalf("XDG default: %q, %v", got, err)
+// The default state directory is the console's: $XDG_STATE_HOME/solgate, and
+// a flag beats the variable.
+func TestAuditStateDirDefaultAndPrecedence(t *testing.T) {
+	seeded := auditSeed(t)
+	xdg := t.TempDir()
+	if err := os.Rename(seeded, filepath.Join(xdg, "solgate")); err != nil {
+		t.Fatal(err)
 	}
-	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", "/home/op")
-	if got, err := auditResolveStateDir("", false); err != nil || got != "/home/op/.local/state/solgate" {
-		t.Fatalf("home default: %q, %v", got, err)
+	t.Setenv("XDG_STATE_HOME", xdg)
+	if out, err := auditRun(t); err != nil || !strings.Contains(out, "chain intact") {
+		t.Fatalf("XDG default: %v\n%s", err, out)
 	}
-	t.Setenv("SOLGATE_STATE_DIR", "/env")
-	if got, _ := auditResolveStateDir("/flag", true); got != "/flag" {
-		t.Fatalf("flag must beat env: %q", got)
+	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "elsewhere"))
+	if out, err := auditRun(t, "--state", filepath.Join(xdg, "solgate")); err != nil || !strings.Contains(out, "chain intact") {
+		t.Fatalf("--state must beat SOLGATE_STATE: %v\n%s", err, out)
 	}
 }
 

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
@@ -25,7 +29,11 @@ type authorityConfig struct {
 	policy policy.Config
 	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
 	swapAPI string
-	stderr  io.Writer // startup messages, before the TUI owns the terminal
+	// swapAPIKey is sent as x-api-key; a secret, never printed or logged.
+	swapAPIKey string
+	// swapPrograms are aggregator programs allowed besides Jupiter v6 (base58).
+	swapPrograms []string
+	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
 	admission mcpbridge.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
@@ -80,7 +88,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	network, genesis, err := client.DetectNetwork(dctx)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("--rpc %s: cannot reach the node: %w", c.rpc, err)
+		// Fail closed: a cluster that cannot be identified gets no write,
+		// and its state directory's pin cannot be checked, so do not start.
+		return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 	}
 	a.genesis = genesis
 
@@ -92,6 +102,14 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if note := st.HeadFileNote(); note != "" {
 		fmt.Fprintln(c.stderr, "audit:", note)
 		a.log.Warn("audit head file", "msg", note)
+	}
+	if err := st.PinCluster(genesis); err != nil {
+		var mm *store.ClusterMismatchError
+		if errors.As(err, &mm) {
+			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",
+				c.state, mm.Pinned, c.rpc, mm.Current)
+		}
+		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
 	spend, err := policy.NewSpend(st, nil)
 	if err != nil {
@@ -107,11 +125,15 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 
 	var swapper *executor.Swapper
 	if c.swapAPI != "" {
-		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{})
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
 		if err != nil {
 			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
 		}
-		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{})
+		programs, err := parseSwapPrograms(c.swapPrograms)
+		if err != nil {
+			return nil, err
+		}
+		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{SwapPrograms: programs})
 	}
 	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
@@ -135,4 +157,17 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}()
 	a.log.Info("console started", "network", network, "wallet", c.key.PublicKey().String(), "socket", c.socket)
 	return a, nil
+}
+
+// parseSwapPrograms reads --swap-program values: base58 program ids.
+func parseSwapPrograms(ids []string) ([]solana.PublicKey, error) {
+	var out []solana.PublicKey
+	for _, id := range ids {
+		pk, err := solana.PublicKeyFromBase58(strings.TrimSpace(id))
+		if err != nil {
+			return nil, fmt.Errorf("--swap-program %q: not a base58 program id (give an aggregator's program address, e.g. from its documentation)", id)
+		}
+		out = append(out, pk)
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/charmbracelet/x/term"
@@ -14,26 +13,15 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
-	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
 
 func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
-type consoleOptions struct {
-	rpc, keypair, socket, state, swapAPI string
-	noColor, check                       bool
-	allowUIDs, allowGIDs                 []uint
-	policy                               policyFlags
-	// Priority fees; the lead folds these into the settings table.
-	feePercentile    int
-	maxPriorityFee   uint64
-	fixedPriorityFee uint64
-}
-
 func newConsoleCmd() *cobra.Command {
-	o := consoleOptions{}
+	var sf *settingFlags
+	var check bool
 	cmd := &cobra.Command{
 		Use:   "console",
 		Short: "The approval console: holds the key, policy, caps and audit trail",
@@ -43,75 +31,56 @@ through ` + "`solgate mcp`" + `, shows each as solgate would execute it, and onl
 key press issues the single-use token that lets the identical call execute.
 
 Policy is deny by default: with no --allow-recipient every transfer is refused.
-Settings come from defaults, then --config FILE (TOML), then SOLGATE_* variables
-and flags. The state directory keeps the spend ledger and the hash-chained
-audit trail (` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
+
+Every setting below can be given three ways, named after its flag:
+  flag       --max-sol-per-tx 0.05        --allow-recipient A --allow-recipient B
+  variable   SOLGATE_MAX_SOL_PER_TX=0.05  SOLGATE_ALLOW_RECIPIENT=A,B
+  TOML file  max_sol_per_tx = 0.05        allow_recipient = ["A", "B"]
+A flag beats a variable, a variable beats the --config file, and the file beats
+the defaults; a list from one source replaces the list below it. Still read:
+SOLGATE_STATE_DIR for SOLGATE_STATE, and the TOML keys allow_recipients,
+allow_mints, deny_mints. An unknown TOML key or SOLGATE_* variable, or a bad
+value anywhere, stops the console with an error naming where it came from.
+
+The state directory keeps the spend ledger and the hash-chained audit trail
+(` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
 		Example: `  solgate console --rpc https://api.devnet.solana.com --allow-recipient <ADDR>
   solgate console --config ~/.config/solgate/policy.toml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := o.policy.build(cmd.Flags())
+			s, err := sf.build()
 			if err != nil {
 				return err
 			}
-			fees, err := o.feeSettings(cmd.Flags().Changed("priority-fee-lamports"))
-			if err != nil {
-				return err
-			}
-			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cfg, fees)
+			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), s, check)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.rpc, "rpc", defaultRPC, "Solana JSON-RPC endpoint (env SOLGATE_RPC)")
-	f.StringVar(&o.keypair, "keypair", executor.DefaultKeypairPath(), "Solana CLI keypair file that signs and pays (env SOLGATE_KEYPAIR)")
-	f.StringVar(&o.socket, "socket", mcpbridge.DefaultSocketPath(), "Unix socket the bridges connect to (env SOLGATE_SOCKET)")
-	f.StringVar(&o.state, "state", defaultStateDir(), "state directory: spend ledger, audit trail, log (env SOLGATE_STATE_DIR)")
-	f.StringVar(&o.swapAPI, "swap-api", "", "Jupiter Swap API v1 base URL (env SOLGATE_SWAP_API); without it swaps are refused")
-	f.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
-	f.UintSliceVar(&o.allowUIDs, "allow-uid", nil, "uid whose `solgate mcp` may connect, besides the console's own user (repeatable; env SOLGATE_ALLOW_UID)")
-	f.UintSliceVar(&o.allowGIDs, "allow-gid", nil, "gid whose members' `solgate mcp` may connect (repeatable; env SOLGATE_ALLOW_GID)")
-	f.BoolVar(&o.check, "check", false, "print who can reach the key, the state and this terminal, and which users may connect; then exit")
-	o.policy.register(f)
-	f.IntVar(&o.feePercentile, "priority-fee-percentile", executor.DefaultPriorityFeePercentile, "priority fee: this percentile of recent non-zero fees for the accounts a transfer writes (1..100)")
-	f.Uint64Var(&o.maxPriorityFee, "max-priority-fee-lamports", executor.DefaultPriorityFeeCapLamports, "cap on a transfer's priority fee (unit price × limit), in lamports; above it the cap is used and the preview says so")
-	f.Uint64Var(&o.fixedPriorityFee, "priority-fee-lamports", 0, "fixed priority fee per transfer in lamports instead of the fee market (0 = no priority fee)")
+	sf = registerSettings(cmd.Flags())
+	// --check is what to do, not how to run: not a setting of the table.
+	cmd.Flags().BoolVar(&check, "check", false, "print who owns the key, the modes of the key file and the state dir, which users may connect and who can type into this terminal; then exit (non-zero where the console would refuse to start)")
+	cmd.Flags().SortFlags = false // the table's order: connection first, then policy
 	return cmd
 }
 
-// feeSettings checks the priority-fee flags, naming the one at fault.
-func (o consoleOptions) feeSettings(fixed bool) (executor.FeeSettings, error) {
-	fees := executor.FeeSettings{Percentile: o.feePercentile, MaxLamports: o.maxPriorityFee, Fixed: fixed, FixedLamports: o.fixedPriorityFee}
-	switch {
-	case o.feePercentile < 1 || o.feePercentile > 100:
-		return fees, fmt.Errorf("--priority-fee-percentile (%s) %d: must be a whole percentile from 1 to 100", envName("priority-fee-percentile"), o.feePercentile)
-	case fixed && o.fixedPriorityFee > o.maxPriorityFee:
-		return fees, fmt.Errorf("--priority-fee-lamports (%s) %d is above --max-priority-fee-lamports %d: raise the cap or lower the fee", envName("priority-fee-lamports"), o.fixedPriorityFee, o.maxPriorityFee)
-	}
-	return fees, fees.Validate()
-}
-
-func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions, cfg policy.Config, fees executor.FeeSettings) error {
+func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check bool) error {
 	// Before the key is read: from here on no other process of this user
 	// can read the console's memory.
 	if err := executor.MakeUndumpable(); err != nil {
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
-	adm, err := admissionOf(o.allowUIDs, o.allowGIDs)
-	if err != nil {
-		return err
-	}
-	exp := exposureOf(o, adm)
-	if o.check {
-		return printCheck(stdout, o, exp)
+	adm := mcpbridge.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	exp := exposureOf(s, adm)
+	if check {
+		return printCheck(stdout, s, exp)
 	}
 	// The key and the state must be this user's alone; checked first, so
 	// the refusal names the file whatever else is wrong.
-	key, err := executor.LoadKeypair(o.keypair)
+	key, err := executor.LoadKeypair(s.Keypair)
 	if err != nil {
 		return err
 	}
 	if exp.State.Err == nil {
-		if err := store.CheckPrivateDir(o.state); err != nil {
+		if err := store.CheckPrivateDir(s.State); err != nil {
 			return fmt.Errorf("--state: %w", err)
 		}
 	}
@@ -121,7 +90,8 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions,
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
-		rpc: o.rpc, key: key, socket: o.socket, state: o.state, policy: cfg, swapAPI: o.swapAPI, stderr: stderr, fees: fees,
+		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
+		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms,
 		admission: adm, exposure: exp,
 	})
 	if err != nil {
@@ -131,37 +101,18 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, o consoleOptions,
 	return tui.Run(ctx, tui.Options{
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
-		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
+		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 	})
 }
 
-// admissionOf turns --allow-uid / --allow-gid into an admission; ids are
-// 32-bit on Linux.
-func admissionOf(uids, gids []uint) (mcpbridge.Admission, error) {
-	var a mcpbridge.Admission
-	for _, u := range uids {
-		if u > math.MaxUint32 {
-			return a, fmt.Errorf("--allow-uid %d (%s): not a uid; accepted: 0 to %d", u, envName("allow-uid"), uint32(math.MaxUint32))
-		}
-		a.UIDs = append(a.UIDs, uint32(u))
-	}
-	for _, g := range gids {
-		if g > math.MaxUint32 {
-			return a, fmt.Errorf("--allow-gid %d (%s): not a gid; accepted: 0 to %d", g, envName("allow-gid"), uint32(math.MaxUint32))
-		}
-		a.GIDs = append(a.GIDs, uint32(g))
-	}
-	return a, nil
-}
-
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(o consoleOptions, adm mcpbridge.Admission) *hub.Exposure {
+func exposureOf(s Settings, adm mcpbridge.Admission) *hub.Exposure {
 	dumpable, err := executor.Dumpable()
 	return &hub.Exposure{
 		ConsoleUID: uint32(os.Geteuid()),
-		Key:        hub.StatFile(o.keypair),
-		State:      hub.StatFile(o.state),
-		Socket:     o.socket,
+		Key:        hub.StatFile(s.Keypair),
+		State:      hub.StatFile(s.State),
+		Socket:     s.Socket,
 		Admission:  adm,
 		Terminals:  hub.DetectTerminals(os.Getenv),
 		Dumpable:   dumpable || err != nil,
@@ -171,18 +122,18 @@ func exposureOf(o consoleOptions, adm mcpbridge.Admission) *hub.Exposure {
 // printCheck is `solgate console --check`: the situation before anything
 // starts, and the same refusals the console would give. It fails when the
 // console would refuse to start.
-func printCheck(out io.Writer, o consoleOptions, exp *hub.Exposure) error {
+func printCheck(out io.Writer, s Settings, exp *hub.Exposure) error {
 	for _, l := range exp.Report() {
 		fmt.Fprintln(out, l)
 	}
 	var problems []error
-	if key, err := executor.LoadKeypair(o.keypair); err != nil {
+	if key, err := executor.LoadKeypair(s.Keypair); err != nil {
 		problems = append(problems, err)
 	} else {
 		fmt.Fprintln(out, "wallet", key.PublicKey())
 	}
 	if exp.State.Err == nil {
-		if err := store.CheckPrivateDir(o.state); err != nil {
+		if err := store.CheckPrivateDir(s.State); err != nil {
 			problems = append(problems, err)
 		}
 	}

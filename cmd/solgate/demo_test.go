@@ -131,8 +131,8 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 
 	time.Sleep(1200 * time.Millisecond) // past the grace period
 	p.keys("a")
-	// allow_recipients is the look-alike attempt: it is the only one off the allowlist.
-	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipients", "swap 0.05 SOL")
+	// allow_recipient is the look-alike attempt: it is the only one off the allowlist.
+	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipient", "swap 0.05 SOL")
 	bal, err := chain.GetBalance(context.Background(), recipient, rpc.CommitmentConfirmed)
 	if err != nil || bal.Value != 50_000_000 {
 		t.Fatalf("after approval the recipient has %v (%v), want 50000000 lamports", bal, err)

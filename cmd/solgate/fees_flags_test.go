@@ -6,16 +6,16 @@ import (
 )
 
 // Bad priority-fee settings stop the real console at start, with one error
-// naming the flag (and its variable), before any key or RPC is touched.
+// naming the flag, before any key or RPC is touched.
 func TestBadPriorityFeeFlagsRefusedNamingTheFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--priority-fee-percentile", "0"}, "--priority-fee-percentile (SOLGATE_PRIORITY_FEE_PERCENTILE) 0: must be a whole percentile from 1 to 100"},
-		{[]string{"--priority-fee-percentile", "101"}, "--priority-fee-percentile (SOLGATE_PRIORITY_FEE_PERCENTILE) 101"},
-		{[]string{"--priority-fee-lamports", "200000"}, "--priority-fee-lamports (SOLGATE_PRIORITY_FEE_LAMPORTS) 200000 is above --max-priority-fee-lamports 100000"},
-		{[]string{"--max-priority-fee-lamports", "-1"}, `invalid argument "-1" for "--max-priority-fee-lamports"`},
+		{[]string{"--priority-fee-percentile", "0"}, `--priority-fee-percentile: "0" is not accepted; want a whole percentile from 1 to 100`},
+		{[]string{"--priority-fee-percentile", "101"}, `--priority-fee-percentile: "101"`},
+		{[]string{"--priority-fee-lamports", "200000"}, "--priority-fee-lamports: 200000 lamports is above the 100000-lamport cap (max_priority_fee_lamports (default))"},
+		{[]string{"--max-priority-fee-lamports", "-1"}, `--max-priority-fee-lamports: "-1" is not accepted; want a whole number of lamports`},
 	} {
 		r := runSolgate(t, append([]string{"console", "--keypair", "/nonexistent/id.json"}, tc.args...)...)
 		if r.exit == 0 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "nonexistent") {

@@ -36,6 +36,6 @@ belongs to that user (see README, "Run it safely").`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "outfile", "o", executor.DefaultKeypairPath(), "where to write the keypair (env SOLGATE_OUTFILE)")
+	cmd.Flags().StringVarP(&out, "outfile", "o", executor.DefaultKeypairPath(), "where to write the keypair")
 	return cmd
 }

@@ -47,8 +47,10 @@ func newRootCmd() *cobra.Command {
   solgate prove     push one real transfer through the executor and print a PROOF block
   solgate audit     print the audit trail and verify its hash chain
 
-Every flag can also be set as SOLGATE_<FLAG> in the environment
-(e.g. --rpc → SOLGATE_RPC, --max-sol-per-tx → SOLGATE_MAX_SOL_PER_TX).`,
+The console's settings (and --rpc, --keypair, --socket, --state wherever a
+command takes them) can also be set as SOLGATE_<FLAG> in the environment
+(--rpc → SOLGATE_RPC, --max-sol-per-tx → SOLGATE_MAX_SOL_PER_TX) or, for the
+console, in its --config TOML file; see solgate console --help.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -56,10 +58,6 @@ Every flag can also be set as SOLGATE_<FLAG> in the environment
 	root.AddCommand(newProveCmd(), newAuditCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
-	}
-	// Environment fallbacks apply to whichever subcommand runs.
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return applyEnv(cmd)
 	}
 	return root
 }

@@ -13,16 +13,19 @@ import (
 )
 
 type proveOptions struct {
-	rpc          string
-	keypair      string
+	rpc, keypair string // from the settings table (rows rpc, keypair)
 	to           string
 	lamports     uint64
 	allowMainnet bool
+	// allowUnknown: an unrecognised cluster off this machine may hold real
+	// funds, so it needs its own opt-in, like mainnet.
+	allowUnknown bool
 	timeout      time.Duration
 }
 
 func newProveCmd() *cobra.Command {
 	o := proveOptions{}
+	var sf *settingFlags
 	cmd := &cobra.Command{
 		Use:   "prove",
 		Short: "Push one real transfer through the executor and print a PROOF block",
@@ -34,20 +37,27 @@ slot, wall time and the verified fee and balance changes.
 It exits 0 only when the chain confirmed the transfer and the re-fetch agrees.
 Without --to it sends to a fresh random address (so --lamports must cover the
 rent-exempt minimum, 890880 lamports). On mainnet it refuses to run unless
---allow-mainnet is given: it moves real funds.`,
+--allow-mainnet is given: it moves real funds. On a cluster whose genesis hash
+is none of the public ones and whose RPC is not on this machine, it refuses
+unless --allow-unknown-network is given.`,
 		Example: `  solgate prove --rpc http://127.0.0.1:8899 --keypair ~/.config/solana/id.json
   solgate prove --rpc https://api.devnet.solana.com --to <ADDR> --lamports 1000000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := sf.build()
+			if err != nil {
+				return err
+			}
+			o.rpc, o.keypair = s.RPC, s.Keypair
 			return runProve(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.rpc, "rpc", defaultRPC, "Solana JSON-RPC endpoint (env SOLGATE_RPC)")
-	f.StringVar(&o.keypair, "keypair", executor.DefaultKeypairPath(), "Solana CLI keypair file that signs and pays (env SOLGATE_KEYPAIR)")
+	sf = registerSettings(f, "rpc", "keypair")
 	f.StringVar(&o.to, "to", "", "recipient address (default: a fresh random address)")
 	f.Uint64Var(&o.lamports, "lamports", 1_000_000, "amount in lamports (1 SOL = 1000000000)")
 	f.BoolVar(&o.allowMainnet, "allow-mainnet", false, "allow running on mainnet-beta, spending real SOL")
+	f.BoolVar(&o.allowUnknown, "allow-unknown-network", false, "allow running on a cluster with an unrecognised genesis hash that is not on this machine")
 	f.DurationVar(&o.timeout, "timeout", defaultProveTimeout, "give up waiting for the chain after this long (the outcome is then unknown)")
 	return cmd
 }
@@ -89,6 +99,9 @@ func runProve(ctx context.Context, stdout, stderr io.Writer, o proveOptions) err
 	}
 	if network.IsMainnet() && !o.allowMainnet {
 		return fmt.Errorf("%s is MAINNET (genesis %s): prove would spend real SOL; pass --allow-mainnet if you mean it", o.rpc, genesis)
+	}
+	if network == executor.UnknownNetwork && !o.allowUnknown {
+		return fmt.Errorf("%s is an UNKNOWN NETWORK (genesis %s is none of the public clusters' and the RPC is not on this machine): its SOL may be real; pass --allow-unknown-network if you mean it", o.rpc, genesis)
 	}
 
 	ex := executor.New(client, key, executor.Options{})

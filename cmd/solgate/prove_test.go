@@ -171,3 +171,24 @@ func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 		t.Errorf("ledger saw activity on refused mainnet run: %+v %v", s, err)
 	}
 }
+
+// An unrecognised genesis hash behind a URL that is not loopback (0.0.0.0
+// reaches this machine but is not 127.0.0.0/8) is an unknown network: prove
+// refuses it like mainnet, and --allow-mainnet does not open it.
+func TestProveRefusesUnknownNetworkWithoutOptIn(t *testing.T) {
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
+	remote := strings.Replace(l.RPC(), "127.0.0.1", "0.0.0.0", 1)
+	r := runSolgate(t, "prove", "--rpc", remote, "--keypair", keyFile, "--allow-mainnet")
+	if r.exit == 0 || !strings.Contains(r.stderr, "UNKNOWN NETWORK") || !strings.Contains(r.stderr, "--allow-unknown-network") {
+		t.Fatalf("exit %d stderr %q", r.exit, r.stderr)
+	}
+	if s, err := l.Stats(ctx); err != nil || s.SendsReceived != 0 || s.Simulations != 0 {
+		t.Errorf("ledger saw activity on a refused unknown-network run: %+v %v", s, err)
+	}
+}

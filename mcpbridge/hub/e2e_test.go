@@ -45,6 +45,17 @@ type world struct {
 
 func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	t.Helper()
+	return newWorldOn(t, func(o *hub.Options, _ *localnet.Ledger) {
+		if tweak != nil {
+			tweak(o)
+		}
+	})
+}
+
+// newWorldOn is newWorld with a tweak that also sees the ledger (its demo
+// mints and programs exist only once it runs).
+func newWorldOn(t *testing.T, tweak func(*hub.Options, *localnet.Ledger)) *world {
+	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
 	if err != nil {
@@ -83,9 +94,7 @@ func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
 		Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
 	}
-	if tweak != nil {
-		tweak(&opts)
-	}
+	tweak(&opts, l)
 	h, err := hub.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -143,7 +143,7 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs, approved 
 // the chain settles it.
 func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, outflow func() uint64) {
 	switch res.Outcome {
-	case executor.Executed, executor.Failed:
+	case executor.Executed, executor.Failed, executor.ExecutedWithLosses:
 		// Landed: the chain's numbers are what was spent.
 		h.settle(id, func() error { return h.opts.Spend.Settle(id, outflow()) })
 	case executor.Expired, executor.Rejected:
@@ -155,6 +155,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, o
 	switch res.Outcome {
 	case executor.Executed:
 		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+	case executor.ExecutedWithLosses:
+		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
+		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
 	case executor.Unknown:
 		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
 		h.follow(id, res.Signature, lastValid)

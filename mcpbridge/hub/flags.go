@@ -1,6 +1,11 @@
 package hub
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/solgate/solgate/executor"
+)
 
 // Flag is a warning on a proposal: Kind is stable, so the console can label
 // it without reading the sentence; Text is what people and the model read.
@@ -38,11 +43,11 @@ func (h *Hub) flagsLocked(to string, spend uint64) []Flag {
 		flags = append(flags, Flag{FlagLookAlike, w})
 	}
 	cfg := h.opts.Policy
-	if cfg.MaxLamportsPerTx > 0 && spend*10 >= cfg.MaxLamportsPerTx*8 {
+	if cfg.MaxLamportsPerTx > 0 && atLeastFourFifths(spend, cfg.MaxLamportsPerTx) {
 		flags = append(flags, Flag{FlagNearTxCap, "near the per-transfer cap"})
 	}
 	s := h.opts.Spend.State()
-	if used := s.SessionSpent + s.SessionReserved + spend; cfg.MaxLamportsPerSession > 0 && used*10 >= cfg.MaxLamportsPerSession*8 {
+	if used := sumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
 		flags = append(flags, Flag{FlagNearSessionCap, "near the session cap"})
 	}
 	return flags
@@ -96,4 +101,21 @@ func lookAlike(a, b string) bool {
 		return false
 	}
 	return a[:n] == b[:n] && a[len(a)-n:] == b[len(b)-n:]
+}
+
+// sumOrMax adds spend figures for comparison with a cap: past 2^64-1 the
+// total is over any cap, so it is held at the maximum instead of wrapping
+// into a small number.
+func sumOrMax(xs ...uint64) uint64 {
+	s, err := executor.AddAmounts(xs...)
+	if err != nil {
+		return math.MaxUint64
+	}
+	return s
+}
+
+// atLeastFourFifths reports used >= 80% of limit without multiplying either
+// (used*10 wraps near 2^64).
+func atLeastFourFifths(used, limit uint64) bool {
+	return used >= limit-limit/5
 }

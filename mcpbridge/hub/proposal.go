@@ -23,12 +23,15 @@ const (
 	StatusSubmitted Status = "submitted" // sent; outcome not yet known (unknown until reconciled)
 	StatusExecuted  Status = "executed"  // confirmed and verified on chain
 	StatusFailed    Status = "failed"    // landed with an error, expired, rejected or refused at execution
+	// StatusLosses: landed, but the wallet re-read afterwards lost more than
+	// was approved. Never reported as plain "executed".
+	StatusLosses Status = "executed_with_unexpected_losses"
 )
 
 // Final reports whether nothing more can happen to a proposal.
 func (s Status) Final() bool {
 	switch s {
-	case StatusDenied, StatusExpired, StatusExecuted, StatusFailed:
+	case StatusDenied, StatusExpired, StatusExecuted, StatusFailed, StatusLosses:
 		return true
 	}
 	return false

@@ -31,12 +31,19 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 	if a.To.Equals(h.opts.Executor.Wallet()) {
 		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
 	}
-	pre := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, a.Lamports+signatureFee), h.opts.Spend.State())
+	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
+	if err != nil {
+		return deny(policy.AmountTooLarge("lamports", a.Lamports))
+	}
+	pre := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, estimate), h.opts.Spend.State())
 	if !pre.Allowed {
 		return deny(pre)
 	}
 
 	prepared, err := h.opts.Executor.PreviewTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	if errors.Is(err, executor.ErrAmountTooLarge) {
+		return deny(policy.AmountTooLarge("lamports", a.Lamports))
+	}
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {

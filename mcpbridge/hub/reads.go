@@ -106,10 +106,10 @@ func (h *Hub) SpendSummary() SpendSummary {
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
 	}
-	if used := s.SessionSpent + s.SessionReserved; used < cfg.MaxLamportsPerSession {
+	if used := sumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
 		v.Remaining = cfg.MaxLamportsPerSession - used
 	}
-	if used := s.DaySpent + s.DayReserved; cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
+	if used := sumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
 		v.DayRemaining = cfg.MaxLamportsPerDay - used
 	}
 	return v

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,12 @@ type SwapProposal struct {
 	NoCapApplies bool
 	// Received is what the wallet got, read back from the chain.
 	Received uint64
+	// Approval is what approving binds: the transaction built at execution
+	// must match it (executor.SwapApproval.Check).
+	Approval executor.SwapApproval
+	// Signed is the transaction actually signed at execution, as inspected
+	// and simulated then; nil until something was signed.
+	Signed *executor.SwapPreview
 }
 
 // TokenLabel is a mint as the human and the model see it. Name and Symbol
@@ -100,6 +107,9 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 		l.Symbol = untrusted.Sanitize(md.Symbol, 16)
 		l.URI = untrusted.Sanitize(md.URI, 96)
 		l.Flags = untrusted.Flags(md.Name + " " + md.Symbol + " " + md.URI)
+		if w, ok := executor.ImpostorWarning(mint, l.Symbol, l.Name); ok {
+			l.Warnings = append(slices.Clone(l.Warnings), w)
+		}
 	}
 	return l, nil
 }
@@ -142,7 +152,10 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 	// uncapped input, and (for SOL input) the caps against the request.
 	estimate := uint64(signatureFee)
 	if isSOL(a.InputMint) {
-		estimate += a.Amount
+		var err error
+		if estimate, err = executor.AddAmounts(a.Amount, signatureFee); err != nil {
+			return deny(policy.AmountTooLarge("amount", a.Amount))
+		}
 	}
 	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, estimate, 0), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)
@@ -164,6 +177,8 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		case errors.As(err, &simErr):
 			return deny(policy.Decision{Rule: "simulation", Reason: "the swap would fail: " + simErr.Error()})
+		case errors.Is(err, executor.ErrSwapRefused):
+			return deny(policy.Decision{Rule: "outflow_budget", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		}
 		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
@@ -193,6 +208,7 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 		Swap: &SwapProposal{
 			Args: a, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
 			Route: route, Input: in, Output: out, NoCapApplies: decision.NoCapApplies,
+			Approval: prepared.Approval(),
 		},
 	}
 	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs}
@@ -214,20 +230,22 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 	defer cancel()
 	progress := h.progressFor(id, client)
 
-	q, err := h.opts.Swapper.Requote(ctx, sp.Terms)
+	prepared, err := h.opts.Swapper.PrepareApproved(ctx, sp.Approval)
 	if err != nil {
-		if errors.Is(err, executor.ErrPriceMoved) {
-			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, q.OtherAmountThreshold), nil, store.ExecFailed)
-			return
+		var moved *executor.PriceMovedError
+		switch {
+		case errors.As(err, &moved):
+			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, moved.Fresh.OtherAmountThreshold), nil, store.ExecFailed)
+		case errors.Is(err, executor.ErrSwapChanged):
+			// The audit trail names the difference; the token is void.
+			h.audit("swap_changed_at_execution", id, map[string]any{"client": client, "difference": err.Error()})
+			h.finish(id, StatusFailed, err.Error(), nil, store.ExecFailed)
+		default:
+			h.finish(id, StatusFailed, "the swap could not be prepared at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		}
-		h.finish(id, StatusFailed, "could not re-quote at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
-	prepared, err := h.opts.Swapper.PrepareSwap(ctx, q)
-	if err != nil {
-		h.finish(id, StatusFailed, "the swap could not be prepared at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
+	q := prepared.Quote
 	impact, _ := priceImpactBps(q)
 	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.Args, swapSpend(prepared.Preview), impact))
 	if err != nil {
@@ -241,7 +259,18 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 	}
 	h.publish(EventSpendChanged, nil, "")
 
-	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	persist := h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	signed := prepared.Preview
+	prepared.BeforeSend = func(sig solana.Signature) error {
+		// From here on the detail shows the transaction actually signed.
+		h.mu.Lock()
+		if p := h.proposals[id]; p != nil && p.Swap != nil {
+			p.Swap.Signed = &signed
+			h.changedLocked(p)
+		}
+		h.mu.Unlock()
+		return persist(sig)
+	}
 	res, err := h.opts.Swapper.SubmitSwap(ctx, prepared, progress)
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })

@@ -51,8 +51,11 @@ func unknownProposalResult(id string) mcpbridge.CallResult {
 func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
 
 func networkLine(n executor.Network) string {
-	if n.IsMainnet() {
+	switch {
+	case n.IsMainnet():
 		return "🔴 MAINNET — real funds"
+	case n.Guarded():
+		return "🔴 UNKNOWN NETWORK — an unrecognised cluster, treated as real funds"
 	}
 	return n.Label() + " (test network; no real funds)"
 }
@@ -178,6 +181,13 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
 			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
 			sol(p.Transfer.Lamports), p.Transfer.To, p.Signature, r.Slot, r.Fee)}
+	case StatusLosses:
+		st["reason"] = p.Reason
+		if r := p.Result; r != nil {
+			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
+		}
+		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
+			"EXECUTED WITH UNEXPECTED LOSSES — the transaction landed (signature %s), but the wallet re-read afterwards lost more than was approved: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
 	case StatusExecuting, StatusSubmitted:
 		if p.Reason != "" {
 			st["reason"] = p.Reason

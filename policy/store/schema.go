@@ -71,6 +71,32 @@ CREATE TABLE audit_head (
 	// 2: the last block height at which an in-flight transaction can still
 	// land, so reconciliation decides "never landed" from the chain, not a clock.
 	`ALTER TABLE reservations ADD COLUMN last_valid_block_height INTEGER NOT NULL DEFAULT 0;`,
+	// 3: a swap that landed with more lost than approved has an outcome of
+	// its own. SQLite cannot alter a CHECK, so the table is rebuilt.
+	`
+CREATE TABLE executions_v3 (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	proposal_id TEXT NOT NULL,
+	signature   TEXT NOT NULL,
+	slot        INTEGER NOT NULL,
+	fee         INTEGER NOT NULL,
+	outcome     TEXT NOT NULL CHECK (outcome IN ('executed','failed','expired','unknown','executed_with_unexpected_losses')),
+	deltas      TEXT NOT NULL,        -- verified balance deltas, JSON
+	at          INTEGER NOT NULL
+);
+INSERT INTO executions_v3 (id, proposal_id, signature, slot, fee, outcome, deltas, at)
+	SELECT id, proposal_id, signature, slot, fee, outcome, deltas, at FROM executions;
+DROP TABLE executions;
+ALTER TABLE executions_v3 RENAME TO executions;
+CREATE INDEX executions_proposal ON executions(proposal_id);
+`,
+	// 4: the genesis hash of the one cluster this state directory serves:
+	// its spend ledger, daily cap and audit trail mean nothing on another.
+	`CREATE TABLE cluster (
+	id        INTEGER PRIMARY KEY CHECK (id = 1),
+	genesis   TEXT NOT NULL,
+	pinned_at INTEGER NOT NULL
+);`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.

@@ -355,6 +355,8 @@ const (
 	ExecFailed   = "failed"
 	ExecExpired  = "expired"
 	ExecUnknown  = "unknown"
+	// ExecLosses: landed, but the wallet lost more than was approved.
+	ExecLosses = "executed_with_unexpected_losses"
 )
 
 // Execution is what happened on chain for an approved proposal. A proposal
@@ -372,9 +374,9 @@ type Execution struct {
 // RecordExecution stores an execution outcome and sets the proposal status.
 func (s *Store) RecordExecution(e Execution) error {
 	switch e.Outcome {
-	case ExecExecuted, ExecFailed, ExecExpired, ExecUnknown:
+	case ExecExecuted, ExecFailed, ExecExpired, ExecUnknown, ExecLosses:
 	default:
-		return fmt.Errorf("record execution %s: outcome %q is not executed, failed, expired or unknown", e.ProposalID, e.Outcome)
+		return fmt.Errorf("record execution %s: outcome %q is not executed, failed, expired, unknown or executed_with_unexpected_losses", e.ProposalID, e.Outcome)
 	}
 	if len(e.Deltas) == 0 {
 		e.Deltas = json.RawMessage("null")

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+
+	solana "github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+)
+
+// Settings is everything `solgate console` runs with: where it connects,
+// where it keeps its state, and the policy. It is filled from the table
+// below by settingFlags.build (settings_sources.go); nothing else writes it.
+type Settings struct {
+	Config       string // the TOML file that was read; empty: none
+	RPC          string
+	Keypair      string
+	Socket       string
+	State        string
+	SwapAPI      string   // Jupiter Swap API v1 base URL; empty: swaps refused
+	SwapAPIKey   string   // secret: never printed (see String)
+	SwapPrograms []string // aggregator programs besides the built-in ones
+	AllowUIDs    []uint32 // users whose bridges may connect
+	AllowGIDs    []uint32 // groups whose bridges may connect
+	NoColor      bool
+	Policy       policy.Config
+	Fees         executor.FeeSettings // transfers' priority fees
+}
+
+// defaultSettings is what the console runs with when no source says
+// otherwise: a local validator, the Solana CLI keypair, XDG paths, and
+// policy.DefaultConfig.
+func defaultSettings() Settings {
+	return Settings{
+		RPC:     defaultRPC,
+		Keypair: executor.DefaultKeypairPath(),
+		Socket:  mcpbridge.DefaultSocketPath(),
+		State:   defaultStateDir(),
+		Policy:  policy.DefaultConfig(),
+		Fees:    executor.DefaultFeeSettings(),
+	}
+}
+
+// String keeps the swap API key out of anything that prints Settings with
+// %v (a log line, an error, a test failure).
+func (s Settings) String() string {
+	type plain Settings // no methods: no recursion into String
+	if s.SwapAPIKey != "" {
+		s.SwapAPIKey = "[redacted]"
+	}
+	return fmt.Sprintf("%+v", plain(s))
+}
+
+// GoString does the same for %#v.
+func (s Settings) GoString() string { return s.String() }
+
+// setting is one row of the table: one key, every spelling of it, its parser
+// and where it lands. The names follow one rule, derived from the flag:
+//
+//	flag --max-sol-per-tx   TOML max_sol_per_tx   variable SOLGATE_MAX_SOL_PER_TX
+//
+// A list is a repeated flag, a TOML array, or a comma-separated variable;
+// whichever source sets it replaces the list of the sources below it.
+type setting struct {
+	name  string // the flag's name
+	usage string // --help text; a `word` in back quotes names the value
+	list  bool
+	bool  bool     // a switch: --name alone means true
+	toml  tomlKind // which TOML values spell it (of each item, for a list)
+	// secret: the value never appears in an error, in --help or in a log.
+	secret bool
+	// noTOML: not a file key (--config cannot name itself).
+	noTOML bool
+	// oldTOML and oldEnv are earlier spellings that are still read.
+	oldTOML []string
+	oldEnv  []string
+	// set parses the value (one text, or one per list item) into s; its
+	// errors say what was wrong and what is accepted, without the source,
+	// which the caller prefixes.
+	set func(s *Settings, texts []string) error
+	// show renders the value s holds, for --help's default.
+	show func(s *Settings) string
+}
+
+// tomlKey is the row's key in the --config file.
+func (r *setting) tomlKey() string { return strings.ReplaceAll(r.name, "-", "_") }
+
+// envVar is the row's SOLGATE_* variable.
+func (r *setting) envVar() string {
+	return "SOLGATE_" + strings.ToUpper(strings.ReplaceAll(r.name, "-", "_"))
+}
+
+// settings is the table: every console setting and policy key, declared
+// once. The flags, the SOLGATE_* variables and the TOML file all read it.
+var settings = []setting{
+	withNoTOML(scalar("config", "read settings from this TOML `FILE` (keys: the flag names with underscores, e.g. max_sol_per_tx = 0.1)",
+		tomlString, func(s *Settings) *string { return &s.Config }, parsePath("a TOML file path"), plainText)),
+
+	// Where the console connects and keeps its state.
+	scalar("rpc", "Solana JSON-RPC endpoint `URL`",
+		tomlString, func(s *Settings) *string { return &s.RPC }, parseHTTPURL(false), plainText),
+	scalar("keypair", "Solana CLI keypair `FILE` that signs and pays",
+		tomlString, func(s *Settings) *string { return &s.Keypair }, parsePath("a keypair file path"), plainText),
+	scalar("socket", "Unix socket `PATH` the bridges connect to",
+		tomlString, func(s *Settings) *string { return &s.Socket }, parsePath("a socket path"), plainText),
+	withOldEnv(scalar("state", "state `DIR`: spend ledger, audit trail, log",
+		tomlString, func(s *Settings) *string { return &s.State }, parsePath("a directory path"), plainText), "SOLGATE_STATE_DIR"),
+	scalar("swap-api", "Jupiter Swap API v1 base `URL`; without it swaps are refused",
+		tomlString, func(s *Settings) *string { return &s.SwapAPI }, parseHTTPURL(true), plainText),
+	withSecret(scalar("swap-api-key", "`KEY` sent to the swap API as x-api-key; prefer SOLGATE_SWAP_API_KEY, since a flag shows in ps",
+		tomlString, func(s *Settings) *string { return &s.SwapAPIKey }, parseSecret, plainText)),
+	list("swap-program", "aggregator program `ID` judged by whole-wallet simulation, besides the built-in ones (repeatable)",
+		tomlString, func(s *Settings) *[]string { return &s.SwapPrograms }, parseAddress("program id")),
+	list("allow-uid", "user `UID` whose bridges may connect to the socket (repeatable)",
+		tomlInt, func(s *Settings) *[]uint32 { return &s.AllowUIDs }, parseID("user id")),
+	list("allow-gid", "group `GID` whose members' bridges may connect to the socket (repeatable)",
+		tomlInt, func(s *Settings) *[]uint32 { return &s.AllowGIDs }, parseID("group id")),
+	switchRow("no-color", "no colours (also when NO_COLOR is set)", func(s *Settings) *bool { return &s.NoColor }),
+
+	// Policy.
+	withOldTOML(list("allow-recipient", "`ADDR` transfers may go to (repeatable; none = every transfer refused)",
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowRecipients }, parseAddress("Solana address")), "allow_recipients"),
+	scalar("max-sol-per-tx", "largest single spend, in `SOL` (fee included)",
+		tomlDecimal, func(s *Settings) *uint64 { return &s.Policy.MaxLamportsPerTx }, parseSOL, policy.FormatSOL),
+	scalar("max-sol-per-session", "total spend while this console runs, in `SOL`",
+		tomlDecimal, func(s *Settings) *uint64 { return &s.Policy.MaxLamportsPerSession }, parseSOL, policy.FormatSOL),
+	scalar("max-sol-per-day", "rolling 24-hour cap in `SOL`, kept across restarts (0 = off)",
+		tomlDecimal, func(s *Settings) *uint64 { return &s.Policy.MaxLamportsPerDay }, parseSOL, policy.FormatSOL),
+	switchRow("allow-mainnet", "allow writes on mainnet-beta (real funds)", func(s *Settings) *bool { return &s.Policy.AllowMainnet }),
+	switchRow("allow-unknown-network", "allow writes on a cluster solgate does not recognise, reached over a non-loopback RPC (handled like mainnet)",
+		func(s *Settings) *bool { return &s.Policy.AllowUnknownNetwork }),
+	switchRow("allow-uncapped-token-swaps", "allow swaps whose input is not SOL, which no SOL cap bounds",
+		func(s *Settings) *bool { return &s.Policy.AllowUncappedTokenSwaps }),
+	scalar("max-slippage-bps", "largest slippage a swap may ask for, in basis points (`BPS`, 300 = 3%)",
+		tomlInt, func(s *Settings) *uint32 { return &s.Policy.MaxSlippageBps }, parseBps, formatUint32),
+	scalar("max-price-impact-pct", "largest price impact a swap may have, in `PERCENT` (0 = off)",
+		tomlDecimal, func(s *Settings) *uint32 { return &s.Policy.MaxPriceImpactBps }, parsePercent, policy.FormatPercentBps),
+	withOldTOML(list("allow-mint", "`MINT` swaps may use (repeatable; none = any mint not denied)",
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowMints }, parseAddress("mint address")), "allow_mints"),
+	withOldTOML(list("deny-mint", "`MINT` swaps may never use (repeatable)",
+		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
+	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",
+		tomlString, func(s *Settings) *string { return &s.Policy.TokenDelivery }, parseDelivery, plainText),
+
+	// Transfers' priority fees.
+	scalar("priority-fee-percentile", "bid this `PERCENTILE` (1 to 100) of the recent non-zero priority fees for the accounts a transfer writes",
+		tomlInt, func(s *Settings) *int { return &s.Fees.Percentile }, parsePercentile, strconv.Itoa),
+	scalar("max-priority-fee-lamports", "cap on a transfer's priority fee (unit price × limit), in `LAMPORTS`; above it the cap is used and the preview says so",
+		tomlInt, func(s *Settings) *uint64 { return &s.Fees.MaxLamports }, parseLamports, formatUint64),
+	fixedFeeRow(scalar("priority-fee-lamports", "fixed priority fee per transfer in `LAMPORTS` instead of the fee market (0 = no priority fee)",
+		tomlInt, func(s *Settings) *uint64 { return &s.Fees.FixedLamports }, parseLamports, formatUint64)),
+}
+
+// fixedFeeRow: any source that gives a fixed fee switches the fee market
+// off, and with no source there is no fixed fee to show as a default.
+func fixedFeeRow(r setting) setting {
+	set := r.set
+	r.set = func(s *Settings, texts []string) error {
+		if err := set(s, texts); err != nil {
+			return err
+		}
+		s.Fees.Fixed = true
+		return nil
+	}
+	r.show = func(*Settings) string { return "" }
+	return r
+}
+
+// tomlKind is the TOML type that spells a value; a value of another type is
+// refused before any parser sees it, so `allow_mainnet = "yes"` is an error
+// rather than a guess.
+type tomlKind int
+
+const (
+	tomlString  tomlKind = iota // a quoted string
+	tomlBool                    // true or false
+	tomlInt                     // a whole number
+	tomlDecimal                 // a number, or a quoted decimal for exactness
+)
+
+func scalar[T any](name, usage string, kind tomlKind, field func(*Settings) *T, parse func(string) (T, error), format func(T) string) setting {
+	return setting{
+		name: name, usage: usage, toml: kind,
+		set: func(s *Settings, texts []string) error {
+			v, err := parse(texts[0])
+			if err != nil {
+				return err
+			}
+			*field(s) = v
+			return nil
+		},
+		show: func(s *Settings) string { return format(*field(s)) },
+	}
+}
+
+func list[T any](name, usage string, kind tomlKind, field func(*Settings) *[]T, parse func(string) (T, error)) setting {
+	return setting{
+		name: name, usage: usage, toml: kind, list: true,
+		set: func(s *Settings, texts []string) error {
+			out := make([]T, 0, len(texts))
+			for _, text := range texts {
+				v, err := parse(text)
+				if err != nil {
+					return err
+				}
+				out = append(out, v)
+			}
+			*field(s) = out
+			return nil
+		},
+		// Every list defaults to empty, which pflag shows as no default.
+		show: func(*Settings) string { return "" },
+	}
+}
+
+func switchRow(name, usage string, field func(*Settings) *bool) setting {
+	r := scalar(name, usage, tomlBool, field, parseBool, strconv.FormatBool)
+	r.bool = true
+	return r
+}
+
+func withSecret(r setting) setting {
+	r.secret = true
+	r.show = func(*Settings) string { return "" }
+	return r
+}
+
+func withNoTOML(r setting) setting { r.noTOML = true; return r }
+
+func withOldTOML(r setting, keys ...string) setting { r.oldTOML = keys; return r }
+
+func withOldEnv(r setting, vars ...string) setting { r.oldEnv = vars; return r }
+
+func plainText(s string) string { return s }
+
+func formatUint32(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+
+func formatUint64(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// Parsers. Each says what was wrong and what would be accepted; the caller
+// adds which source the value came from.
+
+func parsePath(what string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if strings.TrimSpace(s) == "" {
+			return "", fmt.Errorf("empty; accepted: %s", what)
+		}
+		return s, nil
+	}
+}
+
+// parseHTTPURL refuses anything but http(s)://host…. The URL itself is not
+// repeated in the error: RPC and API URLs often carry an access key.
+func parseHTTPURL(emptyMeansOff bool) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if s == "" && emptyMeansOff {
+			return "", nil
+		}
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", errors.New("not an http:// or https:// URL with a host; accepted: e.g. https://api.devnet.solana.com")
+		}
+		return s, nil
+	}
+}
+
+// parseSecret checks the API key's shape without ever quoting it.
+func parseSecret(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("empty; accepted: the key as issued")
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return "", errors.New("contains a space or control character (value not shown); accepted: the key as issued, printable, no spaces")
+		}
+	}
+	return s, nil
+}
+
+func parseAddress(what string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if _, err := solana.PublicKeyFromBase58(s); err != nil {
+			return "", fmt.Errorf("%q is not a %s (%v); accepted: a base58 public key of 32 bytes", s, what, err)
+		}
+		return s, nil
+	}
+}
+
+// parseID reads a uid or gid. 4294967295 is (uid_t)-1, which the kernel
+// uses for "no id", never a real user.
+func parseID(what string) func(string) (uint32, error) {
+	return func(s string) (uint32, error) {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil || n == math.MaxUint32 {
+			return 0, fmt.Errorf("%q is not a %s; accepted: a whole number from 0 to 4294967294", s, what)
+		}
+		return uint32(n), nil
+	}
+}
+
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not accepted; want true or false", s)
+}
+
+func parseSOL(s string) (uint64, error) {
+	l, err := policy.ParseSOL(s)
+	if err != nil {
+		return 0, fmt.Errorf("%v; accepted: a SOL amount such as 0.1", err)
+	}
+	return l, nil
+}
+
+func parsePercent(s string) (uint32, error) {
+	bps, err := policy.ParsePercentBps(s)
+	if err != nil {
+		return 0, fmt.Errorf("%v; accepted: a percentage from 0 (off) to 100", err)
+	}
+	return bps, nil
+}
+
+func parseBps(s string) (uint32, error) {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n > 10_000 {
+		return 0, fmt.Errorf("%q is not accepted; want a whole number of basis points from 0 to 10000 (300 = 3%%)", s)
+	}
+	return uint32(n), nil
+}
+
+func parsePercentile(s string) (int, error) {
+	n, err := strconv.ParseUint(s, 10, 8)
+	if err != nil || n < 1 || n > 100 {
+		return 0, fmt.Errorf("%q is not accepted; want a whole percentile from 1 to 100", s)
+	}
+	return int(n), nil
+}
+
+func parseLamports(s string) (uint64, error) {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not accepted; want a whole number of lamports (1 SOL = 1000000000)", s)
+	}
+	return n, nil
+}
+
+func parseDelivery(s string) (string, error) {
+	switch s {
+	case policy.DeliveryAgent, policy.DeliveryOperator:
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not a delivery mode; accepted: %q or %q", s, policy.DeliveryAgent, policy.DeliveryOperator)
+}
+
+// defaultStateDir follows the XDG base directory convention (a relative
+// XDG_STATE_HOME is invalid by that spec and ignored).
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "solgate")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".solgate-state"
+	}
+	return filepath.Join(home, ".local", "state", "solgate")
+}

@@ -1,0 +1,611 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// Valid base58 public keys, spelled out. Which accounts they are does not
+// matter here, only that the parsers accept them.
+const (
+	addrA = "9MuwVpMuYQCEGcCt7KfciNQZyfPmchHYrbTXrNDaYYpQ"
+	addrB = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+	addrC = "Es9vMFrzaCERmJfrF8H3VNwTKiSBxbH6NbEzYpjztNYD"
+	addrD = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+)
+
+// isolateEnv gives the test a known environment: no setting variable set,
+// and the homes the defaults derive from pointed at fixed places.
+func isolateEnv(t *testing.T) (home, runtime, state string) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "SOLGATE_") && !slices.Contains(otherVariables, name) {
+			t.Setenv(name, "")
+			os.Unsetenv(name) // t.Setenv restores it afterwards
+		}
+	}
+	home, runtime, state = "/home/op", "/run/user/1000", "/var/state"
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("XDG_STATE_HOME", state)
+	return home, runtime, state
+}
+
+// consoleSettings reads the settings exactly as `solgate console` does: the
+// whole table registered on a fresh command, the process environment, and
+// whatever --config names.
+func consoleSettings(t *testing.T, args ...string) (Settings, error) {
+	t.Helper()
+	cmd := &cobra.Command{Use: "console"}
+	sf := registerSettings(cmd.Flags())
+	if err := cmd.Flags().Parse(args); err != nil {
+		return Settings{}, err
+	}
+	return sf.build()
+}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// spelled is one value of a setting as each source writes it.
+type spelled struct {
+	texts []string // the flag's values (repeated for a list); comma-joined, the variable
+	toml  string   // the TOML literal
+	want  any      // what the setting holds afterwards
+}
+
+func sv(text, toml string, want any) spelled { return spelled{[]string{text}, toml, want} }
+
+func lv(items []string, toml string, want any) spelled { return spelled{items, toml, want} }
+
+// sourceCase is a setting's names and three values, all spelled here by hand
+// rather than derived from the table, so a wrong name, parser or field in
+// the table makes the test fail.
+type sourceCase struct {
+	env, toml string // the variable and TOML key; the flag is the map key
+	noTOML    bool
+	def       any
+	get       func(Settings) any
+	// a is given alone by each source, and by the highest source when
+	// several are; b and c by the lower ones. a differs from def, b and c.
+	a, b, c spelled
+}
+
+func boolCase(env, toml string, get func(Settings) any) sourceCase {
+	return sourceCase{env: env, toml: toml, def: false, get: get,
+		a: sv("true", "true", true), b: sv("false", "false", false), c: sv("false", "false", false)}
+}
+
+func sourceCases(t *testing.T) map[string]sourceCase {
+	home, runtime, state := isolateEnv(t)
+	cfgB, cfgC := writeFile(t, "# empty\n"), writeFile(t, "")
+	cfgA := writeFile(t, "")
+	return map[string]sourceCase{
+		"config": {env: "SOLGATE_CONFIG", noTOML: true, def: "", get: func(s Settings) any { return s.Config },
+			a: sv(cfgA, "", cfgA), b: sv(cfgB, "", cfgB), c: sv(cfgC, "", cfgC)},
+		"rpc": {env: "SOLGATE_RPC", toml: "rpc", def: "http://127.0.0.1:8899", get: func(s Settings) any { return s.RPC },
+			a: sv("https://rpc.invalid/a", `"https://rpc.invalid/a"`, "https://rpc.invalid/a"),
+			b: sv("http://127.0.0.1:1002", `"http://127.0.0.1:1002"`, "http://127.0.0.1:1002"),
+			c: sv("http://localhost:1003", `"http://localhost:1003"`, "http://localhost:1003")},
+		"keypair": {env: "SOLGATE_KEYPAIR", toml: "keypair", def: home + "/.config/solana/id.json", get: func(s Settings) any { return s.Keypair },
+			a: sv("/k/a.json", `"/k/a.json"`, "/k/a.json"), b: sv("/k/b.json", `"/k/b.json"`, "/k/b.json"), c: sv("/k/c.json", `"/k/c.json"`, "/k/c.json")},
+		"socket": {env: "SOLGATE_SOCKET", toml: "socket", def: runtime + "/solgate/console.sock", get: func(s Settings) any { return s.Socket },
+			a: sv("/s/a.sock", `"/s/a.sock"`, "/s/a.sock"), b: sv("/s/b.sock", `"/s/b.sock"`, "/s/b.sock"), c: sv("/s/c.sock", `"/s/c.sock"`, "/s/c.sock")},
+		"state": {env: "SOLGATE_STATE", toml: "state", def: state + "/solgate", get: func(s Settings) any { return s.State },
+			a: sv("/st/a", `"/st/a"`, "/st/a"), b: sv("/st/b", `"/st/b"`, "/st/b"), c: sv("/st/c", `"/st/c"`, "/st/c")},
+		"swap-api": {env: "SOLGATE_SWAP_API", toml: "swap_api", def: "", get: func(s Settings) any { return s.SwapAPI },
+			a: sv("http://127.0.0.1:2001/swap/v1", `"http://127.0.0.1:2001/swap/v1"`, "http://127.0.0.1:2001/swap/v1"),
+			b: sv("https://swap.invalid", `"https://swap.invalid"`, "https://swap.invalid"),
+			c: sv("http://127.0.0.1:2003", `"http://127.0.0.1:2003"`, "http://127.0.0.1:2003")},
+		"swap-api-key": {env: "SOLGATE_SWAP_API_KEY", toml: "swap_api_key", def: "", get: func(s Settings) any { return s.SwapAPIKey },
+			a: sv("key-a", `"key-a"`, "key-a"), b: sv("key-b", `"key-b"`, "key-b"), c: sv("key-c", `"key-c"`, "key-c")},
+		"swap-program": {env: "SOLGATE_SWAP_PROGRAM", toml: "swap_program", def: []string(nil), get: func(s Settings) any { return s.SwapPrograms },
+			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
+			b: lv([]string{addrC}, `["`+addrC+`"]`, []string{addrC}),
+			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
+		"allow-uid": {env: "SOLGATE_ALLOW_UID", toml: "allow_uid", def: []uint32(nil), get: func(s Settings) any { return s.AllowUIDs },
+			a: lv([]string{"1001", "0"}, `[1001, 0]`, []uint32{1001, 0}),
+			b: lv([]string{"1002"}, `[1002]`, []uint32{1002}),
+			c: lv([]string{"4294967294"}, `[4294967294]`, []uint32{4294967294})},
+		"allow-gid": {env: "SOLGATE_ALLOW_GID", toml: "allow_gid", def: []uint32(nil), get: func(s Settings) any { return s.AllowGIDs },
+			a: lv([]string{"2001", "2002"}, `[2001, 2002]`, []uint32{2001, 2002}),
+			b: lv([]string{"0"}, `[0]`, []uint32{0}),
+			c: lv([]string{"65534"}, `[65534]`, []uint32{65534})},
+		"no-color": boolCase("SOLGATE_NO_COLOR", "no_color", func(s Settings) any { return s.NoColor }),
+
+		"allow-recipient": {env: "SOLGATE_ALLOW_RECIPIENT", toml: "allow_recipient", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowRecipients },
+			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
+			b: lv([]string{addrC}, `["`+addrC+`"]`, []string{addrC}),
+			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
+		"max-sol-per-tx": {env: "SOLGATE_MAX_SOL_PER_TX", toml: "max_sol_per_tx", def: uint64(100_000_000), get: func(s Settings) any { return s.Policy.MaxLamportsPerTx },
+			// 0.29 is the float trap: 0.29 * 1e9 in float64 is 289999999.99999994.
+			a: sv("0.29", "0.29", uint64(290_000_000)),
+			b: sv("0.05", `"0.05"`, uint64(50_000_000)),
+			c: sv("0.000000001", "0.000000001", uint64(1))},
+		"max-sol-per-session": {env: "SOLGATE_MAX_SOL_PER_SESSION", toml: "max_sol_per_session", def: uint64(1_000_000_000), get: func(s Settings) any { return s.Policy.MaxLamportsPerSession },
+			a: sv("2", "2", uint64(2_000_000_000)), b: sv("0.7", "0.7", uint64(700_000_000)), c: sv("1.5", `"1.5"`, uint64(1_500_000_000))},
+		"max-sol-per-day": {env: "SOLGATE_MAX_SOL_PER_DAY", toml: "max_sol_per_day", def: uint64(0), get: func(s Settings) any { return s.Policy.MaxLamportsPerDay },
+			a: sv("4.35", "4.35", uint64(4_350_000_000)), b: sv("3", "3", uint64(3_000_000_000)), c: sv("0.5", "0.5", uint64(500_000_000))},
+		"allow-mainnet":              boolCase("SOLGATE_ALLOW_MAINNET", "allow_mainnet", func(s Settings) any { return s.Policy.AllowMainnet }),
+		"allow-unknown-network":      boolCase("SOLGATE_ALLOW_UNKNOWN_NETWORK", "allow_unknown_network", func(s Settings) any { return s.Policy.AllowUnknownNetwork }),
+		"allow-uncapped-token-swaps": boolCase("SOLGATE_ALLOW_UNCAPPED_TOKEN_SWAPS", "allow_uncapped_token_swaps", func(s Settings) any { return s.Policy.AllowUncappedTokenSwaps }),
+		"max-slippage-bps": {env: "SOLGATE_MAX_SLIPPAGE_BPS", toml: "max_slippage_bps", def: uint32(300), get: func(s Settings) any { return s.Policy.MaxSlippageBps },
+			a: sv("50", "50", uint32(50)), b: sv("120", "120", uint32(120)), c: sv("0", "0", uint32(0))},
+		"max-price-impact-pct": {env: "SOLGATE_MAX_PRICE_IMPACT_PCT", toml: "max_price_impact_pct", def: uint32(0), get: func(s Settings) any { return s.Policy.MaxPriceImpactBps },
+			a: sv("1.5", "1.5", uint32(150)), b: sv("2", "2", uint32(200)), c: sv("0.25", `"0.25"`, uint32(25))},
+		"allow-mint": {env: "SOLGATE_ALLOW_MINT", toml: "allow_mint", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowMints },
+			a: lv([]string{addrB, addrC}, `["`+addrB+`", "`+addrC+`"]`, []string{addrB, addrC}),
+			b: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA}),
+			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
+		"deny-mint": {env: "SOLGATE_DENY_MINT", toml: "deny_mint", def: []string(nil), get: func(s Settings) any { return s.Policy.DenyMints },
+			a: lv([]string{addrC, addrD}, `["`+addrC+`", "`+addrD+`"]`, []string{addrC, addrD}),
+			b: lv([]string{addrB}, `["`+addrB+`"]`, []string{addrB}),
+			c: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA})},
+		"priority-fee-percentile": {env: "SOLGATE_PRIORITY_FEE_PERCENTILE", toml: "priority_fee_percentile", def: 75, get: func(s Settings) any { return s.Fees.Percentile },
+			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
+		"max-priority-fee-lamports": {env: "SOLGATE_MAX_PRIORITY_FEE_LAMPORTS", toml: "max_priority_fee_lamports", def: uint64(100_000), get: func(s Settings) any { return s.Fees.MaxLamports },
+			a: sv("250000", "250000", uint64(250_000)), b: sv("5000", "5000", uint64(5000)), c: sv("0", "0", uint64(0))},
+		// Any source that gives a fixed fee turns the fee market off; 0 means
+		// no priority fee at all, which differs from not giving one.
+		"priority-fee-lamports": {env: "SOLGATE_PRIORITY_FEE_LAMPORTS", toml: "priority_fee_lamports", def: fixedFee{}, get: func(s Settings) any { return fixedFee{s.Fees.Fixed, s.Fees.FixedLamports} },
+			a: sv("0", "0", fixedFee{true, 0}), b: sv("5000", "5000", fixedFee{true, 5000}), c: sv("100", "100", fixedFee{true, 100})},
+		"token-delivery": {env: "SOLGATE_TOKEN_DELIVERY", toml: "token_delivery", def: "agent", get: func(s Settings) any { return s.Policy.TokenDelivery },
+			a: sv("operator", `"operator"`, "operator"), b: sv("agent", `"agent"`, "agent"), c: sv("agent", `"agent"`, "agent")},
+	}
+}
+
+type fixedFee struct {
+	on       bool
+	lamports uint64
+}
+
+func flagArgs(name string, v spelled) []string {
+	var args []string
+	for _, text := range v.texts {
+		args = append(args, "--"+name+"="+text)
+	}
+	return args
+}
+
+// TestEverySettingFromEverySource gives every row of the table through each
+// source alone and through every combination, and reads the value back from
+// the effective settings. A row added to the table without a case here
+// fails, so new keys are covered by construction.
+//
+// Before the table existed this failed for SOLGATE_ALLOW_RECIPIENT,
+// SOLGATE_ALLOW_MINT and SOLGATE_DENY_MINT (list variables were never
+// applied) and for SOLGATE_STATE and the TOML key allow_recipient.
+func TestEverySettingFromEverySource(t *testing.T) {
+	cases := sourceCases(t)
+	var names []string
+	for i := range settings {
+		names = append(names, settings[i].name)
+	}
+	for name := range cases {
+		if !slices.Contains(names, name) {
+			t.Errorf("case %q has no row in the settings table", name)
+		}
+	}
+	type source int
+	const (
+		fromTOML source = iota
+		fromEnv
+		fromFlag
+	)
+	combos := [][]source{ // highest precedence first
+		{}, {fromTOML}, {fromEnv}, {fromFlag},
+		{fromEnv, fromTOML}, {fromFlag, fromTOML}, {fromFlag, fromEnv}, {fromFlag, fromEnv, fromTOML},
+	}
+	label := map[source]string{fromTOML: "toml", fromEnv: "env", fromFlag: "flag"}
+	for _, name := range names {
+		tc, ok := cases[name]
+		if !ok {
+			t.Errorf("setting %q has no case in sourceCases: add its names and three values", name)
+			continue
+		}
+		for _, combo := range combos {
+			if tc.noTOML && slices.Contains(combo, fromTOML) {
+				continue
+			}
+			var parts []string
+			for _, s := range combo {
+				parts = append(parts, label[s])
+			}
+			if len(parts) == 0 {
+				parts = []string{"none"}
+			}
+			t.Run(name+"/"+strings.Join(parts, "+"), func(t *testing.T) {
+				var args []string
+				want := tc.def
+				for i, src := range combo {
+					v := []spelled{tc.a, tc.b, tc.c}[i]
+					if i == 0 {
+						want = v.want
+					}
+					switch src {
+					case fromTOML:
+						args = append(args, "--config", writeFile(t, tc.toml+" = "+v.toml+"\n"))
+					case fromEnv:
+						t.Setenv(tc.env, strings.Join(v.texts, ","))
+					case fromFlag:
+						args = append(args, flagArgs(name, v)...)
+					}
+				}
+				s, err := consoleSettings(t, args...)
+				if err != nil {
+					t.Fatalf("args %q: %v", args, err)
+				}
+				if got := tc.get(s); !reflect.DeepEqual(got, want) {
+					t.Fatalf("args %q, %s: got %#v, want %#v", args, tc.env, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestSettingsDefaults: with no source at all, every setting is its
+// documented default.
+func TestSettingsDefaults(t *testing.T) {
+	isolateEnv(t)
+	s, err := consoleSettings(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Policy
+	if s.RPC != "http://127.0.0.1:8899" || s.Keypair != "/home/op/.config/solana/id.json" ||
+		s.Socket != "/run/user/1000/solgate/console.sock" || s.State != "/var/state/solgate" ||
+		s.SwapAPI != "" || s.SwapAPIKey != "" || s.SwapPrograms != nil || s.AllowUIDs != nil || s.AllowGIDs != nil || s.NoColor {
+		t.Errorf("console defaults: %v", s)
+	}
+	if p.MaxLamportsPerTx != 100_000_000 || p.MaxLamportsPerSession != 1_000_000_000 || p.MaxLamportsPerDay != 0 ||
+		p.AllowMainnet || p.AllowUnknownNetwork || p.AllowUncappedTokenSwaps || p.MaxSlippageBps != 300 ||
+		p.MaxPriceImpactBps != 0 || p.TokenDelivery != "agent" || p.AllowRecipients != nil || p.AllowMints != nil || p.DenyMints != nil {
+		t.Errorf("policy defaults: %+v", p)
+	}
+	if f := s.Fees; f.Percentile != 75 || f.MaxLamports != 100_000 || f.Fixed || f.FixedLamports != 0 {
+		t.Errorf("fee defaults: %+v", f)
+	}
+}
+
+// TestOldSpellingsStillRead: the names documented before the table keep
+// working, and giving both spellings at once is refused rather than guessed.
+func TestOldSpellingsStillRead(t *testing.T) {
+	isolateEnv(t)
+	s, err := consoleSettings(t, "--config", writeFile(t, `allow_recipients = ["`+addrA+`"]
+allow_mints = ["`+addrB+`"]
+deny_mints = ["`+addrC+`"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Policy.AllowRecipients, []string{addrA}) || !reflect.DeepEqual(s.Policy.AllowMints, []string{addrB}) ||
+		!reflect.DeepEqual(s.Policy.DenyMints, []string{addrC}) {
+		t.Errorf("plural TOML keys: %+v", s.Policy)
+	}
+	t.Setenv("SOLGATE_STATE_DIR", "/old/name")
+	if s, err := consoleSettings(t); err != nil || s.State != "/old/name" {
+		t.Errorf("SOLGATE_STATE_DIR: %q, %v", s.State, err)
+	}
+	t.Setenv("SOLGATE_STATE", "/old/name")
+	if s, err := consoleSettings(t); err != nil || s.State != "/old/name" {
+		t.Errorf("both state variables, same value: %q, %v", s.State, err)
+	}
+}
+
+// TestBadSettingsNameTheirSource: every refusal says which source and key
+// the value came from and what would be accepted, and nothing is applied.
+func TestBadSettingsNameTheirSource(t *testing.T) {
+	isolateEnv(t)
+	file := func(body string) string { return writeFile(t, body) }
+	dir := t.TempDir()
+	badCap := file(`max_sol_per_tx = "abc"`)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		// want: the error starts with this (the source), then says these.
+		prefix string
+		says   []string
+	}{
+		{"env deny mint", map[string]string{"SOLGATE_DENY_MINT": addrA + ",xyz"}, nil,
+			"SOLGATE_DENY_MINT: ", []string{`"xyz" is not a mint address`, "accepted: a base58 public key"}},
+		{"flag recipient", nil, []string{"--allow-recipient", "0xdeadbeef"},
+			"--allow-recipient: ", []string{`"0xdeadbeef" is not a Solana address`, "accepted"}},
+		{"toml cap text", nil, []string{"--config", badCap}, "max_sol_per_tx in " + badCap + ": ", []string{`"abc"`, "accepted: a SOL amount"}},
+		{"negative cap flag", nil, []string{"--max-sol-per-tx", "-1"}, "--max-sol-per-tx: ", []string{"no sign", "accepted: a SOL amount"}},
+		{"garbage cap env", map[string]string{"SOLGATE_MAX_SOL_PER_SESSION": "lots"}, nil, "SOLGATE_MAX_SOL_PER_SESSION: ", []string{`"lots"`}},
+		{"insane cap flag", nil, []string{"--max-sol-per-session", "5000000"}, "--max-sol-per-session: ", []string{"sanity bound"}},
+		{"per-tx above session, flags", nil, []string{"--max-sol-per-tx", "2", "--max-sol-per-session", "1"},
+			"--max-sol-per-tx: ", []string{"above max_sol_per_session"}},
+		{"per-tx above default session, env", map[string]string{"SOLGATE_MAX_SOL_PER_TX": "2"}, nil,
+			"SOLGATE_MAX_SOL_PER_TX: ", []string{"above max_sol_per_session (1 SOL"}},
+		{"mint in both lists across sources", map[string]string{"SOLGATE_ALLOW_MINT": addrB}, []string{"--deny-mint", addrB},
+			"--deny-mint: ", []string{"also in allow_mint"}},
+		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
+		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
+			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
+		{"percentile in TOML", nil, []string{"--config", file("priority_fee_percentile = 0")}, "priority_fee_percentile in ", []string{"1 to 100"}},
+		{"negative uid env", map[string]string{"SOLGATE_ALLOW_UID": "1000,-1"}, nil, "SOLGATE_ALLOW_UID: ", []string{`"-1" is not a user id`, "0 to 4294967294"}},
+		{"uid -1 as uint", nil, []string{"--allow-uid", "4294967295"}, "--allow-uid: ", []string{"not a user id"}},
+		{"gid word", nil, []string{"--allow-gid", "wheel"}, "--allow-gid: ", []string{`"wheel" is not a group id`}},
+		{"swap program", nil, []string{"--swap-program", "jupiter"}, "--swap-program: ", []string{"not a program id"}},
+		{"rpc scheme", map[string]string{"SOLGATE_RPC": "ftp://x"}, nil, "SOLGATE_RPC: ", []string{"http:// or https://"}},
+		{"empty keypair flag", nil, []string{"--keypair", ""}, "--keypair: ", []string{"empty"}},
+		{"bool env", map[string]string{"SOLGATE_ALLOW_MAINNET": "yes"}, nil, "SOLGATE_ALLOW_MAINNET: ", []string{"true or false"}},
+		{"state variables disagree", map[string]string{"SOLGATE_STATE": "/a", "SOLGATE_STATE_DIR": "/b"}, nil,
+			"SOLGATE_STATE and SOLGATE_STATE_DIR", []string{"set only SOLGATE_STATE"}},
+		{"unknown variable", map[string]string{"SOLGATE_MAX_SOL_PER_TXN": "0.01"}, nil,
+			"SOLGATE_MAX_SOL_PER_TXN: not a solgate setting", []string{"SOLGATE_MAX_SOL_PER_TX,"}},
+		{"missing config file", nil, []string{"--config", filepath.Join(dir, "nope.toml")}, "--config: read", []string{"nope.toml"}},
+		{"config from env, missing", map[string]string{"SOLGATE_CONFIG": filepath.Join(dir, "gone.toml")}, nil, "--config: read", []string{"gone.toml"}},
+		{"toml syntax", nil, []string{"--config", file("max_sol_per_tx = = 1")}, "--config: parse", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, err := consoleSettings(t, tc.args...)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.prefix) {
+				t.Fatalf("err = %v; want it to start with %q", err, tc.prefix)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Fatalf("err = %v; want it to say %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+// TestBadTOMLNamesKeyAndFile: a refused file names the key and the file,
+// whatever the kind of mistake.
+func TestBadTOMLNamesKeyAndFile(t *testing.T) {
+	isolateEnv(t)
+	for _, tc := range []struct{ name, body, key, says string }{
+		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_gid, allow_mainnet, allow_mint, allow_recipient,"},
+		{"unknown table", "[limits]\nmax = 1", "limits", "unknown key"},
+		{"config names a config", `config = "other.toml"`, "config", "unknown key"},
+		{"both spellings", `allow_recipient = ["` + addrA + `"]` + "\n" + `allow_recipients = ["` + addrB + `"]`, "allow_recipients", "same setting; keep only allow_recipient"},
+		{"negative cap int", `max_sol_per_tx = -1`, "max_sol_per_tx", "negative"},
+		{"negative cap float", `max_sol_per_session = -0.5`, "max_sol_per_session", "negative"},
+		{"negative cap string", `max_sol_per_day = "-0.5"`, "max_sol_per_day", "negative"},
+		{"zero per-tx cap", `max_sol_per_tx = 0`, "max_sol_per_tx", "refuse every spend"},
+		{"invalid recipient", `allow_recipient = ["not-an-address"]`, "allow_recipient", "not a Solana address"},
+		{"short recipient, old key", `allow_recipients = ["111"]`, "allow_recipients", "not a Solana address"},
+		{"recipients not a list", `allow_recipient = "` + addrA + `"`, "allow_recipient", "want a list"},
+		{"cap above sanity bound", `max_sol_per_session = 2000000`, "max_sol_per_session", "sanity bound"},
+		{"per-tx above per-session", "max_sol_per_tx = 2\nmax_sol_per_session = 1", "max_sol_per_tx", "above max_sol_per_session"},
+		{"per-tx above per-day", "max_sol_per_tx = 0.5\nmax_sol_per_day = 0.2", "max_sol_per_tx", "above max_sol_per_day"},
+		{"too many decimals", `max_sol_per_tx = "0.0000000001"`, "max_sol_per_tx", "decimals"},
+		{"float needing more than 15 digits", `max_sol_per_day = 0.1234567891234567`, "max_sol_per_day", "write it as a string"},
+		{"cap is a bool", `max_sol_per_tx = true`, "max_sol_per_tx", "want a number"},
+		{"bad delivery", `token_delivery = "email"`, "token_delivery", `"agent" or "operator"`},
+		{"slippage negative", `max_slippage_bps = -5`, "max_slippage_bps", "0 to 10000"},
+		{"slippage float", `max_slippage_bps = 1.5`, "max_slippage_bps", "whole number"},
+		{"price impact over 100", `max_price_impact_pct = 150`, "max_price_impact_pct", "more than 100%"},
+		{"price impact 3 decimals", `max_price_impact_pct = "1.125"`, "max_price_impact_pct", "at most 2"},
+		{"bad mint", `allow_mint = ["x"]`, "allow_mint", "not a mint address"},
+		{"mint in both lists", `allow_mint = ["` + addrB + `"]` + "\n" + `deny_mint = ["` + addrB + `"]`, "deny_mint", "one list only"},
+		{"mainnet not a bool", `allow_mainnet = "yes"`, "allow_mainnet", "true or false"},
+		{"uid as string", `allow_uid = ["1000"]`, "allow_uid", "whole number"},
+		{"rpc as number", `rpc = 8899`, "rpc", "quoted string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, tc.body)
+			_, err := consoleSettings(t, "--config", path)
+			prefix := tc.key + " in " + path + ": "
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("err = %v; want %q then %q", err, prefix, tc.says)
+			}
+		})
+	}
+}
+
+// Floats whose nearest binary value sits below the decimal are the classic
+// trap: 0.29 SOL * 1e9 in float64 is 289999999.99999994. A TOML float must
+// still give the exact lamports.
+func TestTOMLFloatsConvertExactly(t *testing.T) {
+	isolateEnv(t)
+	for text, want := range map[string]uint64{
+		"0.29": 290_000_000, "0.57": 570_000_000, "1.005": 1_005_000_000,
+		"0.000000001": 1, "999999.999999999": 999_999_999_999_999, "4.35": 4_350_000_000,
+	} {
+		p := writeFile(t, "max_sol_per_session = 1000000\nmax_sol_per_day = "+text+"\nmax_sol_per_tx = 0.000000001\n")
+		s, err := consoleSettings(t, "--config", p)
+		if err != nil {
+			t.Fatalf("max_sol_per_day = %s: %v", text, err)
+		}
+		if s.Policy.MaxLamportsPerDay != want {
+			t.Errorf("max_sol_per_day = %s → %d lamports, want %d", text, s.Policy.MaxLamportsPerDay, want)
+		}
+	}
+}
+
+// TestHarnessVariablesAreNotSettings: a console started by a test or the
+// benchmark inherits their SOLGATE_* variables and must still start.
+func TestHarnessVariablesAreNotSettings(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("SOLGATE_FAULT_N", "3")
+	t.Setenv("SOLGATE_LOCALNET_DIR", "/tmp/localnet")
+	t.Setenv("SOLGATE_TUI_FIGURES", "1")
+	if _, err := consoleSettings(t); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEverySOLGATEVariableIsKnown reads the repository for SOLGATE_* names.
+// Each must be a setting or listed in otherVariables, or a console started
+// under the code that sets it would refuse to start.
+func TestEverySOLGATEVariableIsKnown(t *testing.T) {
+	known := map[string]bool{}
+	for i := range settings {
+		known[settings[i].envVar()] = true
+		for _, n := range settings[i].oldEnv {
+			known[n] = true
+		}
+	}
+	for _, n := range otherVariables {
+		known[n] = true
+	}
+	re := regexp.MustCompile(`SOLGATE_[A-Z0-9_]*[A-Z0-9]`)
+	root, _ := filepath.Abs("../..")
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		ext := filepath.Ext(path)
+		if d.IsDir() || d.Name() == "settings_test.go" || !(ext == ".go" || ext == ".mjs" || ext == ".md" || d.Name() == "Makefile") {
+			return nil
+		}
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, name := range re.FindAllString(string(body), -1) {
+			found++
+			if !known[name] {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s uses %s, which is neither a setting nor in otherVariables", rel, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 10 {
+		t.Fatalf("found only %d SOLGATE_ names under %s; is the walk reading the repository?", found, root)
+	}
+}
+
+// TestSwapAPIKeyNeverShown: the key stays out of errors, --help and %v, on
+// every path it can take.
+func TestSwapAPIKeyNeverShown(t *testing.T) {
+	isolateEnv(t)
+	const secret = "qzxv-live-4f9a"
+	t.Setenv("SOLGATE_SWAP_API_KEY", secret+" \x01")
+	_, err := consoleSettings(t)
+	if err == nil || !strings.HasPrefix(err.Error(), "SOLGATE_SWAP_API_KEY: ") || strings.Contains(err.Error(), secret) {
+		t.Fatalf("bad key from env: %v", err)
+	}
+	_, err = consoleSettings(t, "--config", writeFile(t, "swap_api_key = 4242424242\n"))
+	if err == nil || strings.Contains(err.Error(), "4242424242") {
+		t.Fatalf("bad key in TOML shown: %v", err)
+	}
+	for _, body := range []string{"swap_api_key = " + secret + "\n", "swap_api_key = \"" + secret + "\n", "swap_api_key = '" + secret + "\\q\n"} {
+		_, err = consoleSettings(t, "--config", writeFile(t, body))
+		if err == nil || !strings.Contains(err.Error(), "line 1") || strings.Contains(err.Error(), "qzx") {
+			t.Fatalf("TOML syntax error near the key shows part of it: %v", err)
+		}
+	}
+	t.Setenv("SOLGATE_SWAP_API_KEY", secret)
+	s, err := consoleSettings(t)
+	if err != nil || s.SwapAPIKey != secret {
+		t.Fatalf("good key: %v", err)
+	}
+	for _, text := range []string{fmt.Sprint(s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s)} {
+		if strings.Contains(text, secret) {
+			t.Fatalf("Settings printed the key: %s", text)
+		}
+	}
+	// An unknown variable may be a misspelt key: its value is not echoed.
+	t.Setenv("SOLGATE_SWAP_APIKEY", secret)
+	if _, err := consoleSettings(t); err == nil || !strings.Contains(err.Error(), "SOLGATE_SWAP_APIKEY") || strings.Contains(err.Error(), secret) {
+		t.Fatalf("unknown variable: %v", err)
+	}
+	os.Unsetenv("SOLGATE_SWAP_APIKEY")
+	help := runRoot(t, "console", "--help")
+	if strings.Contains(help, secret) || !strings.Contains(help, "--swap-api-key KEY") {
+		t.Fatalf("--help:\n%s", help)
+	}
+}
+
+// runRoot runs the real root command, as the binary does, and returns what
+// it printed plus its error.
+func runRoot(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _ := runRootErr(t, args...)
+	return out
+}
+
+func runRootErr(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var buf bytes.Buffer
+	root.SetOut(&buf)
+	root.SetErr(&buf)
+	root.SetArgs(args)
+	err := root.Execute()
+	return buf.String(), err
+}
+
+// TestConsoleCommandReadsTheTable drives `solgate console` itself: a bad
+// deny list from the environment stops it before anything starts, and good
+// settings get as far as the terminal check.
+func TestConsoleCommandReadsTheTable(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("SOLGATE_DENY_MINT", "xyz")
+	if _, err := runRootErr(t, "console"); err == nil || !strings.HasPrefix(err.Error(), `SOLGATE_DENY_MINT: "xyz" is not a mint address`) {
+		t.Fatalf("console with a bad SOLGATE_DENY_MINT: %v", err)
+	}
+	t.Setenv("SOLGATE_DENY_MINT", addrB)
+	// The console checks its key before the terminal, so good settings
+	// include a key it may use.
+	key, _ := executor.NewRandomKeypair()
+	keyFile := filepath.Join(t.TempDir(), "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runRootErr(t, "console", "--allow-recipient", addrA, "--keypair", keyFile); err == nil || !strings.Contains(err.Error(), "interactive terminal") {
+		t.Fatalf("console with good settings should stop only at the terminal check: %v", err)
+	}
+	help := runRoot(t, "console", "--help")
+	for _, want := range []string{"--allow-recipient ADDR", "--allow-unknown-network", "--max-sol-per-tx SOL", `(default "0.1")`,
+		"--allow-uid UID", "--swap-program ID", "SOLGATE_MAX_SOL_PER_TX=0.05", "max_sol_per_tx = 0.05", "A flag beats a variable"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("console --help lacks %q:\n%s", want, help)
+		}
+	}
+}
+
+// TestSubcommandsShareRows: mcp, prove and audit read their connection
+// settings from the same rows, so the same variables work there, and a
+// variable meant for the console does not stop them.
+func TestSubcommandsShareRows(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("SOLGATE_RPC", "gopher://x")
+	if _, err := runRootErr(t, "prove"); err == nil || !strings.HasPrefix(err.Error(), "SOLGATE_RPC: ") {
+		t.Fatalf("prove with a bad SOLGATE_RPC: %v", err)
+	}
+	os.Unsetenv("SOLGATE_RPC")
+	t.Setenv("SOLGATE_SOCKET", "")
+	if _, err := runRootErr(t, "mcp", "--socket", ""); err == nil || !strings.HasPrefix(err.Error(), "--socket: empty") {
+		t.Fatalf("mcp with an empty --socket: %v", err)
+	}
+	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("SOLGATE_MAX_SOL_PER_TXN", "1") // the console's business, not audit's
+	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "no solgate database") {
+		t.Fatalf("audit with SOLGATE_STATE: %v", err)
+	}
+}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	genesisA = "GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC"
+	genesisB = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
+)
+
+// The first cluster served is pinned, survives a restart, and another
+// cluster's hash is refused naming both, without moving the pin.
+func TestPinClusterRefusesAnotherGenesis(t *testing.T) {
+	st, dir := openTemp(t)
+	if g, err := st.Cluster(); err != nil || g != "" {
+		t.Fatalf("fresh store pinned to %q (%v)", g, err)
+	}
+	if err := st.PinCluster(genesisA); err != nil {
+		t.Fatal(err)
+	}
+	st = reopen(t, st, dir)
+	if err := st.PinCluster(genesisA); err != nil {
+		t.Fatalf("same cluster after restart: %v", err)
+	}
+	err := st.PinCluster(genesisB)
+	var mm *ClusterMismatchError
+	if !errors.As(err, &mm) || !errors.Is(err, ErrOtherCluster) || mm.Pinned != genesisA || mm.Current != genesisB {
+		t.Fatalf("other cluster: %v", err)
+	}
+	if !strings.Contains(err.Error(), genesisA) || !strings.Contains(err.Error(), genesisB) {
+		t.Fatalf("error does not name both hashes: %v", err)
+	}
+	if g, _ := st.Cluster(); g != genesisA {
+		t.Fatalf("pin moved to %s", g)
+	}
+	// The pin is in the audit trail, once.
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM audit WHERE kind = 'cluster_pinned' AND body LIKE ?`, "%"+genesisA+"%").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("cluster_pinned audit entries: %d (%v)", n, err)
+	}
+	if bad, err := st.VerifyAudit(); err != nil {
+		t.Fatalf("audit broken at %d: %v", bad, err)
+	}
+	if err := st.PinCluster(""); err == nil {
+		t.Fatal("an empty genesis hash was pinned")
+	}
+}
+
+// A state directory written before pins existed (schema 2, with history)
+// takes the hash of the cluster it is next opened on.
+func TestPinClusterAdoptsUnpinnedOldDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AppendAudit("console_start", "", map[string]any{"at": time.Now().Unix()}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// Rebuild it as a schema-2 database holding one audit entry.
+	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE cluster`, `DELETE FROM schema_version WHERE version = 3`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.PinCluster(genesisB); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := st.Cluster(); g != genesisB {
+		t.Fatalf("old directory pinned to %q", g)
+	}
+	if err := st.PinCluster(genesisA); !errors.Is(err, ErrOtherCluster) {
+		t.Fatalf("after adoption another cluster: %v", err)
+	}
+}
