@@ -553,7 +553,12 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 			if len(ix.data) < 1 {
 				return nil, refuse("instruction %d: empty token instruction", i)
 			}
-			sum.Summary = fmt.Sprintf("token instruction %d", ix.data[0])
+			var accts []solana.PublicKey
+			for n := range ix.accounts {
+				a, _ := acct(n)
+				accts = append(accts, a)
+			}
+			sum.Summary = describeTokenInstruction(ix.data, accts)
 			if !usesWallet {
 				break // cannot use the wallet's authority without the wallet
 			}
@@ -604,7 +609,7 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 				}
 				sum.Summary = "close the wallet's token account, balance to the wallet"
 			case 1, 16, 17, 18: // InitializeAccount(2/3), SyncNative: no authority used
-				sum.Summary = fmt.Sprintf("token instruction %d (initialize / sync native)", tag)
+				sum.Summary = describeTokenInstruction(ix.data, accts)
 			default:
 				return nil, refuse("instruction %d: token instruction %d with the wallet is not allowed in a swap (only transfers to the pool, close and sync are)", i, tag)
 			}

@@ -181,6 +181,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 		return nil, err
 	}
 	preview.Budget = budget
+	preview.SpendLamports, preview.Fee = ownOutflow(tx, t.Lamports, budget)
 	return &Prepared{
 		Transfer:             t,
 		Tx:                   tx,
@@ -272,4 +273,17 @@ func (e *Executor) ExecuteTransfer(ctx context.Context, t Transfer, progress fun
 		return nil, err
 	}
 	return e.Submit(ctx, p, progress)
+}
+
+// ownOutflow is what a transfer built by prepareTransfer takes from the
+// wallet: the amount its one System Program transfer moves, plus the fee for
+// its signatures and the priority fee its compute budget sets. It is exact,
+// because the transaction holds nothing else. The simulated balance change is
+// not used for it: the wallet's balance is read before the simulation (see
+// simulate), so anything of ours that lands in between, such as another
+// approved transfer executing at the same moment, is counted too; that change
+// only bounds this one from above.
+func ownOutflow(tx *solana.Transaction, lamports uint64, b Budget) (spend, fee uint64) {
+	fee = uint64(tx.Message.Header.NumRequiredSignatures)*LamportsPerSignature + b.PriorityFee
+	return lamports + fee, fee
 }

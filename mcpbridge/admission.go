@@ -1,10 +1,12 @@
 package mcpbridge
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -202,23 +204,18 @@ const refusalHeader = "X-Solgate-Refused"
 // the answer lets it tell its user the one thing that helps: who it runs as
 // and which flag admits that user. It says nothing about who is admitted.
 func writeRefusal(c *net.UnixConn, uid uint32) {
+	defer c.Close()
 	body, _ := json.Marshal(CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
 		Structured: map[string]any{"status": "refused", "uid": uid}})
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	// Answer the request, not the connection (as tooMany does): a client
+	// that gets a response before it sent anything discards it, and one
+	// whose unread request is dropped sees a reset instead of the reason.
+	if req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 128<<10))); err == nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
 	_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n%s: uid\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
 		refusalHeader, len(body), body)
-	// Half-close, then drain what the peer sent: closing with unread bytes
-	// makes the kernel answer with a reset that can overtake the 403.
-	_ = c.CloseWrite()
-	buf := make([]byte, 4<<10)
-	for read := 0; read < 64<<10; {
-		n, err := c.Read(buf)
-		read += n
-		if err != nil {
-			break
-		}
-	}
-	c.Close()
 }
 
 // ErrNotAdmitted means the console refused this process's user.

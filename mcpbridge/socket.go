@@ -1,9 +1,11 @@
 package mcpbridge
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -42,9 +44,10 @@ func DefaultSocketPath() string {
 // PeerCred is the process at the other end of a socket connection, as the
 // kernel reports it at connect time (it cannot be forged by the peer).
 type PeerCred struct {
-	PID int32
-	UID uint32
-	GID uint32
+	PID   int32
+	UID   uint32
+	GID   uint32
+	Start uint64 // the process's start time (see PeerID), read at accept
 }
 
 // ListenConfig configures the console's socket listener.
@@ -58,6 +61,9 @@ type ListenConfig struct {
 	Admission Admission
 	// Logger receives refused connections. Nil: slog.Default().
 	Logger *slog.Logger
+	// MaxConnsPerPeer bounds the connections one process may hold open at
+	// once (0: DefaultMaxConnsPerPeer).
+	MaxConnsPerPeer int
 }
 
 // SocketListener is a net.Listener on a Unix socket that only hands out
@@ -69,6 +75,7 @@ type SocketListener struct {
 	allow    func(uint32) bool
 	admit    Admission
 	log      *slog.Logger
+	peers    *peerLimit
 	rejected atomic.Uint64
 }
 
@@ -125,7 +132,7 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
-	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger}
+	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger, peers: newPeerLimit(cfg.MaxConnsPerPeer)}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -246,7 +253,12 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			go writeRefusal(c, cred.UID)
 			continue
 		}
-		return &peerConn{UnixConn: c, cred: cred}, nil
+		release, ok := l.peers.acquire(cred.Identity())
+		if !ok {
+			go l.tooMany(c, cred)
+			continue
+		}
+		return &peerConn{UnixConn: c, cred: cred, release: release}, nil
 	}
 }
 
@@ -259,6 +271,25 @@ func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
 		groups, _ = peerGroupsOf(c) // unreadable: judged on uid and primary gid alone
 	}
 	return l.admit.admits(uint32(os.Geteuid()), cred, groups)
+}
+
+// tooMany answers a connection over the per-peer limit with a 429 and
+// closes it. It runs on its own goroutine with a deadline, so a peer that
+// neither writes nor reads cannot hold up Accept or keep the goroutine.
+func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred) {
+	n := l.rejected.Add(1)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	// Answer the request, not the connection: an HTTP client that gets a
+	// response before it sent anything discards it, and one whose unread
+	// request is dropped sees a reset instead of the reason.
+	if req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 128<<10))); err == nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	body := tooManyBody(l.peers.max)
+	_, _ = fmt.Fprintf(c, tooManyResponse, len(body), body)
+	l.log.Warn("connection over the per-process limit refused", slog.String("peer", cred.Identity().String()),
+		slog.Int("limit", l.peers.max), slog.String("socket", l.path), slog.Uint64("refused_total", n))
 }
 
 func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
@@ -292,7 +323,13 @@ func (l *SocketListener) Rejected() uint64 { return l.rejected.Load() }
 // peerConn is an accepted connection that remembers who is on the other end.
 type peerConn struct {
 	*net.UnixConn
-	cred PeerCred
+	cred    PeerCred
+	release func() // gives back the per-peer slot; safe to call twice
+}
+
+func (c *peerConn) Close() error {
+	c.release()
+	return c.UnixConn.Close()
 }
 
 func peerCredOf(c *net.UnixConn) (PeerCred, error) {
@@ -310,7 +347,10 @@ func peerCredOf(c *net.UnixConn) (PeerCred, error) {
 	if sockErr != nil {
 		return PeerCred{}, fmt.Errorf("SO_PEERCRED: %w", sockErr)
 	}
-	return PeerCred{PID: uc.Pid, UID: uc.Uid, GID: uc.Gid}, nil
+	cred := PeerCred{PID: uc.Pid, UID: uc.Uid, GID: uc.Gid}
+	// Unreadable (the process already exited): 0, which no live process has.
+	cred.Start, _ = procStartTime(uc.Pid)
+	return cred, nil
 }
 
 type peerCredKey struct{}
@@ -332,13 +372,14 @@ func PeerCredFromContext(ctx context.Context) (cred PeerCred, ok bool) {
 }
 
 // NewSocketHTTPServer returns an http.Server for a SocketListener, with
-// ConnContext wired and header/idle timeouts set. There is no write timeout:
-// proposal_status long-polls up to MaxWaitSeconds and handlers bound themselves.
+// ConnContext wired and header/idle timeouts set. Handlers bound reading
+// their bodies (ReadBodyWithin); there is no whole-request read or write
+// timeout, because proposal_status and presence long-poll.
 func NewSocketHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ConnContext:       ConnContext,
-		ReadHeaderTimeout: 5 * time.Second,
+		ReadHeaderTimeout: RequestReadTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}

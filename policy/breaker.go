@@ -64,7 +64,7 @@ func (b *Breaker) Check(client string) (Decision, bool) {
 func (b *Breaker) pausedDecision(client string) Decision {
 	return Decision{
 		Rule: RuleBreaker,
-		Reason: fmt.Sprintf("writes from client %q are paused after %d policy denials within %s; nothing will be signed until the operator resumes this client in the console. Stop retrying and tell the user.",
+		Reason: fmt.Sprintf("writes from this agent (%s) are paused after %d policy denials within %s; nothing will be signed until the operator resumes this client in the console. Stop retrying and tell the user.",
 			client, b.limit, b.window),
 	}
 }

@@ -239,7 +239,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 
 	// The header lists the agent while its bridge runs; when the bridge
 	// exits, the console says so and the list empties.
-	if !strings.Contains(screen, "agents (1): tmux-agent 1.0") {
+	if !strings.Contains(screen, "agents (1, self-described): tmux-agent 1.0") {
 		t.Errorf("the header does not list the connected agent:\n%s", screen)
 	}
 	a.C.Close()

@@ -55,8 +55,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		}
 	}
 	if e == nil {
-		add(s.dim.Render("Nothing selected. Proposals appear here as agents make them; a write"),
-			s.dim.Render("only happens after you approve it and the agent confirms."))
+		add(wrapStyled(s.dim, "Nothing selected. Proposals appear here as agents make them; a write only happens after you approve it and the agent confirms.", d.width)...)
 		return d.finish(s, lines)
 	}
 	p := e.p
@@ -98,7 +97,8 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	default:
 		d.transfer(c, p, field)
 	}
-	field("Client", fmt.Sprintf("%s · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
+	// The name is whatever the agent chose to call itself.
+	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
 	return d.finish(s, lines)
 }
 

@@ -27,7 +27,8 @@ func TestConsoleFigures(t *testing.T) {
 	if v := os.Getenv("SOLGATE_TUI_FIGURES_WINDOW"); v != "" {
 		window, _ = time.ParseDuration(v)
 	}
-	w := startConsole(t)
+	// One process queues all 10,000: lift the per-agent flood limits.
+	w := startConsole(t, "--max-pending-per-agent", "100000", "--propose-burst", "100000")
 	pid := w.term.pid()
 	time.Sleep(2 * time.Second) // let startup settle
 

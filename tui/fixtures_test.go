@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/gagliardetto/solana-go"
@@ -159,7 +160,7 @@ func testModel(o viewOpts, proposals []*hub.Proposal, st hubState) *model {
 	}
 	return newModel(config{
 		ops: o.ops, network: o.network, genesis: o.genesis, wallet: walletKey.String(), policy: o.policy,
-		grace: o.grace, now: o.now, loc: time.UTC, styles: stylesFor(r, o.noColor),
+		grace: o.grace, now: o.now, loc: time.UTC, styles: stylesFor(r, o.noColor), after: noTimer,
 	}, proposals, st)
 }
 
@@ -298,3 +299,7 @@ func usdcSwap(seq int64, created time.Time) *hub.Proposal {
 	usdc := hub.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Name: "USD Coin (localnet)", Symbol: "USDC"}
 	return swapProposal(seq, "demo-agent 1.0", usdc, solLabel(), 25_000_000, 160_000_000, true, created)
 }
+
+// noTimer stands in for tea.Tick in key-press tests: the model's clock is
+// advanced by hand, and a redraw timer must not look like an action.
+func noTimer(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }

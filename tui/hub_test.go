@@ -90,6 +90,9 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
 		Network: net, Genesis: genesis, Policy: cfg, Spend: spend,
+		// Every test proposes as fast as it likes; flood control is
+		// tested in the hub and in tmux.
+		ProposeBurst: 100_000, MaxPendingPerPeer: 100_000,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +184,7 @@ func hubModel(w *hubWorld, c *clock) *model {
 	h := w.hub
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
-		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true),
+		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,
 	}, h.Proposals(), readState(h))
 	m.Update(sizeMsg(100, 30))
 	return m

@@ -11,6 +11,7 @@ type keyMap struct {
 	PageUp, PageDown      key.Binding
 	Pause, Revoke, Resume key.Binding
 	ScrollDown, ScrollUp  key.Binding
+	LogBack, LogForward   key.Binding
 	Move                  key.Binding // help only: j/k
 	PauseShort            key.Binding // help only: shorter words for the one-line help
 	RevokeShort           key.Binding
@@ -33,6 +34,8 @@ func newKeyMap() keyMap {
 		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		ScrollDown:  key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "scroll detail down")),
 		ScrollUp:    key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "scroll detail up")),
+		LogBack:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "log: older")),
+		LogForward:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "log: newer")),
 		Move:        key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "move")),
 		PauseShort:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		RevokeShort: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke")),
@@ -59,7 +62,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Approve, k.Deny, k.Confirm},
-		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ScrollDown, k.ScrollUp},
+		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ScrollDown, k.ScrollUp, k.LogBack, k.LogForward},
 		{k.Pause, k.Revoke, k.Resume},
 		{k.Wallet, k.Help, k.Quit},
 	}

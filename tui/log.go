@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -28,27 +29,57 @@ type logLine struct {
 }
 
 // eventLog is the console's log pane: decisions, executions, auto-denials,
-// refusals. A ring buffer; Render shows the newest lines that fit.
+// refusals, the agent's narration. A ring buffer of entries, each wrapped in
+// full. It follows the newest entry until the operator scrolls back ([);
+// then it stays where they are and counts what arrived since (] goes
+// forward, and back to following at the bottom).
 type eventLog struct {
 	lines    []logLine
 	start    int // index of the oldest line once the ring is full
 	width    int
 	height   int
-	perEntry int  // screen lines one entry may wrap onto (alerts: no limit)
 	fullSigs bool // show signatures in full (wide screens)
 	loc      *time.Location
+	back     int // screen lines scrolled back from the newest; 0: following
+	unseen   int // entries added while scrolled back
 }
 
-// SetSize sets the visible window, how many lines an entry may wrap onto,
-// and whether signatures are shown in full. Addresses always are.
-func (l *eventLog) SetSize(width, height, perEntry int, fullSigs bool) {
-	l.width, l.height, l.perEntry, l.fullSigs = width, height, max(perEntry, 1), fullSigs
+// SetSize sets the visible window and whether signatures are shown in
+// full. Addresses always are.
+func (l *eventLog) SetSize(width, height int, fullSigs bool) {
+	l.width, l.height, l.fullSigs = width, height, fullSigs
+}
+
+// Scroll moves the view by delta screen lines (positive: back, to older
+// entries). Reaching the bottom again resumes following.
+func (l *eventLog) Scroll(delta int) {
+	l.back = min(max(l.back+delta, 0), max(l.total()-l.height, 0))
+	if l.back == 0 {
+		l.unseen = 0
+	}
+}
+
+// title is the pane's title: where the view is, and what is new below it.
+func (l *eventLog) title() string {
+	t := "LOG"
+	if l.back > 0 {
+		t += "  scrolled back · ] newer"
+		if l.unseen > 0 {
+			t += fmt.Sprintf(" · %d NEW below", l.unseen)
+		}
+	} else if len(l.lines) > 0 {
+		t += "  [ older"
+	}
+	return t
 }
 
 // Add appends a line. text may contain untrusted parts; it is sanitised here
 // as a whole, so no caller can forget to.
 func (l *eventLog) Add(at time.Time, kind logKind, text string) {
 	line := logLine{at: at, kind: kind, text: untrusted.Sanitize(text, 600)}
+	if l.back > 0 {
+		l.unseen++
+	}
 	if len(l.lines) < maxLog {
 		l.lines = append(l.lines, line)
 		return
@@ -62,25 +93,20 @@ func (l *eventLog) Len() int { return len(l.lines) }
 // at returns the i-th line, oldest first.
 func (l *eventLog) at(i int) logLine { return l.lines[(l.start+i)%len(l.lines)] }
 
-// Render draws the newest entries, oldest of them first, exactly height
-// lines. Entries wrap onto at most perEntry lines, except alerts, which are
-// never cut short. On narrow screens signatures are abbreviated so the
-// reason stays in view; addresses never are, since an abbreviated address
-// cannot be told from its look-alike.
+// Render draws exactly height lines: the newest entries, or, scrolled
+// back, the ones above them. Every entry is wrapped in full. On narrow
+// screens signatures are abbreviated; addresses never are, since an
+// abbreviated address cannot be told from its look-alike.
 func (l *eventLog) Render(s styles) []string {
 	var rows [][]string // newest first
 	used := 0
-	for i := len(l.lines) - 1; i >= 0 && used < l.height; i-- {
+	for i := len(l.lines) - 1; i >= 0 && used < l.height+l.back; i-- {
 		ln := l.at(i)
 		text := ln.text
 		if !l.fullSigs {
 			text = shortenSignatures(text)
 		}
 		wrapped := wrap(ln.at.In(l.loc).Format("15:04:05")+"  "+text, l.width-2)
-		if ln.kind != logAlert && len(wrapped) > l.perEntry {
-			wrapped = wrapped[:l.perEntry]
-			wrapped[l.perEntry-1] += "…"
-		}
 		for j := range wrapped {
 			if j > 0 {
 				wrapped[j] = "  " + wrapped[j]
@@ -97,20 +123,37 @@ func (l *eventLog) Render(s styles) []string {
 				wrapped[j] = s.agent.Render(wrapped[j])
 			}
 		}
-		if used+len(wrapped) > l.height {
-			wrapped = wrapped[:l.height-used]
-		}
 		rows = append(rows, wrapped)
 		used += len(wrapped)
 	}
-	out := make([]string, 0, l.height)
+	all := make([]string, 0, used)
 	for i := len(rows) - 1; i >= 0; i-- {
-		out = append(out, rows[i]...)
+		all = append(all, rows[i]...)
+	}
+	back := min(l.back, max(len(all)-l.height, 0))
+	end := len(all) - back
+	out := append([]string(nil), all[max(end-l.height, 0):end]...)
+	if back > 0 && len(out) == l.height && l.height > 1 {
+		out[len(out)-1] = s.warn.Render(fit(fmt.Sprintf("  ↓ %d line(s) below · ] newer", back), l.width))
 	}
 	for len(out) < l.height {
 		out = append(out, "")
 	}
 	return out
+}
+
+// total is how many screen lines every entry takes, wrapped.
+func (l *eventLog) total() int {
+	n := 0
+	for i := 0; i < len(l.lines); i++ {
+		ln := l.at(i)
+		text := ln.text
+		if !l.fullSigs {
+			text = shortenSignatures(text)
+		}
+		n += len(wrap(ln.at.In(l.loc).Format("15:04:05")+"  "+text, l.width-2))
+	}
+	return n
 }
 
 // shortenSignatures abbreviates base58 words longer than an address

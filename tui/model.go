@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -27,6 +28,14 @@ type config struct {
 	now     func() time.Time
 	loc     *time.Location
 	styles  styles
+	// after schedules a message (tea.Tick). Key-press tests replace it so
+	// that a redraw timer does not look like an operator action.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+	// bell is where the bell rings when a proposal starts waiting (the
+	// terminal); nil: --no-bell.
+	bell io.Writer
+	// notify runs --notify-command per waiting proposal; nil: none.
+	notify *notifier
 }
 
 // hubState is read from the hub by the forwarding goroutine next to the
@@ -92,11 +101,16 @@ type model struct {
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
 	warnings      []string // the hub's persistent warnings, shown first in the header
 
-	dialog     dialog
+	dialog dialog
+	// The grace period protects the approval keys only: it is armed for
+	// graceFor (the selection it was started for) and restarts whenever the
+	// selection changes, whatever moved it.
 	graceUntil time.Time
+	graceFor   string
 	showWallet bool
 	ticking    bool
 	notice     string // one-line feedback for the last key, cleared by the next
+	titleN     int    // waiting proposals the window title announces; -1: not set yet
 }
 
 func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
@@ -106,6 +120,9 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 	if cfg.loc == nil {
 		cfg.loc = time.Local
 	}
+	if cfg.after == nil {
+		cfg.after = tea.Tick
+	}
 	m := &model{
 		cfg:      cfg,
 		keys:     newKeyMap(),
@@ -113,6 +130,7 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 		queue:    newQueue(),
 		log:      eventLog{loc: cfg.loc},
 		progress: map[string]executor.Progress{},
+		titleN:   -1,
 	}
 	m.help.Styles = cfg.styles.help
 	for _, p := range proposals {
@@ -120,27 +138,55 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 	}
 	m.queue.SelectOldestPending()
 	m.applyState(st)
-	if len(m.queue.pending) > 0 {
-		// Proposals already waiting when the console opens get the same
-		// protection as new ones.
-		m.graceUntil = cfg.now().Add(cfg.grace)
-	}
+	// Proposals already waiting when the console opens get the same
+	// protection as new ones.
+	m.armGrace()
 	m.log.Add(cfg.now(), logInfo, fmt.Sprintf("console open on %s; %d proposal(s) pending", cfg.network.Label(), len(m.queue.pending)))
 	return m
 }
 
-// Init starts the countdown tick when something is counting down.
-func (m *model) Init() tea.Cmd { return m.maybeTick() }
+// Init starts the countdown tick when something is counting down, and the
+// redraw at the end of the opening grace period.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.maybeTick(), m.retitle()}
+	if m.inGrace() {
+		cmds = append(cmds, m.graceEnd())
+	}
+	return tea.Batch(cmds...)
+}
+
+// retitle sets the window title when the number of waiting proposals
+// changed since it was last set.
+func (m *model) retitle() tea.Cmd {
+	if n := len(m.queue.pending); n != m.titleN {
+		m.titleN = n
+		return tea.SetWindowTitle(windowTitle(n))
+	}
+	return nil
+}
 
 // Update applies one message. Key presses become actions; actions become
 // commands; their results come back as actionDoneMsg.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if m.queue.selected != m.graceFor {
+		// Whatever moved the selection (an arrival, a decision, an
+		// expiry, a key), `a` now means something else: the human gets a
+		// moment to see it first.
+		if m.armGrace() {
+			cmd = tea.Batch(cmd, m.graceEnd())
+		}
+	}
 	if m.queue.selected != m.detail.shownID {
 		m.detail.shownID, m.detail.offset = m.queue.selected, 0
 	}
-	if m.width > 0 && m.lay.empty != (m.queue.Len() == 0) {
-		m.relayout()
+	if m.titleN >= 0 { // Init set it: from then on it follows the queue
+		if t := m.retitle(); t != nil {
+			cmd = tea.Batch(cmd, t)
+		}
+	}
+	if m.width > 0 && m.lay.rows != m.queue.Len() && (m.lay.rows < m.lay.queueRows || m.queue.Len() < m.lay.queueRows) {
+		m.relayout() // the queue grew into or shrank out of its rows
 	}
 	return m, cmd
 }
@@ -157,12 +203,13 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return cmd
 	case eventsMsg:
-		added := m.applyEvents(msg)
-		cmds := []tea.Cmd{m.maybeTick()}
-		if added {
-			cmds = append(cmds, tea.Tick(m.cfg.grace, func(time.Time) tea.Msg { return graceEndMsg{} }))
+		waiting := m.applyEvents(msg)
+		return tea.Batch(append(m.announce(waiting), m.maybeTick())...)
+	case notifyDoneMsg:
+		if msg.err != nil {
+			m.log.Add(m.cfg.now(), logBad, "notify for "+msg.id+" failed: "+msg.err.Error())
 		}
-		return tea.Batch(cmds...)
+		return nil
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case tickMsg:
@@ -179,10 +226,37 @@ func (m *model) maybeTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+	return m.cfg.after(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
 func (m *model) inGrace() bool { return m.cfg.now().Before(m.graceUntil) }
+
+// armGrace starts the grace period for the current selection. It reports
+// whether there is something to protect (a pending proposal under the key).
+func (m *model) armGrace() bool {
+	m.graceFor = m.queue.selected
+	if m.selectedPending() == nil {
+		m.graceUntil = time.Time{}
+		return false
+	}
+	m.graceUntil = m.cfg.now().Add(m.cfg.grace)
+	return true
+}
+
+// graceEnd redraws when the grace period is over (the header says so).
+func (m *model) graceEnd() tea.Cmd {
+	return m.cfg.after(m.cfg.grace, func(time.Time) tea.Msg { return graceEndMsg{} })
+}
+
+// approvalLocked reports whether an approval key must be swallowed now, and
+// says why in the footer.
+func (m *model) approvalLocked() bool {
+	if !m.inGrace() {
+		return false
+	}
+	m.notice = "just selected " + m.queue.selected + " — look at it, then press a again"
+	return true
+}
 
 // handleKey decides what a key press means. It returns an action for the
 // root to perform, or a plain command (quit), or neither.
@@ -197,17 +271,19 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		}
 		return m.requestQuit()
 	}
-	if m.inGrace() {
-		// Typing already in flight when a proposal appears must not act
-		// on it: every key is ignored until the grace period is over.
-		m.notice = "a new proposal just arrived — keys are ignored for a moment"
-		return nil, nil
-	}
+	// Only the approval keys wait out the grace period: typing already in
+	// flight, or a double tap, must not approve a proposal that was not on
+	// screen. Every other key (deny, pause, revoke, help, quit, moving)
+	// acts at once, so a flood of proposals cannot lock the operator out.
 	switch m.dialog.kind {
 	case dialogApprove:
 		id := m.dialog.id
 		m.dialog = dialog{}
 		if key.Matches(k, m.keys.Confirm) {
+			if id != m.queue.selected || m.approvalLocked() {
+				m.notice = "approval of " + id + " cancelled — the selection changed; nothing was approved"
+				return nil, nil
+			}
 			return actionApprove{ID: id}, nil
 		}
 		m.notice = "approval of " + id + " cancelled — nothing was approved"
@@ -228,6 +304,17 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		e := m.selectedPending()
 		if e == nil {
 			m.notice = "nothing pending is selected"
+			return nil, nil
+		}
+		if m.help.ShowAll {
+			// The key list covers the detail pane: show what a would
+			// approve before it can.
+			m.help.ShowAll = false
+			m.armGrace()
+			m.notice = "help closed — this is what a approves; press a again"
+			return nil, m.graceEnd()
+		}
+		if m.approvalLocked() {
 			return nil, nil
 		}
 		if m.mainnet() {
@@ -258,6 +345,10 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		m.detail.Scroll(max(m.lay.detailRows/2, 1))
 	case key.Matches(k, m.keys.ScrollUp):
 		m.detail.Scroll(-max(m.lay.detailRows/2, 1))
+	case key.Matches(k, m.keys.LogBack):
+		m.log.Scroll(max(m.lay.logRows/2, 1))
+	case key.Matches(k, m.keys.LogForward):
+		m.log.Scroll(-max(m.lay.logRows/2, 1))
 	case key.Matches(k, m.keys.Pause):
 		return actionPause{Paused: !m.paused}, nil
 	case key.Matches(k, m.keys.Revoke):
@@ -363,9 +454,36 @@ func (m *model) left(id string) {
 	}
 }
 
-// applyEvents folds hub events into the model. It reports whether a new
-// proposal appeared (the grace period then restarts).
-func (m *model) applyEvents(msg eventsMsg) (added bool) {
+// announce rings the bell once for proposals that started waiting, and runs
+// the notify command for each.
+func (m *model) announce(waiting []*entry) []tea.Cmd {
+	if len(waiting) == 0 {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if m.cfg.bell != nil {
+		cmds = append(cmds, bellCmd(m.cfg.bell))
+	}
+	if m.cfg.notify != nil {
+		for _, e := range waiting {
+			cmds = append(cmds, m.cfg.notify.cmd(m.notifyFields(e)))
+		}
+	}
+	return cmds
+}
+
+func (m *model) notifyFields(e *entry) notifyFields {
+	f := notifyFields{ID: e.p.ID, Tool: e.p.Tool, Amount: e.amount, Network: m.cfg.network.Label(),
+		Flags: e.short, Waiting: len(m.queue.pending)}
+	if e.swap == nil && !e.p.Transfer.To.IsZero() {
+		f.Recipient = e.p.Transfer.To.String()
+	}
+	return f
+}
+
+// applyEvents folds hub events into the model. It returns the proposals
+// that started waiting.
+func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case hub.EventProposalAdded:
@@ -373,7 +491,12 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 				continue
 			}
 			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == hub.StatusPending {
-				added = true
+				waiting = append(waiting, m.queue.byID[ev.Proposal.ID])
+				if m.selectedPending() == nil {
+					// The key should sit on something a can act on; an
+					// executed row under the cursor would make it a no-op.
+					m.queue.Select(m.queue.index(ev.Proposal.ID))
+				}
 				e := m.queue.byID[ev.Proposal.ID]
 				text := fmt.Sprintf("NEW %s from %s: %s", e.p.ID, e.client, e.action())
 				kind := logInfo
@@ -445,10 +568,7 @@ func (m *model) applyEvents(msg eventsMsg) (added bool) {
 	if msg.state != nil {
 		m.applyState(*msg.state)
 	}
-	if added {
-		m.graceUntil = m.cfg.now().Add(m.cfg.grace)
-	}
-	return added
+	return waiting
 }
 
 func (m *model) logDecision(ev hub.Event) {
@@ -500,7 +620,11 @@ func (m *model) applyState(st hubState) {
 	}
 	sort.Strings(m.clients)
 	m.pausedClients = append(m.pausedClients[:0], st.PausedClients...)
+	rows := m.warningRows()
 	m.warnings = append(m.warnings[:0], st.Warnings...)
+	if m.warningRows() != rows && m.width > 0 {
+		m.relayout()
+	}
 }
 
 // actionDone applies what an operator action returned.
@@ -547,10 +671,10 @@ func (m *model) setSize(w, h int) {
 // relayout recomputes every size from the window and sets the components.
 func (m *model) relayout() {
 	w, h := m.width, m.height
-	m.lay = computeLayout(w, h, m.queue.Len() == 0)
+	m.lay = computeLayout(w, h-m.warningRows(), m.queue.Len())
 	m.queue.SetSize(m.lay.queueW, m.lay.queueRows)
 	m.detail.SetSize(m.lay.detailW, m.lay.detailRows)
-	m.log.SetSize(m.lay.logW, m.lay.logRows, m.lay.logWrap, m.lay.wide)
+	m.log.SetSize(m.lay.logW, m.lay.logRows, m.lay.wide)
 	m.help.Width = w
 }
 
@@ -559,5 +683,7 @@ func (m *model) clientsText() string {
 	if len(m.clients) == 0 {
 		return "agents: none connected"
 	}
-	return fmt.Sprintf("agents (%d): %s", len(m.clients), strings.Join(m.clients, ", "))
+	// Names are the agents' own words: an agent may call itself anything,
+	// "solgate-console OPERATOR" included.
+	return fmt.Sprintf("agents (%d, self-described): %s", len(m.clients), strings.Join(m.clients, ", "))
 }

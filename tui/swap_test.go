@@ -99,7 +99,7 @@ func TestSwapDetailInWords(t *testing.T) {
 			"Lookup " + lookupKey.String(),
 			"Cosigner " + poolKey.String(),
 			"SHA-256 " + hash("message "+p.ID),
-			"Client demo-agent 1.0 · swap",
+			"Client \"demo-agent 1.0\" (self-described) · swap",
 		} {
 			if !strings.Contains(got, want) {
 				t.Errorf("width %d: %q not in the detail:\n%s", width, want, got)
@@ -162,7 +162,7 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	if got, want := flatDetail(m, 76), "Received 1,249.000001 SOL? (approved minimum 1,237.5, expected 1,250)"; !strings.Contains(got, want) {
 		t.Errorf("%q not in the detail:\n%s", want, got)
 	}
-	m.log.SetSize(300, 10, 1, true)
+	m.log.SetSize(300, 10, true)
 	log := ansi.Strip(strings.Join(m.log.Render(m.cfg.styles), "\n"))
 	if want := "EXECUTED ✔ verified p_BBBBsw4pQ9: swapped 0.05 SOL for 1,249.000001 SOL? (approved minimum 1,237.5) · slot 48213"; !strings.Contains(log, want) {
 		t.Errorf("%q not in the log:\n%s", want, log)
@@ -262,6 +262,10 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	}
 	if strings.Contains(got, "transfer 0 SOL") || strings.Contains(got, "\x1b") {
 		t.Errorf("the hub's swap is misrendered:\n%s", got)
+	}
+	// The pool's leg is decoded, not shown as a bare instruction number.
+	if strings.Contains(got, "token instruction") || !strings.Contains(got, "SPL Token: transfer ") {
+		t.Errorf("a token instruction is not decoded:\n%s", got)
 	}
 
 	c.Advance(time.Second) // past the grace period

@@ -13,15 +13,19 @@ import (
 // wideFrom is the width from which the detail pane sits beside the log
 // instead of between the queue and the log.
 const (
-	wideFrom    = 120
-	wideDetailW = 76
-	barWidth    = 20
+	wideFrom = 120
+	// wideLogW is the least the log column gets beside the detail: log
+	// entries carry whole addresses and reasons, and at 43 columns a cap
+	// denial needed eight lines.
+	wideLogW = 54
+	barWidth = 20
 )
 
 // layout is every size derived from the window, computed in one place
-// (computeLayout) on resize and when the queue turns empty or non-empty.
+// (computeLayout) on resize and when the number of queue rows changes.
 type layout struct {
 	wide       bool
+	rows       int  // queue entries it was computed for
 	empty      bool // nothing to show in detail: the log gets its rows
 	width      int
 	height     int
@@ -33,36 +37,34 @@ type layout struct {
 	logW       int
 	logRows    int
 	leftW      int // wide: the column of spend and log
-	logWrap    int // lines one log entry may take
+	spendRows  int
 }
 
-func computeLayout(w, h int, empty bool) layout {
-	l := layout{width: w, height: h, empty: empty, queueW: w}
+// computeLayout sizes the panes for a w×h window and a queue of rows
+// entries. The queue takes the rows it needs (at least 3, so it does not
+// jump about), and what it does not use goes to the log.
+func computeLayout(w, h, rows int) layout {
+	empty := rows == 0
+	l := layout{width: w, height: h, rows: rows, empty: empty, queueW: w, colHeader: true}
 	if w >= wideFrom {
 		// Queue across the top; below it spend and log on the left, the
 		// detail on the right.
-		// Log entries carry whole addresses (never abbreviated), so they
-		// may wrap onto more lines where the pane has them.
-		l.wide, l.colHeader, l.logWrap = true, true, 7
-		l.detailW = max(wideDetailW, w/2)
-		l.leftW = w - l.detailW - 1
+		l.wide = true
+		l.leftW = max(w*9/20, wideLogW)
+		l.detailW = w - l.leftW - 1
 		l.logW = l.leftW
-		l.queueRows = min(max((h-5)/3, 3), 12)
+		l.queueRows = min(max(rows, 3), max((h-5)/3, 3), 12)
 		bottom := h - 2 - 2 - l.queueRows - 1 // header, queue titles, help
 		l.detailRows = max(bottom-1, 1)
-		l.logRows = max(bottom-2-1, 1)
+		l.spendRows = 3 // the numbers may need two lines beside the detail
+		l.logRows = max(bottom-l.spendRows-1, 1)
 		return l
 	}
-	l.detailW, l.logW, l.logWrap = w, w, 2
-	avail := h - 5 - 3 // header 2, spend 2, help 1; three section titles
-	l.colHeader = h >= 30
-	if l.colHeader {
-		avail--
-	}
-	l.queueRows = min(max(avail/4, 3), 10)
+	l.detailW, l.logW, l.spendRows = w, w, 2
+	avail := h - 5 - 4 // header 2, spend 2, help 1; three section titles and the column header
+	l.queueRows = min(max(rows, 3), max(avail/4, 3), 10)
 	l.logRows = min(max(avail/5, 3), 8)
 	if empty {
-		l.logWrap = 6
 		l.detailRows = 2
 		l.logRows = max(avail-l.queueRows-l.detailRows, 1)
 	}
@@ -98,9 +100,9 @@ func (m *model) View() string {
 
 	bottom := m.dialogLines(lay.logW, lay.logRows+1)
 	if bottom == nil {
-		bottom = append([]string{rule(s.title.Render("LOG"), lay.logW)}, m.log.Render(s)...)
+		bottom = append([]string{rule(s.title.Render(m.log.title()), lay.logW)}, m.log.Render(s)...)
 	}
-	spend := m.spendLines(lay.logW)
+	spend := m.spendLines(lay.logW, lay.spendRows)
 
 	if lay.wide {
 		lines = append(lines, queue...)
@@ -215,16 +217,11 @@ func (m *model) headerLines() []string {
 		line1 = s.mainnet.Render(pad(ansi.Strip(line1), m.width))
 	}
 	var parts []string
-	// Who else can reach the key or the keyboard comes first, so no width
-	// cuts it off; it stays for the whole session.
-	for _, w := range m.warnings {
-		parts = append(parts, s.danger.Render("⚠ "+w))
-	}
 	if m.paused {
 		parts = append(parts, s.paused.Render("⏸ WRITES PAUSED — p resumes"))
 	}
 	if m.inGrace() {
-		parts = append(parts, s.warn.Render("keys locked: new proposal"))
+		parts = append(parts, s.warn.Render("a waits: just selected"))
 	}
 	if len(m.pausedClients) > 0 {
 		parts = append(parts, s.warn.Render(fmt.Sprintf("breaker paused %d agent(s) — r resumes", len(m.pausedClients))))
@@ -234,11 +231,26 @@ func (m *model) headerLines() []string {
 	} else {
 		parts = append(parts, m.clientsText())
 	}
-	return []string{fit(line1, m.width), fit(strings.Join(parts, "  "), m.width)}
+	lines := []string{fit(line1, m.width)}
+	// Who else can reach the key or the keyboard gets a line of its own
+	// (warningRows), so neither the agents nor a narrow width pushes it
+	// off; it stays for the whole session.
+	if len(m.warnings) > 0 {
+		lines = append(lines, fit(s.danger.Render("⚠ "+strings.Join(m.warnings, "  ⚠ ")), m.width))
+	}
+	return append(lines, fit(strings.Join(parts, "  "), m.width))
+}
+
+// warningRows is how many header lines the warnings take from the panes.
+func (m *model) warningRows() int {
+	if len(m.warnings) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // spendLines is the spend panel: caps and the live session spend as a bar.
-func (m *model) spendLines(width int) []string {
+func (m *model) spendLines(width, rows int) []string {
 	s := m.cfg.styles
 	v := m.spend
 	first := s.title.Render("SPEND") + "  per-tx cap " + sol(v.PerTx)
@@ -250,9 +262,21 @@ func (m *model) spendLines(width int) []string {
 	if m.paused {
 		first += " · " + s.paused.Render("PAUSED")
 	}
-	second := "session " + m.bar(v.Spent, v.Reserved, v.PerSession) + fmt.Sprintf(" %s of %s · spent %s · reserved %s · left %s",
-		executor.FormatSOL(v.Spent+v.Reserved), sol(v.PerSession), executor.FormatSOL(v.Spent), executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
-	return []string{fit(first, width), fit(second, width)}
+	// The numbers first, the bar last: a narrow pane cuts the bar, never
+	// the numbers.
+	second := fmt.Sprintf("session %s of %s · spent %s · reserved %s · left %s ",
+		executor.FormatSOL(v.Spent+v.Reserved), sol(v.PerSession), executor.FormatSOL(v.Spent), executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining)) +
+		m.bar(v.Spent, v.Reserved, v.PerSession)
+	lines := []string{fit(first, width)}
+	for _, l := range wrap(second, width) {
+		if len(lines) < rows {
+			lines = append(lines, l)
+		}
+	}
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	return lines
 }
 
 // bar draws spent (█), reserved (▒) and free (░) against the cap.
@@ -301,22 +325,23 @@ func (m *model) dialogLines(width, height int) []string {
 				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
 			}
 		}
-		body = append(body, s.warn.Render("press y to approve · any other key cancels"))
+		body = append(body, wrapStyled(s.warn, "press y to approve · any other key cancels", width)...)
 	case dialogDeny:
 		title = "DENY " + m.dialog.id
-		body = append(body, "reason (optional, sent to the agent):")
-		body = append(body, "> "+string(m.dialog.reason)+"█")
-		body = append(body, s.dim.Render("Enter denies · Esc cancels (the proposal stays pending)"))
+		body = append(body, wrap("reason (optional, sent to the agent):", width)...)
+		body = append(body, wrap("> "+string(m.dialog.reason)+"█", width)...)
+		body = append(body, wrapStyled(s.dim, "Enter denies · Esc cancels (the proposal stays pending)", width)...)
 	case dialogQuit:
 		title = "QUIT"
 		body = wrap(fmt.Sprintf("%d proposal(s) are pending. Quit and deny them all as %q?", len(m.queue.pending), closedReason), width)
-		body = append(body, s.warn.Render("press y to quit and deny · any other key stays"))
+		body = append(body, wrapStyled(s.warn, "press y to quit and deny · any other key stays", width)...)
 	}
 	lines := []string{s.dialog.Render(pad(" "+title, width))}
 	lines = append(lines, body...)
 	if len(lines) > height {
-		// Keep the title and the key prompt, whatever else is cut.
-		lines = append(lines[:height-1], lines[len(lines)-1])
+		// Keep the title and the end (the typed reason, the key prompt),
+		// whatever else is cut.
+		lines = append(lines[:1], lines[len(lines)-height+1:]...)
 	}
 	for len(lines) < height {
 		lines = append(lines, "")
@@ -331,19 +356,37 @@ func (m *model) helpLine() string {
 	if m.notice != "" {
 		return fit(m.cfg.styles.warn.Render(m.notice), m.width)
 	}
+	// With a prompt open, the footer names the keys that act there: a
+	// footer still offering "a approve" while the operator types a reason
+	// says something false.
+	switch m.dialog.kind {
+	case dialogDeny:
+		return fit("typing a reason · enter deny · esc cancel (stays pending) · backspace erase", m.width)
+	case dialogApprove:
+		return fit("y approve on mainnet · any other key cancels", m.width)
+	case dialogQuit:
+		return fit("y quit and deny what is pending · any other key stays", m.width)
+	}
 	h := m.help
 	h.ShowAll = false
 	return fit(h.View(m.keys), m.width)
 }
 
 func (m *model) fullHelp(rows int) []string {
-	h := m.help
-	h.Width = m.lay.detailW
-	lines := strings.Split(h.FullHelpView(m.keys.FullHelp()), "\n")
+	// One group per paragraph, wrapped to the pane: help.FullHelpView lays
+	// the groups out as columns and drops the ones that do not fit.
+	var lines []string
+	for _, group := range m.keys.FullHelp() {
+		var parts []string
+		for _, b := range group {
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+		}
+		lines = append(lines, strings.Join(parts, " · "))
+	}
 	extra := []string{
 		"",
 		"Enter never approves. On mainnet or an unknown network, a is followed by y; any other key cancels.",
-		"Keys are ignored for a moment after a new proposal appears.",
+		"a waits a moment whenever the selection changes; every other key acts at once.",
 	}
 	if m.cfg.policy.TokenDelivery == policy.DeliveryOperator {
 		extra = append(extra, "Token delivery is \"operator\": after approving, give the token shown here to the agent.")

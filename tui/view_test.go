@@ -126,6 +126,40 @@ var viewScenarios = []struct {
 		m.queue.SelectOldestPending()
 		return m
 	}},
+	{"help_overlay", func() *model {
+		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
+		m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m.graceUntil = time.Time{}
+		m.Update(runes("?"))
+		return m
+	}},
+	{"deny_prompt", func() *model {
+		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
+		m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m.graceUntil = time.Time{}
+		m.Update(runes("d"))
+		m.Update(runes("this recipient is not one I know, and the amount is more than we agreed"))
+		return m
+	}},
+	{"log_scrolled", func() *model {
+		// A long session: the cap denial is far above the newest entries;
+		// [ scrolls back to it and the title counts what arrived since.
+		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
+		m.Update(sizeMsg(80, 24)) // scroll steps are in screen lines
+		m.Update(events(hub.Event{
+			Kind: hub.EventAutoDenied, At: t0.Add(-60 * time.Second), Client: "demo-agent 1.0",
+			Message: fmt.Sprintf("demo-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
+		}))
+		for i := 0; i < 12; i++ {
+			m.Update(events(hub.Event{Kind: hub.EventNote, At: t0.Add(time.Duration(i-50) * time.Second), Client: "demo-agent",
+				Message: fmt.Sprintf("step %d of the story: checking the balance before the next transfer", i+1)}))
+		}
+		for i := 0; i < 8; i++ {
+			m.Update(runes("["))
+		}
+		m.Update(events(hub.Event{Kind: hub.EventNote, At: t0, Client: "demo-agent", Message: "a line that arrived while scrolled back"}))
+		return m
+	}},
 	{"swap_no_cap", func() *model {
 		usdc := usdcSwap(2, t0.Add(-5*time.Second))
 		m := testModel(viewOpts{}, []*hub.Proposal{usdc}, spendState(0, 0, false))
@@ -135,7 +169,7 @@ var viewScenarios = []struct {
 
 func TestViewGolden(t *testing.T) {
 	for _, sc := range viewScenarios {
-		for _, size := range [][2]int{{80, 24}, {140, 40}} {
+		for _, size := range [][2]int{{80, 24}, {120, 34}, {140, 40}, {160, 45}} {
 			name := fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1])
 			t.Run(name, func(t *testing.T) {
 				golden(t, name, screen(t, sc.build(), size[0], size[1]))

@@ -22,6 +22,7 @@ import (
 // The second takes minutes, so it runs only in the full suite.
 func measureConsole(ctx context.Context, full bool) []row {
 	rows := measureView(ctx)
+	rows = append(rows, measureFlood(ctx, full)...)
 	if !full {
 		const note = "full suite only (make bench): runs the real console in tmux for minutes"
 		return append(rows,
@@ -78,6 +79,39 @@ func measureConsoleProcess(ctx context.Context) []row {
 		singleRow("console RSS at 10,000 proposals", 1, "MB", kb(full[1]), nil, "VmRSS after 10,000 proposals queued through the socket"),
 		singleRow("console idle CPU over "+idle[1], 1, "%", cpu, nil, "utime+stime from /proc while nothing happens"),
 	}
+}
+
+var floodLine = regexp.MustCompile(`FLOOD key-to-frame n=(\d+) p50=([\d.]+)ms p99=([\d.]+)ms missed=(\d+); cpu=([\d.]+)% over (\S+); fps=(\d+); answers (.*)`)
+
+// measureFlood runs tui's TestOperatorUnderFlood: one agent (a real bridge)
+// proposes 50 times a second for the window (60 s, quick 5 s) while the
+// operator presses a key every 200-300 ms; it reports the time from the key
+// reaching the console's input to the frame showing its effect being
+// written, and the CPU of the console's process over the window.
+func measureFlood(ctx context.Context, full bool) []row {
+	window := "60s"
+	if !full {
+		window = "5s"
+	}
+	const name = "operator key → frame, one agent proposing 50/s"
+	out, err := goTest(ctx, []string{"SOLGATE_TUI_FLOOD=1", "SOLGATE_TUI_FLOOD_WINDOW=" + window},
+		"-count=1", "-timeout", "5m", "-run", "^TestOperatorUnderFlood$", "-v", "./tui/")
+	if err != nil {
+		return []row{errorRow(name, err)}
+	}
+	m := floodLine.FindStringSubmatch(out)
+	if m == nil {
+		return []row{errorRow(name, fmt.Errorf("no FLOOD line in:\n%s", out))}
+	}
+	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	n, _ := strconv.Atoi(m[1])
+	lat := row{Name: name + " (" + m[6] + ")", N: n, Unit: "ms", P50: f(m[2]), P99: f(m[3]),
+		Goal: &goal{Stat: "p99", Op: "<", Limit: 16, Text: "p99 < 16 ms"},
+		Note: fmt.Sprintf("key written to the console's input → frame with its effect written, %s fps, flood control at its defaults; %s key presses missed; agent's answers %s", m[7], m[4], m[8])}
+	lat.judge()
+	return []row{lat,
+		singleRow("console CPU during that flood", 1, "%", f(m[5]), nil,
+			"utime+stime of the console's process (hub and TUI, and the agent's MCP client; not its bridge) over the window")}
 }
 
 // goTest runs `go test` on the repository the bench runs from (make bench

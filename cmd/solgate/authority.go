@@ -40,6 +40,16 @@ type authorityConfig struct {
 	exposure *hub.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
+	// logFile overrides where the log goes (default console.log in state).
+	logFile string
+	// flood holds the per-agent flood limits; zero values: the hub's defaults.
+	flood floodLimits
+}
+
+// floodLimits are the hub's per-agent flood limits.
+type floodLimits struct {
+	maxPending, burst int
+	every             time.Duration
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -75,12 +85,22 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err := store.CheckPrivateDir(c.state); err != nil {
 		return nil, fmt.Errorf("--state: %w", err)
 	}
-	logFile, err := os.OpenFile(filepath.Join(c.state, "console.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state
+	if c.logFile != "" {
+		logPath, logFlag = c.logFile, "--log-file "+c.logFile
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: open log: %w", c.state, err)
+		return nil, fmt.Errorf("%s: open log: %w", logFlag, err)
 	}
 	a.closers = append(a.closers, func() { logFile.Close() })
 	a.log = slog.New(slog.NewTextHandler(logFile, nil))
+	// Whatever logs through slog.Default or the standard log package (a
+	// library, net/http) also goes to the file: the TUI owns the terminal,
+	// and a line written there would land on top of it.
+	prev := slog.Default()
+	slog.SetDefault(a.log)
+	a.closers = append(a.closers, func() { slog.SetDefault(prev) })
 
 	client := executor.NewClient(c.rpc, executor.ClientOptions{})
 	a.closers = append(a.closers, func() { client.Close() })
@@ -139,6 +159,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
 		Spend: spend, Store: st, Logger: a.log, Exposure: c.exposure,
+		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
 	})
 	if err != nil {
 		return nil, err

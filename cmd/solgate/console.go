@@ -91,7 +91,8 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
-		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms,
+		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
+		flood:     floodLimits{maxPending: s.MaxPendingPerAgent, burst: s.ProposeBurst, every: s.ProposeEvery},
 		admission: adm, exposure: exp,
 	})
 	if err != nil {
@@ -102,6 +103,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
+		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
 	})
 }
 

@@ -159,3 +159,85 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 	}
 	p.keys("q")
 }
+
+// logEntries reads the log column of a wide console screen (left of the
+// detail's "│") and joins each entry's wrapped lines into one line.
+func logEntries(screen string) []string {
+	var entries []string
+	inLog := false
+	for _, line := range strings.Split(screen, "\n") {
+		left, _, _ := strings.Cut(line, "│")
+		switch {
+		case strings.HasPrefix(left, "LOG"):
+			inLog = true
+			continue
+		case !inLog:
+			continue
+		case strings.HasPrefix(left, "  ↓ "), strings.TrimSpace(left) == "":
+			continue
+		case strings.HasPrefix(left, "  ") && len(entries) > 0:
+			sep := " "
+			if strings.HasSuffix(entries[len(entries)-1], "-") {
+				sep = "" // wrapped after a hyphen
+			}
+			entries[len(entries)-1] += sep + strings.TrimSpace(left)
+		default:
+			entries = append(entries, strings.TrimSpace(left))
+		}
+	}
+	return entries
+}
+
+// At the README's size, 120x34, the demo's story can be followed: every
+// line the agent narrates and every denial can be read whole in the log,
+// scrolling back with [ where they have scrolled away.
+func TestDemoReadableAt120x34(t *testing.T) {
+	bin := solgateBinary(t)
+	p := startTmux(t, 120, 34, bin+" demo --slot-ms 50; sleep 60")
+	p.waitFor(60*time.Second, "1 pending", "PENDING")
+	time.Sleep(1200 * time.Millisecond)
+	p.keys("a")
+	p.sawAll(90*time.Second, "swap 0.05 SOL")
+	time.Sleep(1200 * time.Millisecond)
+	p.keys("a")
+	p.sawAll(90*time.Second, "That's the story")
+
+	// Scroll from the newest entry back to the oldest, collecting entries.
+	seen := map[string]bool{}
+	var all []string
+	for i := 0; i < 60; i++ {
+		s := p.screen()
+		for _, e := range logEntries(s) {
+			if !seen[e] {
+				seen[e] = true
+				all = append(all, e)
+			}
+		}
+		if strings.Contains(s, "console open on") {
+			break
+		}
+		p.keys("[")
+		time.Sleep(150 * time.Millisecond)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"Hi! I'm a scripted assistant. First, a look at the wallet.",
+		"Now I'll try 4.6 SOL to the same address — far above the 0.1 SOL per-transfer cap.",
+		"It never reached your queue.",
+		"an address that only looks like the one above (address poisoning).",
+		"above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.",
+		"denied by allow_recipient",
+		"The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.",
+		"That's the story: nothing moved without your key press. Press q to leave.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q cannot be read in the log at 120x34; entries seen:\n%s", want, text)
+		}
+	}
+	for _, e := range all {
+		if strings.HasSuffix(e, "…") {
+			t.Errorf("a log entry is cut: %q", e)
+		}
+	}
+	p.keys("q")
+}

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	solana "github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -33,8 +35,16 @@ type Settings struct {
 	AllowUIDs    []uint32 // users whose bridges may connect
 	AllowGIDs    []uint32 // groups whose bridges may connect
 	NoColor      bool
-	Policy       policy.Config
-	Fees         executor.FeeSettings // transfers' priority fees
+	// Being noticed, and the log.
+	NoBell        bool
+	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
+	LogFile       string // empty: console.log in State
+	// Flood control, per agent process.
+	MaxPendingPerAgent int
+	ProposeBurst       int
+	ProposeEvery       time.Duration
+	Policy             policy.Config
+	Fees               executor.FeeSettings // transfers' priority fees
 }
 
 // defaultSettings is what the console runs with when no source says
@@ -48,6 +58,10 @@ func defaultSettings() Settings {
 		State:   defaultStateDir(),
 		Policy:  policy.DefaultConfig(),
 		Fees:    executor.DefaultFeeSettings(),
+
+		MaxPendingPerAgent: hub.DefaultMaxPendingPerPeer,
+		ProposeBurst:       hub.DefaultProposeBurst,
+		ProposeEvery:       hub.DefaultProposeEvery,
 	}
 }
 
@@ -126,6 +140,21 @@ var settings = []setting{
 	list("allow-gid", "group `GID` whose members' bridges may connect to the socket (repeatable)",
 		tomlInt, func(s *Settings) *[]uint32 { return &s.AllowGIDs }, parseID("group id")),
 	switchRow("no-color", "no colours (also when NO_COLOR is set)", func(s *Settings) *bool { return &s.NoColor }),
+	scalar("log-file", "write the log to this `FILE` instead of console.log in the state directory",
+		tomlString, func(s *Settings) *string { return &s.LogFile }, parsePath("a log file path"), plainText),
+
+	// Being noticed when a proposal starts waiting.
+	switchRow("no-bell", "do not ring the terminal bell when a proposal starts waiting", func(s *Settings) *bool { return &s.NoBell }),
+	scalar("notify-command", "run this `COMMAND` (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
+		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parsePath("a shell command"), plainText),
+
+	// Flood control, keyed on the agent's process (uid, pid, start time).
+	scalar("max-pending-per-agent", "proposals one agent process may have waiting for you (`N`); more are denied as retryable",
+		tomlInt, func(s *Settings) *int { return &s.MaxPendingPerAgent }, parseCount, strconv.Itoa),
+	scalar("propose-burst", "proposals one agent process may make at once (`N`)",
+		tomlInt, func(s *Settings) *int { return &s.ProposeBurst }, parseCount, strconv.Itoa),
+	scalar("propose-every", "after a burst, one more proposal per agent process this often (`DURATION`, e.g. 2s)",
+		tomlString, func(s *Settings) *time.Duration { return &s.ProposeEvery }, parsePositiveDuration, formatDuration),
 
 	// Policy.
 	withOldTOML(list("allow-recipient", "`ADDR` transfers may go to (repeatable; none = every transfer refused)",
@@ -378,3 +407,23 @@ func defaultStateDir() string {
 	}
 	return filepath.Join(home, ".local", "state", "solgate")
 }
+
+// parseCount reads a whole number of proposals, at least 1.
+func parseCount(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 1_000_000_000 {
+		return 0, fmt.Errorf("%q is not accepted; want a whole number from 1 to 1000000000", s)
+	}
+	return n, nil
+}
+
+// parsePositiveDuration reads a Go duration greater than zero.
+func parsePositiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not accepted; want a positive duration such as 2s or 500ms", s)
+	}
+	return d, nil
+}
+
+func formatDuration(d time.Duration) string { return d.String() }

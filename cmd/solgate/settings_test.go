@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -129,6 +130,19 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			b: lv([]string{"0"}, `[0]`, []uint32{0}),
 			c: lv([]string{"65534"}, `[65534]`, []uint32{65534})},
 		"no-color": boolCase("SOLGATE_NO_COLOR", "no_color", func(s Settings) any { return s.NoColor }),
+		"log-file": {env: "SOLGATE_LOG_FILE", toml: "log_file", def: "", get: func(s Settings) any { return s.LogFile },
+			a: sv("/l/a.log", `"/l/a.log"`, "/l/a.log"), b: sv("/l/b.log", `"/l/b.log"`, "/l/b.log"), c: sv("/l/c.log", `"/l/c.log"`, "/l/c.log")},
+		"no-bell": boolCase("SOLGATE_NO_BELL", "no_bell", func(s Settings) any { return s.NoBell }),
+		"notify-command": {env: "SOLGATE_NOTIFY_COMMAND", toml: "notify_command", def: "", get: func(s Settings) any { return s.NotifyCommand },
+			a: sv("notify-send solgate", `"notify-send solgate"`, "notify-send solgate"),
+			b: sv("/usr/local/bin/page-me", `"/usr/local/bin/page-me"`, "/usr/local/bin/page-me"),
+			c: sv("true", `"true"`, "true")},
+		"max-pending-per-agent": {env: "SOLGATE_MAX_PENDING_PER_AGENT", toml: "max_pending_per_agent", def: 10, get: func(s Settings) any { return s.MaxPendingPerAgent },
+			a: sv("3", "3", 3), b: sv("50", "50", 50), c: sv("1", "1", 1)},
+		"propose-burst": {env: "SOLGATE_PROPOSE_BURST", toml: "propose_burst", def: 10, get: func(s Settings) any { return s.ProposeBurst },
+			a: sv("4", "4", 4), b: sv("20", "20", 20), c: sv("1", "1", 1)},
+		"propose-every": {env: "SOLGATE_PROPOSE_EVERY", toml: "propose_every", def: 2 * time.Second, get: func(s Settings) any { return s.ProposeEvery },
+			a: sv("500ms", `"500ms"`, 500*time.Millisecond), b: sv("5s", `"5s"`, 5*time.Second), c: sv("1m", `"1m"`, time.Minute)},
 
 		"allow-recipient": {env: "SOLGATE_ALLOW_RECIPIENT", toml: "allow_recipient", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowRecipients },
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),

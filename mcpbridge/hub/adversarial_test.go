@@ -136,11 +136,14 @@ func newAdversary(t *testing.T) *adversary {
 	// execution; an adjustable clock to expire tokens without sleeping.
 	other, _ := executor.NewRandomKeypair()
 	clock := &advClock{}
-	w := newWorld(t, func(o *hub.Options) {
+	w := newWorldListen(t, func(o *hub.Options) {
 		o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, other.PublicKey().String())
 		o.Policy.MaxLamportsPerSession = 5 * solana.LAMPORTS_PER_SOL
 		o.Now, o.TokenTTL = clock.now, advTokenTTL
-	})
+		// One process plays every attacker here, far faster than an agent
+		// may propose: flood control has tests of its own.
+		o.MaxPendingPerPeer, o.ProposeBurst = 10_000, 10_000
+	}, mcpbridge.ListenConfig{MaxConnsPerPeer: 1000})
 	agent := solgatetest.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{

@@ -17,7 +17,11 @@ import (
 // ledger or the proposal table. The amounts are the edges plus random ones
 // from the top 10000 lamports (seeded, so a failure can be replayed).
 func TestAmountsNear2To64AreDeniedPlainly(t *testing.T) {
-	w := newWorld(t, func(o *hub.Options) { o.Policy.BreakerDenials = 1 << 20 })
+	w := newWorld(t, func(o *hub.Options) {
+		o.Policy.BreakerDenials = 1 << 20
+		// Many attempts from one process; flood control has tests of its own.
+		o.ProposeBurst, o.MaxPendingPerPeer = 1<<20, 1<<20
+	})
 	a := startAgent(t, w.socket)
 	walletBefore, executedBefore := w.balance(t, w.wallet), w.executed(t)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,16 +46,27 @@ type world struct {
 
 func newWorld(t *testing.T, tweak func(*hub.Options)) *world {
 	t.Helper()
-	return newWorldOn(t, func(o *hub.Options, _ *localnet.Ledger) {
+	return newWorldListen(t, tweak, mcpbridge.ListenConfig{})
+}
+
+// newWorldListen is newWorld with the socket's listener configured.
+func newWorldListen(t *testing.T, tweak func(*hub.Options), lc mcpbridge.ListenConfig) *world {
+	t.Helper()
+	return newWorldOnListen(t, func(o *hub.Options, _ *localnet.Ledger) {
 		if tweak != nil {
 			tweak(o)
 		}
-	})
+	}, lc)
 }
 
 // newWorldOn is newWorld with a tweak that also sees the ledger (its demo
 // mints and programs exist only once it runs).
 func newWorldOn(t *testing.T, tweak func(*hub.Options, *localnet.Ledger)) *world {
+	t.Helper()
+	return newWorldOnListen(t, tweak, mcpbridge.ListenConfig{})
+}
+
+func newWorldOnListen(t *testing.T, tweak func(*hub.Options, *localnet.Ledger), lc mcpbridge.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
@@ -106,7 +118,10 @@ func newWorldOn(t *testing.T, tweak func(*hub.Options, *localnet.Ledger)) *world
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := mcpbridge.Listen(sock)
+	if lc.Logger == nil {
+		lc.Logger = slog.New(slog.DiscardHandler)
+	}
+	ln, err := lc.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +341,9 @@ func TestExpiredTokenRefused(t *testing.T) {
 // 100 concurrent confirmed calls with one token through the socket API:
 // exactly one transaction reaches the ledger.
 func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
-	w := newWorld(t, nil)
+	// One test process stands in for 100 racing callers: lift the
+	// per-process connection limit, which is not what this test is about.
+	w := newWorldListen(t, nil, mcpbridge.ListenConfig{MaxConnsPerPeer: 200})
 	const amount = 3_000_000
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)

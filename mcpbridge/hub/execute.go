@@ -105,7 +105,8 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 // a caller that went away cannot leave a reservation unsettled. The approved
 // compute budget binds it: the same unit limit, and a priority fee no higher
 // than the one the human saw.
-func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs, approved executor.Budget) {
+func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs, approved executor.Budget) {
+	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
 	prepared, err := h.opts.Executor.PrepareApprovedTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports}, approved)
@@ -120,7 +121,7 @@ func (h *Hub) runTransfer(id, client string, a mcpbridge.TransferArgs, approved 
 		return
 	}
 	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(client, a.Fingerprint(), decision)
+		decision = h.opts.Breaker.Observe(who.id, a.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}

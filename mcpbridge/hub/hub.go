@@ -41,6 +41,12 @@ type Options struct {
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
+	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default mcpbridge.RequestReadTimeout)
+
+	// Flood control, per connected process (see caller).
+	MaxPendingPerPeer int           // proposals waiting for the human (default DefaultMaxPendingPerPeer)
+	ProposeBurst      int           // proposals in a burst (default DefaultProposeBurst)
+	ProposeEvery      time.Duration // one more proposal per this after a burst (default DefaultProposeEvery)
 }
 
 func (o *Options) defaults() error {
@@ -74,6 +80,18 @@ func (o *Options) defaults() error {
 	if o.KeepFinished <= 0 {
 		o.KeepFinished = 1000
 	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = mcpbridge.RequestReadTimeout
+	}
+	if o.MaxPendingPerPeer <= 0 {
+		o.MaxPendingPerPeer = DefaultMaxPendingPerPeer
+	}
+	if o.ProposeBurst <= 0 {
+		o.ProposeBurst = DefaultProposeBurst
+	}
+	if o.ProposeEvery <= 0 {
+		o.ProposeEvery = DefaultProposeEvery
+	}
 	return nil
 }
 
@@ -83,10 +101,12 @@ type Hub struct {
 	tokens *mcpbridge.TokenStore
 	events *broker
 	log    *slog.Logger
+	flood  *floodControl
 
 	mu          sync.Mutex
 	proposals   map[string]*Proposal
 	pendingByFP map[string]string // fingerprint → pending proposal id
+	pendingOf   map[string]int    // caller id → its pending proposals (flood control)
 	seq         int64
 	paused      bool
 	clients     map[string]time.Time // client → last seen
@@ -109,9 +129,11 @@ func New(opts Options) (*Hub, error) {
 		opts:        opts,
 		tokens:      mcpbridge.NewTokenStore(opts.Now),
 		events:      newBroker(),
+		flood:       newFloodControl(opts.ProposeBurst, opts.ProposeEvery, opts.Now),
 		log:         opts.Logger,
 		proposals:   map[string]*Proposal{},
 		pendingByFP: map[string]string{},
+		pendingOf:   map[string]int{},
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
@@ -153,7 +175,8 @@ func (h *Hub) Close() {
 // Call handles one forwarded tool call. Every expected failure is a result,
 // never a Go error: the bridge passes it on to the model as it is.
 func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.CallResult {
-	client := req.Client.String()
+	who := callerOf(ctx, req.Client)
+	client := who.name
 	h.mu.Lock()
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
@@ -169,9 +192,9 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	switch a := args.(type) {
 	case mcpbridge.TransferArgs:
 		if a.Confirm == "" {
-			return h.proposeTransfer(ctx, client, a)
+			return h.proposeTransfer(ctx, who, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, client, a, p.Preview.Budget) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, who, a, p.Preview.Budget) })
 	case mcpbridge.ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case mcpbridge.GetBalanceArgs:
@@ -184,12 +207,12 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		return h.getTransaction(ctx, a)
 	case mcpbridge.SwapArgs:
 		if a.Confirm == "" {
-			return h.proposeSwap(ctx, client, a)
+			return h.proposeSwap(ctx, who, a)
 		}
 		if h.opts.Swapper == nil {
 			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runSwap(p.ID, client, p.Swap) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runSwap(p.ID, who, p.Swap) })
 	case mcpbridge.QuoteArgs:
 		return h.getQuote(ctx, a)
 	case mcpbridge.TokenInfoArgs:

@@ -15,6 +15,7 @@ import (
 func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
 	var ci mcpbridge.ClientInfo
+	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ci); err != nil {
@@ -23,8 +24,12 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	}
 	// Read to the end: only then does net/http watch the connection and
 	// cancel the request context when the bridge goes away.
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10))
-	client := ci.String()
+	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10)); err != nil {
+		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: "presence request body not finished in time: " + err.Error()})
+		return
+	}
+	bodyRead() // from here on the request is held open on purpose
+	client := callerOf(r.Context(), ci).name
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

@@ -43,7 +43,8 @@ type Proposal struct {
 	ID          string
 	Seq         int64
 	Tool        string
-	Client      string
+	Client      string // the name the agent gave (sanitised display text, never a key)
+	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
 	Fingerprint string
 	Transfer    mcpbridge.TransferArgs // for transfer_sol
 	Swap        *SwapProposal          // for swap

@@ -22,10 +22,11 @@ const signatureFee = 5000
 // proposeTransfer is the first call of transfer_sol: policy first (a denial
 // never bothers the human), then the real transaction is built and
 // simulated, and the preview comes from its bytes.
-func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+func (h *Hub) proposeTransfer(ctx context.Context, who caller, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+	client := who.name
 	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(client, fp, d, a) }
-	if res, done := h.admit(client, fp, deny); done {
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(who, fp, d, a) }
+	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
 	if a.To.Equals(h.opts.Executor.Wallet()) {
@@ -47,13 +48,13 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
-			return h.autoDeny(client, fp, policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error(), Retryable: false}, a)
+			return h.autoDeny(who, fp, policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error(), Retryable: false}, a)
 		}
 		return toolError("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
 	spend := prepared.Preview.SpendLamports
 	if d := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, spend), h.opts.Spend.State()); !d.Allowed {
-		return h.autoDeny(client, fp, d, a)
+		return h.autoDeny(who, fp, d, a)
 	}
 
 	now := h.opts.Now()
@@ -61,6 +62,7 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 		ID:          newProposalID(),
 		Tool:        mcpbridge.ToolTransferSOL,
 		Client:      client,
+		Peer:        who.id,
 		Fingerprint: fp,
 		Transfer:    a,
 		Preview:     prepared.Preview,
@@ -81,7 +83,7 @@ func (h *Hub) proposeTransfer(ctx context.Context, client string, a mcpbridge.Tr
 // arguments while pending return the same proposal, so an agent cannot flood
 // the queue by repeating itself; a pause or the retry breaker answers with a
 // denial. done reports that res is the answer.
-func (h *Hub) admit(client, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
+func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
 	h.mu.Lock()
 	if id, ok := h.pendingByFP[fp]; ok {
 		p := h.proposals[id].snapshot()
@@ -89,12 +91,21 @@ func (h *Hub) admit(client, fp string, deny func(policy.Decision) mcpbridge.Call
 		return pendingResult(p, h.SpendSummary(), h.opts.Network, true), true
 	}
 	paused := h.paused
+	full := h.pendingOfLocked(who.id) >= h.opts.MaxPendingPerPeer
 	h.mu.Unlock()
 	if paused {
 		return deny(policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}), true
 	}
-	if d, ok := h.opts.Breaker.Check(client); !ok {
+	if full {
+		return h.floodDenied(who, fp, h.pendingLimitDecision()), true
+	}
+	if d, ok := h.opts.Breaker.Check(who.id); !ok {
 		return deny(d), true
+	}
+	if d, ok := h.flood.admit(who.id); !ok {
+		// Back-pressure, not a policy wall: the answer says retry later,
+		// and it does not feed the retry breaker.
+		return h.floodDenied(who, fp, d), true
 	}
 	return mcpbridge.CallResult{}, false
 }
@@ -121,10 +132,20 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 		}
 		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
 	}
+	if h.pendingOfLocked(p.Peer) >= h.opts.MaxPendingPerPeer {
+		// Concurrent proposals all passed admit; only this count, taken
+		// under the lock with the insert, is exact.
+		h.mu.Unlock()
+		if h.opts.Store != nil {
+			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
+		}
+		return h.floodDenied(caller{name: client, id: p.Peer}, p.Fingerprint, h.pendingLimitDecision())
+	}
 	h.seq++
 	p.Seq = h.seq
 	h.proposals[p.ID] = p
 	h.pendingByFP[p.Fingerprint] = p.ID
+	h.pendingOf[p.Peer]++
 	h.pruneLocked()
 	snap := p.snapshot()
 	h.mu.Unlock()
@@ -159,11 +180,11 @@ func (h *Hub) pruneLocked() {
 
 // autoDeny answers a policy objection as an ordinary tool result, feeds the
 // retry breaker, and shows the denial in the console log.
-func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
 	h.mu.Lock()
 	warnings := h.lookAlikeLocked(a.To.String())
 	h.mu.Unlock()
-	return h.recordAutoDeny(client, fp, d, warnings, map[string]any{
+	return h.recordAutoDeny(who, fp, d, warnings, map[string]any{
 		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
 	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
 }
@@ -172,8 +193,10 @@ func (h *Hub) autoDeny(client, fp string, d policy.Decision, a mcpbridge.Transfe
 // the console log; what describes the attempt for the log line. warnings
 // (e.g. a look-alike recipient) travel separately to the console, so it can
 // show each whole, and are appended to the reason the model reads.
-func (h *Hub) recordAutoDeny(client, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
-	d = h.opts.Breaker.Observe(client, fp, d)
+func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
+	d = h.opts.Breaker.Observe(who.id, fp, d)
+	client := who.name
+	body["peer"] = who.id
 	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
 	if len(warnings) > 0 {
 		body["warnings"] = warnings
@@ -218,6 +241,9 @@ func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) error {
 	p.Status = st
 	if h.pendingByFP[p.Fingerprint] == p.ID {
 		delete(h.pendingByFP, p.Fingerprint)
+		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
+			delete(h.pendingOf, p.Peer)
+		}
 	}
 	h.changedLocked(p)
 	return err

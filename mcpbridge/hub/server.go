@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 
@@ -59,11 +60,15 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
+	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
+		// The deadline stays: net/http drains what is left of the body
+		// before it gives up the connection, and a trickle must not hold it.
 		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: err.Error()})
 		return
 	}
+	bodyRead()
 	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
 }
 
@@ -76,6 +81,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {
 	srv := mcpbridge.NewSocketHTTPServer(h.Handler())
+	srv.ReadHeaderTimeout = h.opts.ReadTimeout
+	// net/http's own complaints go to the console's log, never to the
+	// terminal the TUI draws on.
+	srv.ErrorLog = slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
 	err := srv.Serve(l)
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
 		return nil

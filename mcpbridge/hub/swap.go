@@ -139,13 +139,14 @@ func (l TokenLabel) amount(units uint64) string {
 	return whole + "." + frac
 }
 
-func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapArgs) mcpbridge.CallResult {
+func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs) mcpbridge.CallResult {
+	client := who.name
 	if h.opts.Swapper == nil {
 		return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL (a Jupiter Swap API v1 base)")
 	}
 	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenySwap(client, fp, d, a) }
-	if res, done := h.admit(client, fp, deny); done {
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenySwap(who, fp, d, a) }
+	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
 	// Cheap pre-check before any network call: network, mints, slippage,
@@ -202,7 +203,7 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 
 	now := h.opts.Now()
 	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: fp,
+		ID: newProposalID(), Tool: mcpbridge.ToolSwap, Client: client, Peer: who.id, Fingerprint: fp,
 		Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL), Status: StatusPending,
 		changed: make(chan struct{}),
 		Swap: &SwapProposal{
@@ -216,8 +217,8 @@ func (h *Hub) proposeSwap(ctx context.Context, client string, a mcpbridge.SwapAr
 	return h.enqueue(p, client, a.Normalized())
 }
 
-func (h *Hub) autoDenySwap(client, fp string, d policy.Decision, a mcpbridge.SwapArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(client, fp, d, nil, map[string]any{
+func (h *Hub) autoDenySwap(who caller, fp string, d policy.Decision, a mcpbridge.SwapArgs) mcpbridge.CallResult {
+	return h.recordAutoDeny(who, fp, d, nil, map[string]any{
 		"tool": mcpbridge.ToolSwap, "input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(), "amount": fmt.Sprint(a.Amount),
 	}, fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint))
 }
@@ -225,7 +226,8 @@ func (h *Hub) autoDenySwap(client, fp string, d policy.Decision, a mcpbridge.Swa
 // runSwap runs an approved swap: the token is already consumed and the
 // proposal marked executing. The approval binds the deal: a fresh quote whose
 // minimum out is below the approved one stops everything before signing.
-func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
+func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
+	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
 	progress := h.progressFor(id, client)
@@ -253,7 +255,7 @@ func (h *Hub) runSwap(id, client string, sp *SwapProposal) {
 		return
 	}
 	if !decision.Allowed {
-		h.opts.Breaker.Observe(client, sp.Args.Fingerprint(), decision)
+		h.opts.Breaker.Observe(who.id, sp.Args.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}

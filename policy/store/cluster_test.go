@@ -64,12 +64,12 @@ func TestPinClusterAdoptsUnpinnedOldDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	// Rebuild it as a schema-2 database holding one audit entry.
+	// Rebuild it as a schema-3 database (before the cluster pin) holding one audit entry.
 	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE cluster`, `DELETE FROM schema_version WHERE version = 3`} {
+	for _, q := range []string{`DROP TABLE cluster`, `DELETE FROM schema_version WHERE version = 4`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
