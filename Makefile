@@ -6,7 +6,7 @@ BIN       := bin/solgate
 FUZZTIME  ?= 10s
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help build test vet localnet-deps demo prove fuzz bench clean
+.PHONY: help build install test vet localnet-deps demo prove fuzz bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -15,6 +15,15 @@ help: ## list targets
 # `solgate --version` and MCP serverInfo report.
 build: ## build bin/solgate
 	$(GO) build -buildvcs=true -o $(BIN) ./cmd/solgate
+
+# /usr/local/bin so that the console's own account and yours run the same
+# binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.
+PREFIX    ?= /usr/local
+# Separate from build, so `sudo make install` needs no Go toolchain for root.
+install: ## install bin/solgate into $(PREFIX)/bin (default /usr/local/bin): make build && sudo make install
+	@test -x $(BIN) || { echo "$(BIN) is missing: run make build first"; exit 1; }
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/solgate
 
 localnet-deps: localnet/node_modules/.package-lock.json ## install the test ledger's npm packages from the lockfile
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -36,7 +37,9 @@ func DefaultKeypairPath() string {
 
 // LoadKeypair reads a Solana CLI keypair file: a JSON array of 64 bytes (the 32-byte
 // seed followed by the 32-byte public key). Like ssh, it refuses a file that group
-// or others can read. Errors name the file and the fix but never its contents.
+// or others can read, and one that belongs to another user (who could loosen its
+// mode or swap the key at any time). Errors name the file and the fix but never
+// its contents.
 func LoadKeypair(path string) (*Keypair, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -47,6 +50,9 @@ func LoadKeypair(path string) (*Keypair, error) {
 	}
 	if info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory, expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
+		return nil, fmt.Errorf("%w: %s belongs to uid %d, not to the user the console runs as (uid %d): the key must belong to that user alone: run `sudo chown %d %s`, or start the console as the key's owner", ErrKeypair, path, st.Uid, os.Geteuid(), os.Geteuid(), path)
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s is readable by other users (mode %04o); a signing key must be private: run `chmod 600 %s`", ErrKeypair, path, perm, path)
@@ -113,6 +119,42 @@ func (k *Keypair) WriteFile(path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o600)
+}
+
+// CreateFile stores the key as WriteFile does, but only in a file that does
+// not exist yet (parent directories are made 0700): a new key must never
+// replace one that may hold funds.
+func (k *Keypair) CreateFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("%w: create %s: %v", ErrKeypair, filepath.Dir(path), err)
+	}
+	nums := make([]int, len(k.priv))
+	for i, b := range k.priv {
+		nums[i] = int(b)
+	}
+	data, err := json.Marshal(nums)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s already exists: a new key never replaces one (it may hold funds); choose another file", ErrKeypair, path)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: create %s: %v", ErrKeypair, path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("%w: write %s: %v", ErrKeypair, path, err)
+	}
+	return nil
 }
 
 // PublicKey is the wallet address.

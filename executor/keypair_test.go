@@ -73,6 +73,16 @@ func TestLoadKeypairRefusesBadFiles(t *testing.T) {
 		{"directory", func(t *testing.T) string { return t.TempDir() }, "is a directory"},
 		{"world readable", func(t *testing.T) string { return writeFile(t, "k.json", goodBytes, 0o644) }, "chmod 600"},
 		{"group readable", func(t *testing.T) string { return writeFile(t, "k.json", goodBytes, 0o640) }, "readable by other users"},
+		{"owned by another user", func(t *testing.T) string {
+			if os.Geteuid() != 0 {
+				t.Skip("requires root to chown a file to another user")
+			}
+			p := writeFile(t, "k.json", goodBytes, 0o600)
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, "belongs to uid 65534"},
 		{"not json", func(t *testing.T) string { return writeFile(t, "k.json", []byte("hello"), 0o600) }, "not a JSON array"},
 		{"wrong length", func(t *testing.T) string { return writeFile(t, "k.json", nums(32), 0o600) }, "holds 32 numbers, expected 64"},
 		{"empty", func(t *testing.T) string { return writeFile(t, "k.json", nil, 0o600) }, "not a JSON array"},

@@ -36,6 +36,9 @@ const bridgeTimeout = 55 * time.Second
 // away (restarted, or not started yet).
 const presenceRetry = 2 * time.Second
 
+// notAdmittedRetry is the pause after the console refused this user.
+const notAdmittedRetry = 30 * time.Second
+
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
 	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
@@ -134,14 +137,19 @@ func (b *Bridge) stayPresent(ctx context.Context, ci ClientInfo) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
+		wait := presenceRetry
 		if resp, err := b.presence.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 			resp.Body.Close()
+		} else if errors.Is(err, ErrNotAdmitted) {
+			// Each attempt is a refusal in the console's log; ask rarely
+			// until its operator admits this user.
+			wait = notAdmittedRetry
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(presenceRetry):
+		case <-time.After(wait):
 		}
 	}
 }
@@ -178,11 +186,14 @@ func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult,
 func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) {
 	res, err := PostCall(ctx, b.client, req)
 	var nc *NoConsoleError
+	var na *NotAdmittedError
 	switch {
 	case err == nil:
 		return res, nil
 	case errors.As(err, &nc):
 		return res, nc
+	case errors.As(err, &na):
+		return res, na
 	case errors.Is(err, ErrUnreadableAnswer):
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}

@@ -101,7 +101,7 @@ var inventory = []Tool{
 	},
 	{
 		Name: ToolGetSpendStatus, Title: "Get spend status and caps",
-		Description: "Show the console's network (MAINNET means real funds), the spend caps, what was spent and is reserved this session, what remains, and whether writes are paused. Check it before proposing a spend. Read-only.",
+		Description: "Show the console's network (MAINNET means real funds), the spend caps, what was spent and is reserved this session, what remains, and whether writes are paused; per token mint, its caps and what was spent and reserved in base units. Under safety: who owns the key and the state, which users may connect, who can type into the console, and warnings such as an agent running as the console's own user; tell your user about any warning. Check it before proposing a spend. Read-only.",
 		Write:       false, OpenWorld: false,
 		Args:  []argSpec{},
 		Parse: parser(ParseSpendStatusArgs),

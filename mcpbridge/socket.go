@@ -23,7 +23,8 @@ import (
 // no TCP listener to reach from a browser or another machine. Three layers keep
 // other users out: a 0700 directory they cannot enter, a 0600 socket they cannot
 // write to, and a SO_PEERCRED check of every connection's uid, which still holds
-// if the first two are loosened by mistake.
+// if the first two are loosened by mistake. Users admitted with --allow-uid and
+// --allow-gid are let through all three (admission.go).
 
 // maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
 const maxSocketPathLen = 107
@@ -51,9 +52,13 @@ type PeerCred struct {
 
 // ListenConfig configures the console's socket listener.
 type ListenConfig struct {
-	// AllowUID decides which peer uids may talk to the console. Nil allows only
-	// the console's own effective uid.
+	// AllowUID decides which peer uids may talk to the console. Nil: Admission
+	// decides.
 	AllowUID func(uid uint32) bool
+	// Admission admits other users' bridges (--allow-uid, --allow-gid) and
+	// sets the modes of the socket directory and socket to match. The zero
+	// value admits only the console's own effective uid.
+	Admission Admission
 	// Logger receives refused connections. Nil: slog.Default().
 	Logger *slog.Logger
 	// MaxConnsPerPeer bounds the connections one process may hold open at
@@ -68,6 +73,7 @@ type SocketListener struct {
 	lock     *os.File
 	path     string
 	allow    func(uint32) bool
+	admit    Admission
 	log      *slog.Logger
 	peers    *peerLimit
 	rejected atomic.Uint64
@@ -78,16 +84,24 @@ func Listen(path string) (*SocketListener, error) {
 	return ListenConfig{}.Listen(path)
 }
 
-// Listen creates the socket directory (0700) if needed, refuses a directory
-// that others can enter or that belongs to someone else, replaces a stale
+// Listen creates the socket directory (0700, or as cfg.Admission needs) if
+// needed, refuses a directory that others can enter beyond what the admission
+// needs or that belongs to someone else, replaces a stale
 // socket left by a crashed console, refuses to start when another console is
 // serving path, and listens with the socket file at 0600.
 func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 	if len(path) > maxSocketPathLen {
 		return nil, fmt.Errorf("socket path %s is %d bytes; Unix sockets allow at most %d: choose a shorter --socket path", path, len(path), maxSocketPathLen)
 	}
-	if err := ensureSocketDir(filepath.Dir(path)); err != nil {
+	dirMode, sockMode, gid := cfg.Admission.fileModes()
+	acl, err := cfg.Admission.dirACL(filepath.Dir(path))
+	if err != nil {
 		return nil, err
+	}
+	if !acl {
+		if err := ensureSocketDir(filepath.Dir(path), dirMode, gid); err != nil {
+			return nil, err
+		}
 	}
 	// The lock file makes "is another console here?" atomic: two consoles
 	// started together cannot both decide the socket is stale and remove each
@@ -108,16 +122,17 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if acl {
+		err = cfg.Admission.socketACL(path)
+	} else {
+		err = setSocketMode(path, sockMode, gid)
+	}
+	if err != nil {
 		ul.Close()
 		lock.Close()
-		return nil, fmt.Errorf("chmod socket %s: %w", path, err)
+		return nil, err
 	}
-	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, log: cfg.Logger, peers: newPeerLimit(cfg.MaxConnsPerPeer)}
-	if l.allow == nil {
-		self := uint32(os.Geteuid())
-		l.allow = func(uid uint32) bool { return uid == self }
-	}
+	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger, peers: newPeerLimit(cfg.MaxConnsPerPeer)}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -128,10 +143,12 @@ func alreadyServing(path string) error {
 	return fmt.Errorf("another solgate console is already serving %s: use that one, stop it, or choose another --socket path", path)
 }
 
-// ensureSocketDir makes dir if missing and checks that only we can enter it.
-// A directory we did not create is never repaired silently: if someone else
-// owns it or could have planted files in it, the operator should know.
-func ensureSocketDir(dir string) error {
+// ensureSocketDir makes dir if missing and checks that nobody beyond the
+// admitted users can enter it. A directory that is too open is never repaired
+// silently: if someone else owns it or could have planted files in it, the
+// operator should know. One that is too closed for the admitted users (an
+// earlier same-user run's 0700) is opened exactly as far as they need.
+func ensureSocketDir(dir string, want fs.FileMode, gid int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create socket directory %s: %w", dir, err)
 	}
@@ -145,8 +162,42 @@ func ensureSocketDir(dir string) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
 		return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d): remove it, or choose another --socket path", dir, st.Uid, os.Geteuid())
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("socket directory %s has mode %04o, so other users could reach the socket: run `chmod 700 %s`", dir, perm, dir)
+	perm := fi.Mode().Perm()
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	groupOK := gid >= 0 && st != nil && st.Gid == uint32(gid)
+	extra := perm &^ want & 0o077
+	if gid >= 0 && !groupOK {
+		extra |= perm & want & 0o070 // group bits meant for the admitted group only
+	}
+	if extra != 0 {
+		fix := fmt.Sprintf("chmod %o %s", want&0o777, dir)
+		if gid >= 0 && !groupOK {
+			fix = fmt.Sprintf("chgrp %d %s && %s", gid, dir, fix)
+		}
+		return fmt.Errorf("socket directory %s has mode %04o, so other users could reach the socket: run `%s`", dir, perm, fix)
+	}
+	if perm&want != want&0o777 || (gid >= 0 && !groupOK) {
+		if gid >= 0 && !groupOK {
+			if err := os.Chown(dir, -1, gid); err != nil {
+				return fmt.Errorf("give socket directory %s to group %d (the console's user must be a member of it): %w", dir, gid, err)
+			}
+		}
+		if err := os.Chmod(dir, perm|want); err != nil {
+			return fmt.Errorf("chmod socket directory %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// setSocketMode gives the socket file the mode (and group) of the admission.
+func setSocketMode(path string, mode fs.FileMode, gid int) error {
+	if gid >= 0 {
+		if err := os.Chown(path, -1, gid); err != nil {
+			return fmt.Errorf("give socket %s to group %d (the console's user must be a member of it): %w", path, gid, err)
+		}
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("chmod socket %s: %w", path, err)
 	}
 	return nil
 }
@@ -195,9 +246,11 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			l.refuse(c, "cannot read peer credentials", slog.String("err", err.Error()))
 			continue
 		}
-		if !l.allow(cred.UID) {
-			l.refuse(c, "connection from another user refused",
+		if !l.admits(c, cred) {
+			l.count("connection from a user who is not admitted refused",
 				slog.Uint64("uid", uint64(cred.UID)), slog.Int("pid", int(cred.PID)))
+			// Off the accept loop: a peer that never reads must not stall it.
+			go writeRefusal(c, cred.UID)
 			continue
 		}
 		release, ok := l.peers.acquire(cred.Identity())
@@ -207,6 +260,17 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 		}
 		return &peerConn{UnixConn: c, cred: cred, release: release}, nil
 	}
+}
+
+func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
+	if l.allow != nil {
+		return l.allow(cred.UID)
+	}
+	var groups []uint32
+	if len(l.admit.GIDs) > 0 {
+		groups, _ = peerGroupsOf(c) // unreadable: judged on uid and primary gid alone
+	}
+	return l.admit.admits(uint32(os.Geteuid()), cred, groups)
 }
 
 // tooMany answers a connection over the per-peer limit with a 429 and
@@ -229,9 +293,14 @@ func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred) {
 }
 
 func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
-	// Count before closing: once the peer sees the close, Rejected says so.
-	n := l.rejected.Add(1)
+	l.count(msg, attrs...)
 	c.Close()
+}
+
+// count records a refused connection. It runs before the peer is answered:
+// once the peer sees the answer, Rejected says so.
+func (l *SocketListener) count(msg string, attrs ...any) {
+	n := l.rejected.Add(1)
 	l.log.Warn(msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
 }
 
@@ -347,8 +416,9 @@ const consoleDialTimeout = 3 * time.Second
 // socket at path, whatever host the URL names (use http://solgate/...).
 // timeout bounds each whole request and must exceed the longest long-poll.
 // A failed connection is a *NoConsoleError (errors.Is ErrNoConsole, also
-// through the *url.Error the client wraps it in). The client also checks the
-// server's uid: a socket served by another user is refused.
+// through the *url.Error the client wraps it in); a console that does not
+// admit our user is a *NotAdmittedError. The client also checks the server's
+// uid: see trustedServer.
 func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 	dialer := net.Dialer{Timeout: consoleDialTimeout}
 	if timeout > 0 && timeout < consoleDialTimeout {
@@ -360,6 +430,9 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			c, err := dialer.DialContext(ctx, "unix", path)
 			if err != nil {
+				if na := notAdmittedDial(path, err); na != nil {
+					return nil, na
+				}
 				return nil, &NoConsoleError{Path: path, Err: err}
 			}
 			cred, err := peerCredOf(c.(*net.UnixConn))
@@ -367,9 +440,9 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 				c.Close()
 				return nil, fmt.Errorf("check the console serving %s: %w", path, err)
 			}
-			if self := uint32(os.Geteuid()); cred.UID != self {
+			if err := trustedServer(path, cred.UID); err != nil {
 				c.Close()
-				return nil, fmt.Errorf("the process serving %s runs as uid %d, not as you (uid %d): refusing to talk to it; start your own `solgate console`", path, cred.UID, self)
+				return nil, err
 			}
 			return c, nil
 		},
@@ -377,5 +450,5 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
-	return &http.Client{Transport: transport, Timeout: timeout}
+	return &http.Client{Transport: refusalTransport{base: transport, path: path}, Timeout: timeout}
 }

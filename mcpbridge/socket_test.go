@@ -261,26 +261,9 @@ func TestPeerUIDPolicyRefuses(t *testing.T) {
 
 // The real thing: a process running as another uid (nobody) connects and is
 // refused by SO_PEERCRED even though the filesystem guard is deliberately
-// opened for the test.
+// opened for the test. It reads the console's refusal, not a bare close.
 func TestPeerFromAnotherUIDRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("requires root to start a process as another uid")
-	}
-	const nobody = 65534
-	// Everything the helper touches must be reachable by nobody.
-	root, err := os.MkdirTemp("", "sg-peer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	os.Chmod(root, 0o755)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	helper := filepath.Join(root, "helper.test")
-	copyFile(t, self, helper, 0o755)
-
+	helper, root := otherUserHelper(t)
 	path := filepath.Join(root, "s", "console.sock")
 	l, err := ListenConfig{Logger: quietLogger()}.Listen(path)
 	if err != nil {
@@ -293,15 +276,9 @@ func TestPeerFromAnotherUIDRefused(t *testing.T) {
 	os.Chmod(filepath.Dir(path), 0o755)
 	os.Chmod(path, 0o666)
 
-	cmd := exec.Command(helper, "-test.run=^TestHelperDialAsOtherUser$", "-test.v")
-	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET="+path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
-	out, err := cmd.CombinedOutput()
-	if err != nil && !strings.Contains(string(out), "HELPER:") {
-		t.Skipf("cannot run a process as uid %d here: %v\n%s", nobody, err, out)
-	}
-	if !strings.Contains(string(out), fmt.Sprintf("HELPER: uid=%d REFUSED", nobody)) {
-		t.Fatalf("helper was not refused:\n%s", out)
+	out := runAs(t, helper, nobody, "raw", path)
+	if !strings.Contains(out, fmt.Sprintf("HELPER: uid=%d ANSWERED 403 Forbidden refused=uid", nobody)) {
+		t.Fatalf("helper was not refused with the console's answer:\n%s", out)
 	}
 	if hits.Load() != 0 || l.Rejected() != 1 {
 		t.Fatalf("hits %d rejected %d; want 0 and 1", hits.Load(), l.Rejected())
@@ -314,13 +291,68 @@ func TestPeerFromAnotherUIDRefused(t *testing.T) {
 	resp.Body.Close()
 }
 
-// TestHelperDialAsOtherUser is the helper process of TestPeerFromAnotherUIDRefused.
+const nobody = 65534
+
+// otherUserHelper copies this test binary where uid nobody can run it and
+// returns it with a directory nobody can enter. Skips unless root.
+func otherUserHelper(t *testing.T) (helper, root string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("requires root to start a process as another uid")
+	}
+	root, err := os.MkdirTemp("", "sg-peer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	os.Chmod(root, 0o755)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper = filepath.Join(root, "helper.test")
+	copyFile(t, self, helper, 0o755)
+	return helper, root
+}
+
+// runAs runs TestHelperDialAsOtherUser as uid (and gid) in mode "raw" (speak
+// HTTP by hand) or "client" (NewUnixHTTPClient, as the bridge does).
+func runAs(t *testing.T, helper string, uid uint32, mode, path string) string {
+	t.Helper()
+	return runAsCred(t, helper, &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}, mode, path)
+}
+
+func runAsCred(t *testing.T, helper string, cred *syscall.Credential, mode, path string) string {
+	t.Helper()
+	uid := cred.Uid
+	cmd := exec.Command(helper, "-test.run=^TestHelperDialAsOtherUser$", "-test.v")
+	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET="+path, "SOLGATE_TEST_HELPER_MODE="+mode)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	out, err := cmd.CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "HELPER:") {
+		t.Fatalf("cannot run a process as uid %d here: %v\n%s", uid, err, out)
+	}
+	return string(out)
+}
+
+// TestHelperDialAsOtherUser is the helper process of the other-uid tests.
 func TestHelperDialAsOtherUser(t *testing.T) {
 	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
 	if path == "" {
-		t.Skip("requires the helper-process environment: started by TestPeerFromAnotherUIDRefused")
+		t.Skip("requires the helper-process environment: started by the other-uid tests as root")
 	}
 	verdict := "REFUSED"
+	if os.Getenv("SOLGATE_TEST_HELPER_MODE") == "client" {
+		resp, err := NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+		if err != nil {
+			verdict = "ERROR " + err.Error()
+		} else {
+			verdict = "ANSWERED " + resp.Status
+			resp.Body.Close()
+		}
+		fmt.Printf("HELPER: uid=%d %s\n", os.Getuid(), verdict)
+		return
+	}
 	c, err := net.DialTimeout("unix", path, 5*time.Second)
 	if err != nil {
 		verdict = "DIAL-FAILED " + err.Error() // not what we test: the filesystem stopped it
@@ -328,7 +360,7 @@ func TestHelperDialAsOtherUser(t *testing.T) {
 		c.SetDeadline(time.Now().Add(5 * time.Second))
 		fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: solgate\r\n\r\n")
 		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
-			verdict = "ANSWERED " + resp.Status
+			verdict = "ANSWERED " + resp.Status + " refused=" + resp.Header.Get("X-Solgate-Refused")
 		}
 		c.Close()
 	}

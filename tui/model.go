@@ -45,6 +45,7 @@ type hubState struct {
 	Paused        bool
 	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
+	Warnings      []string // persistent: who else can reach the key or the console
 }
 
 // eventsMsg carries hub events in publish order, batched when they arrive
@@ -98,6 +99,7 @@ type model struct {
 	paused        bool
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
+	warnings      []string // the hub's persistent warnings, shown first in the header
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
@@ -557,6 +559,8 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				what = "disconnected"
 			}
 			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
+		case hub.EventWarning:
+			m.log.Add(ev.At, logAlert, "⚠ "+ev.Message)
 		case hub.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
@@ -620,6 +624,11 @@ func (m *model) applyState(st hubState) {
 	}
 	sort.Strings(m.clients)
 	m.pausedClients = append(m.pausedClients[:0], st.PausedClients...)
+	rows := m.warningRows()
+	m.warnings = append(m.warnings[:0], st.Warnings...)
+	if m.warningRows() != rows && m.width > 0 {
+		m.relayout()
+	}
 }
 
 // actionDone applies what an operator action returned.
@@ -666,7 +675,7 @@ func (m *model) setSize(w, h int) {
 // relayout recomputes every size from the window and sets the components.
 func (m *model) relayout() {
 	w, h := m.width, m.height
-	m.lay = computeLayout(w, h, m.queue.Len())
+	m.lay = computeLayout(w, h-m.warningRows(), m.queue.Len())
 	m.queue.SetSize(m.lay.queueW, m.lay.queueRows)
 	m.detail.SetSize(m.lay.detailW, m.lay.detailRows)
 	m.log.SetSize(m.lay.logW, m.lay.logRows, m.lay.wide)

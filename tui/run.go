@@ -158,10 +158,11 @@ type stateSource interface {
 	Paused() bool
 	Connected() []string
 	PausedClients() []string
+	Warnings() []string
 }
 
 func readState(src stateSource) hubState {
-	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients()}
+	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings()}
 }
 
 // forward is the console's one subscriber goroutine: it hands hub events to

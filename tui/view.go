@@ -237,7 +237,22 @@ func (m *model) headerLines() []string {
 	} else {
 		parts = append(parts, m.clientsText())
 	}
-	return []string{fit(line1, m.width), fit(strings.Join(parts, "  "), m.width)}
+	lines := []string{fit(line1, m.width)}
+	// Who else can reach the key or the keyboard gets a line of its own
+	// (warningRows), so neither the agents nor a narrow width pushes it
+	// off; it stays for the whole session.
+	if len(m.warnings) > 0 {
+		lines = append(lines, fit(s.danger.Render("⚠ "+strings.Join(m.warnings, "  ⚠ ")), m.width))
+	}
+	return append(lines, fit(strings.Join(parts, "  "), m.width))
+}
+
+// warningRows is how many header lines the warnings take from the panes.
+func (m *model) warningRows() int {
+	if len(m.warnings) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // spendLines is the spend panel: caps and the live session spend as a bar.

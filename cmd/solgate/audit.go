@@ -28,7 +28,8 @@ func newAuditCmd() *cobra.Command {
 		Use:   "audit",
 		Short: "Print the audit trail and verify its hash chain",
 		Long: "Print every audit entry (proposals, decisions, executions, reservations) " +
-			"and verify the SHA-256 hash chain. Exits non-zero naming the first entry " +
+			"and verify the SHA-256 hash chain, and that it ends at the head recorded in " +
+			"audit.head beside the database. Exits non-zero naming the first entry " +
 			"that was altered or removed.\n\nThe state directory is --state, else SOLGATE_STATE " +
 			"(or SOLGATE_STATE_DIR), else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: " +
 			"the console's own rule.",
@@ -92,6 +93,11 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 			head = entries[n-1].Hash
 		}
 		fmt.Fprintf(out, "\nchain intact: %d entries, head %s\n", len(entries), head)
+		if st.HasHeadFile() {
+			fmt.Fprintf(out, "head file %s agrees\n", st.HeadFilePath())
+		} else {
+			fmt.Fprintf(out, "no head file at %s: only the database vouches for the chain (a console creates it the next time it opens this state directory)\n", st.HeadFilePath())
+		}
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +205,87 @@ func TestAuditStateDirDefaultAndPrecedence(t *testing.T) {
 	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "elsewhere"))
 	if out, err := auditRun(t, "--state", filepath.Join(xdg, "solgate")); err != nil || !strings.Contains(out, "chain intact") {
 		t.Fatalf("--state must beat SOLGATE_STATE: %v\n%s", err, out)
+	}
+}
+
+// auditRechain forges the trail as an attacker who can write the database
+// would: edit one entry, then recompute every hash from it on and the head
+// row. The hash rule is spelled out here from its documentation
+// (store.AuditEntry), not borrowed from solgate.
+func auditRechain(t *testing.T, dir string, seq int64, body string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE audit SET body = ? WHERE seq = ?`, body, seq); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT seq, at, kind, proposal_id, body, prev_hash FROM audit ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		seq, at               int64
+		kind, pid, body, prev string
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.seq, &r.at, &r.kind, &r.pid, &r.body, &r.prev); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	prev := strings.Repeat("0", 64)
+	for _, r := range all {
+		canon := fmt.Sprintf(`{"seq":%d,"at":%d,"kind":%q,"proposal_id":%q,"body":%s}`, r.seq, r.at, r.kind, r.pid, r.body)
+		sum := sha256.Sum256([]byte(prev + canon))
+		h := hex.EncodeToString(sum[:])
+		if _, err := db.Exec(`UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?`, prev, h, r.seq); err != nil {
+			t.Fatal(err)
+		}
+		prev = h
+	}
+	if _, err := db.Exec(`UPDATE audit_head SET seq = ?, hash = ?`, len(all), prev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The forgery from issue 11: the reservation's amount cut and the chain
+// recomputed. The database alone then verifies (shown by removing the head
+// file); with the head file beside it, `solgate audit` fails and names the
+// entry the file vouches for.
+func TestAuditFailsOnRechainedDatabase(t *testing.T) {
+	dir := auditSeed(t)
+	head, err := os.ReadFile(filepath.Join(dir, "audit.head"))
+	if err != nil {
+		t.Fatalf("the console left no head file: %v", err)
+	}
+	auditRechain(t, dir, 3, `{"id":"p1","lamports":5000}`)
+	out, err := auditRun(t, "--state", dir)
+	if err == nil {
+		t.Fatalf("a re-chained database passed verification:\n%s", out)
+	}
+	if !strings.Contains(err.Error(), "entry 5") || !strings.Contains(err.Error(), "re-chained") {
+		t.Fatalf("error %q does not name entry 5 and the re-chaining", err)
+	}
+	if !strings.Contains(out, "chain BROKEN at entry 5") {
+		t.Fatalf("table output does not flag entry 5:\n%s", out)
+	}
+	// The forgery is a faithful one: without the head file it verifies.
+	os.Remove(filepath.Join(dir, "audit.head"))
+	if out, err := auditRun(t, "--state", dir); err != nil || !strings.Contains(out, "chain intact") || !strings.Contains(out, "no head file") {
+		t.Fatalf("re-chained database without head file: %v\n%s", err, out)
+	}
+	// A console does not bless it either: put the file back and open.
+	os.WriteFile(filepath.Join(dir, "audit.head"), head, 0o600)
+	if st, err := store.Open(dir); err == nil {
+		st.Close()
+		t.Fatal("a console opened a re-chained database and would have written its head")
+	} else if !strings.Contains(err.Error(), "entry 5") {
+		t.Fatalf("console open: %v", err)
 	}
 }

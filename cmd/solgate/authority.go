@@ -34,6 +34,10 @@ type authorityConfig struct {
 	// swapPrograms are aggregator programs allowed besides Jupiter v6 (base58).
 	swapPrograms []string
 	stderr       io.Writer // startup messages, before the TUI owns the terminal
+	// admission admits other users' bridges (--allow-uid, --allow-gid).
+	admission mcpbridge.Admission
+	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
+	exposure *hub.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
 	// logFile overrides where the log goes (default console.log in state).
@@ -78,6 +82,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err := os.MkdirAll(c.state, 0o700); err != nil {
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
+	if err := store.CheckPrivateDir(c.state); err != nil {
+		return nil, fmt.Errorf("--state: %w", err)
+	}
 	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state
 	if c.logFile != "" {
 		logPath, logFlag = c.logFile, "--log-file "+c.logFile
@@ -112,6 +119,10 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
 	a.closers = append(a.closers, func() { st.Close() })
+	if note := st.HeadFileNote(); note != "" {
+		fmt.Fprintln(c.stderr, "audit:", note)
+		a.log.Warn("audit head file", "msg", note)
+	}
 	if err := st.PinCluster(genesis); err != nil {
 		var mm *store.ClusterMismatchError
 		if errors.As(err, &mm) {
@@ -147,7 +158,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	hub.Version = buildVersion()
 	h, err := hub.New(hub.Options{
 		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
-		Spend: spend, Store: st, Logger: a.log,
+		Spend: spend, Store: st, Logger: a.log, Exposure: c.exposure,
 		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
 	})
 	if err != nil {
@@ -155,7 +166,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}
 	a.hub = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := mcpbridge.ListenConfig{Logger: a.log}.Listen(c.socket)
+	ln, err := mcpbridge.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
 	}

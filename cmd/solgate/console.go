@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/hub"
+	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
 
@@ -17,6 +21,7 @@ func init() { extraCommands = append(extraCommands, newConsoleCmd) }
 
 func newConsoleCmd() *cobra.Command {
 	var sf *settingFlags
+	var check bool
 	cmd := &cobra.Command{
 		Use:   "console",
 		Short: "The approval console: holds the key, policy, caps and audit trail",
@@ -47,28 +52,48 @@ The state directory keeps the spend ledger and the hash-chained audit trail
 			if err != nil {
 				return err
 			}
-			return runConsole(cmd.Context(), cmd.ErrOrStderr(), s)
+			return runConsole(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), s, check)
 		},
 	}
 	sf = registerSettings(cmd.Flags())
+	// --check is what to do, not how to run: not a setting of the table.
+	cmd.Flags().BoolVar(&check, "check", false, "print who owns the key, the modes of the key file and the state dir, which users may connect and who can type into this terminal; then exit (non-zero where the console would refuse to start)")
 	cmd.Flags().SortFlags = false // the table's order: connection first, then policy
 	return cmd
 }
 
-func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
+func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check bool) error {
+	// Before the key is read: from here on no other process of this user
+	// can read the console's memory.
+	if err := executor.MakeUndumpable(); err != nil {
+		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
+	}
+	adm := mcpbridge.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	exp := exposureOf(s, adm)
+	if check {
+		return printCheck(stdout, s, exp)
+	}
+	// The key and the state must be this user's alone; checked first, so
+	// the refusal names the file whatever else is wrong.
+	key, err := executor.LoadKeypair(s.Keypair)
+	if err != nil {
+		return err
+	}
+	if exp.State.Err == nil {
+		if err := store.CheckPrivateDir(s.State); err != nil {
+			return fmt.Errorf("--state: %w", err)
+		}
+	}
 	// Approvals need a human at a keyboard; a console under a pipe or a
 	// service manager would have nobody to ask.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
-	key, err := executor.LoadKeypair(s.Keypair)
-	if err != nil {
-		return err
-	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
-		flood: floodLimits{maxPending: s.MaxPendingPerAgent, burst: s.ProposeBurst, every: s.ProposeEvery},
+		flood:     floodLimits{maxPending: s.MaxPendingPerAgent, burst: s.ProposeBurst, every: s.ProposeEvery},
+		admission: adm, exposure: exp,
 	})
 	if err != nil {
 		return err
@@ -80,4 +105,54 @@ func runConsole(ctx context.Context, stderr io.Writer, s Settings) error {
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
 	})
+}
+
+// exposureOf gathers who can reach what the console guards.
+func exposureOf(s Settings, adm mcpbridge.Admission) *hub.Exposure {
+	dumpable, err := executor.Dumpable()
+	return &hub.Exposure{
+		ConsoleUID: uint32(os.Geteuid()),
+		Key:        hub.StatFile(s.Keypair),
+		State:      hub.StatFile(s.State),
+		Socket:     s.Socket,
+		Admission:  adm,
+		Terminals:  hub.DetectTerminals(os.Getenv),
+		Dumpable:   dumpable || err != nil,
+	}
+}
+
+// printCheck is `solgate console --check`: the situation before anything
+// starts, and the same refusals the console would give. It fails when the
+// console would refuse to start.
+func printCheck(out io.Writer, s Settings, exp *hub.Exposure) error {
+	for _, l := range exp.Report() {
+		fmt.Fprintln(out, l)
+	}
+	var problems []error
+	if key, err := executor.LoadKeypair(s.Keypair); err != nil {
+		problems = append(problems, err)
+	} else {
+		fmt.Fprintln(out, "wallet", key.PublicKey())
+	}
+	if exp.State.Err == nil {
+		if err := store.CheckPrivateDir(s.State); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	for _, uid := range exp.Admission.UIDs {
+		for _, t := range exp.ReachableBy(uid) {
+			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", hub.WarnTerminal, t.Kind, t.Path)
+		}
+	}
+	if exp.Admission.Empty() {
+		fmt.Fprintln(out, "WARNING: only the console's own user may connect: an agent that runs as this user can use the key without you (see README, Run it safely)")
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, "REFUSED:", p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the console would refuse to start: %w", errors.Join(problems...))
+	}
+	fmt.Fprintln(out, "ok: the console would start with this key and state directory")
+	return nil
 }

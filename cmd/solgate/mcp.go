@@ -22,7 +22,9 @@ running, every tool fails closed and says so.
 stdout carries only MCP frames; logs go to stderr. --socket can also be given
 as SOLGATE_SOCKET.`,
 		Example: `  claude mcp add solgate -- solgate mcp
-  # Claude Desktop: {"mcpServers": {"solgate": {"command": "solgate", "args": ["mcp"]}}}`,
+  # a console running as its own account (README, "Run it safely"):
+  claude mcp add solgate -- solgate mcp --socket /run/solgate/console.sock
+  # Claude Desktop: {"mcpServers": {"solgate": {"command": "solgate", "args": ["mcp", "--socket", "/run/solgate/console.sock"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := sf.build()

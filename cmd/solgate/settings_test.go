@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -594,7 +595,14 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 		t.Fatalf("console with a bad SOLGATE_DENY_MINT: %v", err)
 	}
 	t.Setenv("SOLGATE_DENY_MINT", addrB)
-	if _, err := runRootErr(t, "console", "--allow-recipient", addrA); err == nil || !strings.Contains(err.Error(), "interactive terminal") {
+	// The console checks its key before the terminal, so good settings
+	// include a key it may use.
+	key, _ := executor.NewRandomKeypair()
+	keyFile := filepath.Join(t.TempDir(), "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runRootErr(t, "console", "--allow-recipient", addrA, "--keypair", keyFile); err == nil || !strings.Contains(err.Error(), "interactive terminal") {
 		t.Fatalf("console with good settings should stop only at the terminal check: %v", err)
 	}
 	help := runRoot(t, "console", "--help")

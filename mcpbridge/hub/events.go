@@ -24,6 +24,7 @@ const (
 	EventNote              EventKind = "note"               // a line for the console log, e.g. the demo agent's narration
 	EventAgentConnected    EventKind = "agent_connected"    // a bridge announced itself (Event.Client)
 	EventAgentDisconnected EventKind = "agent_disconnected" // its last bridge went away
+	EventWarning           EventKind = "warning"            // a persistent warning was raised (Hub.Warnings); Message has its detail
 )
 
 // Event is one published change. Proposal is a snapshot, safe to keep.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -32,6 +33,7 @@ type Options struct {
 	Store    *store.Store    // nil: nothing persisted (tests only)
 	Logger   *slog.Logger
 	Now      func() time.Time
+	Exposure *Exposure // who can reach the key, state and terminal; nil: not checked
 
 	ProposalTTL      time.Duration // undecided proposals expire (default 10 min)
 	TokenTTL         time.Duration // approval tokens for transfers (default 5 min)
@@ -110,6 +112,9 @@ type Hub struct {
 	clients     map[string]time.Time // client → last seen
 	present     map[string]int       // client → bridges holding PresencePath open
 	recipients  map[string]struct{}  // addresses seen in proposals, for look-alike checks
+	peerUIDs    map[uint32]bool      // bridge users seen, for the warnings
+	warnings    []string             // persistent warnings, see exposure.go
+	consoleUID  uint32
 	executions  sync.WaitGroup
 	closed      bool
 	done        chan struct{} // closed by Close: background followers stop
@@ -120,7 +125,7 @@ func New(opts Options) (*Hub, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	return &Hub{
+	h := &Hub{
 		opts:        opts,
 		tokens:      mcpbridge.NewTokenStore(opts.Now),
 		events:      newBroker(),
@@ -132,8 +137,12 @@ func New(opts Options) (*Hub, error) {
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
+		peerUIDs:    map[uint32]bool{},
+		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
-	}, nil
+	}
+	h.startupWarnings()
+	return h, nil
 }
 
 // Subscribe delivers hub events; see broker.

@@ -13,6 +13,7 @@ import (
 // goes away (its connection closes, which net/http reports by cancelling
 // the request context) or the console closes.
 func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
+	h.seePeer(r.Context())
 	var ci mcpbridge.ClientInfo
 	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))

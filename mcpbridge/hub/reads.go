@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -165,7 +166,20 @@ func (h *Hub) spendStatus() mcpbridge.CallResult {
 	}
 	structured["tokens"] = tokens
 	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
-	return mcpbridge.CallResult{Text: capsText(v), Structured: structured}
+	// Who can reach the key and the console, so an honest agent can tell
+	// its user when the setup does not keep it out.
+	text := capsText(v)
+	warnings := h.Warnings()
+	if e := h.opts.Exposure; e != nil {
+		structured["safety"] = e.structured(warnings)
+		text += "\nSafety of this setup:\n  " + strings.Join(e.Report(), "\n  ")
+	} else {
+		structured["safety"] = map[string]any{"warnings": append([]string{}, warnings...)}
+	}
+	for _, w := range warnings {
+		text += "\nWARNING: " + w
+	}
+	return mcpbridge.CallResult{Text: text, Structured: structured}
 }
 
 func (h *Hub) getTransaction(ctx context.Context, a mcpbridge.GetTransactionArgs) mcpbridge.CallResult {

@@ -59,6 +59,7 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
+	h.seePeer(r.Context())
 	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {

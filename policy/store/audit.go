@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -186,7 +188,16 @@ func (s *Store) Audit() ([]AuditEntry, error) {
 
 // VerifyAudit recomputes the chain. It returns (0, nil) when intact, else
 // the seq of the first bad entry and an *AuditError saying why.
+//
+// When the state directory has an audit head file, the chain must also reach
+// the entry it names with the hash it records, and end there: a database
+// re-chained by someone who could not rewrite the file fails, naming the
+// entry the file vouches for.
 func (s *Store) VerifyAudit() (badSeq int64, err error) {
+	// The file is read before and after the database: a console appending
+	// meanwhile moves it forward, never back.
+	path := s.HeadFilePath()
+	before, ferr := readHeadFile(path)
 	entries, head, err := s.readAudit()
 	if err != nil {
 		return 0, err
@@ -194,7 +205,32 @@ func (s *Store) VerifyAudit() (badSeq int64, err error) {
 	if e := VerifyChain(entries, head.present, head.seq, head.hash); e != nil {
 		return e.Seq, e
 	}
+	switch {
+	case errors.Is(ferr, fs.ErrNotExist):
+		return 0, nil
+	case ferr != nil:
+		return 0, ferr
+	}
+	ahead, e := checkHeadFile(entries, before, path)
+	if e != nil {
+		return e.Seq, e
+	}
+	if ahead > 0 {
+		if after, err := readHeadFile(path); err == nil && after.Seq >= int64(len(entries)) {
+			return 0, nil
+		}
+		e := &AuditError{Seq: before.Seq + 1, Err: ErrAuditHeadFile,
+			Detail: fmt.Sprintf("%s ends at entry %d: entries %d to %d are not vouched for by it", path, before.Seq, before.Seq+1, len(entries))}
+		return e.Seq, e
+	}
 	return 0, nil
+}
+
+// HasHeadFile reports whether the state directory has an audit head file
+// (state directories from before it have none until a console opens them).
+func (s *Store) HasHeadFile() bool {
+	_, err := os.Stat(s.HeadFilePath())
+	return err == nil
 }
 
 // VerifyChain checks entries (ordered by seq) against each other and against

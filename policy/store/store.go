@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite, registers driver "sqlite"
@@ -42,15 +43,66 @@ type Store struct {
 	// writer anyway; taking the lock here keeps appends in seq order without
 	// leaning on busy retries, which are left for other processes.
 	writeMu sync.Mutex
+	// headFile: every commit also writes the chain's head to HeadFileName
+	// (only for a console's Open, after the file was checked against the
+	// database). headErr is the last failure to write it.
+	headFile *os.File
+	headErr  error
+	headNote string
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
-// mode 0700 since it holds the spend history. Pending migrations are applied.
+// mode 0700 since it holds the spend history. Pending migrations are
+// applied. The console also calls CheckPrivateDir first.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state dir %s: %w", dir, err)
 	}
-	return open(dir)
+	s, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if s.headNote, err = s.syncHeadFile(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.headFile, err = os.OpenFile(s.HeadFilePath(), os.O_RDWR|syscall.O_NOFOLLOW, 0); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open audit head file: %w", err)
+	}
+	return s, nil
+}
+
+// CheckPrivateDir refuses a state directory that is not the console's user's
+// alone: another owner could rewrite the spend ledger, the audit trail and its
+// head file, and readers learn the wallet's history.
+func CheckPrivateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state dir %s is not a directory", dir)
+	}
+	self := os.Geteuid()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(self) {
+		return fmt.Errorf("state dir %s belongs to uid %d, not to the user the console runs as (uid %d): it must belong to that user alone: run `sudo chown -R %d %s`, or pass another --state", dir, st.Uid, self, self, dir)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("state dir %s has mode %04o, so other users can reach the spend ledger and audit trail: run `chmod 700 %s`", dir, perm, dir)
+	}
+	return nil
+}
+
+// HeadFileNote says what Open did to the audit head file (created it for a
+// state directory that had none, or advanced it), or "" when nothing.
+func (s *Store) HeadFileNote() string { return s.headNote }
+
+// HeadFileErr is the last failure to write the audit head file, or nil.
+func (s *Store) HeadFileErr() error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.headErr
 }
 
 // OpenExisting opens the database in dir without creating anything; for
@@ -91,8 +143,13 @@ func open(dir string) (*Store, error) {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database and the head file.
+func (s *Store) Close() error {
+	if s.headFile != nil {
+		s.headFile.Close()
+	}
+	return s.db.Close()
+}
 
 // DB exposes the handle for read-only inspection in tests and tools; writes
 // must go through the methods so the audit chain stays complete.
@@ -119,6 +176,12 @@ func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) err
 	}
 	if err := tx.Commit(); err != nil {
 		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
+	}
+	if s.headFile != nil {
+		// The record is durable already; a head file that lags behind is
+		// reported by HeadFileErr and `solgate audit`, and caught up by the
+		// next Open.
+		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: e.Seq, Hash: e.Hash})
 	}
 	return e, nil
 }

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readHead reads the head file as its format is documented: JSON lines, the
+// head is the one with the highest seq.
+func readHead(t *testing.T, dir string) (seq int64, hash string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "audit.head"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq = -1
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var h struct {
+			Seq  int64  `json:"seq"`
+			Hash string `json:"hash"`
+		}
+		if err := json.Unmarshal([]byte(line), &h); err != nil {
+			t.Fatalf("head file line %q: %v", line, err)
+		}
+		if h.Seq > seq {
+			seq, hash = h.Seq, h.Hash
+		}
+	}
+	return seq, hash
+}
+
+// Every append moves the head file, read back from disk, to the newest
+// entry's sequence number and hash as the database has them.
+func TestHeadFileFollowsEveryAppend(t *testing.T) {
+	st := seedAudit(t, 1)
+	dir := filepath.Dir(st.Path())
+	for i := 2; i <= 4; i++ {
+		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+		var hash string
+		if err := st.DB().QueryRow(`SELECT hash FROM audit WHERE seq = ?`, i).Scan(&hash); err != nil {
+			t.Fatal(err)
+		}
+		if seq, h := readHead(t, dir); seq != int64(i) || h != hash {
+			t.Fatalf("after entry %d the head file says %d %s, the database %s", i, seq, h, hash)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, "audit.head"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("head file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	if err := st.HeadFileErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A state directory from before the head file gets one from its current head
+// when a console opens it, and the console says so.
+func TestHeadFileCreatedForOldStateDir(t *testing.T) {
+	st := seedAudit(t, 3)
+	dir := filepath.Dir(st.Path())
+	st.Close()
+	os.Remove(filepath.Join(dir, "audit.head"))
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "created the audit head file") || !strings.Contains(n, "entry 3") {
+		t.Fatalf("note %q", n)
+	}
+	if seq, _ := readHead(t, dir); seq != 3 {
+		t.Fatalf("head file at %d, want 3", seq)
+	}
+}
+
+// Entries removed from the end, with the head row moved back to match, pass
+// the database's own check but not the head file's.
+func TestHeadFileCatchesTruncationWithMovedHeadRow(t *testing.T) {
+	st := seedAudit(t, 5)
+	db := st.DB()
+	if _, err := db.Exec(`DELETE FROM audit WHERE seq > 3`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE audit_head SET seq = 3, hash = (SELECT hash FROM audit WHERE seq = 3)`); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := st.VerifyAudit()
+	if bad != 4 || !errors.Is(err, ErrAuditHeadFile) || !strings.Contains(err.Error(), "entries 4 to 5 were removed") {
+		t.Fatalf("VerifyAudit = %d, %v", bad, err)
+	}
+}
+
+// Entries appended behind the console's back are not vouched for; a console
+// that opens the directory advances the file and says which entries those were.
+func TestHeadFileBehindTheDatabase(t *testing.T) {
+	st := seedAudit(t, 2)
+	dir := filepath.Dir(st.Path())
+	st.headFile.Close() // as if the console died between commit and head write
+	st.headFile = nil
+	if _, err := st.AppendAudit("note", "", map[string]int{"i": 3}); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := st.VerifyAudit()
+	if bad != 3 || !errors.Is(err, ErrAuditHeadFile) {
+		t.Fatalf("VerifyAudit = %d, %v; want entry 3 not vouched for", bad, err)
+	}
+	st.Close()
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "was at entry 2, the database at 3") {
+		t.Fatalf("note %q", n)
+	}
+	if _, err := st.VerifyAudit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A state directory others can read, or that another user owns, is refused
+// by name with the fix.
+func TestCheckPrivateDir(t *testing.T) {
+	t.Run("readable by others", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "state")
+		os.Mkdir(dir, 0o755)
+		os.Chmod(dir, 0o755)
+		err := CheckPrivateDir(dir)
+		if err == nil || !strings.Contains(err.Error(), "state dir "+dir+" has mode 0755") || !strings.Contains(err.Error(), "chmod 700 "+dir) {
+			t.Fatalf("CheckPrivateDir = %v", err)
+		}
+		os.Chmod(dir, 0o700)
+		if err := CheckPrivateDir(dir); err != nil {
+			t.Fatalf("a private directory: %v", err)
+		}
+	})
+	t.Run("owned by another user", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("requires root to chown a directory to another user")
+		}
+		dir := filepath.Join(t.TempDir(), "state")
+		os.Mkdir(dir, 0o700)
+		os.Chown(dir, 65534, 65534)
+		if err := CheckPrivateDir(dir); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("CheckPrivateDir = %v", err)
+		}
+	})
+}
+
+// A slot torn by a crash (its CRC fails) leaves the other slot, the previous
+// head: the file is one entry behind, which the next Open repairs.
+func TestHeadFileTornSlot(t *testing.T) {
+	st := seedAudit(t, 4)
+	dir := filepath.Dir(st.Path())
+	st.Close()
+	path := filepath.Join(dir, "audit.head")
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) != 256 {
+		t.Fatalf("head file of %d bytes (%v), want two 128-byte slots", len(raw), err)
+	}
+	// Entry 4 lives in slot 0; tear it in the middle of its hash.
+	raw[40] ^= 0x01
+	os.WriteFile(path, raw, 0o600)
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.HeadFileNote(); !strings.Contains(n, "was at entry 3, the database at 4") {
+		t.Fatalf("note %q", n)
+	}
+	if seq, _ := readHead(t, dir); seq != 4 {
+		t.Fatalf("head file at %d after Open, want 4", seq)
+	}
+}
