@@ -164,6 +164,14 @@ func (h *Hub) proposeToken(ctx context.Context, who caller, a mcpbridge.Transfer
 	if err != nil {
 		return toolError("mint: could not read it as a token mint (nothing was proposed): " + err.Error())
 	}
+	for _, w := range label.Warnings {
+		if w.Kind == executor.WarnImpostor {
+			// Its ticker imitates a real token's (USDC, SOL, ...) without
+			// being it: every line that names it says so with a "?".
+			label.Symbol += "?"
+			break
+		}
+	}
 	k := &TokenTransferProposal{A: a, Token: label, SOLOut: signatureFee}
 	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)
