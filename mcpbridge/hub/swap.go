@@ -87,7 +87,9 @@ func swapSpend(p executor.SwapPreview) uint64 {
 	return max(p.SpendLamports, p.Fee, signatureFee)
 }
 
-func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, spend uint64, impactBps uint32) policy.Proposal {
+// in is the input mint's label: its decimals let a per-mint cap written in
+// display units apply (a SOL input has none to apply).
+func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, in TokenLabel, spend uint64, impactBps uint32) policy.Proposal {
 	p := policy.Proposal{
 		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
 		PaysSelf: true, Lamports: spend,
@@ -100,9 +102,8 @@ func swapPolicyProposal(network executor.Network, client string, a mcpbridge.Swa
 	}
 	if !isSOL(a.InputMint) {
 		// The approved input is what the outflow budget holds the swap to at
-		// execution. Its decimals are not read here, so a display-unit cap
-		// on the input mint cannot apply to swaps and refuses them.
-		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount}
+		// execution.
+		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: in.Decimals, DecimalsKnown: in.Mint == a.InputMint.String()}
 	}
 	return p
 }
@@ -173,7 +174,12 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 			return deny(policy.AmountTooLarge("amount", a.Amount))
 		}
 	}
-	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, estimate, 0), h.opts.Spend.State()); !d.Allowed {
+	// A token input's decimals apply its per-mint caps (one read of the mint).
+	in, err := h.label(ctx, a.InputMint)
+	if err != nil {
+		return toolError("could not read the input mint (nothing was proposed): " + err.Error())
+	}
+	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, estimate, 0), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)
 	}
 
@@ -199,13 +205,9 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
 	spend := swapSpend(prepared.Preview)
-	decision := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, spend, impact), h.opts.Spend.State())
+	decision := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, spend, impact), h.opts.Spend.State())
 	if !decision.Allowed {
 		return deny(decision)
-	}
-	in, err := h.label(ctx, a.InputMint)
-	if err != nil {
-		return toolError("could not read the input mint (nothing was proposed): " + err.Error())
 	}
 	out, err := h.label(ctx, a.OutputMint)
 	if err != nil {
@@ -264,7 +266,7 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	}
 	q := prepared.Quote
 	impact, _ := priceImpactBps(q)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.A, swapSpend(prepared.Preview), impact))
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.A, sp.Input, swapSpend(prepared.Preview), impact))
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return

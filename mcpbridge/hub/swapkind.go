@@ -22,7 +22,7 @@ func (sp *SwapProposal) clone() Kind { c := *sp; return &c }
 func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(def, swapTokenTTL) }
 
 func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Proposal {
-	return swapPolicyProposal(network, client, sp.A, sp.Spend, sp.PriceImpactBps)
+	return swapPolicyProposal(network, client, sp.A, sp.Input, sp.Spend, sp.PriceImpactBps)
 }
 
 func (sp *SwapProposal) Action() string {

@@ -217,3 +217,28 @@ func TestTransferToken2022FeeShowsNetAndVerifies(t *testing.T) {
 		t.Fatalf("wallet holds %d, want 8000000", got)
 	}
 }
+
+// A swap that spends a token is bounded by that mint's cap like a transfer
+// (capability, not tool): a cap in display units applies with the mint's
+// decimals, and within it no uncapped opt-in is needed.
+func TestSwapFromTokenMeetsThePerMintCap(t *testing.T) {
+	var usdc string
+	w := newWorldOn(t, func(o *hub.Options, l *localnet.Ledger) {
+		usdc = l.DemoMints().USDC.Mint
+		o.Policy.MaxTokenPerTx = capped(t, usdc+"=1.0")
+	})
+	if _, err := w.ledger.MintTo(context.Background(), usdc, w.wallet.String(), 5_000_000); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	swap := func(amount int) solgatetest.Answer {
+		return a.Call("swap", map[string]any{"input_mint": usdc, "output_mint": w.ledger.DemoMints().WSOL, "amount": amount, "slippage_bps": 100})
+	}
+	over := swap(1_000_001)
+	if over.Status() != "denied" || over.Structured["rule"] != policy.RuleTokenPerTx || !strings.Contains(over.Text, "1000000 base units (1.0)") {
+		t.Fatalf("over the per-mint cap: %+v", over)
+	}
+	if within := swap(1_000_000); within.Status() != "pending_approval" {
+		t.Fatalf("within the per-mint cap, no opt-in: %+v", within)
+	}
+}
