@@ -156,20 +156,8 @@ func (c *ownConsole) pid(t *testing.T) int {
 // client named name, the way Claude Code would start it for that user.
 func (w *ownUserWorld) bridgeAs(t *testing.T, uid int, socket, name string) *mcpclient.Client {
 	t.Helper()
-	c, err := mcpclient.NewStdioMCPClient("setpriv", []string{"HOME=" + w.root},
+	c, _ := solgatetest.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
 		fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", uid), "--clear-groups", w.bin, "mcp", "--socket", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize solgate mcp as uid %d: %v", uid, err)
-	}
 	return c
 }
 
