@@ -26,61 +26,30 @@ type terminal struct {
 	errLog string
 }
 
-func (term *terminal) tmux(args ...string) (string, error) {
-	out, err := exec.Command("tmux", append([]string{"-L", term.server}, args...)...).CombinedOutput()
-	return string(out), err
+func (term *terminal) pane() solgatetest.Pane {
+	return solgatetest.Pane{Server: term.server, Target: "console", ErrLog: term.errLog}
 }
 
+func (term *terminal) tmux(args ...string) (string, error) { return term.pane().Tmux(args...) }
+
 // screen is what the terminal shows now.
-func (term *terminal) screen() string {
-	out, err := term.tmux("capture-pane", "-p", "-t", "console")
-	if err != nil {
-		return "(capture-pane failed: " + err.Error() + ": " + out + ")"
-	}
-	return out
-}
+func (term *terminal) screen() string { return term.pane().Screen() }
 
 // waitFor polls the screen until it contains all of want.
 func (term *terminal) waitFor(timeout time.Duration, want ...string) string {
 	term.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		s := term.screen()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			errs, _ := os.ReadFile(term.errLog)
-			term.t.Fatalf("the console never showed %q within %s; screen:\n%s\nstderr:\n%s", missing, timeout, s, errs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return term.pane().WaitFor(term.t, timeout, want...)
 }
 
 func (term *terminal) keys(keys ...string) {
 	term.t.Helper()
-	if out, err := term.tmux(append([]string{"send-keys", "-t", "console"}, keys...)...); err != nil {
-		term.t.Fatalf("send-keys %v: %v %s", keys, err, out)
-	}
+	term.pane().Keys(term.t, keys...)
 }
 
 // pid is the console's process id (the pane runs it with exec).
 func (term *terminal) pid() int {
 	term.t.Helper()
-	out, err := term.tmux("list-panes", "-t", "console", "-F", "#{pane_pid}")
-	if err != nil {
-		term.t.Fatalf("list-panes: %v %s", err, out)
-	}
-	var pid int
-	fmt.Sscan(strings.TrimSpace(out), &pid)
-	return pid
+	return term.pane().PID(term.t)
 }
 
 // consoleWorld is a ledger, a funded wallet, and a console in tmux.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 )
 
 // tmuxPane runs a command in a detached tmux session of a fixed size, so a
@@ -36,68 +38,29 @@ func startTmux(t *testing.T, cols, rows int, command string) *tmuxPane {
 	return p
 }
 
+func (p *tmuxPane) pane() solgatetest.Pane { return solgatetest.Pane{Target: p.name} }
+
 // screen is the visible pane; normal is the main screen under the TUI's
 // alternate screen (what the program printed before the TUI started).
-func (p *tmuxPane) screen() string { return p.capture() }
-func (p *tmuxPane) normal() string { return p.capture("-a") }
-
-func (p *tmuxPane) capture(extra ...string) string {
-	args := append([]string{"capture-pane", "-p", "-t", p.name}, extra...)
-	out, err := exec.Command("tmux", args...).Output()
-	if err != nil {
-		return ""
-	}
-	return string(out)
-}
+func (p *tmuxPane) screen() string { return p.pane().Screen() }
+func (p *tmuxPane) normal() string { return p.pane().Normal() }
 
 func (p *tmuxPane) keys(keys ...string) {
 	p.t.Helper()
-	args := append([]string{"send-keys", "-t", p.name}, keys...)
-	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
-		p.t.Fatalf("send-keys: %v\n%s", err, out)
-	}
+	p.pane().Keys(p.t, keys...)
 }
 
 // waitFor polls the screen until every want appears on it at once.
 func (p *tmuxPane) waitFor(d time.Duration, wants ...string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(d)
-	var s string
-	for time.Now().Before(deadline) {
-		s = p.screen()
-		ok := true
-		for _, w := range wants {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	p.t.Fatalf("screen never showed %q; last screen:\n%s\nmain screen:\n%s", wants, s, p.normal())
-	return ""
+	return p.pane().WaitFor(p.t, d, wants...)
 }
 
 // sawAll polls until each want has appeared on some screen, not necessarily
 // together: log lines scroll.
 func (p *tmuxPane) sawAll(d time.Duration, wants ...string) {
 	p.t.Helper()
-	seen := map[string]bool{}
-	deadline := time.Now().Add(d)
-	var s string
-	for time.Now().Before(deadline) {
-		s = p.screen()
-		all := true
-		for _, w := range wants {
-			seen[w] = seen[w] || strings.Contains(s, w)
-			all = all && seen[w]
-		}
-		if all {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	p.t.Fatalf("never saw all of %q (seen %v); last screen:\n%s", wants, seen, s)
+	p.pane().SawAll(p.t, d, wants...)
 }
 
 var (

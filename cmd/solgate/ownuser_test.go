@@ -19,6 +19,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
@@ -130,77 +131,33 @@ func (w *ownUserWorld) startConsoleAs(t *testing.T, uid int, name string, flags 
 	return c
 }
 
-func (c *ownConsole) target() string { return "own:" + c.window }
-
-func (c *ownConsole) screen() string {
-	out, err := exec.Command("tmux", "-L", c.w.server, "capture-pane", "-p", "-t", c.target()).CombinedOutput()
-	if err != nil {
-		return "(capture-pane failed: " + err.Error() + ": " + string(out) + ")"
-	}
-	return string(out)
+func (c *ownConsole) pane() solgatetest.Pane {
+	return solgatetest.Pane{Server: c.w.server, Target: "own:" + c.window, ErrLog: c.errLog}
 }
+
+func (c *ownConsole) screen() string { return c.pane().Screen() }
 
 func (c *ownConsole) waitFor(t *testing.T, d time.Duration, wants ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := c.screen()
-		missing := ""
-		for _, want := range wants {
-			if !strings.Contains(s, want) {
-				missing = want
-				break
-			}
-		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			errs, _ := os.ReadFile(c.errLog)
-			t.Fatalf("the console never showed %q; screen:\n%s\nstderr:\n%s", missing, s, errs)
-		}
-		time.Sleep(150 * time.Millisecond)
-	}
+	return c.pane().WaitFor(t, d, wants...)
 }
 
 func (c *ownConsole) keys(t *testing.T, keys ...string) {
 	t.Helper()
-	if out, err := exec.Command("tmux", append([]string{"-L", c.w.server, "send-keys", "-t", c.target()}, keys...)...).CombinedOutput(); err != nil {
-		t.Fatalf("send-keys: %v\n%s", err, out)
-	}
+	c.pane().Keys(t, keys...)
 }
 
 func (c *ownConsole) pid(t *testing.T) int {
 	t.Helper()
-	out, err := exec.Command("tmux", "-L", c.w.server, "list-panes", "-t", c.target(), "-F", "#{pane_pid}").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
+	return c.pane().PID(t)
 }
 
 // bridgeAs starts `solgate mcp --socket socket` as uid, initialised as an MCP
 // client named name, the way Claude Code would start it for that user.
 func (w *ownUserWorld) bridgeAs(t *testing.T, uid int, socket, name string) *mcpclient.Client {
 	t.Helper()
-	c, err := mcpclient.NewStdioMCPClient("setpriv", []string{"HOME=" + w.root},
+	c, _ := solgatetest.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
 		fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", uid), "--clear-groups", w.bin, "mcp", "--socket", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize solgate mcp as uid %d: %v", uid, err)
-	}
 	return c
 }
 

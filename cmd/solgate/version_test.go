@@ -1,16 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 )
@@ -46,20 +41,7 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	}
 
 	// The MCP client sees the same version in serverInfo.
-	c, err := mcpclient.NewStdioMCPClient(bin, nil, "mcp", "--socket", t.TempDir()+"/none.sock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "version-test", Version: "1.0"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	_, res := solgatetest.StartMCPClient(t, "version-test", nil, bin, "mcp", "--socket", t.TempDir()+"/none.sock")
 	if res.ServerInfo.Name != "solgate" || res.ServerInfo.Version != got {
 		t.Fatalf("serverInfo = %+v, want solgate %s", res.ServerInfo, got)
 	}

@@ -66,7 +66,16 @@ type Agent struct {
 // the test ends.
 func StartAgent(t testing.TB, socket, name string) *Agent {
 	t.Helper()
-	c, err := mcpclient.NewStdioMCPClient(Binary(t), nil, "mcp", "--socket", socket)
+	c, _ := StartMCPClient(t, name, nil, Binary(t), "mcp", "--socket", socket)
+	return &Agent{t: t, C: c}
+}
+
+// StartMCPClient runs command with args as an MCP stdio server (env added to
+// its environment), initialises it as a client called name (version 1.0),
+// and closes it when the test ends.
+func StartMCPClient(t testing.TB, name string, env []string, command string, args ...string) (*mcpclient.Client, *mcp.InitializeResult) {
+	t.Helper()
+	c, err := mcpclient.NewStdioMCPClient(command, env, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +85,11 @@ func StartAgent(t testing.TB, socket, name string) *Agent {
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize solgate mcp: %v", err)
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		t.Fatalf("initialize %s %v: %v", command, args, err)
 	}
-	return &Agent{t: t, C: c}
+	return c, res
 }
 
 // Answer is one tool result as the model sees it.
