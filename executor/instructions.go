@@ -6,6 +6,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 	"github.com/gagliardetto/solana-go/programs/system"
+	"github.com/gagliardetto/solana-go/programs/token"
 )
 
 // InstructionSummary is one decoded instruction, for previews.
@@ -57,6 +58,10 @@ func describeInstructions(tx *solana.Transaction) []InstructionSummary {
 			s.Summary, s.LamportsOut = describeSystem(metas, ci.Data, payer)
 		case prog.Equals(solana.ComputeBudget):
 			s.Summary = describeComputeBudget(metas, ci.Data)
+		case prog.Equals(solana.TokenProgramID), prog.Equals(solana.Token2022ProgramID):
+			s.Summary = describeToken(metas, ci.Data)
+		case prog.Equals(solana.SPLAssociatedTokenAccountProgramID):
+			s.Summary = describeAssociatedAccount(metas, ci.Data)
 		default:
 			s.Summary = fmt.Sprintf("%d accounts, %d bytes of data", len(metas), len(ci.Data))
 		}
@@ -81,6 +86,46 @@ func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.Publi
 	default:
 		return fmt.Sprintf("system instruction %s", system.InstructionIDToName(inst.TypeID.Uint32())), 0
 	}
+}
+
+// describeToken decodes what SPL Token and Token-2022 share: the
+// instruction layout of the original program (solana-go's token package);
+// Token-2022's own additions are named by their tag only.
+func describeToken(metas []*solana.AccountMeta, data []byte) string {
+	inst, err := token.DecodeInstruction(metas, data)
+	if err != nil {
+		if len(data) > 0 {
+			return fmt.Sprintf("token instruction %d (not decoded)", data[0])
+		}
+		return "empty token instruction"
+	}
+	switch v := inst.Impl.(type) {
+	case *token.TransferChecked:
+		return fmt.Sprintf("transfer %d base units (%d decimals) of mint %s from %s to %s, signed by %s",
+			*v.Amount, *v.Decimals, v.GetMintAccount().PublicKey, v.GetSourceAccount().PublicKey, v.GetDestinationAccount().PublicKey, v.GetOwnerAccount().PublicKey)
+	default:
+		return "token instruction " + token.InstructionIDToName(inst.TypeID.Uint8())
+	}
+}
+
+// describeAssociatedAccount names the associated token account program's
+// instructions: 0 (or no data) Create, 1 CreateIdempotent, 2 RecoverNested;
+// accounts are payer, account, owner, mint.
+func describeAssociatedAccount(metas []*solana.AccountMeta, data []byte) string {
+	name := "create"
+	switch {
+	case len(data) == 0 || data[0] == 0:
+	case data[0] == 1:
+		name = "create (idempotent)"
+	case data[0] == 2:
+		return "recover nested associated token account"
+	default:
+		return fmt.Sprintf("associated token account instruction %d (not decoded)", data[0])
+	}
+	if len(metas) < 4 {
+		return name + " an associated token account (accounts missing)"
+	}
+	return fmt.Sprintf("%s the associated token account %s of owner %s for mint %s, paid by %s", name, metas[1].PublicKey, metas[2].PublicKey, metas[3].PublicKey, metas[0].PublicKey)
 }
 
 func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {

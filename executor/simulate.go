@@ -108,9 +108,24 @@ func (b BalanceChange) Delta() int64 { return int64(b.Post) - int64(b.Pre) }
 // is not signed yet) and reads the writable accounts' balances before and
 // after, so the preview shows measured effects rather than intentions.
 func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Preview, error) {
+	p, _, err := e.simulateAccounts(ctx, tx)
+	return p, err
+}
+
+// simulatedAccounts are the writable accounts as read before the simulation
+// and as the simulation left them, in writableAccounts order.
+type simulatedAccounts struct {
+	Keys          []solana.PublicKey
+	Before, After []*rpc.Account
+}
+
+// simulateAccounts is simulate that also hands back the accounts it read,
+// for previews that measure more than lamports (token amounts).
+func (e *Executor) simulateAccounts(ctx context.Context, tx *solana.Transaction) (Preview, simulatedAccounts, error) {
+	var none simulatedAccounts
 	msg, err := tx.Message.MarshalBinary()
 	if err != nil {
-		return Preview{}, fmt.Errorf("simulate: encode message: %w", err)
+		return Preview{}, none, fmt.Errorf("simulate: encode message: %w", err)
 	}
 	sum := sha256.Sum256(msg)
 	writable := writableAccounts(tx)
@@ -119,9 +134,9 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 	// transaction of ours landing between the two reads then makes the
 	// measured spend larger, never smaller. Read the other way round (or
 	// concurrently) it could hide part of this one's outflow from the caps.
-	pre, err := e.client.rpc.GetMultipleAccountsWithOpts(ctx, writable, &rpc.GetMultipleAccountsOpts{Commitment: rpc.CommitmentConfirmed})
+	pre, err := e.client.rpc.GetMultipleAccountsWithOpts(ctx, writable, &rpc.GetMultipleAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
 	if err != nil {
-		return Preview{}, fmt.Errorf("simulate: read balances before: %s", rpcErrorText(err))
+		return Preview{}, none, fmt.Errorf("simulate: read balances before: %s", rpcErrorText(err))
 	}
 	sim, err := e.client.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
 		SigVerify:  false,
@@ -129,16 +144,16 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: writable},
 	})
 	if err != nil {
-		return Preview{}, fmt.Errorf("simulate: simulateTransaction: %s", rpcErrorText(err))
+		return Preview{}, none, fmt.Errorf("simulate: simulateTransaction: %s", rpcErrorText(err))
 	}
 	if sim.Value == nil {
-		return Preview{}, errors.New("simulate: node returned an empty simulation result")
+		return Preview{}, none, errors.New("simulate: node returned an empty simulation result")
 	}
 	if sim.Value.Err != nil {
-		return Preview{}, &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
+		return Preview{}, none, &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
 	}
 	if len(sim.Value.Accounts) != len(writable) || len(pre.Value) != len(writable) {
-		return Preview{}, fmt.Errorf("simulate: node returned %d/%d accounts for %d requested", len(pre.Value), len(sim.Value.Accounts), len(writable))
+		return Preview{}, none, fmt.Errorf("simulate: node returned %d/%d accounts for %d requested", len(pre.Value), len(sim.Value.Accounts), len(writable))
 	}
 
 	p := Preview{
@@ -167,14 +182,14 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Previe
 	for _, ins := range p.Instructions {
 		var err error
 		if transferredOut, err = AddAmounts(transferredOut, ins.LamportsOut); err != nil {
-			return Preview{}, fmt.Errorf("preview: the transaction's transfers add up past 2^64-1 lamports: %w", err)
+			return Preview{}, none, fmt.Errorf("preview: the transaction's transfers add up past 2^64-1 lamports: %w", err)
 		}
 	}
 	// The fee is whatever the payer lost beyond the amounts it moved out.
 	if p.SpendLamports >= transferredOut {
 		p.Fee = p.SpendLamports - transferredOut
 	}
-	return p, nil
+	return p, simulatedAccounts{Keys: writable, Before: pre.Value, After: sim.Value.Accounts}, nil
 }
 
 // measureUnits simulates the unsigned transaction only to learn the compute

@@ -108,6 +108,9 @@ type Prepared struct {
 	// with the signature; an error stops the submission with nothing sent.
 	// The hub uses it to persist the signature before the bytes leave.
 	BeforeSend func(solana.Signature) error
+	// checkLanded, when set, judges the re-fetched transaction instead of
+	// the SOL transfer's deltas (token transfers set it).
+	checkLanded func(*rpc.GetTransactionResult, *Result) error
 	// Timings and RPC calls spent preparing, carried into the final Result.
 	simulateTook time.Duration
 	stats        CallStats

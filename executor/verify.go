@@ -25,7 +25,11 @@ func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
 	if !ok {
 		return
 	}
-	if err := checkTransferDeltas(p.Transfer, e.key.PublicKey(), tx.Meta.Fee, res.Changes); err != nil {
+	check := func() error { return checkTransferDeltas(p.Transfer, e.key.PublicKey(), tx.Meta.Fee, res.Changes) }
+	if p.checkLanded != nil {
+		check = func() error { return p.checkLanded(tx, res) }
+	}
+	if err := check(); err != nil {
 		res.Outcome = Failed
 		res.Reason = "landed, but the chain's balance changes disagree with the request: " + err.Error()
 		return

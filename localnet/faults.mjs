@@ -79,7 +79,24 @@ export class Faults {
           throw new RpcError(-32602, 'Invalid params: decimals must be 0..255');
         }
         const authority = o.authority ? pubkey(o.authority, 'authority') : undefined;
-        return { mint: this.ledger.createMint(decimals, authority) };
+        if (o.program !== undefined && o.program !== 'token' && o.program !== 'token-2022') {
+          throw new RpcError(-32602, 'Invalid params: program must be "token" or "token-2022"');
+        }
+        const ext = {};
+        if (o.transferFeeBps !== undefined) {
+          const bps = o.transferFeeBps;
+          if (!Number.isInteger(bps) || bps < 0 || bps > 10000) throw new RpcError(-32602, 'Invalid params: transferFeeBps must be 0..10000');
+          ext.transferFee = { bps, maximum: amount(o.transferFeeMax ?? '18446744073709551615', 'transferFeeMax') };
+        }
+        if (o.nonTransferable) ext.nonTransferable = true;
+        if (o.confidential) ext.confidential = true;
+        if (o.permanentDelegate) ext.permanentDelegate = pubkey(o.permanentDelegate, 'permanentDelegate');
+        if (o.transferHook) ext.transferHook = pubkey(o.transferHook, 'transferHook');
+        const token2022 = o.program === 'token-2022';
+        if (!token2022 && Object.keys(ext).length > 0) {
+          throw new RpcError(-32602, 'Invalid params: extensions need "program":"token-2022"');
+        }
+        return { mint: this.ledger.createMint(decimals, authority, token2022, ext) };
       },
       localnet_mintTo: async ([opts]) => {
         const o = opts ?? {};

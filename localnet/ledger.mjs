@@ -13,7 +13,8 @@ import {
 import {
   parseTokenAccount, parseMint, uiTokenAmount, encodeMint, encodeTokenAccount,
   associatedTokenAddress, setU64, TOKEN_PROGRAM, SYSTEM_PROGRAM, MINT_SIZE,
-  TOKEN_ACCOUNT_SIZE, NATIVE_MINT,
+  TOKEN_ACCOUNT_SIZE, NATIVE_MINT, TOKEN_2022_PROGRAM, encodeMint2022, mintExtensions,
+  encodeTokenAccount2022,
 } from './tokens.mjs';
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
@@ -384,12 +385,14 @@ export class Ledger {
     return this.balance(address);
   }
 
-  createMint(decimals, authority) {
+  createMint(decimals, authority, token2022 = false, extensions = {}) {
     const mint = b58encode(crypto.randomBytes(32));
     const mintAuthority = authority ?? this.mintAuthority.address;
+    const state = { mintAuthority, supply: 0n, decimals, freezeAuthority: null };
+    const data = token2022 ? encodeMint2022(state, extensions) : encodeMint(state);
     this.setAccount(mint, {
-      lamports: this.rentExempt(MINT_SIZE), owner: TOKEN_PROGRAM,
-      data: encodeMint({ mintAuthority, supply: 0n, decimals, freezeAuthority: null }),
+      lamports: this.rentExempt(data.length), owner: token2022 ? TOKEN_2022_PROGRAM : TOKEN_PROGRAM,
+      data,
     });
     return mint;
   }
@@ -407,13 +410,15 @@ export class Ledger {
       if (!ta || ta.mint !== mint) throw new Error(`associated token account ${ata} exists but is not a token account for ${mint}`);
       data = Uint8Array.from(existing.data);
       setU64(data, 64, ta.amount + amount);
+    } else if (mintAcct.owner === TOKEN_2022_PROGRAM) {
+      data = encodeTokenAccount2022({ mint, owner, amount }, mintExtensions(mintAcct.data));
     } else {
       data = encodeTokenAccount({ mint, owner, amount });
     }
     const mintData = Uint8Array.from(mintAcct.data);
     setU64(mintData, 36, m.supply + amount);
     this.setAccount(ata, {
-      lamports: existing ? existing.lamports : this.rentExempt(TOKEN_ACCOUNT_SIZE),
+      lamports: existing ? existing.lamports : this.rentExempt(data.length),
       owner: mintAcct.owner, data,
     });
     this.setAccount(mint, { ...mintAcct, data: mintData });

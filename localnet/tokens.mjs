@@ -110,3 +110,93 @@ export async function associatedTokenAddress(owner, mint, tokenProgram = TOKEN_P
   });
   return String(ata);
 }
+
+// Token-2022 extensions (spl-token-2022 ExtensionType numbers). An extended
+// account is the base state, zero padding up to the token-account size, one
+// AccountType byte (1 mint, 2 account), then entries of type u16, length u16,
+// value: the layout the Token-2022 program itself reads.
+export const EXT_TRANSFER_FEE_CONFIG = 1;
+export const EXT_TRANSFER_FEE_AMOUNT = 2;
+export const EXT_CONFIDENTIAL_TRANSFER_MINT = 4;
+export const EXT_IMMUTABLE_OWNER = 7;
+export const EXT_NON_TRANSFERABLE = 9;
+export const EXT_PERMANENT_DELEGATE = 12;
+export const EXT_NON_TRANSFERABLE_ACCOUNT = 13;
+export const EXT_TRANSFER_HOOK = 14;
+export const EXT_TRANSFER_HOOK_ACCOUNT = 15;
+
+function tlv(type, value) {
+  const d = Buffer.alloc(4 + value.length);
+  d.writeUInt16LE(type, 0);
+  d.writeUInt16LE(value.length, 2);
+  d.set(value, 4);
+  return d;
+}
+
+function extended(base, accountType, entries) {
+  const head = Buffer.alloc(TOKEN_ACCOUNT_SIZE + 1);
+  head.set(base, 0);
+  head[TOKEN_ACCOUNT_SIZE] = accountType;
+  return new Uint8Array(Buffer.concat([head, ...entries]));
+}
+
+/**
+ * Encode a Token-2022 mint with the extensions in ext:
+ * {transferFee: {bps, maximum}, nonTransferable, permanentDelegate: ADDR,
+ * transferHook: PROGRAM, confidential}. Without extensions it is the plain
+ * 82-byte layout, which Token-2022 accepts as well.
+ */
+export function encodeMint2022(mint, ext = {}) {
+  const base = encodeMint(mint);
+  const entries = [];
+  if (ext.transferFee) {
+    // authority, withdraw authority, withheld u64, older fee, newer fee;
+    // a fee is epoch u64, maximum u64, basis points u16.
+    const v = Buffer.alloc(108);
+    for (const off of [72, 90]) {
+      v.writeBigUInt64LE(BigInt(ext.transferFee.maximum), off + 8);
+      v.writeUInt16LE(ext.transferFee.bps, off + 16);
+    }
+    entries.push(tlv(EXT_TRANSFER_FEE_CONFIG, v));
+  }
+  if (ext.confidential) entries.push(tlv(EXT_CONFIDENTIAL_TRANSFER_MINT, Buffer.alloc(65)));
+  if (ext.nonTransferable) entries.push(tlv(EXT_NON_TRANSFERABLE, Buffer.alloc(0)));
+  if (ext.permanentDelegate) entries.push(tlv(EXT_PERMANENT_DELEGATE, Buffer.from(decodePubkey(ext.permanentDelegate))));
+  if (ext.transferHook) {
+    const v = Buffer.alloc(64); // authority (none), program
+    v.set(decodePubkey(ext.transferHook), 32);
+    entries.push(tlv(EXT_TRANSFER_HOOK, v));
+  }
+  if (entries.length === 0) return base;
+  return extended(base, 1, entries);
+}
+
+/** The Token-2022 extension types present on a mint's data. */
+export function mintExtensions(data) {
+  const out = [];
+  if (data.length <= TOKEN_ACCOUNT_SIZE + 1) return out;
+  const d = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  for (let off = TOKEN_ACCOUNT_SIZE + 1; off + 4 <= d.length;) {
+    const type = d.readUInt16LE(off);
+    const n = d.readUInt16LE(off + 2);
+    if (type === 0) break;
+    out.push(type);
+    off += 4 + n;
+  }
+  return out;
+}
+
+/**
+ * Encode a Token-2022 token account for a mint with the given extension
+ * types: the account-side extensions they require (as the program's
+ * GetAccountDataSize computes them) plus ImmutableOwner, as the associated
+ * token account program creates it.
+ */
+export function encodeTokenAccount2022({ mint, owner, amount }, mintExts) {
+  const base = encodeTokenAccount({ mint, owner, amount });
+  const entries = [tlv(EXT_IMMUTABLE_OWNER, Buffer.alloc(0))];
+  if (mintExts.includes(EXT_TRANSFER_FEE_CONFIG)) entries.push(tlv(EXT_TRANSFER_FEE_AMOUNT, Buffer.alloc(8)));
+  if (mintExts.includes(EXT_NON_TRANSFERABLE)) entries.push(tlv(EXT_NON_TRANSFERABLE_ACCOUNT, Buffer.alloc(0)));
+  if (mintExts.includes(EXT_TRANSFER_HOOK)) entries.push(tlv(EXT_TRANSFER_HOOK_ACCOUNT, Buffer.alloc(1)));
+  return extended(base, 2, entries);
+}

@@ -25,6 +25,7 @@ const (
 	ToolProposalStatus   = "proposal_status"
 	ToolTransferSOL      = "transfer_sol"
 	ToolSwap             = "swap"
+	ToolTransferToken    = "transfer_token"
 )
 
 // MaxWaitSeconds bounds proposal_status long-polls: MCP clients cancel calls that
@@ -95,65 +96,10 @@ type argSpec struct {
 	desc     string // shown to the model in the input schema
 }
 
-var toolArgSpecs = map[string][]argSpec{
-	ToolGetBalance: {
-		{"address", kindAddress, false, "Base58 address whose SOL balance to read. Omit it to read the console's own wallet."},
-	},
-	ToolGetTokenBalances: {
-		{"owner", kindAddress, false, "Base58 address whose SPL token balances to read. Omit it to read the console's own wallet."},
-	},
-	ToolGetQuote: {
-		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
-		{"output_mint", kindAddress, true, "Mint address of the token to buy."},
-		{"amount", kindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
-		{"slippage_bps", kindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},
-	},
-	ToolGetTokenInfo: {
-		{"mint", kindAddress, true, "Mint address of the SPL token."},
-	},
-	ToolGetSpendStatus: {},
-	ToolGetTransaction: {
-		{"signature", kindSignature, true, "Base58 transaction signature."},
-	},
-	ToolProposalStatus: {
-		{"proposal_id", kindProposalID, true, "The proposal_id returned by transfer_sol or swap."},
-		{"wait_seconds", kindWaitSeconds, false, "Wait up to this many seconds (0 to 45) for the human's decision before answering. Default 0: answer at once."},
-	},
-	ToolTransferSOL: {
-		{"to", kindAddress, true, "Recipient's base58 address."},
-		{"lamports", kindLamports, true, "Amount in lamports (1 SOL = 1000000000 lamports). A JSON integer or a string of digits; no decimals."},
-		{"confirm", kindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
-	},
-	ToolSwap: {
-		{"input_mint", kindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
-		{"output_mint", kindAddress, true, "Mint address of the token to buy."},
-		{"amount", kindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
-		{"slippage_bps", kindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},
-		{"confirm", kindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
-	},
-}
-
-// ParseArgs parses the arguments of any tool.
+// ParseArgs parses the arguments of any tool with its inventory entry's parser.
 func ParseArgs(tool string, raw map[string]any) (Args, error) {
-	switch tool {
-	case ToolGetBalance:
-		return ParseGetBalanceArgs(raw)
-	case ToolGetTokenBalances:
-		return ParseGetTokenBalancesArgs(raw)
-	case ToolGetQuote:
-		return ParseQuoteArgs(raw)
-	case ToolGetTokenInfo:
-		return ParseTokenInfoArgs(raw)
-	case ToolGetSpendStatus:
-		return ParseSpendStatusArgs(raw)
-	case ToolGetTransaction:
-		return ParseGetTransactionArgs(raw)
-	case ToolProposalStatus:
-		return ParseProposalStatusArgs(raw)
-	case ToolTransferSOL:
-		return ParseTransferArgs(raw)
-	case ToolSwap:
-		return ParseSwapArgs(raw)
+	if t, ok := lookupTool(tool); ok {
+		return t.Parse(raw)
 	}
 	return nil, argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(ToolNames(), ", "))
 }
@@ -198,7 +144,7 @@ func DecodeArgs(data []byte) (map[string]any, error) {
 // checkArgNames refuses unknown arguments and missing required ones, before any
 // value is looked at, so the model learns the accepted names in one error.
 func checkArgNames(tool string, raw map[string]any) error {
-	specs := toolArgSpecs[tool]
+	specs := toolArgs[tool]
 	accepted := make([]string, len(specs))
 	for i, s := range specs {
 		accepted[i] = s.name
@@ -273,6 +219,53 @@ func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{
 		"to":       a.To.String(),
 		"lamports": strconv.FormatUint(a.Lamports, 10),
+	}
+}
+
+// ---- transfer_token ----
+
+// TransferTokenArgs are the arguments of transfer_token.
+type TransferTokenArgs struct {
+	Mint    solana.PublicKey
+	To      solana.PublicKey // the recipient owner
+	Amount  uint64           // base units of Mint
+	Confirm string           // "" on a proposal
+}
+
+// ParseTransferTokenArgs validates transfer_token arguments.
+func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
+	const tool = ToolTransferToken
+	var a TransferTokenArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
+		return a, err
+	}
+	if a.Mint.Equals(solana.SolMint) {
+		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+	}
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferTokenArgs) ToolName() string     { return ToolTransferToken }
+func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferTokenArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Normalized() map[string]string {
+	return map[string]string{
+		"mint":   a.Mint.String(),
+		"to":     a.To.String(),
+		"amount": strconv.FormatUint(a.Amount, 10),
 	}
 }
 

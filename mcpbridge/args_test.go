@@ -317,3 +317,33 @@ func TestErrorsDoNotEchoControlCharacters(t *testing.T) {
 		t.Fatalf("error echoes untrusted text raw or in full (%d bytes): %q", len(msg), msg)
 	}
 }
+
+func TestParseTransferTokenArgs(t *testing.T) {
+	a, err := ParseTransferTokenArgs(map[string]any{"mint": addrB, "to": addrA, "amount": "1000000"})
+	if err != nil || a.Mint.String() != addrB || a.To.String() != addrA || a.Amount != 1_000_000 || a.Confirm != "" {
+		t.Fatalf("%+v %v", a, err)
+	}
+	if got := a.Normalized(); got["mint"] != addrB || got["to"] != addrA || got["amount"] != "1000000" || len(got) != 3 {
+		t.Fatalf("normalized %v", got)
+	}
+	for _, c := range []struct {
+		raw     map[string]any
+		wantArg string
+	}{
+		{map[string]any{"to": addrA, "amount": 1}, "mint"},
+		{map[string]any{"mint": addrB, "amount": 1}, "to"},
+		{map[string]any{"mint": addrB, "to": addrA}, "amount"},
+		{map[string]any{"mint": addrB, "to": addrA, "amount": 0}, "amount"},
+		{map[string]any{"mint": addrB, "to": addrA, "amount": "1.5"}, "amount"},
+		{map[string]any{"mint": addrB, "to": addrA, "amount": -3}, "amount"},
+		{map[string]any{"mint": "So11111111111111111111111111111111111111112", "to": addrA, "amount": 1}, "mint"},
+		{map[string]any{"mint": addrB, "to": "0xdead", "amount": 1}, "to"},
+		{map[string]any{"mint": addrB, "to": addrA, "amount": 1, "decimals": 6}, "decimals"},
+	} {
+		_, err := ParseArgs(ToolTransferToken, c.raw)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Arg != c.wantArg || ae.Tool != ToolTransferToken {
+			t.Errorf("%v: err %v, want one naming %q", c.raw, err, c.wantArg)
+		}
+	}
+}

@@ -221,6 +221,7 @@ func FuzzParseArgs(f *testing.F) {
 		ToolGetTransaction:   `{"signature":` + sig + `}`,
 		ToolProposalStatus:   `{"proposal_id":"p-1","wait_seconds":45}`,
 		ToolSwap:             `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":1e3,"slippage_bps":"50","confirm":"kR3nT9xQm2vP"}`,
+		ToolTransferToken:    `{"mint":"` + addrB + `","to":"` + addrA + `","amount":"1000000"}`,
 	} {
 		for i, name := range ToolNames() {
 			if name == tool {

@@ -31,7 +31,7 @@ func TestToolNamesAndKinds(t *testing.T) {
 			writes = append(writes, n)
 		}
 	}
-	if !slices.Equal(writes, []string{ToolTransferSOL, ToolSwap}) {
+	if !slices.Equal(writes, []string{ToolTransferSOL, ToolSwap, ToolTransferToken}) {
 		t.Fatalf("write tools %v", writes)
 	}
 	if IsWriteTool("Transfer_SOL") || IsWriteTool("") {

@@ -44,7 +44,14 @@ type Config struct {
 	// not a public one and whose RPC is not on loopback.
 	AllowUnknownNetwork     bool
 	AllowUncappedTokenSwaps bool
-	MaxSlippageBps          uint32
+	// AllowUncappedTokenTransfers admits token transfers of a mint with
+	// no per-mint cap.
+	AllowUncappedTokenTransfers bool
+	// Per-mint caps (MINT=AMOUNT), for anything that spends the mint.
+	MaxTokenPerTx      []TokenCap
+	MaxTokenPerSession []TokenCap
+	MaxTokenPerDay     []TokenCap
+	MaxSlippageBps     uint32
 	// MaxPriceImpactBps is the TOML/flag key max_price_impact_pct held in
 	// basis points (1.5% = 150) so the limit is stored exactly; 0 = off.
 	MaxPriceImpactBps uint32
@@ -125,6 +132,24 @@ func (c Config) Validate() error {
 		}
 		if slices.Contains(c.AllowMints, m) {
 			return configErr("deny_mint", "%s is also in allow_mint; a mint must be in one list only", m)
+		}
+	}
+	for _, l := range []struct {
+		key  string
+		caps []TokenCap
+	}{{RuleTokenPerTx, c.MaxTokenPerTx}, {RuleTokenPerSession, c.MaxTokenPerSession}, {RuleTokenPerDay, c.MaxTokenPerDay}} {
+		seen := map[string]bool{}
+		for _, tc := range l.caps {
+			if _, err := ParseTokenCap(tc.String()); err != nil {
+				return configErr(l.key, "%v", err)
+			}
+			if seen[tc.Mint] {
+				return configErr(l.key, "mint %s is capped twice; give one amount per mint", tc.Mint)
+			}
+			seen[tc.Mint] = true
+			if slices.Contains(c.DenyMints, tc.Mint) {
+				return configErr(l.key, "mint %s is capped and also in deny_mint; a denied mint needs no cap", tc.Mint)
+			}
 		}
 	}
 	switch c.TokenDelivery {

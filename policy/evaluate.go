@@ -20,11 +20,12 @@ import (
 	solana "github.com/gagliardetto/solana-go"
 )
 
-// Tools the policy knows how to judge. Any other tool name is refused: a new
-// write tool must be taught to the policy before it can spend anything.
+// Tool names, for tests and audit text only: rules judge a proposal by what
+// it does (its facts), never by which tool made it.
 const (
-	ToolTransferSOL = "transfer_sol"
-	ToolSwap        = "swap"
+	ToolTransferSOL   = "transfer_sol"
+	ToolSwap          = "swap"
+	ToolTransferToken = "transfer_token"
 )
 
 // Networks as reported by the executor from getGenesisHash and the RPC URL.
@@ -55,26 +56,47 @@ const (
 	RulePerDay        = "max_sol_per_day"
 	RuleMints         = "mints"
 	RuleUncappedToken = "allow_uncapped_token_swaps"
-	RuleSlippage      = "max_slippage_bps"
-	RulePriceImpact   = "max_price_impact_pct"
-	RuleBreaker       = "retry_breaker"
-	RuleLedger        = "spend_ledger" // the ledger could not hold the spend
-	RuleAmount        = "amount"       // a sum of amounts does not fit in 64 bits
+	// RuleUncappedTransfer: a token spend without a quote and without a cap.
+	RuleUncappedTransfer = "allow_uncapped_token_transfers"
+	RuleTokenPerTx       = "max_token_per_tx"
+	RuleTokenPerSession  = "max_token_per_session"
+	RuleTokenPerDay      = "max_token_per_day"
+	RuleSlippage         = "max_slippage_bps"
+	RulePriceImpact      = "max_price_impact_pct"
+	RuleBreaker          = "retry_breaker"
+	RuleLedger           = "spend_ledger" // the ledger could not hold the spend
+	RuleAmount           = "amount"       // a sum of amounts does not fit in 64 bits
 )
 
-// Proposal is what the policy judges: the normalised arguments plus what the
-// simulation measured. Lamports is the SOL that leaves the wallet (amount +
-// fee + rent of created accounts), never the figure the model asked for.
+// Proposal is what the policy judges: the facts of what a transaction does,
+// measured by simulation, never the figures the model asked for. Rules apply
+// by these facts (capabilities), not by tool name, so a new kind of spend
+// meets every rule its facts call for. The zero value is denied.
 type Proposal struct {
-	Tool           string
-	Fingerprint    string
-	ClientID       string
-	Network        string // one of the Network* constants
-	Recipient      string
-	Lamports       uint64
-	InputMint      string
-	OutputMint     string
-	InputIsSOL     bool
+	Tool        string // for audit text only
+	Fingerprint string
+	ClientID    string
+	Network     string // one of the Network* constants
+	// Recipient is who receives value other than the wallet (an owner's
+	// address). A proposal with no recipient must say PaysSelf (a swap
+	// pays the wallet itself); one that says neither is refused.
+	Recipient string
+	PaysSelf  bool
+	// Lamports is the SOL that leaves the wallet: amounts + fee + rent of
+	// accounts it creates.
+	Lamports uint64
+	// Mints are the non-SOL mints the proposal touches, in or out; they go
+	// through the mint allow and deny lists.
+	Mints []string
+	// Token is the non-SOL mint the proposal spends (nil: it spends only
+	// SOL); it needs a per-mint cap or the uncapped opt-in.
+	Token *TokenSpend
+	// Quote is set for a proposal priced by a quote (a swap).
+	Quote *QuoteFacts
+}
+
+// QuoteFacts are the terms of a quoted trade.
+type QuoteFacts struct {
 	SlippageBps    uint32
 	PriceImpactBps uint32
 }
@@ -85,6 +107,8 @@ type Proposal struct {
 type SpendState struct {
 	SessionSpent, SessionReserved uint64
 	DaySpent, DayReserved         uint64
+	// Tokens are the same figures per mint, in base units.
+	Tokens map[string]TokenTotals
 }
 
 // Decision is the policy's answer. A zero Decision is a denial.
@@ -93,8 +117,9 @@ type Decision struct {
 	Rule      string // the rule that objected; empty when allowed
 	Reason    string // a sentence the model can act on
 	Retryable bool   // false: retrying in this session cannot succeed
-	// NoCapApplies is set on an allowed swap whose input is a token, so the
-	// SOL caps do not bound it; the preview must say so plainly.
+	// NoCapApplies is set on an allowed proposal that spends a token no
+	// per-mint cap bounds (admitted by an uncapped opt-in); the preview must
+	// say so plainly.
 	NoCapApplies bool
 }
 
@@ -112,7 +137,7 @@ func (d Decision) Err() error {
 		return nil
 	}
 	switch d.Rule {
-	case RulePerTx, RulePerSession, RulePerDay:
+	case RulePerTx, RulePerSession, RulePerDay, RuleTokenPerTx, RuleTokenPerSession, RuleTokenPerDay:
 		return fmt.Errorf("%w: %w: %s: %s", ErrDenied, ErrCapExceeded, d.Rule, d.Reason)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrDenied, d.Rule, d.Reason)
@@ -157,7 +182,7 @@ var rules = []rule{
 	{RulePerSession, checkPerSession},
 	{RulePerDay, checkPerDay},
 	{RuleMints, checkMints},
-	{RuleUncappedToken, checkUncappedToken},
+	{RuleUncappedToken, checkTokenSpend},
 	{RuleSlippage, checkSlippage},
 	{RulePriceImpact, checkPriceImpact},
 }
@@ -185,17 +210,22 @@ func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 	}
 	reason := "allowed: every policy rule passed."
 	if noCap {
-		reason = "allowed: every policy rule passed. No cap applies: the input is a token, not SOL, so the SOL caps do not bound this swap."
+		reason = "allowed: every policy rule passed. No cap applies: this spends a token that no per-mint cap bounds, and the SOL caps do not measure tokens."
 	}
 	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap}
 }
 
+// checkTool refuses a proposal that does not say where its value goes: a
+// kind of spend that forgot to state its recipient must not slip past the
+// allowlist.
 func checkTool(_ Config, p Proposal, _ SpendState) verdict {
-	switch p.Tool {
-	case ToolTransferSOL, ToolSwap:
-		return pass
+	if p.Recipient != "" && p.PaysSelf {
+		return objection(RuleTool, false, "the %q proposal claims both a recipient and to pay the wallet itself, so it cannot be judged.", p.Tool)
 	}
-	return objection(RuleTool, false, "tool %q is not a write the policy knows; only %s and %s can spend.", p.Tool, ToolTransferSOL, ToolSwap)
+	if p.Recipient == "" && !p.PaysSelf {
+		return objection(RuleTool, false, "the %q proposal states no recipient, so the policy cannot judge it.", p.Tool)
+	}
+	return pass
 }
 
 // checkMeasured refuses a proposal whose spend was never measured. Every real
@@ -229,8 +259,8 @@ func checkNetwork(cfg Config, p Proposal, _ SpendState) verdict {
 }
 
 func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.Tool != ToolTransferSOL {
-		return pass // swaps pay the wallet itself
+	if p.PaysSelf && p.Recipient == "" {
+		return pass // the value comes back to the wallet (checkTool holds the pair)
 	}
 	if len(cfg.AllowRecipients) == 0 {
 		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", p.Recipient, p.Recipient)
@@ -298,16 +328,17 @@ func checkPerDay(cfg Config, p Proposal, s SpendState) verdict {
 }
 
 func checkMints(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.Tool != ToolSwap {
-		return pass
+	mints := p.Mints
+	if p.Token != nil {
+		mints = append([]string{p.Token.Mint}, mints...)
 	}
-	for _, m := range []string{p.InputMint, p.OutputMint} {
+	for _, m := range mints {
 		if m == "" {
-			return objection(RuleMints, false, "a swap must name both its input and output mint.")
+			return objection(RuleMints, false, "a mint the proposal touches is not named, so it cannot be judged.")
 		}
 		for _, d := range cfg.DenyMints {
 			if d == m {
-				return objection(RuleMints, false, "mint %s is on the operator's deny list; no swap into or out of it will be allowed.", m)
+				return objection(RuleMints, false, "mint %s is on the operator's deny list; nothing that moves it will be allowed.", m)
 			}
 		}
 		if len(cfg.AllowMints) == 0 || m == NativeMint {
@@ -327,27 +358,17 @@ func checkMints(cfg Config, p Proposal, _ SpendState) verdict {
 	return pass
 }
 
-func checkUncappedToken(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.Tool != ToolSwap || p.InputIsSOL {
-		return pass
-	}
-	if cfg.AllowUncappedTokenSwaps {
-		return verdict{pass: true, noCap: true}
-	}
-	return objection(RuleUncappedToken, false, "this swap spends token %s, not SOL, so the SOL caps cannot bound it and such swaps are off; swap from SOL instead, or the operator can allow them with --allow-uncapped-token-swaps.", p.InputMint)
-}
-
 func checkSlippage(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.Tool != ToolSwap || p.SlippageBps <= cfg.MaxSlippageBps {
+	if p.Quote == nil || p.Quote.SlippageBps <= cfg.MaxSlippageBps {
 		return pass
 	}
-	return objection(RuleSlippage, true, "slippage of %d bps is above the limit of %d bps; ask again with slippage_bps at or below %d.", p.SlippageBps, cfg.MaxSlippageBps, cfg.MaxSlippageBps)
+	return objection(RuleSlippage, true, "slippage of %d bps is above the limit of %d bps; ask again with slippage_bps at or below %d.", p.Quote.SlippageBps, cfg.MaxSlippageBps, cfg.MaxSlippageBps)
 }
 
 func checkPriceImpact(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.Tool != ToolSwap || cfg.MaxPriceImpactBps == 0 || p.PriceImpactBps <= cfg.MaxPriceImpactBps {
+	if p.Quote == nil || cfg.MaxPriceImpactBps == 0 || p.Quote.PriceImpactBps <= cfg.MaxPriceImpactBps {
 		return pass
 	}
 	return objection(RulePriceImpact, true, "the quote's price impact of %s%% is above the limit of %s%%; a smaller amount moves the price less.",
-		FormatPercentBps(p.PriceImpactBps), FormatPercentBps(cfg.MaxPriceImpactBps))
+		FormatPercentBps(p.Quote.PriceImpactBps), FormatPercentBps(cfg.MaxPriceImpactBps))
 }

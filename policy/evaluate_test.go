@@ -13,8 +13,17 @@ func transfer(to string, lamports uint64) Proposal {
 }
 
 func swap(in, out string, lamports uint64) Proposal {
-	return Proposal{Tool: ToolSwap, ClientID: "claude", Network: NetworkDevnet, Lamports: lamports,
-		InputMint: in, OutputMint: out, InputIsSOL: in == NativeMint, SlippageBps: 50, PriceImpactBps: 10}
+	p := Proposal{Tool: ToolSwap, ClientID: "claude", Network: NetworkDevnet, Lamports: lamports, PaysSelf: true,
+		Quote: &QuoteFacts{SlippageBps: 50, PriceImpactBps: 10}}
+	for _, m := range []string{in, out} {
+		if m != NativeMint {
+			p.Mints = append(p.Mints, m)
+		}
+	}
+	if in != NativeMint {
+		p.Token = &TokenSpend{Mint: in, Amount: 1_000_000, Decimals: 6, DecimalsKnown: true}
+	}
+	return p
 }
 
 func testConfig() Config {
@@ -84,12 +93,12 @@ func TestEvaluateRules(t *testing.T) {
 		{name: "token-input swap refused by default", p: swap(usdc, NativeMint, fee), rule: RuleUncappedToken, says: []string{"--allow-uncapped-token-swaps"}},
 		{name: "token-input swap allowed when opted in says no cap applies", cfg: func(c *Config) { c.AllowUncappedTokenSwaps = true },
 			p: swap(usdc, NativeMint, fee), allowed: true, noCap: true, says: []string{"No cap applies"}},
-		{name: "slippage above limit", p: func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.SlippageBps = 301; return p }(),
+		{name: "slippage above limit", p: func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.Quote.SlippageBps = 301; return p }(),
 			rule: RuleSlippage, retryable: true, says: []string{"301 bps", "300"}},
 		{name: "price impact above limit", cfg: func(c *Config) { c.MaxPriceImpactBps = 150 },
-			p:    func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.PriceImpactBps = 151; return p }(),
+			p:    func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.Quote.PriceImpactBps = 151; return p }(),
 			rule: RulePriceImpact, retryable: true, says: []string{"1.51%", "1.5%"}},
-		{name: "price impact limit off", p: func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.PriceImpactBps = 9000; return p }(), allowed: true},
+		{name: "price impact limit off", p: func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.Quote.PriceImpactBps = 9000; return p }(), allowed: true},
 		{name: "rules run in order: network before amount", p: func() Proposal { p := transfer(addr(2), 9e9); p.Network = NetworkMainnet; return p }(), rule: RuleNetwork},
 	}
 	for _, tt := range tests {

@@ -28,7 +28,12 @@ const (
 )
 
 type spendEntry struct {
-	lamports  uint64
+	lamports uint64
+	// mint and tokens are the non-SOL mint the spend moves and how many
+	// base units (empty, 0: SOL only). Held as reserved, counted as spent
+	// on settle: a token transfer that lands verified moved exactly this.
+	mint      string
+	tokens    uint64
 	state     string
 	signature string
 	lastValid uint64    // block height past which the signed transaction cannot land
@@ -78,7 +83,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range open {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, mint: r.Mint, tokens: r.TokenAmount, state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
 		s.open = addCapped(s.open, r.Lamports)
 	}
 	settled, err := st.SettledSince(now().Add(-DayWindow))
@@ -86,7 +91,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range settled {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, mint: r.Mint, tokens: r.TokenAmount, state: r.State, signature: r.Signature, at: r.CreatedAt}
 		s.settledDay = append(s.settledDay, dayEntry{at: r.CreatedAt, lamports: r.Lamports})
 	}
 	return s, nil
@@ -119,7 +124,46 @@ func (s *Spend) stateLocked() SpendState {
 		SessionReserved: s.open,
 		DaySpent:        day,
 		DayReserved:     s.open,
+		Tokens:          s.tokenTotalsLocked(cutoff),
 	}
+}
+
+// tokenTotalsLocked sums each mint's spends. Entries are few (one per
+// approved spend in the window), so they are summed afresh each time rather
+// than kept as running totals that a saturated add could skew. Nil when no
+// token was spent, so a SOL-only ledger's state compares equal to before.
+func (s *Spend) tokenTotalsLocked(cutoff time.Time) map[string]TokenTotals {
+	var out map[string]TokenTotals
+	for _, e := range s.entries {
+		if e.mint == "" {
+			continue
+		}
+		var t TokenTotals
+		switch e.state {
+		case StateReserved, StateUnknown:
+			t.SessionReserved, t.DayReserved = e.tokens, e.tokens
+		case StateSettled:
+			if e.thisSession {
+				t.SessionSpent = e.tokens
+			}
+			if e.at.After(cutoff) {
+				t.DaySpent = e.tokens
+			}
+		}
+		if t == (TokenTotals{}) {
+			continue
+		}
+		if out == nil {
+			out = map[string]TokenTotals{}
+		}
+		sum := out[e.mint]
+		sum.SessionSpent = addCapped(sum.SessionSpent, t.SessionSpent)
+		sum.SessionReserved = addCapped(sum.SessionReserved, t.SessionReserved)
+		sum.DaySpent = addCapped(sum.DaySpent, t.DaySpent)
+		sum.DayReserved = addCapped(sum.DayReserved, t.DayReserved)
+		out[e.mint] = sum
+	}
+	return out
 }
 
 // Reserve evaluates p against cfg and the current ledger and, only if
@@ -140,15 +184,20 @@ func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
 		return d, nil
 	}
 	now := s.now()
+	var mint string
+	var tokens uint64
+	if p.Token != nil {
+		mint, tokens = p.Token.Mint, p.Token.Amount
+	}
 	if s.store != nil {
-		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, State: StateReserved, CreatedAt: now, UpdatedAt: now})
+		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Mint: mint, TokenAmount: tokens, State: StateReserved, CreatedAt: now, UpdatedAt: now})
 		if err != nil {
 			// Fail closed: an unrecorded reservation would be forgotten by a
 			// restart, and the cap with it.
 			return Decision{Rule: RuleLedger, Reason: "the spend could not be recorded, so it was not allowed."}, fmt.Errorf("reserve %s: %w", id, err)
 		}
 	}
-	s.entries[id] = &spendEntry{lamports: p.Lamports, state: StateReserved, at: now, thisSession: true}
+	s.entries[id] = &spendEntry{lamports: p.Lamports, mint: mint, tokens: tokens, state: StateReserved, at: now, thisSession: true}
 	s.open = addCapped(s.open, p.Lamports)
 	return d, nil
 }
@@ -170,7 +219,7 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 		return nil
 	}
 	return s.store.UpdateReservation(store.Reservation{
-		ID: id, Lamports: lamports, State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
+		ID: id, Lamports: lamports, Mint: e.mint, TokenAmount: e.tokens, State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
 		CreatedAt: e.at, UpdatedAt: s.now(),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -135,7 +136,7 @@ func (m *spendMachine) closeOp(t *rapid.T, op string) {
 }
 
 func (m *spendMachine) unchanged(t *rapid.T, before SpendState) {
-	if after := m.spend.State(); after != before {
+	if after := m.spend.State(); !reflect.DeepEqual(after, before) {
 		t.Fatalf("a refused operation changed the ledger: %+v → %+v", before, after)
 	}
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,7 +128,7 @@ func TestSettleReleaseUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SpendState{SessionSpent: 99_995_000, SessionReserved: 100_000_000, DaySpent: 99_995_000, DayReserved: 100_000_000}
-	if got := s.State(); got != want {
+	if got := s.State(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("State = %+v, want %+v (unknown keeps its hold, release frees it, double settle counted once)", got, want)
 	}
 	// Reconciliation later finds c landed.
@@ -202,7 +203,7 @@ func TestSpendSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SpendState{SessionSpent: 0, SessionReserved: 200_000_000, DaySpent: 90_000_000, DayReserved: 200_000_000}
-	if got := s2.State(); got != want {
+	if got := s2.State(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("restored state %+v, want %+v", got, want)
 	}
 	inflight, err := st2.InFlight()
@@ -233,7 +234,7 @@ func TestSpendSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s3.State(); got != (SpendState{}) {
+	if got := s3.State(); !reflect.DeepEqual(got, SpendState{}) {
 		t.Fatalf("a day later: %+v", got)
 	}
 	if bad, err := st2.VerifyAudit(); err != nil {
@@ -256,7 +257,7 @@ func TestReserveFailsClosedWhenStoreFails(t *testing.T) {
 	if err == nil || d.Allowed || d.Rule != RuleLedger {
 		t.Fatalf("Reserve with a dead store: %+v, %v", d, err)
 	}
-	if got := s.State(); got != (SpendState{}) {
+	if got := s.State(); !reflect.DeepEqual(got, SpendState{}) {
 		t.Fatalf("state changed by a failed reserve: %+v", got)
 	}
 	if _, _, ok := s.Lookup("x"); ok {

@@ -72,6 +72,9 @@ type consoleSetup struct {
 	rpc    func(t *testing.T, url string) string // rewrites the ledger's URL for --rpc; nil: as is
 	state  string                                // --state; "" = a fresh directory
 	flags  []string                              // extra console flags
+	// prepare runs once the ledger and wallet exist, before the console
+	// starts, and returns more flags and environment (NAME=value) for it.
+	prepare func(t *testing.T, l *localnet.Ledger, wallet solana.PublicKey) (flags, env []string)
 }
 
 func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
@@ -126,6 +129,11 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		"--state", state, "--allow-recipient", recipient.PublicKey().String()}
 	args = append(args, cs.flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
+	if cs.prepare != nil {
+		flags, env := cs.prepare(t, l, key.PublicKey())
+		args = append(args, flags...)
+		command = "exec env " + shellJoin(env) + " " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
+	}
 	if out, err := term.tmux("new-session", "-d", "-s", "console", "-x", "140", "-y", "40", command); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}

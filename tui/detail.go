@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
 	"github.com/solgate/solgate/policy"
@@ -63,14 +62,19 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	// Warnings first: they must be seen before the numbers. Addresses in
 	// them are never abbreviated: a look-alike shares exactly the characters
 	// an abbreviation keeps.
-	if e.swap != nil && p.Swap.NoCapApplies {
+	if e.swap != nil && e.swap.sp.NoCapApplies {
 		add(wrapBanner(s.nocap, e.swap.noCapBanner(s), d.width)...)
 	}
-	to := p.Transfer.To.String()
+	// Whatever the kind, a recipient that looks like a known address is
+	// flagged here too, from the console's own list.
+	var to string
+	if p.Kind != nil {
+		to = p.Kind.Facts("", "").Recipient
+	}
 	for _, f := range e.flags {
 		add(wrapStyled(s.warn, "⚠ "+f, d.width)...)
 	}
-	if e.swap == nil {
+	if to != "" {
 		for _, k := range c.known {
 			if untrusted.LooksLike(k, to) && !flagged(e.flags, k) {
 				add(wrapStyled(s.warn, fmt.Sprintf("⚠ recipient %s looks like known address %s (possible address poisoning)", to, k), d.width)...)
@@ -85,17 +89,23 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	}
 
 	d.status(s, e, c, add, field)
-	switch {
-	case e.swap != nil:
+	switch k := p.Kind.(type) {
+	case nil:
+		field("Action", untrusted.Sanitize(p.Tool, 32)+" — the console received it without its terms, so it cannot show what it does: deny it")
+	case *hub.SwapProposal:
 		e.swap.render(d, c, p, field, func(text string) {
 			for _, w := range wrap(text, max(d.width-labelW, 10)) {
 				add(strings.Repeat(" ", labelW) + s.warn.Render(w))
 			}
 		})
-	case p.Tool == mcpbridge.ToolSwap:
-		field("Action", "swap — the console received it without its terms, so it cannot show what it does: deny it")
+	case *hub.TransferProposal:
+		d.transfer(c, p, k, field)
 	default:
-		d.transfer(c, p, field)
+		for _, l := range k.Detail(p) {
+			field(l.Label, untrusted.Sanitize(l.Value, 400))
+		}
+		d.instructions(c, p.Preview.Instructions, field)
+		field("SHA-256", p.Preview.MessageSHA256)
 	}
 	// The name is whatever the agent chose to call itself.
 	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
@@ -103,9 +113,9 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 }
 
 // transfer adds a SOL transfer's lines, after the status.
-func (d *detail) transfer(c detailContext, p *hub.Proposal, field func(label, value string)) {
-	to := p.Transfer.To.String()
-	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(p.Transfer.Lamports), lamports(p.Transfer.Lamports)))
+func (d *detail) transfer(c detailContext, p *hub.Proposal, k *hub.TransferProposal, field func(label, value string)) {
+	to := k.A.To.String()
+	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(k.A.Lamports), lamports(k.A.Lamports)))
 	field("Recipient", to)
 	field("Spend", fmt.Sprintf("%s (%s): amount + %s", sol(p.Spend), lamports(p.Spend), p.Preview.FeeText()))
 	field("Budget", p.Preview.BudgetText())

@@ -89,7 +89,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Tool:        mcpbridge.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
-		Transfer:    mcpbridge.TransferArgs{To: to, Lamports: amount},
+		Kind:        &hub.TransferProposal{A: mcpbridge.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
@@ -273,8 +273,9 @@ func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, ex
 	args := mcpbridge.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
 	p := &hub.Proposal{
 		ID: id, Seq: seq, Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
-		Swap: &hub.SwapProposal{
-			Args:    args,
+		Kind: &hub.SwapProposal{
+			A:       args,
+			Spend:   spend,
 			Terms:   executor.SwapTerms{InputMint: inMint, OutputMint: outMint, InAmount: inAmount, SlippageBps: 100, MinimumOut: minOut},
 			Preview: pv, PriceImpactBps: 37, Route: []string{"Localnet Pool"},
 			Input: in, Output: out, NoCapApplies: noCap,

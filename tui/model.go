@@ -475,8 +475,8 @@ func (m *model) announce(waiting []*entry) []tea.Cmd {
 func (m *model) notifyFields(e *entry) notifyFields {
 	f := notifyFields{ID: e.p.ID, Tool: e.p.Tool, Amount: e.amount, Network: m.cfg.network.Label(),
 		Flags: e.short, Waiting: len(m.queue.pending)}
-	if e.swap == nil && !e.p.Transfer.To.IsZero() {
-		f.Recipient = e.p.Transfer.To.String()
+	if e.p.Kind != nil {
+		f.Recipient = e.p.Kind.Facts("", "").Recipient
 	}
 	return f
 }
@@ -588,8 +588,12 @@ func (m *model) logDecision(ev hub.Event) {
 	case hub.StatusExpired:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXPIRED %s: %s", p.ID, reason))
 	case hub.StatusExecuted:
-		text := fmt.Sprintf("EXECUTED ✔ verified %s: %s to %s", p.ID, sol(p.Transfer.Lamports), p.Transfer.To)
-		if e := m.queue.byID[p.ID]; e != nil && e.swap != nil {
+		e := m.queue.byID[p.ID]
+		text := fmt.Sprintf("EXECUTED ✔ verified %s", p.ID)
+		if e != nil {
+			text += ": " + e.action()
+		}
+		if e != nil && e.swap != nil {
 			v := e.swap
 			text = fmt.Sprintf("EXECUTED ✔ verified %s: swapped %s for %s (approved minimum %s)", p.ID,
 				v.in.amount(v.sp.Terms.InAmount), v.out.amount(v.sp.Received), tokenAmount(v.sp.Terms.MinimumOut, v.out.decimals))

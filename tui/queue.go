@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/mcpbridge/untrusted"
 )
@@ -34,7 +33,6 @@ func newEntry(p *hub.Proposal) *entry {
 		p:          p,
 		client:     untrusted.Sanitize(p.Client, 48),
 		clientNote: untrusted.Flags(p.Client),
-		amount:     sol(p.Transfer.Lamports),
 	}
 	var hubFlags []hub.Flag
 	var short []string
@@ -44,12 +42,18 @@ func newEntry(p *hub.Proposal) *entry {
 		short = appendNew(short, shortFlag(f))
 		e.flags = append(e.flags, f.Text)
 	}
-	switch {
-	case p.Swap != nil:
-		e.swap = newSwapView(p.Swap)
+	// Every kind draws itself through hub.Kind; swaps have a richer view
+	// of their own (two tokens, their untrusted text, losses in red).
+	switch k := p.Kind.(type) {
+	case nil:
+		e.amount = untrusted.Sanitize(p.Tool, 16) + ", no terms"
+		e.flags = append(e.flags, "the console received this proposal without its terms: deny it")
+		short = appendNew(short, "no terms")
+	case *hub.SwapProposal:
+		e.swap = newSwapView(k)
 		e.amount = e.swap.queueAmount()
 		e.flags = e.swap.warnings(hubFlags)
-		if p.Swap.NoCapApplies {
+		if k.NoCapApplies {
 			short = appendNew(short, "NO CAP")
 		}
 		if len(e.swap.out.flags)+len(e.swap.in.flags) > 0 {
@@ -60,10 +64,8 @@ func newEntry(p *hub.Proposal) *entry {
 				short = appendNew(short, "not "+t)
 			}
 		}
-	case p.Tool == mcpbridge.ToolSwap:
-		e.amount = "swap, no terms"
-		e.flags = append(e.flags, "the console received this swap without its terms: deny it")
-		short = appendNew(short, "no terms")
+	default:
+		e.amount = untrusted.Sanitize(k.Amount(), 40)
 	}
 	if len(e.clientNote) > 0 {
 		short = appendNew(short, "text!")
@@ -82,10 +84,10 @@ func (e *entry) action() string {
 	switch {
 	case e.swap != nil:
 		return e.swap.action()
-	case e.p.Tool == mcpbridge.ToolSwap:
-		return "swap (terms missing)"
+	case e.p.Kind == nil:
+		return untrusted.Sanitize(e.p.Tool, 32) + " (terms missing)"
 	}
-	return fmt.Sprintf("transfer %s to %s", sol(e.p.Transfer.Lamports), e.p.Transfer.To)
+	return untrusted.Sanitize(e.p.Kind.Action(), 300)
 }
 
 // shortLabels name a hub flag in a few characters for the queue row, by

@@ -154,9 +154,9 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	p := baitSwap(1, t0.Add(-time.Minute))
 	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
-	sw := *done.Swap
+	sw := *done.Kind.(*hub.SwapProposal)
 	sw.Received = 1_249_000_001
-	done.Swap = &sw
+	done.Kind = &sw
 	m.Update(events(hub.Event{Kind: hub.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	if got, want := flatDetail(m, 76), "Received 1,249.000001 SOL? (approved minimum 1,237.5, expected 1,250)"; !strings.Contains(got, want) {
@@ -206,7 +206,7 @@ func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 // A swap snapshot that lost its terms is not shown as a transfer of 0 SOL.
 func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 	p := transfer(1, "e2e-agent 1.0", solana.PublicKey{}, 0, t0.Add(-time.Second))
-	p.Tool, p.Preview = mcpbridge.ToolSwap, executor.Preview{}
+	p.Tool, p.Preview, p.Kind = mcpbridge.ToolSwap, executor.Preview{}, nil
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 	m.Update(events(hub.Event{Kind: hub.EventProposalAdded, At: t0, Proposal: p}))
 	out := screen(t, m, 140, 40)

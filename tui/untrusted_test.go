@@ -59,8 +59,8 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	hostileLabel := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
 		Flags: []string{evil}, Warnings: []executor.Warning{{Kind: evil, Text: evil}}}
 	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
-	sw.Swap.Route = []string{evil, evil}
-	sw.Swap.Preview.Instructions[0].Summary += evil
+	sw.Kind.(*hub.SwapProposal).Route = []string{evil, evil}
+	sw.Kind.(*hub.SwapProposal).Preview.Instructions[0].Summary += evil
 	sw.Flags = append(sw.Flags, hub.Flag{Kind: hub.FlagKind(evil), Text: evil})
 	swIn := swapProposal(4, evil, hostileLabel, solLabel(), 50_000_000, 1_000_000, true, t0.Add(-15*time.Second))
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/hub"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -103,6 +104,11 @@ func (m *model) View() string {
 		bottom = append([]string{rule(s.title.Render(m.log.title()), lay.logW)}, m.log.Render(s)...)
 	}
 	spend := m.spendLines(lay.logW, lay.spendRows)
+	// Per-mint lines beyond the panel's rows come out of the log's rows,
+	// so the screen keeps its height.
+	if extra := len(spend) - lay.spendRows; extra > 0 && len(bottom) > extra+1 {
+		bottom = bottom[:len(bottom)-extra]
+	}
 
 	if lay.wide {
 		lines = append(lines, queue...)
@@ -276,7 +282,38 @@ func (m *model) spendLines(width, rows int) []string {
 	for len(lines) < rows {
 		lines = append(lines, "")
 	}
+	// Each mint with a cap or a spend, next to SOL, beyond the panel's rows
+	// (View takes them from the log); at most maxTokenLines.
+	for i, t := range v.Tokens {
+		if i == maxTokenLines-1 && len(v.Tokens) > maxTokenLines {
+			lines = append(lines, fit(s.dim.Render(fmt.Sprintf("… and %d more mints (get_spend_status lists them)", len(v.Tokens)-i)), width))
+			break
+		}
+		lines = append(lines, fit(tokenSpendLine(t), width))
+	}
 	return lines
+}
+
+// maxTokenLines bounds the spend panel's per-mint lines.
+const maxTokenLines = 3
+
+// tokenSpendLine is one mint in the spend panel: spent and reserved in base
+// units, its caps as the operator wrote them, and the mint, never
+// abbreviated (an abbreviation of a look-alike would read as the real one).
+func tokenSpendLine(t hub.TokenSpend) string {
+	caps := []string{}
+	for _, c := range []struct{ label, v string }{{"tx", t.PerTx}, {"session", t.PerSession}, {"24 h", t.PerDay}} {
+		if c.v != "" {
+			caps = append(caps, c.label+" "+c.v)
+		}
+	}
+	capText := "NO CAP"
+	if len(caps) > 0 {
+		capText = "caps " + strings.Join(caps, " · ")
+	}
+	// The numbers first, the mint last: a narrow pane cuts the mint (in
+	// full in get_spend_status and the detail), never the numbers.
+	return fmt.Sprintf("token spent %d · reserved %d · %s · mint %s", t.Spent, t.Reserved, capText, t.Mint)
 }
 
 // bar draws spent (█), reserved (▒) and free (░) against the cap.
@@ -321,7 +358,7 @@ func (m *model) dialogLines(width, height int) []string {
 		}
 		if e := m.queue.byID[m.dialog.id]; e != nil {
 			body = wrap(fmt.Sprintf("Approve %s: %s — on %s?", e.p.ID, e.action(), where), width)
-			if e.swap != nil && e.p.Swap.NoCapApplies {
+			if e.swap != nil && e.swap.sp.NoCapApplies {
 				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
 			}
 		}

@@ -114,7 +114,7 @@ var viewScenarios = []struct {
 		usdc := usdcSwap(2, t0.Add(-5*time.Second))
 		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), hub.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
 			10_000_000, 64_000_000, false, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
-		earlier.Swap.Received = 63_987_654
+		earlier.Kind.(*hub.SwapProposal).Received = 63_987_654
 		m := testModel(viewOpts{}, nil, spendState(12_045_280, 0, false))
 		m.Update(events(
 			hub.Event{Kind: hub.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},

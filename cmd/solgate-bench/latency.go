@@ -33,9 +33,13 @@ func watchAdded(h *hub.Hub) *addedWatch {
 					continue
 				}
 				at := time.Now()
+				k, ok := ev.Proposal.Kind.(*hub.TransferProposal)
+				if !ok {
+					continue
+				}
 				w.mu.Lock()
-				c := w.waiting[ev.Proposal.Transfer.Lamports]
-				delete(w.waiting, ev.Proposal.Transfer.Lamports)
+				c := w.waiting[k.A.Lamports]
+				delete(w.waiting, k.A.Lamports)
 				w.mu.Unlock()
 				if c != nil {
 					c <- at

@@ -130,6 +130,17 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 	}
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{friend.PublicKey().String()}
+	// The wallet holds 25 of the USDC-like demo token, and may send at most
+	// 5 of it per transfer (a cap in display units, read with its decimals).
+	tokenMint := l.DemoMints().USDC.Mint
+	if _, err := l.MintTo(ctx, tokenMint, wallet.PublicKey().String(), 25_000_000); err != nil {
+		return fmt.Errorf("demo tokens: %w", err)
+	}
+	tokenCap, err := policy.ParseTokenCap(tokenMint + "=5.0")
+	if err != nil {
+		return err
+	}
+	cfg.MaxTokenPerTx = []policy.TokenCap{tokenCap}
 	socket := filepath.Join(dir, "run", "console.sock")
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: l.RPC(), key: wallet, socket: socket, state: filepath.Join(dir, "state"), policy: cfg,
@@ -147,6 +158,7 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 			Command: self, Args: []string{"mcp", "--socket", socket},
 			Recipient: friend.PublicKey(),
 			BaitMint:  solana.MustPublicKeyFromBase58(l.DemoMints().Bait.Mint),
+			TokenMint: solana.MustPublicKeyFromBase58(tokenMint),
 			Narrate:   func(line string) { auth.hub.Note("demo-agent", line) },
 		})
 		if err != nil && agentCtx.Err() == nil {

@@ -111,14 +111,35 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 	p.keys("k")
 	p.keys("a")
 	p.sawAll(60*time.Second, "swapped 0.05 SOL")
+	// The wallet holds the demo's USDC-like token too; the swap's output is
+	// the bait token's account, the one that is neither empty-handed nor the
+	// 25 demo tokens.
 	accts, err := chain.GetTokenAccountsByOwner(context.Background(), solana.MustPublicKeyFromBase58(wallet[1]),
 		&rpc.GetTokenAccountsConfig{ProgramId: &solana.TokenProgramID}, &rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64})
-	if err != nil || len(accts.Value) != 1 {
+	if err != nil || len(accts.Value) != 2 {
 		t.Fatalf("wallet token accounts after the swap: %v (%v)", accts, err)
 	}
-	data := accts.Value[0].Account.Data.GetBinary()
-	if len(data) < 72 || binary.LittleEndian.Uint64(data[64:72]) == 0 {
-		t.Fatalf("the swap left the wallet's token account empty")
+	var swapped bool
+	for _, a := range accts.Value {
+		data := a.Account.Data.GetBinary()
+		if n := binary.LittleEndian.Uint64(data[64:72]); n != 0 && n != 25_000_000 {
+			swapped = true
+		}
+	}
+	if !swapped {
+		t.Fatalf("the swap left the wallet's bait token account empty")
+	}
+
+	// Last, a token transfer under a per-mint cap: approve it and read the
+	// recipient's token balance back from the ledger.
+	p.waitFor(60*time.Second, "1 pending", "send 2.5")
+	time.Sleep(1200 * time.Millisecond)
+	p.keys("a")
+	p.waitFor(60*time.Second, "0 pending", "That's the story")
+	got, err := chain.GetTokenAccountsByOwner(context.Background(), recipient,
+		&rpc.GetTokenAccountsConfig{ProgramId: &solana.TokenProgramID}, &rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	if err != nil || len(got.Value) != 1 || binary.LittleEndian.Uint64(got.Value[0].Account.Data.GetBinary()[64:72]) != 2_500_000 {
+		t.Fatalf("recipient's token accounts after the token transfer: %v (%v)", got, err)
 	}
 	p.keys("q")
 }
@@ -163,6 +184,10 @@ func TestDemoReadableAt120x34(t *testing.T) {
 	p.sawAll(90*time.Second, "swap 0.05 SOL")
 	time.Sleep(1200 * time.Millisecond)
 	p.keys("a")
+	p.sawAll(90*time.Second, "swapped 0.05 SOL")
+	p.waitFor(60*time.Second, "1 pending", "send 2.5")
+	time.Sleep(1200 * time.Millisecond)
+	p.keys("a")
 	p.sawAll(90*time.Second, "That's the story")
 
 	// Scroll from the newest entry back to the oldest, collecting entries.
@@ -191,6 +216,7 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		"above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.",
 		"denied by allow_recipient",
 		"The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.",
+		"a token transfer, bounded by a per-mint cap.",
 		"That's the story: nothing moved without your key press. Press q to leave.",
 	} {
 		if !strings.Contains(text, want) {

@@ -170,13 +170,21 @@ var settings = []setting{
 		func(s *Settings) *bool { return &s.Policy.AllowUnknownNetwork }),
 	switchRow("allow-uncapped-token-swaps", "allow swaps whose input is not SOL, which no SOL cap bounds",
 		func(s *Settings) *bool { return &s.Policy.AllowUncappedTokenSwaps }),
+	switchRow("allow-uncapped-token-transfers", "allow token transfers of a mint with no --max-token-per-* cap",
+		func(s *Settings) *bool { return &s.Policy.AllowUncappedTokenTransfers }),
+	list("max-token-per-tx", "largest single spend of a mint, `MINT=AMOUNT` (AMOUNT in base units, or with a decimal point in the mint's display units; repeatable)",
+		tomlString, func(s *Settings) *[]policy.TokenCap { return &s.Policy.MaxTokenPerTx }, parseTokenCap),
+	list("max-token-per-session", "total spend of a mint while this console runs, `MINT=AMOUNT` (repeatable)",
+		tomlString, func(s *Settings) *[]policy.TokenCap { return &s.Policy.MaxTokenPerSession }, parseTokenCap),
+	list("max-token-per-day", "rolling 24-hour spend of a mint, kept across restarts, `MINT=AMOUNT` (repeatable)",
+		tomlString, func(s *Settings) *[]policy.TokenCap { return &s.Policy.MaxTokenPerDay }, parseTokenCap),
 	scalar("max-slippage-bps", "largest slippage a swap may ask for, in basis points (`BPS`, 300 = 3%)",
 		tomlInt, func(s *Settings) *uint32 { return &s.Policy.MaxSlippageBps }, parseBps, formatUint32),
 	scalar("max-price-impact-pct", "largest price impact a swap may have, in `PERCENT` (0 = off)",
 		tomlDecimal, func(s *Settings) *uint32 { return &s.Policy.MaxPriceImpactBps }, parsePercent, policy.FormatPercentBps),
-	withOldTOML(list("allow-mint", "`MINT` swaps may use (repeatable; none = any mint not denied)",
+	withOldTOML(list("allow-mint", "`MINT` swaps and token transfers may use (repeatable; none = any mint not denied)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowMints }, parseAddress("mint address")), "allow_mints"),
-	withOldTOML(list("deny-mint", "`MINT` swaps may never use (repeatable)",
+	withOldTOML(list("deny-mint", "`MINT` swaps and token transfers may never use (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",
 		tomlString, func(s *Settings) *string { return &s.Policy.TokenDelivery }, parseDelivery, plainText),
@@ -353,6 +361,14 @@ func parseSOL(s string) (uint64, error) {
 		return 0, fmt.Errorf("%v; accepted: a SOL amount such as 0.1", err)
 	}
 	return l, nil
+}
+
+func parseTokenCap(s string) (policy.TokenCap, error) {
+	c, err := policy.ParseTokenCap(s)
+	if err != nil {
+		return policy.TokenCap{}, fmt.Errorf("%v; accepted: MINT=AMOUNT, e.g. EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v=250000 (base units) or =0.25 (display units)", err)
+	}
+	return c, nil
 }
 
 func parsePercent(s string) (uint32, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
 )
 
 // Valid base58 public keys, spelled out. Which accounts they are does not
@@ -157,9 +158,13 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("2", "2", uint64(2_000_000_000)), b: sv("0.7", "0.7", uint64(700_000_000)), c: sv("1.5", `"1.5"`, uint64(1_500_000_000))},
 		"max-sol-per-day": {env: "SOLGATE_MAX_SOL_PER_DAY", toml: "max_sol_per_day", def: uint64(0), get: func(s Settings) any { return s.Policy.MaxLamportsPerDay },
 			a: sv("4.35", "4.35", uint64(4_350_000_000)), b: sv("3", "3", uint64(3_000_000_000)), c: sv("0.5", "0.5", uint64(500_000_000))},
-		"allow-mainnet":              boolCase("SOLGATE_ALLOW_MAINNET", "allow_mainnet", func(s Settings) any { return s.Policy.AllowMainnet }),
-		"allow-unknown-network":      boolCase("SOLGATE_ALLOW_UNKNOWN_NETWORK", "allow_unknown_network", func(s Settings) any { return s.Policy.AllowUnknownNetwork }),
-		"allow-uncapped-token-swaps": boolCase("SOLGATE_ALLOW_UNCAPPED_TOKEN_SWAPS", "allow_uncapped_token_swaps", func(s Settings) any { return s.Policy.AllowUncappedTokenSwaps }),
+		"allow-mainnet":                  boolCase("SOLGATE_ALLOW_MAINNET", "allow_mainnet", func(s Settings) any { return s.Policy.AllowMainnet }),
+		"allow-unknown-network":          boolCase("SOLGATE_ALLOW_UNKNOWN_NETWORK", "allow_unknown_network", func(s Settings) any { return s.Policy.AllowUnknownNetwork }),
+		"allow-uncapped-token-swaps":     boolCase("SOLGATE_ALLOW_UNCAPPED_TOKEN_SWAPS", "allow_uncapped_token_swaps", func(s Settings) any { return s.Policy.AllowUncappedTokenSwaps }),
+		"allow-uncapped-token-transfers": boolCase("SOLGATE_ALLOW_UNCAPPED_TOKEN_TRANSFERS", "allow_uncapped_token_transfers", func(s Settings) any { return s.Policy.AllowUncappedTokenTransfers }),
+		"max-token-per-tx":               tokenCapCase(t, "max_token_per_tx", func(s Settings) any { return s.Policy.MaxTokenPerTx }),
+		"max-token-per-session":          tokenCapCase(t, "max_token_per_session", func(s Settings) any { return s.Policy.MaxTokenPerSession }),
+		"max-token-per-day":              tokenCapCase(t, "max_token_per_day", func(s Settings) any { return s.Policy.MaxTokenPerDay }),
 		"max-slippage-bps": {env: "SOLGATE_MAX_SLIPPAGE_BPS", toml: "max_slippage_bps", def: uint32(300), get: func(s Settings) any { return s.Policy.MaxSlippageBps },
 			a: sv("50", "50", uint32(50)), b: sv("120", "120", uint32(120)), c: sv("0", "0", uint32(0))},
 		"max-price-impact-pct": {env: "SOLGATE_MAX_PRICE_IMPACT_PCT", toml: "max_price_impact_pct", def: uint32(0), get: func(s Settings) any { return s.Policy.MaxPriceImpactBps },
@@ -352,6 +357,12 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 			"SOLGATE_MAX_SOL_PER_TX: ", []string{"above max_sol_per_session (1 SOL"}},
 		{"mint in both lists across sources", map[string]string{"SOLGATE_ALLOW_MINT": addrB}, []string{"--deny-mint", addrB},
 			"--deny-mint: ", []string{"also in allow_mint"}},
+		{"token cap without amount, env", map[string]string{"SOLGATE_MAX_TOKEN_PER_TX": addrB}, nil,
+			"SOLGATE_MAX_TOKEN_PER_TX: ", []string{"is not MINT=AMOUNT", "accepted: MINT=AMOUNT"}},
+		{"token cap of zero, flag", nil, []string{"--max-token-per-day", addrB + "=0"}, "--max-token-per-day: ", []string{"zero", "deny_mint"}},
+		{"token cap negative, TOML", nil, []string{"--config", file(`max_token_per_session = ["` + addrB + `=-5"]`)}, "max_token_per_session in ", []string{"no sign"}},
+		{"token cap on a denied mint across sources", map[string]string{"SOLGATE_DENY_MINT": addrB}, []string{"--max-token-per-tx", addrB + "=5"},
+			"--max-token-per-tx: ", []string{"also in deny_mint"}},
 		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
 		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
 			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
@@ -622,4 +633,24 @@ func TestSubcommandsShareRows(t *testing.T) {
 	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "no solgate database") {
 		t.Fatalf("audit with SOLGATE_STATE: %v", err)
 	}
+}
+
+// tokenCapCase: MINT=AMOUNT lists, base units and display units alike.
+func tokenCapCase(t *testing.T, key string, get func(Settings) any) sourceCase {
+	caps := func(texts ...string) []policy.TokenCap {
+		var out []policy.TokenCap
+		for _, x := range texts {
+			c, err := policy.ParseTokenCap(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	a1, a2, b, c := addrA+"=250000", addrB+"=0.25", addrC+"=1", addrD+"=18446744073709551615"
+	return sourceCase{env: "SOLGATE_" + strings.ToUpper(key), toml: key, def: []policy.TokenCap(nil), get: get,
+		a: lv([]string{a1, a2}, `["`+a1+`", "`+a2+`"]`, caps(a1, a2)),
+		b: lv([]string{b}, `["`+b+`"]`, caps(b)),
+		c: lv([]string{c}, `["`+c+`"]`, caps(c))}
 }

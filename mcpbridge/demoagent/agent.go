@@ -26,6 +26,9 @@ type Config struct {
 	// BaitMint is a token whose metadata tries to instruct the model; zero
 	// skips the swap part of the story.
 	BaitMint solana.PublicKey
+	// TokenMint is a token the wallet holds, capped per transfer by the demo
+	// policy; zero skips the token transfer part of the story.
+	TokenMint solana.PublicKey
 	// Narrate receives one line per step, for the console log.
 	Narrate func(string)
 	// DecisionWait bounds how long the agent waits for the human on one
@@ -115,6 +118,14 @@ func (a *agent) story(ctx context.Context) error {
 	if !a.cfg.BaitMint.IsZero() {
 		a.pause(ctx)
 		if err := a.baitSwap(ctx); err != nil {
+			return err
+		}
+	}
+
+	if !a.cfg.TokenMint.IsZero() {
+		a.pause(ctx)
+		a.say("Last, 2.5 tokens of %s to %s: a token transfer, bounded by a per-mint cap.", a.cfg.TokenMint, to)
+		if err := a.decide(ctx, "transfer_token", map[string]any{"mint": a.cfg.TokenMint.String(), "to": to, "amount": 2_500_000}); err != nil {
 			return err
 		}
 	}

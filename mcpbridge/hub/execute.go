@@ -115,7 +115,8 @@ func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs, appro
 		return
 	}
 	spend := prepared.Preview.SpendLamports
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, policyProposal(h.opts.Network, client, a, spend))
+	facts := (&TransferProposal{A: a, Spend: spend}).Facts(h.opts.Network, client)
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, facts)
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return

@@ -194,7 +194,7 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, who, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runTransfer(p.ID, who, a, p.Preview.Budget) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
 	case mcpbridge.ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case mcpbridge.GetBalanceArgs:
@@ -212,7 +212,12 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if h.opts.Swapper == nil {
 			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { h.runSwap(p.ID, who, p.Swap) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+	case mcpbridge.TransferTokenArgs:
+		if a.Confirm == "" {
+			return h.proposeToken(ctx, who, a)
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
 	case mcpbridge.QuoteArgs:
 		return h.getQuote(ctx, a)
 	case mcpbridge.TokenInfoArgs:

@@ -28,9 +28,7 @@ func (h *Hub) Approve(id, by string) (*Proposal, error) {
 		return nil, fmt.Errorf("approve %s: the approval could not be recorded, so no token was issued: %w", id, err)
 	}
 	ttl := h.opts.TokenTTL
-	if p.Swap != nil {
-		ttl = min(ttl, swapTokenTTL) // a swap approval binds a price: it lapses sooner
-	}
+	ttl = p.Kind.TokenTTL(ttl) // a swap approval binds a price: it lapses sooner
 	token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
 	if err != nil {
 		// Recorded as approved but unusable: void it rather than leave it hanging.

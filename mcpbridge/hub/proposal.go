@@ -7,8 +7,6 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/policy"
 )
 
 // Status is where a proposal is in its life.
@@ -46,8 +44,9 @@ type Proposal struct {
 	Client      string // the name the agent gave (sanitised display text, never a key)
 	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
 	Fingerprint string
-	Transfer    mcpbridge.TransferArgs // for transfer_sol
-	Swap        *SwapProposal          // for swap
+	// Kind is what the proposal spends and how: a *TransferProposal, a
+	// *SwapProposal or a *TokenTransferProposal.
+	Kind Kind
 	// Preview is computed from the transaction bytes and its simulation.
 	Preview executor.Preview
 	// Spend is the simulated outflow the caps are measured against.
@@ -76,9 +75,8 @@ type Proposal struct {
 func (p *Proposal) snapshot() *Proposal {
 	c := *p
 	c.Flags = append([]Flag(nil), p.Flags...)
-	if p.Swap != nil {
-		sw := *p.Swap
-		c.Swap = &sw
+	if p.Kind != nil {
+		c.Kind = p.Kind.clone()
 	}
 	c.changed = nil
 	return &c
@@ -94,17 +92,4 @@ func newProposalID() string {
 		id = id[:10]
 	}
 	return "p_" + id
-}
-
-// policyProposal describes a transfer to the policy engine with the measured spend.
-func policyProposal(network executor.Network, client string, a mcpbridge.TransferArgs, spend uint64) policy.Proposal {
-	return policy.Proposal{
-		Tool:        mcpbridge.ToolTransferSOL,
-		Fingerprint: a.Fingerprint(),
-		ClientID:    client,
-		Network:     string(network),
-		Recipient:   a.To.String(),
-		Lamports:    spend,
-		InputIsSOL:  true,
-	}
 }

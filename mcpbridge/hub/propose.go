@@ -36,7 +36,8 @@ func (h *Hub) proposeTransfer(ctx context.Context, who caller, a mcpbridge.Trans
 	if err != nil {
 		return deny(policy.AmountTooLarge("lamports", a.Lamports))
 	}
-	pre := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, estimate), h.opts.Spend.State())
+	k := &TransferProposal{A: a, Spend: estimate}
+	pre := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
 	if !pre.Allowed {
 		return deny(pre)
 	}
@@ -53,7 +54,8 @@ func (h *Hub) proposeTransfer(ctx context.Context, who caller, a mcpbridge.Trans
 		return toolError("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
 	spend := prepared.Preview.SpendLamports
-	if d := policy.Evaluate(h.opts.Policy, policyProposal(h.opts.Network, client, a, spend), h.opts.Spend.State()); !d.Allowed {
+	k.Spend, k.Budget = spend, prepared.Preview.Budget
+	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
 		return h.autoDeny(who, fp, d, a)
 	}
 
@@ -64,7 +66,7 @@ func (h *Hub) proposeTransfer(ctx context.Context, who caller, a mcpbridge.Trans
 		Client:      client,
 		Peer:        who.id,
 		Fingerprint: fp,
-		Transfer:    a,
+		Kind:        k,
 		Preview:     prepared.Preview,
 		Spend:       spend,
 		CreatedAt:   now,

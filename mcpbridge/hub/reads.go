@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
@@ -96,6 +97,18 @@ type SpendSummary struct {
 	Spent, Reserved, Remaining          uint64
 	DaySpent, DayReserved, DayRemaining uint64
 	Paused                              bool
+	// Tokens are the per-mint figures (base units) of every mint that has
+	// a cap or was spent, sorted by mint.
+	Tokens []TokenSpend
+}
+
+// TokenSpend is one mint's caps (as the operator wrote them; "" unset) and
+// its spend in base units.
+type TokenSpend struct {
+	Mint                      string
+	PerTx, PerSession, PerDay string
+	Spent, Reserved           uint64
+	DaySpent, DayReserved     uint64
 }
 
 // SpendSummary reports the caps and the live spend.
@@ -111,6 +124,19 @@ func (h *Hub) SpendSummary() SpendSummary {
 	}
 	if used := sumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
 		v.DayRemaining = cfg.MaxLamportsPerDay - used
+	}
+	mints := cfg.CappedMints()
+	for m := range s.Tokens {
+		if !slices.Contains(mints, m) {
+			mints = append(mints, m)
+		}
+	}
+	slices.Sort(mints)
+	for _, m := range mints {
+		t := s.Tokens[m]
+		ts := TokenSpend{Mint: m, Spent: t.SessionSpent, Reserved: t.SessionReserved, DaySpent: t.DaySpent, DayReserved: t.DayReserved}
+		ts.PerTx, ts.PerSession, ts.PerDay = cfg.TokenCapsFor(m)
+		v.Tokens = append(v.Tokens, ts)
 	}
 	return v
 }
@@ -130,6 +156,16 @@ func (h *Hub) spendStatus() mcpbridge.CallResult {
 		structured["max_lamports_per_day"] = fmt.Sprint(v.PerDay)
 		structured["day_remaining_lamports"] = fmt.Sprint(v.DayRemaining)
 	}
+	tokens := make([]map[string]any, 0, len(v.Tokens))
+	for _, t := range v.Tokens {
+		tokens = append(tokens, map[string]any{
+			"mint": t.Mint, "max_per_tx": t.PerTx, "max_per_session": t.PerSession, "max_per_day": t.PerDay,
+			"spent": fmt.Sprint(t.Spent), "reserved": fmt.Sprint(t.Reserved),
+			"day_spent": fmt.Sprint(t.DaySpent), "day_reserved": fmt.Sprint(t.DayReserved),
+		})
+	}
+	structured["tokens"] = tokens
+	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
 	// Who can reach the key and the console, so an honest agent can tell
 	// its user when the setup does not keep it out.
 	text := capsText(v)

@@ -22,7 +22,10 @@ import (
 // (input amount and the minimum out) and the preview of the transaction the
 // swap API built, as solgate inspected and simulated it.
 type SwapProposal struct {
-	Args    mcpbridge.SwapArgs
+	A mcpbridge.SwapArgs
+	// Spend is the SOL leaving the wallet as simulated (fees, rent, and
+	// the input when it is SOL).
+	Spend   uint64
 	Terms   executor.SwapTerms
 	Preview executor.SwapPreview
 	// PriceImpactBps is the quote's price impact, rounded up.
@@ -84,12 +87,25 @@ func swapSpend(p executor.SwapPreview) uint64 {
 	return max(p.SpendLamports, p.Fee, signatureFee)
 }
 
-func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, spend uint64, impactBps uint32) policy.Proposal {
-	return policy.Proposal{
+// in is the input mint's label: its decimals let a per-mint cap written in
+// display units apply (a SOL input has none to apply).
+func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, in TokenLabel, spend uint64, impactBps uint32) policy.Proposal {
+	p := policy.Proposal{
 		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
-		Lamports: spend, InputMint: a.InputMint.String(), OutputMint: a.OutputMint.String(),
-		InputIsSOL: isSOL(a.InputMint), SlippageBps: a.SlippageBps, PriceImpactBps: impactBps,
+		PaysSelf: true, Lamports: spend,
+		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: impactBps},
 	}
+	for _, m := range []solana.PublicKey{a.InputMint, a.OutputMint} {
+		if !isSOL(m) {
+			p.Mints = append(p.Mints, m.String())
+		}
+	}
+	if !isSOL(a.InputMint) {
+		// The approved input is what the outflow budget holds the swap to at
+		// execution.
+		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: in.Decimals, DecimalsKnown: in.Mint == a.InputMint.String()}
+	}
+	return p
 }
 
 // label reads a mint's facts and metadata; text from the chain is sanitised here.
@@ -158,7 +174,12 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 			return deny(policy.AmountTooLarge("amount", a.Amount))
 		}
 	}
-	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, estimate, 0), h.opts.Spend.State()); !d.Allowed {
+	// A token input's decimals apply its per-mint caps (one read of the mint).
+	in, err := h.label(ctx, a.InputMint)
+	if err != nil {
+		return toolError("could not read the input mint (nothing was proposed): " + err.Error())
+	}
+	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, estimate, 0), h.opts.Spend.State()); !d.Allowed {
 		return deny(d)
 	}
 
@@ -184,13 +205,9 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
 	spend := swapSpend(prepared.Preview)
-	decision := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, spend, impact), h.opts.Spend.State())
+	decision := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, spend, impact), h.opts.Spend.State())
 	if !decision.Allowed {
 		return deny(decision)
-	}
-	in, err := h.label(ctx, a.InputMint)
-	if err != nil {
-		return toolError("could not read the input mint (nothing was proposed): " + err.Error())
 	}
 	out, err := h.label(ctx, a.OutputMint)
 	if err != nil {
@@ -206,8 +223,8 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 		ID: newProposalID(), Tool: mcpbridge.ToolSwap, Client: client, Peer: who.id, Fingerprint: fp,
 		Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL), Status: StatusPending,
 		changed: make(chan struct{}),
-		Swap: &SwapProposal{
-			Args: a, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
+		Kind: &SwapProposal{
+			A: a, Spend: spend, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
 			Route: route, Input: in, Output: out, NoCapApplies: decision.NoCapApplies,
 			Approval: prepared.Approval(),
 		},
@@ -249,13 +266,13 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	}
 	q := prepared.Quote
 	impact, _ := priceImpactBps(q)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.Args, swapSpend(prepared.Preview), impact))
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.A, sp.Input, swapSpend(prepared.Preview), impact))
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	if !decision.Allowed {
-		h.opts.Breaker.Observe(who.id, sp.Args.Fingerprint(), decision)
+		h.opts.Breaker.Observe(who.id, sp.A.Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}
@@ -266,8 +283,10 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	prepared.BeforeSend = func(sig solana.Signature) error {
 		// From here on the detail shows the transaction actually signed.
 		h.mu.Lock()
-		if p := h.proposals[id]; p != nil && p.Swap != nil {
-			p.Swap.Signed = &signed
+		if p := h.proposals[id]; p != nil {
+			if sw, ok := p.Kind.(*SwapProposal); ok {
+				sw.Signed = &signed
+			}
 			h.changedLocked(p)
 		}
 		h.mu.Unlock()
@@ -280,8 +299,10 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		return
 	}
 	h.mu.Lock()
-	if p := h.proposals[id]; p != nil && p.Swap != nil {
-		p.Swap.Received = res.Received
+	if p := h.proposals[id]; p != nil {
+		if sw, ok := p.Kind.(*SwapProposal); ok {
+			sw.Received = res.Received
+		}
 	}
 	h.mu.Unlock()
 	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight, func() uint64 {

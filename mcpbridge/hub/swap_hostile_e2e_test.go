@@ -75,11 +75,11 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	}
 	agg := solana.MustPublicKeyFromBase58(mints.AggregatorProgram)
 	found := false
-	for _, prog := range p.Swap.Preview.Programs {
+	for _, prog := range p.Kind.(*hub.SwapProposal).Preview.Programs {
 		found = found || prog.Equals(agg)
 	}
 	if !found {
-		t.Fatalf("the approved transaction does not invoke the aggregator: %v", p.Swap.Preview.Programs)
+		t.Fatalf("the approved transaction does not invoke the aggregator: %v", p.Kind.(*hub.SwapProposal).Preview.Programs)
 	}
 	args["confirm"] = p.Token
 	done := a.Call("swap", args)
@@ -97,7 +97,7 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	// The landed transaction ran the aggregator, and it is the one the
 	// detail shows as signed.
 	final, _ := w.hub.Proposal(id)
-	if final.Swap.Signed == nil {
+	if final.Kind.(*hub.SwapProposal).Signed == nil {
 		t.Fatal("the detail does not show the transaction signed at execution")
 	}
 	v0 := uint64(0)
@@ -112,8 +112,8 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	}
 	msg, _ := landed.Message.MarshalBinary()
 	sum := sha256.Sum256(msg)
-	if hex.EncodeToString(sum[:]) != final.Swap.Signed.MessageSHA256 {
-		t.Errorf("the detail's signed hash %s is not the landed message's %x", final.Swap.Signed.MessageSHA256, sum)
+	if hex.EncodeToString(sum[:]) != final.Kind.(*hub.SwapProposal).Signed.MessageSHA256 {
+		t.Errorf("the detail's signed hash %s is not the landed message's %x", final.Kind.(*hub.SwapProposal).Signed.MessageSHA256, sum)
 	}
 	if !strings.Contains(strings.Join(tx.Meta.LogMessages, "\n"), "Program "+agg.String()+" invoke") {
 		t.Errorf("the landed transaction did not run the aggregator:\n%s", strings.Join(tx.Meta.LogMessages, "\n"))
@@ -222,7 +222,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 				t.Errorf("the token survived: %+v", again)
 			}
 			// Nothing was shown as signed, and the audit trail names the difference.
-			if final, _ := w.hub.Proposal(id); final.Swap.Signed != nil || final.Signature != "" {
+			if final, _ := w.hub.Proposal(id); final.Kind.(*hub.SwapProposal).Signed != nil || final.Signature != "" {
 				t.Errorf("something was signed: %+v", final)
 			}
 			entries, err := w.store.Audit()

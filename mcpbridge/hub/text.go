@@ -67,8 +67,28 @@ func capsText(v SpendSummary) string {
 	if v.PerDay > 0 {
 		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
 	}
+	for _, t := range v.Tokens {
+		s += "\n" + TokenSpendLine(t)
+	}
 	if v.Paused {
 		s += " · WRITES PAUSED by the operator"
+	}
+	return s
+}
+
+// TokenSpendLine is one mint's caps and spend, in base units, for the
+// model and the console's spend panel.
+func TokenSpendLine(t TokenSpend) string {
+	caps := func(label, c string) string {
+		if c == "" {
+			return ""
+		}
+		return " · " + label + " " + c
+	}
+	s := fmt.Sprintf("Token %s: %d spent, %d reserved this session (base units)", t.Mint, t.Spent, t.Reserved)
+	s += caps("cap per tx", t.PerTx) + caps("per session", t.PerSession) + caps("per 24 h", t.PerDay)
+	if t.PerTx == "" && t.PerSession == "" && t.PerDay == "" {
+		s += " · no cap"
 	}
 	return s
 }
@@ -76,21 +96,8 @@ func capsText(v SpendSummary) string {
 // previewText is the proposal as the human and the audit trail see it.
 func previewText(p *Proposal, n executor.Network) string {
 	var b strings.Builder
-	if sw := p.Swap; sw != nil {
-		in, out := sw.Input, sw.Output
-		fmt.Fprintf(&b, "Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, price impact %s%%, route %s\n",
-			in.amount(sw.Terms.InAmount), in, out.amount(sw.Terms.MinimumOut), out, out.amount(sw.Preview.ExpectedOut),
-			sw.Terms.SlippageBps, policy.FormatPercentBps(sw.PriceImpactBps), strings.Join(sw.Route, " → "))
-		if sw.NoCapApplies {
-			fmt.Fprintf(&b, "Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)\n", in, sol(p.Spend))
-		} else {
-			fmt.Fprintf(&b, "Spend: %s including fees and rent (simulated)\n", sol(p.Spend))
-		}
-		fmt.Fprintf(&b, "Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q\n", out, out.Mint, out.Name, out.Symbol)
-	} else {
-		fmt.Fprintf(&b, "Action: transfer %s to %s\n", sol(p.Transfer.Lamports), p.Transfer.To)
-		fmt.Fprintf(&b, "Spend: %s: amount + %s, all counted against the caps (simulated)\n", sol(p.Spend), p.Preview.FeeText())
-		fmt.Fprintf(&b, "Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee\n", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee)
+	for _, l := range p.Kind.PreviewLines(p) {
+		b.WriteString(l + "\n")
 	}
 	for _, ins := range p.Preview.Instructions {
 		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
@@ -120,17 +127,7 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
 		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
-	if sw := p.Swap; sw != nil {
-		st["input_mint"], st["output_mint"], st["amount"] = sw.Terms.InputMint.String(), sw.Terms.OutputMint.String(), fmt.Sprint(sw.Terms.InAmount)
-		st["expected_out"], st["min_out"] = fmt.Sprint(sw.Preview.ExpectedOut), fmt.Sprint(sw.Terms.MinimumOut)
-		st["price_impact_bps"], st["no_cap_applies"] = sw.PriceImpactBps, sw.NoCapApplies
-	} else {
-		st["to"], st["lamports"], st["fee_lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports), fmt.Sprint(p.Preview.Fee)
-		bu := p.Preview.Budget
-		st["network_fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(p.Preview.NetworkFee()), fmt.Sprint(bu.PriorityFee)
-		st["priority_fee_source"], st["priority_fee_capped"] = bu.Source, bu.Capped
-		st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
-	}
+	p.Kind.Structured(p, st)
 	return mcpbridge.CallResult{Text: b.String(), Structured: st}
 }
 
@@ -171,16 +168,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 	case StatusExecuted:
 		r := p.Result
 		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
-		if sw := p.Swap; sw != nil {
-			st["received"], st["min_out"] = fmt.Sprint(sw.Received), fmt.Sprint(sw.Terms.MinimumOut)
-			return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
-				"EXECUTED and verified on chain: swapped %s %s and received %s %s (approved minimum %s). Signature %s, slot %d, fee %d lamports.",
-				sw.Input.amount(sw.Terms.InAmount), sw.Input, sw.Output.amount(sw.Received), sw.Output, sw.Output.amount(sw.Terms.MinimumOut), p.Signature, r.Slot, r.Fee)}
-		}
-		st["to"], st["lamports"] = p.Transfer.To.String(), fmt.Sprint(p.Transfer.Lamports)
-		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
-			"EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
-			sol(p.Transfer.Lamports), p.Transfer.To, p.Signature, r.Slot, r.Fee)}
+		return mcpbridge.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
 	case StatusLosses:
 		st["reason"] = p.Reason
 		if r := p.Result; r != nil {

@@ -69,7 +69,8 @@ func TestPinClusterAdoptsUnpinnedOldDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE cluster`, `DELETE FROM schema_version WHERE version = 4`} {
+	for _, q := range []string{`DROP TABLE cluster`, `ALTER TABLE reservations DROP COLUMN mint`, `ALTER TABLE reservations DROP COLUMN token_amount`,
+		`DELETE FROM schema_version WHERE version IN (4, 5)`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -18,10 +18,14 @@ const (
 // Reservation is one spend held against the caps. Its ID is normally the
 // proposal ID, and it is audited under that ID.
 type Reservation struct {
-	ID        string `json:"id"`
-	Lamports  uint64 `json:"lamports"`
-	State     string `json:"state"`
-	Signature string `json:"signature,omitempty"`
+	ID       string `json:"id"`
+	Lamports uint64 `json:"lamports"`
+	// Mint and TokenAmount: the non-SOL mint the spend moves and how many
+	// base units, held against the per-mint caps (empty, 0: SOL only).
+	Mint        string `json:"mint,omitempty"`
+	TokenAmount uint64 `json:"token_amount,omitempty"`
+	State       string `json:"state"`
+	Signature   string `json:"signature,omitempty"`
 	// LastValidBlockHeight is the height past which Signature's transaction
 	// can no longer land (0: unknown, e.g. a reservation from schema 1).
 	LastValidBlockHeight uint64    `json:"last_valid_block_height,omitempty"`
@@ -48,6 +52,10 @@ func (s *Store) PutReservation(r Reservation) error {
 	if err != nil {
 		return fmt.Errorf("put reservation %s: %w", r.ID, err)
 	}
+	tokens, err := toInt64("token_amount", r.TokenAmount)
+	if err != nil {
+		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
@@ -56,8 +64,8 @@ func (s *Store) PutReservation(r Reservation) error {
 		if n > 0 {
 			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
 		}
-		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid); err != nil {
+		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid, r.Mint, tokens); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
 		return nil
@@ -99,17 +107,18 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	return err
 }
 
-const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height`
+const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount`
 
 func scanReservations(rows *sql.Rows) ([]Reservation, error) {
 	defer rows.Close()
 	var out []Reservation
 	for rows.Next() {
 		var r Reservation
-		var lamports, created, updated, lastValid int64
-		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid); err != nil {
+		var lamports, created, updated, lastValid, tokens int64
+		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid, &r.Mint, &tokens); err != nil {
 			return nil, err
 		}
+		r.TokenAmount = uint64(tokens)
 		r.Lamports, r.CreatedAt, r.UpdatedAt = uint64(lamports), fromNanos(created), fromNanos(updated)
 		r.LastValidBlockHeight = uint64(lastValid)
 		out = append(out, r)

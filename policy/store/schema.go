@@ -97,6 +97,10 @@ CREATE INDEX executions_proposal ON executions(proposal_id);
 	genesis   TEXT NOT NULL,
 	pinned_at INTEGER NOT NULL
 );`,
+	// 5: a reservation of a token spend holds its mint and base units, so
+	// the per-mint caps survive a restart like the SOL ones.
+	`ALTER TABLE reservations ADD COLUMN mint TEXT NOT NULL DEFAULT '';
+ALTER TABLE reservations ADD COLUMN token_amount INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.

@@ -1,0 +1,398 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/token"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// TokenTransfer sends Amount base units of Mint from the wallet's associated
+// token account to the associated token account of To, an owner's address
+// (created, rent paid by the wallet, when it does not exist yet).
+type TokenTransfer struct {
+	Mint   solana.PublicKey
+	To     solana.PublicKey
+	Amount uint64
+}
+
+// ErrTokenRefused is wrapped when the mint or the accounts make the transfer
+// one solgate will not build (a non-transferable mint, a transfer hook, a
+// frozen account, a token account given as the recipient...).
+var ErrTokenRefused = errors.New("token transfer refused")
+
+// TokenPreview is what a token transfer would do, measured from the
+// simulation of the exact transaction, never from the request.
+type TokenPreview struct {
+	// Mint is the mint as read from the chain; its metadata is raw,
+	// attacker-controlled text.
+	Mint *TokenInfo
+	// Source is the wallet's token account, Destination the recipient
+	// owner's associated token account.
+	Source, Destination solana.PublicKey
+	// CreatesAccount: Destination does not exist and the transaction
+	// creates it; Rent is the lamports the wallet puts into it.
+	CreatesAccount bool
+	Rent           uint64
+	// Sent is the wallet's simulated token decrease, Received the
+	// recipient's simulated increase; TransferFee = Sent − Received is what
+	// a Token-2022 transfer-fee mint withholds.
+	Sent, Received, TransferFee uint64
+	// Flags are properties of the mint that do not stop the transfer but
+	// that a person approving it should see.
+	Flags []Warning
+}
+
+// PreparedToken is a token transfer built and simulated but not signed.
+type PreparedToken struct {
+	*Prepared
+	Token        TokenTransfer
+	TokenPreview TokenPreview
+}
+
+// TokenApproval is what the human approved: the compute budget and the net
+// amount the recipient was shown to receive.
+type TokenApproval struct {
+	Budget   Budget
+	Received uint64
+}
+
+// ErrTokenTermsChanged: the fresh simulation at execution would deliver less
+// than the approval showed (a transfer fee raised since). Nothing was signed.
+var ErrTokenTermsChanged = errors.New("token transfer terms changed since approval")
+
+// createIdempotentTag is the associated token account program's
+// CreateIdempotent instruction (0 is Create, which fails when the account
+// exists; 1 succeeds either way, so a recipient who creates their account in
+// the meantime cannot make the transfer fail).
+const createIdempotentTag = 1
+
+// refusedExtensions are mint properties solgate will not transfer.
+var refusedExtensions = map[string]string{
+	WarnNonTransferable: "the mint is non-transferable: its tokens cannot be moved once received",
+	WarnTransferHook:    "the mint has a transfer hook: a program of the mint's choosing runs on every transfer, needs accounts solgate does not resolve, and can block or alter it",
+}
+
+// PreviewTokenTransfer builds and simulates a token transfer for a
+// proposal's preview. Executing always prepares again.
+func (e *Executor) PreviewTokenTransfer(ctx context.Context, t TokenTransfer) (*PreparedToken, error) {
+	p, err := e.prepareToken(ctx, t, e.opts.PreviewBlockhashAge, nil)
+	var simErr *SimulationError
+	if errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
+		e.recent.forget()
+		p, err = e.prepareToken(ctx, t, 0, nil)
+	}
+	return p, err
+}
+
+// PrepareTokenTransfer prepares an unapproved token transfer on a fresh
+// blockhash (tests and tools that execute directly).
+func (e *Executor) PrepareTokenTransfer(ctx context.Context, t TokenTransfer) (*PreparedToken, error) {
+	return e.prepareToken(ctx, t, 0, nil)
+}
+
+// PrepareApprovedTokenTransfer prepares an approved token transfer: a fresh
+// blockhash and simulation, held to the approved compute budget, and
+// refused when the recipient would now receive less than approved.
+func (e *Executor) PrepareApprovedTokenTransfer(ctx context.Context, t TokenTransfer, approved TokenApproval) (*PreparedToken, error) {
+	p, err := e.prepareToken(ctx, t, 0, &approved.Budget)
+	if err != nil {
+		return nil, err
+	}
+	if p.TokenPreview.Received < approved.Received {
+		return nil, fmt.Errorf("%w: the recipient would now receive %d base units, less than the %d approved (nothing was signed or sent; propose again)", ErrTokenTermsChanged, p.TokenPreview.Received, approved.Received)
+	}
+	return p, nil
+}
+
+// ExecuteTokenTransfer is PrepareTokenTransfer followed by Submit.
+func (e *Executor) ExecuteTokenTransfer(ctx context.Context, t TokenTransfer, progress func(Progress)) (*Result, *PreparedToken, error) {
+	report(progress, Progress{Step: StepSimulating})
+	p, err := e.PrepareTokenTransfer(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := e.Submit(ctx, p.Prepared, progress)
+	return res, p, err
+}
+
+func (e *Executor) checkTokenTransfer(t TokenTransfer) error {
+	switch {
+	case t.Amount == 0:
+		return fmt.Errorf("%w: amount must be greater than zero", ErrInvalidTransfer)
+	case t.To.IsZero():
+		return fmt.Errorf("%w: to is the all-zero address (11111111111111111111111111111111), which no one controls", ErrInvalidTransfer)
+	case t.To.Equals(e.key.PublicKey()):
+		return fmt.Errorf("%w: to is the console's own wallet %s; a transfer to yourself moves nothing but the fee", ErrInvalidTransfer, t.To)
+	case t.Mint.Equals(WrappedSOL):
+		return fmt.Errorf("%w: mint is wrapped SOL; send SOL with transfer_sol", ErrInvalidTransfer)
+	}
+	return nil
+}
+
+// tokenAccounts reads the mint and the three accounts a token transfer
+// depends on, and refuses what cannot or must not be sent.
+func (e *Executor) tokenAccounts(ctx context.Context, t TokenTransfer) (*TokenInfo, solana.PublicKey, solana.PublicKey, bool, error) {
+	var zero solana.PublicKey
+	info, err := e.client.TokenInfo(ctx, t.Mint)
+	if err != nil {
+		return nil, zero, zero, false, fmt.Errorf("%w: mint: %w", ErrInvalidTransfer, err)
+	}
+	for _, w := range info.Warnings {
+		if why, ok := refusedExtensions[w.Kind]; ok {
+			return nil, zero, zero, false, fmt.Errorf("%w: %s", ErrTokenRefused, why)
+		}
+	}
+	wallet := e.key.PublicKey()
+	src, err := AssociatedTokenAddress(wallet, t.Mint, info.Program)
+	if err != nil {
+		return nil, zero, zero, false, err
+	}
+	dst, err := AssociatedTokenAddress(t.To, t.Mint, info.Program)
+	if err != nil {
+		return nil, zero, zero, false, err
+	}
+	accts, err := e.client.multipleAccounts(ctx, []solana.PublicKey{src, dst, t.To})
+	if err != nil {
+		return nil, zero, zero, false, fmt.Errorf("token transfer: read accounts: %w", err)
+	}
+	s, d, to := readState(accts[0]), readState(accts[1]), readState(accts[2])
+	switch {
+	case to.token:
+		return nil, zero, zero, false, fmt.Errorf("%w: to %s is itself a token account (of mint %s); give the owner's address, and solgate sends to the owner's associated token account", ErrInvalidTransfer, t.To, to.mint)
+	case !s.token || !s.mint.Equals(t.Mint) || !s.owner.Equals(wallet):
+		return nil, zero, zero, false, fmt.Errorf("%w: the wallet %s has no associated token account for mint %s (expected %s)", ErrInvalidTransfer, wallet, t.Mint, src)
+	case frozen(accts[0]):
+		return nil, zero, zero, false, fmt.Errorf("%w: the wallet's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, src)
+	case s.amount < t.Amount:
+		return nil, zero, zero, false, fmt.Errorf("%w: the wallet holds %d base units of %s, fewer than the %d asked", ErrInvalidTransfer, s.amount, t.Mint, t.Amount)
+	case d.exists && (!d.token || !d.mint.Equals(t.Mint) || !d.owner.Equals(t.To)):
+		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's associated token account %s exists but is not a %s account owned by %s", ErrTokenRefused, dst, t.Mint, t.To)
+	case d.exists && frozen(accts[1]):
+		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, dst)
+	}
+	return info, src, dst, !d.exists, nil
+}
+
+// frozen reads a token account's state byte (2 = frozen).
+func frozen(a *rpc.Account) bool {
+	if a == nil || a.Data == nil {
+		return false
+	}
+	d := a.Data.GetBinary()
+	return len(d) > 108 && d[108] == 2
+}
+
+// tokenInstructions builds the optional idempotent account creation and the
+// TransferChecked, under the mint's own token program: solana-go's token
+// package encodes TransferChecked for SPL Token, and Token-2022 shares the
+// instruction's layout and accounts, so the same bytes go to its program id.
+func tokenInstructions(payer solana.PublicKey, t TokenTransfer, info *TokenInfo, src, dst solana.PublicKey, create bool) ([]solana.Instruction, error) {
+	var out []solana.Instruction
+	if create {
+		out = append(out, solana.NewInstruction(solana.SPLAssociatedTokenAccountProgramID, solana.AccountMetaSlice{
+			solana.Meta(payer).WRITE().SIGNER(),
+			solana.Meta(dst).WRITE(),
+			solana.Meta(t.To),
+			solana.Meta(t.Mint),
+			solana.Meta(solana.SystemProgramID),
+			solana.Meta(info.Program),
+		}, []byte{createIdempotentTag}))
+	}
+	tc, err := token.NewTransferCheckedInstruction(t.Amount, info.Decimals, src, t.Mint, dst, payer, nil).ValidateAndBuild()
+	if err != nil {
+		return nil, fmt.Errorf("token transfer: build TransferChecked: %w", err)
+	}
+	data, err := tc.Data()
+	if err != nil {
+		return nil, fmt.Errorf("token transfer: encode TransferChecked: %w", err)
+	}
+	return append(out, solana.NewInstruction(info.Program, tc.Accounts(), data)), nil
+}
+
+func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge time.Duration, approved *Budget) (*PreparedToken, error) {
+	if err := e.checkTokenTransfer(t); err != nil {
+		return nil, err
+	}
+	ctx, meter := withMeter(ctx)
+	start := time.Now()
+	info, src, dst, create, err := e.tokenAccounts(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	payer := e.key.PublicKey()
+	ixs, err := tokenInstructions(payer, t, info, src, dst, create)
+	if err != nil {
+		return nil, err
+	}
+	bh, err := e.recent.get(ctx, e.client, maxAge)
+	if err != nil {
+		return nil, fmt.Errorf("prepare token transfer: getLatestBlockhash: %s", rpcErrorText(err))
+	}
+	build := func(b Budget) (*solana.Transaction, error) {
+		tx, err := solana.NewTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, solana.TransactionPayer(payer))
+		if err != nil {
+			return nil, fmt.Errorf("prepare token transfer: build transaction: %w", err)
+		}
+		return tx, nil
+	}
+	budget, err := e.measureBudget(ctx, build, approved)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := build(budget)
+	if err != nil {
+		return nil, err
+	}
+	preview, accts, err := e.simulateAccounts(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	preview.Budget = budget
+	tp, err := measureToken(t, info, src, dst, accts)
+	if err != nil {
+		return nil, err
+	}
+	// The wallet's SOL outflow is the fee plus the rent of the account it
+	// creates; only the rest is the fee.
+	if preview.SpendLamports < tp.Rent {
+		return nil, fmt.Errorf("prepare token transfer: the simulation shows %d lamports of rent but the wallet spent only %d", tp.Rent, preview.SpendLamports)
+	}
+	preview.Fee = preview.SpendLamports - tp.Rent
+	tp.CreatesAccount = create
+	for _, w := range info.Warnings {
+		if _, refused := refusedExtensions[w.Kind]; !refused {
+			tp.Flags = append(tp.Flags, w)
+		}
+	}
+	pt := &PreparedToken{
+		Prepared: &Prepared{
+			Tx:                   tx,
+			LastValidBlockHeight: bh.LastValidBlockHeight,
+			Preview:              preview,
+			simulateTook:         time.Since(start),
+			stats:                meter.stats(),
+		},
+		Token:        t,
+		TokenPreview: tp,
+	}
+	pt.checkLanded = func(got *rpc.GetTransactionResult, res *Result) error {
+		return checkTokenLanded(got, res, payer, t, pt.TokenPreview)
+	}
+	return pt, nil
+}
+
+// measureToken reads the token movement and the rent out of the simulated
+// accounts: the wallet must lose exactly the amount, the recipient gains
+// what is left after any transfer fee, and nothing else is measured as rent
+// but accounts the transaction brought into existence.
+func measureToken(t TokenTransfer, info *TokenInfo, src, dst solana.PublicKey, a simulatedAccounts) (TokenPreview, error) {
+	tp := TokenPreview{Mint: info, Source: src, Destination: dst}
+	var srcBefore, srcAfter, dstBefore, dstAfter *tokenState
+	for i, k := range a.Keys {
+		before, after := readState(a.Before[i]), readState(a.After[i])
+		if !before.exists && after.exists {
+			rent, err := AddAmounts(tp.Rent, after.lamports)
+			if err != nil {
+				return tp, fmt.Errorf("preview: rent: %w", err)
+			}
+			tp.Rent = rent
+		}
+		switch {
+		case k.Equals(src):
+			srcBefore, srcAfter = &before, &after
+		case k.Equals(dst):
+			dstBefore, dstAfter = &before, &after
+		}
+	}
+	if srcAfter == nil || dstAfter == nil || !srcAfter.token || !dstAfter.token {
+		return tp, errors.New("preview: the simulation did not leave both token accounts readable")
+	}
+	if srcBefore.amount < srcAfter.amount || srcBefore.amount-srcAfter.amount != t.Amount {
+		return tp, fmt.Errorf("%w: the simulation moves %d→%d base units out of the wallet's account, not exactly the %d asked", ErrTokenRefused, srcBefore.amount, srcAfter.amount, t.Amount)
+	}
+	if dstAfter.amount < dstBefore.amount {
+		return tp, fmt.Errorf("%w: the simulation lowers the recipient's balance", ErrTokenRefused)
+	}
+	tp.Sent = t.Amount
+	tp.Received = dstAfter.amount - dstBefore.amount
+	if tp.Received > tp.Sent {
+		return tp, fmt.Errorf("%w: the simulation credits the recipient %d, more than the %d sent", ErrTokenRefused, tp.Received, tp.Sent)
+	}
+	tp.TransferFee = tp.Sent - tp.Received
+	if tp.TransferFee > 0 && info.TransferFee == nil {
+		return tp, fmt.Errorf("%w: %d base units vanish in the simulation, yet the mint declares no transfer fee", ErrTokenRefused, tp.TransferFee)
+	}
+	return tp, nil
+}
+
+// checkTokenLanded judges the re-fetched transaction by the chain's own
+// record: the wallet's token account lost exactly the amount, the
+// recipient's gained exactly the net shown at approval (amount − transfer
+// fee), both for this mint, and the wallet's SOL went only to fee and rent.
+func checkTokenLanded(tx *rpc.GetTransactionResult, res *Result, wallet solana.PublicKey, t TokenTransfer, tp TokenPreview) error {
+	keys := make([]solana.PublicKey, len(res.Changes))
+	for i, c := range res.Changes {
+		keys[i] = c.Account
+	}
+	pre, err := tokenAmounts(tx.Meta.PreTokenBalances, keys, t.Mint)
+	if err != nil {
+		return err
+	}
+	post, err := tokenAmounts(tx.Meta.PostTokenBalances, keys, t.Mint)
+	if err != nil {
+		return err
+	}
+	if _, ok := post[tp.Source]; !ok {
+		return fmt.Errorf("the wallet's token account %s has no %s balance after the transaction", tp.Source, t.Mint)
+	}
+	if _, ok := post[tp.Destination]; !ok {
+		return fmt.Errorf("the recipient's token account %s has no %s balance after the transaction", tp.Destination, t.Mint)
+	}
+	if a, b := pre[tp.Source], post[tp.Source]; a < b || a-b != t.Amount {
+		return fmt.Errorf("wallet token account %s went from %d to %d base units, expected −%d", tp.Source, a, b, t.Amount)
+	}
+	if a, b := pre[tp.Destination], post[tp.Destination]; b < a || b-a != tp.Received {
+		return fmt.Errorf("recipient token account %s went from %d to %d base units, expected +%d (amount %d − transfer fee %d)", tp.Destination, a, b, tp.Received, t.Amount, tp.TransferFee)
+	}
+	for _, c := range res.Changes {
+		if !c.Account.Equals(wallet) {
+			continue
+		}
+		want, err := AddAmounts(tx.Meta.Fee, tp.Rent)
+		if err != nil || want > math.MaxInt64 {
+			return fmt.Errorf("wallet fee %d + rent %d: %w", tx.Meta.Fee, tp.Rent, ErrAmountTooLarge)
+		}
+		if c.Delta() < -int64(want) {
+			return fmt.Errorf("wallet %s lost %d lamports, more than fee %d + rent %d", wallet, -c.Delta(), tx.Meta.Fee, tp.Rent)
+		}
+		return nil
+	}
+	return fmt.Errorf("transaction does not touch the wallet %s", wallet)
+}
+
+// tokenAmounts maps account → amount for the mint's entries of a
+// pre/postTokenBalances list.
+func tokenAmounts(bals []rpc.TokenBalance, keys []solana.PublicKey, mint solana.PublicKey) (map[solana.PublicKey]uint64, error) {
+	out := map[solana.PublicKey]uint64{}
+	for _, b := range bals {
+		if !b.Mint.Equals(mint) {
+			continue
+		}
+		if int(b.AccountIndex) >= len(keys) || b.UiTokenAmount == nil {
+			return nil, fmt.Errorf("token balance at index %d does not match the transaction's %d accounts", b.AccountIndex, len(keys))
+		}
+		n, err := strconv.ParseUint(b.UiTokenAmount.Amount, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("token balance %q: %w", b.UiTokenAmount.Amount, err)
+		}
+		out[keys[b.AccountIndex]] = n
+	}
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/policy/store"
+)
+
+func tokenTransfer(to, mint string, amount uint64) Proposal {
+	return Proposal{Tool: ToolTransferToken, ClientID: "claude", Network: NetworkDevnet, Recipient: to, Lamports: 2_039_280 + fee,
+		Token: &TokenSpend{Mint: mint, Amount: amount, Decimals: 6, DecimalsKnown: true}}
+}
+
+func capOf(t *testing.T, s string) TokenCap {
+	t.Helper()
+	c, err := ParseTokenCap(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Rules apply by what a proposal does: a token transfer meets the
+// recipient allowlist and the mint lists like any other spend, and needs a
+// per-mint cap or the uncapped opt-in.
+func TestTokenSpendRules(t *testing.T) {
+	usdc, scam := addr(20), addr(22)
+	tests := []struct {
+		name      string
+		cfg       func(*Config)
+		p         Proposal
+		s         SpendState
+		allowed   bool
+		rule      string
+		retryable bool
+		noCap     bool
+		says      []string
+	}{
+		{name: "uncapped mint refused", p: tokenTransfer(addr(1), usdc, 5), rule: RuleUncappedTransfer,
+			says: []string{"--allow-uncapped-token-transfers", "--max-token-per-tx " + usdc + "=AMOUNT"}},
+		{name: "uncapped opt-in for swaps does not admit transfers", cfg: func(c *Config) { c.AllowUncappedTokenSwaps = true },
+			p: tokenTransfer(addr(1), usdc, 5), rule: RuleUncappedTransfer},
+		{name: "uncapped opt-in admits and says no cap applies", cfg: func(c *Config) { c.AllowUncappedTokenTransfers = true },
+			p: tokenTransfer(addr(1), usdc, 5), allowed: true, noCap: true, says: []string{"No cap applies"}},
+		{name: "recipient off the allowlist", cfg: func(c *Config) { c.AllowUncappedTokenTransfers = true },
+			p: tokenTransfer(addr(2), usdc, 5), rule: RuleRecipient, says: []string{addr(2)}},
+		{name: "mint on the deny list", cfg: func(c *Config) { c.AllowUncappedTokenTransfers = true; c.DenyMints = []string{scam} },
+			p: tokenTransfer(addr(1), scam, 5), rule: RuleMints, says: []string{"deny list"}},
+		{name: "mint off the allowlist", cfg: func(c *Config) { c.AllowUncappedTokenTransfers = true; c.AllowMints = []string{usdc} },
+			p: tokenTransfer(addr(1), scam, 5), rule: RuleMints, says: []string{"--allow-mint " + scam}},
+		{name: "per-tx cap in base units, exactly reached", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1000000")} },
+			p: tokenTransfer(addr(1), usdc, 1_000_000), allowed: true},
+		{name: "per-tx cap in base units, one over", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1000000")} },
+			p: tokenTransfer(addr(1), usdc, 1_000_001), rule: RuleTokenPerTx, says: []string{"1000001", "1000000"}},
+		{name: "per-tx cap in display units uses the mint's decimals", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1.5")} },
+			p: tokenTransfer(addr(1), usdc, 1_500_001), rule: RuleTokenPerTx, says: []string{"1500000 base units (1.5)"}},
+		{name: "display cap finer than the mint", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=0.0000001")} },
+			p: tokenTransfer(addr(1), usdc, 1), rule: RuleTokenPerTx, says: []string{"7 decimals", "has 6"}},
+		{name: "display cap with unknown decimals", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1.5")} },
+			p: func() Proposal { p := tokenTransfer(addr(1), usdc, 1); p.Token.DecimalsKnown = false; return p }(), rule: RuleTokenPerTx, says: []string{"decimals were not read"}},
+		{name: "a cap on another mint does not cap this one", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, scam+"=1")} },
+			p: tokenTransfer(addr(1), usdc, 5), rule: RuleUncappedTransfer},
+		{name: "per-session cap counts reservations of the mint", cfg: func(c *Config) { c.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10")} },
+			p: tokenTransfer(addr(1), usdc, 5), s: SpendState{Tokens: map[string]TokenTotals{usdc: {SessionSpent: 4, SessionReserved: 2}}},
+			rule: RuleTokenPerSession, retryable: true, says: []string{"6 is already spent or reserved (4 remaining)"}},
+		{name: "per-day cap", cfg: func(c *Config) { c.MaxTokenPerDay = []TokenCap{capOf(t, usdc+"=10")} },
+			p: tokenTransfer(addr(1), usdc, 5), s: SpendState{Tokens: map[string]TokenTotals{usdc: {DaySpent: 6}}}, rule: RuleTokenPerDay},
+		{name: "SOL caps still bound the token transfer's fee and rent", cfg: func(c *Config) { c.AllowUncappedTokenTransfers = true; c.MaxLamportsPerTx = 2_000_000 },
+			p: tokenTransfer(addr(1), usdc, 5), rule: RulePerTx},
+		{name: "capped token swap needs no opt-in", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=2")} },
+			p: swap(usdc, NativeMint, fee), rule: RuleTokenPerTx},
+		{name: "a proposal that names no recipient and no self-payment", p: func() Proposal { p := tokenTransfer("", usdc, 5); return p }(),
+			rule: RuleTool, says: []string{"states no recipient"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			d := Evaluate(cfg, tt.p, tt.s)
+			if d.Allowed != tt.allowed || d.Rule != tt.rule || d.Retryable != tt.retryable || d.NoCapApplies != tt.noCap {
+				t.Fatalf("Evaluate = %+v; want allowed=%v rule=%q retryable=%v noCap=%v", d, tt.allowed, tt.rule, tt.retryable, tt.noCap)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(d.Reason, s) {
+					t.Errorf("reason %q does not mention %q", d.Reason, s)
+				}
+			}
+		})
+	}
+}
+
+func TestParseTokenCap(t *testing.T) {
+	good := map[string]string{addr(20) + "=1": "1", addr(20) + "=0.25": "0.25", addr(20) + "=18446744073709551615": "18446744073709551615"}
+	for in, want := range good {
+		c, err := ParseTokenCap(in)
+		if err != nil || c.Amount.Text != want || c.Mint != addr(20) {
+			t.Errorf("%q: %+v %v", in, c, err)
+		}
+	}
+	for _, in := range []string{"", addr(20), addr(20) + "=", addr(20) + "=0", addr(20) + "=0.000", addr(20) + "=-1", addr(20) + "=1e6",
+		addr(20) + "=.5", addr(20) + "=5.", addr(20) + "=18446744073709551616", "notamint=5", NativeMint + "=5", addr(20) + "=1,000"} {
+		if c, err := ParseTokenCap(in); err == nil {
+			t.Errorf("%q accepted as %+v", in, c)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		dec  uint8
+		want uint64
+	}{{"1.5", 6, 1_500_000}, {"1.50", 1, 15}, {"7", 0, 7}, {"7", 18, 7}, {"0.000001", 6, 1}} {
+		a, err := ParseTokenAmount(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := a.BaseUnits(tc.dec); err != nil || n != tc.want {
+			t.Errorf("%s at %d decimals = %d, %v; want %d", tc.text, tc.dec, n, err, tc.want)
+		}
+	}
+	a, _ := ParseTokenAmount("18446744073709551615.0")
+	if _, err := a.BaseUnits(1); err == nil {
+		t.Error("a display cap past 2^64-1 base units was accepted")
+	}
+}
+
+// Per-mint spend is reserved with the SOL spend, atomically, and survives a
+// restart through the store like the SOL figures.
+func TestTokenReservationsPerMintSurviveRestart(t *testing.T) {
+	usdc, other := addr(20), addr(21)
+	dir := t.TempDir()
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.MaxLamportsPerSession = 100 * LamportsPerSOL
+	cfg.MaxLamportsPerTx = LamportsPerSOL
+	cfg.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10")}
+	cfg.MaxTokenPerDay = []TokenCap{capOf(t, usdc+"=10"), capOf(t, other+"=100")}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpend(st, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, p := range map[string]Proposal{"a": tokenTransfer(addr(1), usdc, 4), "b": tokenTransfer(addr(1), usdc, 3), "c": tokenTransfer(addr(1), other, 50)} {
+		if d, err := s.Reserve(id, cfg, p); err != nil || !d.Allowed {
+			t.Fatalf("reserve %s: %+v %v", id, d, err)
+		}
+	}
+	must(t, s.Settle("a", fee))
+	if d, _ := s.Reserve("d", cfg, tokenTransfer(addr(1), usdc, 4)); d.Allowed || d.Rule != RuleTokenPerSession || !d.Retryable {
+		t.Fatalf("4 + 3 + 4 over a cap of 10, 3 still in flight: %+v", d)
+	}
+	got := s.State().Tokens
+	if got[usdc] != (TokenTotals{SessionSpent: 4, SessionReserved: 3, DaySpent: 4, DayReserved: 3}) || got[other] != (TokenTotals{SessionReserved: 50, DayReserved: 50}) {
+		t.Fatalf("per-mint totals %+v", got)
+	}
+	must(t, st.Close())
+
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	clock.Advance(time.Minute)
+	s2, err := NewSpend(st2, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = s2.State().Tokens
+	// A new session: the settled 4 counts only in the day window; the open
+	// reservations hold their budget in both.
+	if got[usdc] != (TokenTotals{SessionReserved: 3, DaySpent: 4, DayReserved: 3}) || got[other] != (TokenTotals{SessionReserved: 50, DayReserved: 50}) {
+		t.Fatalf("restored per-mint totals %+v", got)
+	}
+	if d, _ := s2.Reserve("e", cfg, tokenTransfer(addr(1), usdc, 4)); d.Allowed || d.Rule != RuleTokenPerDay {
+		t.Fatalf("4 + 3 + 4 over the daily 10 after restart: %+v", d)
+	}
+	must(t, s2.Release("b"))
+	if d, _ := s2.Reserve("f", cfg, tokenTransfer(addr(1), usdc, 6)); !d.Allowed {
+		t.Fatalf("released reservation still holds budget: %+v", d)
+	}
+}
