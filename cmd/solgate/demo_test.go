@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -17,7 +18,9 @@ import (
 )
 
 // tmuxPane runs a command in a detached tmux session of a fixed size, so a
-// test can read the screen a person would see and type into it.
+// test can read the screen a person would see and type into it. Each pane has
+// a tmux server of its own (-L): on the shared default server, another test
+// killing the last session stops the server under a session being created.
 type tmuxPane struct {
 	t    *testing.T
 	name string
@@ -28,17 +31,16 @@ func startTmux(t *testing.T, cols, rows int, command string) *tmuxPane {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("requires tmux")
 	}
-	name := fmt.Sprintf("sgtest%d", time.Now().UnixNano())
-	out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), command).CombinedOutput()
+	p := &tmuxPane{t: t, name: fmt.Sprintf("sgtest%d-%d", os.Getpid(), time.Now().UnixNano())}
+	out, err := p.pane().Tmux("new-session", "-d", "-s", p.name, "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), command)
 	if err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	p := &tmuxPane{t: t, name: name}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { _, _ = p.pane().Tmux("kill-server") })
 	return p
 }
 
-func (p *tmuxPane) pane() solgatetest.Pane { return solgatetest.Pane{Target: p.name} }
+func (p *tmuxPane) pane() solgatetest.Pane { return solgatetest.Pane{Server: p.name, Target: p.name} }
 
 // screen is the visible pane; normal is the main screen under the TUI's
 // alternate screen (what the program printed before the TUI started).
