@@ -394,6 +394,11 @@ func AssociatedTokenAddress(owner, mint, tokenProgram solana.PublicKey) (solana.
 // Inspect checks a foreign transaction against the rules. tables must hold
 // every lookup table the message uses. It never panics and never touches the
 // network; a refusal is an *InspectionError.
+//
+// Each instruction is judged by its program's rules (inspect_system.go,
+// inspect_token.go, inspect_computebudget.go, inspect_ata.go); this function
+// holds what spans instructions: the fee payer, signatures, the program
+// allow-list and the fee bound.
 func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, error) {
 	if t == nil {
 		return nil, refuse("no transaction")
@@ -433,36 +438,8 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 	for _, k := range r.SwapPrograms {
 		allowed[k] = true
 	}
-	isPool := func(k solana.PublicKey) bool {
-		for _, p := range r.Pools {
-			if p.Equals(k) {
-				return true
-			}
-		}
-		return false
-	}
-	solInput := r.InputMint.Equals(WrappedSOL)
-	// Destinations derived once: the wallet's wrapped-SOL accounts, and for
-	// each token program the wallet's input-token account and the pools'.
-	ownWSOL := map[solana.PublicKey]bool{}
-	ownInput := map[solana.PublicKey]solana.PublicKey{}  // wallet's input ATA -> token program
-	poolInput := map[solana.PublicKey]solana.PublicKey{} // pool's input ATA -> token program
-	for _, prog := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {
-		if a, err := AssociatedTokenAddress(r.Wallet, WrappedSOL, prog); err == nil {
-			ownWSOL[a] = true
-		}
-		if a, err := AssociatedTokenAddress(r.Wallet, r.InputMint, prog); err == nil {
-			ownInput[a] = prog
-		}
-		for _, p := range r.Pools {
-			if a, err := AssociatedTokenAddress(p, r.InputMint, prog); err == nil {
-				poolInput[a] = prog
-			}
-		}
-	}
+	j := newSwapJudge(r, in)
 
-	var cuLimit, cuPrice uint64
-	var haveLimit, havePrice bool
 	nonBudget := 0
 	progSeen := map[solana.PublicKey]bool{}
 	for i, ix := range t.ixs {
@@ -474,17 +451,9 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 			progSeen[prog] = true
 			in.Programs = append(in.Programs, prog)
 		}
-		acct := func(n int) (solana.PublicKey, bool) {
-			if n >= len(ix.accounts) {
-				return solana.PublicKey{}, false
-			}
-			return in.Accounts[ix.accounts[n]], true
-		}
-		usesWallet := false
-		for _, a := range ix.accounts {
-			if a == 0 {
-				usesWallet = true
-			}
+		x, err := newJudgedInstruction(i, prog, ix, in.Accounts)
+		if err != nil {
+			return nil, err
 		}
 		sum := InstructionSummary{Program: prog, Name: ProgramName(prog)}
 		if !prog.Equals(solana.ComputeBudget) {
@@ -492,171 +461,30 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 		}
 		switch {
 		case prog.Equals(solana.ComputeBudget):
-			d := ix.data
-			switch {
-			case len(d) == 5 && d[0] == 2:
-				if haveLimit {
-					return nil, refuse("instruction %d sets the compute unit limit a second time", i)
-				}
-				haveLimit, cuLimit = true, uint64(binary.LittleEndian.Uint32(d[1:]))
-				sum.Summary = fmt.Sprintf("set compute unit limit %d", cuLimit)
-			case len(d) == 9 && d[0] == 3:
-				if havePrice {
-					return nil, refuse("instruction %d sets the compute unit price a second time", i)
-				}
-				havePrice, cuPrice = true, binary.LittleEndian.Uint64(d[1:])
-				sum.Summary = fmt.Sprintf("set compute unit price %d micro-lamports", cuPrice)
-			case len(d) == 5 && (d[0] == 1 || d[0] == 4):
-				sum.Summary = "compute budget request"
-			default:
-				return nil, refuse("instruction %d: undecodable compute budget instruction", i)
-			}
-
+			err = j.computeBudget(x, &sum)
 		case prog.Equals(solana.SystemProgramID):
-			if len(ix.data) < 4 {
-				return nil, refuse("instruction %d: undecodable system instruction", i)
-			}
-			tag := binary.LittleEndian.Uint32(ix.data)
-			if tag != 2 {
-				if usesWallet {
-					return nil, refuse("instruction %d: system instruction %d on the wallet is not allowed in a swap (only transfers are)", i, tag)
-				}
-				sum.Summary = fmt.Sprintf("system instruction %d (wallet not involved)", tag)
-				break
-			}
-			from, ok1 := acct(0)
-			to, ok2 := acct(1)
-			if len(ix.data) != 12 || !ok1 || !ok2 {
-				return nil, refuse("instruction %d: malformed system transfer", i)
-			}
-			lamports := binary.LittleEndian.Uint64(ix.data[4:])
-			sum.Summary = fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", lamports, FormatSOL(lamports), from, to)
-			if !from.Equals(r.Wallet) {
-				if usesWallet && !to.Equals(r.Wallet) {
-					return nil, refuse("instruction %d: a system transfer lists the wallet in an unexpected position", i)
-				}
-				break
-			}
-			sum.LamportsOut = lamports
-			if !solInput {
-				return nil, refuse("instruction %d sends %d lamports of the wallet's SOL to %s, but the swap's input is %s, not SOL", i, lamports, to, r.InputMint)
-			}
-			if !isPool(to) && !ownWSOL[to] {
-				return nil, refuse("instruction %d sends %d lamports of the wallet's SOL to %s, which is not the pool (%s) or the wallet's own wrapped-SOL account", i, lamports, to, poolList(r.Pools))
-			}
-			if in.SOLOut+lamports < in.SOLOut || in.SOLOut+lamports > r.InAmount {
-				return nil, refuse("instruction %d: the wallet's SOL transfers add up to more than the swap's input of %d lamports", i, r.InAmount)
-			}
-			in.SOLOut += lamports
-
+			err = j.system(x, &sum)
 		case prog.Equals(solana.TokenProgramID) || prog.Equals(solana.Token2022ProgramID):
-			if len(ix.data) < 1 {
-				return nil, refuse("instruction %d: empty token instruction", i)
-			}
-			var accts []solana.PublicKey
-			for n := range ix.accounts {
-				a, _ := acct(n)
-				accts = append(accts, a)
-			}
-			sum.Summary = describeTokenInstruction(ix.data, accts)
-			if !usesWallet {
-				break // cannot use the wallet's authority without the wallet
-			}
-			switch tag := ix.data[0]; tag {
-			case 3, 12: // Transfer, TransferChecked
-				var src, mint, dst, auth solana.PublicKey
-				var ok bool
-				var amount uint64
-				if tag == 3 {
-					if len(ix.data) != 9 || len(ix.accounts) != 3 {
-						return nil, refuse("instruction %d: malformed token transfer", i)
-					}
-					src, _ = acct(0)
-					dst, _ = acct(1)
-					auth, ok = acct(2)
-				} else {
-					if len(ix.data) != 10 || len(ix.accounts) != 4 {
-						return nil, refuse("instruction %d: malformed token transfer", i)
-					}
-					src, _ = acct(0)
-					mint, _ = acct(1)
-					dst, _ = acct(2)
-					auth, ok = acct(3)
-				}
-				amount = binary.LittleEndian.Uint64(ix.data[1:9])
-				if !ok || !auth.Equals(r.Wallet) {
-					return nil, refuse("instruction %d: a token transfer lists the wallet in an unexpected position", i)
-				}
-				sum.Summary = fmt.Sprintf("transfer %d tokens from %s to %s (authority: the wallet)", amount, src, dst)
-				if tag == 12 && !mint.Equals(r.InputMint) {
-					return nil, refuse("instruction %d transfers the wallet's %s tokens, but the swap's input is %s", i, mint, r.InputMint)
-				}
-				if p, ok := ownInput[src]; !ok || !p.Equals(prog) {
-					return nil, refuse("instruction %d transfers tokens out of %s, which is not the wallet's %s account", i, src, r.InputMint)
-				}
-				if p, ok := poolInput[dst]; !ok || !p.Equals(prog) {
-					return nil, refuse("instruction %d sends the wallet's tokens to %s, which is not the pool's %s account (pool %s)", i, dst, r.InputMint, poolList(r.Pools))
-				}
-				if in.TokensOut+amount < in.TokensOut || in.TokensOut+amount > r.InAmount {
-					return nil, refuse("instruction %d: the wallet's token transfers add up to more than the swap's input of %d", i, r.InAmount)
-				}
-				in.TokensOut += amount
-			case 9: // CloseAccount: rent (and wrapped SOL) back to the wallet only
-				dst, ok1 := acct(1)
-				owner, ok2 := acct(2)
-				if !ok1 || !ok2 || len(ix.accounts) != 3 || !owner.Equals(r.Wallet) || !dst.Equals(r.Wallet) {
-					return nil, refuse("instruction %d closes a token account with the wallet's authority but sends its balance to %s, not the wallet", i, dst)
-				}
-				sum.Summary = "close the wallet's token account, balance to the wallet"
-			case 1, 16, 17, 18: // InitializeAccount(2/3), SyncNative: no authority used
-				sum.Summary = describeTokenInstruction(ix.data, accts)
-			default:
-				return nil, refuse("instruction %d: token instruction %d with the wallet is not allowed in a swap (only transfers to the pool, close and sync are)", i, tag)
-			}
-
+			err = j.token(x, &sum)
 		case prog.Equals(solana.SPLAssociatedTokenAccountProgramID):
-			payer, _ := acct(0)
-			owner, _ := acct(2)
-			tokenProg, _ := acct(5)
-			create := len(ix.data) == 0 || (len(ix.data) == 1 && (ix.data[0] == 0 || ix.data[0] == 1))
-			if !create || len(ix.accounts) != 6 {
-				if usesWallet {
-					return nil, refuse("instruction %d: associated token account instruction with the wallet is not allowed in a swap (only create is)", i)
-				}
-				sum.Summary = "associated token account instruction (wallet not involved)"
-				break
-			}
-			ataAcct, _ := acct(1)
-			mintAcct, _ := acct(3)
-			sum.Summary = fmt.Sprintf("create %s's token account %s for %s if missing", owner, ataAcct, mintAcct)
-			if payer.Equals(r.Wallet) {
-				if !owner.Equals(r.Wallet) {
-					return nil, refuse("instruction %d makes the wallet pay rent for a token account owned by %s", i, owner)
-				}
-				if !tokenProg.Equals(solana.TokenProgramID) && !tokenProg.Equals(solana.Token2022ProgramID) {
-					return nil, refuse("instruction %d creates a token account under %s, not a token program", i, tokenProg)
-				}
-				in.CreatesAccounts++
-			}
-			for n, a := range ix.accounts {
-				if a == 0 && n != 0 && n != 2 {
-					return nil, refuse("instruction %d: an associated token account instruction lists the wallet in an unexpected position", i)
-				}
-			}
-
+			err = j.associatedTokenAccount(x, &sum)
 		default: // an aggregator: judged by the whole-wallet simulation
 			sum.Summary = fmt.Sprintf("aggregator instruction: %d accounts, %d bytes of data; judged by the whole-wallet simulation, not decoded", len(ix.accounts), len(ix.data))
+		}
+		if err != nil {
+			return nil, err
 		}
 		in.Instructions = append(in.Instructions, sum)
 	}
 
 	// 4. The fee is bounded: signatures plus priority fee.
-	if !haveLimit {
+	cuLimit := j.cuLimit
+	if !j.haveLimit {
 		cuLimit = min(uint64(200_000)*uint64(nonBudget), 1_400_000)
 	}
 	cuLimit = min(cuLimit, 1_400_000)
 	in.ComputeUnitLimit = cuLimit
-	if cuPrice > 0 {
+	if cuPrice := j.cuPrice; cuPrice > 0 {
 		hi, lo := bits.Mul64(cuPrice, cuLimit)
 		if hi != 0 {
 			return nil, refuse("priority fee overflows (price %d micro-lamports × %d units)", cuPrice, cuLimit)
@@ -674,6 +502,94 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 		return nil, refuse("fee out of range")
 	}
 	return in, nil
+}
+
+// swapJudge holds what Inspect derives from the rules once, and what the
+// per-program checks add up across instructions.
+type swapJudge struct {
+	r        InspectRules
+	in       *Inspection
+	solInput bool
+	// Destinations derived once: the wallet's wrapped-SOL accounts, and for
+	// each token program the wallet's input-token account and the pools'.
+	ownWSOL   map[solana.PublicKey]bool
+	ownInput  map[solana.PublicKey]solana.PublicKey // wallet's input ATA -> token program
+	poolInput map[solana.PublicKey]solana.PublicKey // pool's input ATA -> token program
+	// The compute budget the message asks for, set at most once each.
+	cuLimit, cuPrice     uint64
+	haveLimit, havePrice bool
+}
+
+func newSwapJudge(r InspectRules, in *Inspection) *swapJudge {
+	j := &swapJudge{
+		r:         r,
+		in:        in,
+		solInput:  r.InputMint.Equals(WrappedSOL),
+		ownWSOL:   map[solana.PublicKey]bool{},
+		ownInput:  map[solana.PublicKey]solana.PublicKey{},
+		poolInput: map[solana.PublicKey]solana.PublicKey{},
+	}
+	for _, prog := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {
+		if a, err := AssociatedTokenAddress(r.Wallet, WrappedSOL, prog); err == nil {
+			j.ownWSOL[a] = true
+		}
+		if a, err := AssociatedTokenAddress(r.Wallet, r.InputMint, prog); err == nil {
+			j.ownInput[a] = prog
+		}
+		for _, p := range r.Pools {
+			if a, err := AssociatedTokenAddress(p, r.InputMint, prog); err == nil {
+				j.poolInput[a] = prog
+			}
+		}
+	}
+	return j
+}
+
+func (j *swapJudge) isPool(k solana.PublicKey) bool {
+	for _, p := range j.r.Pools {
+		if p.Equals(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgedInstruction is one top-level instruction with its accounts resolved
+// (lookup tables included), as the per-program checks see it.
+type judgedInstruction struct {
+	index    int // position in the message, for refusals
+	prog     solana.PublicKey
+	accounts []uint8            // indexes into the message's accounts
+	keys     []solana.PublicKey // the same accounts, resolved
+	data     []byte
+	// usesWallet: the wallet (account 0) is among the accounts, so its
+	// authority can be exercised.
+	usesWallet bool
+}
+
+func newJudgedInstruction(index int, prog solana.PublicKey, ix wireInstruction, accounts []solana.PublicKey) (judgedInstruction, error) {
+	x := judgedInstruction{index: index, prog: prog, accounts: ix.accounts, data: ix.data}
+	for _, a := range ix.accounts {
+		// DecodeTransaction already bounded every index by the account
+		// count resolveAccounts produced; checked again so that a change
+		// there cannot turn into a panic here.
+		if int(a) >= len(accounts) {
+			return judgedInstruction{}, refuse("instruction %d: account index %d is out of range (%d accounts)", index, a, len(accounts))
+		}
+		x.keys = append(x.keys, accounts[a])
+		if a == 0 {
+			x.usesWallet = true
+		}
+	}
+	return x, nil
+}
+
+// acct is the instruction's n-th account, false when it has fewer.
+func (x judgedInstruction) acct(n int) (solana.PublicKey, bool) {
+	if n >= len(x.keys) {
+		return solana.PublicKey{}, false
+	}
+	return x.keys[n], true
 }
 
 // resolveAccounts lists the message's accounts in order (static, then loaded

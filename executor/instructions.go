@@ -114,10 +114,10 @@ func describeToken(metas []*solana.AccountMeta, data []byte) string {
 func describeAssociatedAccount(metas []*solana.AccountMeta, data []byte) string {
 	name := "create"
 	switch {
-	case len(data) == 0 || data[0] == 0:
-	case data[0] == 1:
+	case len(data) == 0 || data[0] == ataCreate:
+	case data[0] == ataCreateIdempotent:
 		name = "create (idempotent)"
-	case data[0] == 2:
+	case data[0] == ataRecoverNested:
 		return "recover nested associated token account"
 	default:
 		return fmt.Sprintf("associated token account instruction %d (not decoded)", data[0])

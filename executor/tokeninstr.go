@@ -5,31 +5,32 @@ import (
 	"fmt"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/token"
 )
 
 // tokenInstructionNames are the SPL Token program's instruction tags (the
 // first data byte), as numbered in the program's instruction enum; Token-2022
 // keeps the same numbers for these.
 var tokenInstructionNames = map[byte]string{
-	0:  "initialize mint",
-	1:  "initialize account",
-	2:  "initialize multisig",
-	3:  "transfer",
-	4:  "approve a delegate",
-	5:  "revoke the delegate",
-	6:  "set authority",
-	7:  "mint",
-	8:  "burn",
-	9:  "close account",
-	10: "freeze account",
-	11: "thaw account",
-	12: "transfer (checked)",
-	13: "approve a delegate (checked)",
-	14: "mint (checked)",
-	15: "burn (checked)",
-	16: "initialize account (2)",
-	17: "sync native (wrapped SOL)",
-	18: "initialize account (3)",
+	token.Instruction_InitializeMint:     "initialize mint",
+	token.Instruction_InitializeAccount:  "initialize account",
+	token.Instruction_InitializeMultisig: "initialize multisig",
+	token.Instruction_Transfer:           "transfer",
+	token.Instruction_Approve:            "approve a delegate",
+	token.Instruction_Revoke:             "revoke the delegate",
+	token.Instruction_SetAuthority:       "set authority",
+	token.Instruction_MintTo:             "mint",
+	token.Instruction_Burn:               "burn",
+	token.Instruction_CloseAccount:       "close account",
+	token.Instruction_FreezeAccount:      "freeze account",
+	token.Instruction_ThawAccount:        "thaw account",
+	token.Instruction_TransferChecked:    "transfer (checked)",
+	token.Instruction_ApproveChecked:     "approve a delegate (checked)",
+	token.Instruction_MintToChecked:      "mint (checked)",
+	token.Instruction_BurnChecked:        "burn (checked)",
+	token.Instruction_InitializeAccount2: "initialize account (2)",
+	token.Instruction_SyncNative:         "sync native (wrapped SOL)",
+	token.Instruction_InitializeAccount3: "initialize account (3)",
 }
 
 // describeTokenInstruction puts a token instruction the swap's legs use in
@@ -52,14 +53,14 @@ func describeTokenInstruction(data []byte, accounts []solana.PublicKey) string {
 		return "?"
 	}
 	switch {
-	case tag == 3 && len(data) == 9 && len(accounts) >= 3:
+	case tag == token.Instruction_Transfer && len(data) == 9 && len(accounts) >= 3:
 		return fmt.Sprintf("transfer %d base units from %s to %s (authority %s)", binary.LittleEndian.Uint64(data[1:9]), at(0), at(1), at(2))
-	case tag == 12 && len(data) == 10 && len(accounts) >= 4:
+	case tag == token.Instruction_TransferChecked && len(data) == 10 && len(accounts) >= 4:
 		return fmt.Sprintf("transfer %d base units (%d decimals) of %s from %s to %s (authority %s)",
 			binary.LittleEndian.Uint64(data[1:9]), data[9], at(1), at(0), at(2), at(3))
-	case tag == 9 && len(accounts) >= 3:
+	case tag == token.Instruction_CloseAccount && len(accounts) >= 3:
 		return fmt.Sprintf("close account %s, balance to %s (authority %s)", at(0), at(1), at(2))
-	case tag == 17 && len(accounts) >= 1:
+	case tag == token.Instruction_SyncNative && len(accounts) >= 1:
 		return "sync native (wrapped SOL) of " + at(0)
 	}
 	return name

@@ -67,12 +67,6 @@ type TokenApproval struct {
 // than the approval showed (a transfer fee raised since). Nothing was signed.
 var ErrTokenTermsChanged = errors.New("token transfer terms changed since approval")
 
-// createIdempotentTag is the associated token account program's
-// CreateIdempotent instruction (0 is Create, which fails when the account
-// exists; 1 succeeds either way, so a recipient who creates their account in
-// the meantime cannot make the transfer fail).
-const createIdempotentTag = 1
-
 // refusedExtensions are mint properties solgate will not transfer.
 var refusedExtensions = map[string]string{
 	WarnNonTransferable: "the mint is non-transferable: its tokens cannot be moved once received",
@@ -203,7 +197,7 @@ func tokenInstructions(payer solana.PublicKey, t TokenTransfer, info *TokenInfo,
 			solana.Meta(t.Mint),
 			solana.Meta(solana.SystemProgramID),
 			solana.Meta(info.Program),
-		}, []byte{createIdempotentTag}))
+		}, []byte{ataCreateIdempotent}))
 	}
 	tc, err := token.NewTransferCheckedInstruction(t.Amount, info.Decimals, src, t.Mint, dst, payer, nil).ValidateAndBuild()
 	if err != nil {
