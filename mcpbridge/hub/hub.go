@@ -118,6 +118,10 @@ type Hub struct {
 	executions  sync.WaitGroup
 	closed      bool
 	done        chan struct{} // closed by Close: background followers stop
+
+	// beforeDecisionWrite, when set (tests only), runs just before a
+	// decision is written to the store, without h.mu held.
+	beforeDecisionWrite func(proposalID string)
 }
 
 // New builds a hub. It does not listen; see Serve.

@@ -18,26 +18,10 @@ var ErrNotPending = errors.New("proposal is not pending")
 // recorded before the token exists, so an approval without a trace cannot
 // happen. A second approval of the same proposal is ErrNotPending.
 func (h *Hub) Approve(id, by string) (*Proposal, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, err := h.pendingLocked(id, "approve")
+	snap, err := h.decide(id, "approve", StatusApproved, by, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := h.decideLocked(p, StatusApproved, by, ""); err != nil {
-		return nil, fmt.Errorf("approve %s: the approval could not be recorded, so no token was issued: %w", id, err)
-	}
-	ttl := h.opts.TokenTTL
-	ttl = p.Kind.TokenTTL(ttl) // a swap approval binds a price: it lapses sooner
-	token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
-	if err != nil {
-		// Recorded as approved but unusable: void it rather than leave it hanging.
-		p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()
-		h.changedLocked(p)
-		return nil, fmt.Errorf("approve %s: issue token: %w", id, err)
-	}
-	p.Token, p.TokenExpires = token, expires
-	snap := p.snapshot()
 	h.publish(EventProposalDecided, snap, "")
 	h.log.Info("approved", "id", id, "by", by)
 	return snap, nil
@@ -48,17 +32,76 @@ func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
 	if reason == "" {
 		reason = "denied by the operator"
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, err := h.pendingLocked(id, "deny")
+	snap, err := h.decide(id, "deny", StatusDenied, by, reason)
 	if err != nil {
 		return nil, err
 	}
-	// A denial stands even if the store cannot record it: failing closed.
-	_ = h.decideLocked(p, StatusDenied, by, reason)
-	snap := p.snapshot()
 	h.publish(EventProposalDecided, snap, reason)
 	return snap, nil
+}
+
+// decide claims a pending proposal, records the decision in the store with
+// the hub unlocked, and only then applies it. The write fsyncs; holding h.mu
+// across it would make every call from every bridge, reads included, wait
+// behind each decision's disk write.
+//
+// The claim (p.deciding) is what keeps "first caller wins" without the lock:
+// a second approval, denial or the expiry timer finds the proposal claimed
+// and backs off. Readers meanwhile still see it pending, which it is until
+// the record exists. When an approval cannot be recorded the claim is
+// dropped and the proposal stays pending (no token without a trace); a
+// denial or expiry stands anyway, failing closed. The returned proposal is
+// a snapshot. An approval's token is issued in the same locked section that
+// makes the approval visible, so nobody sees "approved" without its token.
+func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, error) {
+	h.mu.Lock()
+	p, err := h.pendingLocked(id, verb)
+	if err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
+	p.deciding = true
+	d := store.Decision{
+		ProposalID: p.ID, DecidedBy: by, DecidedAt: h.opts.Now(),
+		Outcome: map[Status]string{StatusApproved: store.OutcomeApproved, StatusDenied: store.OutcomeDenied, StatusExpired: store.OutcomeExpired}[st],
+		Reason:  reason,
+	}
+	d.Latency = d.DecidedAt.Sub(p.CreatedAt)
+	h.mu.Unlock()
+
+	err = h.recordDecision(d)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p.deciding = false
+	if err != nil && st == StatusApproved {
+		// Still pending; if its time ran out while the write failed, the
+		// expiry that backed off from the claim is due now.
+		if !h.opts.Now().Before(p.ExpiresAt) {
+			go h.expireUndecided(p.ID)
+		}
+		return nil, fmt.Errorf("%s %s: the approval could not be recorded, so no token was issued: %w", verb, id, err)
+	}
+	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
+	if h.pendingByFP[p.Fingerprint] == p.ID {
+		delete(h.pendingByFP, p.Fingerprint)
+		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
+			delete(h.pendingOf, p.Peer)
+		}
+	}
+	if st == StatusApproved {
+		ttl := p.Kind.TokenTTL(h.opts.TokenTTL) // a swap approval binds a price: it lapses sooner
+		token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
+		if err != nil {
+			// Recorded as approved but unusable: void it rather than leave it hanging.
+			p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()
+			h.changedLocked(p)
+			return nil, fmt.Errorf("approve %s: issue token: %w", id, err)
+		}
+		p.Token, p.TokenExpires = token, expires
+	}
+	h.changedLocked(p)
+	return p.snapshot(), nil
 }
 
 func (h *Hub) pendingLocked(id, verb string) (*Proposal, error) {
@@ -68,6 +111,9 @@ func (h *Hub) pendingLocked(id, verb string) (*Proposal, error) {
 	}
 	if p.Status != StatusPending {
 		return nil, fmt.Errorf("%s %s: %w (it is %s)", verb, id, ErrNotPending, p.Status)
+	}
+	if p.deciding {
+		return nil, fmt.Errorf("%s %s: %w (another decision on it is being recorded)", verb, id, ErrNotPending)
 	}
 	return p, nil
 }

@@ -69,7 +69,8 @@ type Proposal struct {
 	Signature string
 	Result    *executor.Result
 
-	changed chan struct{} // closed and replaced on every change, for waiters
+	changed  chan struct{} // closed and replaced on every change, for waiters
+	deciding bool          // a decision is being recorded (see Hub.decide); still pending
 }
 
 func (p *Proposal) snapshot() *Proposal {

@@ -213,54 +213,28 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 	return denialResult(d)
 }
 
-// expireUndecided fails a proposal closed when nobody decided in time.
+// expireUndecided fails a proposal closed when nobody decided in time. A
+// proposal whose decision is being recorded is left to that decision.
 func (h *Hub) expireUndecided(id string) {
-	h.mu.Lock()
-	p, ok := h.proposals[id]
-	if !ok || p.Status != StatusPending {
-		h.mu.Unlock()
-		return
+	snap, err := h.decide(id, "expire", StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	if err != nil {
+		return // decided already, or being decided
 	}
-	// Expiry stands even if the store cannot record it: failing closed.
-	_ = h.decideLocked(p, StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
-	snap := p.snapshot()
-	h.mu.Unlock()
 	h.publish(EventProposalExpired, snap, snap.Reason)
 }
 
-// decideLocked records a decision on a pending proposal and only then makes
-// it visible: waiters never see a decision the store does not have. When the
-// record fails, the proposal stays pending (except for denials and expiry,
-// which fail closed anyway) and the error is returned.
-func (h *Hub) decideLocked(p *Proposal, st Status, by, reason string) error {
-	p.DecidedBy, p.Reason, p.DecidedAt = by, reason, h.opts.Now()
-	outcome := map[Status]string{StatusApproved: store.OutcomeApproved, StatusDenied: store.OutcomeDenied, StatusExpired: store.OutcomeExpired}[st]
-	err := h.recordDecision(p, outcome)
-	if err != nil && st == StatusApproved {
-		p.DecidedBy, p.Reason, p.DecidedAt = "", "", time.Time{}
-		return err
+// recordDecision writes a decision to the store (fsynced). It is called
+// without h.mu; see decide.
+func (h *Hub) recordDecision(d store.Decision) error {
+	if h.beforeDecisionWrite != nil {
+		h.beforeDecisionWrite(d.ProposalID)
 	}
-	p.Status = st
-	if h.pendingByFP[p.Fingerprint] == p.ID {
-		delete(h.pendingByFP, p.Fingerprint)
-		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
-			delete(h.pendingOf, p.Peer)
-		}
-	}
-	h.changedLocked(p)
-	return err
-}
-
-func (h *Hub) recordDecision(p *Proposal, outcome string) error {
 	if h.opts.Store == nil {
 		return nil
 	}
-	err := h.opts.Store.RecordDecision(store.Decision{
-		ProposalID: p.ID, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt,
-		Outcome: outcome, Reason: p.Reason, Latency: p.DecidedAt.Sub(p.CreatedAt),
-	})
+	err := h.opts.Store.RecordDecision(d)
 	if err != nil {
-		h.log.Error("record decision failed", "proposal", p.ID, "err", err)
+		h.log.Error("record decision failed", "proposal", d.ProposalID, "err", err)
 	}
 	return err
 }
