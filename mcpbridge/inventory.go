@@ -9,7 +9,7 @@ import (
 // Tool is one entry of the tool inventory: a tool is declared here once,
 // and its MCP declaration (input schema and annotations, tools.go), its
 // argument parser (ParseArgs), ToolNames and IsWriteTool are all derived
-// from the entry. The handler is the console's (mcpbridge/hub), which
+// from the entry. The handler is the console's (mcpbridge/authority), which
 // dispatches on the parsed arguments' type;
 // TestReadOnlyHintMatchesWhatTheHandlerDoes drives every entry through it.
 type Tool struct {
