@@ -68,10 +68,10 @@ func (o advOutcome) gate() bool {
 }
 
 var advRefusalReasons = map[string]advOutcome{
-	mcpbridge.ErrTokenUsed.Error():     outUsed,
-	mcpbridge.ErrTokenMismatch.Error(): outMismatch,
-	mcpbridge.ErrTokenUnknown.Error():  outUnknown,
-	mcpbridge.ErrTokenExpired.Error():  outExpired,
+	authority.ErrTokenUsed.Error():     outUsed,
+	authority.ErrTokenMismatch.Error(): outMismatch,
+	authority.ErrTokenUnknown.Error():  outUnknown,
+	authority.ErrTokenExpired.Error():  outExpired,
 }
 
 func advClassify(res mcpbridge.CallResult) advOutcome {
@@ -281,7 +281,7 @@ func advSpellings(to solana.PublicKey, n uint64, confirm string) []string {
 const advBase58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 func advRandomToken() string {
-	b := make([]byte, mcpbridge.TokenLength)
+	b := make([]byte, authority.TokenLength)
 	for i := range b {
 		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(advBase58))))
 		b[i] = advBase58[n.Int64()]

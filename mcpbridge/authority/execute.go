@@ -105,7 +105,7 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 // a caller that went away cannot leave a reservation unsettled. The approved
 // compute budget binds it: the same unit limit, and a priority fee no higher
 // than the one the human saw.
-func (h *Hub) runTransfer(id string, who caller, a mcpbridge.TransferArgs, approved executor.Budget) {
+func (h *Hub) runTransfer(id string, who caller, a TransferArgs, approved executor.Budget) {
 	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
@@ -284,7 +284,7 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 // proposal_status that it must propose again.
 func (h *Hub) tokenRefused(client, fp string, err error) {
 	var id string
-	var te *mcpbridge.TokenError
+	var te *TokenError
 	if errors.As(err, &te) {
 		id = te.ProposalID
 	}
@@ -305,9 +305,9 @@ func (h *Hub) malformedCall(client string, req mcpbridge.CallRequest, err error)
 		Confirm string `json:"confirm"`
 	}
 	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
-		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, mcpbridge.ErrTokenUnknown) {
-			var te *mcpbridge.TokenError
-			if errors.As(terr, &te) && errors.Is(terr, mcpbridge.ErrTokenMismatch) {
+		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, ErrTokenUnknown) {
+			var te *TokenError
+			if errors.As(terr, &te) && errors.Is(terr, ErrTokenMismatch) {
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
 			}
 			h.tokenRefused(client, "", terr)

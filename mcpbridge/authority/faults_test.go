@@ -470,8 +470,8 @@ func TestFaultBridgeKilledMidCall(t *testing.T) {
 // ---------------------------------------------------------------- the world
 
 type faultSetup struct {
-	fund   uint64             // wallet funding (default 10 SOL)
-	slotMS int                // ledger slot time (default 20 ms)
+	fund   uint64                   // wallet funding (default 10 SOL)
+	slotMS int                      // ledger slot time (default 20 ms)
 	hub    func(*authority.Options) // tweaks to the hub under test
 }
 

@@ -98,7 +98,7 @@ func (o *Options) defaults() error {
 // Hub holds the proposal queue and everything a write needs.
 type Hub struct {
 	opts   Options
-	tokens *mcpbridge.TokenStore
+	tokens *TokenStore
 	events *broker
 	log    *slog.Logger
 	flood  *floodControl
@@ -131,7 +131,7 @@ func New(opts Options) (*Hub, error) {
 	}
 	h := &Hub{
 		opts:        opts,
-		tokens:      mcpbridge.NewTokenStore(opts.Now),
+		tokens:      NewTokenStore(opts.Now),
 		events:      newBroker(),
 		flood:       newFloodControl(opts.ProposeBurst, opts.ProposeEvery, opts.Now),
 		log:         opts.Logger,
@@ -185,31 +185,31 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 
-	raw, err := mcpbridge.DecodeArgs(req.Arguments)
+	raw, err := DecodeArgs(req.Arguments)
 	if err != nil {
 		return h.malformedCall(client, req, err)
 	}
-	args, err := mcpbridge.ParseArgs(req.Tool, raw)
+	args, err := ParseArgs(req.Tool, raw)
 	if err != nil {
 		return h.malformedCall(client, req, err)
 	}
 	switch a := args.(type) {
-	case mcpbridge.TransferArgs:
+	case TransferArgs:
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, who, a)
 		}
 		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
-	case mcpbridge.ProposalStatusArgs:
+	case ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
-	case mcpbridge.GetBalanceArgs:
+	case GetBalanceArgs:
 		return h.getBalance(ctx, a)
-	case mcpbridge.GetTokenBalancesArgs:
+	case GetTokenBalancesArgs:
 		return h.getTokenBalances(ctx, a)
-	case mcpbridge.SpendStatusArgs:
+	case SpendStatusArgs:
 		return h.spendStatus()
-	case mcpbridge.GetTransactionArgs:
+	case GetTransactionArgs:
 		return h.getTransaction(ctx, a)
-	case mcpbridge.SwapArgs:
+	case SwapArgs:
 		if a.Confirm == "" {
 			return h.proposeSwap(ctx, who, a)
 		}
@@ -217,14 +217,14 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
 		}
 		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
-	case mcpbridge.TransferTokenArgs:
+	case TransferTokenArgs:
 		if a.Confirm == "" {
 			return h.proposeToken(ctx, who, a)
 		}
 		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
-	case mcpbridge.QuoteArgs:
+	case QuoteArgs:
 		return h.getQuote(ctx, a)
-	case mcpbridge.TokenInfoArgs:
+	case TokenInfoArgs:
 		return h.getTokenInfo(ctx, a)
 	}
 	return toolError(fmt.Sprintf("tool %q is not handled by this console", req.Tool))

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -14,7 +13,7 @@ import (
 // and a new kind that forgets a piece does not compile.
 type Kind interface {
 	// Args are the normalised arguments the approval is bound to.
-	Args() mcpbridge.WriteArgs
+	Args() WriteArgs
 	// Facts are what the policy judges, with spend measured by simulation.
 	Facts(network executor.Network, client string) policy.Proposal
 	// Action is one line for logs and prompts: "send 1.5 USDC to 9Mu…",

@@ -22,7 +22,7 @@ const signatureFee = 5000
 // proposeTransfer is the first call of transfer_sol: policy first (a denial
 // never bothers the human), then the real transaction is built and
 // simulated, and the preview comes from its bytes.
-func (h *Hub) proposeTransfer(ctx context.Context, who caller, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+func (h *Hub) proposeTransfer(ctx context.Context, who caller, a TransferArgs) mcpbridge.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
 	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(who, fp, d, a) }
@@ -182,7 +182,7 @@ func (h *Hub) pruneLocked() {
 
 // autoDeny answers a policy objection as an ordinary tool result, feeds the
 // retry breaker, and shows the denial in the console log.
-func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a mcpbridge.TransferArgs) mcpbridge.CallResult {
+func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a TransferArgs) mcpbridge.CallResult {
 	h.mu.Lock()
 	warnings := h.lookAlikeLocked(a.To.String())
 	h.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 
 func (h *Hub) chain() *rpc.Client { return h.opts.Executor.Client().RPC() }
 
-func (h *Hub) getBalance(ctx context.Context, a mcpbridge.GetBalanceArgs) mcpbridge.CallResult {
+func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) mcpbridge.CallResult {
 	addr := h.opts.Executor.Wallet()
 	if a.Address != nil {
 		addr = *a.Address
@@ -34,7 +34,7 @@ func (h *Hub) getBalance(ctx context.Context, a mcpbridge.GetBalanceArgs) mcpbri
 	}
 }
 
-func (h *Hub) getTokenBalances(ctx context.Context, a mcpbridge.GetTokenBalancesArgs) mcpbridge.CallResult {
+func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) mcpbridge.CallResult {
 	owner := h.opts.Executor.Wallet()
 	if a.Owner != nil {
 		owner = *a.Owner
@@ -182,7 +182,7 @@ func (h *Hub) spendStatus() mcpbridge.CallResult {
 	return mcpbridge.CallResult{Text: text, Structured: structured}
 }
 
-func (h *Hub) getTransaction(ctx context.Context, a mcpbridge.GetTransactionArgs) mcpbridge.CallResult {
+func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridge.CallResult {
 	v0 := uint64(0)
 	tx, err := h.chain().GetTransaction(ctx, a.Signature, &rpc.GetTransactionOpts{
 		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,

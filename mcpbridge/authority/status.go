@@ -14,7 +14,7 @@ import (
 
 // proposalStatus answers proposal_status, waiting up to wait_seconds for a
 // pending or executing proposal to change so an agent need not poll hard.
-func (h *Hub) proposalStatus(ctx context.Context, a mcpbridge.ProposalStatusArgs) mcpbridge.CallResult {
+func (h *Hub) proposalStatus(ctx context.Context, a ProposalStatusArgs) mcpbridge.CallResult {
 	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
 	defer deadline.Stop()
 	for {

@@ -22,7 +22,7 @@ import (
 // (input amount and the minimum out) and the preview of the transaction the
 // swap API built, as solgate inspected and simulated it.
 type SwapProposal struct {
-	A mcpbridge.SwapArgs
+	A SwapArgs
 	// Spend is the SOL leaving the wallet as simulated (fees, rent, and
 	// the input when it is SOL).
 	Spend   uint64
@@ -89,7 +89,7 @@ func swapSpend(p executor.SwapPreview) uint64 {
 
 // in is the input mint's label: its decimals let a per-mint cap written in
 // display units apply (a SOL input has none to apply).
-func swapPolicyProposal(network executor.Network, client string, a mcpbridge.SwapArgs, in TokenLabel, spend uint64, impactBps uint32) policy.Proposal {
+func swapPolicyProposal(network executor.Network, client string, a SwapArgs, in TokenLabel, spend uint64, impactBps uint32) policy.Proposal {
 	p := policy.Proposal{
 		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
 		PaysSelf: true, Lamports: spend,
@@ -155,7 +155,7 @@ func (l TokenLabel) amount(units uint64) string {
 	return whole + "." + frac
 }
 
-func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs) mcpbridge.CallResult {
+func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge.CallResult {
 	client := who.name
 	if h.opts.Swapper == nil {
 		return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL (a Jupiter Swap API v1 base)")
@@ -234,7 +234,7 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a mcpbridge.SwapArgs)
 	return h.enqueue(p, client, a.Normalized())
 }
 
-func (h *Hub) autoDenySwap(who caller, fp string, d policy.Decision, a mcpbridge.SwapArgs) mcpbridge.CallResult {
+func (h *Hub) autoDenySwap(who caller, fp string, d policy.Decision, a SwapArgs) mcpbridge.CallResult {
 	return h.recordAutoDeny(who, fp, d, nil, map[string]any{
 		"tool": mcpbridge.ToolSwap, "input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(), "amount": fmt.Sprint(a.Amount),
 	}, fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint))
@@ -313,7 +313,7 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 	})
 }
 
-func (h *Hub) getQuote(ctx context.Context, a mcpbridge.QuoteArgs) mcpbridge.CallResult {
+func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	if h.opts.Swapper == nil {
 		return toolError("quotes are not available: the console was started without --swap-api")
 	}
@@ -346,7 +346,7 @@ func (h *Hub) getQuote(ctx context.Context, a mcpbridge.QuoteArgs) mcpbridge.Cal
 	}
 }
 
-func (h *Hub) getTokenInfo(ctx context.Context, a mcpbridge.TokenInfoArgs) mcpbridge.CallResult {
+func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallResult {
 	info, err := h.opts.Executor.Client().TokenInfo(ctx, a.Mint)
 	if err != nil {
 		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -14,7 +13,7 @@ import (
 
 var _ Kind = (*SwapProposal)(nil)
 
-func (sp *SwapProposal) Args() mcpbridge.WriteArgs { return sp.A }
+func (sp *SwapProposal) Args() WriteArgs { return sp.A }
 
 func (sp *SwapProposal) clone() Kind { c := *sp; return &c }
 

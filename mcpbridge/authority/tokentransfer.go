@@ -16,7 +16,7 @@ import (
 // approves is the mint, the recipient owner and the amount, with the preview
 // measured from the simulation of the exact transaction.
 type TokenTransferProposal struct {
-	A     mcpbridge.TransferTokenArgs
+	A     TransferTokenArgs
 	Token TokenLabel // the mint as read from the chain; Name/Symbol sanitised
 	// Preview: token accounts, rent, what the wallet sends and what the
 	// recipient receives after any Token-2022 transfer fee.
@@ -34,7 +34,7 @@ type TokenTransferProposal struct {
 
 var _ Kind = (*TokenTransferProposal)(nil)
 
-func (k *TokenTransferProposal) Args() mcpbridge.WriteArgs { return k.A }
+func (k *TokenTransferProposal) Args() WriteArgs { return k.A }
 
 func (k *TokenTransferProposal) clone() Kind { c := *k; return &c }
 
@@ -150,7 +150,7 @@ func symbolText(t TokenLabel) string {
 // decimals and its label), policy runs on the request, then the real
 // transaction is built and simulated and policy runs again on what the
 // simulation measured.
-func (h *Hub) proposeToken(ctx context.Context, who caller, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
+func (h *Hub) proposeToken(ctx context.Context, who caller, a TransferTokenArgs) mcpbridge.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
 	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyToken(who, fp, d, a) }
@@ -230,7 +230,7 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 	return flags
 }
 
-func (h *Hub) autoDenyToken(who caller, fp string, d policy.Decision, a mcpbridge.TransferTokenArgs) mcpbridge.CallResult {
+func (h *Hub) autoDenyToken(who caller, fp string, d policy.Decision, a TransferTokenArgs) mcpbridge.CallResult {
 	h.mu.Lock()
 	warnings := h.lookAlikeLocked(a.To.String())
 	h.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 
 // TransferProposal is a transfer_sol proposal: lamports to one recipient.
 type TransferProposal struct {
-	A mcpbridge.TransferArgs
+	A TransferArgs
 	// Spend is the SOL leaving the wallet as simulated: amount + fee.
 	Spend uint64
 	// Budget is the approved compute budget: execution keeps its limit and
@@ -21,7 +21,7 @@ type TransferProposal struct {
 
 var _ Kind = (*TransferProposal)(nil)
 
-func (k *TransferProposal) Args() mcpbridge.WriteArgs                { return k.A }
+func (k *TransferProposal) Args() WriteArgs                          { return k.A }
 func (k *TransferProposal) clone() Kind                              { c := *k; return &c }
 func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 

@@ -1,4 +1,4 @@
-package mcpbridge
+package authority
 
 import (
 	"crypto/rand"
@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
 )
 
 // TokenLength is the length of a confirmation token: 12 base58 characters,
 // about 70 bits from crypto/rand. Short enough for a human to paste, far too
 // many to guess within a token's lifetime.
-const TokenLength = 12
+const TokenLength = mcpbridge.TokenLength
 
 // Default token lifetimes (DESIGN.md): a swap's quote goes stale sooner.
 const (

@@ -1,7 +1,8 @@
-package mcpbridge
+package authority
 
 import (
 	"errors"
+	"github.com/solgate/solgate/mcpbridge"
 	"strings"
 	"sync"
 	"testing"
@@ -28,8 +29,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 var (
-	fpA = Fingerprint(ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
-	fpB = Fingerprint(ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
+	fpA = Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	fpB = Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
 )
 
 func issue(t *testing.T, s *TokenStore, proposal, fp string, ttl time.Duration) string {

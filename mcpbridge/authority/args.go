@@ -1,4 +1,4 @@
-package mcpbridge
+package authority
 
 import (
 	"bytes"
@@ -12,31 +12,9 @@ import (
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/mcpbridge"
 )
-
-// Tool names, exactly as the MCP client sees them.
-const (
-	ToolGetBalance       = "get_balance"
-	ToolGetTokenBalances = "get_token_balances"
-	ToolGetQuote         = "get_quote"
-	ToolGetTokenInfo     = "get_token_info"
-	ToolGetSpendStatus   = "get_spend_status"
-	ToolGetTransaction   = "get_transaction"
-	ToolProposalStatus   = "proposal_status"
-	ToolTransferSOL      = "transfer_sol"
-	ToolSwap             = "swap"
-	ToolTransferToken    = "transfer_token"
-)
-
-// MaxWaitSeconds bounds proposal_status long-polls: MCP clients cancel calls that
-// run much longer, and a cancelled poll would lose a token delivered meanwhile.
-const MaxWaitSeconds = 45
-
-// maxJSONSafeInteger is the largest integer every JSON implementation holds
-// exactly (IEEE-754 doubles). A JSON number above it may already have been
-// rounded by the model's client before we see it, so such amounts must come as
-// strings, where no encoder touches the digits.
-const maxJSONSafeInteger = 1<<53 - 1
 
 const lamportsPerSOL = 1_000_000_000
 
@@ -74,34 +52,41 @@ type WriteArgs interface {
 	ConfirmToken() string
 }
 
-// argKind is what an argument holds; the parser and the input schema are both
-// derived from it, so they cannot drift apart.
-type argKind int
-
-const (
-	kindAddress argKind = iota
-	kindLamports
-	kindBaseUnits
-	kindSlippageBps
-	kindSignature
-	kindProposalID
-	kindWaitSeconds
-	kindConfirm
-)
-
-type argSpec struct {
-	name     string
-	kind     argKind
-	required bool
-	desc     string // shown to the model in the input schema
+// parsers is the console's half of the tool inventory: the bridge declares
+// each tool (mcpbridge/inventory.go) and this parses its arguments.
+// TestEveryDeclaredToolHasAParser keeps the two halves matched.
+var parsers = map[string]func(raw map[string]any) (Args, error){
+	mcpbridge.ToolGetBalance:       parser(ParseGetBalanceArgs),
+	mcpbridge.ToolGetTokenBalances: parser(ParseGetTokenBalancesArgs),
+	mcpbridge.ToolGetQuote:         parser(ParseQuoteArgs),
+	mcpbridge.ToolGetTokenInfo:     parser(ParseTokenInfoArgs),
+	mcpbridge.ToolGetSpendStatus:   parser(ParseSpendStatusArgs),
+	mcpbridge.ToolGetTransaction:   parser(ParseGetTransactionArgs),
+	mcpbridge.ToolProposalStatus:   parser(ParseProposalStatusArgs),
+	mcpbridge.ToolTransferSOL:      parser(ParseTransferArgs),
+	mcpbridge.ToolSwap:             parser(ParseSwapArgs),
+	mcpbridge.ToolTransferToken:    parser(ParseTransferTokenArgs),
 }
 
-// ParseArgs parses the arguments of any tool with its inventory entry's parser.
-func ParseArgs(tool string, raw map[string]any) (Args, error) {
-	if t, ok := lookupTool(tool); ok {
-		return t.Parse(raw)
+// parser adapts a typed parser to the inventory's signature.
+func parser[T Args](f func(map[string]any) (T, error)) func(map[string]any) (Args, error) {
+	return func(raw map[string]any) (Args, error) {
+		a, err := f(raw)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
-	return nil, argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(ToolNames(), ", "))
+}
+
+// ParseArgs parses the arguments of any declared tool with its parser.
+func ParseArgs(tool string, raw map[string]any) (Args, error) {
+	if p, ok := parsers[tool]; ok {
+		if _, declared := mcpbridge.LookupTool(tool); declared {
+			return p(raw)
+		}
+	}
+	return nil, argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(mcpbridge.ToolNames(), ", "))
 }
 
 // DecodeArgs decodes a JSON arguments object keeping numbers exact
@@ -144,10 +129,11 @@ func DecodeArgs(data []byte) (map[string]any, error) {
 // checkArgNames refuses unknown arguments and missing required ones, before any
 // value is looked at, so the model learns the accepted names in one error.
 func checkArgNames(tool string, raw map[string]any) error {
-	specs := toolArgs[tool]
+	decl, _ := mcpbridge.LookupTool(tool)
+	specs := decl.Args
 	accepted := make([]string, len(specs))
 	for i, s := range specs {
-		accepted[i] = s.name
+		accepted[i] = s.Name
 	}
 	var unknown []string
 	for k := range raw {
@@ -164,8 +150,8 @@ func checkArgNames(tool string, raw map[string]any) error {
 			quoteUntrusted(unknown[0]), tool, strings.Join(accepted, ", "))
 	}
 	for _, s := range specs {
-		if s.required && raw[s.name] == nil { // absent or JSON null
-			return argErrorf(tool, s.name, "missing required argument %s: %s", s.name, s.desc)
+		if s.Required && raw[s.Name] == nil { // absent or JSON null
+			return argErrorf(tool, s.Name, "missing required argument %s: %s", s.Name, s.Desc)
 		}
 	}
 	return nil
@@ -194,7 +180,7 @@ type TransferArgs struct {
 
 // ParseTransferArgs validates transfer_sol arguments.
 func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
-	const tool = ToolTransferSOL
+	const tool = mcpbridge.ToolTransferSOL
 	var a TransferArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -212,7 +198,7 @@ func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 	return a, nil
 }
 
-func (a TransferArgs) ToolName() string     { return ToolTransferSOL }
+func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
 func (a TransferArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TransferArgs) Normalized() map[string]string {
@@ -234,7 +220,7 @@ type TransferTokenArgs struct {
 
 // ParseTransferTokenArgs validates transfer_token arguments.
 func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
-	const tool = ToolTransferToken
+	const tool = mcpbridge.ToolTransferToken
 	var a TransferTokenArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -258,7 +244,7 @@ func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 	return a, nil
 }
 
-func (a TransferTokenArgs) ToolName() string     { return ToolTransferToken }
+func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
 func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferTokenArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TransferTokenArgs) Normalized() map[string]string {
@@ -282,18 +268,18 @@ type SwapArgs struct {
 
 // ParseSwapArgs validates swap arguments.
 func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
-	q, err := parseSwapTerms(ToolSwap, raw)
+	q, err := parseSwapTerms(mcpbridge.ToolSwap, raw)
 	if err != nil {
 		return SwapArgs{}, err
 	}
 	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
-	if a.Confirm, err = parseConfirm(ToolSwap, raw["confirm"]); err != nil {
+	if a.Confirm, err = parseConfirm(mcpbridge.ToolSwap, raw["confirm"]); err != nil {
 		return SwapArgs{}, err
 	}
 	return a, nil
 }
 
-func (a SwapArgs) ToolName() string     { return ToolSwap }
+func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
 func (a SwapArgs) ConfirmToken() string { return a.Confirm }
 func (a SwapArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a SwapArgs) Normalized() map[string]string {
@@ -315,10 +301,10 @@ type QuoteArgs struct {
 
 // ParseQuoteArgs validates get_quote arguments.
 func ParseQuoteArgs(raw map[string]any) (QuoteArgs, error) {
-	return parseSwapTerms(ToolGetQuote, raw)
+	return parseSwapTerms(mcpbridge.ToolGetQuote, raw)
 }
 
-func (a QuoteArgs) ToolName() string    { return ToolGetQuote }
+func (a QuoteArgs) ToolName() string    { return mcpbridge.ToolGetQuote }
 func (a QuoteArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a QuoteArgs) Normalized() map[string]string {
 	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
@@ -368,11 +354,11 @@ type GetBalanceArgs struct {
 
 // ParseGetBalanceArgs validates get_balance arguments.
 func ParseGetBalanceArgs(raw map[string]any) (GetBalanceArgs, error) {
-	pk, err := parseOptionalAddress(ToolGetBalance, "address", raw)
+	pk, err := parseOptionalAddress(mcpbridge.ToolGetBalance, "address", raw)
 	return GetBalanceArgs{Address: pk}, err
 }
 
-func (a GetBalanceArgs) ToolName() string    { return ToolGetBalance }
+func (a GetBalanceArgs) ToolName() string    { return mcpbridge.ToolGetBalance }
 func (a GetBalanceArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetBalanceArgs) Normalized() map[string]string {
 	return optionalAddressNormalized("address", a.Address)
@@ -385,11 +371,11 @@ type GetTokenBalancesArgs struct {
 
 // ParseGetTokenBalancesArgs validates get_token_balances arguments.
 func ParseGetTokenBalancesArgs(raw map[string]any) (GetTokenBalancesArgs, error) {
-	pk, err := parseOptionalAddress(ToolGetTokenBalances, "owner", raw)
+	pk, err := parseOptionalAddress(mcpbridge.ToolGetTokenBalances, "owner", raw)
 	return GetTokenBalancesArgs{Owner: pk}, err
 }
 
-func (a GetTokenBalancesArgs) ToolName() string    { return ToolGetTokenBalances }
+func (a GetTokenBalancesArgs) ToolName() string    { return mcpbridge.ToolGetTokenBalances }
 func (a GetTokenBalancesArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetTokenBalancesArgs) Normalized() map[string]string {
 	return optionalAddressNormalized("owner", a.Owner)
@@ -423,14 +409,14 @@ type TokenInfoArgs struct {
 
 // ParseTokenInfoArgs validates get_token_info arguments.
 func ParseTokenInfoArgs(raw map[string]any) (TokenInfoArgs, error) {
-	if err := checkArgNames(ToolGetTokenInfo, raw); err != nil {
+	if err := checkArgNames(mcpbridge.ToolGetTokenInfo, raw); err != nil {
 		return TokenInfoArgs{}, err
 	}
-	mint, err := parseAddress(ToolGetTokenInfo, "mint", raw["mint"])
+	mint, err := parseAddress(mcpbridge.ToolGetTokenInfo, "mint", raw["mint"])
 	return TokenInfoArgs{Mint: mint}, err
 }
 
-func (a TokenInfoArgs) ToolName() string    { return ToolGetTokenInfo }
+func (a TokenInfoArgs) ToolName() string    { return mcpbridge.ToolGetTokenInfo }
 func (a TokenInfoArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TokenInfoArgs) Normalized() map[string]string {
 	return map[string]string{"mint": a.Mint.String()}
@@ -441,10 +427,10 @@ type SpendStatusArgs struct{}
 
 // ParseSpendStatusArgs refuses any argument: get_spend_status takes none.
 func ParseSpendStatusArgs(raw map[string]any) (SpendStatusArgs, error) {
-	return SpendStatusArgs{}, checkArgNames(ToolGetSpendStatus, raw)
+	return SpendStatusArgs{}, checkArgNames(mcpbridge.ToolGetSpendStatus, raw)
 }
 
-func (a SpendStatusArgs) ToolName() string              { return ToolGetSpendStatus }
+func (a SpendStatusArgs) ToolName() string              { return mcpbridge.ToolGetSpendStatus }
 func (a SpendStatusArgs) Fingerprint() string           { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a SpendStatusArgs) Normalized() map[string]string { return map[string]string{} }
 
@@ -455,14 +441,14 @@ type GetTransactionArgs struct {
 
 // ParseGetTransactionArgs validates get_transaction arguments.
 func ParseGetTransactionArgs(raw map[string]any) (GetTransactionArgs, error) {
-	if err := checkArgNames(ToolGetTransaction, raw); err != nil {
+	if err := checkArgNames(mcpbridge.ToolGetTransaction, raw); err != nil {
 		return GetTransactionArgs{}, err
 	}
-	sig, err := parseSignature(ToolGetTransaction, "signature", raw["signature"])
+	sig, err := parseSignature(mcpbridge.ToolGetTransaction, "signature", raw["signature"])
 	return GetTransactionArgs{Signature: sig}, err
 }
 
-func (a GetTransactionArgs) ToolName() string    { return ToolGetTransaction }
+func (a GetTransactionArgs) ToolName() string    { return mcpbridge.ToolGetTransaction }
 func (a GetTransactionArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetTransactionArgs) Normalized() map[string]string {
 	return map[string]string{"signature": a.Signature.String()}
@@ -476,7 +462,7 @@ type ProposalStatusArgs struct {
 
 // ParseProposalStatusArgs validates proposal_status arguments.
 func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
-	const tool = ToolProposalStatus
+	const tool = mcpbridge.ToolProposalStatus
 	var a ProposalStatusArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -484,7 +470,7 @@ func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	id, ok := raw["proposal_id"].(string)
 	if !ok || !validProposalID(id) {
 		return a, argErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by transfer_sol or swap (1 to %d letters, digits, '-' or '_'); got %s",
-			maxProposalIDLen, describe(raw["proposal_id"]))
+			mcpbridge.MaxProposalIDLen, describe(raw["proposal_id"]))
 	}
 	a.ProposalID = id
 	if present(raw["wait_seconds"]) {
@@ -497,7 +483,7 @@ func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	return a, nil
 }
 
-func (a ProposalStatusArgs) ToolName() string    { return ToolProposalStatus }
+func (a ProposalStatusArgs) ToolName() string    { return mcpbridge.ToolProposalStatus }
 func (a ProposalStatusArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a ProposalStatusArgs) Normalized() map[string]string {
 	return map[string]string{
@@ -506,12 +492,8 @@ func (a ProposalStatusArgs) Normalized() map[string]string {
 	}
 }
 
-// maxProposalIDLen and the character set leave the hub free to choose its id
-// format while keeping ids safe to echo into text and logs.
-const maxProposalIDLen = 64
-
 func validProposalID(s string) bool {
-	if len(s) == 0 || len(s) > maxProposalIDLen {
+	if len(s) == 0 || len(s) > mcpbridge.MaxProposalIDLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -572,9 +554,9 @@ var (
 		"a whole number of lamports from 1 to 18446744073709551615 (1 SOL = 1000000000 lamports), as a JSON integer or a string of digits"}
 	baseUnitsRule = uintRule{"amount", 1, math.MaxUint64,
 		"a whole number of base units of input_mint from 1 to 18446744073709551615 (1 USDC with 6 decimals = 1000000), as a JSON integer or a string of digits"}
-	slippageRule = uintRule{"slippage_bps", 1, 10_000,
+	slippageRule = uintRule{"slippage_bps", mcpbridge.MinSlippageBps, mcpbridge.MaxSlippageBps,
 		"a whole number of basis points from 1 to 10000 (50 = 0.5%)"}
-	waitRule = uintRule{"wait_seconds", 0, MaxWaitSeconds,
+	waitRule = uintRule{"wait_seconds", 0, mcpbridge.MaxWaitSeconds,
 		"a whole number of seconds from 0 to 45"}
 )
 
@@ -601,7 +583,7 @@ func parseUint(tool string, r uintRule, v any) (uint64, error) {
 		if x < 0 {
 			return 0, r.refuse(tool, v)
 		}
-		if x > maxJSONSafeInteger {
+		if x > mcpbridge.MaxJSONSafeInteger {
 			return 0, r.tooBigForJSONNumber(tool, v)
 		}
 		n = uint64(x)
@@ -653,7 +635,7 @@ func parseUint(tool string, r uintRule, v any) (uint64, error) {
 }
 
 func (r uintRule) tooBigForJSONNumber(tool string, v any) error {
-	if r.max <= maxJSONSafeInteger {
+	if r.max <= mcpbridge.MaxJSONSafeInteger {
 		return r.refuse(tool, v)
 	}
 	return argErrorf(tool, r.name, "%s is too large to send as a JSON number: numbers above 9007199254740991 can be rounded in transit; pass it as a string of digits instead, e.g. \"12345678901234567890\"; got %s",
@@ -662,7 +644,7 @@ func (r uintRule) tooBigForJSONNumber(tool string, v any) error {
 
 // exactJSONInteger reads a JSON number literal exactly (no float rounding).
 // ok is false when it is not JSON number syntax or not a whole number; big is
-// true when it is a whole number above maxJSONSafeInteger.
+// true when it is a whole number above mcpbridge.MaxJSONSafeInteger.
 func exactJSONInteger(lit string) (n uint64, neg, big, ok bool) {
 	// Long literals cannot be needed for a value below 2^53 and would only cost
 	// time; "1" followed by 60 zeros and "e-60" is not a realistic amount.
@@ -722,7 +704,7 @@ func exactJSONInteger(lit string) (n uint64, neg, big, ok bool) {
 		return 0, neg, true, true
 	}
 	n, err := strconv.ParseUint(mant+strings.Repeat("0", exp), 10, 64)
-	if err != nil || n > maxJSONSafeInteger {
+	if err != nil || n > mcpbridge.MaxJSONSafeInteger {
 		return 0, neg, true, true
 	}
 	return n, neg, false, true

@@ -1,10 +1,11 @@
-package mcpbridge
+package authority
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/solgate/solgate/mcpbridge"
 	"maps"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 func TestFingerprintFormula(t *testing.T) {
 	sum := sha256.Sum256([]byte(`transfer_sol {"lamports":"5","to":"` + addrA + `"}`))
 	want := hex.EncodeToString(sum[:])[:32]
-	got := Fingerprint(ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	got := Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
 	if got != want {
 		t.Fatalf("Fingerprint = %s, want %s", got, want)
 	}
@@ -29,9 +30,9 @@ func TestFingerprintFormula(t *testing.T) {
 }
 
 func TestFingerprintEqualAndDifferent(t *testing.T) {
-	transfer := func(raw map[string]any) Args { return mustParse(t, ToolTransferSOL, raw) }
+	transfer := func(raw map[string]any) Args { return mustParse(t, mcpbridge.ToolTransferSOL, raw) }
 	swap := func(in, out string, amount, bps any) Args {
-		return mustParse(t, ToolSwap, map[string]any{"input_mint": in, "output_mint": out, "amount": amount, "slippage_bps": bps})
+		return mustParse(t, mcpbridge.ToolSwap, map[string]any{"input_mint": in, "output_mint": out, "amount": amount, "slippage_bps": bps})
 	}
 	same := []struct {
 		name string
@@ -66,7 +67,7 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 		{"other recipient", base, transfer(map[string]any{"to": addrB, "lamports": "5"})},
 		{"other slippage", baseSwap, swap(wSOL, addrB, "1000", "51")},
 		{"mints swapped", baseSwap, swap(addrB, wSOL, "1000", "50")},
-		{"quote vs swap, same terms", baseSwap, mustParse(t, ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": "1000", "slippage_bps": "50"})},
+		{"quote vs swap, same terms", baseSwap, mustParse(t, mcpbridge.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": "1000", "slippage_bps": "50"})},
 	}
 	for _, c := range different {
 		if c.a.Fingerprint() == c.b.Fingerprint() {
@@ -75,10 +76,10 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 	}
 	// The tool is part of the fingerprint even for identical maps.
 	m := map[string]string{"k": "v"}
-	if Fingerprint(ToolTransferSOL, m) == Fingerprint(ToolSwap, m) {
+	if Fingerprint(mcpbridge.ToolTransferSOL, m) == Fingerprint(mcpbridge.ToolSwap, m) {
 		t.Error("tool name does not change the fingerprint")
 	}
-	if Fingerprint(ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != Fingerprint(ToolTransferSOL, map[string]string{"a": "1"}) {
+	if Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"a": "1"}) {
 		t.Error("a confirm key changes the fingerprint")
 	}
 }
@@ -195,7 +196,7 @@ func FuzzNormalizeTransfer(f *testing.F) {
 			checkRefusal(t, err)
 			return
 		}
-		checkParsed(t, ToolTransferSOL, a)
+		checkParsed(t, mcpbridge.ToolTransferSOL, a)
 		// The bridge may get float64s instead of json.Numbers; a call the exact
 		// path accepts must mean the same there.
 		var floats map[string]any
@@ -213,24 +214,24 @@ func FuzzNormalizeTransfer(f *testing.F) {
 func FuzzParseArgs(f *testing.F) {
 	sig := `"` + solana.Signature{1, 2, 3, 250}.String() + `"`
 	for tool, s := range map[string]string{
-		ToolGetBalance:       `{"address":"` + addrA + `"}`,
-		ToolGetTokenBalances: `{}`,
-		ToolGetQuote:         `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":"1000","slippage_bps":50}`,
-		ToolGetTokenInfo:     `{"mint":"` + addrB + `"}`,
-		ToolGetSpendStatus:   `{}`,
-		ToolGetTransaction:   `{"signature":` + sig + `}`,
-		ToolProposalStatus:   `{"proposal_id":"p-1","wait_seconds":45}`,
-		ToolSwap:             `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":1e3,"slippage_bps":"50","confirm":"kR3nT9xQm2vP"}`,
-		ToolTransferToken:    `{"mint":"` + addrB + `","to":"` + addrA + `","amount":"1000000"}`,
+		mcpbridge.ToolGetBalance:       `{"address":"` + addrA + `"}`,
+		mcpbridge.ToolGetTokenBalances: `{}`,
+		mcpbridge.ToolGetQuote:         `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":"1000","slippage_bps":50}`,
+		mcpbridge.ToolGetTokenInfo:     `{"mint":"` + addrB + `"}`,
+		mcpbridge.ToolGetSpendStatus:   `{}`,
+		mcpbridge.ToolGetTransaction:   `{"signature":` + sig + `}`,
+		mcpbridge.ToolProposalStatus:   `{"proposal_id":"p-1","wait_seconds":45}`,
+		mcpbridge.ToolSwap:             `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":1e3,"slippage_bps":"50","confirm":"kR3nT9xQm2vP"}`,
+		mcpbridge.ToolTransferToken:    `{"mint":"` + addrB + `","to":"` + addrA + `","amount":"1000000"}`,
 	} {
-		for i, name := range ToolNames() {
+		for i, name := range mcpbridge.ToolNames() {
 			if name == tool {
 				f.Add(uint8(i), []byte(s))
 			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		tool := ToolNames()[int(which)%len(ToolNames())]
+		tool := mcpbridge.ToolNames()[int(which)%len(mcpbridge.ToolNames())]
 		raw, err := DecodeArgs(data)
 		if err != nil {
 			return
