@@ -21,7 +21,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 

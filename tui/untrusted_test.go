@@ -9,7 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
 // hostile is every kind of character an attacker could use to repaint the

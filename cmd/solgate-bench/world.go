@@ -14,7 +14,6 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -137,7 +136,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		return fail(err)
 	}
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := mcpbridge.ListenConfig{MaxConnsPerPeer: 1 << 16}.Listen(sock)
+	ln, err := hub.ListenConfig{MaxConnsPerPeer: 1 << 16}.Listen(sock)
 	if err != nil {
 		h.Close()
 		st.Close()

@@ -14,7 +14,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -35,7 +34,7 @@ type authorityConfig struct {
 	swapPrograms []string
 	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
-	admission mcpbridge.Admission
+	admission hub.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
 	exposure *hub.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
@@ -166,7 +165,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}
 	a.hub = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := mcpbridge.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
+	ln, err := hub.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
 	}

@@ -143,7 +143,7 @@ func newAdversary(t *testing.T) *adversary {
 		// One process plays every attacker here, far faster than an agent
 		// may propose: flood control has tests of its own.
 		o.MaxPendingPerPeer, o.ProposeBurst = 10_000, 10_000
-	}, mcpbridge.ListenConfig{MaxConnsPerPeer: 1000})
+	}, authority.ListenConfig{MaxConnsPerPeer: 1000})
 	agent := solgatetest.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{

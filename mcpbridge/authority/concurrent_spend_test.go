@@ -75,7 +75,7 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 			recipients = append(recipients, k.PublicKey())
 			o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, k.PublicKey().String())
 		}
-	}, mcpbridge.ListenConfig{MaxConnsPerPeer: 64})
+	}, authority.ListenConfig{MaxConnsPerPeer: 64})
 	start := time.Now()
 	walletBefore := w.balance(t, w.wallet)
 

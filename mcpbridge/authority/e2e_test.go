@@ -46,11 +46,11 @@ type world struct {
 
 func newWorld(t *testing.T, tweak func(*authority.Options)) *world {
 	t.Helper()
-	return newWorldListen(t, tweak, mcpbridge.ListenConfig{})
+	return newWorldListen(t, tweak, authority.ListenConfig{})
 }
 
 // newWorldListen is newWorld with the socket's listener configured.
-func newWorldListen(t *testing.T, tweak func(*authority.Options), lc mcpbridge.ListenConfig) *world {
+func newWorldListen(t *testing.T, tweak func(*authority.Options), lc authority.ListenConfig) *world {
 	t.Helper()
 	return newWorldOnListen(t, func(o *authority.Options, _ *localnet.Ledger) {
 		if tweak != nil {
@@ -63,10 +63,10 @@ func newWorldListen(t *testing.T, tweak func(*authority.Options), lc mcpbridge.L
 // mints and programs exist only once it runs).
 func newWorldOn(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)) *world {
 	t.Helper()
-	return newWorldOnListen(t, tweak, mcpbridge.ListenConfig{})
+	return newWorldOnListen(t, tweak, authority.ListenConfig{})
 }
 
-func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), lc mcpbridge.ListenConfig) *world {
+func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
@@ -343,7 +343,7 @@ func TestExpiredTokenRefused(t *testing.T) {
 func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 	// One test process stands in for 100 racing callers: lift the
 	// per-process connection limit, which is not what this test is about.
-	w := newWorldListen(t, nil, mcpbridge.ListenConfig{MaxConnsPerPeer: 200})
+	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerPeer: 200})
 	const amount = 3_000_000
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/solgate/solgate/mcpbridge"
 )
 
 // An agent with a shell runs as some user, and can do whatever that user can:
@@ -35,7 +33,7 @@ type Exposure struct {
 	Key        FileFacts
 	State      FileFacts
 	Socket     string
-	Admission  mcpbridge.Admission
+	Admission  Admission
 	Terminals  []Terminal
 	Dumpable   bool
 }
@@ -275,7 +273,7 @@ func userName(uid uint32) string {
 // answered only after its peer's warnings are raised, so get_spend_status
 // never misses them.
 func (h *Hub) seePeer(ctx context.Context) {
-	cred, ok := mcpbridge.PeerCredFromContext(ctx)
+	cred, ok := PeerCredFromContext(ctx)
 	if !ok {
 		return
 	}

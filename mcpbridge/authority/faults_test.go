@@ -496,7 +496,7 @@ type faultWorld struct {
 	st          *store.Store
 	spend       *policy.Spend
 	client      *executor.Client
-	ln          *mcpbridge.SocketListener
+	ln          *authority.SocketListener
 	stopApprove func()
 
 	// What the test did to the wallet itself, for the balance equation.
@@ -599,7 +599,7 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := mcpbridge.Listen(w.socket)
+	ln, err := authority.Listen(w.socket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1367,7 +1367,7 @@ func runHubChild(raw string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	ln, err := mcpbridge.Listen(c.Socket)
+	ln, err := authority.Listen(c.Socket)
 	if err != nil {
 		return fail("%v", err)
 	}

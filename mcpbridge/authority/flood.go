@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -30,7 +30,7 @@ func callerOf(ctx context.Context, ci mcpbridge.ClientInfo) caller {
 	if name == "" {
 		name = "unknown-client"
 	}
-	if id, ok := mcpbridge.PeerIDFromContext(ctx); ok {
+	if id, ok := PeerIDFromContext(ctx); ok {
 		return caller{name: name, id: id.String()}
 	}
 	// A call from inside the console's own process (tests drive the hub

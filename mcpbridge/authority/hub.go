@@ -41,7 +41,7 @@ type Options struct {
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
-	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default mcpbridge.RequestReadTimeout)
+	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default RequestReadTimeout)
 
 	// Flood control, per connected process (see caller).
 	MaxPendingPerPeer int           // proposals waiting for the human (default DefaultMaxPendingPerPeer)
@@ -81,7 +81,7 @@ func (o *Options) defaults() error {
 		o.KeepFinished = 1000
 	}
 	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = mcpbridge.RequestReadTimeout
+		o.ReadTimeout = RequestReadTimeout
 	}
 	if o.MaxPendingPerPeer <= 0 {
 		o.MaxPendingPerPeer = DefaultMaxPendingPerPeer

@@ -15,7 +15,7 @@ import (
 func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
 	var ci mcpbridge.ClientInfo
-	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
+	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ci); err != nil {

@@ -60,7 +60,7 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
-	bodyRead := mcpbridge.ReadBodyWithin(w, h.opts.ReadTimeout)
+	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
 		// The deadline stays: net/http drains what is left of the body
@@ -80,7 +80,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {
-	srv := mcpbridge.NewSocketHTTPServer(h.Handler())
+	srv := NewSocketHTTPServer(h.Handler())
 	srv.ReadHeaderTimeout = h.opts.ReadTimeout
 	// net/http's own complaints go to the console's log, never to the
 	// terminal the TUI draws on.

@@ -49,7 +49,7 @@ func closedAt(c net.Conn, deadline time.Time) time.Time {
 // bridge's calls are answered all the while.
 func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	const timeout = 2 * time.Second
-	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, mcpbridge.ListenConfig{MaxConnsPerPeer: 200})
+	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerPeer: 200})
 	a := startAgent(t, w.socket)
 	start := time.Now()
 	conns := make([]net.Conn, 100)
@@ -115,7 +115,7 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 // bridge) is served, and a freed slot can be used again.
 func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	const max = 5
-	w := newWorldListen(t, nil, mcpbridge.ListenConfig{MaxConnsPerPeer: max})
+	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerPeer: max})
 	a := startAgent(t, w.socket)
 	var held []net.Conn
 	for i := 0; i < max; i++ {

@@ -1,4 +1,4 @@
-package mcpbridge
+package authority
 
 import (
 	"bufio"
@@ -28,18 +28,6 @@ import (
 
 // maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
 const maxSocketPathLen = 107
-
-// DefaultSocketPath is where the console listens and the bridge dials unless
-// told otherwise: $XDG_RUNTIME_DIR/solgate/console.sock, or
-// /tmp/solgate-<uid>/console.sock. It is /tmp and not $TMPDIR because the two
-// processes are started from different places (a terminal, an MCP client) and
-// must agree without configuration.
-func DefaultSocketPath() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-		return filepath.Join(d, "solgate", "console.sock")
-	}
-	return filepath.Join("/tmp", fmt.Sprintf("solgate-%d", os.Getuid()), "console.sock")
-}
 
 // PeerCred is the process at the other end of a socket connection, as the
 // kernel reports it at connect time (it cannot be forged by the peer).
@@ -383,72 +371,4 @@ func NewSocketHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-}
-
-// ErrNoConsole means no console answers on the socket. Writes must fail closed
-// on it; the *NoConsoleError that carries it says how to fix it.
-var ErrNoConsole = errors.New("no approval console is running")
-
-// NoConsoleError is a failed connection to the console's socket.
-type NoConsoleError struct {
-	Path string
-	Err  error // the dial error
-}
-
-func (e *NoConsoleError) Error() string {
-	msg := fmt.Sprintf("no approval console is running at %s: start `solgate console`", e.Path)
-	// The common causes say nothing the sentence does not; others (permission
-	// denied, timeout) help whoever debugs it.
-	if e.Err != nil && !errors.Is(e.Err, fs.ErrNotExist) && !errors.Is(e.Err, syscall.ECONNREFUSED) {
-		msg += " (" + e.Err.Error() + ")"
-	}
-	return msg
-}
-
-func (e *NoConsoleError) Is(target error) bool { return target == ErrNoConsole }
-func (e *NoConsoleError) Unwrap() error        { return e.Err }
-
-// consoleDialTimeout bounds connecting; a Unix connect only waits when the
-// console's accept backlog is full, i.e. when it is wedged.
-const consoleDialTimeout = 3 * time.Second
-
-// NewUnixHTTPClient returns a client whose every request goes to the console's
-// socket at path, whatever host the URL names (use http://solgate/...).
-// timeout bounds each whole request and must exceed the longest long-poll.
-// A failed connection is a *NoConsoleError (errors.Is ErrNoConsole, also
-// through the *url.Error the client wraps it in); a console that does not
-// admit our user is a *NotAdmittedError. The client also checks the server's
-// uid: see trustedServer.
-func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
-	dialer := net.Dialer{Timeout: consoleDialTimeout}
-	if timeout > 0 && timeout < consoleDialTimeout {
-		dialer.Timeout = timeout
-	}
-	transport := &http.Transport{
-		// Proxy stays nil: HTTP_PROXY in the environment must not send the
-		// bridge's requests anywhere but the socket.
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, "unix", path)
-			if err != nil {
-				if na := notAdmittedDial(path, err); na != nil {
-					return nil, na
-				}
-				return nil, &NoConsoleError{Path: path, Err: err}
-			}
-			cred, err := peerCredOf(c.(*net.UnixConn))
-			if err != nil {
-				c.Close()
-				return nil, fmt.Errorf("check the console serving %s: %w", path, err)
-			}
-			if err := trustedServer(path, cred.UID); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return c, nil
-		},
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     30 * time.Second,
-	}
-	return &http.Client{Transport: refusalTransport{base: transport, path: path}, Timeout: timeout}
 }

@@ -1,4 +1,4 @@
-package mcpbridge
+package authority
 
 import (
 	"encoding/binary"
@@ -240,33 +240,5 @@ func TestNotAdmittedUserIsToldTheFlag(t *testing.T) {
 				t.Fatalf("a refused user reached the handler %d times", hits.Load())
 			}
 		})
-	}
-}
-
-// The bridge trusts a console of another user only where that user owns the
-// directory and nobody else can write it; never on its own default path.
-func TestTrustedServer(t *testing.T) {
-	dir := t.TempDir()
-	os.Chmod(dir, 0o700)
-	sock := filepath.Join(dir, "console.sock")
-	self := uint32(os.Geteuid())
-	if err := trustedServer(sock, self); err != nil {
-		t.Fatalf("own user refused: %v", err)
-	}
-	if err := trustedServer(sock, self+1); err == nil || !strings.Contains(err.Error(), "neither is you") {
-		t.Fatalf("a stranger's console in our directory: %v", err)
-	}
-	if err := trustedServer(DefaultSocketPath(), self+1); err == nil || !strings.Contains(err.Error(), "default path") {
-		t.Fatalf("a squatter on the default path: %v", err)
-	}
-	if os.Geteuid() == 0 {
-		os.Chown(dir, nobody, -1)
-		if err := trustedServer(sock, nobody); err != nil {
-			t.Fatalf("the directory owner's console refused: %v", err)
-		}
-		os.Chmod(dir, 0o777)
-		if err := trustedServer(sock, nobody); err == nil || !strings.Contains(err.Error(), "writable by others") {
-			t.Fatalf("a console in a world-writable directory: %v", err)
-		}
 	}
 }

@@ -1,6 +1,8 @@
-package mcpbridge
+package authority
 
 import (
+	"github.com/solgate/solgate/mcpbridge"
+
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
@@ -11,10 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/user"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -195,17 +194,13 @@ func peerGroupsOf(c *net.UnixConn) ([]uint32, error) {
 	return groups, sockErr
 }
 
-// refusalHeader marks the console's answer to a peer it does not admit, so
-// the bridge can tell it from any other 403.
-const refusalHeader = "X-Solgate-Refused"
-
 // writeRefusal answers a peer that is not admitted with a short HTTP 403 and
 // closes. A bare close would leave the bridge guessing (a crash? a restart?);
 // the answer lets it tell its user the one thing that helps: who it runs as
 // and which flag admits that user. It says nothing about who is admitted.
 func writeRefusal(c *net.UnixConn, uid uint32) {
 	defer c.Close()
-	body, _ := json.Marshal(CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
+	body, _ := json.Marshal(mcpbridge.CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
 		Structured: map[string]any{"status": "refused", "uid": uid}})
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	// Answer the request, not the connection (as tooMany does): a client
@@ -215,81 +210,5 @@ func writeRefusal(c *net.UnixConn, uid uint32) {
 		_, _ = io.Copy(io.Discard, req.Body)
 	}
 	_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n%s: uid\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		refusalHeader, len(body), body)
-}
-
-// ErrNotAdmitted means the console refused this process's user.
-var ErrNotAdmitted = errors.New("not admitted by the approval console")
-
-// NotAdmittedError is the bridge's one sentence when the console will not
-// talk to its user: refused by SO_PEERCRED (the console's 403) or already by
-// the filesystem (EACCES on the socket or its directory).
-type NotAdmittedError struct {
-	Path string
-	UID  uint32
-}
-
-func (e *NotAdmittedError) Error() string {
-	who, name := fmt.Sprintf("uid %d", e.UID), fmt.Sprintf("uid %d", e.UID)
-	if u, err := user.LookupId(strconv.FormatUint(uint64(e.UID), 10)); err == nil {
-		who, name = fmt.Sprintf("user %s (uid %d)", u.Username, e.UID), u.Username
-	}
-	return fmt.Sprintf("solgate mcp runs as %s, which the approval console at %s does not admit: its operator can start it with --allow-uid %d (or --allow-gid with a group %s is in)",
-		who, e.Path, e.UID, name)
-}
-
-func (e *NotAdmittedError) Is(target error) bool { return target == ErrNotAdmitted }
-
-// notAdmittedDial maps a dial failure that means "the filesystem keeps this
-// user out" to a NotAdmittedError.
-func notAdmittedDial(path string, err error) error {
-	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
-		return &NotAdmittedError{Path: path, UID: uint32(os.Geteuid())}
-	}
-	return nil
-}
-
-// trustedServer decides whether the process serving path may be the
-// console. Our own user's console always is. In the own-user setup the
-// console runs as another account: it is trusted when it owns the socket's
-// directory and nobody else can write there — whoever owns that directory
-// decides what listens in it anyway. Our default path is named after our uid,
-// so another owner there is a squatter, never our console.
-func trustedServer(path string, serverUID uint32) error {
-	self := uint32(os.Geteuid())
-	if serverUID == self {
-		return nil
-	}
-	if path == DefaultSocketPath() {
-		return fmt.Errorf("the process serving %s runs as uid %d, not as you (uid %d), on your own default path: refusing to talk to it; start your own `solgate console`, or pass --socket with the path of the console you mean", path, serverUID, self)
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("check the console's socket directory %s: %w", dir, err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !ok || !fi.IsDir() || st.Uid != serverUID:
-		return fmt.Errorf("the process serving %s runs as uid %d, which neither is you (uid %d) nor owns %s: refusing to talk to it", path, serverUID, self, dir)
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("the process serving %s runs as uid %d, and %s is writable by others (mode %04o), so anyone could have put that socket there: refusing to talk to it", path, serverUID, dir, fi.Mode().Perm())
-	}
-	return nil
-}
-
-// refusalTransport turns the console's refusal answer into a
-// *NotAdmittedError, so every caller of the client sees the same sentence.
-type refusalTransport struct {
-	base http.RoundTripper
-	path string
-}
-
-func (t refusalTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusForbidden && resp.Header.Get(refusalHeader) != "" {
-		resp.Body.Close()
-		return nil, &NotAdmittedError{Path: t.path, UID: uint32(os.Geteuid())}
-	}
-	return resp, err
+		mcpbridge.RefusalHeader, len(body), body)
 }

@@ -1,10 +1,11 @@
-package mcpbridge
+package authority
 
 import (
 	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/solgate/solgate/mcpbridge"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -75,7 +76,7 @@ func TestListenModesAndRealRequest(t *testing.T) {
 	}
 	hits := serve(t, l)
 
-	client := NewUnixHTTPClient(path, 5*time.Second)
+	client := mcpbridge.NewUnixHTTPClient(path, 5*time.Second)
 	resp, err := client.Get("http://solgate/whoami")
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +116,9 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 		t.Fatal("setup: stale socket missing")
 	}
 	// A bridge dialling it meanwhile is told no console runs.
-	_, err = NewUnixHTTPClient(path, time.Second).Get("http://solgate/")
-	if !errors.Is(err, ErrNoConsole) {
-		t.Fatalf("stale socket: %v, want ErrNoConsole", err)
+	_, err = mcpbridge.NewUnixHTTPClient(path, time.Second).Get("http://solgate/")
+	if !errors.Is(err, mcpbridge.ErrNoConsole) {
+		t.Fatalf("stale socket: %v, want mcpbridge.ErrNoConsole", err)
 	}
 
 	l, err := ListenConfig{Logger: quietLogger()}.Listen(path)
@@ -126,7 +127,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	}
 	defer l.Close()
 	serve(t, l)
-	resp, err := NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+	resp, err := mcpbridge.NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestSecondConsoleRefused(t *testing.T) {
 		t.Fatalf("second Listen: %v", err)
 	}
 	// The first one is untouched.
-	resp, err := NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+	resp, err := mcpbridge.NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
 	if err != nil {
 		t.Fatalf("first console broken by the refused second: %v", err)
 	}
@@ -247,11 +248,11 @@ func TestPeerUIDPolicyRefuses(t *testing.T) {
 	defer l.Close()
 	hits := serve(t, l)
 
-	_, err = NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+	_, err = mcpbridge.NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
 	if err == nil {
 		t.Fatal("request through a refused connection succeeded")
 	}
-	if errors.Is(err, ErrNoConsole) {
+	if errors.Is(err, mcpbridge.ErrNoConsole) {
 		t.Fatalf("a refused peer is not a missing console: %v", err)
 	}
 	if hits.Load() != 0 || l.Rejected() == 0 || asked.Load() != uint32(os.Geteuid()) {
@@ -284,7 +285,7 @@ func TestPeerFromAnotherUIDRefused(t *testing.T) {
 		t.Fatalf("hits %d rejected %d; want 0 and 1", hits.Load(), l.Rejected())
 	}
 	// The console still serves its own user.
-	resp, err := NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+	resp, err := mcpbridge.NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func otherUserHelper(t *testing.T) (helper, root string) {
 }
 
 // runAs runs TestHelperDialAsOtherUser as uid (and gid) in mode "raw" (speak
-// HTTP by hand) or "client" (NewUnixHTTPClient, as the bridge does).
+// HTTP by hand) or "client" (mcpbridge.NewUnixHTTPClient, as the bridge does).
 func runAs(t *testing.T, helper string, uid uint32, mode, path string) string {
 	t.Helper()
 	return runAsCred(t, helper, &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}, mode, path)
@@ -343,7 +344,7 @@ func TestHelperDialAsOtherUser(t *testing.T) {
 	}
 	verdict := "REFUSED"
 	if os.Getenv("SOLGATE_TEST_HELPER_MODE") == "client" {
-		resp, err := NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
+		resp, err := mcpbridge.NewUnixHTTPClient(path, 5*time.Second).Get("http://solgate/")
 		if err != nil {
 			verdict = "ERROR " + err.Error()
 		} else {
@@ -369,13 +370,13 @@ func TestHelperDialAsOtherUser(t *testing.T) {
 
 func TestNoConsole(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nothing.sock")
-	client := NewUnixHTTPClient(path, 2*time.Second)
+	client := mcpbridge.NewUnixHTTPClient(path, 2*time.Second)
 	start := time.Now()
 	_, err := client.Post("http://solgate/propose", "application/json", strings.NewReader("{}"))
-	if !errors.Is(err, ErrNoConsole) {
-		t.Fatalf("got %v, want ErrNoConsole", err)
+	if !errors.Is(err, mcpbridge.ErrNoConsole) {
+		t.Fatalf("got %v, want mcpbridge.ErrNoConsole", err)
 	}
-	var nc *NoConsoleError
+	var nc *mcpbridge.NoConsoleError
 	if !errors.As(err, &nc) || nc.Path != path {
 		t.Fatalf("error %v does not carry the path", err)
 	}
@@ -408,25 +409,12 @@ func TestWedgedConsoleTimesOut(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	_, err = NewUnixHTTPClient(path, 300*time.Millisecond).Get("http://solgate/")
+	_, err = mcpbridge.NewUnixHTTPClient(path, 300*time.Millisecond).Get("http://solgate/")
 	if err == nil {
 		t.Fatal("got an answer from a silent console")
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("took %v despite a 300ms timeout", d)
-	}
-}
-
-func TestDefaultSocketPath(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
-	if got := DefaultSocketPath(); got != "/run/user/1000/solgate/console.sock" {
-		t.Errorf("with XDG_RUNTIME_DIR: %s", got)
-	}
-	for _, v := range []string{"", "relative/dir"} {
-		t.Setenv("XDG_RUNTIME_DIR", v)
-		if got, want := DefaultSocketPath(), fmt.Sprintf("/tmp/solgate-%d/console.sock", os.Getuid()); got != want {
-			t.Errorf("XDG_RUNTIME_DIR=%q: %s, want %s", v, got, want)
-		}
 	}
 }
 
