@@ -68,6 +68,13 @@ func newWorldOn(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)) 
 
 func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
+	return newWorldSetup(t, tweak, nil, lc)
+}
+
+// newWorldSetup is newWorldOn that may also change what the authority is
+// built from (e.g. its swap programs); setupTweak may be nil.
+func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+	t.Helper()
 	ctx := context.Background()
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
 	if err != nil {
@@ -88,29 +95,22 @@ func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Led
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
-	network, genesis, err := client.DetectNetwork(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex := executor.New(client, key, executor.Options{})
 	swapAPI, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := authority.Options{
-		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
-		Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
-	}
+	opts := authority.Options{Policy: cfg}
 	tweak(&opts, l)
-	h, err := authority.New(opts)
+	setup := authority.Setup{Client: client, Key: key, Store: st, SwapAPI: swapAPI}
+	if setupTweak != nil {
+		setupTweak(&setup, l)
+	}
+	built, err := authority.Build(ctx, setup, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := built.Hub
 	// Short path: Unix socket paths are limited to ~108 bytes.
 	dir, err := os.MkdirTemp("", "sg")
 	if err != nil {

@@ -577,28 +577,18 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	client := executor.NewClient(w.tap.URL(), executor.ClientOptions{})
-	network, genesis, err := client.DetectNetwork(w.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex := executor.New(client, w.key, executor.Options{})
 	var lines []string
-	if err := authority.Reconcile(w.ctx, ex, spend, st, reconcileNow, func(s string) { lines = append(lines, s) }); err != nil {
-		t.Fatalf("reconcile: %v (%q)", err, lines)
-	}
-	opts := authority.Options{Executor: ex, Network: network, Genesis: genesis, Policy: w.cfg, Spend: spend, Store: st}
+	opts := authority.Options{Policy: w.cfg}
 	if w.setup.hub != nil {
 		w.setup.hub(&opts)
 	}
-	h, err := authority.New(opts)
+	built, err := authority.Build(w.ctx, authority.Setup{Client: client, Key: w.key, Store: st, ReconcileNow: reconcileNow,
+		Progress: func(s string) { lines = append(lines, s) }}, opts)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("build the authority: %v (reconcile: %q)", err, lines)
 	}
+	h, spend := built.Hub, built.Spend
 	ln, err := authority.Listen(w.socket)
 	if err != nil {
 		t.Fatal(err)
@@ -1349,24 +1339,14 @@ func runHubChild(raw string) int {
 		return fail("%v", err)
 	}
 	defer st.Close()
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		return fail("%v", err)
-	}
 	client := executor.NewClient(c.RPC, executor.ClientOptions{})
 	defer client.Close()
-	network, genesis, err := client.DetectNetwork(ctx)
+	built, err := authority.Build(ctx, authority.Setup{Client: client, Key: key, Store: st,
+		Progress: func(line string) { fmt.Fprintln(os.Stderr, "reconcile:", line) }}, authority.Options{Policy: c.Policy})
 	if err != nil {
 		return fail("%v", err)
 	}
-	ex := executor.New(client, key, executor.Options{})
-	if err := authority.Reconcile(ctx, ex, spend, st, nil, func(line string) { fmt.Fprintln(os.Stderr, "reconcile:", line) }); err != nil {
-		return fail("%v", err)
-	}
-	h, err := authority.New(authority.Options{Executor: ex, Network: network, Genesis: genesis, Policy: c.Policy, Spend: spend, Store: st})
-	if err != nil {
-		return fail("%v", err)
-	}
+	h := built.Hub
 	ln, err := authority.Listen(c.Socket)
 	if err != nil {
 		return fail("%v", err)

@@ -10,7 +10,6 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
-	"github.com/solgate/solgate/policy"
 )
 
 func statusCall(t *testing.T, h *authority.Hub, id string, wait int) mcpbridge.CallResult {
@@ -38,16 +37,13 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	pending := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).Structured["proposal_id"].(string)
 
 	// A second console on the same database (the first one's memory is gone).
-	spend, err := policy.NewSpend(w.store, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := w.hub.Policy()
-	h2, err := authority.New(authority.Options{Executor: executor.New(executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), w.key, executor.Options{}),
-		Network: w.hub.Network(), Policy: cfg, Spend: spend, Store: w.store})
+	built, err := authority.Build(context.Background(), authority.Setup{Client: executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), Key: w.key, Store: w.store},
+		authority.Options{Policy: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
+	h2 := built.Hub
 	defer h2.Close()
 	got := statusCall(t, h2, id, 0)
 	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.Structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {

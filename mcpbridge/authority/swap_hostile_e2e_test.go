@@ -23,10 +23,9 @@ import (
 // Jupiter transaction takes, judged by the whole-wallet simulation.
 func aggregatorWorld(t *testing.T) *world {
 	t.Helper()
-	w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
-		agg := solana.MustPublicKeyFromBase58(l.DemoMints().AggregatorProgram)
-		o.Swapper = executor.NewSwapper(o.Executor, o.Swapper.API(), executor.SwapOptions{SwapPrograms: []solana.PublicKey{agg}})
-	})
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
+		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().AggregatorProgram)}
+	}, authority.ListenConfig{})
 	if err := w.ledger.SetSwapAggregator(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
