@@ -38,12 +38,12 @@ vet: ## go vet
 test: localnet-deps vet ## install localnet deps, vet, run every test under -race
 	$(GO) test $(TESTFLAGS) ./...
 
-# The fault matrix (mcpbridge/hub/faults_test.go) at full size. `make test`
+# The fault matrix (mcpbridge/authority/faults_test.go) at full size. `make test`
 # runs the same tests with SOLGATE_FAULT_N unset (2 transfers per fault).
 FAULT_N ?= 20
 .PHONY: faults
 faults: localnet-deps ## fault matrix: FAULT_N transfers per injected fault (default 20), checked on the ledger and the audit DB
-	SOLGATE_FAULT_N=$(FAULT_N) $(GO) test -race -count=1 -timeout 30m -v -run '^TestFault' ./mcpbridge/hub/
+	SOLGATE_FAULT_N=$(FAULT_N) $(GO) test -race -count=1 -timeout 30m -v -run '^TestFault' ./mcpbridge/authority/
 
 demo: build localnet-deps ## start a local ledger and walk through solgate on it
 	./$(BIN) demo

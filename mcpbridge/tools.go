@@ -20,7 +20,7 @@ func ToolNames() []string {
 // clients off the annotations derived from this; a test checks both against
 // what each handler does.
 func IsWriteTool(name string) bool {
-	t, ok := lookupTool(name)
+	t, ok := LookupTool(name)
 	return ok && t.Write
 }
 
@@ -58,7 +58,7 @@ func newTool(spec Tool) mcp.Tool {
 	var order []string
 	for _, a := range spec.Args {
 		opts = append(opts, withArgProperty(a))
-		order = append(order, a.name)
+		order = append(order, a.Name)
 	}
 	t := mcp.NewTool(spec.Name, opts...)
 	t.InputSchema.PropertyOrder = order // the order a human would explain them in
@@ -71,31 +71,31 @@ const base58Class = "[1-9A-HJ-NP-Za-km-z]"
 // are ["integer","string"]: "minimum"/"maximum" apply only to an integer and
 // "pattern" only to a string, so 5 and "5" both validate while 0, -1, 0.5 and
 // "5.0" do not.
-func withArgProperty(a argSpec) mcp.ToolOption {
-	opts := []mcp.PropertyOption{mcp.Description(a.desc)}
-	if a.required {
+func withArgProperty(a ArgSpec) mcp.ToolOption {
+	opts := []mcp.PropertyOption{mcp.Description(a.Desc)}
+	if a.Required {
 		opts = append(opts, mcp.Required())
 	}
-	switch a.kind {
-	case kindAddress:
-		return mcp.WithString(a.name, append(opts, mcp.Pattern("^"+base58Class+"{32,44}$"))...)
-	case kindSignature:
-		return mcp.WithString(a.name, append(opts, mcp.Pattern("^"+base58Class+"{64,88}$"))...)
-	case kindConfirm:
-		return mcp.WithString(a.name, append(opts, mcp.Pattern(fmt.Sprintf("^%s{%d}$", base58Class, TokenLength)))...)
-	case kindProposalID:
-		return mcp.WithString(a.name, append(opts, mcp.Pattern(fmt.Sprintf("^[A-Za-z0-9_-]{1,%d}$", maxProposalIDLen)))...)
-	case kindLamports, kindBaseUnits:
-		return mcp.WithAny(a.name, append(opts, func(schema map[string]any) {
+	switch a.Kind {
+	case KindAddress:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+base58Class+"{32,44}$"))...)
+	case KindSignature:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+base58Class+"{64,88}$"))...)
+	case KindConfirm:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^%s{%d}$", base58Class, TokenLength)))...)
+	case KindProposalID:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^[A-Za-z0-9_-]{1,%d}$", MaxProposalIDLen)))...)
+	case KindLamports, KindBaseUnits:
+		return mcp.WithAny(a.Name, append(opts, func(schema map[string]any) {
 			schema["type"] = []string{"integer", "string"}
 			schema["minimum"] = 1
-			schema["maximum"] = maxJSONSafeInteger
+			schema["maximum"] = MaxJSONSafeInteger
 			schema["pattern"] = "^[1-9][0-9]{0,19}$"
 		})...)
-	case kindSlippageBps:
-		return mcp.WithInteger(a.name, append(opts, mcp.Min(int(slippageRule.min)), mcp.Max(int(slippageRule.max)))...)
-	case kindWaitSeconds:
-		return mcp.WithInteger(a.name, append(opts, mcp.Min(int(waitRule.min)), mcp.Max(int(waitRule.max)), mcp.DefaultNumber(0))...)
+	case KindSlippageBps:
+		return mcp.WithInteger(a.Name, append(opts, mcp.Min(MinSlippageBps), mcp.Max(MaxSlippageBps))...)
+	case KindWaitSeconds:
+		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
 	}
-	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.name, a.kind))
+	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))
 }

@@ -69,3 +69,7 @@ type Health struct {
 	Wallet  string `json:"wallet"`
 	Version string `json:"version"`
 }
+
+// RefusalHeader marks the console's answer to a peer it does not admit, so
+// the bridge can tell it from any other 403.
+const RefusalHeader = "X-Solgate-Refused"

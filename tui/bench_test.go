@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
 func manyProposals(n int) []*hub.Proposal {

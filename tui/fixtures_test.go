@@ -20,8 +20,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -89,7 +89,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Tool:        mcpbridge.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
-		Kind:        &hub.TransferProposal{A: mcpbridge.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
+		Kind:        &hub.TransferProposal{A: hub.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
@@ -270,7 +270,7 @@ func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, ex
 	} else {
 		pv.Wallet.Post += expected
 	}
-	args := mcpbridge.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
+	args := hub.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
 	p := &hub.Proposal{
 		ID: id, Seq: seq, Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
 		Kind: &hub.SwapProposal{

@@ -20,8 +20,7 @@ import (
 	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -93,7 +92,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	dir, _ := os.MkdirTemp("", "sgflood")
 	defer os.RemoveAll(dir)
-	ln, err := mcpbridge.Listen(filepath.Join(dir, "run", "c.sock"))
+	ln, err := hub.Listen(filepath.Join(dir, "run", "c.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}

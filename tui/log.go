@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
 // maxLog bounds the log kept in memory; the audit trail is the record.

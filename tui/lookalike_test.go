@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 

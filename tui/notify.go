@@ -15,7 +15,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
 // The console sits in a side terminal that is usually not in view, so a

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/hub"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
 // maxDecided bounds the greyed "recently decided" part of the queue.

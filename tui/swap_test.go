@@ -18,7 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // flatDetail renders the selected proposal's detail pane tall enough for

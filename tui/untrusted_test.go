@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/hub"
-	"github.com/solgate/solgate/mcpbridge/untrusted"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
 // hostile is every kind of character an attacker could use to repaint the

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // addedWatch stamps the moment a hub subscriber — the seat the console's TUI

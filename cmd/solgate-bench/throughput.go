@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // operator plays the human at machine speed: every proposal that reaches a

@@ -14,8 +14,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -114,19 +113,8 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 	if err != nil {
 		return fail(err)
 	}
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		st.Close()
-		return fail(err)
-	}
 	client := executor.NewClient(w.ledger.RPC(), executor.ClientOptions{})
-	network, genesis, err := client.DetectNetwork(ctx)
-	if err != nil {
-		st.Close()
-		return fail(err)
-	}
-	ex := executor.New(client, w.key, executor.Options{})
-	h, err := hub.New(hub.Options{Executor: ex, Network: network, Genesis: genesis, Policy: cfg, Spend: spend, Store: st,
+	built, err := hub.Build(ctx, hub.Setup{Client: client, Key: w.key, Store: st}, hub.Options{Policy: cfg,
 		// The bench drives one agent (or one process of 50 socket
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The
@@ -136,8 +124,9 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(err)
 	}
+	h, ex := built.Hub, built.Executor
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := mcpbridge.ListenConfig{MaxConnsPerPeer: 1 << 16}.Listen(sock)
+	ln, err := hub.ListenConfig{MaxConnsPerPeer: 1 << 16}.Listen(sock)
 	if err != nil {
 		h.Close()
 		st.Close()

@@ -14,8 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -35,7 +34,7 @@ type authorityConfig struct {
 	swapPrograms []string
 	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
-	admission mcpbridge.Admission
+	admission hub.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
 	exposure *hub.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
@@ -104,15 +103,14 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 
 	client := executor.NewClient(c.rpc, executor.ClientOptions{})
 	a.closers = append(a.closers, func() { client.Close() })
+	// Fail closed: a cluster that cannot be identified gets no write, and
+	// its state directory's pin cannot be checked, so do not start.
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	network, genesis, err := client.DetectNetwork(dctx)
+	_, _, err = client.DetectNetwork(dctx)
 	cancel()
 	if err != nil {
-		// Fail closed: a cluster that cannot be identified gets no write,
-		// and its state directory's pin cannot be checked, so do not start.
 		return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 	}
-	a.genesis = genesis
 
 	st, err := store.Open(c.state)
 	if err != nil {
@@ -123,7 +121,27 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		fmt.Fprintln(c.stderr, "audit:", note)
 		a.log.Warn("audit head file", "msg", note)
 	}
-	if err := st.PinCluster(genesis); err != nil {
+	setup := hub.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees,
+		Progress: func(line string) {
+			fmt.Fprintln(c.stderr, "reconcile:", line)
+			a.log.Info("reconcile", "msg", line)
+		}}
+	if c.swapAPI != "" {
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
+		if err != nil {
+			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
+		}
+		if setup.SwapPrograms, err = parseSwapPrograms(c.swapPrograms); err != nil {
+			return nil, err
+		}
+		setup.SwapAPI = api
+	}
+	hub.Version = buildVersion()
+	built, err := hub.Build(ctx, setup, hub.Options{
+		Policy: c.policy, Logger: a.log, Exposure: c.exposure,
+		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
+	})
+	if err != nil {
 		var mm *store.ClusterMismatchError
 		if errors.As(err, &mm) {
 			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",
@@ -131,42 +149,11 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		}
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}
-	spend, err := policy.NewSpend(st, nil)
-	if err != nil {
-		return nil, fmt.Errorf("--state %s: restore spend ledger: %w", c.state, err)
-	}
-	ex := executor.New(client, c.key, executor.Options{Fees: c.fees})
-	if err := hub.Reconcile(ctx, ex, spend, st, nil, func(line string) {
-		fmt.Fprintln(c.stderr, "reconcile:", line)
-		a.log.Info("reconcile", "msg", line)
-	}); err != nil {
-		return nil, err
-	}
-
-	var swapper *executor.Swapper
-	if c.swapAPI != "" {
-		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
-		if err != nil {
-			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
-		}
-		programs, err := parseSwapPrograms(c.swapPrograms)
-		if err != nil {
-			return nil, err
-		}
-		swapper = executor.NewSwapper(ex, api, executor.SwapOptions{SwapPrograms: programs})
-	}
-	hub.Version = buildVersion()
-	h, err := hub.New(hub.Options{
-		Executor: ex, Swapper: swapper, Network: network, Genesis: genesis, Policy: c.policy,
-		Spend: spend, Store: st, Logger: a.log, Exposure: c.exposure,
-		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
-	})
-	if err != nil {
-		return nil, err
-	}
+	h, network, genesis := built.Hub, built.Network(), built.Genesis
+	a.genesis = genesis
 	a.hub = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := mcpbridge.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
+	ln, err := hub.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
 	}

@@ -11,8 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
-	"github.com/solgate/solgate/mcpbridge/hub"
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
@@ -68,7 +67,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if err := executor.MakeUndumpable(); err != nil {
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
-	adm := mcpbridge.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	adm := hub.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
 	exp := exposureOf(s, adm)
 	if check {
 		return printCheck(stdout, s, exp)
@@ -108,7 +107,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 }
 
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(s Settings, adm mcpbridge.Admission) *hub.Exposure {
+func exposureOf(s Settings, adm hub.Admission) *hub.Exposure {
 	dumpable, err := executor.Dumpable()
 	return &hub.Exposure{
 		ConsoleUID: uint32(os.Geteuid()),

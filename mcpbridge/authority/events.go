@@ -1,0 +1,145 @@
+package authority
+
+import (
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// EventKind says what changed in the hub.
+type EventKind string
+
+const (
+	EventProposalAdded     EventKind = "proposal_added"
+	EventProposalDecided   EventKind = "proposal_decided" // approved or denied by the operator
+	EventProposalExpired   EventKind = "proposal_expired"
+	EventExecuting         EventKind = "executing" // progress; may be dropped
+	EventExecuted          EventKind = "executed"  // final outcome of an execution, whatever it was
+	EventAutoDenied        EventKind = "auto_denied"
+	EventRefused           EventKind = "refused" // a bad or reused token
+	EventSpendChanged      EventKind = "spend_changed"
+	EventPaused            EventKind = "paused"
+	EventTokensRevoked     EventKind = "tokens_revoked"
+	EventNote              EventKind = "note"               // a line for the console log, e.g. the demo agent's narration
+	EventAgentConnected    EventKind = "agent_connected"    // a bridge announced itself (Event.Client)
+	EventAgentDisconnected EventKind = "agent_disconnected" // its last bridge went away
+	EventWarning           EventKind = "warning"            // a persistent warning was raised (Hub.Warnings); Message has its detail
+)
+
+// Event is one published change. Proposal is a snapshot, safe to keep.
+type Event struct {
+	Kind     EventKind
+	At       time.Time
+	Proposal *Proposal
+	Progress *executor.Progress
+	Client   string
+	Message  string // for auto-denials and refusals: the reason shown in the log
+	// Warnings accompany an auto-denial, e.g. a recipient that looks like a
+	// known address; each deserves a line of its own, never cut short.
+	Warnings []string
+}
+
+// droppable events are progress reports: a slow subscriber loses them rather
+// than stalling an execution.
+func (k EventKind) droppable() bool { return k == EventExecuting }
+
+// broker fans events out to subscribers in publish order. publish never
+// blocks the hub: events go into a queue that one dispatcher goroutine
+// drains. Approval events must reach the console, so the dispatcher waits for
+// a slow subscriber; progress events are dropped for a subscriber whose
+// buffer is full.
+type broker struct {
+	mu     sync.Mutex
+	subs   map[*subscriber]struct{}
+	queue  []Event
+	wake   chan struct{}
+	closed bool
+}
+
+type subscriber struct {
+	ch   chan Event
+	done chan struct{}
+}
+
+func newBroker() *broker {
+	b := &broker{subs: map[*subscriber]struct{}{}, wake: make(chan struct{}, 1)}
+	go b.dispatch()
+	return b
+}
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription. The channel is never closed; stop reading after cancel.
+func (b *broker) Subscribe(buffer int) (<-chan Event, func()) {
+	s := &subscriber{ch: make(chan Event, buffer), done: make(chan struct{})}
+	b.mu.Lock()
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return s.ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, s)
+			b.mu.Unlock()
+			close(s.done)
+		})
+	}
+}
+
+func (b *broker) publish(ev Event) {
+	b.mu.Lock()
+	if !b.closed {
+		b.queue = append(b.queue, ev)
+	}
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *broker) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *broker) dispatch() {
+	for range b.wake {
+		for {
+			b.mu.Lock()
+			if len(b.queue) == 0 {
+				closed := b.closed
+				b.mu.Unlock()
+				if closed {
+					return
+				}
+				break
+			}
+			ev := b.queue[0]
+			b.queue = b.queue[1:]
+			subs := make([]*subscriber, 0, len(b.subs))
+			for s := range b.subs {
+				subs = append(subs, s)
+			}
+			b.mu.Unlock()
+			for _, s := range subs {
+				if ev.Kind.droppable() {
+					select {
+					case s.ch <- ev:
+					default:
+					}
+					continue
+				}
+				select {
+				case s.ch <- ev:
+				case <-s.done:
+				}
+			}
+		}
+	}
+}

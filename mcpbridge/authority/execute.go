@@ -1,0 +1,344 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// executeConfirmed handles a write tool called again with confirm. The token
+// is consumed whatever happens next; then run re-checks policy and reserves
+// the spend atomically from a fresh simulation, and only then is anything
+// signed.
+func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
+	id, err := h.tokens.Consume(confirm, fp)
+	if err != nil {
+		h.tokenRefused(client, fp, err)
+		return refusedResult(err.Error())
+	}
+
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	switch {
+	case !ok:
+		h.mu.Unlock()
+		return refusedResult("the proposal behind this token no longer exists; propose again")
+	case p.Status != StatusApproved:
+		st := p.Status
+		h.mu.Unlock()
+		return refusedResult(fmt.Sprintf("proposal %s is %s, not approved; the token is void", id, st))
+	case h.paused:
+		p.Status, p.Reason = StatusFailed, "writes were paused by the operator before execution"
+		h.changedLocked(p)
+		snap := p.snapshot()
+		h.mu.Unlock()
+		h.recordExecution(snap, store.ExecFailed)
+		h.publish(EventExecuted, snap, snap.Reason)
+		return refusedResult("the operator paused all writes; nothing was signed or sent and the token is void. Propose again after they resume.")
+	case h.closed:
+		h.mu.Unlock()
+		return refusedResult("the console is shutting down; nothing was signed or sent")
+	}
+	p.Status = StatusExecuting
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.executions.Add(1)
+	h.mu.Unlock()
+	h.publish(EventExecuting, snap, "")
+
+	done := make(chan struct{})
+	go func() {
+		defer h.executions.Done()
+		defer close(done)
+		run(snap)
+	}()
+
+	// MCP clients cancel long calls, so the answer comes within ExecuteWait;
+	// past that the execution goes on and proposal_status reports the outcome.
+	timer := time.NewTimer(h.opts.ExecuteWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	final, _ := h.Proposal(id)
+	return executionResult(final)
+}
+
+// progressFor reports an execution's steps as events and notes the
+// signature on the proposal once it is known.
+func (h *Hub) progressFor(id, client string) func(executor.Progress) {
+	return func(pr executor.Progress) {
+		if pr.Step == executor.StepSending {
+			h.mu.Lock()
+			if p := h.proposals[id]; p != nil {
+				p.Signature = pr.Signature.String()
+				h.changedLocked(p)
+			}
+			h.mu.Unlock()
+		}
+		pc := pr
+		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+	}
+}
+
+// persistBeforeSend records the signature and its last valid block height
+// with the reservation before the bytes leave: after a crash the next console
+// finds it and reconciles it against the chain. If it cannot be recorded,
+// nothing is sent.
+func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signature) error {
+	return func(sig solana.Signature) error {
+		return h.opts.Spend.Sent(id, sig.String(), lastValid)
+	}
+}
+
+// runTransfer follows one transfer to its end with a context of its own, so
+// a caller that went away cannot leave a reservation unsettled. The approved
+// compute budget binds it: the same unit limit, and a priority fee no higher
+// than the one the human saw.
+func (h *Hub) runTransfer(id string, who caller, a TransferArgs, approved executor.Budget) {
+	client := who.name
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
+	defer cancel()
+	prepared, err := h.opts.Executor.PrepareApprovedTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports}, approved)
+	if err != nil {
+		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	spend := prepared.Preview.SpendLamports
+	facts := (&TransferProposal{A: a, Spend: spend}).Facts(h.opts.Network, client)
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, facts)
+	if err != nil {
+		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	if !decision.Allowed {
+		decision = h.opts.Breaker.Observe(who.id, a.Fingerprint(), decision)
+		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
+		return
+	}
+	h.publish(EventSpendChanged, nil, "")
+
+	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	res, err := h.opts.Executor.Submit(ctx, prepared, h.progressFor(id, client))
+	if err != nil {
+		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	wallet := h.opts.Executor.Wallet().String()
+	h.settleOutcome(id, res, prepared.LastValidBlockHeight, func() uint64 { return walletOutflow(res, wallet) })
+}
+
+// settleOutcome settles the reservation by what the chain said, then
+// finishes the proposal. outflow is the wallet's real loss for landed ones.
+// An unknown outcome stays reserved and is followed in the background until
+// the chain settles it.
+func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, outflow func() uint64) {
+	switch res.Outcome {
+	case executor.Executed, executor.Failed, executor.ExecutedWithLosses:
+		// Landed: the chain's numbers are what was spent.
+		h.settle(id, func() error { return h.opts.Spend.Settle(id, outflow()) })
+	case executor.Expired, executor.Rejected:
+		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+	case executor.Unknown:
+		// Keep it reserved: it may still land.
+		h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) })
+	}
+	switch res.Outcome {
+	case executor.Executed:
+		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+	case executor.ExecutedWithLosses:
+		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
+		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
+	case executor.Unknown:
+		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
+		h.follow(id, res.Signature, lastValid)
+	case executor.Expired, executor.Rejected:
+		// Both provably never landed; the store's "expired" means exactly that.
+		h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+	default:
+		h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+	}
+}
+
+// follow keeps asking the chain about a signature whose outcome was unknown
+// (RPC trouble, or the execution deadline) until it is found or can no longer
+// land, then settles and finishes the proposal. If the console closes first,
+// the next one's Reconcile takes over from the stored signature.
+func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
+	h.executions.Add(1)
+	go func() {
+		defer h.executions.Done()
+		ticker := time.NewTicker(h.opts.FollowInterval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-h.done:
+				return
+			case <-ticker.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			verdict, landing, err := fate(ctx, h.opts.Executor, sig, lastValid)
+			cancel()
+			if err != nil {
+				h.log.Info("following unknown outcome", "proposal", id, "err", err)
+				continue
+			}
+			switch verdict {
+			case fateLanded:
+				h.settle(id, func() error { return h.opts.Spend.Settle(id, landing.Outflow) })
+				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
+				if landing.ChainErr != nil {
+					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
+					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+				} else {
+					h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+				}
+				return
+			case fateNeverLanded:
+				h.settle(id, func() error { return h.opts.Spend.Release(id) })
+				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
+				h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+				return
+			}
+		}
+	}()
+}
+
+func (h *Hub) settle(id string, fn func() error) {
+	if err := fn(); err != nil {
+		h.log.Error("spend settlement failed", "proposal", id, "err", err)
+	}
+	h.publish(EventSpendChanged, nil, "")
+}
+
+// walletOutflow is what the wallet lost according to the chain.
+func walletOutflow(res *executor.Result, wallet string) uint64 {
+	for _, c := range res.Changes {
+		if c.Account.String() == wallet && c.Pre > c.Post {
+			return c.Pre - c.Post
+		}
+	}
+	return res.Fee
+}
+
+func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok {
+		h.mu.Unlock()
+		return
+	}
+	next := p.snapshot()
+	next.Status, next.Reason, next.Result = st, reason, res
+	if res != nil {
+		next.Signature = res.Signature.String()
+	}
+	h.mu.Unlock()
+	// Recorded before anyone can read it: an agent told "executed" finds
+	// the same in the database, even if the console dies right after.
+	h.recordExecution(next, outcome)
+	h.mu.Lock()
+	p.Status, p.Reason, p.Result, p.Signature = next.Status, next.Reason, next.Result, next.Signature
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.publish(EventExecuted, snap, reason)
+	h.log.Info("execution finished", "id", id, "status", st, "signature", snap.Signature)
+}
+
+func (h *Hub) recordExecution(p *Proposal, outcome string) {
+	if h.opts.Store == nil {
+		return
+	}
+	if p.Signature == "" {
+		// Refused before anything was signed: there is no execution to
+		// record, only the proposal's new status (audited by the store).
+		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
+			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
+		}
+		return
+	}
+	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
+	if p.Result != nil {
+		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
+		e.Deltas = deltasJSON(p.Result.Changes)
+	}
+	if err := h.opts.Store.RecordExecution(e); err != nil {
+		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
+	}
+}
+
+// tokenRefused records a refused token: audited, shown in the console, and
+// the proposal it was bound to fails, so the agent learns from
+// proposal_status that it must propose again.
+func (h *Hub) tokenRefused(client, fp string, err error) {
+	var id string
+	var te *TokenError
+	if errors.As(err, &te) {
+		id = te.ProposalID
+	}
+	h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
+	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+	if id != "" {
+		h.failApproved(id, "its confirmation token was used with different arguments or after expiry: "+err.Error())
+	}
+}
+
+// malformedCall answers arguments that do not parse. A confirm token among
+// them is voided all the same: any call that presents a token spends it, so
+// a token never survives being sent with arguments other than the approved
+// ones, readable or not.
+func (h *Hub) malformedCall(client string, req mcpbridge.CallRequest, err error) mcpbridge.CallResult {
+	msg := err.Error()
+	var loose struct {
+		Confirm string `json:"confirm"`
+	}
+	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
+		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, ErrTokenUnknown) {
+			var te *TokenError
+			if errors.As(terr, &te) && errors.Is(terr, ErrTokenMismatch) {
+				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
+			}
+			h.tokenRefused(client, "", terr)
+		}
+	}
+	return toolError(msg)
+}
+
+// deltasJSON is how an execution row records the chain's balance changes:
+// account → lamports gained (negative: lost).
+func deltasJSON(changes []executor.BalanceChange) json.RawMessage {
+	deltas := make(map[string]int64, len(changes))
+	for _, c := range changes {
+		deltas[c.Account.String()] = c.Delta()
+	}
+	raw, _ := json.Marshal(deltas)
+	return raw
+}
+
+// failApproved voids an approved proposal whose token was burned by a bad call.
+func (h *Hub) failApproved(id, reason string) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok || p.Status != StatusApproved {
+		h.mu.Unlock()
+		return
+	}
+	p.Status, p.Reason = StatusFailed, reason
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.recordExecution(snap, store.ExecFailed)
+	h.publish(EventExecuted, snap, reason)
+}

@@ -1,0 +1,285 @@
+package authority_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet"
+)
+
+// onChain is a landed transaction as the ledger reports it, its compute
+// budget decoded by hand from the published wire format: program
+// ComputeBudget111111111111111111111111111111, data[0] = 2 is
+// SetComputeUnitLimit (u32 LE units), data[0] = 3 is SetComputeUnitPrice
+// (u64 LE micro-lamports per unit).
+type onChain struct {
+	limit, price, units, fee uint64
+	hasPrice                 bool
+	walletDelta              int64
+}
+
+func (w *world) landed(t *testing.T, sig string) onChain {
+	t.Helper()
+	s := solana.MustSignatureFromBase58(sig)
+	tx, err := w.chain.GetTransaction(context.Background(), s, &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	if err != nil || tx.Meta == nil {
+		t.Fatalf("getTransaction %s: %v", sig, err)
+	}
+	dec, err := tx.Transaction.GetTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out onChain
+	for _, ci := range dec.Message.Instructions {
+		if dec.Message.AccountKeys[ci.ProgramIDIndex].String() != "ComputeBudget111111111111111111111111111111" {
+			continue
+		}
+		switch d := ci.Data; {
+		case len(d) == 5 && d[0] == 2:
+			out.limit = uint64(binary.LittleEndian.Uint32(d[1:]))
+		case len(d) == 9 && d[0] == 3:
+			out.price, out.hasPrice = binary.LittleEndian.Uint64(d[1:]), true
+		}
+	}
+	if out.limit == 0 {
+		t.Errorf("transaction %s carries no SetComputeUnitLimit", sig)
+	}
+	if tx.Meta.ComputeUnitsConsumed != nil {
+		out.units = *tx.Meta.ComputeUnitsConsumed
+	}
+	out.fee = tx.Meta.Fee
+	for i, k := range dec.Message.AccountKeys {
+		if k.Equals(w.wallet) {
+			out.walletDelta = int64(tx.Meta.PostBalances[i]) - int64(tx.Meta.PreBalances[i])
+		}
+	}
+	return out
+}
+
+// execute approves a pending proposal and makes the confirmed call.
+func (w *world) execute(t *testing.T, a *solgatetest.Agent, id string, args map[string]any) solgatetest.Answer {
+	t.Helper()
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmed := map[string]any{"confirm": p.Token}
+	for k, v := range args {
+		confirmed[k] = v
+	}
+	return a.Call("transfer_sol", confirmed)
+}
+
+// A fee market on the recipient: the preview shows fee and priority fee
+// apart, the transaction bids p75 with a limit no higher than the units it
+// needs plus the margin, and the ledger charged exactly what was previewed,
+// settled, counted in the session spend and recorded.
+func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	// Ten non-zero fees (zeros do not count): nearest-rank p75 is the 8th
+	// smallest, 800 000 micro-lamports per unit.
+	market := []uint64{0, 300_000, 100_000, 0, 1_000_000, 200_000, 900_000, 400_000, 500_000, 600_000, 700_000, 800_000}
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Accounts: map[string][]uint64{w.allowed.String(): market}}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	const amount = 20_000_000
+	walletBefore := w.balance(t, w.wallet)
+	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
+
+	ans := a.Call("transfer_sol", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	// A system transfer costs 150 units, each compute-budget instruction
+	// 150: 450 measured, limit 450 + 1000 (the margin's floor) = 1450, and
+	// ceil(800 000 × 1450 / 10^6) = 1160 lamports of priority fee.
+	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
+		if !strings.Contains(ans.Text, want) {
+			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
+		}
+	}
+	if ans.Structured["priority_fee_lamports"] != "1160" || ans.Structured["fee_lamports"] != "6160" || ans.Structured["spend_lamports"] != fmt.Sprint(amount+6160) {
+		t.Errorf("structured preview: %+v", ans.Structured)
+	}
+
+	done := w.execute(t, a, id, args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	sig := done.Structured["signature"].(string)
+	got := w.landed(t, sig)
+	if margin := max((got.units+9)/10, 1000); got.units == 0 || got.limit > got.units+margin {
+		t.Errorf("limit %d for %d units used: above units + margin", got.limit, got.units)
+	}
+	if !got.hasPrice || got.price != 800_000 {
+		t.Errorf("price on chain %d, want p75 = 800000", got.price)
+	}
+	wantFee := 5000 + (got.price*got.limit+999_999)/1_000_000
+	if got.fee != wantFee || got.fee != 6160 || done.Structured["fee_lamports"] != fmt.Sprint(got.fee) {
+		t.Errorf("ledger charged %d (want %d = previewed 6160); answer says %v", got.fee, wantFee, done.Structured["fee_lamports"])
+	}
+	// The wallet paid it, the session spend counts it, the record holds it.
+	if got.walletDelta != -(amount+6160) || w.balance(t, w.wallet) != walletBefore-amount-6160 {
+		t.Errorf("wallet changed by %d, want -%d", got.walletDelta, amount+6160)
+	}
+	if s := w.hub.SpendSummary(); s.Spent != amount+6160 || s.Reserved != 0 {
+		t.Errorf("session spend %d reserved %d, want %d", s.Spent, s.Reserved, amount+6160)
+	}
+	execs, err := w.store.Executions(id)
+	if err != nil || len(execs) != 1 || execs[0].Fee != 6160 {
+		t.Errorf("stored executions: %+v %v", execs, err)
+	}
+	audit, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audited bool
+	for _, e := range audit {
+		if e.Kind == "execution" && e.ProposalID == id {
+			audited = strings.Contains(string(e.Body), `"fee":6160`) && strings.Contains(string(e.Body), sig)
+		}
+	}
+	if !audited {
+		t.Errorf("no audit entry records the execution of %s with fee 6160", id)
+	}
+	row, err := w.store.GetProposal(id)
+	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees)") {
+		t.Errorf("stored preview lacks the priority fee: %v\n%s", err, row.Preview)
+	}
+}
+
+// A market above the cap: the priority fee is the cap, the preview says so,
+// and the capped fee counts against the per-transfer cap like any lamport.
+func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	// 500 SOL-ish bids: 500 000 000 micro-lamports × 1450 units is 725 000
+	// lamports, over the default 100 000 cap.
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{500_000_000}}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+
+	// 0.09999 SOL + 5000 fits the default 0.1 SOL per-transfer cap; the
+	// 100 000-lamport priority fee on top does not.
+	near := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 99_990_000})
+	if near.Status() != "denied" || !strings.Contains(fmt.Sprint(near.Structured["rule"]), "max_sol_per_tx") {
+		t.Errorf("amount + fee + capped priority over the per-transfer cap: %+v", near)
+	}
+
+	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
+	ans := a.Call("transfer_sol", args)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	for _, want := range []string{"priority 0.0001 SOL", "CAPPED at the 100000-lamport maximum (the market asked 725000)"} {
+		if !strings.Contains(ans.Text, want) {
+			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
+		}
+	}
+	if ans.Structured["priority_fee_capped"] != true {
+		t.Errorf("structured: %+v", ans.Structured)
+	}
+	done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	got := w.landed(t, done.Structured["signature"].(string))
+	if pf := got.fee - 5000; pf != 100_000 || pf != (got.price*got.limit+999_999)/1_000_000 {
+		t.Errorf("charged priority %d (price %d × limit %d), want the 100000 cap", pf, got.price, got.limit)
+	}
+	if s := w.hub.SpendSummary(); s.Spent != 1_000_000+got.fee {
+		t.Errorf("session spend %d, want %d", s.Spent, 1_000_000+got.fee)
+	}
+}
+
+// Execution is held to the approval: a fresh simulation needing more units
+// than approved, or a priority fee above the approved one, is refused with
+// nothing signed or sent and nothing spent.
+func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	walletBefore := w.balance(t, w.wallet)
+
+	for _, tc := range []struct {
+		name   string
+		arm    func() error
+		reason string
+	}{
+		{"more compute units", func() error { return w.ledger.SetExtraComputeUnits(ctx, 5_000) },
+			"needs more compute units than approved: the fresh simulation at execution needs 5450 compute units, more than the 1450 approved"},
+		{"higher priority fee", func() error {
+			return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}})
+		},
+			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees), above the 1450 approved"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
+			ans := a.Call("transfer_sol", args)
+			if ans.Status() != "pending_approval" {
+				t.Fatalf("propose: %+v", ans)
+			}
+			if err := tc.arm(); err != nil {
+				t.Fatal(err)
+			}
+			done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+			if done.Status() != "failed" || !strings.Contains(done.Text, tc.reason) || !strings.Contains(done.Text, "nothing was signed or sent") {
+				t.Errorf("execute: want failed with %q:\n%s", tc.reason, done.Text)
+			}
+			if err := w.ledger.SetExtraComputeUnits(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	st, err := w.ledger.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SendsReceived != 0 || w.balance(t, w.allowed) != 0 || w.balance(t, w.wallet) != walletBefore {
+		t.Errorf("a refused execution reached the ledger: %+v", st)
+	}
+	if s := w.hub.SpendSummary(); s.Spent != 0 || s.Reserved != 0 {
+		t.Errorf("refused executions left spend %d reserved %d", s.Spent, s.Reserved)
+	}
+}
+
+// An RPC that does not serve getRecentPrioritizationFees: no priority fee,
+// a note in the preview, and the transfer goes through.
+func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Unsupported: true}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 3_000_000}
+	ans := a.Call("transfer_sol", args)
+	if !strings.Contains(ans.Text, "fee 0.000005 + priority 0 SOL (no priority fee: the RPC does not serve getRecentPrioritizationFees)") {
+		t.Errorf("preview lacks the note:\n%s", ans.Text)
+	}
+	done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	got := w.landed(t, done.Structured["signature"].(string))
+	if got.hasPrice || got.fee != 5000 || w.balance(t, w.allowed) != 3_000_000 {
+		t.Errorf("landed %+v, want no price and a 5000-lamport fee", got)
+	}
+}

@@ -1,0 +1,89 @@
+package authority
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"unicode/utf8"
+)
+
+// FingerprintLength is the length of a fingerprint in hex characters (128 bits).
+const FingerprintLength = 32
+
+// Fingerprint binds a confirmation token to one exact call:
+//
+//	hex(sha256(tool + " " + canonical_json(normalized)))[:32]
+//
+// normalized is an Args.Normalized() form. A "confirm" key is ignored: the
+// token must never be part of what it authorises.
+func Fingerprint(tool string, normalized map[string]string) string {
+	h := sha256.New()
+	h.Write([]byte(tool))
+	h.Write([]byte{' '})
+	h.Write(CanonicalJSON(normalized))
+	return hex.EncodeToString(h.Sum(nil))[:FingerprintLength]
+}
+
+// CanonicalJSON encodes a normalised argument map with its keys sorted and no
+// whitespace, e.g. {"lamports":"5","to":"9xQe…"}. Without a "confirm" key.
+//
+// The encoding must be injective (different maps, different bytes), so it does
+// not go through encoding/json, which replaces invalid UTF-8 by U+FFFD and would
+// make "\xff" and "\xfe" collide. Each invalid byte is written instead as the
+// escape of a lone low surrogate \udcXX (Python's "surrogateescape"), which no
+// valid UTF-8 text can produce. Parsed arguments are plain ASCII, so in practice
+// the output is ordinary JSON.
+func CanonicalJSON(normalized map[string]string) []byte {
+	keys := make([]string, 0, len(normalized))
+	for k := range normalized {
+		if k != "confirm" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	buf := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		buf = appendJSONString(buf, normalized[k])
+	}
+	return append(buf, '}')
+}
+
+func appendJSONString(buf []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = append(buf, `\udc`...)
+			buf = append(buf, hexDigits[s[i]>>4], hexDigits[s[i]&0xF])
+		case r == '"' || r == '\\':
+			buf = append(buf, '\\', byte(r))
+		case r < 0x20:
+			buf = append(buf, `\u00`...)
+			buf = append(buf, hexDigits[r>>4], hexDigits[r&0xF])
+		default:
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}
+
+// validFingerprint reports whether s has the form Fingerprint returns.
+func validFingerprint(s string) bool {
+	if len(s) != FingerprintLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}

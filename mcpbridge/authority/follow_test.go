@@ -1,0 +1,167 @@
+package authority_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+func statusCall(t *testing.T, h *authority.Hub, id string, wait int) mcpbridge.CallResult {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"proposal_id": id, "wait_seconds": wait})
+	return h.Call(context.Background(), mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: args})
+}
+
+// After a restart the proposal is gone from memory, but the database knows
+// it executed: the agent must hear "executed", never "propose again".
+func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 1_500_000}
+	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	done := a.Call("transfer_sol", args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	pending := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).Structured["proposal_id"].(string)
+
+	// A second console on the same database (the first one's memory is gone).
+	cfg := w.hub.Policy()
+	built, err := authority.Build(context.Background(), authority.Setup{Client: executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), Key: w.key, Store: w.store},
+		authority.Options{Policy: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := built.Hub
+	defer h2.Close()
+	got := statusCall(t, h2, id, 0)
+	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.Structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {
+		t.Errorf("executed proposal after restart: %+v", got)
+	}
+	if void := statusCall(t, h2, pending, 0); void.Structured["status"] != "expired" || !strings.Contains(void.Text, "nothing was sent") {
+		t.Errorf("pending proposal after restart: %+v", void)
+	}
+	if unknown := statusCall(t, h2, "p_never", 0); unknown.Structured["status"] != "unknown" {
+		t.Errorf("never-made proposal: %+v", unknown)
+	}
+}
+
+// An execution whose outcome is unknown (the RPC went dark after the send)
+// must not wait for a restart: once the RPC answers again the console settles
+// it by itself, and what it says agrees with the ledger.
+func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) {
+		o.ExecutionTimeout = 1500 * time.Millisecond
+		o.FollowInterval = 200 * time.Millisecond
+	})
+	ctx := context.Background()
+	const amount = 2_500_000
+	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})
+	call := func(raw []byte) mcpbridge.CallResult {
+		return w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
+	}
+	id := call(args).Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmed, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": p.Token})
+	answered := make(chan mcpbridge.CallResult, 1)
+	go func() { answered <- call(confirmed) }()
+	// The moment the signature exists the RPC goes dark: the outcome cannot
+	// be learned before the execution deadline.
+	for {
+		if q, _ := w.hub.Proposal(id); q.Signature != "" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := w.ledger.FailNextCalls(ctx, 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	first := <-answered
+	if first.Structured["status"] == "executed" {
+		t.Fatalf("executed reported while the RPC was dark: %+v", first)
+	}
+	time.Sleep(2 * time.Second)
+	if q, _ := w.hub.Proposal(id); q.Status != authority.StatusSubmitted {
+		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
+	}
+	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var final mcpbridge.CallResult
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		final = statusCall(t, w.hub, id, 5)
+		if s := final.Structured["status"]; s == "executed" || s == "failed" {
+			break
+		}
+	}
+	landed := w.balance(t, w.allowed) == amount
+	switch final.Structured["status"] {
+	case "executed":
+		if !landed {
+			t.Fatalf("executed, but the ledger shows no transfer: %+v", final)
+		}
+		// Settled in the background, the row still records what moved.
+		execs, err := w.store.Executions(id)
+		var deltas map[string]int64
+		if err != nil || len(execs) == 0 || json.Unmarshal(execs[len(execs)-1].Deltas, &deltas) != nil ||
+			deltas[w.allowed.String()] != amount || deltas[w.wallet.String()] != -(amount+fee) {
+			t.Errorf("execution rows %+v (%v): want deltas recipient +%d, wallet -%d", execs, err, amount, amount+fee)
+		}
+	case "failed":
+		if landed {
+			t.Fatalf("failed, but the transfer is on the ledger: %+v", final)
+		}
+	default:
+		t.Fatalf("never settled without a restart: %+v", final)
+	}
+	s := w.hub.SpendSummary()
+	if s.Reserved != 0 {
+		t.Errorf("still reserved after settling: %+v", s)
+	}
+	if landed != (s.Spent == amount+fee) {
+		t.Errorf("spend %+v disagrees with the ledger (landed=%v)", s, landed)
+	}
+	t.Logf("outcome %v (landed=%v)", final.Structured["status"], landed)
+}
+
+// A long-running console keeps only recent finished proposals in memory; an
+// older one is still answered, from the database.
+func TestFinishedProposalsArePrunedButStillAnswered(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) { o.KeepFinished = 2 })
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 4; i++ {
+		args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000 + i})
+		res := w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
+		id := res.Structured["proposal_id"].(string)
+		if _, err := w.hub.Deny(id, "operator", "not today"); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if n := len(w.hub.Proposals()); n > 3 {
+		t.Errorf("%d proposals in memory, want at most KeepFinished (2) plus the newest", n)
+	}
+	if _, ok := w.hub.Proposal(ids[0]); ok {
+		t.Errorf("the oldest finished proposal is still in memory")
+	}
+	got := statusCall(t, w.hub, ids[0], 0)
+	if got.Structured["status"] != "denied" || got.Structured["lamports"] != "1000000" {
+		t.Errorf("pruned proposal: %+v", got)
+	}
+}

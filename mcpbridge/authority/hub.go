@@ -1,0 +1,299 @@
+// Package authority is the authority inside `solgate console`: it turns an agent's
+// write call into a proposal, lets only a human's approval mint the token
+// that executes it, and runs the execution through policy, spend reservation
+// and the executor. It serves bridges over a Unix socket (server.go) and the
+// TUI through Subscribe and the operator methods (operator.go).
+package authority
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// Options wire a hub. Executor, Network, Policy and Spend are required.
+type Options struct {
+	Executor *executor.Executor
+	Swapper  *executor.Swapper // nil: swaps are refused with a clear message
+	Network  executor.Network
+	Genesis  string
+	Policy   policy.Config
+	Spend    *policy.Spend
+	Breaker  *policy.Breaker // nil: built from Policy
+	Store    *store.Store    // nil: nothing persisted (tests only)
+	Logger   *slog.Logger
+	Now      func() time.Time
+	Exposure *Exposure // who can reach the key, state and terminal; nil: not checked
+
+	ProposalTTL      time.Duration // undecided proposals expire (default 10 min)
+	TokenTTL         time.Duration // approval tokens for transfers (default 5 min)
+	ExecuteWait      time.Duration // an execute call answers "submitted" after this (default 40 s, under MCP clients' timeouts)
+	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
+	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
+	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
+	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default RequestReadTimeout)
+
+	// Flood control, per connected process (see caller).
+	MaxPendingPerPeer int           // proposals waiting for the human (default DefaultMaxPendingPerPeer)
+	ProposeBurst      int           // proposals in a burst (default DefaultProposeBurst)
+	ProposeEvery      time.Duration // one more proposal per this after a burst (default DefaultProposeEvery)
+}
+
+func (o *Options) defaults() error {
+	if o.Executor == nil || o.Spend == nil || o.Network == "" {
+		return errors.New("hub: Executor, Spend and Network are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Breaker == nil {
+		o.Breaker = policy.NewBreaker(o.Policy, o.Now)
+	}
+	if o.ProposalTTL <= 0 {
+		o.ProposalTTL = 10 * time.Minute
+	}
+	if o.TokenTTL <= 0 {
+		o.TokenTTL = 5 * time.Minute
+	}
+	if o.ExecuteWait <= 0 {
+		o.ExecuteWait = 40 * time.Second
+	}
+	if o.ExecutionTimeout <= 0 {
+		o.ExecutionTimeout = 3 * time.Minute
+	}
+	if o.FollowInterval <= 0 {
+		o.FollowInterval = 2 * time.Second
+	}
+	if o.KeepFinished <= 0 {
+		o.KeepFinished = 1000
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = RequestReadTimeout
+	}
+	if o.MaxPendingPerPeer <= 0 {
+		o.MaxPendingPerPeer = DefaultMaxPendingPerPeer
+	}
+	if o.ProposeBurst <= 0 {
+		o.ProposeBurst = DefaultProposeBurst
+	}
+	if o.ProposeEvery <= 0 {
+		o.ProposeEvery = DefaultProposeEvery
+	}
+	return nil
+}
+
+// Hub holds the proposal queue and everything a write needs.
+type Hub struct {
+	opts   Options
+	tokens *TokenStore
+	events *broker
+	log    *slog.Logger
+	flood  *floodControl
+
+	mu          sync.Mutex
+	proposals   map[string]*Proposal
+	pendingByFP map[string]string // fingerprint → pending proposal id
+	pendingOf   map[string]int    // caller id → its pending proposals (flood control)
+	seq         int64
+	paused      bool
+	clients     map[string]time.Time // client → last seen
+	present     map[string]int       // client → bridges holding PresencePath open
+	recipients  map[string]struct{}  // addresses seen in proposals, for look-alike checks
+	peerUIDs    map[uint32]bool      // bridge users seen, for the warnings
+	warnings    []string             // persistent warnings, see exposure.go
+	consoleUID  uint32
+	executions  sync.WaitGroup
+	closed      bool
+	done        chan struct{} // closed by Close: background followers stop
+
+	// beforeDecisionWrite, when set (tests only), runs just before a
+	// decision is written to the store, without h.mu held.
+	beforeDecisionWrite func(proposalID string)
+}
+
+// New builds a hub. It does not listen; see Serve.
+func New(opts Options) (*Hub, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	h := &Hub{
+		opts:        opts,
+		tokens:      NewTokenStore(opts.Now),
+		events:      newBroker(),
+		flood:       newFloodControl(opts.ProposeBurst, opts.ProposeEvery, opts.Now),
+		log:         opts.Logger,
+		proposals:   map[string]*Proposal{},
+		pendingByFP: map[string]string{},
+		pendingOf:   map[string]int{},
+		clients:     map[string]time.Time{},
+		present:     map[string]int{},
+		recipients:  map[string]struct{}{},
+		peerUIDs:    map[uint32]bool{},
+		consoleUID:  uint32(os.Geteuid()),
+		done:        make(chan struct{}),
+	}
+	h.startupWarnings()
+	return h, nil
+}
+
+// Subscribe delivers hub events; see broker.
+func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Subscribe(buffer) }
+
+// Network is the cluster the hub executes on.
+func (h *Hub) Network() executor.Network { return h.opts.Network }
+
+// Wallet is the signing address.
+func (h *Hub) Wallet() string { return h.opts.Executor.Wallet().String() }
+
+// Policy is the configuration in force.
+func (h *Hub) Policy() policy.Config { return h.opts.Policy }
+
+// Close waits for executions in flight (they settle the spend ledger) and
+// stops event delivery.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	h.mu.Unlock()
+	close(h.done)
+	h.executions.Wait()
+	h.events.close()
+}
+
+// Call handles one forwarded tool call. Every expected failure is a result,
+// never a Go error: the bridge passes it on to the model as it is.
+func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.CallResult {
+	who := callerOf(ctx, req.Client)
+	client := who.name
+	h.mu.Lock()
+	h.clients[client] = h.opts.Now()
+	h.mu.Unlock()
+
+	raw, err := DecodeArgs(req.Arguments)
+	if err != nil {
+		return h.malformedCall(client, req, err)
+	}
+	args, err := ParseArgs(req.Tool, raw)
+	if err != nil {
+		return h.malformedCall(client, req, err)
+	}
+	switch a := args.(type) {
+	case TransferArgs:
+		if a.Confirm == "" {
+			return h.proposeTransfer(ctx, who, a)
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+	case ProposalStatusArgs:
+		return h.proposalStatus(ctx, a)
+	case GetBalanceArgs:
+		return h.getBalance(ctx, a)
+	case GetTokenBalancesArgs:
+		return h.getTokenBalances(ctx, a)
+	case SpendStatusArgs:
+		return h.spendStatus()
+	case GetTransactionArgs:
+		return h.getTransaction(ctx, a)
+	case SwapArgs:
+		if a.Confirm == "" {
+			return h.proposeSwap(ctx, who, a)
+		}
+		if h.opts.Swapper == nil {
+			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+	case TransferTokenArgs:
+		if a.Confirm == "" {
+			return h.proposeToken(ctx, who, a)
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+	case QuoteArgs:
+		return h.getQuote(ctx, a)
+	case TokenInfoArgs:
+		return h.getTokenInfo(ctx, a)
+	}
+	return toolError(fmt.Sprintf("tool %q is not handled by this console", req.Tool))
+}
+
+// Note shows a line in the console log. The demo's scripted agent narrates
+// through it; the text is untrusted and the console sanitises it.
+func (h *Hub) Note(client, msg string) {
+	h.events.publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+}
+
+// Proposals returns snapshots of every proposal, oldest first.
+func (h *Hub) Proposals() []*Proposal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Proposal, 0, len(h.proposals))
+	for _, p := range h.proposals {
+		out = append(out, p.snapshot())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// Proposal returns a snapshot of one proposal.
+func (h *Hub) Proposal(id string) (*Proposal, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.proposals[id]
+	if !ok {
+		return nil, false
+	}
+	return p.snapshot(), true
+}
+
+// Clients lists the MCP clients seen, with when each was last heard from.
+func (h *Hub) Clients() map[string]time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]time.Time, len(h.clients))
+	for k, v := range h.clients {
+		out[k] = v
+	}
+	return out
+}
+
+// changedLocked wakes everyone waiting on p and arms the next wait.
+func (h *Hub) changedLocked(p *Proposal) {
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
+}
+
+func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
+	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
+	if p != nil {
+		ev.Proposal = p.snapshot()
+		ev.Client = p.Client
+	}
+	h.events.publish(ev)
+}
+
+// audit appends to the audit trail; a failure is logged loudly. Callers that
+// must not proceed without a record use the store directly.
+func (h *Hub) audit(kind, proposalID string, body any) {
+	if h.opts.Store == nil {
+		return
+	}
+	if _, err := h.opts.Store.AppendAudit(kind, proposalID, body); err != nil {
+		h.log.Error("audit append failed", "kind", kind, "proposal", proposalID, "err", err)
+	}
+}

@@ -1,0 +1,185 @@
+package authority
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/solgate/solgate/policy/store"
+)
+
+// The operator's actions. Only these mint tokens; nothing reachable from the
+// socket calls them.
+
+// ErrNotPending is returned when a decision targets a proposal that is no
+// longer waiting for one (the first decision wins).
+var ErrNotPending = errors.New("proposal is not pending")
+
+// Approve issues the single-use token for a pending proposal. The decision is
+// recorded before the token exists, so an approval without a trace cannot
+// happen. A second approval of the same proposal is ErrNotPending.
+func (h *Hub) Approve(id, by string) (*Proposal, error) {
+	snap, err := h.decide(id, "approve", StatusApproved, by, "")
+	if err != nil {
+		return nil, err
+	}
+	h.publish(EventProposalDecided, snap, "")
+	h.log.Info("approved", "id", id, "by", by)
+	return snap, nil
+}
+
+// Deny refuses a pending proposal with an optional reason for the agent.
+func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
+	if reason == "" {
+		reason = "denied by the operator"
+	}
+	snap, err := h.decide(id, "deny", StatusDenied, by, reason)
+	if err != nil {
+		return nil, err
+	}
+	h.publish(EventProposalDecided, snap, reason)
+	return snap, nil
+}
+
+// decide claims a pending proposal, records the decision in the store with
+// the hub unlocked, and only then applies it. The write fsyncs; holding h.mu
+// across it would make every call from every bridge, reads included, wait
+// behind each decision's disk write.
+//
+// The claim (p.deciding) is what keeps "first caller wins" without the lock:
+// a second approval, denial or the expiry timer finds the proposal claimed
+// and backs off. Readers meanwhile still see it pending, which it is until
+// the record exists. When an approval cannot be recorded the claim is
+// dropped and the proposal stays pending (no token without a trace); a
+// denial or expiry stands anyway, failing closed. The returned proposal is
+// a snapshot. An approval's token is issued in the same locked section that
+// makes the approval visible, so nobody sees "approved" without its token.
+func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, error) {
+	h.mu.Lock()
+	p, err := h.pendingLocked(id, verb)
+	if err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
+	p.deciding = true
+	d := store.Decision{
+		ProposalID: p.ID, DecidedBy: by, DecidedAt: h.opts.Now(),
+		Outcome: map[Status]string{StatusApproved: store.OutcomeApproved, StatusDenied: store.OutcomeDenied, StatusExpired: store.OutcomeExpired}[st],
+		Reason:  reason,
+	}
+	d.Latency = d.DecidedAt.Sub(p.CreatedAt)
+	h.mu.Unlock()
+
+	err = h.recordDecision(d)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p.deciding = false
+	if err != nil && st == StatusApproved {
+		// Still pending; if its time ran out while the write failed, the
+		// expiry that backed off from the claim is due now.
+		if !h.opts.Now().Before(p.ExpiresAt) {
+			go h.expireUndecided(p.ID)
+		}
+		return nil, fmt.Errorf("%s %s: the approval could not be recorded, so no token was issued: %w", verb, id, err)
+	}
+	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
+	if h.pendingByFP[p.Fingerprint] == p.ID {
+		delete(h.pendingByFP, p.Fingerprint)
+		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
+			delete(h.pendingOf, p.Peer)
+		}
+	}
+	if st == StatusApproved {
+		ttl := p.Kind.TokenTTL(h.opts.TokenTTL) // a swap approval binds a price: it lapses sooner
+		token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
+		if err != nil {
+			// Recorded as approved but unusable: void it rather than leave it hanging.
+			p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()
+			h.changedLocked(p)
+			return nil, fmt.Errorf("approve %s: issue token: %w", id, err)
+		}
+		p.Token, p.TokenExpires = token, expires
+	}
+	h.changedLocked(p)
+	return p.snapshot(), nil
+}
+
+func (h *Hub) pendingLocked(id, verb string) (*Proposal, error) {
+	p, ok := h.proposals[id]
+	if !ok {
+		return nil, fmt.Errorf("%s %s: no such proposal", verb, id)
+	}
+	if p.Status != StatusPending {
+		return nil, fmt.Errorf("%s %s: %w (it is %s)", verb, id, ErrNotPending, p.Status)
+	}
+	if p.deciding {
+		return nil, fmt.Errorf("%s %s: %w (another decision on it is being recorded)", verb, id, ErrNotPending)
+	}
+	return p, nil
+}
+
+// DenyAllPending denies every pending proposal, e.g. when the console closes.
+func (h *Hub) DenyAllPending(by, reason string) int {
+	n := 0
+	for _, p := range h.Proposals() {
+		if p.Status == StatusPending {
+			if _, err := h.Deny(p.ID, by, reason); err == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SetPaused stops (or resumes) all writes: new proposals are denied and
+// confirmed calls are refused while paused.
+func (h *Hub) SetPaused(paused bool) {
+	h.mu.Lock()
+	h.paused = paused
+	h.mu.Unlock()
+	h.audit("paused", "", map[string]bool{"paused": paused})
+	h.publish(EventPaused, nil, map[bool]string{true: "all writes paused", false: "writes resumed"}[paused])
+}
+
+// Paused reports whether writes are paused.
+func (h *Hub) Paused() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.paused
+}
+
+// RevokeAll voids every outstanding token; their proposals become expired.
+func (h *Hub) RevokeAll(by string) int {
+	n := h.tokens.RevokeAll()
+	h.mu.Lock()
+	var revoked []*Proposal
+	for _, p := range h.proposals {
+		if p.Status == StatusApproved {
+			p.Status, p.Token, p.Reason = StatusExpired, "", "the operator revoked the approval"
+			h.changedLocked(p)
+			revoked = append(revoked, p.snapshot())
+		}
+	}
+	h.mu.Unlock()
+	for _, p := range revoked {
+		h.recordExecution(p, store.ExecExpired)
+	}
+	h.audit("tokens_revoked", "", map[string]any{"by": by, "count": n})
+	// Each proposal's own event, so a console showing it as approved (with
+	// its token, under operator delivery) repaints it as expired.
+	for _, p := range revoked {
+		h.publish(EventProposalExpired, p, p.Reason)
+	}
+	h.publish(EventTokensRevoked, nil, fmt.Sprintf("%d outstanding token(s) revoked", n))
+	return n
+}
+
+// ResumeClient lifts the retry breaker's pause on one client.
+func (h *Hub) ResumeClient(client string) {
+	h.opts.Breaker.Resume(client)
+	h.audit("client_resumed", "", map[string]string{"client": client})
+	h.publish(EventPaused, nil, client+" may propose again")
+}
+
+// PausedClients lists clients the retry breaker has paused.
+func (h *Hub) PausedClients() []string { return h.opts.Breaker.PausedClients() }

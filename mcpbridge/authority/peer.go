@@ -1,0 +1,133 @@
+package authority
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A bridge names itself (MCP clientInfo), and the agent chooses that name. What
+// it cannot choose is what the kernel reports about the process at the other
+// end of the socket: its uid and pid (SO_PEERCRED), and that process's start
+// time, which tells a reused pid from its predecessor. Flood control and the
+// retry breaker key on this identity; the name is display text only.
+
+// PeerID is a connected process as the kernel knows it.
+type PeerID struct {
+	UID   uint32
+	PID   int32
+	Start uint64 // start time in clock ticks after boot (/proc/<pid>/stat field 22); 0 if unreadable
+}
+
+// String is the identity as a key and for logs: "uid 1000 pid 4242 start 123456".
+func (p PeerID) String() string {
+	return fmt.Sprintf("uid %d pid %d start %d", p.UID, p.PID, p.Start)
+}
+
+// Identity is the peer's identity. The start time is read when the
+// connection is accepted (peerCredOf), so it names the process that connected.
+func (c PeerCred) Identity() PeerID { return PeerID{UID: c.UID, PID: c.PID, Start: c.Start} }
+
+// procStartTime reads field 22 (starttime) of /proc/<pid>/stat. The second
+// field (comm) is in parentheses and may itself contain spaces and ')', so
+// the fields are counted from the last ')'.
+func procStartTime(pid int32) (uint64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStartTime(raw)
+}
+
+func parseStartTime(stat []byte) (uint64, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc stat without a command name")
+	}
+	fields := bytes.Fields(stat[i+1:])
+	// fields[0] is field 3 (state); field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("/proc stat has %d fields after the command name, want at least 20", len(fields))
+	}
+	return strconv.ParseUint(string(fields[19]), 10, 64)
+}
+
+// PeerIDFromContext is the identity of the process that sent a request
+// through a SocketListener.
+func PeerIDFromContext(ctx context.Context) (PeerID, bool) {
+	cred, ok := PeerCredFromContext(ctx)
+	if !ok {
+		return PeerID{}, false
+	}
+	return cred.Identity(), true
+}
+
+// RequestReadTimeout bounds reading a request's headers and its body. Only
+// the presence long-poll is held open longer, and only after its body was read.
+const RequestReadTimeout = 10 * time.Second
+
+// DefaultMaxConnsPerPeer bounds the connections one process may hold open at
+// once. A bridge needs one for presence and one per call in flight (a
+// proposal_status long-poll holds one up to 45 s); more than this is a flood.
+const DefaultMaxConnsPerPeer = 16
+
+// ReadBodyWithin sets a deadline for reading the request body and returns a
+// function that lifts it once the whole body was read: a handler that then
+// waits (proposal_status, presence) must not have its connection cut, while a
+// client that trickles its body is cut off after d. After a failed read the
+// deadline must stay, since net/http drains the rest of the body.
+func ReadBodyWithin(w http.ResponseWriter, d time.Duration) (done func()) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(d)); err != nil {
+		return func() {}
+	}
+	return func() { _ = rc.SetReadDeadline(time.Time{}) }
+}
+
+// peerLimit counts open connections per peer identity.
+type peerLimit struct {
+	max  int
+	mu   sync.Mutex
+	open map[PeerID]int
+}
+
+func newPeerLimit(max int) *peerLimit {
+	if max <= 0 {
+		max = DefaultMaxConnsPerPeer
+	}
+	return &peerLimit{max: max, open: map[PeerID]int{}}
+}
+
+// acquire takes a slot for id; release gives it back (once).
+func (p *peerLimit) acquire(id PeerID) (release func(), ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open[id] >= p.max {
+		return nil, false
+	}
+	p.open[id]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.open[id]--; p.open[id] <= 0 {
+				delete(p.open, id)
+			}
+		})
+	}, true
+}
+
+// tooManyResponse is written to a connection over the per-peer limit before
+// it is closed, so the bridge can tell the model what happened instead of
+// reporting that no console runs.
+const tooManyResponse = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+
+func tooManyBody(max int) []byte {
+	return fmt.Appendf(nil, `{"isError":true,"text":"too many connections from this process at once (the console allows %d): wait for your earlier calls to finish, then retry"}`, max)
+}

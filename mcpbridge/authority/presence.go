@@ -1,0 +1,81 @@
+package authority
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+// handlePresence holds a bridge's presence request open until the bridge
+// goes away (its connection closes, which net/http reports by cancelling
+// the request context) or the console closes.
+func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
+	h.seePeer(r.Context())
+	var ci mcpbridge.ClientInfo
+	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ci); err != nil {
+		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: "malformed presence request: " + err.Error()})
+		return
+	}
+	// Read to the end: only then does net/http watch the connection and
+	// cancel the request context when the bridge goes away.
+	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10)); err != nil {
+		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: "presence request body not finished in time: " + err.Error()})
+		return
+	}
+	bodyRead() // from here on the request is held open on purpose
+	client := callerOf(r.Context(), ci).name
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	h.present[client]++
+	first := h.present[client] == 1
+	h.clients[client] = h.opts.Now()
+	h.mu.Unlock()
+	if first {
+		h.events.publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
+	}
+	defer h.leave(client)
+
+	select {
+	case <-r.Context().Done():
+	case <-h.done:
+	}
+}
+
+// leave drops one bridge of client; the last one out is announced, and the
+// client is forgotten so the list of agents never grows without bound.
+func (h *Hub) leave(client string) {
+	h.mu.Lock()
+	h.present[client]--
+	last := h.present[client] <= 0
+	if last {
+		delete(h.present, client)
+		delete(h.clients, client)
+	}
+	closed := h.closed
+	h.mu.Unlock()
+	if last && !closed {
+		h.events.publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
+	}
+}
+
+// Connected lists the agents with a running bridge, sorted.
+func (h *Hub) Connected() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.present))
+	for c := range h.present {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}

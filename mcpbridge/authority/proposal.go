@@ -1,0 +1,96 @@
+package authority
+
+import (
+	"crypto/rand"
+	"time"
+
+	"github.com/mr-tron/base58"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// Status is where a proposal is in its life.
+type Status string
+
+const (
+	StatusPending   Status = "pending"   // waiting for the human
+	StatusApproved  Status = "approved"  // token issued, waiting for the agent's confirmed call
+	StatusDenied    Status = "denied"    // by the human (or the console closing)
+	StatusExpired   Status = "expired"   // undecided too long, or the token lapsed unused
+	StatusExecuting Status = "executing" // confirmed call in progress
+	StatusSubmitted Status = "submitted" // sent; outcome not yet known (unknown until reconciled)
+	StatusExecuted  Status = "executed"  // confirmed and verified on chain
+	StatusFailed    Status = "failed"    // landed with an error, expired, rejected or refused at execution
+	// StatusLosses: landed, but the wallet re-read afterwards lost more than
+	// was approved. Never reported as plain "executed".
+	StatusLosses Status = "executed_with_unexpected_losses"
+)
+
+// Final reports whether nothing more can happen to a proposal.
+func (s Status) Final() bool {
+	switch s {
+	case StatusDenied, StatusExpired, StatusExecuted, StatusFailed, StatusLosses:
+		return true
+	}
+	return false
+}
+
+// Proposal is one write the agent asked for. Hub methods hand out copies;
+// the hub's own copy is guarded by the hub's mutex.
+type Proposal struct {
+	ID          string
+	Seq         int64
+	Tool        string
+	Client      string // the name the agent gave (sanitised display text, never a key)
+	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
+	Fingerprint string
+	// Kind is what the proposal spends and how: a *TransferProposal, a
+	// *SwapProposal or a *TokenTransferProposal.
+	Kind Kind
+	// Preview is computed from the transaction bytes and its simulation.
+	Preview executor.Preview
+	// Spend is the simulated outflow the caps are measured against.
+	Spend uint64
+	Flags []Flag
+
+	CreatedAt time.Time
+	ExpiresAt time.Time // undecided proposals expire at this time
+
+	Status    Status
+	DecidedAt time.Time
+	DecidedBy string
+	Reason    string // denial, expiry or failure reason
+
+	// Token is set once approved. It is handed to the agent only with
+	// token delivery "agent"; with "operator" only the console shows it.
+	Token        string
+	TokenExpires time.Time
+
+	Signature string
+	Result    *executor.Result
+
+	changed  chan struct{} // closed and replaced on every change, for waiters
+	deciding bool          // a decision is being recorded (see Hub.decide); still pending
+}
+
+func (p *Proposal) snapshot() *Proposal {
+	c := *p
+	c.Flags = append([]Flag(nil), p.Flags...)
+	if p.Kind != nil {
+		c.Kind = p.Kind.clone()
+	}
+	c.changed = nil
+	return &c
+}
+
+// newProposalID returns "p_" and 10 base58 characters from crypto/rand: short
+// enough to read aloud, unguessable enough that ids carry no authority anyway.
+func newProposalID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	id := base58.Encode(b)
+	if len(id) > 10 {
+		id = id[:10]
+	}
+	return "p_" + id
+}

@@ -1,0 +1,240 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// signatureFee is the network's fee per signature, used only for the cheap
+// policy pre-check before anything is simulated; the real gate uses the fee
+// measured by the simulation.
+const signatureFee = 5000
+
+// proposeTransfer is the first call of transfer_sol: policy first (a denial
+// never bothers the human), then the real transaction is built and
+// simulated, and the preview comes from its bytes.
+func (h *Hub) proposeTransfer(ctx context.Context, who caller, a TransferArgs) mcpbridge.CallResult {
+	client := who.name
+	fp := a.Fingerprint()
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(who, fp, d, a) }
+	if res, done := h.admit(who, fp, deny); done {
+		return res
+	}
+	if a.To.Equals(h.opts.Executor.Wallet()) {
+		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
+	}
+	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
+	if err != nil {
+		return deny(policy.AmountTooLarge("lamports", a.Lamports))
+	}
+	k := &TransferProposal{A: a, Spend: estimate}
+	pre := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
+	if !pre.Allowed {
+		return deny(pre)
+	}
+
+	prepared, err := h.opts.Executor.PreviewTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
+	if errors.Is(err, executor.ErrAmountTooLarge) {
+		return deny(policy.AmountTooLarge("lamports", a.Lamports))
+	}
+	if err != nil {
+		var simErr *executor.SimulationError
+		if errors.As(err, &simErr) {
+			return h.autoDeny(who, fp, policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error(), Retryable: false}, a)
+		}
+		return toolError("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
+	}
+	spend := prepared.Preview.SpendLamports
+	k.Spend, k.Budget = spend, prepared.Preview.Budget
+	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
+		return h.autoDeny(who, fp, d, a)
+	}
+
+	now := h.opts.Now()
+	p := &Proposal{
+		ID:          newProposalID(),
+		Tool:        mcpbridge.ToolTransferSOL,
+		Client:      client,
+		Peer:        who.id,
+		Fingerprint: fp,
+		Kind:        k,
+		Preview:     prepared.Preview,
+		Spend:       spend,
+		CreatedAt:   now,
+		ExpiresAt:   now.Add(h.opts.ProposalTTL),
+		Status:      StatusPending,
+		changed:     make(chan struct{}),
+	}
+	h.mu.Lock()
+	p.Flags = h.flagsLocked(a.To.String(), spend)
+	h.recipients[a.To.String()] = struct{}{}
+	h.mu.Unlock()
+	return h.enqueue(p, client, a.Normalized())
+}
+
+// admit runs the checks every write proposal starts with. The same
+// arguments while pending return the same proposal, so an agent cannot flood
+// the queue by repeating itself; a pause or the retry breaker answers with a
+// denial. done reports that res is the answer.
+func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[fp]; ok {
+		p := h.proposals[id].snapshot()
+		h.mu.Unlock()
+		return pendingResult(p, h.SpendSummary(), h.opts.Network, true), true
+	}
+	paused := h.paused
+	full := h.pendingOfLocked(who.id) >= h.opts.MaxPendingPerPeer
+	h.mu.Unlock()
+	if paused {
+		return deny(policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}), true
+	}
+	if full {
+		return h.floodDenied(who, fp, h.pendingLimitDecision()), true
+	}
+	if d, ok := h.opts.Breaker.Check(who.id); !ok {
+		return deny(d), true
+	}
+	if d, ok := h.flood.admit(who.id); !ok {
+		// Back-pressure, not a policy wall: the answer says retry later,
+		// and it does not feed the retry breaker.
+		return h.floodDenied(who, fp, d), true
+	}
+	return mcpbridge.CallResult{}, false
+}
+
+// enqueue records and queues a new proposal; shared by every write tool.
+func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
+	if h.opts.Store != nil {
+		args, _ := json.Marshal(normalized)
+		if err := h.opts.Store.InsertProposal(store.Proposal{
+			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
+			Preview: previewText(p, h.opts.Network), CreatedAt: p.CreatedAt, Status: string(StatusPending),
+		}); err != nil {
+			// Fail closed: an unrecorded proposal could be approved without a trace.
+			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+		}
+	}
+	h.mu.Lock()
+	if id, ok := h.pendingByFP[p.Fingerprint]; ok {
+		// An identical call won the race while this one was being prepared.
+		existing := h.proposals[id].snapshot()
+		h.mu.Unlock()
+		if h.opts.Store != nil {
+			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
+		}
+		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
+	}
+	if h.pendingOfLocked(p.Peer) >= h.opts.MaxPendingPerPeer {
+		// Concurrent proposals all passed admit; only this count, taken
+		// under the lock with the insert, is exact.
+		h.mu.Unlock()
+		if h.opts.Store != nil {
+			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
+		}
+		return h.floodDenied(caller{name: client, id: p.Peer}, p.Fingerprint, h.pendingLimitDecision())
+	}
+	h.seq++
+	p.Seq = h.seq
+	h.proposals[p.ID] = p
+	h.pendingByFP[p.Fingerprint] = p.ID
+	h.pendingOf[p.Peer]++
+	h.pruneLocked()
+	snap := p.snapshot()
+	h.mu.Unlock()
+
+	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
+	h.publish(EventProposalAdded, snap, "")
+	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
+	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+}
+
+// pruneLocked forgets the oldest finished proposals beyond KeepFinished, so
+// a console that runs for weeks does not grow without bound. Their record
+// stays in the database, and proposal_status answers from there.
+func (h *Hub) pruneLocked() {
+	if h.opts.Store == nil {
+		return // nothing else could answer for them
+	}
+	var finished []*Proposal
+	for _, p := range h.proposals {
+		if p.Status.Final() {
+			finished = append(finished, p)
+		}
+	}
+	if len(finished) <= h.opts.KeepFinished {
+		return
+	}
+	sort.Slice(finished, func(i, j int) bool { return finished[i].Seq < finished[j].Seq })
+	for _, p := range finished[:len(finished)-h.opts.KeepFinished] {
+		delete(h.proposals, p.ID)
+	}
+}
+
+// autoDeny answers a policy objection as an ordinary tool result, feeds the
+// retry breaker, and shows the denial in the console log.
+func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a TransferArgs) mcpbridge.CallResult {
+	h.mu.Lock()
+	warnings := h.lookAlikeLocked(a.To.String())
+	h.mu.Unlock()
+	return h.recordAutoDeny(who, fp, d, warnings, map[string]any{
+		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
+	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
+}
+
+// recordAutoDeny feeds the retry breaker, audits the denial, and shows it in
+// the console log; what describes the attempt for the log line. warnings
+// (e.g. a look-alike recipient) travel separately to the console, so it can
+// show each whole, and are appended to the reason the model reads.
+func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
+	d = h.opts.Breaker.Observe(who.id, fp, d)
+	client := who.name
+	body["peer"] = who.id
+	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
+	if len(warnings) > 0 {
+		body["warnings"] = warnings
+	}
+	h.audit("auto_denied", "", body)
+	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
+		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
+	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
+	for _, w := range warnings {
+		d.Reason += " Warning: " + w + "."
+	}
+	return denialResult(d)
+}
+
+// expireUndecided fails a proposal closed when nobody decided in time. A
+// proposal whose decision is being recorded is left to that decision.
+func (h *Hub) expireUndecided(id string) {
+	snap, err := h.decide(id, "expire", StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	if err != nil {
+		return // decided already, or being decided
+	}
+	h.publish(EventProposalExpired, snap, snap.Reason)
+}
+
+// recordDecision writes a decision to the store (fsynced). It is called
+// without h.mu; see decide.
+func (h *Hub) recordDecision(d store.Decision) error {
+	if h.beforeDecisionWrite != nil {
+		h.beforeDecisionWrite(d.ProposalID)
+	}
+	if h.opts.Store == nil {
+		return nil
+	}
+	err := h.opts.Store.RecordDecision(d)
+	if err != nil {
+		h.log.Error("record decision failed", "proposal", d.ProposalID, "err", err)
+	}
+	return err
+}

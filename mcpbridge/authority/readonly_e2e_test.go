@@ -1,0 +1,83 @@
+package authority_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// readOnlyProbes are, for every tool, arguments with which a write handler
+// would create a proposal (an allowlisted recipient, a small swap from SOL).
+// A tool missing here fails the test: a new tool must say how to probe it.
+func readOnlyProbes(w *world) map[string]map[string]any {
+	usdc := w.ledger.DemoMints().USDC.Mint
+	return map[string]map[string]any{
+		mcpbridge.ToolGetBalance:       {},
+		mcpbridge.ToolGetTokenBalances: {},
+		mcpbridge.ToolGetQuote:         swapArgs(w, usdc, 10_000_000),
+		mcpbridge.ToolGetTokenInfo:     {"mint": usdc},
+		mcpbridge.ToolGetSpendStatus:   {},
+		mcpbridge.ToolGetTransaction:   {"signature": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"},
+		mcpbridge.ToolProposalStatus:   {"proposal_id": "p_none"},
+		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
+		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
+		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
+	}
+}
+
+// The readOnlyHint a tool declares must match what its handler can do,
+// judged from outside: a call that leaves a proposal row in the store or
+// sends a transaction to the ledger is a write, whatever the declaration.
+// A hint derived from a name list and checked against the same list could
+// never fail; this one fails when a write tool is declared read-only (and
+// when a declared write tool's handler cannot write).
+func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) { o.Policy.AllowUncappedTokenTransfers = true })
+	ctx := context.Background()
+	if _, err := w.ledger.MintTo(ctx, w.ledger.DemoMints().USDC.Mint, w.wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	probes := readOnlyProbes(w)
+	proposals := func() int {
+		var n int
+		if err := w.store.DB().QueryRow(`SELECT COUNT(*) FROM proposals`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	sends := func() uint64 {
+		s, err := w.ledger.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	for _, tool := range mcpbridge.ToolDefinitions() {
+		t.Run(tool.Name, func(t *testing.T) {
+			args, ok := probes[tool.Name]
+			if !ok {
+				t.Fatalf("no probe for %s: add arguments with which it would write, if it can", tool.Name)
+			}
+			if tool.Annotations.ReadOnlyHint == nil {
+				t.Fatalf("%s does not state readOnlyHint", tool.Name)
+			}
+			declaredReadOnly := *tool.Annotations.ReadOnlyHint
+			raw, _ := json.Marshal(args)
+			p0, s0 := proposals(), sends()
+			res := w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "probe"}, Tool: tool.Name, Arguments: raw})
+			if res.IsError {
+				t.Fatalf("probe of %s was refused, so it proves nothing: %s", tool.Name, res.Text)
+			}
+			wrote := proposals() > p0 || sends() > s0
+			if declaredReadOnly && wrote {
+				t.Fatalf("%s declares readOnlyHint true, but a call created a proposal or sent a transaction", tool.Name)
+			}
+			if !declaredReadOnly && !wrote {
+				t.Fatalf("%s declares readOnlyHint false, but the probe neither proposed nor sent: %s", tool.Name, res.Text)
+			}
+		})
+	}
+}

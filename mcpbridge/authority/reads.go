@@ -1,0 +1,218 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+func (h *Hub) chain() *rpc.Client { return h.opts.Executor.Client().RPC() }
+
+func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) mcpbridge.CallResult {
+	addr := h.opts.Executor.Wallet()
+	if a.Address != nil {
+		addr = *a.Address
+	}
+	out, err := h.chain().GetBalance(ctx, addr, rpc.CommitmentConfirmed)
+	if err != nil {
+		return toolError(fmt.Sprintf("get_balance %s: the node did not answer: %v", addr, err))
+	}
+	return mcpbridge.CallResult{
+		Text: fmt.Sprintf("%s holds %d lamports (%s SOL) on %s.", addr, out.Value, executor.FormatSOL(out.Value), h.opts.Network.Label()),
+		Structured: map[string]any{
+			"address": addr.String(), "lamports": fmt.Sprint(out.Value), "sol": executor.FormatSOL(out.Value),
+			"slot": out.Context.Slot, "network": string(h.opts.Network),
+		},
+	}
+}
+
+func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) mcpbridge.CallResult {
+	owner := h.opts.Executor.Wallet()
+	if a.Owner != nil {
+		owner = *a.Owner
+	}
+	var balances []map[string]any
+	text := fmt.Sprintf("Token accounts of %s:", owner)
+	for _, program := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {
+		out, err := h.chain().GetTokenAccountsByOwner(ctx, owner, &rpc.GetTokenAccountsConfig{ProgramId: &program},
+			&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingJSONParsed, Commitment: rpc.CommitmentConfirmed})
+		if err != nil {
+			return toolError(fmt.Sprintf("get_token_balances %s: the node did not answer: %v", owner, err))
+		}
+		for _, acct := range out.Value {
+			info, ok := parsedTokenAccount(acct)
+			if !ok {
+				continue
+			}
+			info["account"] = acct.Pubkey.String()
+			info["program"] = executor.ProgramName(program)
+			balances = append(balances, info)
+			text += fmt.Sprintf("\n- mint %s: %s base units (decimals %v)", info["mint"], info["amount"], info["decimals"])
+		}
+	}
+	if len(balances) == 0 {
+		text += " none."
+	}
+	return mcpbridge.CallResult{Text: text, Structured: map[string]any{"owner": owner.String(), "balances": balances}}
+}
+
+// parsedTokenAccount reads the jsonParsed shape real nodes return.
+func parsedTokenAccount(acct *rpc.TokenAccount) (map[string]any, bool) {
+	if acct == nil || acct.Account.Data == nil {
+		return nil, false
+	}
+	var parsed struct {
+		Parsed struct {
+			Info struct {
+				Mint        string `json:"mint"`
+				TokenAmount struct {
+					Amount   string `json:"amount"`
+					Decimals uint8  `json:"decimals"`
+				} `json:"tokenAmount"`
+			} `json:"info"`
+		} `json:"parsed"`
+	}
+	raw := acct.Account.Data.GetRawJSON()
+	if len(raw) == 0 || json.Unmarshal(raw, &parsed) != nil || parsed.Parsed.Info.Mint == "" {
+		return nil, false
+	}
+	return map[string]any{
+		"mint": parsed.Parsed.Info.Mint, "amount": parsed.Parsed.Info.TokenAmount.Amount,
+		"decimals": parsed.Parsed.Info.TokenAmount.Decimals,
+	}, true
+}
+
+// SpendSummary is the caps and the live spend, as shown to the agent and the operator.
+type SpendSummary struct {
+	Network                             executor.Network
+	PerTx, PerSession, PerDay           uint64
+	Spent, Reserved, Remaining          uint64
+	DaySpent, DayReserved, DayRemaining uint64
+	Paused                              bool
+	// Tokens are the per-mint figures (base units) of every mint that has
+	// a cap or was spent, sorted by mint.
+	Tokens []TokenSpend
+}
+
+// TokenSpend is one mint's caps (as the operator wrote them; "" unset) and
+// its spend in base units.
+type TokenSpend struct {
+	Mint                      string
+	PerTx, PerSession, PerDay string
+	Spent, Reserved           uint64
+	DaySpent, DayReserved     uint64
+}
+
+// SpendSummary reports the caps and the live spend.
+func (h *Hub) SpendSummary() SpendSummary {
+	cfg := h.opts.Policy
+	s := h.opts.Spend.State()
+	v := SpendSummary{
+		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
+		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
+	}
+	if used := sumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
+		v.Remaining = cfg.MaxLamportsPerSession - used
+	}
+	if used := sumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
+		v.DayRemaining = cfg.MaxLamportsPerDay - used
+	}
+	mints := cfg.CappedMints()
+	for m := range s.Tokens {
+		if !slices.Contains(mints, m) {
+			mints = append(mints, m)
+		}
+	}
+	slices.Sort(mints)
+	for _, m := range mints {
+		t := s.Tokens[m]
+		ts := TokenSpend{Mint: m, Spent: t.SessionSpent, Reserved: t.SessionReserved, DaySpent: t.DaySpent, DayReserved: t.DayReserved}
+		ts.PerTx, ts.PerSession, ts.PerDay = cfg.TokenCapsFor(m)
+		v.Tokens = append(v.Tokens, ts)
+	}
+	return v
+}
+
+func (h *Hub) spendStatus() mcpbridge.CallResult {
+	v := h.SpendSummary()
+	structured := map[string]any{
+		"network":              string(v.Network),
+		"max_lamports_per_tx":  fmt.Sprint(v.PerTx),
+		"max_lamports_session": fmt.Sprint(v.PerSession),
+		"spent_lamports":       fmt.Sprint(v.Spent),
+		"reserved_lamports":    fmt.Sprint(v.Reserved),
+		"remaining_lamports":   fmt.Sprint(v.Remaining),
+		"paused":               v.Paused,
+	}
+	if v.PerDay > 0 {
+		structured["max_lamports_per_day"] = fmt.Sprint(v.PerDay)
+		structured["day_remaining_lamports"] = fmt.Sprint(v.DayRemaining)
+	}
+	tokens := make([]map[string]any, 0, len(v.Tokens))
+	for _, t := range v.Tokens {
+		tokens = append(tokens, map[string]any{
+			"mint": t.Mint, "max_per_tx": t.PerTx, "max_per_session": t.PerSession, "max_per_day": t.PerDay,
+			"spent": fmt.Sprint(t.Spent), "reserved": fmt.Sprint(t.Reserved),
+			"day_spent": fmt.Sprint(t.DaySpent), "day_reserved": fmt.Sprint(t.DayReserved),
+		})
+	}
+	structured["tokens"] = tokens
+	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
+	// Who can reach the key and the console, so an honest agent can tell
+	// its user when the setup does not keep it out.
+	text := capsText(v)
+	warnings := h.Warnings()
+	if e := h.opts.Exposure; e != nil {
+		structured["safety"] = e.structured(warnings)
+		text += "\nSafety of this setup:\n  " + strings.Join(e.Report(), "\n  ")
+	} else {
+		structured["safety"] = map[string]any{"warnings": append([]string{}, warnings...)}
+	}
+	for _, w := range warnings {
+		text += "\nWARNING: " + w
+	}
+	return mcpbridge.CallResult{Text: text, Structured: structured}
+}
+
+func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridge.CallResult {
+	v0 := uint64(0)
+	tx, err := h.chain().GetTransaction(ctx, a.Signature, &rpc.GetTransactionOpts{
+		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
+	})
+	if err == rpc.ErrNotFound || (err == nil && (tx == nil || tx.Meta == nil)) {
+		return mcpbridge.CallResult{Text: fmt.Sprintf("Transaction %s is not on chain (not found at confirmed commitment).", a.Signature),
+			Structured: map[string]any{"signature": a.Signature.String(), "found": false}}
+	}
+	if err != nil {
+		return toolError(fmt.Sprintf("get_transaction %s: the node did not answer: %v", a.Signature, err))
+	}
+	decoded, err := tx.Transaction.GetTransaction()
+	if err != nil {
+		return toolError(fmt.Sprintf("get_transaction %s: could not decode the transaction: %v", a.Signature, err))
+	}
+	var changes []map[string]any
+	text := fmt.Sprintf("Transaction %s: slot %d, fee %d lamports, err=%s.", a.Signature, tx.Slot, tx.Meta.Fee, errText(tx.Meta.Err))
+	for i, k := range decoded.Message.AccountKeys {
+		if i >= len(tx.Meta.PreBalances) || i >= len(tx.Meta.PostBalances) {
+			break
+		}
+		d := int64(tx.Meta.PostBalances[i]) - int64(tx.Meta.PreBalances[i])
+		if d == 0 {
+			continue
+		}
+		changes = append(changes, map[string]any{"account": k.String(), "delta_lamports": fmt.Sprint(d)})
+		text += fmt.Sprintf("\n- %s %+d lamports", k, d)
+	}
+	return mcpbridge.CallResult{Text: text, Structured: map[string]any{
+		"signature": a.Signature.String(), "found": true, "slot": tx.Slot, "fee": tx.Meta.Fee,
+		"err": tx.Meta.Err, "balance_changes": changes,
+	}}
+}

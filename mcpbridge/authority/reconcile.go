@@ -1,0 +1,145 @@
+package authority
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// legacyLifetime is used only for reservations recorded before the last
+// valid block height was stored (schema 1): a signature unknown to the chain
+// this long after its last update is taken as expired. 150 blocks are about
+// 60–90 s on public clusters; three minutes leaves margin.
+const legacyLifetime = 3 * time.Minute
+
+// Reconcile settles what a previous console left in flight (sent but never
+// confirmed) against the chain, before this console accepts new writes: a
+// landed signature settles at the chain's numbers, one that can no longer
+// land is released, and one still inside its lifetime is waited for.
+// progress (may be nil) hears one line per decision.
+func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, st *store.Store, now func() time.Time, progress func(string)) error {
+	if now == nil {
+		now = time.Now
+	}
+	say := func(format string, args ...any) {
+		if progress != nil {
+			progress(fmt.Sprintf(format, args...))
+		}
+	}
+	open, err := st.OpenReservations()
+	if err != nil {
+		return fmt.Errorf("reconcile: list open reservations: %w", err)
+	}
+	for _, r := range open {
+		// The signature is stored before any send, so a reservation without
+		// one was never sent: its budget can be returned.
+		if r.Signature == "" {
+			if err := spend.Release(r.ID); err != nil {
+				return fmt.Errorf("reconcile %s: release unsent: %w", r.ID, err)
+			}
+			say("%s: reserved but never sent; reservation released", r.ID)
+		}
+	}
+	inflight, err := st.InFlight()
+	if err != nil {
+		return fmt.Errorf("reconcile: list in-flight reservations: %w", err)
+	}
+	for _, r := range inflight {
+		sig, err := solana.SignatureFromBase58(r.Signature)
+		if err != nil {
+			return fmt.Errorf("reconcile %s: stored signature %q is not valid: %w", r.ID, r.Signature, err)
+		}
+		for {
+			v, landing, err := fate(ctx, ex, sig, r.LastValidBlockHeight)
+			if err != nil {
+				return fmt.Errorf("reconcile %s: %w", r.ID, err)
+			}
+			if v == fateOpen && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
+				v = fateNeverLanded
+			}
+			if v == fateLanded {
+				if err := spend.Settle(r.ID, landing.Outflow); err != nil {
+					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
+				}
+				outcome := store.ExecExecuted
+				if landing.ChainErr != nil {
+					outcome = store.ExecFailed
+				}
+				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: deltasJSON(landing.Changes), At: now()}); err != nil {
+					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
+				}
+				say("%s: signature %s landed in slot %d; %d lamports settled", r.ID, short(r.Signature), landing.Slot, landing.Outflow)
+				break
+			}
+			if v == fateNeverLanded {
+				if err := spend.Release(r.ID); err != nil {
+					return fmt.Errorf("reconcile %s: release: %w", r.ID, err)
+				}
+				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Outcome: store.ExecExpired, At: now()}); err != nil {
+					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
+				}
+				say("%s: signature %s can no longer land and is not on chain; reservation released", r.ID, short(r.Signature))
+				break
+			}
+			say("%s: signature %s not on chain yet; waiting until it lands or can no longer land", r.ID, short(r.Signature))
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("reconcile %s: %w", r.ID, ctx.Err())
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func short(s string) string {
+	if len(s) <= 12 {
+		return s
+	}
+	return s[:6] + "…" + s[len(s)-4:]
+}
+
+// verdict is what the chain says about a signature whose outcome was open.
+type verdict int
+
+const (
+	fateOpen        verdict = iota // not on chain yet, and it still could land
+	fateLanded                     // on chain (landing says how it went)
+	fateNeverLanded                // not on chain and past its last valid block height
+)
+
+// fate asks the chain once. A signature can be declared never-landed only
+// with a known last valid block height that the chain has passed, checked
+// with a history search after reading the height.
+func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, lastValid uint64) (verdict, executor.Landing, error) {
+	landing, err := ex.Lookup(ctx, sig)
+	if err != nil {
+		return fateOpen, landing, err
+	}
+	if landing.Found {
+		return fateLanded, landing, nil
+	}
+	if lastValid == 0 {
+		return fateOpen, landing, nil
+	}
+	height, err := ex.BlockHeight(ctx)
+	if err != nil || height <= lastValid {
+		return fateOpen, landing, err
+	}
+	// Past the last valid height: one more look, in case it landed in
+	// between the two reads.
+	landing, err = ex.Lookup(ctx, sig)
+	switch {
+	case err != nil:
+		return fateOpen, landing, err
+	case landing.Found:
+		return fateLanded, landing, nil
+	}
+	return fateNeverLanded, landing, nil
+}

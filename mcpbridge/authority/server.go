@@ -1,0 +1,93 @@
+package authority
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+// maxRequestBytes bounds a forwarded call; real tool arguments are tiny.
+const maxRequestBytes = 64 << 10
+
+// Handler is the socket API: POST /v1/call, POST /v1/presence and GET
+// /v1/health. Requests are
+// only ever reached through a SocketListener, which already refused peers of
+// another uid.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+mcpbridge.CallPath, h.handleCall)
+	mux.HandleFunc("POST "+mcpbridge.PresencePath, h.handlePresence)
+	mux.HandleFunc("GET "+mcpbridge.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
+	})
+	return mux
+}
+
+// Version is reported by /v1/health; cmd sets it at build time.
+var Version = "dev"
+
+// DecodeCallRequest parses a forwarded call strictly: one JSON object with
+// known fields only and no trailing data. It is exported for the fuzz target.
+func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
+	var req mcpbridge.CallRequest
+	body, err := io.ReadAll(io.LimitReader(r, maxRequestBytes+1))
+	if err != nil {
+		return req, fmt.Errorf("read request: %w", err)
+	}
+	if len(body) > maxRequestBytes {
+		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, fmt.Errorf("malformed call request: %v", err)
+	}
+	if dec.More() {
+		return req, errors.New("malformed call request: trailing data")
+	}
+	if req.Tool == "" {
+		return req, errors.New("malformed call request: tool is empty")
+	}
+	return req, nil
+}
+
+func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
+	h.seePeer(r.Context())
+	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	req, err := DecodeCallRequest(r.Body)
+	if err != nil {
+		// The deadline stays: net/http drains what is left of the body
+		// before it gives up the connection, and a trickle must not hold it.
+		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: err.Error()})
+		return
+	}
+	bodyRead()
+	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Serve answers bridges on l until it is closed.
+func (h *Hub) Serve(l net.Listener) error {
+	srv := NewSocketHTTPServer(h.Handler())
+	srv.ReadHeaderTimeout = h.opts.ReadTimeout
+	// net/http's own complaints go to the console's log, never to the
+	// terminal the TUI draws on.
+	srv.ErrorLog = slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+	err := srv.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}

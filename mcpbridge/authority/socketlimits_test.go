@@ -1,0 +1,153 @@
+package authority_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// slowConn opens a connection to the console and sends the start of a call:
+// complete headers and half a body when body is true, half a header
+// otherwise. It then sends nothing more, like a client holding the request.
+func slowConn(t *testing.T, socket string, body bool) net.Conn {
+	t.Helper()
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if body {
+		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"client\":{\"name\":\"slow\"},")
+	} else {
+		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: sol")
+	}
+	return c
+}
+
+// closedAt reads c until the console closes it and reports when, or the
+// zero time if it is still open at deadline.
+func closedAt(c net.Conn, deadline time.Time) time.Time {
+	c.SetReadDeadline(deadline)
+	_, err := io.Copy(io.Discard, c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// 100 connections that hold a partial request (50 with half a body, 50
+// with half a header) are cut when the read timeout passes, and a real
+// bridge's calls are answered all the while.
+func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
+	const timeout = 2 * time.Second
+	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerPeer: 200})
+	a := startAgent(t, w.socket)
+	start := time.Now()
+	conns := make([]net.Conn, 100)
+	for i := range conns {
+		conns[i] = slowConn(t, w.socket, i%2 == 0)
+	}
+
+	// Normal calls while the slow ones are held.
+	for i := 0; i < 3; i++ {
+		if ans := a.Call("get_spend_status", nil); ans.IsError || ans.Str("network") == "" {
+			t.Fatalf("a normal call failed while slow connections were open: %+v", ans)
+		}
+	}
+	ans := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("a proposal failed while slow connections were open: %+v", ans)
+	}
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var open, late int
+	var slowest time.Duration
+	limit := start.Add(timeout + 3*time.Second)
+	for _, c := range conns {
+		wg.Add(1)
+		go func(c net.Conn) {
+			defer wg.Done()
+			at := closedAt(c, limit)
+			mu.Lock()
+			defer mu.Unlock()
+			if at.IsZero() {
+				open++
+				return
+			}
+			if d := at.Sub(start); d > slowest {
+				slowest = d
+			}
+			if at.Sub(start) < timeout-200*time.Millisecond {
+				late-- // cut before the timeout: not what this test is about
+			}
+		}(c)
+	}
+	wg.Wait()
+	if open > 0 {
+		t.Fatalf("%d of 100 slow connections still open %s after they started (read timeout %s)", open, limit.Sub(start), timeout)
+	}
+	if late < 0 {
+		t.Errorf("%d slow connections were cut before the read timeout", -late)
+	}
+	t.Logf("100 slow connections cut; the last after %s (read timeout %s)", slowest.Round(time.Millisecond), timeout)
+	if ans := a.Call("get_spend_status", nil); ans.IsError {
+		t.Fatalf("after the slow connections: %+v", ans)
+	}
+	// The presence long-poll is exempt: the bridge, connected for longer
+	// than the read timeout, is still listed.
+	if got := w.hub.Connected(); len(got) != 1 || got[0] != "e2e-agent 1.0" {
+		t.Fatalf("connected agents after %s: %v", time.Since(start).Round(time.Millisecond), got)
+	}
+}
+
+// One process may hold at most MaxConnsPerPeer connections; the next is
+// answered 429 with a plain reason and closed, while another process (a real
+// bridge) is served, and a freed slot can be used again.
+func TestConnectionsPerPeerAreLimited(t *testing.T) {
+	const max = 5
+	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerPeer: max})
+	a := startAgent(t, w.socket)
+	var held []net.Conn
+	for i := 0; i < max; i++ {
+		held = append(held, slowConn(t, w.socket, true))
+	}
+	time.Sleep(200 * time.Millisecond) // all accepted
+	c, err := net.Dial("unix", w.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(c, "GET "+mcpbridge.HealthPath+" HTTP/1.1\r\nHost: solgate\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("the connection over the limit got no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "too many connections") {
+		t.Fatalf("over the limit: %s %s", resp.Status, body)
+	}
+	if ans := a.Call("get_spend_status", nil); ans.IsError {
+		t.Fatalf("another process was refused too: %+v", ans)
+	}
+	held[0].Close()
+	time.Sleep(200 * time.Millisecond) // the console sees the close
+	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + mcpbridge.HealthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp2.Body.Close()
+	if resp2.StatusCode != http.StatusOK {
+		t.Fatalf("after a slot was freed: %s", resp2.Status)
+	}
+}

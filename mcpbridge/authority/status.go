@@ -1,0 +1,100 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// proposalStatus answers proposal_status, waiting up to wait_seconds for a
+// pending or executing proposal to change so an agent need not poll hard.
+func (h *Hub) proposalStatus(ctx context.Context, a ProposalStatusArgs) mcpbridge.CallResult {
+	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
+	defer deadline.Stop()
+	for {
+		h.mu.Lock()
+		p, ok := h.proposals[a.ProposalID]
+		if !ok {
+			h.mu.Unlock()
+			return h.storedStatus(a.ProposalID)
+		}
+		h.expireTokenLocked(p)
+		waiting := p.Status == StatusPending || p.Status == StatusExecuting || p.Status == StatusSubmitted
+		if !waiting || a.WaitSeconds == 0 {
+			snap := p.snapshot()
+			h.mu.Unlock()
+			return statusResult(snap, h.opts.Policy.TokenDelivery == policy.DeliveryAgent)
+		}
+		changed := p.changed
+		h.mu.Unlock()
+		select {
+		case <-changed:
+		case <-deadline.C:
+			a.WaitSeconds = 0 // answer with whatever holds now
+		case <-ctx.Done():
+			a.WaitSeconds = 0
+		}
+	}
+}
+
+// expireTokenLocked marks an approval whose token lapsed unused as expired.
+func (h *Hub) expireTokenLocked(p *Proposal) {
+	if p.Status == StatusApproved && !h.opts.Now().Before(p.TokenExpires) {
+		p.Status, p.Reason = StatusExpired, "approved, but the confirmation token expired unused; propose again"
+		p.Token = ""
+		h.changedLocked(p)
+	}
+}
+
+// storedStatus answers for a proposal this console does not hold in memory —
+// typically one made before a restart. The database knows how it ended; an
+// agent told "unknown, propose again" about a transfer that already executed
+// would pay twice.
+func (h *Hub) storedStatus(id string) mcpbridge.CallResult {
+	if h.opts.Store == nil {
+		return unknownProposalResult(id)
+	}
+	p, err := h.opts.Store.GetProposal(id)
+	if err != nil {
+		return unknownProposalResult(id)
+	}
+	st := map[string]any{"proposal_id": id, "status": p.Status, "earlier_console": true}
+	// The normalised arguments it was made with (to, lamports; or the swap's).
+	var args map[string]string
+	if json.Unmarshal(p.Args, &args) == nil {
+		for k, v := range args {
+			st[k] = v
+		}
+	}
+	var sig string
+	if execs, err := h.opts.Store.Executions(id); err == nil && len(execs) > 0 {
+		last := execs[len(execs)-1]
+		sig = last.Signature
+		if sig != "" {
+			st["signature"], st["slot"], st["fee_lamports"] = sig, last.Slot, fmt.Sprint(last.Fee)
+		}
+	}
+	var text string
+	switch p.Status {
+	case store.ExecExecuted:
+		text = fmt.Sprintf("Proposal %s was EXECUTED (recorded before the console restarted): signature %s. It is done; do not propose it again.", id, sig)
+	case store.ExecUnknown:
+		st["status"] = string(StatusSubmitted)
+		text = fmt.Sprintf("Proposal %s was sent (signature %s) before the console restarted and its outcome is still being reconciled with the chain. Do not propose it again; ask again later.", id, sig)
+	case store.ExecLosses:
+		text = fmt.Sprintf("Proposal %s was EXECUTED WITH UNEXPECTED LOSSES (recorded before the console restarted): signature %s. The wallet lost more than was approved; tell the operator.", id, sig)
+	case store.ExecFailed, store.ExecExpired, store.OutcomeDenied:
+		text = fmt.Sprintf("Proposal %s ended as %s before the console restarted; nothing more will happen to it.", id, strings.ToUpper(p.Status))
+	default:
+		// Pending or approved when the console stopped: its token died with it.
+		st["status"] = string(StatusExpired)
+		text = fmt.Sprintf("Proposal %s was still %s when the console restarted; it is void and nothing was sent. Propose again if it is still wanted.", id, p.Status)
+	}
+	return mcpbridge.CallResult{Text: text, Structured: st}
+}

@@ -1,0 +1,306 @@
+package authority_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// aggregatorWorld is a world whose swap API's transactions invoke localnet's
+// pool program, configured on the console as an aggregator: the path a
+// Jupiter transaction takes, judged by the whole-wallet simulation.
+func aggregatorWorld(t *testing.T) *world {
+	t.Helper()
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
+		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().AggregatorProgram)}
+	}, authority.ListenConfig{})
+	if err := w.ledger.SetSwapAggregator(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// rawAccount is an account's bytes and lamports on the ledger (nil when it
+// does not exist).
+func (w *world) rawAccount(t *testing.T, pk solana.PublicKey) *rpc.Account {
+	t.Helper()
+	out, err := w.chain.GetAccountInfoWithOpts(context.Background(), pk, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed, Encoding: solana.EncodingBase64})
+	if err == rpc.ErrNotFound {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Value
+}
+
+func sameAccount(a, b *rpc.Account) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Lamports == b.Lamports && a.Owner.Equals(b.Owner) && bytes.Equal(a.Data.GetBinary(), b.Data.GetBinary())
+}
+
+// A swap whose transaction invokes a configured aggregator program executes
+// on the real SVM and is verified; the console's detail then shows the
+// transaction actually signed, whose message hash is the landed one's.
+func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
+	w := aggregatorWorld(t)
+	a := startAgent(t, w.socket)
+	mints := w.ledger.DemoMints()
+	const amount = 30_000_000
+	args := swapArgs(w, mints.USDC.Mint, amount)
+	solBefore := w.balance(t, w.wallet)
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose through the aggregator: %+v", prop)
+	}
+	id := prop.Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := solana.MustPublicKeyFromBase58(mints.AggregatorProgram)
+	found := false
+	for _, prog := range p.Kind.(*authority.SwapProposal).Preview.Programs {
+		found = found || prog.Equals(agg)
+	}
+	if !found {
+		t.Fatalf("the approved transaction does not invoke the aggregator: %v", p.Kind.(*authority.SwapProposal).Preview.Programs)
+	}
+	args["confirm"] = p.Token
+	done := a.Call("swap", args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute through the aggregator: %+v", done)
+	}
+	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
+	if got := w.tokenBalance(t, mints.USDC.Mint); got < minOut {
+		t.Errorf("ledger: received %d, approved minimum %d", got, minOut)
+	}
+	if spent := solBefore - w.balance(t, w.wallet); spent < amount || spent > amount+2*fee+executor.TokenAccountRent { // two signatures: the wallet's and the pool's
+		t.Errorf("ledger: the wallet spent %d for a %d swap", spent, amount)
+	}
+
+	// The landed transaction ran the aggregator, and it is the one the
+	// detail shows as signed.
+	final, _ := w.hub.Proposal(id)
+	if final.Kind.(*authority.SwapProposal).Signed == nil {
+		t.Fatal("the detail does not show the transaction signed at execution")
+	}
+	v0 := uint64(0)
+	tx, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(final.Signature), &rpc.GetTransactionOpts{
+		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed, err := tx.Transaction.GetTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := landed.Message.MarshalBinary()
+	sum := sha256.Sum256(msg)
+	if hex.EncodeToString(sum[:]) != final.Kind.(*authority.SwapProposal).Signed.MessageSHA256 {
+		t.Errorf("the detail's signed hash %s is not the landed message's %x", final.Kind.(*authority.SwapProposal).Signed.MessageSHA256, sum)
+	}
+	if !strings.Contains(strings.Join(tx.Meta.LogMessages, "\n"), "Program "+agg.String()+" invoke") {
+		t.Errorf("the landed transaction did not run the aggregator:\n%s", strings.Join(tx.Meta.LogMessages, "\n"))
+	}
+}
+
+// Without the aggregator configured, the same transaction is an unknown
+// program and never reaches the human.
+func TestSwapThroughUnconfiguredAggregatorRefused(t *testing.T) {
+	w := newWorld(t, nil)
+	if err := w.ledger.SetSwapAggregator(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	ans := a.Call("swap", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 30_000_000))
+	if ans.Status() != "denied" || !strings.Contains(ans.Text, "invokes unknown program "+w.ledger.DemoMints().AggregatorProgram) {
+		t.Fatalf("an unconfigured aggregator: %+v", ans)
+	}
+}
+
+// The swap API answers the preview honestly and turns hostile at execution.
+// Each variant is refused before signing: nothing moves on the ledger, the
+// token is void, and the audit trail names the difference. The honest path
+// still lands afterwards.
+func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
+	w := aggregatorWorld(t)
+	a := startAgent(t, w.socket)
+	ctx := context.Background()
+	mints := w.ledger.DemoMints()
+	// The wallet holds wrapped SOL and another token, the hostile answers' targets.
+	wsolTA, err := w.ledger.MintTo(ctx, mints.WSOL, w.wallet.String(), 200_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baitTA, err := w.ledger.MintTo(ctx, mints.Bait.Mint, w.wallet.String(), 777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watched := []solana.PublicKey{w.wallet, solana.MustPublicKeyFromBase58(wsolTA), solana.MustPublicKeyFromBase58(baitTA), solana.MustPublicKeyFromBase58(mints.Thief)}
+
+	// Hostile from the first answer: the preview's simulation refuses it and
+	// the human never sees it.
+	if err := w.ledger.SetSwapHostile(ctx, localnet.HostileDrainWSOL, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ans := a.Call("swap", swapArgs(w, mints.USDC.Mint, 19_000_000)); ans.Status() != "denied" || ans.Structured["rule"] != "outflow_budget" ||
+		!strings.Contains(ans.Text, "lamports of SOL and wrapped SOL would leave the wallet") {
+		t.Fatalf("hostile at proposal: %+v", ans)
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Fatal("a hostile swap reached the human")
+	}
+
+	for i, tc := range []struct{ mode, want string }{
+		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL would leave the wallet"},
+		{localnet.HostileDrainToken, baitTA},
+		{localnet.HostileCloseToAttacker, baitTA},
+		{localnet.HostileSetDelegate, "token instruction 4"},
+		{localnet.HostileSetOwner, "token instruction 6"},
+		{localnet.HostileRaisePriorityFee, "above the approved"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			// The preview's /swap is honest; the execution's is hostile.
+			if err := w.ledger.SetSwapHostile(ctx, tc.mode, 1); err != nil {
+				t.Fatal(err)
+			}
+			defer w.ledger.SetSwapHostile(ctx, "", 0)
+			args := swapArgs(w, mints.USDC.Mint, uint64(20_000_000+i))
+			prop := a.Call("swap", args)
+			if prop.Status() != "pending_approval" {
+				t.Fatalf("propose: %+v", prop)
+			}
+			id := prop.Structured["proposal_id"].(string)
+			p, err := w.hub.Approve(id, "operator")
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := map[solana.PublicKey]*rpc.Account{}
+			for _, k := range watched {
+				before[k] = w.rawAccount(t, k)
+			}
+			usdcBefore := w.tokenBalance(t, mints.USDC.Mint)
+			stats, _ := w.ledger.Stats(ctx)
+
+			args["confirm"] = p.Token
+			ans := a.Call("swap", args)
+			if ans.Status() != "failed" || !strings.Contains(ans.Text, "the swap API returned a different transaction than the one approved") || !strings.Contains(ans.Text, tc.want) {
+				t.Fatalf("hostile execution: %+v", ans)
+			}
+			t.Log(ans.Text)
+
+			// The ledger: nothing sent, nothing moved.
+			if after, _ := w.ledger.Stats(ctx); after.SendsReceived != stats.SendsReceived {
+				t.Errorf("a send reached the ledger: %d → %d", stats.SendsReceived, after.SendsReceived)
+			}
+			for _, k := range watched {
+				if !sameAccount(before[k], w.rawAccount(t, k)) {
+					t.Errorf("account %s changed on the ledger", k)
+				}
+			}
+			if got := w.tokenBalance(t, mints.USDC.Mint); got != usdcBefore {
+				t.Errorf("USDC %d → %d", usdcBefore, got)
+			}
+			// The token is void.
+			if again := a.Call("swap", args); !again.IsError || again.Status() != "refused" {
+				t.Errorf("the token survived: %+v", again)
+			}
+			// Nothing was shown as signed, and the audit trail names the difference.
+			if final, _ := w.hub.Proposal(id); final.Kind.(*authority.SwapProposal).Signed != nil || final.Signature != "" {
+				t.Errorf("something was signed: %+v", final)
+			}
+			entries, err := w.store.Audit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			named := false
+			for _, e := range entries {
+				named = named || (e.ProposalID == id && e.Kind == "swap_changed_at_execution" && strings.Contains(string(e.Body), tc.want))
+			}
+			if !named {
+				t.Errorf("no audit row for %s names %q", id, tc.want)
+			}
+		})
+	}
+
+	// The honest path still lands.
+	args := swapArgs(w, mints.USDC.Mint, 25_000_000)
+	prop := a.Call("swap", args)
+	p, err := w.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	if done := a.Call("swap", args); done.Status() != "executed" {
+		t.Fatalf("honest swap after the hostile ones: %+v", done)
+	}
+	if w.tokenBalance(t, mints.USDC.Mint) == 0 {
+		t.Error("the honest swap delivered nothing on the ledger")
+	}
+}
+
+// A swap that lands while the wallet loses more than the simulation showed
+// (here the ledger moves 0.1 SOL out of the wallet between the send's
+// preflight and its execution) is reported as executed with unexpected
+// losses: in the tool result, the proposal's status, the executions table
+// and the audit trail. Never as executed.
+func TestSwapWithUnexpectedLossesIsNeverReportedExecuted(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	ctx := context.Background()
+	usdc := w.ledger.DemoMints().USDC.Mint
+	args := swapArgs(w, usdc, 20_000_000)
+	prop := a.Call("swap", args)
+	id, _ := prop.Structured["proposal_id"].(string)
+	p, err := w.hub.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief, _ := executor.NewRandomKeypair()
+	if err := w.ledger.StealOnNextSend(ctx, w.wallet.String(), thief.PublicKey().String(), 100_000_000); err != nil {
+		t.Fatal(err)
+	}
+	args["confirm"] = p.Token
+	ans := a.Call("swap", args)
+	if ans.Status() != string(authority.StatusLosses) || !strings.Contains(ans.Text, "EXECUTED WITH UNEXPECTED LOSSES") || !strings.Contains(ans.Text, "lamports of SOL and wrapped SOL") {
+		t.Fatalf("a swap with losses: %+v", ans)
+	}
+	if strings.HasPrefix(ans.Text, "EXECUTED and verified") || ans.Structured["verified"] == true {
+		t.Fatalf("reported as plain executed: %+v", ans)
+	}
+	// The ledger: the swap landed and the thief has the 0.1 SOL.
+	if w.tokenBalance(t, usdc) == 0 || w.balance(t, thief.PublicKey()) != 100_000_000 {
+		t.Fatalf("ledger: tokens %d, thief %d", w.tokenBalance(t, usdc), w.balance(t, thief.PublicKey()))
+	}
+	// The database says the same.
+	execs, err := w.store.Executions(id)
+	if err != nil || len(execs) == 0 || execs[len(execs)-1].Outcome != "executed_with_unexpected_losses" {
+		t.Fatalf("executions row: %+v %v", execs, err)
+	}
+	entries, _ := w.store.Audit()
+	found := false
+	for _, e := range entries {
+		found = found || (e.ProposalID == id && e.Kind == "executed_with_unexpected_losses" && strings.Contains(string(e.Body), "executed with unexpected losses"))
+	}
+	if !found {
+		t.Error("no audit row says executed with unexpected losses")
+	}
+	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != string(authority.StatusLosses) {
+		t.Errorf("proposal_status: %+v", st)
+	}
+}

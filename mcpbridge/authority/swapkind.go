@@ -1,0 +1,74 @@
+package authority
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
+)
+
+// SwapProposal's side of Kind; its fields and execution are in swap.go.
+
+var _ Kind = (*SwapProposal)(nil)
+
+func (sp *SwapProposal) Args() WriteArgs { return sp.A }
+
+func (sp *SwapProposal) clone() Kind { c := *sp; return &c }
+
+// TokenTTL: a swap approval binds a price, so it lapses sooner.
+func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(def, swapTokenTTL) }
+
+func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Proposal {
+	return swapPolicyProposal(network, client, sp.A, sp.Input, sp.Spend, sp.PriceImpactBps)
+}
+
+func (sp *SwapProposal) Action() string {
+	return fmt.Sprintf("swap %s %s for at least %s %s (expected %s)",
+		sp.Input.amount(sp.Terms.InAmount), sp.Input, sp.Output.amount(sp.Terms.MinimumOut), sp.Output, sp.Output.amount(sp.Preview.ExpectedOut))
+}
+
+func (sp *SwapProposal) Amount() string {
+	return sp.Input.amount(sp.Terms.InAmount) + " " + sp.Input.String() + "→" + sp.Output.String()
+}
+
+func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
+	in, out := sp.Input, sp.Output
+	lines := []string{fmt.Sprintf("Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, price impact %s%%, route %s",
+		in.amount(sp.Terms.InAmount), in, out.amount(sp.Terms.MinimumOut), out, out.amount(sp.Preview.ExpectedOut),
+		sp.Terms.SlippageBps, policy.FormatPercentBps(sp.PriceImpactBps), strings.Join(sp.Route, " → "))}
+	if sp.NoCapApplies {
+		lines = append(lines, fmt.Sprintf("Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)", in, sol(p.Spend)))
+	} else {
+		lines = append(lines, fmt.Sprintf("Spend: %s including fees and rent (simulated)", sol(p.Spend)))
+	}
+	return append(lines, fmt.Sprintf("Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q", out, out.Mint, out.Name, out.Symbol))
+}
+
+func (sp *SwapProposal) Structured(p *Proposal, st map[string]any) {
+	st["input_mint"], st["output_mint"], st["amount"] = sp.Terms.InputMint.String(), sp.Terms.OutputMint.String(), fmt.Sprint(sp.Terms.InAmount)
+	st["expected_out"], st["min_out"] = fmt.Sprint(sp.Preview.ExpectedOut), fmt.Sprint(sp.Terms.MinimumOut)
+	st["price_impact_bps"], st["no_cap_applies"] = sp.PriceImpactBps, sp.NoCapApplies
+}
+
+// Detail is the swap in plain labelled lines; the console draws swaps
+// with its own richer view (tui/swap.go) and uses these only as a fallback.
+func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
+	out := []DetailLine{{Label: "Action", Value: sp.Action()}}
+	if sp.NoCapApplies {
+		out = append(out, DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this swap's input", Warn: true})
+	}
+	return append(out,
+		DetailLine{Label: "Output", Value: fmt.Sprintf("%s · mint %s · %d decimals", sp.Output, sp.Output.Mint, sp.Output.Decimals)},
+		DetailLine{Label: "Input", Value: fmt.Sprintf("%s · mint %s · %d decimals", sp.Input, sp.Input.Mint, sp.Input.Decimals)},
+		DetailLine{Label: "Spend", Value: sol(p.Spend) + " of SOL leaves the wallet (simulated)"})
+}
+
+func (sp *SwapProposal) Executed(p *Proposal, st map[string]any) string {
+	st["received"], st["min_out"] = fmt.Sprint(sp.Received), fmt.Sprint(sp.Terms.MinimumOut)
+	return fmt.Sprintf("EXECUTED and verified on chain: swapped %s %s and received %s %s (approved minimum %s). Signature %s, slot %d, fee %d lamports.",
+		sp.Input.amount(sp.Terms.InAmount), sp.Input, sp.Output.amount(sp.Received), sp.Output, sp.Output.amount(sp.Terms.MinimumOut), p.Signature, p.Result.Slot, p.Result.Fee)
+}
+
+func (sp *SwapProposal) Run(h *Hub, id string, who caller) { h.runSwap(id, who, sp) }

@@ -1,0 +1,206 @@
+package authority
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+)
+
+// Everything the model reads comes from here. Results never contain a token
+// except proposal_status's answer under token delivery "agent".
+
+func toolError(msg string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
+}
+
+// refusedResult answers a confirmed call whose token did not hold. It is a
+// tool error: the call as made can never succeed.
+func refusedResult(reason string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{
+		IsError:    true,
+		Text:       "REFUSED — nothing was signed or sent. " + reason,
+		Structured: map[string]any{"status": "refused", "reason": reason},
+	}
+}
+
+func denialResult(d policy.Decision) mcpbridge.CallResult {
+	retry := "Retrying with the same arguments will not succeed in this session."
+	if d.Retryable {
+		retry = "This may succeed later, once the condition above changes."
+	}
+	return mcpbridge.CallResult{
+		Text: fmt.Sprintf("DENIED by policy (rule %s) — nothing was signed or sent.\n%s\n%s", d.Rule, d.Reason, retry),
+		Structured: map[string]any{
+			"status": "denied", "rule": d.Rule, "reason": d.Reason, "retryable": d.Retryable,
+		},
+	}
+}
+
+func unknownProposalResult(id string) mcpbridge.CallResult {
+	return mcpbridge.CallResult{
+		Text:       fmt.Sprintf("Proposal %s is unknown to this console (it may have been made before a restart). Propose again.", id),
+		Structured: map[string]any{"status": "unknown", "proposal_id": id},
+	}
+}
+
+func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
+
+func networkLine(n executor.Network) string {
+	switch {
+	case n.IsMainnet():
+		return "🔴 MAINNET — real funds"
+	case n.Guarded():
+		return "🔴 UNKNOWN NETWORK — an unrecognised cluster, treated as real funds"
+	}
+	return n.Label() + " (test network; no real funds)"
+}
+
+func capsText(v SpendSummary) string {
+	s := fmt.Sprintf("Caps: per transfer %s SOL · session %s of %s SOL used (%s SOL reserved, %s SOL remaining)",
+		executor.FormatSOL(v.PerTx), executor.FormatSOL(v.Spent+v.Reserved), executor.FormatSOL(v.PerSession),
+		executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
+	if v.PerDay > 0 {
+		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
+	}
+	for _, t := range v.Tokens {
+		s += "\n" + TokenSpendLine(t)
+	}
+	if v.Paused {
+		s += " · WRITES PAUSED by the operator"
+	}
+	return s
+}
+
+// TokenSpendLine is one mint's caps and spend, in base units, for the
+// model and the console's spend panel.
+func TokenSpendLine(t TokenSpend) string {
+	caps := func(label, c string) string {
+		if c == "" {
+			return ""
+		}
+		return " · " + label + " " + c
+	}
+	s := fmt.Sprintf("Token %s: %d spent, %d reserved this session (base units)", t.Mint, t.Spent, t.Reserved)
+	s += caps("cap per tx", t.PerTx) + caps("per session", t.PerSession) + caps("per 24 h", t.PerDay)
+	if t.PerTx == "" && t.PerSession == "" && t.PerDay == "" {
+		s += " · no cap"
+	}
+	return s
+}
+
+// previewText is the proposal as the human and the audit trail see it.
+func previewText(p *Proposal, n executor.Network) string {
+	var b strings.Builder
+	for _, l := range p.Kind.PreviewLines(p) {
+		b.WriteString(l + "\n")
+	}
+	for _, ins := range p.Preview.Instructions {
+		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
+	}
+	fmt.Fprintf(&b, "Network: %s", networkLine(n))
+	if p.Preview.MessageSHA256 != "" {
+		fmt.Fprintf(&b, "\nMessage sha256: %s", p.Preview.MessageSHA256)
+	}
+	for _, f := range p.Flags {
+		fmt.Fprintf(&b, "\nWarning: %s", f.Text)
+	}
+	return b.String()
+}
+
+func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) mcpbridge.CallResult {
+	var b strings.Builder
+	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
+	if repeated {
+		b.WriteString("(This is the proposal already waiting for these exact arguments.)\n")
+	}
+	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
+	b.WriteString(previewText(p, n))
+	b.WriteString("\n" + capsText(v) + "\n")
+	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call %s again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
+		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
+	st := map[string]any{
+		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
+		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
+	}
+	p.Kind.Structured(p, st)
+	return mcpbridge.CallResult{Text: b.String(), Structured: st}
+}
+
+func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
+	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
+	var text string
+	switch p.Status {
+	case StatusPending:
+		st["expires_at"] = p.ExpiresAt.UTC().Format(time.RFC3339)
+		text = fmt.Sprintf("Proposal %s is still waiting for the human (expires %s). Call proposal_status again to keep waiting.", p.ID, p.ExpiresAt.UTC().Format(time.RFC3339))
+	case StatusApproved:
+		st["expires_at"] = p.TokenExpires.UTC().Format(time.RFC3339)
+		if deliverToken {
+			st["confirm"] = p.Token
+			text = fmt.Sprintf("Proposal %s was APPROVED. Call %s again with exactly the same arguments plus confirm=%q before %s. The token works once, only for these arguments.",
+				p.ID, p.Tool, p.Token, p.TokenExpires.UTC().Format(time.RFC3339))
+		} else {
+			text = fmt.Sprintf("Proposal %s was APPROVED. The confirmation token is shown only in the operator's console: ask the human for it, then call %s again with exactly the same arguments plus confirm=<token> before %s.",
+				p.ID, p.Tool, p.TokenExpires.UTC().Format(time.RFC3339))
+		}
+	case StatusDenied, StatusExpired:
+		st["reason"] = p.Reason
+		text = fmt.Sprintf("Proposal %s was %s: %s. Nothing was signed or sent.", p.ID, strings.ToUpper(string(p.Status)), p.Reason)
+	default:
+		return executionResult(p)
+	}
+	return mcpbridge.CallResult{Text: text, Structured: st}
+}
+
+// executionResult reports an execution; "executed" only after the chain
+// confirmed it and the re-fetch agreed.
+func executionResult(p *Proposal) mcpbridge.CallResult {
+	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
+	if p.Signature != "" {
+		st["signature"] = p.Signature
+	}
+	switch p.Status {
+	case StatusExecuted:
+		r := p.Result
+		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
+		return mcpbridge.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
+	case StatusLosses:
+		st["reason"] = p.Reason
+		if r := p.Result; r != nil {
+			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
+		}
+		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
+			"EXECUTED WITH UNEXPECTED LOSSES — the transaction landed (signature %s), but the wallet re-read afterwards lost more than was approved: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
+	case StatusExecuting, StatusSubmitted:
+		if p.Reason != "" {
+			st["reason"] = p.Reason
+		}
+		msg := fmt.Sprintf("SUBMITTED, not yet confirmed — do not assume success. Proposal %s is still being followed on chain", p.ID)
+		if p.Signature != "" {
+			msg += " (signature " + p.Signature + ")"
+		}
+		return mcpbridge.CallResult{Structured: st, Text: msg + ". Call proposal_status with wait_seconds to learn the outcome."}
+	default:
+		st["reason"] = p.Reason
+		if p.Result != nil {
+			st["outcome"] = string(p.Result.Outcome)
+			if p.Result.ChainErr != nil {
+				st["chain_err"] = p.Result.ChainErr
+			}
+		}
+		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
+	}
+}
+
+func errText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

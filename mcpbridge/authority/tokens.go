@@ -1,0 +1,272 @@
+package authority
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
+)
+
+// TokenLength is the length of a confirmation token: 12 base58 characters,
+// about 70 bits from crypto/rand. Short enough for a human to paste, far too
+// many to guess within a token's lifetime.
+const TokenLength = mcpbridge.TokenLength
+
+// Default token lifetimes (DESIGN.md): a swap's quote goes stale sooner.
+const (
+	TransferTokenTTL = 5 * time.Minute
+	SwapTokenTTL     = 2 * time.Minute
+)
+
+// tokenAlphabet is Bitcoin's base58 alphabet, the one Solana uses: no 0, O, I, l.
+const tokenAlphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// tokenRetention is how long a dead or expired token is remembered, so that
+// presenting it again says "used" or "expired" rather than "unknown".
+const tokenRetention = 10 * time.Minute
+
+// Outcomes of Consume other than success. Each message tells the model what to
+// do next; none of them leaves the token usable.
+var (
+	ErrTokenUnknown  = errors.New("this confirmation token is not recognised; pass exactly the token proposal_status returned, or call the tool again without confirm to create a new proposal")
+	ErrTokenExpired  = errors.New("this confirmation token has expired; it is now void — call the tool again without confirm to create a new proposal")
+	ErrTokenUsed     = errors.New("this confirmation token has already been used; tokens are single-use — call the tool again without confirm to create a new proposal")
+	ErrTokenMismatch = errors.New("this confirmation token was issued for different arguments; it is now void — propose again by calling the tool without confirm")
+	ErrTokenRevoked  = errors.New("this confirmation token was revoked by the operator; it is now void — propose again by calling the tool without confirm if the operator agrees")
+)
+
+// TokenError is a refused Consume of a token the store knew: it names the
+// proposal the token belonged to, for the audit log. It unwraps to one of the
+// ErrToken* sentinels, whose message is its message.
+type TokenError struct {
+	ProposalID string
+	Err        error
+}
+
+func (e *TokenError) Error() string { return e.Err.Error() }
+func (e *TokenError) Unwrap() error { return e.Err }
+
+type tokenState int
+
+const (
+	tokenLive tokenState = iota
+	tokenUsed            // consumed: success, wrong arguments or expiry
+	tokenRevoked
+)
+
+type tokenEntry struct {
+	proposalID  string
+	fingerprint string
+	expiresAt   time.Time
+	state       tokenState
+}
+
+// TokenStore holds confirmation tokens. It is safe for concurrent use.
+//
+// Tokens are kept by SHA-256 of their text: the map's lookup then compares
+// hashes, so its timing says nothing useful about the token's characters.
+type TokenStore struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	byHash  map[[sha256.Size]byte]*tokenEntry
+	byProp  map[string][sha256.Size]byte // the live token of each proposal
+	rand    func([]byte) (int, error)
+	lastGC  time.Time
+	sweepGC time.Duration
+}
+
+// NewTokenStore returns an empty store. now is the clock (nil: time.Now);
+// tests inject a fake one.
+func NewTokenStore(now func() time.Time) *TokenStore {
+	if now == nil {
+		now = time.Now
+	}
+	return &TokenStore{
+		now:     now,
+		byHash:  map[[sha256.Size]byte]*tokenEntry{},
+		byProp:  map[string][sha256.Size]byte{},
+		rand:    rand.Read,
+		sweepGC: time.Minute,
+	}
+}
+
+// Issue mints a token for an approved proposal, bound to the fingerprint of the
+// approved arguments. A proposal has at most one live token: issuing again
+// revokes the previous one.
+func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (token string, expiresAt time.Time, err error) {
+	if proposalID == "" {
+		return "", time.Time{}, errors.New("issue token: empty proposal id")
+	}
+	if !validFingerprint(fingerprint) {
+		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: fingerprint %q is not %d lowercase hex characters", proposalID, fingerprint, FingerprintLength)
+	}
+	if ttl <= 0 {
+		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: ttl %v must be positive", proposalID, ttl)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.sweepLocked(now)
+	var h [sha256.Size]byte
+	for {
+		if token, err = s.newTokenLocked(); err != nil {
+			return "", time.Time{}, fmt.Errorf("issue token for proposal %s: %w", proposalID, err)
+		}
+		h = sha256.Sum256([]byte(token))
+		if _, taken := s.byHash[h]; !taken { // 2^-70 per try; cheap to be certain
+			break
+		}
+	}
+	if old, ok := s.byProp[proposalID]; ok {
+		if e := s.byHash[old]; e != nil && e.state == tokenLive {
+			e.state = tokenRevoked
+		}
+	}
+	expiresAt = now.Add(ttl)
+	s.byHash[h] = &tokenEntry{proposalID: proposalID, fingerprint: fingerprint, expiresAt: expiresAt}
+	s.byProp[proposalID] = h
+	return token, expiresAt, nil
+}
+
+// newTokenLocked draws TokenLength characters uniformly from the alphabet.
+// Bytes ≥ 232 (= 4×58) are rejected rather than reduced modulo 58, which would
+// make the first 24 characters more likely than the rest.
+func (s *TokenStore) newTokenLocked() (string, error) {
+	const limit = 256 - 256%len(tokenAlphabet)
+	out := make([]byte, 0, TokenLength)
+	buf := make([]byte, 2*TokenLength)
+	for len(out) < TokenLength {
+		if _, err := s.rand(buf); err != nil {
+			return "", fmt.Errorf("read random bytes: %w", err)
+		}
+		for _, b := range buf {
+			if int(b) < limit && len(out) < TokenLength {
+				out = append(out, tokenAlphabet[int(b)%len(tokenAlphabet)])
+			}
+		}
+	}
+	return string(out), nil
+}
+
+// Consume redeems a token for a call whose arguments have the given
+// fingerprint. It returns the proposal the token was issued for. The token is
+// dead afterwards whatever the outcome — success, wrong arguments or expiry —
+// so it can never be replayed or probed. A refusal of a known token is a
+// *TokenError; every refusal wraps one of the ErrToken* sentinels.
+func (s *TokenStore) Consume(token, fingerprint string) (proposalID string, err error) {
+	h := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.sweepLocked(now)
+	e, ok := s.byHash[h]
+	if !ok {
+		return "", ErrTokenUnknown
+	}
+	refuse := func(err error) (string, error) { return "", &TokenError{ProposalID: e.proposalID, Err: err} }
+	switch e.state {
+	case tokenUsed:
+		return refuse(ErrTokenUsed)
+	case tokenRevoked:
+		return refuse(ErrTokenRevoked)
+	}
+	e.state = tokenUsed
+	if s.byProp[e.proposalID] == h {
+		delete(s.byProp, e.proposalID)
+	}
+	if !now.Before(e.expiresAt) {
+		return refuse(ErrTokenExpired)
+	}
+	if subtle.ConstantTimeCompare([]byte(fingerprint), []byte(e.fingerprint)) != 1 {
+		return refuse(ErrTokenMismatch)
+	}
+	return e.proposalID, nil
+}
+
+// Revoke voids the live token of a proposal, if it has one. It reports whether
+// a token was revoked.
+func (s *TokenStore) Revoke(proposalID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.byProp[proposalID]
+	if !ok {
+		return false
+	}
+	delete(s.byProp, proposalID)
+	if e := s.byHash[h]; e != nil && e.state == tokenLive && s.now().Before(e.expiresAt) {
+		e.state = tokenRevoked
+		return true
+	}
+	return false
+}
+
+// RevokeAll voids every live token (the operator's panic button) and returns
+// how many were still usable.
+func (s *TokenStore) RevokeAll() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	n := 0
+	for _, e := range s.byHash {
+		if e.state == tokenLive {
+			if now.Before(e.expiresAt) {
+				n++
+			}
+			e.state = tokenRevoked
+		}
+	}
+	clear(s.byProp)
+	return n
+}
+
+// Live returns the number of tokens that could still be consumed.
+func (s *TokenStore) Live() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	n := 0
+	for _, e := range s.byHash {
+		if e.state == tokenLive && now.Before(e.expiresAt) {
+			n++
+		}
+	}
+	return n
+}
+
+// sweepLocked forgets tokens past expiry plus retention. It runs lazily from
+// Issue and Consume, at most once per sweepGC, so no goroutine is needed.
+func (s *TokenStore) sweepLocked(now time.Time) {
+	if now.Sub(s.lastGC) < s.sweepGC && !now.Before(s.lastGC) {
+		return
+	}
+	s.lastGC = now
+	for h, e := range s.byHash {
+		if now.After(e.expiresAt.Add(tokenRetention)) {
+			delete(s.byHash, h)
+			if s.byProp[e.proposalID] == h {
+				delete(s.byProp, e.proposalID)
+			}
+		}
+	}
+}
+
+// validTokenText reports whether s could be a token: the right length and
+// alphabet. It lets argument parsing refuse obvious garbage with a clear message.
+func validTokenText(s string) bool {
+	if len(s) != TokenLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(tokenAlphabet, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
