@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/viewport"
 	"github.com/solgate/solgate/executor"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
@@ -212,27 +213,37 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 // Scroll moves the pane by delta lines; Render clamps.
 func (d *detail) Scroll(delta int) { d.offset = max(d.offset+delta, 0) }
 
+// finish cuts the rendered lines to the pane. The pane's text is rebuilt
+// every frame (countdowns, execution progress), so a viewport is made here
+// from it rather than kept with stale content; it clamps the offset and
+// says how much lies below. The first and last visible rows then give way to
+// the "above" and "more" markers, so every hidden line is counted.
 func (d *detail) finish(s styles, lines []string) []string {
 	if d.height <= 0 {
 		return nil
 	}
-	if d.offset > 0 {
-		off := min(d.offset, max(len(lines)-d.height, 0))
-		if off > 0 {
-			lines = append([]string{s.dim.Render(fmt.Sprintf("↑ %d line(s) above (ctrl+u)", off+1))}, lines[off+1:]...)
-		}
-	}
-	if len(lines) > d.height {
-		hidden := len(lines) - d.height + 1
-		lines = append(lines[:d.height-1:d.height-1], s.dim.Render(fmt.Sprintf("↓ %d more line(s): ctrl+d scrolls, or enlarge the terminal", hidden)))
-	}
 	for i := range lines {
 		lines[i] = fit(lines[i], d.width)
 	}
-	for len(lines) < d.height {
-		lines = append(lines, "")
+	vp := viewport.New(d.width, d.height)
+	vp.SetContent(strings.Join(lines, "\n"))
+	vp.SetYOffset(d.offset)
+	// The visible slice, taken by offset rather than from vp.View(), which
+	// pads every row with spaces to the width: same screen, noisier bytes.
+	out := append([]string(nil), lines[vp.YOffset:min(vp.YOffset+vp.Height, len(lines))]...)
+	for len(out) < d.height {
+		out = append(out, "")
 	}
-	return lines
+	if vp.YOffset > 0 {
+		out[0] = s.dim.Render(fmt.Sprintf("↑ %d line(s) above (ctrl+u)", vp.YOffset+1))
+	}
+	if below := vp.TotalLineCount() - vp.YOffset - vp.Height; below > 0 {
+		out[len(out)-1] = s.dim.Render(fmt.Sprintf("↓ %d more line(s): ctrl+d scrolls, or enlarge the terminal", below+1))
+	}
+	for i := range out {
+		out[i] = fit(out[i], d.width)
+	}
+	return out
 }
 
 // wrapBanner wraps text into full-width bars of one style.

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
@@ -74,7 +76,7 @@ const (
 type dialog struct {
 	kind   dialogKind
 	id     string
-	reason []rune
+	reason textinput.Model // the deny box's editor; zero unless kind is dialogDeny
 }
 
 const maxReasonRunes = 200
@@ -328,7 +330,7 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 			m.notice = "nothing pending is selected"
 			return nil, nil
 		}
-		m.dialog = dialog{kind: dialogDeny, id: e.p.ID}
+		m.dialog = dialog{kind: dialogDeny, id: e.p.ID, reason: m.newReasonInput()}
 	case key.Matches(k, m.keys.Up):
 		m.queue.Move(-1)
 	case key.Matches(k, m.keys.Down):
@@ -375,37 +377,56 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 	return nil, nil
 }
 
+// newReasonInput is the deny box's editor: bubbles' textinput gives the
+// operator cursor movement and word deletes, CharLimit keeps the reason cap.
+// Its cursor is hidden (no blink timer) because the view draws its own
+// marker, and its clipboard paste key is off: reading the clipboard runs a
+// program, and a terminal paste already arrives as runes.
+func (m *model) newReasonInput() textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.CharLimit = maxReasonRunes
+	ti.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	ti.KeyMap.DeleteCharacterBackward = m.keys.Erase
+	ti.Cursor.SetMode(cursor.CursorHide)
+	ti.Focus()
+	return ti
+}
+
 // denyKey edits the reason box. Only Enter denies; Esc closes the box and
 // leaves the proposal pending. Nothing in here can approve.
 func (m *model) denyKey(k tea.KeyMsg) action {
 	switch {
 	case key.Matches(k, m.keys.Submit):
-		id, reason := m.dialog.id, untrusted.Sanitize(string(m.dialog.reason), maxReasonRunes)
+		id, reason := m.dialog.id, untrusted.Sanitize(m.dialog.reason.Value(), maxReasonRunes)
 		m.dialog = dialog{}
 		return actionDeny{ID: id, Reason: reason}
 	case key.Matches(k, m.keys.Cancel):
 		m.notice = "deny cancelled — " + m.dialog.id + " is still pending"
 		m.dialog = dialog{}
-	case key.Matches(k, m.keys.Erase):
-		if n := len(m.dialog.reason); n > 0 {
-			m.dialog.reason = m.dialog.reason[:n-1]
-		}
-	case k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
+		return nil
+	case k.Type == tea.KeyRunes:
+		// Typed text keeps the console's own filter before the widget sees
+		// it: a paste may carry whole escape sequences, and no hidden rune
+		// (bidi override, zero-width) may reach the box.
 		typed := k.Runes
 		if len(typed) > 1 {
-			// A paste: it may carry whole escape sequences, not just
-			// control characters.
 			typed = []rune(untrusted.Sanitize(string(typed), maxReasonRunes))
 		}
+		kept := make([]rune, 0, len(typed))
 		for _, r := range typed {
-			if len(m.dialog.reason) >= maxReasonRunes {
-				break
-			}
 			if !untrusted.Hidden(r) {
-				m.dialog.reason = append(m.dialog.reason, r)
+				kept = append(kept, r)
 			}
 		}
+		if len(kept) == 0 {
+			return nil
+		}
+		k.Runes = kept
 	}
+	// The widget's cursor is hidden, so it asks for no blink ticks; nothing
+	// it returns is needed.
+	m.dialog.reason, _ = m.dialog.reason.Update(k)
 	return nil
 }
 

@@ -62,6 +62,13 @@ func TestKeysAgainstTheHub(t *testing.T) {
 			want: hub.StatusPending},
 		{name: "enter in the deny box denies with the typed reason", keys: []tea.KeyMsg{runes("d"), runes("n"), runes("o"), runes(" "), runes("way"), keyEnter},
 			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: hub.StatusDenied, reason: "no way"},
+		{name: "the deny box edits mid-line: left moves the cursor, backspace erases before it",
+			keys: []tea.KeyMsg{runes("d"), runes("nxway"), {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyBackspace}, runes("o"), {Type: tea.KeySpace, Runes: []rune{' '}}, keyEnter},
+			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: hub.StatusDenied, reason: "no way"},
+		{name: "the deny reason stops at its cap", keys: []tea.KeyMsg{runes("d"), runes(strings.Repeat("x", 150)), runes(strings.Repeat("y", 100)), keyEnter},
+			acts: func(id string) []action {
+				return []action{actionDeny{ID: id, Reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)}}
+			}, want: hub.StatusDenied, reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)},
 		{name: "enter in an empty deny box denies", keys: []tea.KeyMsg{runes("d"), keyEnter},
 			acts: func(id string) []action { return []action{actionDeny{ID: id}} }, want: hub.StatusDenied, reason: "denied by the operator"},
 		{name: "mainnet: a alone does not approve", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a")},

@@ -366,7 +366,12 @@ func (m *model) dialogLines(width, height int) []string {
 	case dialogDeny:
 		title = "DENY " + m.dialog.id
 		body = append(body, wrap("reason (optional, sent to the agent):", width)...)
-		body = append(body, wrap("> "+string(m.dialog.reason)+"█", width)...)
+		// Drawn here rather than by the widget's View: that scrolls one
+		// line sideways (hiding the start of a long reason) and marks the
+		// cursor only in reverse video, which vanishes without colour.
+		typed := []rune(m.dialog.reason.Value())
+		at := min(m.dialog.reason.Position(), len(typed))
+		body = append(body, wrap("> "+string(typed[:at])+"█"+string(typed[at:]), width)...)
 		body = append(body, wrapStyled(s.dim, "Enter denies · Esc cancels (the proposal stays pending)", width)...)
 	case dialogQuit:
 		title = "QUIT"

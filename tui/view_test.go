@@ -242,3 +242,35 @@ func TestViewResizes(t *testing.T) {
 		}
 	}
 }
+
+// The detail pane scrolls with ctrl+d / ctrl+u (a viewport clamps it): at
+// 80x24 the transfer preview does not fit, scrolling reaches its last line
+// and the markers count what is hidden on each side.
+func TestDetailScrollsToItsEnd(t *testing.T) {
+	var m *model
+	for _, sc := range viewScenarios {
+		if sc.name == "transfer_preview" {
+			m = sc.build()
+		}
+	}
+	m.Update(sizeMsg(80, 24))
+	ctrlD, ctrlU := tea.KeyMsg{Type: tea.KeyCtrlD}, tea.KeyMsg{Type: tea.KeyCtrlU}
+	last := `Client    "e2e-agent 1.0" (self-described)`
+	v := m.View()
+	if !strings.Contains(v, "more line(s): ctrl+d scrolls") || strings.Contains(v, last) || strings.Contains(v, "line(s) above") {
+		t.Fatalf("unscrolled: want only the more-lines marker:\n%s", v)
+	}
+	for i := 0; i < 3; i++ {
+		m.Update(ctrlD)
+	}
+	v = m.View()
+	if !strings.Contains(v, last) || strings.Contains(v, "more line(s)") || !strings.Contains(v, "line(s) above (ctrl+u)") {
+		t.Fatalf("scrolled to the end: want the last line and only the above marker:\n%s", v)
+	}
+	for i := 0; i < 3; i++ {
+		m.Update(ctrlU)
+	}
+	if v = m.View(); strings.Contains(v, "line(s) above") || !strings.Contains(v, "more line(s)") {
+		t.Fatalf("scrolled back: want the top again:\n%s", v)
+	}
+}
