@@ -225,22 +225,7 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	if err != nil {
 		return nil, err
 	}
-	bh, err := e.recent.get(ctx, e.client, maxAge)
-	if err != nil {
-		return nil, fmt.Errorf("prepare token transfer: getLatestBlockhash: %s", rpcErrorText(err))
-	}
-	build := func(b Budget) (*solana.Transaction, error) {
-		tx, err := solana.NewTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, solana.TransactionPayer(payer))
-		if err != nil {
-			return nil, fmt.Errorf("prepare token transfer: build transaction: %w", err)
-		}
-		return tx, nil
-	}
-	budget, err := e.measureBudget(ctx, build, approved)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := build(budget)
+	tx, budget, bh, err := e.budgeted(ctx, "token transfer", ixs, maxAge, approved)
 	if err != nil {
 		return nil, err
 	}

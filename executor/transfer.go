@@ -159,23 +159,8 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
 
-	bh, err := e.recent.get(ctx, e.client, maxAge)
-	if err != nil {
-		return nil, fmt.Errorf("prepare transfer: getLatestBlockhash: %s", rpcErrorText(err))
-	}
 	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
-	build := func(b Budget) (*solana.Transaction, error) {
-		tx, err := solana.NewTransaction(append(budgetInstructions(b), ix), bh.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
-		if err != nil {
-			return nil, fmt.Errorf("prepare transfer: build transaction: %w", err)
-		}
-		return tx, nil
-	}
-	budget, err := e.measureBudget(ctx, build, approved)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := build(budget)
+	tx, budget, bh, err := e.budgeted(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +178,31 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 		simulateTook:         time.Since(start),
 		stats:                meter.stats(),
 	}, nil
+}
+
+// budgeted builds the transaction of ixs behind its compute-budget
+// instructions: a blockhash (one fetched at most maxAge ago may be reused),
+// the unit limit measured by simulation and the priced fee, held to approved
+// when it is set. what names the transaction in errors.
+func (e *Executor) budgeted(ctx context.Context, what string, ixs []solana.Instruction, maxAge time.Duration, approved *Budget) (*solana.Transaction, Budget, rpc.LatestBlockhashResult, error) {
+	bh, err := e.recent.get(ctx, e.client, maxAge)
+	if err != nil {
+		return nil, Budget{}, bh, fmt.Errorf("prepare %s: getLatestBlockhash: %s", what, rpcErrorText(err))
+	}
+	payer := e.key.PublicKey()
+	build := func(b Budget) (*solana.Transaction, error) {
+		tx, err := solana.NewTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, solana.TransactionPayer(payer))
+		if err != nil {
+			return nil, fmt.Errorf("prepare %s: build transaction: %w", what, err)
+		}
+		return tx, nil
+	}
+	budget, err := e.measureBudget(ctx, build, approved)
+	if err != nil {
+		return nil, Budget{}, bh, err
+	}
+	tx, err := build(budget)
+	return tx, budget, bh, err
 }
 
 // measureBudget simulates the transaction with the largest limit to learn
