@@ -34,17 +34,7 @@ func testConfig() Config {
 
 func TestEvaluateRules(t *testing.T) {
 	usdc, bonk, scam := addr(20), addr(21), addr(22)
-	tests := []struct {
-		name      string
-		cfg       func(*Config)
-		p         Proposal
-		s         SpendState
-		allowed   bool
-		rule      string
-		retryable bool
-		noCap     bool
-		says      []string
-	}{
+	tests := []evalCase{
 		{name: "allowlisted transfer under every cap", p: transfer(addr(1), 50_000_000+fee), allowed: true},
 		{name: "unknown tool", p: Proposal{Tool: "close_account", Network: NetworkDevnet, Lamports: fee}, rule: RuleTool, says: []string{"close_account"}},
 		{name: "unmeasured spend", p: transfer(addr(1), 0), rule: RuleMeasured, says: []string{"not measured"}},
@@ -101,26 +91,7 @@ func TestEvaluateRules(t *testing.T) {
 		{name: "price impact limit off", p: func() Proposal { p := swap(NativeMint, usdc, 50_000_000); p.Quote.PriceImpactBps = 9000; return p }(), allowed: true},
 		{name: "rules run in order: network before amount", p: func() Proposal { p := transfer(addr(2), 9e9); p.Network = NetworkMainnet; return p }(), rule: RuleNetwork},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := testConfig()
-			if tt.cfg != nil {
-				tt.cfg(&cfg)
-			}
-			d := Evaluate(cfg, tt.p, tt.s)
-			if d.Allowed != tt.allowed || d.Rule != tt.rule || d.Retryable != tt.retryable || d.NoCapApplies != tt.noCap {
-				t.Fatalf("Evaluate = %+v; want allowed=%v rule=%q retryable=%v noCap=%v", d, tt.allowed, tt.rule, tt.retryable, tt.noCap)
-			}
-			for _, s := range tt.says {
-				if !strings.Contains(d.Reason, s) {
-					t.Errorf("reason %q does not mention %q", d.Reason, s)
-				}
-			}
-			if (d.Err() == nil) != d.Allowed {
-				t.Errorf("Err() = %v for allowed=%v", d.Err(), d.Allowed)
-			}
-		})
-	}
+	runEvalCases(t, tests)
 }
 
 // The runbook's impossible-goal trial, with fees counted: 4.6 SOL is refused
@@ -219,5 +190,43 @@ func TestRuleOrder(t *testing.T) {
 		if r.name != want[i] {
 			t.Errorf("rule %d is %q, want %q", i, r.name, want[i])
 		}
+	}
+}
+
+// evalCase is one Evaluate table row: a policy (testConfig changed by cfg),
+// a proposal and the ledger, and the decision wanted.
+type evalCase struct {
+	name      string
+	cfg       func(*Config)
+	p         Proposal
+	s         SpendState
+	allowed   bool
+	rule      string
+	retryable bool
+	noCap     bool
+	says      []string // words the reason must contain
+}
+
+func runEvalCases(t *testing.T, tests []evalCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			d := Evaluate(cfg, tt.p, tt.s)
+			if d.Allowed != tt.allowed || d.Rule != tt.rule || d.Retryable != tt.retryable || d.NoCapApplies != tt.noCap {
+				t.Fatalf("Evaluate = %+v; want allowed=%v rule=%q retryable=%v noCap=%v", d, tt.allowed, tt.rule, tt.retryable, tt.noCap)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(d.Reason, s) {
+					t.Errorf("reason %q does not mention %q", d.Reason, s)
+				}
+			}
+			if (d.Err() == nil) != d.Allowed {
+				t.Errorf("Err() = %v for allowed=%v", d.Err(), d.Allowed)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -27,17 +26,7 @@ func capOf(t *testing.T, s string) TokenCap {
 // per-mint cap or the uncapped opt-in.
 func TestTokenSpendRules(t *testing.T) {
 	usdc, scam := addr(20), addr(22)
-	tests := []struct {
-		name      string
-		cfg       func(*Config)
-		p         Proposal
-		s         SpendState
-		allowed   bool
-		rule      string
-		retryable bool
-		noCap     bool
-		says      []string
-	}{
+	tests := []evalCase{
 		{name: "uncapped mint refused", p: tokenTransfer(addr(1), usdc, 5), rule: RuleUncappedTransfer,
 			says: []string{"--allow-uncapped-token-transfers", "--max-token-per-tx " + usdc + "=AMOUNT"}},
 		{name: "uncapped opt-in for swaps does not admit transfers", cfg: func(c *Config) { c.AllowUncappedTokenSwaps = true },
@@ -74,23 +63,7 @@ func TestTokenSpendRules(t *testing.T) {
 		{name: "a proposal that names no recipient and no self-payment", p: func() Proposal { p := tokenTransfer("", usdc, 5); return p }(),
 			rule: RuleTool, says: []string{"states no recipient"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := testConfig()
-			if tt.cfg != nil {
-				tt.cfg(&cfg)
-			}
-			d := Evaluate(cfg, tt.p, tt.s)
-			if d.Allowed != tt.allowed || d.Rule != tt.rule || d.Retryable != tt.retryable || d.NoCapApplies != tt.noCap {
-				t.Fatalf("Evaluate = %+v; want allowed=%v rule=%q retryable=%v noCap=%v", d, tt.allowed, tt.rule, tt.retryable, tt.noCap)
-			}
-			for _, s := range tt.says {
-				if !strings.Contains(d.Reason, s) {
-					t.Errorf("reason %q does not mention %q", d.Reason, s)
-				}
-			}
-		})
-	}
+	runEvalCases(t, tests)
 }
 
 func TestParseTokenCap(t *testing.T) {
