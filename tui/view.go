@@ -313,7 +313,9 @@ func tokenSpendLine(t hub.TokenSpend) string {
 	}
 	// The numbers first, the mint last: a narrow pane cuts the mint (in
 	// full in get_spend_status and the detail), never the numbers.
-	return fmt.Sprintf("token spent %d · reserved %d · %s · mint %s", t.Spent, t.Reserved, capText, t.Mint)
+	// Spent and reserved are base units; a cap reads as the operator wrote
+	// it (with a decimal point: display units), so the line says which is which.
+	return fmt.Sprintf("token spent %d · reserved %d base units · %s · mint %s", t.Spent, t.Reserved, capText, t.Mint)
 }
 
 // bar draws spent (█), reserved (▒) and free (░) against the cap.
