@@ -2,30 +2,20 @@ package tui_test
 
 import (
 	"context"
-	"encoding/binary"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
 )
 
 // ownerTokens sums what owner holds of mint, read from the ledger.
 func (w *consoleWorld) ownerTokens(t *testing.T, owner solana.PublicKey, mint string) (sum uint64, n int) {
 	t.Helper()
-	m := solana.MustPublicKeyFromBase58(mint)
-	out, err := w.chain.GetTokenAccountsByOwner(context.Background(), owner, &rpc.GetTokenAccountsConfig{Mint: &m},
-		&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
-	if err != nil {
-		t.Fatalf("getTokenAccountsByOwner: %v", err)
-	}
-	for _, a := range out.Value {
-		sum += binary.LittleEndian.Uint64(a.Account.Data.GetBinary()[64:72])
-	}
-	return sum, len(out.Value)
+	return solgatetest.OwnerTokens(t, w.chain, owner, mint)
 }
 
 // transfer_token through the real binaries: `solgate console` in tmux with

@@ -63,8 +63,8 @@ func (w *world) landed(t *testing.T, sig string) onChain {
 	return out
 }
 
-// execute approves a pending proposal and makes the confirmed call.
-func (w *world) execute(t *testing.T, a *solgatetest.Agent, id string, args map[string]any) solgatetest.Answer {
+// execute approves a pending proposal of tool and makes the confirmed call.
+func (w *world) execute(t *testing.T, a *solgatetest.Agent, tool, id string, args map[string]any) solgatetest.Answer {
 	t.Helper()
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {
@@ -74,7 +74,7 @@ func (w *world) execute(t *testing.T, a *solgatetest.Agent, id string, args map[
 	for k, v := range args {
 		confirmed[k] = v
 	}
-	return a.Call("transfer_sol", confirmed)
+	return a.Call(tool, confirmed)
 }
 
 // A fee market on the recipient: the preview shows fee and priority fee
@@ -112,7 +112,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 		t.Errorf("structured preview: %+v", ans.Structured)
 	}
 
-	done := w.execute(t, a, id, args)
+	done := w.execute(t, a, "transfer_sol", id, args)
 	if done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
 	}
@@ -190,7 +190,7 @@ func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
 	if ans.Structured["priority_fee_capped"] != true {
 		t.Errorf("structured: %+v", ans.Structured)
 	}
-	done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+	done := w.execute(t, a, "transfer_sol", ans.Structured["proposal_id"].(string), args)
 	if done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
 	}
@@ -236,7 +236,7 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 			if err := tc.arm(); err != nil {
 				t.Fatal(err)
 			}
-			done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+			done := w.execute(t, a, "transfer_sol", ans.Structured["proposal_id"].(string), args)
 			if done.Status() != "failed" || !strings.Contains(done.Text, tc.reason) || !strings.Contains(done.Text, "nothing was signed or sent") {
 				t.Errorf("execute: want failed with %q:\n%s", tc.reason, done.Text)
 			}
@@ -274,7 +274,7 @@ func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
 	if !strings.Contains(ans.Text, "fee 0.000005 + priority 0 SOL (no priority fee: the RPC does not serve getRecentPrioritizationFees)") {
 		t.Errorf("preview lacks the note:\n%s", ans.Text)
 	}
-	done := w.execute(t, a, ans.Structured["proposal_id"].(string), args)
+	done := w.execute(t, a, "transfer_sol", ans.Structured["proposal_id"].(string), args)
 	if done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
 	}

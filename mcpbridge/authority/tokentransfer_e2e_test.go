@@ -2,12 +2,10 @@ package authority_test
 
 import (
 	"context"
-	"encoding/binary"
 	"strings"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
@@ -19,35 +17,11 @@ import (
 // 3480 × 2 lamports.
 const rentTokenAccount = 2_039_280
 
-// ownerTokens reads every token account owner holds of mint from the ledger
-// (not through the hub) and sums them; n is how many accounts there are.
+// ownerTokens sums what owner holds of mint, read from the ledger (not
+// through the hub); n is how many accounts there are.
 func (w *world) ownerTokens(t *testing.T, owner solana.PublicKey, mint string) (sum uint64, n int) {
 	t.Helper()
-	m := solana.MustPublicKeyFromBase58(mint)
-	out, err := w.chain.GetTokenAccountsByOwner(context.Background(), owner, &rpc.GetTokenAccountsConfig{Mint: &m},
-		&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
-	if err != nil {
-		t.Fatalf("getTokenAccountsByOwner: %v", err)
-	}
-	for _, a := range out.Value {
-		sum += binary.LittleEndian.Uint64(a.Account.Data.GetBinary()[64:72])
-	}
-	return sum, len(out.Value)
-}
-
-// executeToken approves a pending transfer_token proposal and makes the
-// confirmed call.
-func (w *world) executeToken(t *testing.T, a *solgatetest.Agent, id string, args map[string]any) solgatetest.Answer {
-	t.Helper()
-	p, err := w.hub.Approve(id, "operator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	confirmed := map[string]any{"confirm": p.Token}
-	for k, v := range args {
-		confirmed[k] = v
-	}
-	return a.Call("transfer_token", confirmed)
+	return solgatetest.OwnerTokens(t, w.chain, owner, mint)
 }
 
 func tokenWorld(t *testing.T, tweak func(*policy.Config, string)) (*world, string) {
@@ -100,7 +74,7 @@ func TestTransferTokenThroughTheBridge(t *testing.T) {
 	if got, _ := w.ownerTokens(t, w.allowed, mint); got != 0 || w.balance(t, w.wallet) != solBefore {
 		t.Fatal("a proposal moved funds")
 	}
-	res := w.executeToken(t, a, id, args)
+	res := w.execute(t, a, "transfer_token", id, args)
 	if res.Status() != "executed" {
 		t.Fatalf("execute: %+v", res)
 	}
@@ -125,7 +99,7 @@ func TestTransferTokenThroughTheBridge(t *testing.T) {
 	if strings.Contains(ans.Text, "Creates the recipient's token account") {
 		t.Fatalf("second transfer creates the account again:\n%s", ans.Text)
 	}
-	if res := w.executeToken(t, a, ans.Structured["proposal_id"].(string), args2); res.Status() != "executed" {
+	if res := w.execute(t, a, "transfer_token", ans.Structured["proposal_id"].(string), args2); res.Status() != "executed" {
 		t.Fatalf("second execute: %+v", res)
 	}
 	if got, n := w.ownerTokens(t, w.allowed, mint); got != 1_501_000 || n != 1 {
@@ -206,7 +180,7 @@ func TestTransferToken2022FeeShowsNetAndVerifies(t *testing.T) {
 	if ans.Structured["received"] != "1980000" || ans.Structured["transfer_fee"] != "20000" {
 		t.Fatalf("structured: %+v", ans.Structured)
 	}
-	res := w.executeToken(t, a, ans.Structured["proposal_id"].(string), args)
+	res := w.execute(t, a, "transfer_token", ans.Structured["proposal_id"].(string), args)
 	if res.Status() != "executed" {
 		t.Fatalf("execute: %+v", res)
 	}
