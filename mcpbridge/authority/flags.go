@@ -73,6 +73,13 @@ func SwapFlags(in, out TokenLabel, noCap bool) []Flag {
 	return flags
 }
 
+// lookAlike is lookAlikeLocked for callers that do not hold h.mu.
+func (h *Hub) lookAlike(to string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lookAlikeLocked(to)
+}
+
 // lookAlikeLocked warns when to resembles, without being, an address the
 // console knows (its wallet, the allowlist, earlier recipients). Address
 // poisoning works by sending dust from an address that shares the first and

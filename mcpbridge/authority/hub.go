@@ -193,12 +193,14 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	if err != nil {
 		return h.malformedCall(client, req, err)
 	}
+	// An approved proposal of any kind runs its own execution.
+	run := func(p *Proposal) { p.Kind.Run(h, p.ID, who) }
 	switch a := args.(type) {
 	case TransferArgs:
 		if a.Confirm == "" {
 			return h.proposeTransfer(ctx, who, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
 	case ProposalStatusArgs:
 		return h.proposalStatus(ctx, a)
 	case GetBalanceArgs:
@@ -216,12 +218,12 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 		if h.opts.Swapper == nil {
 			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
 	case TransferTokenArgs:
 		if a.Confirm == "" {
 			return h.proposeToken(ctx, who, a)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, func(p *Proposal) { p.Kind.Run(h, p.ID, who) })
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
 	case QuoteArgs:
 		return h.getQuote(ctx, a)
 	case TokenInfoArgs:

@@ -183,10 +183,7 @@ func (h *Hub) pruneLocked() {
 // autoDeny answers a policy objection as an ordinary tool result, feeds the
 // retry breaker, and shows the denial in the console log.
 func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a TransferArgs) mcpbridge.CallResult {
-	h.mu.Lock()
-	warnings := h.lookAlikeLocked(a.To.String())
-	h.mu.Unlock()
-	return h.recordAutoDeny(who, fp, d, warnings, map[string]any{
+	return h.recordAutoDeny(who, fp, d, h.lookAlike(a.To.String()), map[string]any{
 		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
 	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
 }

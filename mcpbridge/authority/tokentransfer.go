@@ -231,10 +231,7 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 }
 
 func (h *Hub) autoDenyToken(who caller, fp string, d policy.Decision, a TransferTokenArgs) mcpbridge.CallResult {
-	h.mu.Lock()
-	warnings := h.lookAlikeLocked(a.To.String())
-	h.mu.Unlock()
-	return h.recordAutoDeny(who, fp, d, warnings, map[string]any{
+	return h.recordAutoDeny(who, fp, d, h.lookAlike(a.To.String()), map[string]any{
 		"tool": mcpbridge.ToolTransferToken, "mint": a.Mint.String(), "to": a.To.String(), "amount": fmt.Sprint(a.Amount),
 	}, fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To))
 }
