@@ -103,15 +103,6 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 
 	client := executor.NewClient(c.rpc, executor.ClientOptions{})
 	a.closers = append(a.closers, func() { client.Close() })
-	// Fail closed: a cluster that cannot be identified gets no write, and
-	// its state directory's pin cannot be checked, so do not start.
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	_, _, err = client.DetectNetwork(dctx)
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
-	}
-
 	st, err := store.Open(c.state)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
@@ -142,6 +133,11 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
 	})
 	if err != nil {
+		// Fail closed: a cluster that cannot be identified gets no write, and
+		// its state directory's pin cannot be checked, so do not start.
+		if errors.Is(err, hub.ErrNetworkUnidentified) {
+			return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
+		}
 		var mm *store.ClusterMismatchError
 		if errors.As(err, &mm) {
 			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",

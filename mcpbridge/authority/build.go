@@ -39,6 +39,10 @@ type Built struct {
 	Genesis  string // the cluster's genesis hash (its network: Hub.Network)
 }
 
+// ErrNetworkUnidentified wraps a failure to read the cluster's genesis hash:
+// a cluster that cannot be identified gets no write, so nothing is built.
+var ErrNetworkUnidentified = errors.New("could not identify the network")
+
 // Build identifies the cluster, pins the state directory to it, restores
 // the spend ledger, settles what a previous console left in flight, and only
 // then makes the hub, in that order. opts carries the rest (policy, limits,
@@ -53,7 +57,7 @@ func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
 	network, genesis, err := s.Client.DetectNetwork(dctx)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("identify the network: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrNetworkUnidentified, err)
 	}
 	if err := s.Store.PinCluster(genesis); err != nil {
 		return nil, err
