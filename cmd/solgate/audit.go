@@ -21,8 +21,9 @@ import (
 // bad entry if anything was altered or removed.
 func newAuditCmd() *cobra.Command {
 	var (
-		sf     *settingFlags
-		asJSON bool
+		sf            *settingFlags
+		asJSON        bool
+		acceptMissing bool
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -40,16 +41,17 @@ func newAuditCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runAudit(cmd.OutOrStdout(), s.State, asJSON)
+			return runAudit(cmd.OutOrStdout(), s.State, asJSON, acceptMissing)
 		},
 	}
 	// The console's state row: the same flag, variables and default.
 	sf = registerSettings(cmd.Flags(), "state")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
+	cmd.Flags().BoolVar(&acceptMissing, "accept-missing-head", false, "pass a trail that has entries but no audit.head file (only the database then vouches for it; a same-user forger can delete the head file)")
 	return cmd
 }
 
-func runAudit(out io.Writer, dir string, asJSON bool) error {
+func runAudit(out io.Writer, dir string, asJSON, acceptMissingHead bool) error {
 	st, err := store.OpenExisting(dir)
 	if err != nil {
 		return err
@@ -98,6 +100,12 @@ func runAudit(out io.Writer, dir string, asJSON bool) error {
 		} else {
 			fmt.Fprintf(out, "no head file at %s: only the database vouches for the chain (a console creates it the next time it opens this state directory)\n", st.HeadFilePath())
 		}
+	}
+	// Whoever can rewrite the database can also delete the head file, so a
+	// trail with entries and no head is not vouched for: fail unless the
+	// operator says they know why it is missing.
+	if len(entries) > 0 && !st.HasHeadFile() && !acceptMissingHead {
+		return fmt.Errorf("audit trail has %d entries but no head file at %s: whoever can write the state directory could have rewritten the database and deleted the head with it; if you know why it is missing (an older solgate, a restore), run again with --accept-missing-head", len(entries), st.HeadFilePath())
 	}
 	return nil
 }
