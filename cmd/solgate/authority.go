@@ -84,13 +84,20 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err := store.CheckPrivateDir(c.state); err != nil {
 		return nil, fmt.Errorf("--state: %w", err)
 	}
-	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state
-	if c.logFile != "" {
-		logPath, logFlag = c.logFile, "--log-file "+c.logFile
-	}
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	// One console per state directory, whatever its --socket: taken before
+	// anything in the directory is opened or written.
+	unlock, err := store.LockDir(c.state)
 	if err != nil {
-		return nil, fmt.Errorf("%s: open log: %w", logFlag, err)
+		return nil, fmt.Errorf("--state: %w", err)
+	}
+	a.closers = append(a.closers, unlock)
+	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state+": log"
+	if c.logFile != "" {
+		logPath, logFlag = c.logFile, "--log-file"
+	}
+	logFile, err := hub.OpenLogFile(logFlag, logPath)
+	if err != nil {
+		return nil, err
 	}
 	a.closers = append(a.closers, func() { logFile.Close() })
 	a.log = slog.New(slog.NewTextHandler(logFile, nil))

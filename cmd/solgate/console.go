@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strings"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -72,6 +74,14 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if check {
 		return printCheck(stdout, s, exp)
 	}
+	// Every file the console trusts, then its terminal: each refusal names
+	// the file or the terminal and the fix.
+	if problems := trustedFileProblems(s); len(problems) > 0 {
+		return errors.Join(problems...)
+	}
+	if problems := exp.TerminalProblems(); len(problems) > 0 && !s.AllowSharedTerminal {
+		return terminalRefusal(problems)
+	}
 	// The key and the state must be this user's alone; checked first, so
 	// the refusal names the file whatever else is wrong.
 	key, err := executor.LoadKeypair(s.Keypair)
@@ -109,7 +119,13 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 // exposureOf gathers who can reach what the console guards.
 func exposureOf(s Settings, adm hub.Admission) *hub.Exposure {
 	dumpable, err := executor.Dumpable()
+	var tty *hub.TTY
+	if t, ok := hub.StatTTY(); ok {
+		tty = &t
+	}
 	return &hub.Exposure{
+		TTY:            tty,
+		SharedTerminal: s.AllowSharedTerminal,
 		ConsoleUID: uint32(os.Geteuid()),
 		Key:        hub.StatFile(s.Keypair),
 		State:      hub.StatFile(s.State),
@@ -138,6 +154,16 @@ func printCheck(out io.Writer, s Settings, exp *hub.Exposure) error {
 			problems = append(problems, err)
 		}
 	}
+	problems = append(problems, trustedFileProblems(s)...)
+	if tp := exp.TerminalProblems(); len(tp) > 0 {
+		if s.AllowSharedTerminal {
+			for _, p := range tp {
+				fmt.Fprintf(out, "WARNING: %s (--allow-shared-terminal: the console would start with a red warning)\n", p)
+			}
+		} else {
+			problems = append(problems, terminalRefusal(tp))
+		}
+	}
 	for _, uid := range exp.Admission.UIDs {
 		for _, t := range exp.ReachableBy(uid) {
 			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", hub.WarnTerminal, t.Kind, t.Path)
@@ -154,4 +180,48 @@ func printCheck(out io.Writer, s Settings, exp *hub.Exposure) error {
 	}
 	fmt.Fprintln(out, "ok: the console would start with this key and state directory")
 	return nil
+}
+
+// terminalRefusal is the console's refusal to start in a terminal an
+// admitted agent can reach.
+func terminalRefusal(problems []string) error {
+	return fmt.Errorf("an admitted agent can reach this console's terminal, so it could repaint what you approve and read the keys you type: %s. Fix: %s",
+		strings.Join(problems, "; "), hub.TerminalFix)
+}
+
+// trustedFileProblems checks the files settings name that the console runs
+// or writes (the config file is checked when it is read, in build; the key
+// and the state directory by their loaders): the notify program, the log
+// file and its directory.
+func trustedFileProblems(s Settings) []error {
+	var problems []error
+	if prog := notifyProgram(s.NotifyCommand); prog != "" {
+		if err := hub.CheckTrustedFile("--notify-command: the program", prog, false); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if s.LogFile != "" {
+		if err := hub.CheckLogFile("--log-file", s.LogFile); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	return problems
+}
+
+// notifyProgram is the file the notify command runs first: its first word,
+// looked up in PATH as sh would. "" when there is no command, or the word is
+// not a file (a shell builtin or keyword), which is then sh's own.
+func notifyProgram(command string) string {
+	words := strings.Fields(command)
+	if len(words) == 0 {
+		return ""
+	}
+	p, err := exec.LookPath(words[0])
+	if err != nil {
+		if strings.ContainsRune(words[0], '/') {
+			return words[0] // named but missing: CheckTrustedFile says so
+		}
+		return ""
+	}
+	return p
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,10 +32,15 @@ type Settings struct {
 	State        string
 	SwapAPI      string   // Jupiter Swap API v1 base URL; empty: swaps refused
 	SwapAPIKey   string   // secret: never printed (see String)
+	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
+	SwapAPIKeyFile string
 	SwapPrograms []string // aggregator programs besides the built-in ones
 	AllowUIDs    []uint32 // users whose bridges may connect
 	AllowGIDs    []uint32 // groups whose bridges may connect
 	NoColor      bool
+	// AllowSharedTerminal starts the console although an admitted agent
+	// can reach its terminal, with a red warning for the whole session.
+	AllowSharedTerminal bool
 	// Being noticed, and the log.
 	NoBell        bool
 	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
@@ -118,21 +124,23 @@ func (r *setting) envVar() string {
 // once. The flags, the SOLGATE_* variables and the TOML file all read it.
 var settings = []setting{
 	withNoTOML(scalar("config", "read settings from this TOML `FILE` (keys: the flag names with underscores, e.g. max_sol_per_tx = 0.1)",
-		tomlString, func(s *Settings) *string { return &s.Config }, parsePath("a TOML file path"), plainText)),
+		tomlString, func(s *Settings) *string { return &s.Config }, parseFilePath("a TOML file path"), plainText)),
 
 	// Where the console connects and keeps its state.
 	scalar("rpc", "Solana JSON-RPC endpoint `URL`",
 		tomlString, func(s *Settings) *string { return &s.RPC }, parseHTTPURL(false), plainText),
 	scalar("keypair", "Solana CLI keypair `FILE` that signs and pays",
-		tomlString, func(s *Settings) *string { return &s.Keypair }, parsePath("a keypair file path"), plainText),
+		tomlString, func(s *Settings) *string { return &s.Keypair }, parseFilePath("a keypair file path"), plainText),
 	scalar("socket", "Unix socket `PATH` the bridges connect to",
-		tomlString, func(s *Settings) *string { return &s.Socket }, parsePath("a socket path"), plainText),
+		tomlString, func(s *Settings) *string { return &s.Socket }, parseFilePath("a socket path"), plainText),
 	withOldEnv(scalar("state", "state `DIR`: spend ledger, audit trail, log",
-		tomlString, func(s *Settings) *string { return &s.State }, parsePath("a directory path"), plainText), "SOLGATE_STATE_DIR"),
+		tomlString, func(s *Settings) *string { return &s.State }, parseFilePath("a directory path"), plainText), "SOLGATE_STATE_DIR"),
 	scalar("swap-api", "Jupiter Swap API v1 base `URL`; without it swaps are refused",
 		tomlString, func(s *Settings) *string { return &s.SwapAPI }, parseHTTPURL(true), plainText),
-	withSecret(scalar("swap-api-key", "`KEY` sent to the swap API as x-api-key; prefer SOLGATE_SWAP_API_KEY, since a flag shows in ps",
+	withSecret(scalar("swap-api-key", "`KEY` sent to the swap API as x-api-key: only as SOLGATE_SWAP_API_KEY or in the --config file, never as this flag (every user can read a flag in /proc/PID/cmdline); or see --swap-api-key-file",
 		tomlString, func(s *Settings) *string { return &s.SwapAPIKey }, parseSecret, plainText)),
+	scalar("swap-api-key-file", "read the swap API key from this `FILE` (yours, mode 0600)",
+		tomlString, func(s *Settings) *string { return &s.SwapAPIKeyFile }, parseFilePath("a file path"), plainText),
 	list("swap-program", "aggregator program `ID` judged by whole-wallet simulation, besides the built-in ones (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.SwapPrograms }, parseAddress("program id")),
 	list("allow-uid", "user `UID` whose bridges may connect to the socket (repeatable)",
@@ -140,8 +148,10 @@ var settings = []setting{
 	list("allow-gid", "group `GID` whose members' bridges may connect to the socket (repeatable)",
 		tomlInt, func(s *Settings) *[]uint32 { return &s.AllowGIDs }, parseID("group id")),
 	switchRow("no-color", "no colours (also when NO_COLOR is set)", func(s *Settings) *bool { return &s.NoColor }),
+	switchRow("allow-shared-terminal", "start even though an admitted agent user owns, or can read or write, this terminal (it could fake what you approve and read your keys); a red warning stays for the whole session",
+		func(s *Settings) *bool { return &s.AllowSharedTerminal }),
 	scalar("log-file", "write the log to this `FILE` instead of console.log in the state directory",
-		tomlString, func(s *Settings) *string { return &s.LogFile }, parsePath("a log file path"), plainText),
+		tomlString, func(s *Settings) *string { return &s.LogFile }, parseFilePath("a log file path"), plainText),
 
 	// Being noticed when a proposal starts waiting.
 	switchRow("no-bell", "do not ring the terminal bell when a proposal starts waiting", func(s *Settings) *bool { return &s.NoBell }),
@@ -294,6 +304,39 @@ func parsePath(what string) func(string) (string, error) {
 		}
 		return s, nil
 	}
+}
+
+// parseFilePath is parsePath for a file or directory: a leading ~ is the
+// home of the user the console runs as (from the user database), not the
+// caller's $HOME, which sudo may pass on: `sudo -u solgate solgate console`
+// must not read the operator's files.
+func parseFilePath(what string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		s, err := parsePath(what)(s)
+		if err != nil {
+			return "", err
+		}
+		if s != "~" && !strings.HasPrefix(s, "~/") {
+			return s, nil
+		}
+		home, err := consoleUserHome()
+		if err != nil {
+			return "", fmt.Errorf("%q: cannot find the home of the console's user to expand ~ (%v); accepted: an absolute path", s, err)
+		}
+		return filepath.Join(home, strings.TrimPrefix(s, "~")), nil
+	}
+}
+
+// consoleUserHome is the home directory of the effective user.
+func consoleUserHome() (string, error) {
+	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
+	if err != nil {
+		return "", err
+	}
+	if u.HomeDir == "" {
+		return "", errors.New("no home directory in the user database")
+	}
+	return u.HomeDir, nil
 }
 
 // parseHTTPURL refuses anything but http(s)://host…. The URL itself is not

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
+	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -109,6 +110,14 @@ func (sf *settingFlags) build() (Settings, error) {
 			return Settings{}, err
 		}
 		if s.Config != "" {
+			// The file can set the caps and a command the console runs:
+			// nobody but the console's user (or root) may be able to write it.
+			// (A missing file is left to applyTOML, which says so.)
+			if _, err := os.Stat(s.Config); err == nil {
+				if err := hub.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
+					return Settings{}, err
+				}
+			}
 			if err := sf.applyTOML(&s, from, s.Config); err != nil {
 				return Settings{}, err
 			}
@@ -129,6 +138,16 @@ func (sf *settingFlags) build() (Settings, error) {
 		if err := sf.applyFlag(&s, from, r); err != nil {
 			return Settings{}, err
 		}
+	}
+	if s.SwapAPIKeyFile != "" {
+		if s.SwapAPIKey != "" {
+			return Settings{}, fmt.Errorf("%s and %s both give the swap API key; keep only one", from.label("swap-api-key"), from.label("swap-api-key-file"))
+		}
+		key, err := readSecretFile(from.label("swap-api-key-file"), s.SwapAPIKeyFile)
+		if err != nil {
+			return Settings{}, err
+		}
+		s.SwapAPIKey = key
 	}
 	if err := s.Policy.Validate(); err != nil {
 		return Settings{}, from.blame(err)
@@ -158,6 +177,11 @@ func (sf *settingFlags) applyFlag(s *Settings, from origins, r *setting) error {
 		return nil
 	}
 	label := "--" + r.name
+	if r.secret {
+		// Refused whatever its value, which is never repeated: by the time
+		// this runs it has been in /proc/PID/cmdline, readable by every user.
+		return fmt.Errorf("%s: a secret is never taken as a flag, since every user of this machine can read a process's command line (/proc/PID/cmdline, ps); set %s in the environment, put it in the --config file, or use --%s-file FILE; and since this one was on a command line, consider it seen and replace it", label, r.envVar(), r.name)
+	}
 	if err := r.set(s, v.texts); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
@@ -270,6 +294,23 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 		from[f.row.name] = label
 	}
 	return nil
+}
+
+// readSecretFile reads a secret from a file only the console's user can
+// read or write; the error never quotes the content.
+func readSecretFile(label, path string) (string, error) {
+	if err := hub.CheckTrustedFile(label, path, true); err != nil {
+		return "", err
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", label, err)
+	}
+	key, err := parseSecret(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", label, path, err)
+	}
+	return key, nil
 }
 
 // tomlKeys lists the file's keys, for the unknown-key message.

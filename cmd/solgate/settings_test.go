@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -83,6 +84,7 @@ func lv(items []string, toml string, want any) spelled { return spelled{items, t
 type sourceCase struct {
 	env, toml string // the variable and TOML key; the flag is the map key
 	noTOML    bool
+	noFlag    bool // a secret: its flag is refused (TestSecretFlagRefused)
 	def       any
 	get       func(Settings) any
 	// a is given alone by each source, and by the highest source when
@@ -99,6 +101,7 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 	home, runtime, state := isolateEnv(t)
 	cfgB, cfgC := writeFile(t, "# empty\n"), writeFile(t, "")
 	cfgA := writeFile(t, "")
+	keyA, keyB, keyC := writeFile(t, "key-a\n"), writeFile(t, "key-b"), writeFile(t, "key-c\n")
 	return map[string]sourceCase{
 		"config": {env: "SOLGATE_CONFIG", noTOML: true, def: "", get: func(s Settings) any { return s.Config },
 			a: sv(cfgA, "", cfgA), b: sv(cfgB, "", cfgB), c: sv(cfgC, "", cfgC)},
@@ -116,8 +119,10 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("http://127.0.0.1:2001/swap/v1", `"http://127.0.0.1:2001/swap/v1"`, "http://127.0.0.1:2001/swap/v1"),
 			b: sv("https://swap.invalid", `"https://swap.invalid"`, "https://swap.invalid"),
 			c: sv("http://127.0.0.1:2003", `"http://127.0.0.1:2003"`, "http://127.0.0.1:2003")},
-		"swap-api-key": {env: "SOLGATE_SWAP_API_KEY", toml: "swap_api_key", def: "", get: func(s Settings) any { return s.SwapAPIKey },
+		"swap-api-key": {env: "SOLGATE_SWAP_API_KEY", toml: "swap_api_key", def: "", noFlag: true, get: func(s Settings) any { return s.SwapAPIKey },
 			a: sv("key-a", `"key-a"`, "key-a"), b: sv("key-b", `"key-b"`, "key-b"), c: sv("key-c", `"key-c"`, "key-c")},
+		"swap-api-key-file": {env: "SOLGATE_SWAP_API_KEY_FILE", toml: "swap_api_key_file", def: "", get: func(s Settings) any { return s.SwapAPIKeyFile },
+			a: sv(keyA, `"`+keyA+`"`, keyA), b: sv(keyB, `"`+keyB+`"`, keyB), c: sv(keyC, `"`+keyC+`"`, keyC)},
 		"swap-program": {env: "SOLGATE_SWAP_PROGRAM", toml: "swap_program", def: []string(nil), get: func(s Settings) any { return s.SwapPrograms },
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
 			b: lv([]string{addrC}, `["`+addrC+`"]`, []string{addrC}),
@@ -130,7 +135,8 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{"2001", "2002"}, `[2001, 2002]`, []uint32{2001, 2002}),
 			b: lv([]string{"0"}, `[0]`, []uint32{0}),
 			c: lv([]string{"65534"}, `[65534]`, []uint32{65534})},
-		"no-color": boolCase("SOLGATE_NO_COLOR", "no_color", func(s Settings) any { return s.NoColor }),
+		"no-color":              boolCase("SOLGATE_NO_COLOR", "no_color", func(s Settings) any { return s.NoColor }),
+		"allow-shared-terminal": boolCase("SOLGATE_ALLOW_SHARED_TERMINAL", "allow_shared_terminal", func(s Settings) any { return s.AllowSharedTerminal }),
 		"log-file": {env: "SOLGATE_LOG_FILE", toml: "log_file", def: "", get: func(s Settings) any { return s.LogFile },
 			a: sv("/l/a.log", `"/l/a.log"`, "/l/a.log"), b: sv("/l/b.log", `"/l/b.log"`, "/l/b.log"), c: sv("/l/c.log", `"/l/c.log"`, "/l/c.log")},
 		"no-bell": boolCase("SOLGATE_NO_BELL", "no_bell", func(s Settings) any { return s.NoBell }),
@@ -240,7 +246,7 @@ func TestEverySettingFromEverySource(t *testing.T) {
 			continue
 		}
 		for _, combo := range combos {
-			if tc.noTOML && slices.Contains(combo, fromTOML) {
+			if tc.noTOML && slices.Contains(combo, fromTOML) || tc.noFlag && slices.Contains(combo, fromFlag) {
 				continue
 			}
 			var parts []string
@@ -563,6 +569,82 @@ func TestSwapAPIKeyNeverShown(t *testing.T) {
 	help := runRoot(t, "console", "--help")
 	if strings.Contains(help, secret) || !strings.Contains(help, "--swap-api-key KEY") {
 		t.Fatalf("--help:\n%s", help)
+	}
+}
+
+// A secret given as a flag is refused, whatever its value, with the reason
+// (/proc/PID/cmdline is world-readable) and the ways that are accepted; the
+// value is never repeated. The file form reads the key from a private file
+// and refuses one others can read.
+func TestSecretFlagRefused(t *testing.T) {
+	isolateEnv(t)
+	const secret = "qzxv-live-4f9a"
+	_, err := consoleSettings(t, "--swap-api-key", secret)
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "/proc/PID/cmdline") ||
+		!strings.Contains(err.Error(), "SOLGATE_SWAP_API_KEY") || !strings.Contains(err.Error(), "--swap-api-key-file") {
+		t.Fatalf("--swap-api-key as a flag: %v", err)
+	}
+	file := writeFile(t, secret+"\n")
+	s, err := consoleSettings(t, "--swap-api-key-file", file)
+	if err != nil || s.SwapAPIKey != secret {
+		t.Fatalf("--swap-api-key-file: %q %v", s.SwapAPIKey, err)
+	}
+	must(t, os.Chmod(file, 0o640))
+	_, err = consoleSettings(t, "--swap-api-key-file", file)
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "readable by other users (mode 0640)") {
+		t.Fatalf("a key file others can read: %v", err)
+	}
+	must(t, os.Chmod(file, 0o600))
+	t.Setenv("SOLGATE_SWAP_API_KEY", secret)
+	if _, err := consoleSettings(t, "--swap-api-key-file", file); err == nil || !strings.Contains(err.Error(), "keep only one") {
+		t.Fatalf("key from both the variable and a file: %v", err)
+	}
+}
+
+// The config file can run a command as the console (notify_command), so a
+// file, or a directory around it, that others can write is refused, naming
+// the file and why.
+func TestConfigFileMustBeTheConsoleUsers(t *testing.T) {
+	isolateEnv(t)
+	cfg := writeFile(t, "max_sol_per_tx = 0.05\n")
+	if _, err := consoleSettings(t, "--config", cfg); err != nil {
+		t.Fatalf("a private config file: %v", err)
+	}
+	must(t, os.Chmod(cfg, 0o664))
+	_, err := consoleSettings(t, "--config", cfg)
+	if err == nil || !strings.Contains(err.Error(), "--config "+cfg+" is writable by group or others (mode 0664)") {
+		t.Fatalf("a group-writable config file: %v", err)
+	}
+	must(t, os.Chmod(cfg, 0o600))
+	must(t, os.Chmod(filepath.Dir(cfg), 0o777))
+	_, err = consoleSettings(t, "--config", cfg)
+	if err == nil || !strings.Contains(err.Error(), "the directory "+filepath.Dir(cfg)+" is writable by group or others") {
+		t.Fatalf("a config file in a world-writable directory: %v", err)
+	}
+	must(t, os.Chmod(filepath.Dir(cfg), 0o700))
+	if os.Geteuid() == 0 {
+		must(t, os.Chown(cfg, uidAgent, uidAgent))
+		_, err = consoleSettings(t, "--config", cfg)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--config %s belongs to uid %d, not to the console's user", cfg, uidAgent)) {
+			t.Fatalf("a config file the agent's user owns: %v", err)
+		}
+	}
+}
+
+// ~ in a path setting is the console user's home from the user database,
+// not $HOME (which sudo can carry over from the operator).
+func TestTildeIsTheConsoleUsersHome(t *testing.T) {
+	isolateEnv(t) // HOME=/home/op
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" || u.HomeDir == "/home/op" {
+		t.Skipf("requires a user database entry with a home other than the test's $HOME: %v", err)
+	}
+	s, err := consoleSettings(t, "--state", "~/st", "--log-file", "~/l.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != filepath.Join(u.HomeDir, "st") || s.LogFile != filepath.Join(u.HomeDir, "l.log") {
+		t.Fatalf("~ expanded to %q, %q; want under %s", s.State, s.LogFile, u.HomeDir)
 	}
 }
 

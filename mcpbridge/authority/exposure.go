@@ -36,6 +36,11 @@ type Exposure struct {
 	Admission  Admission
 	Terminals  []Terminal
 	Dumpable   bool
+	// TTY is the terminal device on standard input; nil: none (terminal.go).
+	TTY *TTY
+	// SharedTerminal: --allow-shared-terminal overrides TerminalProblems,
+	// with a warning for the whole session.
+	SharedTerminal bool
 }
 
 // FileFacts is one file's owner and mode as stat saw them.
@@ -344,6 +349,7 @@ func (h *Hub) startupWarnings() {
 	if e == nil {
 		return
 	}
+	h.sharedTerminalWarning()
 	for _, uid := range e.Admission.UIDs {
 		for _, t := range e.ReachableBy(uid) {
 			h.warn(warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, userName(uid))})

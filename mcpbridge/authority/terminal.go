@@ -1,0 +1,136 @@
+package authority
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"slices"
+	"strconv"
+	"syscall"
+)
+
+// The console's own terminal is the one channel to the operator: what it
+// shows is what the operator approves, and what is typed into it decides.
+// Whoever can write to that terminal device can repaint an amount (Bubble
+// Tea redraws only changed lines, so the fake text stays); whoever can read
+// it takes keys before the console sees them. An admitted agent user who
+// owns or can open the device, or who owns the tmux or screen server the
+// console runs in, defeats the whole separation, so the console refuses to
+// start unless --allow-shared-terminal says the operator accepts that.
+
+// WarnSharedTerminal is the header line for the whole session when the
+// operator started the console with --allow-shared-terminal over a problem.
+const WarnSharedTerminal = "--allow-shared-terminal: an admitted agent can read and type into this console's terminal"
+
+// TerminalFix is the remedy the refusal names.
+const TerminalFix = "run the console in a terminal of your own that the agent's account cannot open: start the agent under its own account " +
+	"(e.g. `sudo -u agent claude`, or a container with only the socket mounted) and keep this terminal, its tmux or screen server and your home yours; " +
+	"or start the console with --allow-shared-terminal to accept that the agent can see and fake what you approve"
+
+// TTY is the console's terminal device as fstat saw it on standard input.
+type TTY struct {
+	Path     string
+	OwnerUID uint32
+	GID      uint32
+	Mode     fs.FileMode
+}
+
+// StatTTY reads the terminal device on standard input. ok is false when
+// standard input is not a terminal device.
+func StatTTY() (t TTY, ok bool) {
+	fi, err := os.Stdin.Stat()
+	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		return TTY{}, false
+	}
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if !isStat {
+		return TTY{}, false
+	}
+	t = TTY{Path: "standard input", OwnerUID: st.Uid, GID: st.Gid, Mode: fi.Mode().Perm()}
+	if p, err := os.Readlink("/proc/self/fd/0"); err == nil {
+		t.Path = p
+	}
+	return t, true
+}
+
+// groupsOfUID lists the groups a user is in, from the user database; a uid
+// without an account has none that can be known.
+func groupsOfUID(uid uint32) []uint32 {
+	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
+	if err != nil {
+		return nil
+	}
+	ids, _ := u.GroupIds()
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	out := []uint32{uint32(gid)}
+	for _, g := range ids {
+		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
+			out = append(out, uint32(n))
+		}
+	}
+	return out
+}
+
+// TerminalProblems lists, one sentence each, how an admitted agent user can
+// reach the console's terminal: owning the device, opening it through its
+// group or other bits, or owning the tmux or screen server. Empty: the
+// terminal is the operator's alone (as far as modes tell). The console's own
+// user is not counted here: same-user mode has its own warning.
+func (e *Exposure) TerminalProblems() []string {
+	return e.terminalProblems(groupsOfUID)
+}
+
+func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
+	var out []string
+	access := func(bits fs.FileMode, r, w fs.FileMode) string {
+		switch {
+		case bits&r != 0 && bits&w != 0:
+			return "read and write"
+		case bits&r != 0:
+			return "read"
+		}
+		return "write"
+	}
+	if t := e.TTY; t != nil {
+		for _, uid := range e.Admission.UIDs {
+			if uid == e.ConsoleUID {
+				continue
+			}
+			who := userName(uid) + ", which --allow-uid admits as an agent"
+			switch {
+			case t.OwnerUID == uid:
+				out = append(out, fmt.Sprintf("the terminal %s belongs to %s: it can repaint what the console shows and read the keys you type", t.Path, who))
+			case t.Mode&0o060 != 0 && slices.Contains(groupsOf(uid), t.GID):
+				out = append(out, fmt.Sprintf("the terminal %s (mode %04o, group %d) lets %s %s it through its group", t.Path, t.Mode, t.GID, who, access(t.Mode, 0o040, 0o020)))
+			}
+		}
+		for _, gid := range e.Admission.GIDs {
+			if t.GID == gid && t.Mode&0o060 != 0 {
+				out = append(out, fmt.Sprintf("the terminal %s (mode %04o) lets group %d, which --allow-gid admits, %s it", t.Path, t.Mode, gid, access(t.Mode, 0o040, 0o020)))
+			}
+		}
+		if t.Mode&0o006 != 0 && !e.Admission.Empty() {
+			out = append(out, fmt.Sprintf("the terminal %s (mode %04o) lets every user, the admitted agents too, %s it", t.Path, t.Mode, access(t.Mode, 0o004, 0o002)))
+		}
+	}
+	for _, t := range e.Terminals {
+		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, userName(t.OwnerUID)))
+	}
+	return out
+}
+
+// sharedTerminalWarning raises the session-long warning when the operator
+// overrode the refusal.
+func (h *Hub) sharedTerminalWarning() {
+	e := h.opts.Exposure
+	if e == nil || !e.SharedTerminal {
+		return
+	}
+	if problems := e.TerminalProblems(); len(problems) > 0 {
+		h.warn(warning{WarnSharedTerminal, problems[0]})
+	}
+}
