@@ -126,13 +126,13 @@ func exposureOf(s Settings, adm hub.Admission) *hub.Exposure {
 	return &hub.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
-		ConsoleUID: uint32(os.Geteuid()),
-		Key:        hub.StatFile(s.Keypair),
-		State:      hub.StatFile(s.State),
-		Socket:     s.Socket,
-		Admission:  adm,
-		Terminals:  hub.DetectTerminals(os.Getenv),
-		Dumpable:   dumpable || err != nil,
+		ConsoleUID:     uint32(os.Geteuid()),
+		Key:            hub.StatFile(s.Keypair),
+		State:          hub.StatFile(s.State),
+		Socket:         s.Socket,
+		Admission:      adm,
+		Terminals:      hub.DetectTerminals(os.Getenv),
+		Dumpable:       dumpable || err != nil,
 	}
 }
 

@@ -25,19 +25,19 @@ import (
 // where it keeps its state, and the policy. It is filled from the table
 // below by settingFlags.build (settings_sources.go); nothing else writes it.
 type Settings struct {
-	Config       string // the TOML file that was read; empty: none
-	RPC          string
-	Keypair      string
-	Socket       string
-	State        string
-	SwapAPI      string   // Jupiter Swap API v1 base URL; empty: swaps refused
-	SwapAPIKey   string   // secret: never printed (see String)
+	Config     string // the TOML file that was read; empty: none
+	RPC        string
+	Keypair    string
+	Socket     string
+	State      string
+	SwapAPI    string // Jupiter Swap API v1 base URL; empty: swaps refused
+	SwapAPIKey string // secret: never printed (see String)
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
 	SwapAPIKeyFile string
-	SwapPrograms []string // aggregator programs besides the built-in ones
-	AllowUIDs    []uint32 // users whose bridges may connect
-	AllowGIDs    []uint32 // groups whose bridges may connect
-	NoColor      bool
+	SwapPrograms   []string // aggregator programs besides the built-in ones
+	AllowUIDs      []uint32 // users whose bridges may connect
+	AllowGIDs      []uint32 // groups whose bridges may connect
+	NoColor        bool
 	// AllowSharedTerminal starts the console although an admitted agent
 	// can reach its terminal, with a red warning for the whole session.
 	AllowSharedTerminal bool
