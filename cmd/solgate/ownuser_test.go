@@ -274,13 +274,14 @@ func TestOwnUserConsoleWithoutAdmissionRefusesClearly(t *testing.T) {
 	}
 }
 
-// The console's terminal belongs to root here (tmux runs as root); admitting
-// root as an agent means the agent could type into it, and the header says so
-// from the start.
+// The console's terminal and its tmux server belong to root here (tmux runs
+// as root); admitting root as an agent means the agent could type into it.
+// The console refuses (TestConsoleRefusesATerminalTheAgentOwns); overridden,
+// the header says so from the start.
 func TestOwnUserConsoleWarnsWhenAnAgentOwnsItsTerminal(t *testing.T) {
 	w := startOwnUserWorld(t)
-	con := w.startConsoleAs(t, uidConsole, "typed", "--allow-uid", "0")
-	con.waitFor(t, 10*time.Second, "⚠ the agent can type into this console")
+	con := w.startConsoleAs(t, uidConsole, "typed", "--allow-uid", "0", "--allow-shared-terminal")
+	con.waitFor(t, 10*time.Second, "⚠ --allow-shared-terminal: an admitted agent can read and type", "the agent can type into this console")
 }
 
 // PR_SET_DUMPABLE 0: another process of the console's own uid cannot read

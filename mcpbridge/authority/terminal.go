@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // The console's own terminal is the one channel to the operator: what it
@@ -39,6 +41,9 @@ type TTY struct {
 // StatTTY reads the terminal device on standard input. ok is false when
 // standard input is not a terminal device.
 func StatTTY() (t TTY, ok bool) {
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		return TTY{}, false // /dev/null, a pipe, a file: nobody types here
+	}
 	fi, err := os.Stdin.Stat()
 	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
 		return TTY{}, false
