@@ -109,6 +109,16 @@ type model struct {
 	// selection changes, whatever moved it.
 	graceUntil time.Time
 	graceFor   string
+	// After a dialog or the selection was taken away by an event (an
+	// expiry, a decision made elsewhere), what the operator goes on typing
+	// was meant for the dialog or the proposal that left: it is swallowed
+	// until Enter or Esc, or until swallowQuiet passes without a key.
+	swallowing   bool
+	swallowUntil time.Time
+	swallowWhy   string
+	// mine are the proposals the operator's own keys are deciding: their
+	// leaving is the operator's doing, not an event to guard against.
+	mine       map[string]bool
 	showWallet bool
 	ticking    bool
 	notice     string // one-line feedback for the last key, cleared by the next
@@ -132,6 +142,7 @@ func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
 		queue:    newQueue(),
 		log:      eventLog{loc: cfg.loc},
 		progress: map[string]executor.Progress{},
+		mine:     map[string]bool{},
 		titleN:   -1,
 	}
 	m.help.Styles = cfg.styles.help
@@ -200,6 +211,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyMsg:
 		act, cmd := m.handleKey(msg)
+		if id := actionID(act); id != "" {
+			m.mine[id] = true
+		}
 		if act != nil {
 			return perform(m.cfg.ops, act)
 		}
@@ -272,6 +286,9 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 			return actionQuit{}, nil
 		}
 		return m.requestQuit()
+	}
+	if m.swallowKey(k) {
+		return nil, nil
 	}
 	// Only the approval keys wait out the grace period: typing already in
 	// flight, or a double tap, must not approve a proposal that was not on
@@ -464,15 +481,60 @@ func (m *model) selectedPending() *entry {
 	return e
 }
 
+// swallowQuiet is how long typing is swallowed after an event took away
+// what it was meant for; every swallowed key restarts it.
+const swallowQuiet = 2 * time.Second
+
 // left is called when proposal id stopped being pending, whoever decided.
-func (m *model) left(id string) {
-	if (m.dialog.kind == dialogApprove || m.dialog.kind == dialogDeny) && m.dialog.id == id {
+// byEvent: not by the operator's own key (an expiry, a decision elsewhere).
+// Then a dialog open for it, or the selection on it, was taken away while
+// the operator may be typing into it, and the keys that follow are
+// swallowed: a reason typed into a deny box must not become keys ("maybe a"
+// approving the next proposal).
+func (m *model) left(id string, byEvent bool) {
+	delete(m.mine, id)
+	dialogOpen := (m.dialog.kind == dialogApprove || m.dialog.kind == dialogDeny) && m.dialog.id == id
+	if dialogOpen {
 		m.dialog = dialog{}
 		m.notice = id + " is no longer pending; the prompt was closed"
 	}
-	if sel := m.queue.Selected(); sel == nil || sel.p.ID == id || sel.p.Status != hub.StatusPending {
+	sel := m.queue.Selected()
+	selectedLeft := sel != nil && sel.p.ID == id
+	if sel == nil || selectedLeft || sel.p.Status != hub.StatusPending {
 		m.queue.SelectOldestPending()
 	}
+	if byEvent && (dialogOpen || selectedLeft) {
+		what := "the proposal was decided elsewhere"
+		if e := m.queue.byID[id]; e != nil && e.p.Status == hub.StatusExpired {
+			what = "the proposal expired"
+		}
+		m.swallowing = true
+		m.swallowUntil = m.cfg.now().Add(swallowQuiet)
+		m.swallowWhy = what + "; your typing was discarded (Enter or Esc to go on)"
+		m.notice = m.swallowWhy
+	}
+}
+
+// swallowKey reports whether k is swallowed (see left). Enter or Esc ends
+// the swallowing and is swallowed too; so is any key until swallowQuiet
+// passes without one.
+func (m *model) swallowKey(k tea.KeyMsg) bool {
+	if !m.swallowing {
+		return false
+	}
+	now := m.cfg.now()
+	if key.Matches(k, m.keys.Submit) || key.Matches(k, m.keys.Cancel) {
+		m.swallowing = false
+		m.notice = "keys act again; nothing was decided by what you typed"
+		return true
+	}
+	if now.Before(m.swallowUntil) {
+		m.swallowUntil = now.Add(swallowQuiet)
+		m.notice = m.swallowWhy
+		return true
+	}
+	m.swallowing = false
+	return false
 }
 
 // announce rings the bell once for proposals that started waiting, and runs
@@ -537,7 +599,10 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				continue
 			}
 			if _, left := m.queue.Upsert(ev.Proposal); left {
-				m.left(ev.Proposal.ID)
+				// The operator's decision comes back as an event too,
+				// possibly before the action's own answer.
+				byOperator := m.mine[ev.Proposal.ID] || ev.Proposal.DecidedBy == decidedBy
+				m.left(ev.Proposal.ID, !byOperator)
 			}
 			if ev.Kind == hub.EventExecuted {
 				delete(m.progress, ev.Proposal.ID)
@@ -662,10 +727,10 @@ func (m *model) actionDone(msg actionDoneMsg) tea.Cmd {
 	case actionApprove, actionDeny:
 		if msg.proposal != nil {
 			if _, left := m.queue.Upsert(msg.proposal); left {
-				m.left(msg.proposal.ID)
+				m.left(msg.proposal.ID, false)
 			}
 		} else if id := actionID(a); id != "" {
-			m.left(id) // lost the race (expired, decided elsewhere): move on
+			m.left(id, false) // lost the race (expired, decided elsewhere): move on
 		}
 	case actionRevoke:
 		for _, p := range msg.updated {

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	hub "github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// expiredEvent is what the hub publishes when p expires undecided.
+func expiredEvent(t *testing.T, w *hubWorld, id string) eventsMsg {
+	t.Helper()
+	p, ok := w.hub.Proposal(id)
+	if !ok {
+		t.Fatalf("proposal %s not in the hub", id)
+	}
+	p.Status, p.Reason = hub.StatusExpired, "no decision within 10m0s (denied by timeout)"
+	return eventsMsg{events: []hub.Event{{Kind: hub.EventProposalExpired, At: time.Now(), Proposal: p}}}
+}
+
+// typeSlowly presses each rune of text as its own key, the clock moving
+// between keys as a person types (200 ms a key), and returns the actions
+// performed against the real hub.
+func typeSlowly(t *testing.T, m *model, c *clock, text string) []action {
+	t.Helper()
+	var acts []action
+	for _, r := range text {
+		c.Advance(200 * time.Millisecond)
+		acts = append(acts, press(t, m, runes(string(r)))...)
+	}
+	return acts
+}
+
+// Issue 19: the operator opens the deny box on a proposal about to expire
+// and types a reason; the proposal expires, the box closes and the
+// selection moves to the next proposal. The rest of the reason, "maybe a",
+// must not become keys: without the swallowing its a, typed past the grace
+// period, approves the other proposal (shown by the control at the end).
+func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	w.hub.DenyAllPending("test", "clean slate")
+	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
+	c := newClock()
+	m := hubModel(w, c)
+	m.queue.Select(m.queue.index(first.ID))
+	c.Advance(time.Second)
+
+	typeSlowly(t, m, c, "d")
+	if m.dialog.kind != dialogDeny {
+		t.Fatalf("d did not open the deny box: %+v", m.dialog)
+	}
+	typeSlowly(t, m, c, "not this one. too much sol, but ")
+	m.Update(expiredEvent(t, w, first.ID))
+	if m.dialog.kind != dialogNone || m.queue.selected != second.ID {
+		t.Fatalf("after the expiry: dialog %+v, selected %s; want closed, %s", m.dialog, m.queue.selected, second.ID)
+	}
+	if acts := typeSlowly(t, m, c, "maybe a"); len(acts) != 0 {
+		t.Fatalf("typing after the expiry performed %#v", acts)
+	}
+	if st := w.status(t, second.ID); st != hub.StatusPending {
+		t.Fatalf("the other proposal is %s after \"maybe a\", want pending", st)
+	}
+	if !strings.Contains(m.notice, "the proposal expired; your typing was discarded") {
+		t.Fatalf("status line %q", m.notice)
+	}
+	if !strings.Contains(m.View(), "the proposal expired; your typing was discarded") {
+		t.Fatalf("the screen does not say the typing was discarded:\n%s", m.View())
+	}
+	// Esc ends it, and is swallowed too; then a is a key again.
+	press(t, m, tea.KeyMsg{Type: tea.KeyEsc})
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != hub.StatusApproved {
+		t.Fatalf("a after Esc: %#v, second is %s", acts, w.status(t, second.ID))
+	}
+}
+
+// The same without a dialog: the selected proposal expires and the
+// selection moves; an a typed past the grace period but within the quiet
+// time is swallowed, and one after two quiet seconds acts.
+func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	w.hub.DenyAllPending("test", "clean slate")
+	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
+	c := newClock()
+	m := hubModel(w, c)
+	m.queue.Select(m.queue.index(first.ID))
+	c.Advance(time.Second)
+
+	m.Update(expiredEvent(t, w, first.ID))
+	c.Advance(defaultGrace + 500*time.Millisecond)
+	if acts := press(t, m, runes("a")); len(acts) != 0 || w.status(t, second.ID) != hub.StatusPending {
+		t.Fatalf("a 1.5 s after the selection moved: %#v, second is %s", acts, w.status(t, second.ID))
+	}
+	c.Advance(swallowQuiet)
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != hub.StatusApproved {
+		t.Fatalf("a after 2 quiet seconds: %#v, second is %s", acts, w.status(t, second.ID))
+	}
+}
+
+// The operator's own decision moves the selection too, but that is not an
+// event to guard against: nothing is swallowed.
+func TestOwnDecisionDoesNotSwallow(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	w.hub.DenyAllPending("test", "clean slate")
+	first, _ := w.propose(t, "own-agent"), w.propose(t, "own-agent")
+	c := newClock()
+	m := hubModel(w, c)
+	m.queue.Select(m.queue.index(first.ID))
+	c.Advance(time.Second)
+	press(t, m, runes("d"), keyEnter)
+	if m.swallowing {
+		t.Fatalf("the operator's own deny started swallowing: %q", m.notice)
+	}
+	if press(t, m, runes("d")); m.dialog.kind != dialogDeny {
+		t.Fatal("d right after the operator's own decision did not open the deny box")
+	}
+}
