@@ -28,7 +28,7 @@ func TestConsoleFigures(t *testing.T) {
 		window, _ = time.ParseDuration(v)
 	}
 	// One process queues all 10,000: lift the per-agent flood limits.
-	w := startConsole(t, "--max-pending-per-agent", "100000", "--propose-burst", "100000")
+	w := startConsole(t, "--max-pending-per-uid", "100000", "--max-pending", "100000", "--proposals-per-minute-per-uid", "100000")
 	pid := w.term.pid()
 	time.Sleep(2 * time.Second) // let startup settle
 

@@ -92,7 +92,7 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 		Network: net, Genesis: genesis, Policy: cfg, Spend: spend,
 		// Every test proposes as fast as it likes; flood control is
 		// tested in the hub and in tmux.
-		ProposeBurst: 100_000, MaxPendingPerPeer: 100_000,
+		ProposalsPerMinute: 100_000, MaxPendingPerUID: 100_000, MaxPending: 100_000,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -119,14 +119,14 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The
 		// flood section measures that, with the defaults.
-		MaxPendingPerPeer: math.MaxInt32, ProposeBurst: math.MaxInt32})
+		MaxPendingPerUID: math.MaxInt32, MaxPending: math.MaxInt32, ProposalsPerMinute: math.MaxInt32})
 	if err != nil {
 		st.Close()
 		return fail(err)
 	}
 	h, ex := built.Hub, built.Executor
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := hub.ListenConfig{MaxConnsPerPeer: 1 << 16}.Listen(sock)
+	ln, err := hub.ListenConfig{MaxConnsPerUID: 1 << 16}.Listen(sock)
 	if err != nil {
 		h.Close()
 		st.Close()

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gagliardetto/solana-go"
 
@@ -41,14 +40,15 @@ type authorityConfig struct {
 	fees executor.FeeSettings
 	// logFile overrides where the log goes (default console.log in state).
 	logFile string
-	// flood holds the per-agent flood limits; zero values: the hub's defaults.
+	// flood holds the flood limits; zero values: the hub's defaults.
 	flood floodLimits
 }
 
-// floodLimits are the hub's per-agent flood limits.
+// floodLimits are the flood limits per agent user and overall; zero: the
+// defaults.
 type floodLimits struct {
-	maxPending, burst int
-	every             time.Duration
+	maxPendingPerUID, maxPending, perMinute int
+	maxConnsPerUID, reservedFDs             int
 }
 
 // authority is a running hub serving its socket, with everything it owns.
@@ -137,7 +137,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	hub.Version = buildVersion()
 	built, err := hub.Build(ctx, setup, hub.Options{
 		Policy: c.policy, Logger: a.log, Exposure: c.exposure,
-		MaxPendingPerPeer: c.flood.maxPending, ProposeBurst: c.flood.burst, ProposeEvery: c.flood.every,
+		MaxPendingPerUID: c.flood.maxPendingPerUID, MaxPending: c.flood.maxPending, ProposalsPerMinute: c.flood.perMinute,
 	})
 	if err != nil {
 		// Fail closed: a cluster that cannot be identified gets no write, and
@@ -156,7 +156,8 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	a.genesis = genesis
 	a.hub = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := hub.ListenConfig{Admission: c.admission, Logger: a.log}.Listen(c.socket)
+	ln, err := hub.ListenConfig{Admission: c.admission, Logger: a.log,
+		MaxConnsPerUID: c.flood.maxConnsPerUID, ReservedFDs: c.flood.reservedFDs}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)
 	}

@@ -101,7 +101,8 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
-		flood:     floodLimits{maxPending: s.MaxPendingPerAgent, burst: s.ProposeBurst, every: s.ProposeEvery},
+		flood: floodLimits{maxPendingPerUID: s.MaxPendingPerUID, maxPending: s.MaxPending, perMinute: s.ProposalsPerMinute,
+			maxConnsPerUID: s.MaxConnsPerUID, reservedFDs: s.ReservedFDs},
 		admission: adm, exposure: exp,
 	})
 	if err != nil {

@@ -45,10 +45,12 @@ type Settings struct {
 	NoBell        bool
 	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
 	LogFile       string // empty: console.log in State
-	// Flood control, per agent process.
-	MaxPendingPerAgent int
-	ProposeBurst       int
-	ProposeEvery       time.Duration
+	// Flood control, per user (uid) and overall.
+	MaxPendingPerUID   int
+	MaxPending         int
+	ProposalsPerMinute int
+	MaxConnsPerUID     int
+	ReservedFDs        int
 	Policy             policy.Config
 	Fees               executor.FeeSettings // transfers' priority fees
 }
@@ -65,9 +67,11 @@ func defaultSettings() Settings {
 		Policy:  policy.DefaultConfig(),
 		Fees:    executor.DefaultFeeSettings(),
 
-		MaxPendingPerAgent: hub.DefaultMaxPendingPerPeer,
-		ProposeBurst:       hub.DefaultProposeBurst,
-		ProposeEvery:       hub.DefaultProposeEvery,
+		MaxPendingPerUID:   hub.DefaultMaxPendingPerUID,
+		MaxPending:         hub.DefaultMaxPending,
+		ProposalsPerMinute: hub.DefaultProposalsPerMinute,
+		MaxConnsPerUID:     hub.DefaultMaxConnsPerUID,
+		ReservedFDs:        hub.DefaultReservedFDs,
 	}
 }
 
@@ -158,13 +162,17 @@ var settings = []setting{
 	scalar("notify-command", "run this `COMMAND` (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
 		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parsePath("a shell command"), plainText),
 
-	// Flood control, keyed on the agent's process (uid, pid, start time).
-	scalar("max-pending-per-agent", "proposals one agent process may have waiting for you (`N`); more are denied as retryable",
-		tomlInt, func(s *Settings) *int { return &s.MaxPendingPerAgent }, parseCount, strconv.Itoa),
-	scalar("propose-burst", "proposals one agent process may make at once (`N`)",
-		tomlInt, func(s *Settings) *int { return &s.ProposeBurst }, parseCount, strconv.Itoa),
-	scalar("propose-every", "after a burst, one more proposal per agent process this often (`DURATION`, e.g. 2s)",
-		tomlString, func(s *Settings) *time.Duration { return &s.ProposeEvery }, parsePositiveDuration, formatDuration),
+	// Flood control, keyed on the agent's user (uid), whatever its processes.
+	scalar("max-pending-per-uid", "proposals one agent user (all its processes) may have waiting for you (`N`); more are denied as retryable",
+		tomlInt, func(s *Settings) *int { return &s.MaxPendingPerUID }, parseCount, strconv.Itoa),
+	scalar("max-pending", "proposals all agents together may have waiting for you (`N`)",
+		tomlInt, func(s *Settings) *int { return &s.MaxPending }, parseCount, strconv.Itoa),
+	scalar("proposals-per-minute-per-uid", "proposals one agent user may make a minute (`N`), all at once at most",
+		tomlInt, func(s *Settings) *int { return &s.ProposalsPerMinute }, parseCount, strconv.Itoa),
+	scalar("max-connections-per-uid", "socket connections one agent user (all its processes) may hold open (`N`)",
+		tomlInt, func(s *Settings) *int { return &s.MaxConnsPerUID }, parseCount, strconv.Itoa),
+	scalar("reserved-fds", "file descriptors bridges' connections never take (`N`): all connections together stop at the open-file limit minus these",
+		tomlInt, func(s *Settings) *int { return &s.ReservedFDs }, parseCount, strconv.Itoa),
 
 	// Policy.
 	withOldTOML(list("allow-recipient", "`ADDR` transfers may go to (repeatable; none = every transfer refused)",

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -144,12 +143,16 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("notify-send solgate", `"notify-send solgate"`, "notify-send solgate"),
 			b: sv("/usr/local/bin/page-me", `"/usr/local/bin/page-me"`, "/usr/local/bin/page-me"),
 			c: sv("true", `"true"`, "true")},
-		"max-pending-per-agent": {env: "SOLGATE_MAX_PENDING_PER_AGENT", toml: "max_pending_per_agent", def: 10, get: func(s Settings) any { return s.MaxPendingPerAgent },
+		"max-pending-per-uid": {env: "SOLGATE_MAX_PENDING_PER_UID", toml: "max_pending_per_uid", def: 20, get: func(s Settings) any { return s.MaxPendingPerUID },
 			a: sv("3", "3", 3), b: sv("50", "50", 50), c: sv("1", "1", 1)},
-		"propose-burst": {env: "SOLGATE_PROPOSE_BURST", toml: "propose_burst", def: 10, get: func(s Settings) any { return s.ProposeBurst },
-			a: sv("4", "4", 4), b: sv("20", "20", 20), c: sv("1", "1", 1)},
-		"propose-every": {env: "SOLGATE_PROPOSE_EVERY", toml: "propose_every", def: 2 * time.Second, get: func(s Settings) any { return s.ProposeEvery },
-			a: sv("500ms", `"500ms"`, 500*time.Millisecond), b: sv("5s", `"5s"`, 5*time.Second), c: sv("1m", `"1m"`, time.Minute)},
+		"max-pending": {env: "SOLGATE_MAX_PENDING", toml: "max_pending", def: 200, get: func(s Settings) any { return s.MaxPending },
+			a: sv("30", "30", 30), b: sv("500", "500", 500), c: sv("1", "1", 1)},
+		"proposals-per-minute-per-uid": {env: "SOLGATE_PROPOSALS_PER_MINUTE_PER_UID", toml: "proposals_per_minute_per_uid", def: 60, get: func(s Settings) any { return s.ProposalsPerMinute },
+			a: sv("4", "4", 4), b: sv("120", "120", 120), c: sv("1", "1", 1)},
+		"max-connections-per-uid": {env: "SOLGATE_MAX_CONNECTIONS_PER_UID", toml: "max_connections_per_uid", def: 64, get: func(s Settings) any { return s.MaxConnsPerUID },
+			a: sv("8", "8", 8), b: sv("128", "128", 128), c: sv("2", "2", 2)},
+		"reserved-fds": {env: "SOLGATE_RESERVED_FDS", toml: "reserved_fds", def: 256, get: func(s Settings) any { return s.ReservedFDs },
+			a: sv("512", "512", 512), b: sv("64", "64", 64), c: sv("1", "1", 1)},
 
 		"allow-recipient": {env: "SOLGATE_ALLOW_RECIPIENT", toml: "allow_recipient", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowRecipients },
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),

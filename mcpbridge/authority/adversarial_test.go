@@ -142,8 +142,8 @@ func newAdversary(t *testing.T) *adversary {
 		o.Now, o.TokenTTL = clock.now, advTokenTTL
 		// One process plays every attacker here, far faster than an agent
 		// may propose: flood control has tests of its own.
-		o.MaxPendingPerPeer, o.ProposeBurst = 10_000, 10_000
-	}, authority.ListenConfig{MaxConnsPerPeer: 1000})
+		o.MaxPendingPerUID, o.ProposalsPerMinute = 10_000, 10_000
+	}, authority.ListenConfig{MaxConnsPerUID: 1000})
 	agent := solgatetest.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{

@@ -20,7 +20,7 @@ func TestAmountsNear2To64AreDeniedPlainly(t *testing.T) {
 	w := newWorld(t, func(o *authority.Options) {
 		o.Policy.BreakerDenials = 1 << 20
 		// Many attempts from one process; flood control has tests of its own.
-		o.ProposeBurst, o.MaxPendingPerPeer = 1<<20, 1<<20
+		o.ProposalsPerMinute, o.MaxPendingPerUID = 1<<20, 1<<20
 	})
 	a := startAgent(t, w.socket)
 	walletBefore, executedBefore := w.balance(t, w.wallet), w.executed(t)

@@ -69,13 +69,13 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 	w := newWorldListen(t, func(o *authority.Options) {
 		o.Policy.MaxLamportsPerTx = 100_000_000
 		o.Policy.MaxLamportsPerSession = sessionCap
-		o.ProposeBurst, o.MaxPendingPerPeer = 100, 100 // one process proposes all twelve
+		o.ProposalsPerMinute, o.MaxPendingPerUID = 100, 100 // one process proposes all twelve
 		for i := 0; i < n; i++ {
 			k, _ := executor.NewRandomKeypair()
 			recipients = append(recipients, k.PublicKey())
 			o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, k.PublicKey().String())
 		}
-	}, authority.ListenConfig{MaxConnsPerPeer: 64})
+	}, authority.ListenConfig{MaxConnsPerUID: 64})
 	start := time.Now()
 	walletBefore := w.balance(t, w.wallet)
 

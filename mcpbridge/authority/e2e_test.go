@@ -343,7 +343,7 @@ func TestExpiredTokenRefused(t *testing.T) {
 func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 	// One test process stands in for 100 racing callers: lift the
 	// per-process connection limit, which is not what this test is about.
-	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerPeer: 200})
+	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerUID: 200})
 	const amount = 3_000_000
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)

@@ -36,14 +36,14 @@ func transferArgs(to fmt.Stringer, lamports int) string {
 	return fmt.Sprintf(`{"to":%q,"lamports":%d}`, to, lamports)
 }
 
-// The pending limit keys on the process, not on the name it gives: ten
-// pending proposals under ten names fill it, the eleventh name is refused
-// with a retryable denial, and another process (a real bridge) still
-// proposes.
+// The pending limit keys on the user, not on the name it gives nor on the
+// process: twenty pending proposals under twenty names fill it, the next
+// name is refused with a retryable denial, and so is another process of the
+// same user (a real bridge: a fork gets no fresh allowance).
 func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.ProposeBurst = 1000 })
+	w := newWorld(t, func(o *authority.Options) { o.ProposalsPerMinute = 1000 })
 	r := &rotating{t: t, w: w}
-	for i := 0; i < authority.DefaultMaxPendingPerPeer; i++ {
+	for i := 0; i < authority.DefaultMaxPendingPerUID; i++ {
 		if res := r.call("transfer_sol", transferArgs(w.allowed, 1_000_000+i)); res.Status() != "pending_approval" {
 			t.Fatalf("proposal %d: %+v", i, res)
 		}
@@ -59,12 +59,12 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 			pending++
 		}
 	}
-	if pending != authority.DefaultMaxPendingPerPeer {
-		t.Fatalf("%d proposals pending in the hub, want %d", pending, authority.DefaultMaxPendingPerPeer)
+	if pending != authority.DefaultMaxPendingPerUID {
+		t.Fatalf("%d proposals pending in the hub, want %d", pending, authority.DefaultMaxPendingPerUID)
 	}
 	a := startAgent(t, w.socket)
-	if ans := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 3_000_000}); ans.Status() != "pending_approval" {
-		t.Fatalf("another process was limited too: %+v", ans)
+	if ans := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 3_000_000}); ans.Status() != "denied" || ans.Str("rule") != authority.RuleFlood {
+		t.Fatalf("another process of the same user got a fresh allowance: %+v", ans)
 	}
 	// A decision frees a place.
 	for _, p := range w.hub.Proposals() {
@@ -80,10 +80,10 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 	}
 }
 
-// The rate limit keys on the process too: a burst under fresh names is cut
-// at ProposeBurst, retryable.
+// The rate limit keys on the user too: a burst under fresh names is cut
+// at ProposalsPerMinute, retryable.
 func TestRenamingDoesNotResetTheRateLimit(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.ProposeBurst, o.ProposeEvery, o.MaxPendingPerPeer = 3, time.Hour, 100 })
+	w := newWorld(t, func(o *authority.Options) { o.ProposalsPerMinute, o.MaxPendingPerUID = 3, 100 })
 	r := &rotating{t: t, w: w}
 	for i := 0; i < 3; i++ {
 		if res := r.call("transfer_sol", transferArgs(w.allowed, 1_000_000+i)); res.Status() != "pending_approval" {

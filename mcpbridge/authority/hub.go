@@ -43,10 +43,11 @@ type Options struct {
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
 	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default RequestReadTimeout)
 
-	// Flood control, per connected process (see caller).
-	MaxPendingPerPeer int           // proposals waiting for the human (default DefaultMaxPendingPerPeer)
-	ProposeBurst      int           // proposals in a burst (default DefaultProposeBurst)
-	ProposeEvery      time.Duration // one more proposal per this after a burst (default DefaultProposeEvery)
+	// Flood control, per user (uid, whatever its processes) and overall
+	// (see caller).
+	MaxPendingPerUID   int // proposals one user may have waiting (default DefaultMaxPendingPerUID)
+	MaxPending         int // proposals waiting overall (default DefaultMaxPending)
+	ProposalsPerMinute int // proposals one user may make a minute, also its burst (default DefaultProposalsPerMinute)
 }
 
 func (o *Options) defaults() error {
@@ -83,14 +84,14 @@ func (o *Options) defaults() error {
 	if o.ReadTimeout <= 0 {
 		o.ReadTimeout = RequestReadTimeout
 	}
-	if o.MaxPendingPerPeer <= 0 {
-		o.MaxPendingPerPeer = DefaultMaxPendingPerPeer
+	if o.MaxPendingPerUID <= 0 {
+		o.MaxPendingPerUID = DefaultMaxPendingPerUID
 	}
-	if o.ProposeBurst <= 0 {
-		o.ProposeBurst = DefaultProposeBurst
+	if o.MaxPending <= 0 {
+		o.MaxPending = DefaultMaxPending
 	}
-	if o.ProposeEvery <= 0 {
-		o.ProposeEvery = DefaultProposeEvery
+	if o.ProposalsPerMinute <= 0 {
+		o.ProposalsPerMinute = DefaultProposalsPerMinute
 	}
 	return nil
 }
@@ -103,21 +104,23 @@ type Hub struct {
 	log    *slog.Logger
 	flood  *floodControl
 
-	mu          sync.Mutex
-	proposals   map[string]*Proposal
-	pendingByFP map[string]string // fingerprint → pending proposal id
-	pendingOf   map[string]int    // caller id → its pending proposals (flood control)
-	seq         int64
-	paused      bool
-	clients     map[string]time.Time // client → last seen
-	present     map[string]int       // client → bridges holding PresencePath open
-	recipients  map[string]struct{}  // addresses seen in proposals, for look-alike checks
-	peerUIDs    map[uint32]bool      // bridge users seen, for the warnings
-	warnings    []string             // persistent warnings, see exposure.go
-	consoleUID  uint32
-	executions  sync.WaitGroup
-	closed      bool
-	done        chan struct{} // closed by Close: background followers stop
+	mu             sync.Mutex
+	proposals      map[string]*Proposal
+	pendingByFP    map[string]string // fingerprint → pending proposal id
+	pendingOf      map[string]int    // user (caller.owner) → its pending proposals (flood control)
+	preparing      map[string]int    // user → its admitted proposals being prepared
+	preparingTotal int
+	seq            int64
+	paused         bool
+	clients        map[string]time.Time // client → last seen
+	present        map[string]int       // client → bridges holding PresencePath open
+	recipients     map[string]struct{}  // addresses seen in proposals, for look-alike checks
+	peerUIDs       map[uint32]bool      // bridge users seen, for the warnings
+	warnings       []string             // persistent warnings, see exposure.go
+	consoleUID     uint32
+	executions     sync.WaitGroup
+	closed         bool
+	done           chan struct{} // closed by Close: background followers stop
 
 	// beforeDecisionWrite, when set (tests only), runs just before a
 	// decision is written to the store, without h.mu held.
@@ -130,14 +133,15 @@ func New(opts Options) (*Hub, error) {
 		return nil, err
 	}
 	h := &Hub{
-		opts:        opts,
-		tokens:      NewTokenStore(opts.Now),
-		events:      newBroker(),
-		flood:       newFloodControl(opts.ProposeBurst, opts.ProposeEvery, opts.Now),
+		opts:   opts,
+		tokens: NewTokenStore(opts.Now),
+		events: newBroker(),
+
 		log:         opts.Logger,
 		proposals:   map[string]*Proposal{},
 		pendingByFP: map[string]string{},
 		pendingOf:   map[string]int{},
+		preparing:   map[string]int{},
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
@@ -145,6 +149,7 @@ func New(opts Options) (*Hub, error) {
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
+	h.flood = newFloodControl(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
 	h.startupWarnings()
 	return h, nil
 }
@@ -173,6 +178,7 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.done)
 	h.executions.Wait()
+	h.flood.flushAll() // the minute in progress, before the store closes
 	h.events.close()
 }
 
@@ -180,6 +186,7 @@ func (h *Hub) Close() {
 // never a Go error: the bridge passes it on to the model as it is.
 func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.CallResult {
 	who := callerOf(ctx, req.Client)
+	defer h.endPropose(who)
 	client := who.name
 	h.mu.Lock()
 	h.clients[client] = h.opts.Now()

@@ -85,8 +85,10 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
 	if h.pendingByFP[p.Fingerprint] == p.ID {
 		delete(h.pendingByFP, p.Fingerprint)
-		if h.pendingOf[p.Peer]--; h.pendingOf[p.Peer] <= 0 {
-			delete(h.pendingOf, p.Peer)
+		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
+			h.pendingOf[owner]--
+		} else {
+			delete(h.pendingOf, owner)
 		}
 	}
 	if st == StatusApproved {

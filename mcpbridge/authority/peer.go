@@ -71,10 +71,16 @@ func PeerIDFromContext(ctx context.Context) (PeerID, bool) {
 // the presence long-poll is held open longer, and only after its body was read.
 const RequestReadTimeout = 10 * time.Second
 
-// DefaultMaxConnsPerPeer bounds the connections one process may hold open at
-// once. A bridge needs one for presence and one per call in flight (a
-// proposal_status long-poll holds one up to 45 s); more than this is a flood.
-const DefaultMaxConnsPerPeer = 16
+// DefaultMaxConnsPerUID bounds the connections one user's processes may
+// hold open at once, all together: a fork gets no fresh allowance. A bridge
+// needs one for presence and one per call in flight (a proposal_status
+// long-poll holds one up to 45 s); a few bridges of one user fit easily.
+const DefaultMaxConnsPerUID = 64
+
+// DefaultReservedFDs are file descriptors the bridges' connections never
+// take: the console's own (the database, the RPC client, the log, the
+// terminal) and the accept of an honest user's bridge when another floods.
+const DefaultReservedFDs = 256
 
 // ReadBodyWithin sets a deadline for reading the request body and returns a
 // function that lifts it once the whole body was read: a handler that then
@@ -89,38 +95,45 @@ func ReadBodyWithin(w http.ResponseWriter, d time.Duration) (done func()) {
 	return func() { _ = rc.SetReadDeadline(time.Time{}) }
 }
 
-// peerLimit counts open connections per peer identity.
+// peerLimit counts open connections per user and overall.
 type peerLimit struct {
-	max  int
-	mu   sync.Mutex
-	open map[PeerID]int
+	max, total int // per uid; all users together
+	mu         sync.Mutex
+	open       map[uint32]int
+	all        int
 }
 
-func newPeerLimit(max int) *peerLimit {
+func newPeerLimit(max, total int) *peerLimit {
 	if max <= 0 {
-		max = DefaultMaxConnsPerPeer
+		max = DefaultMaxConnsPerUID
 	}
-	return &peerLimit{max: max, open: map[PeerID]int{}}
+	return &peerLimit{max: max, total: total, open: map[uint32]int{}}
 }
 
-// acquire takes a slot for id; release gives it back (once).
-func (p *peerLimit) acquire(id PeerID) (release func(), ok bool) {
+// acquire takes a slot for uid; release gives it back (once). over says
+// which limit refused: "user" or "overall".
+func (p *peerLimit) acquire(uid uint32) (release func(), over string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.open[id] >= p.max {
-		return nil, false
+	if p.open[uid] >= p.max {
+		return nil, "user"
 	}
-	p.open[id]++
+	if p.total > 0 && p.all >= p.total {
+		return nil, "overall"
+	}
+	p.open[uid]++
+	p.all++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			if p.open[id]--; p.open[id] <= 0 {
-				delete(p.open, id)
+			p.all--
+			if p.open[uid]--; p.open[uid] <= 0 {
+				delete(p.open, uid)
 			}
 		})
-	}, true
+	}, ""
 }
 
 // tooManyResponse is written to a connection over the per-peer limit before
@@ -128,6 +141,9 @@ func (p *peerLimit) acquire(id PeerID) (release func(), ok bool) {
 // reporting that no console runs.
 const tooManyResponse = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
 
-func tooManyBody(max int) []byte {
-	return fmt.Appendf(nil, `{"isError":true,"text":"too many connections from this process at once (the console allows %d): wait for your earlier calls to finish, then retry"}`, max)
+func tooManyBody(over string, max int) []byte {
+	if over == "overall" {
+		return fmt.Appendf(nil, `{"isError":true,"text":"the console has as many connections open as it takes (%d): wait for your earlier calls to finish, then retry"}`, max)
+	}
+	return fmt.Appendf(nil, `{"isError":true,"text":"too many connections from this user at once, all its processes together (the console allows %d): wait for your earlier calls to finish, then retry"}`, max)
 }

@@ -93,22 +93,28 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 		return pendingResult(p, h.SpendSummary(), h.opts.Network, true), true
 	}
 	paused := h.paused
-	full := h.pendingOfLocked(who.id) >= h.opts.MaxPendingPerPeer
+	full := h.floodFullLocked(who.owner())
 	h.mu.Unlock()
 	if paused {
 		return deny(policy.Decision{Rule: "paused", Reason: "the operator has paused all writes in the solgate console; nothing can be proposed until they resume", Retryable: true}), true
 	}
-	if full {
-		return h.floodDenied(who, fp, h.pendingLimitDecision()), true
+	if full != "" {
+		return h.floodDenied(who, full, h.pendingLimitDecision(full)), true
 	}
 	if d, ok := h.opts.Breaker.Check(who.id); !ok {
 		return deny(d), true
 	}
-	if d, ok := h.flood.admit(who.id); !ok {
+	if d, ok := h.flood.admit(who.owner()); !ok {
 		// Back-pressure, not a policy wall: the answer says retry later,
 		// and it does not feed the retry breaker.
-		return h.floodDenied(who, fp, d), true
+		return h.floodDenied(who, "rate", d), true
 	}
+	// Admitted: it counts as pending while it is prepared (the check above
+	// and this hold are not one step, so a race may let a few more into
+	// preparation; enqueue's count is the exact one).
+	h.mu.Lock()
+	h.holdPrepLocked(who)
+	h.mu.Unlock()
 	return mcpbridge.CallResult{}, false
 }
 
@@ -134,20 +140,28 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 		}
 		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
 	}
-	if h.pendingOfLocked(p.Peer) >= h.opts.MaxPendingPerPeer {
+	owner := ownerOf(p.Peer)
+	full := ""
+	switch {
+	case h.pendingOf[owner] >= h.opts.MaxPendingPerUID:
+		full = "pending"
+	case len(h.pendingByFP) >= h.opts.MaxPending:
+		full = "pending-overall"
+	}
+	if full != "" {
 		// Concurrent proposals all passed admit; only this count, taken
 		// under the lock with the insert, is exact.
 		h.mu.Unlock()
 		if h.opts.Store != nil {
 			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
 		}
-		return h.floodDenied(caller{name: client, id: p.Peer}, p.Fingerprint, h.pendingLimitDecision())
+		return h.floodDenied(caller{name: client, id: p.Peer}, full, h.pendingLimitDecision(full))
 	}
 	h.seq++
 	p.Seq = h.seq
 	h.proposals[p.ID] = p
 	h.pendingByFP[p.Fingerprint] = p.ID
-	h.pendingOf[p.Peer]++
+	h.pendingOf[owner]++
 	h.pruneLocked()
 	snap := p.snapshot()
 	h.mu.Unlock()

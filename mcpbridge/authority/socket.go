@@ -49,9 +49,13 @@ type ListenConfig struct {
 	Admission Admission
 	// Logger receives refused connections. Nil: slog.Default().
 	Logger *slog.Logger
-	// MaxConnsPerPeer bounds the connections one process may hold open at
-	// once (0: DefaultMaxConnsPerPeer).
-	MaxConnsPerPeer int
+	// MaxConnsPerUID bounds the connections one user's processes may hold
+	// open at once, together (0: DefaultMaxConnsPerUID).
+	MaxConnsPerUID int
+	// ReservedFDs are file descriptors connections never take: all users'
+	// connections together stop at the open-file limit minus these
+	// (0: DefaultReservedFDs).
+	ReservedFDs int
 }
 
 // SocketListener is a net.Listener on a Unix socket that only hands out
@@ -120,7 +124,8 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
-	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger, peers: newPeerLimit(cfg.MaxConnsPerPeer)}
+	l := &SocketListener{ul: ul, lock: lock, path: path, allow: cfg.AllowUID, admit: cfg.Admission, log: cfg.Logger,
+		peers: newPeerLimit(cfg.MaxConnsPerUID, connectionBudget(cfg.ReservedFDs))}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -241,9 +246,9 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			go writeRefusal(c, cred.UID)
 			continue
 		}
-		release, ok := l.peers.acquire(cred.Identity())
-		if !ok {
-			go l.tooMany(c, cred)
+		release, over := l.peers.acquire(cred.UID)
+		if over != "" {
+			go l.tooMany(c, cred, over)
 			continue
 		}
 		return &peerConn{UnixConn: c, cred: cred, release: release}, nil
@@ -264,7 +269,7 @@ func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
 // tooMany answers a connection over the per-peer limit with a 429 and
 // closes it. It runs on its own goroutine with a deadline, so a peer that
 // neither writes nor reads cannot hold up Accept or keep the goroutine.
-func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred) {
+func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred, over string) {
 	n := l.rejected.Add(1)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(time.Second))
@@ -274,10 +279,29 @@ func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred) {
 	if req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 128<<10))); err == nil {
 		_, _ = io.Copy(io.Discard, req.Body)
 	}
-	body := tooManyBody(l.peers.max)
+	limit := l.peers.max
+	if over == "overall" {
+		limit = l.peers.total
+	}
+	body := tooManyBody(over, limit)
 	_, _ = fmt.Fprintf(c, tooManyResponse, len(body), body)
-	l.log.Warn("connection over the per-process limit refused", slog.String("peer", cred.Identity().String()),
-		slog.Int("limit", l.peers.max), slog.String("socket", l.path), slog.Uint64("refused_total", n))
+	l.log.Warn("connection over the "+over+" limit refused", slog.String("peer", cred.Identity().String()),
+		slog.Int("limit", limit), slog.String("socket", l.path), slog.Uint64("refused_total", n))
+}
+
+// connectionBudget is how many connections all users may hold together:
+// the open-file limit minus the reserve (Go raises the soft limit to the
+// hard one at start). Unknown limit: no overall bound beyond the per-user
+// one.
+func connectionBudget(reserved int) int {
+	if reserved <= 0 {
+		reserved = DefaultReservedFDs
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > 1<<30 {
+		return 0
+	}
+	return max(int(lim.Cur)-reserved, 1)
 }
 
 func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {

@@ -49,7 +49,7 @@ func closedAt(c net.Conn, deadline time.Time) time.Time {
 // bridge's calls are answered all the while.
 func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	const timeout = 2 * time.Second
-	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerPeer: 200})
+	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerUID: 200})
 	a := startAgent(t, w.socket)
 	start := time.Now()
 	conns := make([]net.Conn, 100)
@@ -110,15 +110,18 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	}
 }
 
-// One process may hold at most MaxConnsPerPeer connections; the next is
-// answered 429 with a plain reason and closed, while another process (a real
-// bridge) is served, and a freed slot can be used again.
+// One user may hold at most MaxConnsPerUID connections, all its processes
+// together; the next is answered 429 with a plain reason and closed, a real
+// bridge of the same user (another process) is refused too, and a freed
+// slot can be used again. (Another user is served during such a flood:
+// TestFloodOfOneUserLeavesAnotherServed, as root.)
 func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	const max = 5
-	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerPeer: max})
+	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerUID: max})
 	a := startAgent(t, w.socket)
+	// The bridge holds its presence connection; the rest are ours.
 	var held []net.Conn
-	for i := 0; i < max; i++ {
+	for i := 0; i < max-1; i++ {
 		held = append(held, slowConn(t, w.socket, true))
 	}
 	time.Sleep(200 * time.Millisecond) // all accepted
@@ -134,11 +137,11 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 		t.Fatalf("the connection over the limit got no answer: %v", err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "too many connections") {
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "too many connections from this user") {
 		t.Fatalf("over the limit: %s %s", resp.Status, body)
 	}
-	if ans := a.Call("get_spend_status", nil); ans.IsError {
-		t.Fatalf("another process was refused too: %+v", ans)
+	if ans := a.Call("get_spend_status", nil); !ans.IsError || !strings.Contains(ans.Text, "too many connections") {
+		t.Fatalf("another process of the same user got a fresh allowance: %+v", ans)
 	}
 	held[0].Close()
 	time.Sleep(200 * time.Millisecond) // the console sees the close
