@@ -12,6 +12,7 @@ type operator interface {
 	Approve(id, by string) (*hub.Proposal, error)
 	Deny(id, by, reason string) (*hub.Proposal, error)
 	DenyAllPending(by, reason string) int
+	DenyPendingOf(id, by, reason string) ([]*hub.Proposal, error)
 	SetPaused(paused bool)
 	RevokeAll(by string) int
 	ResumeClient(client string)
@@ -20,6 +21,9 @@ type operator interface {
 
 // decidedBy names the console's human in decisions and the audit trail.
 const decidedBy = "operator"
+
+// denyUserReason is what D denies with.
+const denyUserReason = "denied with every pending proposal of this agent's user (the operator stopped a flood)"
 
 // closedReason is what pending proposals are denied with when the console
 // goes away: nobody is left to approve them.
@@ -40,22 +44,26 @@ type (
 	// summary event, not one per proposal.
 	actionRevoke struct{ Approved []string }
 	actionResume struct{ Clients []string }
+	// actionDenyUser denies every pending proposal of the user that
+	// proposed ID, all its processes together (D, then y).
+	actionDenyUser struct{ ID string }
 	// actionQuit denies whatever is pending as "console closed" and quits.
 	actionQuit struct{}
 )
 
-func (actionApprove) isAction() {}
-func (actionDeny) isAction()    {}
-func (actionPause) isAction()   {}
-func (actionRevoke) isAction()  {}
-func (actionResume) isAction()  {}
-func (actionQuit) isAction()    {}
+func (actionApprove) isAction()  {}
+func (actionDeny) isAction()     {}
+func (actionPause) isAction()    {}
+func (actionRevoke) isAction()   {}
+func (actionResume) isAction()   {}
+func (actionQuit) isAction()     {}
+func (actionDenyUser) isAction() {}
 
 // actionDoneMsg reports a performed action back to Update.
 type actionDoneMsg struct {
 	act      action
 	proposal *hub.Proposal   // Approve/Deny: the hub's snapshot after the decision
-	updated  []*hub.Proposal // Revoke: snapshots of the proposals it voided
+	updated  []*hub.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
 	n        int             // RevokeAll/DenyAllPending: how many
 	err      error
 }
@@ -90,6 +98,9 @@ func perform(ops operator, a action) tea.Cmd {
 			done.n = len(a.Clients)
 		case actionQuit:
 			done.n = ops.DenyAllPending(decidedBy, closedReason)
+		case actionDenyUser:
+			done.updated, done.err = ops.DenyPendingOf(a.ID, decidedBy, denyUserReason)
+			done.n = len(done.updated)
 		}
 		return done
 	}

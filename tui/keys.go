@@ -6,6 +6,7 @@ import "github.com/charmbracelet/bubbles/key"
 // nothing in the queue: a stray Enter must never approve.
 type keyMap struct {
 	Approve, Deny         key.Binding
+	DenyUser              key.Binding // D: every pending proposal of the selected one's user
 	Up, Down              key.Binding
 	Top, Bottom           key.Binding
 	PageUp, PageDown      key.Binding
@@ -26,6 +27,7 @@ func newKeyMap() keyMap {
 	return keyMap{
 		Approve:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
 		Deny:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny")),
+		DenyUser:    key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "deny all pending of this agent's user")),
 		Up:          key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("k/↑", "up")),
 		Down:        key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("j/↓", "down")),
 		Top:         key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "oldest")),
@@ -61,7 +63,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Approve, k.Deny, k.Confirm},
+		{k.Approve, k.Deny, k.DenyUser, k.Confirm},
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ScrollDown, k.ScrollUp, k.LogBack, k.LogForward},
 		{k.Pause, k.Revoke, k.Resume},
 		{k.Wallet, k.Help, k.Quit},

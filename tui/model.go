@@ -65,10 +65,11 @@ type (
 type dialogKind int
 
 const (
-	dialogNone    dialogKind = iota
-	dialogApprove            // mainnet or unknown network: y confirms, anything else cancels
-	dialogDeny               // typing a reason: Enter denies, Esc cancels
-	dialogQuit               // pending proposals: y quits and denies them
+	dialogNone     dialogKind = iota
+	dialogApprove             // mainnet or unknown network: y confirms, anything else cancels
+	dialogDeny                // typing a reason: Enter denies, Esc cancels
+	dialogQuit                // pending proposals: y quits and denies them
+	dialogDenyUser            // D: y denies every pending proposal of the selected one's user
 )
 
 // dialog is the one modal prompt that may be open. It is bound to the
@@ -316,6 +317,17 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		}
 		m.notice = "quit cancelled"
 		return nil, nil
+	case dialogDenyUser:
+		id := m.dialog.id
+		m.dialog = dialog{}
+		if key.Matches(k, m.keys.Confirm) {
+			for _, e := range m.userPending(id) {
+				m.mine[e.p.ID] = true // the operator's doing: nothing to swallow
+			}
+			return actionDenyUser{ID: id}, nil
+		}
+		m.notice = "nothing was denied"
+		return nil, nil
 	}
 
 	switch {
@@ -348,6 +360,13 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 			return nil, nil
 		}
 		m.dialog = dialog{kind: dialogDeny, id: e.p.ID, reason: m.newReasonInput()}
+	case key.Matches(k, m.keys.DenyUser):
+		e := m.selectedPending()
+		if e == nil {
+			m.notice = "nothing pending is selected"
+			return nil, nil
+		}
+		m.dialog = dialog{kind: dialogDenyUser, id: e.p.ID}
 	case key.Matches(k, m.keys.Up):
 		m.queue.Move(-1)
 	case key.Matches(k, m.keys.Down):
@@ -392,6 +411,23 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		return m.requestQuit()
 	}
 	return nil, nil
+}
+
+// userPending lists the pending proposals of the user (uid, all its
+// processes) that proposed id.
+func (m *model) userPending(id string) []*entry {
+	e := m.queue.byID[id]
+	if e == nil {
+		return nil
+	}
+	owner := hub.OwnerOf(e.p)
+	var out []*entry
+	for _, q := range m.queue.pending {
+		if hub.OwnerOf(q.p) == owner {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // newReasonInput is the deny box's editor: bubbles' textinput gives the
@@ -735,6 +771,15 @@ func (m *model) actionDone(msg actionDoneMsg) tea.Cmd {
 	case actionRevoke:
 		for _, p := range msg.updated {
 			m.queue.Upsert(p)
+		}
+	case actionDenyUser:
+		for _, p := range msg.updated {
+			if _, left := m.queue.Upsert(p); left {
+				m.left(p.ID, false)
+			}
+		}
+		if msg.err == nil {
+			m.notice = fmt.Sprintf("denied %d pending proposal(s) of that agent's user", msg.n)
 		}
 	case actionQuit:
 		return tea.Quit

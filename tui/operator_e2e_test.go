@@ -192,7 +192,7 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 }
 
 // Log lines never reach the terminal the TUI draws on: connections over the
-// per-process limit are refused and logged, and the line is found in the
+// per-user limit are refused and logged, and the line is found in the
 // --log-file, not on the screen and not on the console's stderr.
 func TestTmuxLogsGoToTheLogFile(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "operator.log")
@@ -203,14 +203,14 @@ func TestTmuxLogsGoToTheLogFile(t *testing.T) {
 			c.Close()
 		}
 	}()
-	for i := 0; i < 20; i++ { // over the default limit of 16 per process
+	for i := 0; i < 70; i++ { // over the default limit of 64 per user
 		c, err := net.Dial("unix", w.socket)
 		if err != nil {
 			t.Fatal(err)
 		}
 		conns = append(conns, c)
 	}
-	const line = "connection over the per-process limit refused"
+	const line = "connection over the user limit refused"
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		raw, _ := os.ReadFile(logFile)

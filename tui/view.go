@@ -375,6 +375,14 @@ func (m *model) dialogLines(width, height int) []string {
 		at := min(m.dialog.reason.Position(), len(typed))
 		body = append(body, wrap("> "+string(typed[:at])+"█"+string(typed[at:]), width)...)
 		body = append(body, wrapStyled(s.dim, "Enter denies · Esc cancels (the proposal stays pending)", width)...)
+	case dialogDenyUser:
+		n, who := len(m.userPending(m.dialog.id)), "?"
+		if e := m.queue.byID[m.dialog.id]; e != nil {
+			who = hub.OwnerOf(e.p)
+		}
+		title = "DENY ALL OF " + strings.ToUpper(who)
+		body = wrap(fmt.Sprintf("Deny all %d pending proposal(s) from %s, every process of that user (the names agents give do not count)?", n, who), width)
+		body = append(body, wrapStyled(s.warn, "press y to deny them all · any other key cancels", width)...)
 	case dialogQuit:
 		title = "QUIT"
 		body = wrap(fmt.Sprintf("%d proposal(s) are pending. Quit and deny them all as %q?", len(m.queue.pending), closedReason), width)
@@ -410,6 +418,8 @@ func (m *model) helpLine() string {
 		return fit("y approve on mainnet · any other key cancels", m.width)
 	case dialogQuit:
 		return fit("y quit and deny what is pending · any other key stays", m.width)
+	case dialogDenyUser:
+		return fit("y deny all of this user's pending proposals · any other key cancels", m.width)
 	}
 	h := m.help
 	h.ShowAll = false

@@ -120,3 +120,41 @@ func TestOwnDecisionDoesNotSwallow(t *testing.T) {
 		t.Fatal("d right after the operator's own decision did not open the deny box")
 	}
 }
+
+// D, then y, denies every pending proposal of the selected proposal's user
+// (in-process callers are keyed by their name, as a uid would be), and no
+// other user's; D then another key denies nothing.
+func TestShiftDDeniesEveryPendingProposalOfOneUser(t *testing.T) {
+	w := sharedWorld(t, "")
+	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	w.hub.DenyAllPending("test", "clean slate")
+	flood := []*hub.Proposal{w.propose(t, "flood-user"), w.propose(t, "flood-user"), w.propose(t, "flood-user")}
+	calm := w.propose(t, "calm-user")
+	c := newClock()
+	m := hubModel(w, c)
+	m.queue.Select(m.queue.index(flood[1].ID))
+	c.Advance(time.Second)
+
+	if acts := press(t, m, runes("D"), runes("n")); len(acts) != 0 || w.status(t, flood[0].ID) != hub.StatusPending {
+		t.Fatalf("D then n: %#v", acts)
+	}
+	press(t, m, runes("D"))
+	if m.dialog.kind != dialogDenyUser || !strings.Contains(m.View(), "Deny all 3 pending proposal(s) from in-process flood-user") {
+		t.Fatalf("D did not ask about the user's 3 proposals:\n%s", m.View())
+	}
+	acts := press(t, m, runes("y"))
+	if len(acts) != 1 {
+		t.Fatalf("y: %#v", acts)
+	}
+	for _, p := range flood {
+		if st := w.status(t, p.ID); st != hub.StatusDenied {
+			t.Errorf("flood proposal %s is %s, want denied", p.ID, st)
+		}
+	}
+	if st := w.status(t, calm.ID); st != hub.StatusPending {
+		t.Errorf("another user's proposal is %s, want pending", st)
+	}
+	if m.queue.selected != calm.ID || m.swallowing {
+		t.Errorf("after D y: selected %s (want %s), swallowing %v", m.queue.selected, calm.ID, m.swallowing)
+	}
+}
