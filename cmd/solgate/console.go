@@ -98,6 +98,12 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
+	// Nobody else writes to this terminal while the console draws on it.
+	reopen, err := hub.CloseTTYToOthers()
+	if err != nil {
+		return err
+	}
+	defer reopen()
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees,
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,

@@ -21,6 +21,13 @@ import (
 // does not wait for anything. color keeps colours on (no NO_COLOR).
 func (w *ownUserWorld) consoleWindow(t *testing.T, uid int, name, state, prelude string, color bool, flags ...string) *ownConsole {
 	t.Helper()
+	return w.consoleWindowThen(t, uid, name, state, prelude, "", color, flags...)
+}
+
+// consoleWindowThen is consoleWindow that runs after (as root, in the same
+// pane, with the same terminal) once the console exited.
+func (w *ownUserWorld) consoleWindowThen(t *testing.T, uid int, name, state, prelude, after string, color bool, flags ...string) *ownConsole {
+	t.Helper()
 	c := &ownConsole{w: w, window: name, socket: w.socket(name), errLog: filepath.Join(w.root, name+".stderr")}
 	env := []string{"env", "HOME=" + w.home}
 	if !color {
@@ -31,6 +38,9 @@ func (w *ownUserWorld) consoleWindow(t *testing.T, uid int, name, state, prelude
 		"--state", state, "--allow-recipient", w.recipient.String())
 	args = append(args, flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(c.errLog)
+	if after != "" {
+		command = shellJoin(args) + " 2>" + shellQuote(c.errLog) + "; " + after
+	}
 	if prelude != "" {
 		command = prelude + " && " + command
 	}
@@ -196,5 +206,44 @@ func TestConsoleRefusesFilesTheAgentCanWrite(t *testing.T) {
 		"--log-file", filepath.Join(link, "own.log"), "--notify-command", prog+" --now")...)
 	if code != 0 || !strings.Contains(out, "ok: the console would start") {
 		t.Fatalf("--check with the console user's own files: exit %d\n%s", code, out)
+	}
+}
+
+// A pty is created 0620 group tty, so `write` lets any user put text on it.
+// The console closes its own terminal to others while it runs (as `mesg n`)
+// and gives the mode back when it exits.
+func TestConsoleClosesItsTerminalToOthers(t *testing.T) {
+	w := startOwnUserWorld(t)
+	giveTTY := fmt.Sprintf(`chown %d "$(tty)" && chmod 620 "$(tty)"`, uidConsole)
+	modeFile := filepath.Join(w.root, "mode-after")
+	con := w.consoleWindowThen(t, uidConsole, "mesg", filepath.Join(w.home, "state-mesg"), giveTTY,
+		`stat -c %a "$(tty)" > `+shellQuote(modeFile)+`; sleep 60`, false)
+	con.waitFor(t, 30*time.Second, "SOLGATE", "QUEUE")
+	out, err := con.pane().Tmux("display-message", "-p", "-t", con.pane().Target, "#{pane_tty}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty := strings.TrimSpace(out)
+	fi, err := os.Stat(tty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the console's terminal %s is %04o while it runs, want 0600", tty, fi.Mode().Perm())
+	}
+	con.keys(t, "q")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		raw, _ := os.ReadFile(modeFile)
+		if mode := strings.TrimSpace(string(raw)); mode != "" {
+			if mode != "620" {
+				t.Fatalf("after the console quit its terminal is %s, want 620 back", mode)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane never reported the mode after quitting:\n%s", con.screen())
+		}
+		time.Sleep(50 * time.Millisecond) // polling a file the pane's shell writes
 	}
 }

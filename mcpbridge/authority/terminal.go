@@ -139,3 +139,20 @@ func (h *Hub) sharedTerminalWarning() {
 		h.warn(warning{WarnSharedTerminal, problems[0]})
 	}
 }
+
+// CloseTTYToOthers takes the group and other bits off the console's
+// terminal device when the console's user owns it, as `mesg n` does: a pty
+// is created 0620 group tty, so `write` and `wall` (setgid tty) let any local
+// user put text on the console's screen. restore puts the mode back when the
+// console exits. Nothing happens for a terminal of another user (the
+// console cannot change it; TerminalProblems judges it).
+func CloseTTYToOthers() (restore func(), err error) {
+	t, ok := StatTTY()
+	if !ok || t.OwnerUID != uint32(os.Geteuid()) || t.Mode&0o077 == 0 {
+		return func() {}, nil
+	}
+	if err := os.Stdin.Chmod(t.Mode &^ 0o077); err != nil {
+		return func() {}, fmt.Errorf("close terminal %s to other users (chmod %04o): %w", t.Path, t.Mode&^0o077, err)
+	}
+	return func() { _ = os.Stdin.Chmod(t.Mode) }, nil
+}
