@@ -46,7 +46,7 @@ value anywhere, stops the console with an error naming where it came from.
 The state directory keeps the spend ledger and the hash-chained audit trail
 (` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
 		Example: `  solgate console --rpc https://api.devnet.solana.com --allow-recipient <ADDR>
-  solgate console --config ~/.config/solgate/policy.toml`,
+  solgate console --config '~/.config/solgate/policy.toml'   # ~: the console user's home, not $HOME`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := sf.build()
