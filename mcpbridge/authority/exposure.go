@@ -139,10 +139,9 @@ func ownerFromDirName(path string) (uint32, bool) {
 }
 
 // ReachableBy lists the tmux and screen servers uid owns: one command
-// (tmux send-keys, screen -X stuff) types into the console. A terminal
-// device of uid is only reported (Report), not warned about: keys reach it
-// through the terminal program, and a console started with sudo from a
-// window of the operator's own is the setup README recommends.
+// (tmux send-keys, screen -X stuff) types into the console. The terminal
+// device itself is judged by TerminalProblems (terminal.go), which also
+// looks at its group and mode.
 func (e *Exposure) ReachableBy(uid uint32) []Terminal {
 	var out []Terminal
 	for _, t := range e.Terminals {
@@ -195,7 +194,7 @@ func (e *Exposure) Report() []string {
 		case t.OwnerUID == e.ConsoleUID:
 			l += ": owned by " + userName(t.OwnerUID) + " (the console's user)"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID) && t.Kind == "tty":
-			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: a program of that user could send keys through the terminal program (X11 tools, ptrace); a login of the console's own (another virtual console, ssh) is out of its reach"
+			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: it can write to and read from this terminal, so the console refuses to start here unless --allow-shared-terminal"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID):
 			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
 		default:
