@@ -58,7 +58,7 @@ The state directory keeps the spend ledger and the hash-chained audit trail
 	}
 	sf = registerSettings(cmd.Flags())
 	// --check is what to do, not how to run: not a setting of the table.
-	cmd.Flags().BoolVar(&check, "check", false, "print who owns the key, the modes of the key file and the state dir, which users may connect and who can type into this terminal; then exit (non-zero where the console would refuse to start)")
+	cmd.Flags().BoolVar(&check, "check", false, "print who owns the key, the modes of the key file and the state dir, which users may connect, who can reach this terminal, and whether the config file, the notify program and the log file are the console user's alone; then exit (non-zero where the console would refuse to start)")
 	cmd.Flags().SortFlags = false // the table's order: connection first, then policy
 	return cmd
 }
