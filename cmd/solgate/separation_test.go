@@ -112,6 +112,10 @@ func TestConsoleRefusesATerminalTheAgentOwns(t *testing.T) {
 		t.Fatalf("the console started anyway:\n%s", con.screen())
 	}
 	t.Logf("refusal: %s", strings.TrimSpace(errText))
+	// --check in such a terminal says the same before anything starts.
+	check := w.consoleWindowThen(t, uidConsole, "check", filepath.Join(w.home, "state-check"), giveTTY, "sleep 60", false,
+		"--allow-uid", strconv.Itoa(uidAgent), "--check")
+	check.waitFor(t, 30*time.Second, "REFUSED: an admitted agent can reach this console's terminal", fmt.Sprintf("belongs to uid %d", uidAgent))
 
 	// The same terminal with the override: it starts, warning in red.
 	con = w.consoleWindow(t, uidConsole, "override", filepath.Join(w.home, "state-override"), giveTTY, true,
