@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,29 +55,43 @@ func (w *ownUserWorld) consoleWindowThen(t *testing.T, uid int, name, state, pre
 	return c
 }
 
-// refusal waits until the console's stderr holds every want (it refused to
-// start) and returns it.
+// exited is the tmux wait-for channel the pane of a console started with
+// consoleExits signals once the console has exited.
+func (c *ownConsole) exited() string { return "exited-" + c.window }
+
+// consoleExits starts the console as consoleWindowThen does, and signals
+// exited() when it is gone (then runs after, if any).
+func (w *ownUserWorld) consoleExits(t *testing.T, uid int, name, state, prelude, after string, flags ...string) *ownConsole {
+	t.Helper()
+	then := "tmux wait-for -S " + shellQuote("exited-"+name)
+	if after != "" {
+		then += "; " + after
+	}
+	return w.consoleWindowThen(t, uid, name, state, prelude, then, false, flags...)
+}
+
+// waitExit waits (an event: tmux wait-for) until the console has exited.
+func (c *ownConsole) waitExit(t *testing.T, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "tmux", "-L", c.w.server, "wait-for", c.exited()).CombinedOutput(); err != nil {
+		t.Fatalf("the console did not exit within %s: %v %s\nscreen:\n%s", d, err, out, c.screen())
+	}
+}
+
+// refusal waits until the console has exited and checks that its stderr
+// holds every want (it refused to start); it returns the stderr.
 func (c *ownConsole) refusal(t *testing.T, d time.Duration, wants ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		raw, _ := os.ReadFile(c.errLog)
-		text := string(raw)
-		missing := ""
-		for _, w := range wants {
-			if !strings.Contains(text, w) {
-				missing = w
-				break
-			}
+	c.waitExit(t, d)
+	raw, _ := os.ReadFile(c.errLog)
+	for _, w := range wants {
+		if !strings.Contains(string(raw), w) {
+			t.Fatalf("the console's stderr does not say %q:\n%s", w, raw)
 		}
-		if missing == "" {
-			return text
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the console's stderr never said %q:\n%s\nscreen:\n%s", missing, text, c.screen())
-		}
-		time.Sleep(50 * time.Millisecond) // polling a file another process writes
 	}
+	return string(raw)
 }
 
 // runAs runs solgate as uid without a terminal and returns its output and
@@ -103,7 +118,7 @@ func (w *ownUserWorld) runAs(t *testing.T, uid int, args ...string) (string, int
 func TestConsoleRefusesATerminalTheAgentOwns(t *testing.T) {
 	w := startOwnUserWorld(t)
 	giveTTY := fmt.Sprintf(`chown %d "$(tty)"`, uidAgent)
-	con := w.consoleWindow(t, uidConsole, "shared", filepath.Join(w.home, "state-shared"), giveTTY, false, "--allow-uid", strconv.Itoa(uidAgent))
+	con := w.consoleExits(t, uidConsole, "shared", filepath.Join(w.home, "state-shared"), giveTTY, "", "--allow-uid", strconv.Itoa(uidAgent))
 	errText := con.refusal(t, 30*time.Second,
 		"an admitted agent can reach this console's terminal",
 		fmt.Sprintf("belongs to uid %d, which --allow-uid admits as an agent", uidAgent),
@@ -126,11 +141,13 @@ func TestConsoleRefusesATerminalTheAgentOwns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The warning's line carries the red foreground (SGR 31, or 91 bright).
+	// The header's warning line (the first: the log repeats it below)
+	// carries the red foreground (SGR 31, or 91 bright).
 	var line string
 	for _, l := range strings.Split(styled, "\n") {
 		if strings.Contains(l, "--allow-shared-terminal") {
 			line = l
+			break
 		}
 	}
 	if !regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:31|91)(?:;[0-9]+)*m[^\x1b]*⚠ --allow-shared-terminal`).MatchString(line) {
@@ -145,7 +162,7 @@ func TestSecondConsoleOnOneStateRefuses(t *testing.T) {
 	state := filepath.Join(w.home, "state-one")
 	first := w.consoleWindow(t, uidConsole, "first", state, "", false)
 	first.waitFor(t, 30*time.Second, "SOLGATE", "QUEUE")
-	second := w.consoleWindow(t, uidConsole, "second", state, "", false)
+	second := w.consoleExits(t, uidConsole, "second", state, "", "")
 	second.refusal(t, 30*time.Second, fmt.Sprintf("another solgate console (pid %d) is using state directory %s", first.pid(t), state))
 }
 
@@ -219,9 +236,8 @@ func TestConsoleRefusesFilesTheAgentCanWrite(t *testing.T) {
 func TestConsoleClosesItsTerminalToOthers(t *testing.T) {
 	w := startOwnUserWorld(t)
 	giveTTY := fmt.Sprintf(`chown %d "$(tty)" && chmod 620 "$(tty)"`, uidConsole)
-	modeFile := filepath.Join(w.root, "mode-after")
-	con := w.consoleWindowThen(t, uidConsole, "mesg", filepath.Join(w.home, "state-mesg"), giveTTY,
-		`stat -c %a "$(tty)" > `+shellQuote(modeFile)+`; sleep 60`, false)
+	con := w.consoleExits(t, uidConsole, "mesg", filepath.Join(w.home, "state-mesg"), giveTTY,
+		`sleep 60`)
 	con.waitFor(t, 30*time.Second, "SOLGATE", "QUEUE")
 	out, err := con.pane().Tmux("display-message", "-p", "-t", con.pane().Target, "#{pane_tty}")
 	if err != nil {
@@ -236,18 +252,9 @@ func TestConsoleClosesItsTerminalToOthers(t *testing.T) {
 		t.Fatalf("the console's terminal %s is %04o while it runs, want 0600", tty, fi.Mode().Perm())
 	}
 	con.keys(t, "q")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		raw, _ := os.ReadFile(modeFile)
-		if mode := strings.TrimSpace(string(raw)); mode != "" {
-			if mode != "620" {
-				t.Fatalf("after the console quit its terminal is %s, want 620 back", mode)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pane never reported the mode after quitting:\n%s", con.screen())
-		}
-		time.Sleep(50 * time.Millisecond) // polling a file the pane's shell writes
+	con.waitExit(t, 10*time.Second)
+	// The pane's shell still holds the terminal (sleep 60 runs in it).
+	if fi, err = os.Stat(tty); err != nil || fi.Mode().Perm() != 0o620 {
+		t.Fatalf("after the console quit its terminal is %v (%v), want 0620 back", fi.Mode().Perm(), err)
 	}
 }
