@@ -110,6 +110,14 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 				out = append(out, fmt.Sprintf("the terminal %s (mode %04o, group %d) lets %s %s it through its group", t.Path, t.Mode, t.GID, who, access(t.Mode, 0o040, 0o020)))
 			}
 		}
+		if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
+			for _, g := range groupsOf(t.OwnerUID) {
+				if slices.Contains(e.Admission.GIDs, g) {
+					out = append(out, fmt.Sprintf("the terminal %s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", t.Path, userName(t.OwnerUID), g))
+					break
+				}
+			}
+		}
 		for _, gid := range e.Admission.GIDs {
 			if t.GID == gid && t.Mode&0o060 != 0 {
 				out = append(out, fmt.Sprintf("the terminal %s (mode %04o) lets group %d, which --allow-gid admits, %s it", t.Path, t.Mode, gid, access(t.Mode, 0o040, 0o020)))

@@ -27,6 +27,7 @@ func TestTerminalProblemsByOwnerGroupAndMode(t *testing.T) {
 		{"agent's group can write", TTY{"/dev/pts/3", console, agentGroup, 0o620}, Admission{UIDs: []uint32{agent}}, nil, "write it through its group"},
 		{"group bits off", TTY{"/dev/pts/3", console, agentGroup, 0o600}, Admission{UIDs: []uint32{agent}}, nil, ""},
 		{"admitted gid can read and write", TTY{"/dev/pts/3", console, agentGroup, 0o660}, Admission{GIDs: []uint32{agentGroup}}, nil, "which --allow-gid admits, read and write it"},
+		{"owner is in an admitted group", TTY{"/dev/pts/3", agent, ttyGroup, 0o600}, Admission{GIDs: []uint32{agentGroup}}, nil, "a member of group 2001, which --allow-gid admits"},
 		{"everyone can write", TTY{"/dev/pts/3", console, ttyGroup, 0o622}, Admission{UIDs: []uint32{agent}}, nil, "lets every user"},
 		{"everyone can write, nobody admitted", TTY{"/dev/pts/3", console, ttyGroup, 0o622}, Admission{}, nil, ""},
 		{"agent's tmux server", TTY{"/dev/pts/3", console, ttyGroup, 0o620}, Admission{UIDs: []uint32{agent}},
