@@ -385,10 +385,10 @@ export class Ledger {
     return this.balance(address);
   }
 
-  createMint(decimals, authority, token2022 = false, extensions = {}) {
+  createMint(decimals, authority, token2022 = false, extensions = {}, freezeAuthority = null) {
     const mint = b58encode(crypto.randomBytes(32));
     const mintAuthority = authority ?? this.mintAuthority.address;
-    const state = { mintAuthority, supply: 0n, decimals, freezeAuthority: null };
+    const state = { mintAuthority, supply: 0n, decimals, freezeAuthority };
     const data = token2022 ? encodeMint2022(state, extensions) : encodeMint(state);
     this.setAccount(mint, {
       lamports: this.rentExempt(data.length), owner: token2022 ? TOKEN_2022_PROGRAM : TOKEN_PROGRAM,

@@ -410,9 +410,17 @@ func (l *Ledger) SetExtraComputeUnits(ctx context.Context, n uint32) error {
 // CreateMint creates an SPL Token mint with the given decimals and mint
 // authority (empty: a key held by the ledger) and returns its address.
 func (l *Ledger) CreateMint(ctx context.Context, decimals uint8, authority string) (string, error) {
+	return l.CreateFreezableMint(ctx, decimals, authority, "")
+}
+
+// CreateFreezableMint is CreateMint with a freeze authority (empty: none).
+func (l *Ledger) CreateFreezableMint(ctx context.Context, decimals uint8, authority, freezeAuthority string) (string, error) {
 	p := map[string]any{"decimals": decimals}
 	if authority != "" {
 		p["authority"] = authority
+	}
+	if freezeAuthority != "" {
+		p["freezeAuthority"] = freezeAuthority
 	}
 	var r struct {
 		Mint string `json:"mint"`

@@ -305,12 +305,9 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		}
 	}
 	h.mu.Unlock()
-	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight, func() uint64 {
-		if res.WalletDelta < 0 {
-			return uint64(-res.WalletDelta)
-		}
-		return res.Fee
-	})
+	// Settled at the landed effects: wrapped SOL paying the input counts
+	// as SOL, never the wallet's lamports alone.
+	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight)
 }
 
 func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {

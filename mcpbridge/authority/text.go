@@ -175,7 +175,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
 		}
 		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
-			"EXECUTED WITH UNEXPECTED LOSSES — the transaction landed (signature %s), but the wallet re-read afterwards lost more than was approved: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
+			"EXECUTED WITH UNEXPECTED EFFECTS — the transaction landed (signature %s), but its effects, measured from the landed transaction itself, differ from the approved ones: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
 	case StatusExecuting, StatusSubmitted:
 		if p.Reason != "" {
 			st["reason"] = p.Reason
