@@ -32,7 +32,9 @@ const (
 )
 
 // Landed reports whether the transaction is known to be on chain.
-func (o Outcome) Landed() bool { return o == Executed || o == Failed || o == ExecutedWithUnexpectedEffects }
+func (o Outcome) Landed() bool {
+	return o == Executed || o == Failed || o == ExecutedWithUnexpectedEffects
+}
 
 // Result is the full account of one submission.
 type Result struct {

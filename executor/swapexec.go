@@ -145,7 +145,7 @@ type SwapPreview struct {
 	// effects show it ("wrapped SOL account …", "SOL (native)").
 	PaidFrom string
 	// Effects is the engine's whole measure of the simulated bytes.
-	Effects Effects
+	Effects       Effects
 	MessageSHA256 string
 	Logs          []string
 	UnitsConsumed uint64
