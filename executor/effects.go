@@ -315,51 +315,92 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 	if len(watch) > len(v.keys) {
 		return Effects{}, sim, fmt.Errorf("effects: the wallet %s is not among the message's accounts, and a node reports no more accounts than the message names; the effects cannot be measured", wallet)
 	}
-	// Read before simulating, never beside it: one of ours landing between
-	// the two reads then makes the measured outflow larger, not smaller.
-	before, err := c.multipleAccounts(ctx, watch)
-	if err != nil {
-		return Effects{}, sim, fmt.Errorf("effects: read accounts before: %w", err)
+	// What the message says of itself is judged before anything is
+	// simulated: a durable nonce is refused by name, not as whatever
+	// failure its simulation would report.
+	static := newEffects(wallet, v, nil).Effects
+	if static.DurableNonce {
+		return static, sim, static.Refusal()
 	}
-	addrs := make([]string, len(watch))
-	for i, k := range watch {
-		addrs[i] = k.String()
-	}
-	var out struct {
-		Value *simulateValue `json:"value"`
-	}
-	err = c.rpc.RPCCallForInto(ctx, &out, "simulateTransaction", []any{
-		base64.StdEncoding.EncodeToString(raw),
-		map[string]any{
-			"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
-			"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
-		},
-	})
-	if err != nil {
-		return Effects{}, sim, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
-	}
-	if out.Value == nil {
-		return Effects{}, sim, errors.New("effects: the node returned an empty simulation result")
-	}
-	if out.Value.Err != nil {
-		return Effects{}, sim, &SimulationError{Err: out.Value.Err, Logs: out.Value.Logs}
-	}
-	if len(out.Value.Accounts) != len(watch) {
-		return Effects{}, sim, fmt.Errorf("effects: the node returned %d simulated accounts for the %d watched; the effects cannot be measured, so nothing is signed", len(out.Value.Accounts), len(watch))
-	}
-	sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: out.Value.Accounts}
-	if out.Value.UnitsConsumed != nil {
-		sim.UnitsConsumed = *out.Value.UnitsConsumed
-	}
-	eff := measureStates(wallet, v, watch, before, out.Value.Accounts, out.Value.InnerInstructions)
 	if checkBlockhash {
 		ok, err := c.rpc.IsBlockhashValid(ctx, v.blockhash, rpc.CommitmentConfirmed)
 		if err != nil {
 			return Effects{}, sim, fmt.Errorf("effects: isBlockhashValid: %s", rpcErrorText(err))
 		}
-		eff.StaleBlockhash = ok == nil || !ok.Value
+		if ok == nil || !ok.Value {
+			static.StaleBlockhash = true
+			return static, sim, static.Refusal()
+		}
 	}
-	return eff, sim, nil
+	// The states before are read before the simulation and again after it,
+	// and the measure counts only when both reads agree: then nothing that
+	// touches a watched account landed while the node simulated, and the
+	// simulation's post-state is this transaction's alone. Read once, a
+	// transfer of ours landing in between would count as this one's outflow
+	// (or, read after, hide part of it).
+	addrs := make([]string, len(watch))
+	for i, k := range watch {
+		addrs[i] = k.String()
+	}
+	const attempts = 6
+	for attempt := 1; ; attempt++ {
+		before, err := c.multipleAccounts(ctx, watch)
+		if err != nil {
+			return Effects{}, sim, fmt.Errorf("effects: read accounts before: %w", err)
+		}
+		var out struct {
+			Value *simulateValue `json:"value"`
+		}
+		err = c.rpc.RPCCallForInto(ctx, &out, "simulateTransaction", []any{
+			base64.StdEncoding.EncodeToString(raw),
+			map[string]any{
+				"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
+				"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
+			},
+		})
+		if err != nil {
+			return Effects{}, sim, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
+		}
+		if out.Value == nil {
+			return Effects{}, sim, errors.New("effects: the node returned an empty simulation result")
+		}
+		if out.Value.Err != nil {
+			return Effects{}, sim, &SimulationError{Err: out.Value.Err, Logs: out.Value.Logs}
+		}
+		if len(out.Value.Accounts) != len(watch) {
+			return Effects{}, sim, fmt.Errorf("effects: the node returned %d simulated accounts for the %d watched; the effects cannot be measured, so nothing is signed", len(out.Value.Accounts), len(watch))
+		}
+		again, err := c.multipleAccounts(ctx, watch)
+		if err != nil {
+			return Effects{}, sim, fmt.Errorf("effects: read accounts after the simulation: %w", err)
+		}
+		if !sameStates(before, again) {
+			if attempt < attempts {
+				continue
+			}
+			return Effects{}, sim, fmt.Errorf("effects: the watched accounts changed during each of %d simulations (other transactions landing); the effects cannot be measured alone, so nothing is signed", attempts)
+		}
+		sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: out.Value.Accounts}
+		if out.Value.UnitsConsumed != nil {
+			sim.UnitsConsumed = *out.Value.UnitsConsumed
+		}
+		return measureStates(wallet, v, watch, before, out.Value.Accounts, out.Value.InnerInstructions), sim, nil
+	}
+}
+
+// sameStates reports whether two reads of the same accounts agree.
+func sameStates(a, b []*rpc.Account) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := readAccount(a[i]), readAccount(b[i])
+		if x.exists != y.exists || x.lamports != y.lamports || !x.owner.Equals(y.owner) || !bytes.Equal(x.data, y.data) {
+			return false
+		}
+	}
+	return true
+
 }
 
 // accountState is what the engine reads from an account.

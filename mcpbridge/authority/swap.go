@@ -195,6 +195,8 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
+		case errors.Is(err, executor.ErrEffectsRefused):
+			return deny(policy.Decision{Rule: "effects", Reason: "the swap API's transaction was refused by its effects: " + strings.TrimPrefix(err.Error(), "prepare swap: ")})
 		case errors.Is(err, executor.ErrUnsafeTransaction):
 			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		case errors.As(err, &simErr):
