@@ -712,6 +712,8 @@ const (
 	HostileSetDelegate      = "set-delegate"       // the thief approved as delegate of the other token account
 	HostileSetOwner         = "set-owner"          // the other token account's owner set to the thief
 	HostileRaisePriorityFee = "raise-priority-fee" // priority fee raised by 100000 lamports
+	HostilePayFromWSOL      = "pay-from-wsol"      // a SOL input paid from the wallet's wrapped SOL, not its lamports
+	HostileDurableNonce     = "durable-nonce"      // AdvanceNonceAccount first (authority: the pool), the nonce as blockhash
 )
 
 // SetSwapHostile makes /swap answers hostile (mode) after the next `after`
