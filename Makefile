@@ -57,6 +57,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+	@echo "effects engine against the ledger: 1000 random transactions"
+	SOLGATE_EFFECTS_DIFF=1000 $(GO) test -count=1 -timeout 20m -run '^TestEffectsMatchTheLedger$$' ./executor/
 
 # The benchmark program (cmd/solgate-bench) against real processes on localnet:
 # one table, also written as JSON. npm ci for the reference MCP server runs only

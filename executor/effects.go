@@ -665,9 +665,10 @@ func controlChanges(wallet, k solana.PublicKey, b, a accountState) []AuthorityCh
 		if !bytes.Equal(bt.delegate, at.delegate) {
 			add("token account delegate changed from %s to %s", optText(bt.delegate), optText(at.delegate))
 		}
-		// A delegate spending its allowance lowers it; anything else that
-		// moves it (a raise above all) is a change of control.
-		if bt.delegatedAmount != at.delegatedAmount && (at.delegatedAmount > bt.delegatedAmount || bt.amount == at.amount) {
+		// Any move of the allowance counts, a delegate spending it included:
+		// guessing which moves are "only spending" hid an Approve lowering
+		// it beside an owner's transfer (found by the differential test).
+		if bt.delegatedAmount != at.delegatedAmount {
 			add("token account delegated amount changed from %d to %d", bt.delegatedAmount, at.delegatedAmount)
 		}
 		if bt.state != at.state {
@@ -804,4 +805,27 @@ func landedView(tx *rpc.GetTransactionResult, priorityFee uint64) (txView, error
 		v.writable[n+i] = true
 	}
 	return v, nil
+}
+
+// MeasureEffects measures what tx (built for the wallet, unsigned or
+// signed) would do, by simulating its exact bytes: the entry point for a
+// transaction built elsewhere. priorityFee is its compute budget's price ×
+// limit. It does not judge: Effects.Refusal does.
+func (e *Executor) MeasureEffects(ctx context.Context, tx *solana.Transaction, priorityFee uint64) (Effects, error) {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return Effects{}, fmt.Errorf("effects: encode transaction: %w", err)
+	}
+	eff, _, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), e.key.PublicKey(), false)
+	return eff, err
+}
+
+// SubmitMeasured signs tx with the wallet, sends it, follows it until the
+// chain answers, and measures the landed transaction from its own meta
+// (Result.Effects). Landed effects past limits are "executed with
+// unexpected effects". The error is non-nil only when nothing was sent.
+func (e *Executor) SubmitMeasured(ctx context.Context, tx *solana.Transaction, lastValidBlockHeight uint64, limits Limits, progress func(Progress)) (*Result, error) {
+	p := &Prepared{Tx: tx, LastValidBlockHeight: lastValidBlockHeight, limits: &limits}
+	p.checkLanded = func(*rpc.GetTransactionResult, *Result) error { return nil }
+	return e.Submit(ctx, p, progress)
 }

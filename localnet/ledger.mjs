@@ -66,6 +66,13 @@ export class Ledger {
     this.setAccount(this.faucet.address, { lamports: 500_000_000n * 1_000_000_000n, owner: SYSTEM_PROGRAM, data: new Uint8Array(0) });
     // Default mint authority for localnet_createMint.
     this.mintAuthority = newKeypair();
+    // The native mint exists on every cluster (wrapped SOL: no authority,
+    // 9 decimals); the associated token account program and TransferChecked
+    // on wrapped SOL read it.
+    if (!this.getAccount(NATIVE_MINT)) {
+      const data = encodeMint({ mintAuthority: null, supply: 0n, decimals: 9, freezeAuthority: null });
+      this.setAccount(NATIVE_MINT, { lamports: this.rentExempt(data.length), owner: TOKEN_PROGRAM, data });
+    }
 
     this.advance(0);
   }
