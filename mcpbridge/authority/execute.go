@@ -147,7 +147,7 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error { return h.opts.Spend.Settle(id, landedOutflow(res)) })
+		h.settle(id, func() error { return h.opts.Spend.SettleMeasured(id, landedOutflow(res), landedTokens(res.Effects)) })
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
@@ -196,7 +196,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			}
 			switch verdict {
 			case fateLanded:
-				h.settle(id, func() error { return h.opts.Spend.Settle(id, landing.Outflow) })
+				h.settle(id, func() error {
+					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
+				})
 				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
@@ -230,6 +232,19 @@ func landedOutflow(res *executor.Result) uint64 {
 		return res.Fee
 	}
 	return max(res.Effects.SOLOut(), res.Fee)
+}
+
+// landedTokens is each mint's landed outflow, by mint address, for the
+// per-mint caps (nil when the effects could not be measured).
+func landedTokens(eff *executor.Effects) map[string]uint64 {
+	if eff == nil {
+		return nil
+	}
+	out := make(map[string]uint64, len(eff.TokensOut))
+	for m, n := range eff.TokensOut {
+		out[m.String()] = n
+	}
+	return out
 }
 
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {

@@ -231,7 +231,7 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge
 			Approval: prepared.Approval(),
 		},
 	}
-	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs}
+	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}
 	p.Flags = SwapFlags(in, out, decision.NoCapApplies)
 	return h.enqueue(p, client, a.Normalized())
 }

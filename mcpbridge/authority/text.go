@@ -99,6 +99,10 @@ func previewText(p *Proposal, n executor.Network) string {
 	for _, l := range p.Kind.PreviewLines(p) {
 		b.WriteString(l + "\n")
 	}
+	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
+		// The one measure of value, per asset, from the exact bytes.
+		fmt.Fprintf(&b, "Effects (simulated, the measure the caps use): %s\n", eff.Summary())
+	}
 	for _, ins := range p.Preview.Instructions {
 		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
 	}
