@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -318,4 +319,40 @@ func keyList(keys []solana.PublicKey) string {
 	}
 	sort.Strings(s)
 	return fmt.Sprint(s)
+}
+
+// Verification reads the landed transaction's own effects: a transaction
+// that lands doing more than its limits allow is "executed with unexpected
+// effects", with the difference, never "executed" — and the ledger shows
+// what it did.
+func TestLandedEffectsPastTheLimitsAreNeverExecuted(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	w, to := f.key.PublicKey(), freshAddress(t)
+	bh, err := f.chain.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(lamports, allowed uint64) *executor.Result {
+		t.Helper()
+		tx, err := solana.NewTransaction([]solana.Instruction{system.NewTransferInstruction(lamports, w, to).Build()}, bh.Value.Blockhash, solana.TransactionPayer(w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := f.ex.SubmitMeasured(ctx, tx, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: allowed}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := send(1_000_000, 1_000_000+fee-1)
+	if res.Outcome != executor.ExecutedWithUnexpectedEffects || !strings.Contains(res.Reason, "1005000 lamports of SOL and wrapped SOL left the wallet") || !strings.Contains(res.Reason, "1 more than the 1004999 allowed") {
+		t.Fatalf("one lamport past the limit: %s: %s", res.Outcome, res.Reason)
+	}
+	if got := f.balance(t, to); got != 1_000_000 {
+		t.Fatalf("the ledger shows %d at the recipient: the transaction did not land as measured", got)
+	}
+	if res := send(1_000_001, 1_000_001+fee); res.Outcome != executor.Executed || res.Effects.SOLOut() != 1_000_001+fee {
+		t.Fatalf("within the limit: %s %s (effects %+v)", res.Outcome, res.Reason, res.Effects)
+	}
 }
