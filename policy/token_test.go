@@ -182,4 +182,3 @@ func TestTokenSpendSettlesAtTheMeasuredOutflow(t *testing.T) {
 		t.Errorf("session spent of %s: %d, want 600 measured + 1000 reserved", usdc, got)
 	}
 }
-
