@@ -365,3 +365,17 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 		t.Errorf("the real USDC is marked:\n%s", got)
 	}
 }
+
+// The Input line names the account that actually pays, as the effects of
+// the exact bytes show it: a "SOL" swap paid from the wallet's wrapped SOL
+// says so, never "SOL (native)".
+func TestSwapInputNamesTheAccountThatPays(t *testing.T) {
+	p := baitSwap(1, t0.Add(-42*time.Second))
+	sp := p.Kind.(*hub.SwapProposal)
+	sp.Preview.PaidFrom = "the wallet's wrapped-SOL account " + lookupKey.String() + ": 50000000 base units"
+	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	got := flatDetail(m, 140)
+	if !strings.Contains(got, "Input SOL, paid from the wallet's wrapped-SOL account "+lookupKey.String()) || strings.Contains(got, "SOL (native)") {
+		t.Errorf("the Input line does not name the wrapped-SOL account that pays:\n%s", got)
+	}
+}
