@@ -204,7 +204,7 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 		}
 		field("Signature", p.Signature)
 	case hub.StatusLosses:
-		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED LOSSES — it landed, and the wallet lost more than was approved: "+reason, d.width)...)
+		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED EFFECTS — it landed, and its effects, measured from the landed transaction, differ from the approved ones: "+reason, d.width)...)
 		field("Signature", p.Signature)
 	case hub.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)
