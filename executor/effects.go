@@ -125,6 +125,26 @@ func (e Effects) Summary() string {
 	for _, c := range e.Changes {
 		fmt.Fprintf(&b, "; %s", c)
 	}
+	if len(e.Created) > 0 || len(e.Closed) > 0 {
+		fmt.Fprintf(&b, "; %d accounts created, %d closed", len(e.Created), len(e.Closed))
+	}
+	names := func(keys []solana.PublicKey) string {
+		s := make([]string, len(keys))
+		for i, k := range keys {
+			s[i] = ProgramName(k)
+		}
+		return strings.Join(s, ", ")
+	}
+	if len(e.Programs) > 0 {
+		fmt.Fprintf(&b, "; programs %s", names(e.Programs))
+	}
+	if len(e.InnerPrograms) > 0 {
+		fmt.Fprintf(&b, "; inner programs %s", names(e.InnerPrograms))
+	}
+	fmt.Fprintf(&b, "; %d signers", len(e.Signers))
+	if e.DurableNonce {
+		fmt.Fprintf(&b, "; DURABLE NONCE %s", e.NonceAccount)
+	}
 	return b.String()
 }
 
