@@ -173,6 +173,8 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 		{localnet.HostileSetDelegate, "token instruction 4"},
 		{localnet.HostileSetOwner, "token instruction 6"},
 		{localnet.HostileRaisePriorityFee, "above the approved"},
+		{localnet.HostilePayFromWSOL, "it runs programs"}, // no system transfer any more: the programs differ
+		{localnet.HostileDurableNonce, "durable nonce"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			// The preview's /swap is honest; the execution's is hostile.
