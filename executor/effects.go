@@ -362,7 +362,7 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 	for i, k := range watch {
 		addrs[i] = k.String()
 	}
-	const attempts = 6
+	const attempts = 10
 	for attempt := 1; ; attempt++ {
 		before, err := c.multipleAccounts(ctx, watch)
 		if err != nil {
