@@ -181,6 +181,7 @@ type PreparedSwap struct {
 	Effect Effects
 	Budget SwapBudget
 	view   txView
+	sim    simulation // the watched accounts as the simulation read them
 
 	outAccount     solana.PublicKey // the wallet's output token account (zero for SOL out)
 	inAccount      solana.PublicKey // the wallet's input token account (zero for SOL in)
@@ -327,7 +328,7 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
 	pv.Logs = sim.Logs
 	pv.UnitsConsumed = sim.UnitsConsumed
-	p.Effect = eff
+	p.Effect, p.sim = eff, sim
 	pv.Effects = eff
 	pv.Wallet = BalanceChange{Account: wallet, Pre: readAccount(sim.Before[0]).lamports, Post: readAccount(sim.After[0]).lamports}
 	pv.Tokens = eff.Tokens
@@ -539,11 +540,47 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 	if diff == "" && res.Received < p.Terms.MinimumOut {
 		diff = fmt.Sprintf("the wallet received %d of %s, below the approved minimum of %d", res.Received, p.Terms.OutputMint, p.Terms.MinimumOut)
 	}
+	if diff == "" {
+		diff = s.controlAfterLanding(ctx, p)
+	}
 	if diff != "" {
 		res.Outcome, res.Reason = ExecutedWithUnexpectedEffects, "executed with unexpected effects: "+diff
 		return
 	}
 	res.Outcome = Executed
+}
+
+// controlAfterLanding reads the watched accounts again once the swap landed
+// and names any change of control since the simulation read them. The
+// landed meta carries lamports and token amounts, not delegates, frozen
+// state or authorities; bytes whose programs behave differently when they
+// land than when simulated could change those unseen. Nothing of the
+// wallet's may change hands: solgate signs no such change, so one found
+// here, whether this transaction or another made it, is reported. An RPC
+// failure here proves nothing either way and is not reported.
+func (s *Swapper) controlAfterLanding(ctx context.Context, p *PreparedSwap) string {
+	if len(p.sim.Keys) == 0 {
+		return ""
+	}
+	again, err := s.ex.client.multipleAccounts(ctx, p.sim.Keys)
+	if err != nil || len(again) != len(p.sim.Keys) {
+		return ""
+	}
+	wallet := s.ex.key.PublicKey()
+	var diffs []string
+	for i, k := range p.sim.Keys {
+		b, a := readAccount(p.sim.Before[i]), readAccount(again[i])
+		if k.Equals(wallet) {
+			if !b.owner.Equals(a.owner) || len(b.data) != len(a.data) {
+				diffs = append(diffs, fmt.Sprintf("the wallet account now belongs to program %s with %d bytes of data", a.owner, len(a.data)))
+			}
+			continue
+		}
+		for _, c := range controlChanges(wallet, k, b, a) {
+			diffs = append(diffs, "after landing, "+c.String())
+		}
+	}
+	return strings.Join(diffs, "; ")
 }
 
 // paidFrom names where a swap's input leaves from, as the effects measure
