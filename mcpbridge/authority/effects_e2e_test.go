@@ -73,6 +73,12 @@ func TestWSOLPayingSwapAPIStaysWithinTheSessionCap(t *testing.T) {
 		if !strings.Contains(prop.Text, "wrapped-SOL account") {
 			t.Errorf("swap %d's preview does not say the wrapped SOL pays: %s", i, prop.Text)
 		}
+		// The structured result carries the measure the caps use: the input
+		// in wrapped SOL counts as SOL out.
+		eff, _ := prop.Structured["effects"].(map[string]any)
+		if out, _ := strconv.ParseUint(fmt.Sprint(eff["sol_out_lamports"]), 10, 64); out < uint64(400_000_000+i) {
+			t.Errorf("swap %d's structured effects: SOL out %v, want at least its input", i, eff["sol_out_lamports"])
+		}
 		ans := w.execute(t, a, "swap", prop.Structured["proposal_id"].(string), args)
 		switch ans.Status() {
 		case "executed":

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
@@ -131,8 +133,37 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
 		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
+	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
+		st["effects"] = effectsStructured(eff)
+	}
 	p.Kind.Structured(p, st)
 	return mcpbridge.CallResult{Text: b.String(), Structured: st}
+}
+
+// effectsStructured is the effects engine's measure for the model: integer
+// strings in lamports and base units, mints by address.
+func effectsStructured(e executor.Effects) map[string]any {
+	mints := func(m map[solana.PublicKey]uint64) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			if v > 0 {
+				out[k.String()] = fmt.Sprint(v)
+			}
+		}
+		return out
+	}
+	changes := make([]string, 0, len(e.Changes))
+	for _, c := range e.Changes {
+		changes = append(changes, c.String())
+	}
+	return map[string]any{
+		"sol_out_lamports": fmt.Sprint(e.SOLOut()), "sol_in_lamports": fmt.Sprint(e.SOLIn()),
+		"network_fee_lamports": fmt.Sprint(e.NetworkFee), "priority_fee_lamports": fmt.Sprint(e.PriorityFee),
+		"rent_paid_lamports": fmt.Sprint(e.RentPaid), "rent_refunded_lamports": fmt.Sprint(e.RentRefunded),
+		"tokens_out": mints(e.TokensOut), "tokens_in": mints(e.TokensIn),
+		"accounts_created": len(e.Created), "accounts_closed": len(e.Closed),
+		"changes_of_control": changes, "durable_nonce": e.DurableNonce,
+	}
 }
 
 func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
