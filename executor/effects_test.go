@@ -92,3 +92,28 @@ func TestEffectsSeeEveryChangeOfControl(t *testing.T) {
 		t.Errorf("inner programs %v, want the system program", eff.InnerPrograms)
 	}
 }
+
+// The before/after agreement around a simulation looks at what the measure
+// reads: the wallet, accounts naming it, and whether each account exists. A
+// pool's state written by other traders every slot does not stop a swap from
+// being measured; a change to the wallet's own token account does.
+func TestSimulationSnapshotIgnoresOnlyWhatIsNotMeasured(t *testing.T) {
+	wallet, other, mint := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
+	pool := func(n byte) *rpc.Account {
+		return &rpc.Account{Owner: other, Lamports: 5_000_000, Data: rpc.DataBytesOrJSONFromBytes([]byte{n, 1, 2, 3})}
+	}
+	before := []*rpc.Account{systemAcct(1e9), pool(1), tokenAccount(mint, wallet, 10, nil), nil}
+	for name, tc := range map[string]struct {
+		after []*rpc.Account
+		same  bool
+	}{
+		"a busy pool moved":                {[]*rpc.Account{systemAcct(1e9), pool(2), tokenAccount(mint, wallet, 10, nil), nil}, true},
+		"the wallet's lamports moved":      {[]*rpc.Account{systemAcct(1e9 - 1), pool(1), tokenAccount(mint, wallet, 10, nil), nil}, false},
+		"the wallet's token account moved": {[]*rpc.Account{systemAcct(1e9), pool(1), tokenAccount(mint, wallet, 9, nil), nil}, false},
+		"an account came into existence":   {[]*rpc.Account{systemAcct(1e9), pool(1), tokenAccount(mint, wallet, 10, nil), systemAcct(1)}, false},
+	} {
+		if got := sameStates(wallet, before, tc.after); got != tc.same {
+			t.Errorf("%s: same = %v, want %v", name, got, tc.same)
+		}
+	}
+}
