@@ -51,12 +51,18 @@ demo: build localnet-deps ## start a local ledger and walk through solgate on it
 prove: build localnet-deps ## one real transfer on a fresh local ledger, with its PROOF block
 	./$(BIN) demo --prove
 
-fuzz: ## run every fuzz target for FUZZTIME each
+# How many random transactions make fuzz checks against the ledger (about a
+# minute per 1000 on the 2-core machine).
+EFFECTS_DIFF ?= 1000
+
+fuzz: localnet-deps ## run every fuzz target for FUZZTIME each, and the effects engine against the ledger
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+	@echo "effects engine against the ledger: $(EFFECTS_DIFF) random transactions"
+	SOLGATE_EFFECTS_DIFF=$(EFFECTS_DIFF) $(GO) test -count=1 -timeout 20m -run '^TestEffectsMatchTheLedger$$' ./executor/
 
 # The benchmark program (cmd/solgate-bench) against real processes on localnet:
 # one table, also written as JSON. npm ci for the reference MCP server runs only

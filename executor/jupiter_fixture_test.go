@@ -160,13 +160,13 @@ func TestRecordedJupiterResponseDecodesAndIsInspected(t *testing.T) {
 	const start = 1_000_000_000
 	before := []*rpc.Account{systemAcct(start), nil, nil}
 	after := []*rpc.Account{systemAcct(start - 100 - in.Fee - TokenAccountRent), nil, tokenAccount(usdc, wallet, 60, nil)}
-	eff := measureWallet(wallet, keys, before, after)
-	budget := SwapBudget{InputMint: wsol, InAmount: q.InAmount, Fee: in.Fee, Rent: eff.Rent}
+	eff := MeasureWallet(wallet, keys, before, after)
+	budget := SwapBudget{InputMint: wsol, InAmount: q.InAmount, Fee: in.Fee, Rent: eff.RentPaid}
 	if err := budget.Check(eff); err != nil || eff.TokensIn[usdc] != 60 {
 		t.Errorf("the honest outcome: %v (received %d)", err, eff.TokensIn[usdc])
 	}
 	after[0] = systemAcct(start - 200 - in.Fee - TokenAccountRent)
-	if err := budget.Check(measureWallet(wallet, keys, before, after)); err == nil {
+	if err := budget.Check(MeasureWallet(wallet, keys, before, after)); err == nil {
 		t.Error("100 lamports more leaving the wallet fit the budget")
 	}
 }

@@ -15,8 +15,11 @@ type Landing struct {
 	Slot     uint64
 	Fee      uint64
 	ChainErr any
-	// Outflow is what the wallet lost in that transaction (amounts + fee).
+	// Outflow is what the wallet lost in that transaction, measured by the
+	// effects engine from its own meta: SOL and wrapped SOL, fees and rent.
 	Outflow uint64
+	// Effects is that measure in full (nil when it could not be taken).
+	Effects *Effects
 	// Changes are the chain's balance changes for every account key of the
 	// transaction, as a live execution's verify step records them.
 	Changes []BalanceChange
@@ -39,19 +42,19 @@ func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, e
 		return Landing{}, fmt.Errorf("lookup %s: %w", sig, err)
 	}
 	l := Landing{Found: true, Slot: tx.Slot, Fee: tx.Meta.Fee, ChainErr: tx.Meta.Err, Outflow: tx.Meta.Fee}
-	decoded, err := tx.Transaction.GetTransaction()
+	v, err := landedView(tx, 0)
 	if err != nil {
 		return l, nil
 	}
-	for i, k := range decoded.Message.AccountKeys {
+	for i, k := range v.keys {
 		if i >= len(tx.Meta.PreBalances) || i >= len(tx.Meta.PostBalances) {
 			break
 		}
-		c := BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]}
-		l.Changes = append(l.Changes, c)
-		if k.Equals(e.key.PublicKey()) && c.Pre > c.Post {
-			l.Outflow = c.Pre - c.Post
-		}
+		l.Changes = append(l.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
+	}
+	if eff, err := landedEffects(e.key.PublicKey(), v, tx); err == nil {
+		l.Effects = &eff
+		l.Outflow = max(eff.SOLOut(), tx.Meta.Fee)
 	}
 	return l, nil
 }

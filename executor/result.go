@@ -22,16 +22,19 @@ const (
 	// Rejected: the node refused the first send in preflight; it was not
 	// forwarded, and no other copy had been sent.
 	Rejected Outcome = "rejected"
-	// ExecutedWithLosses: landed, but the wallet's accounts re-read after it
-	// show more leaving than was approved. Never to be reported as executed.
-	ExecutedWithLosses Outcome = "executed with unexpected losses"
+	// ExecutedWithUnexpectedEffects: landed, but its effects, measured from
+	// the landed transaction itself, differ from the approved ones (more
+	// out, less in, an undeclared change). Never to be reported as executed.
+	ExecutedWithUnexpectedEffects Outcome = "executed with unexpected effects"
 	// Unknown: RPC trouble or the caller's deadline left the outcome open.
 	// The signature is kept so it can be reconciled later.
 	Unknown Outcome = "unknown"
 )
 
 // Landed reports whether the transaction is known to be on chain.
-func (o Outcome) Landed() bool { return o == Executed || o == Failed || o == ExecutedWithLosses }
+func (o Outcome) Landed() bool {
+	return o == Executed || o == Failed || o == ExecutedWithUnexpectedEffects
+}
 
 // Result is the full account of one submission.
 type Result struct {
@@ -46,6 +49,10 @@ type Result struct {
 	Logs     []string
 	// Changes are the verified balance changes read back from the chain.
 	Changes []BalanceChange
+	// Effects are the landed transaction's effects, measured by the effects
+	// engine from its own meta: what settlement counts. Nil when it was not
+	// re-fetched.
+	Effects *Effects
 	Timings Timings
 	// RPC counts the round trips this transfer took, preparation included.
 	RPC CallStats

@@ -58,8 +58,9 @@ type Preview struct {
 	Changes []BalanceChange
 	// Fee is what the fee payer pays on top of the transfers, as simulated.
 	Fee uint64
-	// SpendLamports is the wallet's total simulated outflow: amounts + fee +
-	// rent of accounts it creates. Caps are measured against this number.
+	// SpendLamports is the wallet's total simulated outflow, SOL and wrapped
+	// SOL: amounts + fee + rent of accounts it creates (Effects.SOLOut).
+	// Caps are measured against this number.
 	SpendLamports uint64
 	// MessageSHA256 identifies the exact message that would be signed.
 	MessageSHA256 string
@@ -68,6 +69,9 @@ type Preview struct {
 	// Budget is the compute budget the transaction carries: the unit limit,
 	// the unit price and the priority fee they cost (part of Fee).
 	Budget Budget
+	// Effects is the effects engine's measure of the exact bytes: the one
+	// measure of value the preview, the caps and the verification read.
+	Effects Effects
 }
 
 // FeeText shows the fee in its parts, for the preview and the console:
@@ -104,92 +108,43 @@ type BalanceChange struct {
 // Delta is Post − Pre as a signed number.
 func (b BalanceChange) Delta() int64 { return int64(b.Post) - int64(b.Pre) }
 
-// simulate runs the unsigned transaction on the node (sigVerify off, since it
-// is not signed yet) and reads the writable accounts' balances before and
-// after, so the preview shows measured effects rather than intentions.
-func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction) (Preview, error) {
-	p, _, err := e.simulateAccounts(ctx, tx)
-	return p, err
-}
-
-// simulatedAccounts are the writable accounts as read before the simulation
-// and as the simulation left them, in writableAccounts order.
-type simulatedAccounts struct {
-	Keys          []solana.PublicKey
-	Before, After []*rpc.Account
-}
-
-// simulateAccounts is simulate that also hands back the accounts it read,
-// for previews that measure more than lamports (token amounts).
-func (e *Executor) simulateAccounts(ctx context.Context, tx *solana.Transaction) (Preview, simulatedAccounts, error) {
-	var none simulatedAccounts
+// simulate runs the unsigned transaction through the effects engine
+// (sigVerify off, since it is not signed yet), so the preview shows measured
+// effects rather than intentions. priorityFee is the compute budget's.
+func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction, priorityFee uint64) (Preview, simulation, error) {
 	msg, err := tx.Message.MarshalBinary()
 	if err != nil {
-		return Preview{}, none, fmt.Errorf("simulate: encode message: %w", err)
+		return Preview{}, simulation{}, fmt.Errorf("simulate: encode message: %w", err)
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return Preview{}, simulation{}, fmt.Errorf("simulate: encode transaction: %w", err)
 	}
 	sum := sha256.Sum256(msg)
-	writable := writableAccounts(tx)
-
-	// The balances are read before the simulation, never beside it: a
-	// transaction of ours landing between the two reads then makes the
-	// measured spend larger, never smaller. Read the other way round (or
-	// concurrently) it could hide part of this one's outflow from the caps.
-	pre, err := e.client.rpc.GetMultipleAccountsWithOpts(ctx, writable, &rpc.GetMultipleAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	wallet := tx.Message.AccountKeys[0]
+	eff, sim, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), wallet, false)
 	if err != nil {
-		return Preview{}, none, fmt.Errorf("simulate: read balances before: %s", rpcErrorText(err))
+		return Preview{}, sim, err
 	}
-	sim, err := e.client.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
-		SigVerify:  false,
-		Commitment: rpc.CommitmentConfirmed,
-		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: writable},
-	})
-	if err != nil {
-		return Preview{}, none, fmt.Errorf("simulate: simulateTransaction: %s", rpcErrorText(err))
-	}
-	if sim.Value == nil {
-		return Preview{}, none, errors.New("simulate: node returned an empty simulation result")
-	}
-	if sim.Value.Err != nil {
-		return Preview{}, none, &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
-	}
-	if len(sim.Value.Accounts) != len(writable) || len(pre.Value) != len(writable) {
-		return Preview{}, none, fmt.Errorf("simulate: node returned %d/%d accounts for %d requested", len(pre.Value), len(sim.Value.Accounts), len(writable))
-	}
-
 	p := Preview{
-		From:          tx.Message.AccountKeys[0],
+		From:          wallet,
 		Instructions:  describeInstructions(tx),
 		MessageSHA256: hex.EncodeToString(sum[:]),
-		Logs:          sim.Value.Logs,
+		Logs:          sim.Logs,
+		UnitsConsumed: sim.UnitsConsumed,
+		Effects:       eff,
+		// Caps are measured against everything that leaves: amounts, wrapped
+		// SOL, fees and rent.
+		SpendLamports: eff.SOLOut(),
+		Fee:           eff.Fee(),
 	}
-	if sim.Value.UnitsConsumed != nil {
-		p.UnitsConsumed = *sim.Value.UnitsConsumed
+	for i, k := range sim.Keys {
+		p.Changes = append(p.Changes, BalanceChange{Account: k, Pre: readAccount(sim.Before[i]).lamports, Post: readAccount(sim.After[i]).lamports})
 	}
-	var transferredOut uint64
-	for i, acct := range writable {
-		var before, after uint64
-		if pre.Value[i] != nil {
-			before = pre.Value[i].Lamports
-		}
-		if sim.Value.Accounts[i] != nil {
-			after = sim.Value.Accounts[i].Lamports
-		}
-		p.Changes = append(p.Changes, BalanceChange{Account: acct, Pre: before, Post: after})
-		if acct.Equals(p.From) && before > after {
-			p.SpendLamports = before - after
-		}
+	if err := eff.Refusal(); err != nil {
+		return Preview{}, sim, err
 	}
-	for _, ins := range p.Instructions {
-		var err error
-		if transferredOut, err = AddAmounts(transferredOut, ins.LamportsOut); err != nil {
-			return Preview{}, none, fmt.Errorf("preview: the transaction's transfers add up past 2^64-1 lamports: %w", err)
-		}
-	}
-	// The fee is whatever the payer lost beyond the amounts it moved out.
-	if p.SpendLamports >= transferredOut {
-		p.Fee = p.SpendLamports - transferredOut
-	}
-	return p, simulatedAccounts{Keys: writable, Before: pre.Value, After: sim.Value.Accounts}, nil
+	return p, sim, nil
 }
 
 // measureUnits simulates the unsigned transaction only to learn the compute

@@ -42,8 +42,8 @@ func systemAcct(lamports uint64) *rpc.Account {
 
 // The budget counts SOL and wrapped SOL together and every token of the
 // wallet; no token account of the wallet may change hands, gain a delegate
-// or a close authority, or close (a wrapped-SOL account may: its whole value
-// is in the SOL count).
+// or a close authority, or close to anyone but the wallet (the effects
+// engine's refusals).
 func TestSwapBudget(t *testing.T) {
 	wallet, thief := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
 	usdc, other := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
@@ -58,39 +58,50 @@ func TestSwapBudget(t *testing.T) {
 		budget        SwapBudget
 		before, after []*rpc.Account
 		want          string // "" accepted
+		// closed is keys[closed] closed to closeTo by a CloseAccount the
+		// message holds (0: none).
+		closed  int
+		closeTo solana.PublicKey
 	}{
 		"honest SOL in, WSOL opened and closed by the swap, USDC account created": {solIn, noWSOL,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee - TokenAccountRent), nil, tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)}, ""},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee - TokenAccountRent), nil, tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)}, "", 0, solana.PublicKey{}},
 		"SOL in and the wallet's WSOL drained too": {solIn, before,
 			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), tokenAccount(WrappedSOL, wallet, 0, nil), tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)},
-			"more than the 50010000 allowed"},
+			"more than the 50010000 allowed", 0, solana.PublicKey{}},
 		"pre-existing WSOL closed back to the wallet": {solIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 + TokenAccountRent - fee), nil, tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)}, ""},
+			[]*rpc.Account{systemAcct(10_000_000_000 + TokenAccountRent - fee), nil, tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)}, "", 1, wallet},
 		"pre-existing WSOL closed to the thief": {solIn, before,
 			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), nil, tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 777, nil)},
-			"lamports of SOL and wrapped SOL would leave the wallet"},
+			"and send its 52039280 lamports to " + thief.String() + ", not to the wallet", 1, thief},
 		"another token account drained": {solIn, before,
 			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], tokenAccount(usdc, wallet, 7_000, nil), tokenAccount(other, wallet, 1, nil)},
-			"776 base units of mint " + other.String() + " would leave the wallet, which the swap does not spend"},
+			"776 base units of " + other.String() + " left the wallet, 776 more than the 0 allowed", 0, solana.PublicKey{}},
 		"input token over the approved amount": {usdcIn, before,
 			[]*rpc.Account{systemAcct(10_000_000_000 + 3_000), before[1], tokenAccount(usdc, wallet, 3_999, nil), before[3]},
-			"1001 base units of the input mint"},
+			"1001 base units of " + usdc.String() + " left the wallet, 1 more than the 1000 allowed", 0, solana.PublicKey{}},
 		"input token within the approved amount": {usdcIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 + 3_000), before[1], tokenAccount(usdc, wallet, 4_000, nil), before[3]}, ""},
+			[]*rpc.Account{systemAcct(10_000_000_000 + 3_000), before[1], tokenAccount(usdc, wallet, 4_000, nil), before[3]}, "", 0, solana.PublicKey{}},
 		"a token account closed": {solIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee + TokenAccountRent), before[1], before[2], nil}, "would close the wallet's token account " + otherTA.String()},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee + TokenAccountRent), before[1], before[2], nil}, "would close " + otherTA.String() + " and send its", 3, thief},
+		"an empty token account closed to the wallet": {solIn, []*rpc.Account{before[0], before[1], before[2], tokenAccount(other, wallet, 0, nil)},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee + TokenAccountRent), before[1], before[2], nil}, "", 3, wallet},
 		"a token account given away": {solIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], tokenAccount(other, thief, 777, nil)}, "would give the wallet's token account " + otherTA.String()},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], tokenAccount(other, thief, 777, nil)}, "token account owner changed from " + wallet.String() + " to " + thief.String() + " on " + otherTA.String(), 0, solana.PublicKey{}},
 		"a delegate set": {solIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], tokenAccount(other, wallet, 777, &thief)}, "would set a delegate"},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], tokenAccount(other, wallet, 777, &thief)}, "token account delegate changed from none to " + thief.String(), 0, solana.PublicKey{}},
 		"a close authority set": {solIn, before,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], withCloseAuthority(before[3], thief)}, "would change who can close"},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee), before[1], before[2], withCloseAuthority(before[3], thief)}, "token account close authority changed from none to " + thief.String(), 0, solana.PublicKey{}},
 		"fee above the budget": {solIn, noWSOL,
-			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee - 1), nil, nil, before[3]}, "more than the 50010000 allowed"},
+			[]*rpc.Account{systemAcct(10_000_000_000 - in - fee - 1), nil, nil, before[3]}, "more than the 50010000 allowed", 0, solana.PublicKey{}},
 	} {
-		eff := measureWallet(wallet, keys, tc.before, tc.after)
+		v := txView{keys: keys}
+		if tc.closed > 0 {
+			v.keys = append(append([]solana.PublicKey{}, keys...), solana.TokenProgramID, tc.closeTo)
+			v.ixs = []viewIx{{program: len(keys), accounts: []int{tc.closed, len(keys) + 1}, data: []byte{9}}}
+		}
+		eff := measureStates(wallet, v, keys, tc.before, tc.after, nil)
 		b := tc.budget
-		b.Rent = eff.Rent // as PrepareSwap sets it: rent of the accounts opened for the wallet
+		b.Rent = eff.RentPaid // as PrepareSwap sets it: rent of the accounts opened for the wallet
 		err := b.Check(eff)
 		switch {
 		case tc.want == "" && err != nil:

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -137,9 +137,15 @@ type SwapPreview struct {
 	// Fee is what the fee payer is charged (signatures + PriorityFee).
 	Fee         uint64
 	PriorityFee uint64
-	// SpendLamports is the wallet's simulated SOL outflow: input (when SOL) +
-	// fee + rent of accounts it creates. SOL caps are measured against it.
+	// SpendLamports is the wallet's simulated SOL outflow, wrapped SOL
+	// included: input (when SOL) + fee + rent of accounts it creates. SOL
+	// caps are measured against it.
 	SpendLamports uint64
+	// PaidFrom names the accounts the input actually leaves from, as the
+	// effects show it ("wrapped SOL account …", "SOL (native)").
+	PaidFrom string
+	// Effects is the engine's whole measure of the simulated bytes.
+	Effects       Effects
 	MessageSHA256 string
 	Logs          []string
 	UnitsConsumed uint64
@@ -170,16 +176,16 @@ type PreparedSwap struct {
 	APILastValidBlockHeight uint64
 	Timings                 SwapTimings
 
-	// Effect is the simulation's measure of what the swap does to the
-	// wallet; Budget what it may do (PrepareSwap refused it otherwise).
-	Effect WalletEffect
+	// Effect is the effects engine's measure of the simulated bytes;
+	// Budget what they may do (PrepareSwap refused them otherwise).
+	Effect Effects
 	Budget SwapBudget
+	view   txView
+	sim    simulation // the watched accounts as the simulation read them
 
 	outAccount     solana.PublicKey // the wallet's output token account (zero for SOL out)
 	inAccount      solana.PublicKey // the wallet's input token account (zero for SOL in)
 	walletTokens   []solana.PublicKey
-	watch          []solana.PublicKey // the wallet, then every account the message can write
-	pre            []*rpc.Account     // watch, read before the simulation
 	walletAccounts map[solana.PublicKey]bool
 	stats          CallStats
 	submitted      atomic.Bool
@@ -293,39 +299,18 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	if err != nil {
 		return err
 	}
-	p.watch = []solana.PublicKey{wallet}
-	for i, k := range insp.Accounts {
-		if i > 0 && insp.Writable[i] {
-			p.watch = append(p.watch, k)
-		}
-	}
 	height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
 		return fmt.Errorf("getBlockHeight: %s", rpcErrorText(err))
 	}
 	p.LastValidBlockHeight = max(apiLastValid, height+150)
-	// Read before simulating, never beside it: a transaction of ours landing
-	// between the two reads then makes the measured outflow larger, not smaller.
-	p.pre, err = e.client.multipleAccounts(ctx, p.watch)
+	// One measure: the effects engine simulates the exact bytes with every
+	// account the message can write, and asks whether the blockhash is
+	// recent (a durable nonce's is not).
+	p.view = viewOfForeign(p.Tx, insp)
+	eff, sim, err := e.client.simulateEffects(ctx, p.Tx.Raw, p.view, wallet, true)
 	if err != nil {
-		return fmt.Errorf("read balances before: %w", err)
-	}
-	sim, err := e.client.rpc.SimulateRawTransactionWithOpts(ctx, p.Tx.Raw, &rpc.SimulateTransactionOpts{
-		SigVerify:  false,
-		Commitment: rpc.CommitmentConfirmed,
-		Accounts:   &rpc.SimulateTransactionAccountsOpts{Encoding: solana.EncodingBase64, Addresses: p.watch},
-	})
-	if err != nil {
-		return fmt.Errorf("simulateTransaction: %s", rpcErrorText(err))
-	}
-	if sim == nil || sim.Value == nil {
-		return errors.New("node returned an empty simulation result")
-	}
-	if sim.Value.Err != nil {
-		return &SimulationError{Err: sim.Value.Err, Logs: sim.Value.Logs}
-	}
-	if len(sim.Value.Accounts) != len(p.watch) {
-		return fmt.Errorf("node returned %d simulated accounts for %d requested", len(sim.Value.Accounts), len(p.watch))
+		return err
 	}
 	p.Timings.Simulate = time.Since(t0)
 
@@ -341,16 +326,16 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.PriorityFee = insp.PriorityFee
 	sum := sha256.Sum256(p.Tx.MessageBytes)
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
-	pv.Logs = sim.Value.Logs
-	if sim.Value.UnitsConsumed != nil {
-		pv.UnitsConsumed = *sim.Value.UnitsConsumed
-	}
-	p.Effect = measureWallet(wallet, p.watch, p.pre, sim.Value.Accounts)
-	pv.Wallet = BalanceChange{Account: wallet, Pre: readState(p.pre[0]).lamports, Post: readState(sim.Value.Accounts[0]).lamports}
-	pv.Tokens = p.Effect.Tokens
-	pv.SpendLamports = p.Effect.SOLOut()
-	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: p.Effect.Rent}
-	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, p.watch, p.pre, sim.Value.Accounts)
+	pv.Logs = sim.Logs
+	pv.UnitsConsumed = sim.UnitsConsumed
+	p.Effect, p.sim = eff, sim
+	pv.Effects = eff
+	pv.Wallet = BalanceChange{Account: wallet, Pre: readAccount(sim.Before[0]).lamports, Post: readAccount(sim.After[0]).lamports}
+	pv.Tokens = eff.Tokens
+	pv.SpendLamports = eff.SOLOut()
+	pv.PaidFrom = paidFrom(wallet, q.InputMint, eff, pv.Wallet)
+	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: eff.RentPaid}
+	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, sim.Keys, sim.Before, sim.After)
 	return s.checkSimulation(p)
 }
 
@@ -388,7 +373,7 @@ func walletAccountsOf(wallet solana.PublicKey, insp *Inspection, listed, watch [
 		mine[k] = true
 	}
 	for i, k := range watch {
-		if readState(before[i]).ownedBy(wallet) || readState(after[i]).ownedBy(wallet) {
+		if readAccount(before[i]).ownedBy(wallet) || readAccount(after[i]).ownedBy(wallet) {
 			mine[k] = true
 		}
 	}
@@ -514,118 +499,111 @@ func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapApproval, progre
 	return s.SubmitSwap(ctx, p, progress)
 }
 
-// verifySwap re-fetches the landed transaction and reads what the wallet
-// actually received and gave.
+// verifySwap re-fetches the landed transaction and measures it with the
+// effects engine from its own meta (pre/post balances and token balances):
+// what the wallet received and gave, and whether that fits what was
+// approved. A later re-read of the wallet is never used: a concurrent
+// transfer landing in between must not show up as a loss, or hide one.
 func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResult) {
-	wallet := s.ex.key.PublicKey()
 	tx, ok := s.ex.readBack(ctx, &res.Result, "swap", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
 		// A v0 message's accounts: static keys, then those loaded from lookup tables.
 		return append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...), nil
 	})
-	if !ok {
+	if !ok || res.Effects == nil {
 		return
 	}
+	eff := *res.Effects
 	res.WalletDelta = int64(tx.Meta.PostBalances[0]) - int64(tx.Meta.PreBalances[0])
-
-	// Token balances of the wallet, matched by account index.
-	type pp struct {
-		mint      solana.PublicKey
-		pre, post uint64
-	}
-	byIndex := map[uint16]*pp{}
-	read := func(list []rpc.TokenBalance, post bool) error {
-		for _, tb := range list {
-			if tb.Owner == nil || !tb.Owner.Equals(wallet) || tb.UiTokenAmount == nil {
-				continue
-			}
-			amt, err := strconv.ParseUint(tb.UiTokenAmount.Amount, 10, 64)
-			if err != nil {
-				return fmt.Errorf("token balance %q is not an amount", sanitizeExcerpt([]byte(tb.UiTokenAmount.Amount), 30))
-			}
-			e := byIndex[tb.AccountIndex]
-			if e == nil {
-				e = &pp{mint: tb.Mint}
-				byIndex[tb.AccountIndex] = e
-			}
-			if post {
-				e.post = amt
-			} else {
-				e.pre = amt
-			}
-		}
-		return nil
-	}
-	if err := read(tx.Meta.PreTokenBalances, false); err != nil {
-		res.Outcome, res.Reason = Unknown, "re-fetched swap: "+err.Error()
-		return
-	}
-	if err := read(tx.Meta.PostTokenBalances, true); err != nil {
-		res.Outcome, res.Reason = Unknown, "re-fetched swap: "+err.Error()
-		return
-	}
-	var tokensIn, tokensOut uint64
-	for idx, v := range byIndex {
-		if int(idx) >= len(res.Changes) {
-			continue
-		}
-		res.Tokens = append(res.Tokens, TokenChange{Account: res.Changes[idx].Account, Mint: v.mint, Pre: v.pre, Post: v.post})
-		// What arrived or left only bounds checks below; past 2^64-1
-		// it is held at the maximum, which every check reads as "too much".
-		if v.mint.Equals(p.Terms.OutputMint) && v.post > v.pre {
-			tokensIn = addOrMax(tokensIn, v.post-v.pre)
-		}
-		if v.mint.Equals(p.Terms.InputMint) && v.pre > v.post {
-			tokensOut = addOrMax(tokensOut, v.pre-v.post)
-		}
-	}
-	// Re-read every account the transaction could write (the wallet and
-	// its token accounts among them) and hold the change since the reads
-	// before the simulation to the budget, with the fee actually charged.
-	after, err := s.ex.client.multipleAccounts(ctx, p.watch)
-	if err != nil {
-		res.Outcome, res.Reason = Failed, "landed, but the wallet's accounts could not be re-read to check for losses: "+err.Error()
-		return
-	}
-	eff := measureWallet(wallet, p.watch, p.pre, after)
-	budget := p.Budget
-	budget.Fee = tx.Meta.Fee
-	if err := budget.Check(eff); err != nil {
-		res.Outcome, res.Reason = ExecutedWithLosses, "executed with unexpected losses: "+err.Error()
-		return
-	}
-	fee := int64(tx.Meta.Fee)
+	res.Tokens = eff.Tokens
 	if p.Terms.OutputMint.Equals(WrappedSOL) {
-		if gain := res.WalletDelta + fee; gain > 0 {
+		// SOL out arrives as lamports, net of the fee the wallet paid.
+		if gain := int64(eff.SOLAfter) - int64(eff.SOLBefore) + int64(tx.Meta.Fee); gain > 0 {
 			res.Received = uint64(gain)
 		}
 	} else {
-		res.Received = tokensIn
-	}
-	rent, err := MulAmount(uint64(p.Inspection.CreatesAccounts), TokenAccountRent)
-	if err != nil {
-		rent = ^uint64(0) // a bound: past the maximum it cannot be crossed
+		res.Received = eff.TokensIn[p.Terms.OutputMint]
 	}
 	if p.Terms.InputMint.Equals(WrappedSOL) {
-		if lost := -res.WalletDelta - fee; lost > 0 {
-			res.Spent = uint64(lost)
-		}
-		if res.Spent > addOrMax(p.Terms.InAmount, rent) {
-			res.Outcome = Failed
-			res.Reason = fmt.Sprintf("landed, but the wallet gave %d lamports beyond the fee, more than the input of %d (+%d rent)", res.Spent, p.Terms.InAmount, rent)
-			return
-		}
+		res.Spent = eff.SOLOut() - min(eff.SOLOut(), tx.Meta.Fee)
 	} else {
-		res.Spent = tokensOut
-		if res.Spent > p.Terms.InAmount {
-			res.Outcome = Failed
-			res.Reason = fmt.Sprintf("landed, but the wallet gave %d of %s, more than the input of %d", res.Spent, p.Terms.InputMint, p.Terms.InAmount)
-			return
-		}
+		res.Spent = eff.TokensOut[p.Terms.InputMint]
 	}
-	if res.Received < p.Terms.MinimumOut {
-		res.Outcome = Failed
-		res.Reason = fmt.Sprintf("landed, but the wallet received %d of %s, below the approved minimum of %d", res.Received, p.Terms.OutputMint, p.Terms.MinimumOut)
+	// Verification: the landed effects against the approved ones, with the
+	// fee actually charged: more out, less in, or any undeclared change.
+	budget := p.Budget
+	budget.Fee = tx.Meta.Fee
+	limits := budget.Limits()
+	if !p.Terms.OutputMint.Equals(WrappedSOL) {
+		limits.TokensIn = map[solana.PublicKey]uint64{p.Terms.OutputMint: p.Terms.MinimumOut}
+	}
+	diff := eff.Exceeds(limits)
+	if diff == "" && res.Received < p.Terms.MinimumOut {
+		diff = fmt.Sprintf("the wallet received %d of %s, below the approved minimum of %d", res.Received, p.Terms.OutputMint, p.Terms.MinimumOut)
+	}
+	if diff == "" {
+		diff = s.controlAfterLanding(ctx, p)
+	}
+	if diff != "" {
+		res.Outcome, res.Reason = ExecutedWithUnexpectedEffects, "executed with unexpected effects: "+diff
 		return
 	}
 	res.Outcome = Executed
+}
+
+// controlAfterLanding reads the watched accounts again once the swap landed
+// and names any change of control since the simulation read them. The
+// landed meta carries lamports and token amounts, not delegates, frozen
+// state or authorities; bytes whose programs behave differently when they
+// land than when simulated could change those unseen. Nothing of the
+// wallet's may change hands: solgate signs no such change, so one found
+// here, whether this transaction or another made it, is reported. An RPC
+// failure here proves nothing either way and is not reported.
+func (s *Swapper) controlAfterLanding(ctx context.Context, p *PreparedSwap) string {
+	if len(p.sim.Keys) == 0 {
+		return ""
+	}
+	again, err := s.ex.client.multipleAccounts(ctx, p.sim.Keys)
+	if err != nil || len(again) != len(p.sim.Keys) {
+		return ""
+	}
+	wallet := s.ex.key.PublicKey()
+	var diffs []string
+	for i, k := range p.sim.Keys {
+		b, a := readAccount(p.sim.Before[i]), readAccount(again[i])
+		if k.Equals(wallet) {
+			if !b.owner.Equals(a.owner) || len(b.data) != len(a.data) {
+				diffs = append(diffs, fmt.Sprintf("the wallet account now belongs to program %s with %d bytes of data", a.owner, len(a.data)))
+			}
+			continue
+		}
+		for _, c := range controlChanges(wallet, k, b, a) {
+			diffs = append(diffs, "after landing, "+c.String())
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// paidFrom names where a swap's input leaves from, as the effects measure
+// it: the wallet's lamports, its wrapped-SOL accounts, or its token account.
+func paidFrom(wallet solana.PublicKey, inputMint solana.PublicKey, eff Effects, walletLamports BalanceChange) string {
+	var parts []string
+	if inputMint.Equals(WrappedSOL) {
+		spent := addOrMax(eff.Fee(), eff.RentPaid)
+		if walletLamports.Pre > walletLamports.Post && walletLamports.Pre-walletLamports.Post > spent {
+			parts = append(parts, fmt.Sprintf("SOL (native) of the wallet %s: %s", wallet, FormatSOL(walletLamports.Pre-walletLamports.Post-spent)))
+		}
+	}
+	for _, t := range eff.Tokens {
+		if t.Mint.Equals(inputMint) && t.Pre > t.Post {
+			what := "token account"
+			if t.Mint.Equals(WrappedSOL) {
+				what = "wrapped-SOL account"
+			}
+			parts = append(parts, fmt.Sprintf("the wallet's %s %s: %d base units", what, t.Account, t.Pre-t.Post))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing of the input mint leaves the wallet in the simulation"
+	}
+	return strings.Join(parts, "; ")
 }

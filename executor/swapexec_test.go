@@ -463,3 +463,53 @@ func TestSwapFigures(t *testing.T) {
 	t.Logf("execution (ExecuteSwap: requote+prepare+submit): median %s (min %s, max %s)", med(execute), slices.Min(execute), slices.Max(execute))
 	t.Logf("  of which sign+send+confirm+verify:             median %s", med(submit))
 }
+
+// The landed meta carries no delegates or frozen state, so once a swap
+// lands the accounts it could write are read again: a change of control on
+// one of the wallet's accounts since the simulation (here an Approve landing
+// just before the swap, as bytes that act differently on chain than in the
+// simulation could make) is "executed with unexpected effects", never
+// "executed". The ledger shows the delegate.
+func TestSwapLandingBesideAChangeOfControlIsNeverExecuted(t *testing.T) {
+	f := newSwapFixture(t, executor.SwapClientOptions{})
+	ctx := context.Background()
+	wallet := f.key.PublicKey()
+	f.mintTo(t, f.demo.USDC.Mint, wallet, 1) // the wallet's USDC account exists before the swap
+	p, err := f.sw.PrepareSwap(ctx, f.quote(t, f.wsol, f.usdc, swapIn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delegate := freshAddress(t)
+	p.BeforeSend = func(solana.Signature) error {
+		bh, err := f.chain.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+		if err != nil {
+			return err
+		}
+		approve := solana.NewInstruction(solana.TokenProgramID, solana.AccountMetaSlice{
+			solana.Meta(f.ownTA).WRITE(), solana.Meta(delegate), solana.Meta(wallet).SIGNER(),
+		}, []byte{4, 1, 0, 0, 0, 0, 0, 0, 0}) // Approve 1
+		tx, err := solana.NewTransaction([]solana.Instruction{approve}, bh.Value.Blockhash, solana.TransactionPayer(wallet))
+		if err != nil {
+			return err
+		}
+		res, err := f.ex.SubmitMeasured(ctx, tx, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: 1e9}, nil)
+		if err != nil || res.Outcome != executor.Executed {
+			return fmt.Errorf("approve beside the swap: %v %+v", err, res)
+		}
+		return nil
+	}
+	res, err := f.sw.SubmitSwap(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != executor.ExecutedWithUnexpectedEffects || !strings.Contains(res.Reason, "after landing, token account delegate changed from none to "+delegate.String()+" on "+f.ownTA.String()) {
+		t.Fatalf("%s: %s", res.Outcome, res.Reason)
+	}
+	info, err := f.chain.GetAccountInfoWithOpts(ctx, f.ownTA, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed, Encoding: solana.EncodingBase64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := info.Value.Data.GetBinary(); d[72] != 1 || !solana.PublicKeyFromBytes(d[76:108]).Equals(delegate) || f.tokenBalance(t, f.ownTA) <= 1 {
+		t.Fatalf("the ledger does not show the swap landed beside the delegate")
+	}
+}

@@ -226,7 +226,7 @@ func (f *inspectFixture) checkBudget(t *testing.T, tx *solana.Transaction, in *e
 		pre[i], post[i] = before.rpcAccount(k), after.rpcAccount(k)
 	}
 	eff := executor.MeasureWallet(r.Wallet, watch, pre, post)
-	budget := executor.SwapBudget{InputMint: r.InputMint, InAmount: r.InAmount, Fee: in.Fee, Rent: eff.Rent}
+	budget := executor.SwapBudget{InputMint: r.InputMint, InAmount: r.InAmount, Fee: in.Fee, Rent: eff.RentPaid}
 	if budget.Check(eff) != nil {
 		return // refused before signing
 	}

@@ -93,11 +93,11 @@ func TestWholeWalletSimulationRefusesEveryHostileAnswer(t *testing.T) {
 		mode, want      string
 		inspectorSeesIt bool
 	}{
-		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL would leave the wallet", false},
-		{localnet.HostileDrainToken, "777 base units of mint " + demo.Bait.Mint + " would leave the wallet", true},
-		{localnet.HostileCloseToAttacker, "would close the wallet's token account " + baitTA, true},
-		{localnet.HostileSetDelegate, "would set a delegate on the wallet's token account " + baitTA, true},
-		{localnet.HostileSetOwner, "would give the wallet's token account " + baitTA, true},
+		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL left the wallet", false},
+		{localnet.HostileDrainToken, "777 base units of " + demo.Bait.Mint + " left the wallet", true},
+		{localnet.HostileCloseToAttacker, "would close " + baitTA + " and send its 2039280 lamports to", true},
+		{localnet.HostileSetDelegate, "token account delegate changed from none to", true},
+		{localnet.HostileSetOwner, "token account owner changed from " + wallet.String(), true},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			if err := l.SetSwapHostile(ctx, tc.mode, 0); err != nil {

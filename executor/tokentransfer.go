@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -156,17 +155,17 @@ func (e *Executor) tokenAccounts(ctx context.Context, t TokenTransfer) (*TokenIn
 	if err != nil {
 		return nil, zero, zero, false, fmt.Errorf("token transfer: read accounts: %w", err)
 	}
-	s, d, to := readState(accts[0]), readState(accts[1]), readState(accts[2])
+	s, d, to := readAccount(accts[0]), readAccount(accts[1]), readAccount(accts[2])
 	switch {
-	case to.token:
-		return nil, zero, zero, false, fmt.Errorf("%w: to %s is itself a token account (of mint %s); give the owner's address, and solgate sends to the owner's associated token account", ErrInvalidTransfer, t.To, to.mint)
-	case !s.token || !s.mint.Equals(t.Mint) || !s.owner.Equals(wallet):
+	case to.token != nil:
+		return nil, zero, zero, false, fmt.Errorf("%w: to %s is itself a token account (of mint %s); give the owner's address, and solgate sends to the owner's associated token account", ErrInvalidTransfer, t.To, to.token.mint)
+	case s.token == nil || !s.token.mint.Equals(t.Mint) || !s.token.owner.Equals(wallet):
 		return nil, zero, zero, false, fmt.Errorf("%w: the wallet %s has no associated token account for mint %s (expected %s)", ErrInvalidTransfer, wallet, t.Mint, src)
 	case frozen(accts[0]):
 		return nil, zero, zero, false, fmt.Errorf("%w: the wallet's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, src)
-	case s.amount < t.Amount:
-		return nil, zero, zero, false, fmt.Errorf("%w: the wallet holds %d base units of %s, fewer than the %d asked", ErrInvalidTransfer, s.amount, t.Mint, t.Amount)
-	case d.exists && (!d.token || !d.mint.Equals(t.Mint) || !d.owner.Equals(t.To)):
+	case s.token.amount < t.Amount:
+		return nil, zero, zero, false, fmt.Errorf("%w: the wallet holds %d base units of %s, fewer than the %d asked", ErrInvalidTransfer, s.token.amount, t.Mint, t.Amount)
+	case d.exists && (d.token == nil || !d.token.mint.Equals(t.Mint) || !d.token.owner.Equals(t.To)):
 		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's associated token account %s exists but is not a %s account owned by %s", ErrTokenRefused, dst, t.Mint, t.To)
 	case d.exists && frozen(accts[1]):
 		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, dst)
@@ -229,21 +228,15 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	if err != nil {
 		return nil, err
 	}
-	preview, accts, err := e.simulateAccounts(ctx, tx)
+	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee)
 	if err != nil {
 		return nil, err
 	}
 	preview.Budget = budget
-	tp, err := measureToken(t, info, src, dst, accts)
+	tp, err := measureToken(t, info, src, dst, preview.Effects, sim)
 	if err != nil {
 		return nil, err
 	}
-	// The wallet's SOL outflow is the fee plus the rent of the account it
-	// creates; only the rest is the fee.
-	if preview.SpendLamports < tp.Rent {
-		return nil, fmt.Errorf("prepare token transfer: the simulation shows %d lamports of rent but the wallet spent only %d", tp.Rent, preview.SpendLamports)
-	}
-	preview.Fee = preview.SpendLamports - tp.Rent
 	tp.CreatesAccount = create
 	for _, w := range info.Warnings {
 		if _, refused := refusedExtensions[w.Kind]; !refused {
@@ -252,6 +245,9 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	}
 	pt := &PreparedToken{
 		Prepared: &Prepared{
+			// The landed effects may take no more SOL than the fees and the
+			// rent, and no more of the mint than the amount.
+			limits:               &Limits{SOLOut: addOrMax(preview.Effects.Fee(), tp.Rent), TokensOut: map[solana.PublicKey]uint64{t.Mint: t.Amount}},
 			Tx:                   tx,
 			LastValidBlockHeight: bh.LastValidBlockHeight,
 			Preview:              preview,
@@ -267,40 +263,34 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	return pt, nil
 }
 
-// measureToken reads the token movement and the rent out of the simulated
-// accounts: the wallet must lose exactly the amount, the recipient gains
-// what is left after any transfer fee, and nothing else is measured as rent
-// but accounts the transaction brought into existence.
-func measureToken(t TokenTransfer, info *TokenInfo, src, dst solana.PublicKey, a simulatedAccounts) (TokenPreview, error) {
-	tp := TokenPreview{Mint: info, Source: src, Destination: dst}
-	var srcBefore, srcAfter, dstBefore, dstAfter *tokenState
-	for i, k := range a.Keys {
-		before, after := readState(a.Before[i]), readState(a.After[i])
-		if !before.exists && after.exists {
-			rent, err := AddAmounts(tp.Rent, after.lamports)
-			if err != nil {
-				return tp, fmt.Errorf("preview: rent: %w", err)
-			}
-			tp.Rent = rent
-		}
-		switch {
-		case k.Equals(src):
-			srcBefore, srcAfter = &before, &after
-		case k.Equals(dst):
-			dstBefore, dstAfter = &before, &after
+// measureToken reads the token movement and the rent from the effects
+// engine's measure: the wallet must lose exactly the amount; the recipient
+// (not the wallet's, so read from the simulated accounts) gains what is left
+// after any transfer fee.
+func measureToken(t TokenTransfer, info *TokenInfo, src, dst solana.PublicKey, eff Effects, sim simulation) (TokenPreview, error) {
+	tp := TokenPreview{Mint: info, Source: src, Destination: dst, Rent: eff.RentPaid}
+	var dstBefore, dstAfter *accountState
+	for i, k := range sim.Keys {
+		if k.Equals(dst) {
+			b, a := readAccount(sim.Before[i]), readAccount(sim.After[i])
+			dstBefore, dstAfter = &b, &a
 		}
 	}
-	if srcAfter == nil || dstAfter == nil || !srcAfter.token || !dstAfter.token {
-		return tp, errors.New("preview: the simulation did not leave both token accounts readable")
+	if dstAfter == nil || dstAfter.token == nil {
+		return tp, errors.New("preview: the simulation did not leave the recipient's token account readable")
 	}
-	if srcBefore.amount < srcAfter.amount || srcBefore.amount-srcAfter.amount != t.Amount {
-		return tp, fmt.Errorf("%w: the simulation moves %d→%d base units out of the wallet's account, not exactly the %d asked", ErrTokenRefused, srcBefore.amount, srcAfter.amount, t.Amount)
+	if out := eff.TokensOut[t.Mint]; out != t.Amount || eff.TokensIn[t.Mint] != 0 {
+		return tp, fmt.Errorf("%w: the simulation moves %d base units of %s out of the wallet, not exactly the %d asked", ErrTokenRefused, out, t.Mint, t.Amount)
 	}
-	if dstAfter.amount < dstBefore.amount {
+	var before uint64
+	if dstBefore.token != nil {
+		before = dstBefore.token.amount
+	}
+	if dstAfter.token.amount < before {
 		return tp, fmt.Errorf("%w: the simulation lowers the recipient's balance", ErrTokenRefused)
 	}
 	tp.Sent = t.Amount
-	tp.Received = dstAfter.amount - dstBefore.amount
+	tp.Received = dstAfter.token.amount - before
 	if tp.Received > tp.Sent {
 		return tp, fmt.Errorf("%w: the simulation credits the recipient %d, more than the %d sent", ErrTokenRefused, tp.Received, tp.Sent)
 	}
@@ -312,9 +302,9 @@ func measureToken(t TokenTransfer, info *TokenInfo, src, dst solana.PublicKey, a
 }
 
 // checkTokenLanded judges the re-fetched transaction by the chain's own
-// record: the wallet's token account lost exactly the amount, the
+// record: the wallet's token account lost exactly the amount and the
 // recipient's gained exactly the net shown at approval (amount − transfer
-// fee), both for this mint, and the wallet's SOL went only to fee and rent.
+// fee), both for this mint.
 func checkTokenLanded(tx *rpc.GetTransactionResult, res *Result, wallet solana.PublicKey, t TokenTransfer, tp TokenPreview) error {
 	keys := make([]solana.PublicKey, len(res.Changes))
 	for i, c := range res.Changes {
@@ -340,20 +330,9 @@ func checkTokenLanded(tx *rpc.GetTransactionResult, res *Result, wallet solana.P
 	if a, b := pre[tp.Destination], post[tp.Destination]; b < a || b-a != tp.Received {
 		return fmt.Errorf("recipient token account %s went from %d to %d base units, expected +%d (amount %d − transfer fee %d)", tp.Destination, a, b, tp.Received, t.Amount, tp.TransferFee)
 	}
-	for _, c := range res.Changes {
-		if !c.Account.Equals(wallet) {
-			continue
-		}
-		want, err := AddAmounts(tx.Meta.Fee, tp.Rent)
-		if err != nil || want > math.MaxInt64 {
-			return fmt.Errorf("wallet fee %d + rent %d: %w", tx.Meta.Fee, tp.Rent, ErrAmountTooLarge)
-		}
-		if c.Delta() < -int64(want) {
-			return fmt.Errorf("wallet %s lost %d lamports, more than fee %d + rent %d", wallet, -c.Delta(), tx.Meta.Fee, tp.Rent)
-		}
-		return nil
-	}
-	return fmt.Errorf("transaction does not touch the wallet %s", wallet)
+	// The wallet's SOL (fees and rent) is held to the approval by the
+	// landed effects against the prepared limits, in verify.
+	return nil
 }
 
 // tokenAmounts maps account → amount for the mint's entries of a

@@ -111,6 +111,9 @@ type Prepared struct {
 	// checkLanded, when set, judges the re-fetched transaction instead of
 	// the SOL transfer's deltas (token transfers set it).
 	checkLanded func(*rpc.GetTransactionResult, *Result) error
+	// limits bound the landed effects: past them the outcome is "executed
+	// with unexpected effects", never "executed".
+	limits *Limits
 	// Timings and RPC calls spent preparing, carried into the final Result.
 	simulateTook time.Duration
 	stats        CallStats
@@ -164,13 +167,18 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	if err != nil {
 		return nil, err
 	}
-	preview, err := e.simulate(ctx, tx)
+	preview, _, err := e.simulate(ctx, tx, budget.PriorityFee)
 	if err != nil {
 		return nil, err
 	}
 	preview.Budget = budget
-	preview.SpendLamports, preview.Fee = ownOutflow(tx, t.Lamports, budget)
+	// What may leave at most: the amount, the signatures' fee and the
+	// priority fee. The simulation's measure can be larger (the balance is
+	// read before it, so anything of ours landing in between counts too),
+	// which only makes the caps stricter; the landed effects must fit this.
+	fee := addOrMax(uint64(tx.Message.Header.NumRequiredSignatures)*LamportsPerSignature, budget.PriorityFee)
 	return &Prepared{
+		limits:               &Limits{SOLOut: addOrMax(t.Lamports, fee)},
 		Transfer:             t,
 		Tx:                   tx,
 		LastValidBlockHeight: bh.LastValidBlockHeight,
@@ -286,17 +294,4 @@ func (e *Executor) ExecuteTransfer(ctx context.Context, t Transfer, progress fun
 		return nil, err
 	}
 	return e.Submit(ctx, p, progress)
-}
-
-// ownOutflow is what a transfer built by prepareTransfer takes from the
-// wallet: the amount its one System Program transfer moves, plus the fee for
-// its signatures and the priority fee its compute budget sets. It is exact,
-// because the transaction holds nothing else. The simulated balance change is
-// not used for it: the wallet's balance is read before the simulation (see
-// simulate), so anything of ours that lands in between, such as another
-// approved transfer executing at the same moment, is counted too; that change
-// only bounds this one from above.
-func ownOutflow(tx *solana.Transaction, lamports uint64, b Budget) (spend, fee uint64) {
-	fee = uint64(tx.Message.Header.NumRequiredSignatures)*LamportsPerSignature + b.PriorityFee
-	return lamports + fee, fee
 }

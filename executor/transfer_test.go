@@ -131,8 +131,8 @@ func TestPreviewReusesRecentBlockhash(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := calls() - before - first
-	if first != 5 || second != 4 {
-		t.Errorf("previews made %d then %d RPC calls, want 5 (blockhash, fee market, measuring simulation, balances, simulation) then 4", first, second)
+	if first != 6 || second != 5 {
+		t.Errorf("previews made %d then %d RPC calls, want 6 (blockhash, fee market, measuring simulation, balances, simulation, balances again to know the simulation saw them) then 5", first, second)
 	}
 	if p2.Tx.Message.RecentBlockhash != p1.Tx.Message.RecentBlockhash {
 		t.Errorf("second preview fetched a new blockhash")
@@ -146,8 +146,8 @@ func TestPreviewReusesRecentBlockhash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := calls() - before; n != 5 {
-		t.Errorf("PrepareTransfer made %d RPC calls, want 5: execution always fetches its blockhash", n)
+	if n := calls() - before; n != 6 {
+		t.Errorf("PrepareTransfer made %d RPC calls, want 6: execution always fetches its blockhash", n)
 	}
 
 	// Every blockhash so far expires; the reused one fails its simulation

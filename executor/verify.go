@@ -29,6 +29,12 @@ func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
 	if p.checkLanded != nil {
 		check = func() error { return p.checkLanded(tx, res) }
 	}
+	if p.limits != nil {
+		if diff := res.Effects.Exceeds(*p.limits); diff != "" {
+			res.Outcome, res.Reason = ExecutedWithUnexpectedEffects, "executed with unexpected effects: "+diff
+			return
+		}
+	}
 	if err := check(); err != nil {
 		res.Outcome = Failed
 		res.Reason = "landed, but the chain's balance changes disagree with the request: " + err.Error()
@@ -66,6 +72,21 @@ func (e *Executor) readBack(ctx context.Context, res *Result, noun string, keys 
 	res.Changes = res.Changes[:0]
 	for i, k := range ks {
 		res.Changes = append(res.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
+	}
+	// The landed effects, measured from the transaction's own meta, landed
+	// with an error or not (a failed one still charged its fee): what the
+	// settlement counts.
+	v, err := landedView(tx, 0)
+	if err == nil {
+		var eff Effects
+		if eff, err = landedEffects(e.key.PublicKey(), v, tx); err == nil {
+			res.Effects = &eff
+		}
+	}
+	if err != nil {
+		res.Outcome = Unknown
+		res.Reason = "re-fetched " + noun + ": its effects could not be measured: " + err.Error()
+		return nil, false
 	}
 	if tx.Meta.Err != nil {
 		res.Outcome = Failed

@@ -79,6 +79,7 @@ export class Faults {
           throw new RpcError(-32602, 'Invalid params: decimals must be 0..255');
         }
         const authority = o.authority ? pubkey(o.authority, 'authority') : undefined;
+        const freezeAuthority = o.freezeAuthority ? pubkey(o.freezeAuthority, 'freezeAuthority') : null;
         if (o.program !== undefined && o.program !== 'token' && o.program !== 'token-2022') {
           throw new RpcError(-32602, 'Invalid params: program must be "token" or "token-2022"');
         }
@@ -96,7 +97,7 @@ export class Faults {
         if (!token2022 && Object.keys(ext).length > 0) {
           throw new RpcError(-32602, 'Invalid params: extensions need "program":"token-2022"');
         }
-        return { mint: this.ledger.createMint(decimals, authority, token2022, ext) };
+        return { mint: this.ledger.createMint(decimals, authority, token2022, ext, freezeAuthority) };
       },
       localnet_mintTo: async ([opts]) => {
         const o = opts ?? {};

@@ -66,6 +66,13 @@ export class Ledger {
     this.setAccount(this.faucet.address, { lamports: 500_000_000n * 1_000_000_000n, owner: SYSTEM_PROGRAM, data: new Uint8Array(0) });
     // Default mint authority for localnet_createMint.
     this.mintAuthority = newKeypair();
+    // The native mint exists on every cluster (wrapped SOL: no authority,
+    // 9 decimals); the associated token account program and TransferChecked
+    // on wrapped SOL read it.
+    if (!this.getAccount(NATIVE_MINT)) {
+      const data = encodeMint({ mintAuthority: null, supply: 0n, decimals: 9, freezeAuthority: null });
+      this.setAccount(NATIVE_MINT, { lamports: this.rentExempt(data.length), owner: TOKEN_PROGRAM, data });
+    }
 
     this.advance(0);
   }
@@ -385,10 +392,10 @@ export class Ledger {
     return this.balance(address);
   }
 
-  createMint(decimals, authority, token2022 = false, extensions = {}) {
+  createMint(decimals, authority, token2022 = false, extensions = {}, freezeAuthority = null) {
     const mint = b58encode(crypto.randomBytes(32));
     const mintAuthority = authority ?? this.mintAuthority.address;
-    const state = { mintAuthority, supply: 0n, decimals, freezeAuthority: null };
+    const state = { mintAuthority, supply: 0n, decimals, freezeAuthority };
     const data = token2022 ? encodeMint2022(state, extensions) : encodeMint(state);
     this.setAccount(mint, {
       lamports: this.rentExempt(data.length), owner: token2022 ? TOKEN_2022_PROGRAM : TOKEN_PROGRAM,

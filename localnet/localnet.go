@@ -410,9 +410,17 @@ func (l *Ledger) SetExtraComputeUnits(ctx context.Context, n uint32) error {
 // CreateMint creates an SPL Token mint with the given decimals and mint
 // authority (empty: a key held by the ledger) and returns its address.
 func (l *Ledger) CreateMint(ctx context.Context, decimals uint8, authority string) (string, error) {
+	return l.CreateFreezableMint(ctx, decimals, authority, "")
+}
+
+// CreateFreezableMint is CreateMint with a freeze authority (empty: none).
+func (l *Ledger) CreateFreezableMint(ctx context.Context, decimals uint8, authority, freezeAuthority string) (string, error) {
 	p := map[string]any{"decimals": decimals}
 	if authority != "" {
 		p["authority"] = authority
+	}
+	if freezeAuthority != "" {
+		p["freezeAuthority"] = freezeAuthority
 	}
 	var r struct {
 		Mint string `json:"mint"`
@@ -704,6 +712,8 @@ const (
 	HostileSetDelegate      = "set-delegate"       // the thief approved as delegate of the other token account
 	HostileSetOwner         = "set-owner"          // the other token account's owner set to the thief
 	HostileRaisePriorityFee = "raise-priority-fee" // priority fee raised by 100000 lamports
+	HostilePayFromWSOL      = "pay-from-wsol"      // a SOL input paid from the wallet's wrapped SOL, not its lamports
+	HostileDurableNonce     = "durable-nonce"      // AdvanceNonceAccount first (authority: the pool), the nonce as blockhash
 )
 
 // SetSwapHostile makes /swap answers hostile (mode) after the next `after`

@@ -59,7 +59,18 @@ const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destinat
 //   set-delegate        the thief made delegate of the wallet's other token account
 //   set-owner           the wallet's other token account given to the thief
 //   raise-priority-fee  the priority fee raised by 100000 lamports
-export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee'];
+//   pay-from-wsol       a SOL→token swap's input paid from the wallet's wrapped SOL
+//                       (to the pool's wrapped-SOL account), not its lamports
+//   durable-nonce       AdvanceNonceAccount first (a nonce account whose authority is
+//                       the pool, the API's co-signer) and the nonce as the blockhash:
+//                       the signed bytes would never expire
+// localnet's aggregator program is a copy of the memo program: it makes no
+// inner calls, so the inner-call forms (a delegate allowance raised, an
+// account frozen, the wallet reassigned from inside an aggregator) cannot be
+// expressed here; their top-level forms are what set-delegate and set-owner are.
+export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee', 'pay-from-wsol', 'durable-nonce'];
+
+const RECENT_BLOCKHASHES_SYSVAR = 'SysvarRecentB1ockHashes11111111111111111111';
 
 class ApiError extends Error {
   constructor(status, errorCode, message) {
@@ -516,7 +527,16 @@ export class SwapPools {
     await this.hostileInstructions(hostile, { user, pool, auth, amountIn, body: body_ });
     if (sell === 'sol') {
       body_.push(createAtaIdempotent(user, userAta, user, pool.mint));
-      body_.push(systemTransfer(user, solTo, amountIn));
+      if (hostile === 'pay-from-wsol') {
+        // The input leaves as wrapped SOL: the wallet's lamports move only
+        // by the fee and rent, and only SOL and WSOL counted together see it.
+        L.stats.swapHostile++;
+        const userWsol = await associatedTokenAddress(user, NATIVE_MINT, TOKEN_PROGRAM);
+        const poolWsol = await L.wrapSol(auth.address, 0n);
+        body_.push(tokenTransfer(userWsol, poolWsol, user, amountIn));
+      } else {
+        body_.push(systemTransfer(user, solTo, amountIn));
+      }
       body_.push(tokenTransfer(pool.tokenAccount, userAta, auth.address, p.out));
     } else {
       body_.push(tokenTransfer(userAta, pool.tokenAccount, user, amountIn));
@@ -527,10 +547,28 @@ export class SwapPools {
     // (dynamicComputeUnitLimit), and a price that makes the priority fee
     // come to prioritizationFeeLamports.
     let limit = 200_000;
+    let first = [];
+    let blockhash = L.latest.blockhash;
+    if (hostile === 'durable-nonce') {
+      // A durable-nonce transaction as a real one is: AdvanceNonceAccount
+      // first, the nonce's stored value as the blockhash.
+      L.stats.swapHostile++;
+      const nonce = newKeypair().address;
+      const stored = b58encode(crypto.randomBytes(32));
+      const data = Buffer.alloc(80);
+      data.writeUInt32LE(1, 0); // Versions::Current
+      data.writeUInt32LE(1, 4); // State::Initialized
+      Buffer.from(b58decode(auth.address)).copy(data, 8);
+      Buffer.from(b58decode(stored)).copy(data, 40);
+      data.writeBigUInt64LE(5000n, 72); // lamports per signature
+      L.setAccount(nonce, { lamports: L.rentExempt(80), owner: SYSTEM_PROGRAM, data: new Uint8Array(data) });
+      first = [{ programId: SYSTEM_PROGRAM, accounts: [meta(nonce, false, true), meta(RECENT_BLOCKHASHES_SYSVAR, false, false), meta(auth.address, true, false)], data: [...u32le(4)] }];
+      blockhash = stored;
+    }
     const build = (units, microLamports) => {
       const ixs = [setComputeUnitLimit(units)];
       if (microLamports > 0n) ixs.push(setComputeUnitPrice(microLamports));
-      const compiled = compileV0({ payer, instructions: [...ixs, ...body_], blockhash: L.latest.blockhash, table: this.table });
+      const compiled = compileV0({ payer, instructions: [...first, ...ixs, ...body_], blockhash, table: this.table });
       return signV0(compiled, [auth, ...extraSigners]);
     };
     if (body.dynamicComputeUnitLimit) {
@@ -564,7 +602,8 @@ export class SwapPools {
  * account" is its first token account of a mint the swap does not involve.
  */
 SwapPools.prototype.hostileInstructions = async function hostileInstructions(mode, { user, pool, auth, amountIn, body }) {
-  if (!mode || mode === 'raise-priority-fee') return;
+  // These modes change the transaction's shape in swap() itself.
+  if (!mode || mode === 'raise-priority-fee' || mode === 'pay-from-wsol' || mode === 'durable-nonce') return;
   const L = this.ledger;
   if (mode === 'drain-wsol') {
     L.stats.swapHostile++;

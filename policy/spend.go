@@ -228,13 +228,25 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 // transaction) replaces the reservation. Settling twice, or settling an id
 // that was never reserved, is an error and changes nothing.
 func (s *Spend) Settle(id string, actualLamports uint64) error {
+	return s.SettleMeasured(id, actualLamports, nil)
+}
+
+// SettleMeasured is Settle with each mint's measured outflow (base units,
+// by mint address): the entry's token amount becomes what the landed
+// transaction moved of its mint. nil keeps the reserved amount.
+func (s *Spend) SettleMeasured(id string, actualLamports uint64, tokensOut map[string]uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, err := s.openEntry("settle", id)
 	if err != nil {
 		return err
 	}
+	reserved := e.tokens
+	if tokensOut != nil && e.mint != "" {
+		e.tokens = tokensOut[e.mint]
+	}
 	if err := s.persist(id, e, actualLamports, StateSettled, e.signature); err != nil {
+		e.tokens = reserved // nothing changed: still reserved as it was
 		return fmt.Errorf("settle %s: %w", id, err)
 	}
 	if e.thisSession {

@@ -157,3 +157,28 @@ func TestTokenReservationsPerMintSurviveRestart(t *testing.T) {
 		t.Fatalf("released reservation still holds budget: %+v", d)
 	}
 }
+
+// A token spend settles at the landed transaction's measured outflow of its
+// mint, not at what was reserved; without a measure it keeps the reserved
+// amount.
+func TestTokenSpendSettlesAtTheMeasuredOutflow(t *testing.T) {
+	usdc := addr(20)
+	cfg := DefaultConfig()
+	cfg.AllowUncappedTokenTransfers = true
+	cfg.AllowRecipients = []string{addr(1)}
+	s, err := NewSpend(nil, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, measured := range map[string]map[string]uint64{"measured": {usdc: 600, addr(21): 9}, "unmeasured": nil} {
+		if d, err := s.Reserve(id, cfg, tokenTransfer(addr(1), usdc, 1_000)); err != nil || !d.Allowed {
+			t.Fatalf("reserve %s: %+v %v", id, d, err)
+		}
+		if err := s.SettleMeasured(id, 5_000, measured); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.State().Tokens[usdc].SessionSpent; got != 1_600 {
+		t.Errorf("session spent of %s: %d, want 600 measured + 1000 reserved", usdc, got)
+	}
+}

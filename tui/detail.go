@@ -108,6 +108,10 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		d.instructions(c, p.Preview.Instructions, field)
 		field("SHA-256", p.Preview.MessageSHA256)
 	}
+	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
+		// The one measure of value, per asset, from the exact bytes.
+		field("Effects", eff.Summary())
+	}
 	// The name is whatever the agent chose to call itself.
 	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
 	return d.finish(s, lines)
@@ -200,7 +204,7 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 		}
 		field("Signature", p.Signature)
 	case hub.StatusLosses:
-		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED LOSSES — it landed, and the wallet lost more than was approved: "+reason, d.width)...)
+		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED EFFECTS — it landed, and its effects, measured from the landed transaction, differ from the approved ones: "+reason, d.width)...)
 		field("Signature", p.Signature)
 	case hub.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)

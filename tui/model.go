@@ -725,7 +725,7 @@ func (m *model) logDecision(ev hub.Event) {
 		}
 		m.log.Add(ev.At, logGood, text+" · sig "+p.Signature)
 	case hub.StatusLosses:
-		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED LOSSES %s: %s · sig %s", p.ID, reason, p.Signature))
+		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED EFFECTS %s: %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusSubmitted:
 		m.log.Add(ev.At, logWarn, fmt.Sprintf("SUBMITTED %s, outcome unknown (kept reserved, reconciling): %s · sig %s", p.ID, reason, p.Signature))
 	case hub.StatusFailed:

@@ -420,7 +420,7 @@ func statusWord(s hub.Status) string {
 	case hub.StatusExecuted:
 		return "executed"
 	case hub.StatusLosses:
-		return "LOSSES"
+		return "MISMATCH" // executed with unexpected effects; fits the column
 	case hub.StatusApproved:
 		return "approved"
 	}

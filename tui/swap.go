@@ -183,7 +183,16 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 			v.out.amount(sp.Received), tokenAmount(sp.Terms.MinimumOut, v.out.decimals), tokenAmount(pv.ExpectedOut, v.out.decimals)))
 	}
 	v.out.describe("Output", field, warn)
-	v.in.describe("Input", field, warn)
+	// The Input line names what actually pays, as the effects of the exact
+	// bytes show it: a swap API may pay "SOL" from the wallet's wrapped SOL.
+	if v.in.sol && pv.PaidFrom != "" {
+		field("Input", "SOL, paid from "+pv.PaidFrom)
+	} else {
+		v.in.describe("Input", field, warn)
+		if pv.PaidFrom != "" {
+			field("", "paid from "+pv.PaidFrom)
+		}
+	}
 	route := "direct"
 	if len(v.route) > 0 {
 		route = strings.Join(v.route, " → ")

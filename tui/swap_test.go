@@ -176,16 +176,16 @@ func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
 	done.Status = hub.StatusLosses
-	done.Reason = "executed with unexpected losses: 150000000 lamports of SOL and wrapped SOL would leave the wallet, more than the 50010000 allowed"
+	done.Reason = "executed with unexpected effects: 150000000 lamports of SOL and wrapped SOL left the wallet (fees 10000, rent 0 included), 99990000 more than the 50010000 allowed"
 	m.Update(events(hub.Event{Kind: hub.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	detail := flatDetail(m, 100)
-	if !strings.Contains(detail, "EXECUTED WITH UNEXPECTED LOSSES") || strings.Contains(detail, "EXECUTED ✔") {
+	if !strings.Contains(detail, "EXECUTED WITH UNEXPECTED EFFECTS") || strings.Contains(detail, "EXECUTED ✔") {
 		t.Errorf("the detail of a swap with losses:\n%s", detail)
 	}
 	var found bool
 	for _, ln := range m.log.lines {
-		if strings.Contains(ln.text, "EXECUTED WITH UNEXPECTED LOSSES "+p.ID) {
+		if strings.Contains(ln.text, "EXECUTED WITH UNEXPECTED EFFECTS "+p.ID) {
 			found = true
 			if ln.kind != logBad {
 				t.Errorf("the log line is kind %d, not red (logBad)", ln.kind)
@@ -196,10 +196,10 @@ func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Error("no log line says EXECUTED WITH UNEXPECTED LOSSES")
+		t.Error("no log line says EXECUTED WITH UNEXPECTED EFFECTS")
 	}
-	if out := screen(t, m, 140, 40); !strings.Contains(out, "LOSSES") {
-		t.Errorf("the queue row does not say LOSSES:\n%s", out)
+	if out := screen(t, m, 140, 40); !strings.Contains(out, "MISMATCH") {
+		t.Errorf("the queue row does not say MISMATCH:\n%s", out)
 	}
 }
 
@@ -363,5 +363,19 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 	m = testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
 	if got := flatDetail(m, 140); strings.Contains(got, "not USDC") || strings.Contains(got, "USDC?") {
 		t.Errorf("the real USDC is marked:\n%s", got)
+	}
+}
+
+// The Input line names the account that actually pays, as the effects of
+// the exact bytes show it: a "SOL" swap paid from the wallet's wrapped SOL
+// says so, never "SOL (native)".
+func TestSwapInputNamesTheAccountThatPays(t *testing.T) {
+	p := baitSwap(1, t0.Add(-42*time.Second))
+	sp := p.Kind.(*hub.SwapProposal)
+	sp.Preview.PaidFrom = "the wallet's wrapped-SOL account " + lookupKey.String() + ": 50000000 base units"
+	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	got := flatDetail(m, 140)
+	if !strings.Contains(got, "Input SOL, paid from the wallet's wrapped-SOL account "+lookupKey.String()) || strings.Contains(got, "SOL (native)") {
+		t.Errorf("the Input line does not name the wrapped-SOL account that pays:\n%s", got)
 	}
 }

@@ -135,19 +135,19 @@ func (h *Hub) runTransfer(id string, who caller, a TransferArgs, approved execut
 		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
-	wallet := h.opts.Executor.Wallet().String()
-	h.settleOutcome(id, res, prepared.LastValidBlockHeight, func() uint64 { return walletOutflow(res, wallet) })
+	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
 }
 
 // settleOutcome settles the reservation by what the chain said, then
-// finishes the proposal. outflow is the wallet's real loss for landed ones.
-// An unknown outcome stays reserved and is followed in the background until
-// the chain settles it.
-func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, outflow func() uint64) {
+// finishes the proposal. A landed one settles at its landed effects (SOL and
+// wrapped SOL out, fees and rent included), measured by the effects engine
+// from the transaction's own meta. An unknown outcome stays reserved and is
+// followed in the background until the chain settles it.
+func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	switch res.Outcome {
-	case executor.Executed, executor.Failed, executor.ExecutedWithLosses:
+	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error { return h.opts.Spend.Settle(id, outflow()) })
+		h.settle(id, func() error { return h.opts.Spend.SettleMeasured(id, landedOutflow(res), landedTokens(res.Effects)) })
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
@@ -157,7 +157,7 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64, o
 	switch res.Outcome {
 	case executor.Executed:
 		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
-	case executor.ExecutedWithLosses:
+	case executor.ExecutedWithUnexpectedEffects:
 		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
 		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
 	case executor.Unknown:
@@ -196,7 +196,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			}
 			switch verdict {
 			case fateLanded:
-				h.settle(id, func() error { return h.opts.Spend.Settle(id, landing.Outflow) })
+				h.settle(id, func() error {
+					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
+				})
 				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
@@ -222,14 +224,27 @@ func (h *Hub) settle(id string, fn func() error) {
 	h.publish(EventSpendChanged, nil, "")
 }
 
-// walletOutflow is what the wallet lost according to the chain.
-func walletOutflow(res *executor.Result, wallet string) uint64 {
-	for _, c := range res.Changes {
-		if c.Account.String() == wallet && c.Pre > c.Post {
-			return c.Pre - c.Post
-		}
+// landedOutflow is what the wallet lost according to the landed
+// transaction's effects: SOL and wrapped SOL together, fees and rent
+// included; at least the fee it was charged.
+func landedOutflow(res *executor.Result) uint64 {
+	if res.Effects == nil {
+		return res.Fee
 	}
-	return res.Fee
+	return max(res.Effects.SOLOut(), res.Fee)
+}
+
+// landedTokens is each mint's landed outflow, by mint address, for the
+// per-mint caps (nil when the effects could not be measured).
+func landedTokens(eff *executor.Effects) map[string]uint64 {
+	if eff == nil {
+		return nil
+	}
+	out := make(map[string]uint64, len(eff.TokensOut))
+	for m, n := range eff.TokensOut {
+		out[m.String()] = n
+	}
+	return out
 }
 
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {

@@ -21,8 +21,9 @@ const (
 	StatusSubmitted Status = "submitted" // sent; outcome not yet known (unknown until reconciled)
 	StatusExecuted  Status = "executed"  // confirmed and verified on chain
 	StatusFailed    Status = "failed"    // landed with an error, expired, rejected or refused at execution
-	// StatusLosses: landed, but the wallet re-read afterwards lost more than
-	// was approved. Never reported as plain "executed".
+	// StatusLosses: landed, but its landed effects differ from the approved
+	// ones ("executed with unexpected effects"). Never reported as plain
+	// "executed". The stored name predates the effects engine.
 	StatusLosses Status = "executed_with_unexpected_losses"
 )
 

@@ -64,7 +64,7 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				v = fateNeverLanded
 			}
 			if v == fateLanded {
-				if err := spend.Settle(r.ID, landing.Outflow); err != nil {
+				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {
 					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
 				}
 				outcome := store.ExecExecuted

@@ -88,7 +88,7 @@ func (h *Hub) storedStatus(id string) mcpbridge.CallResult {
 		st["status"] = string(StatusSubmitted)
 		text = fmt.Sprintf("Proposal %s was sent (signature %s) before the console restarted and its outcome is still being reconciled with the chain. Do not propose it again; ask again later.", id, sig)
 	case store.ExecLosses:
-		text = fmt.Sprintf("Proposal %s was EXECUTED WITH UNEXPECTED LOSSES (recorded before the console restarted): signature %s. The wallet lost more than was approved; tell the operator.", id, sig)
+		text = fmt.Sprintf("Proposal %s was EXECUTED WITH UNEXPECTED EFFECTS (recorded before the console restarted): signature %s. Its landed effects differed from the approved ones; tell the operator.", id, sig)
 	case store.ExecFailed, store.ExecExpired, store.OutcomeDenied:
 		text = fmt.Sprintf("Proposal %s ended as %s before the console restarted; nothing more will happen to it.", id, strings.ToUpper(p.Status))
 	default:

@@ -195,6 +195,8 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
+		case errors.Is(err, executor.ErrEffectsRefused):
+			return deny(policy.Decision{Rule: "effects", Reason: "the swap API's transaction was refused by its effects: " + strings.TrimPrefix(err.Error(), "prepare swap: ")})
 		case errors.Is(err, executor.ErrUnsafeTransaction):
 			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
 		case errors.As(err, &simErr):
@@ -229,7 +231,7 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge
 			Approval: prepared.Approval(),
 		},
 	}
-	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs}
+	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}
 	p.Flags = SwapFlags(in, out, decision.NoCapApplies)
 	return h.enqueue(p, client, a.Normalized())
 }
@@ -305,12 +307,9 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		}
 	}
 	h.mu.Unlock()
-	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight, func() uint64 {
-		if res.WalletDelta < 0 {
-			return uint64(-res.WalletDelta)
-		}
-		return res.Fee
-	})
+	// Settled at the landed effects: wrapped SOL paying the input counts
+	// as SOL, never the wallet's lamports alone.
+	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight)
 }
 
 func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {

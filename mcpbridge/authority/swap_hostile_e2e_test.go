@@ -159,7 +159,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ans := a.Call("swap", swapArgs(w, mints.USDC.Mint, 19_000_000)); ans.Status() != "denied" || ans.Structured["rule"] != "outflow_budget" ||
-		!strings.Contains(ans.Text, "lamports of SOL and wrapped SOL would leave the wallet") {
+		!strings.Contains(ans.Text, "lamports of SOL and wrapped SOL left the wallet") {
 		t.Fatalf("hostile at proposal: %+v", ans)
 	}
 	if len(w.hub.Proposals()) != 0 {
@@ -167,12 +167,14 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 	}
 
 	for i, tc := range []struct{ mode, want string }{
-		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL would leave the wallet"},
+		{localnet.HostileDrainWSOL, "lamports of SOL and wrapped SOL left the wallet"},
 		{localnet.HostileDrainToken, baitTA},
 		{localnet.HostileCloseToAttacker, baitTA},
 		{localnet.HostileSetDelegate, "token instruction 4"},
 		{localnet.HostileSetOwner, "token instruction 6"},
 		{localnet.HostileRaisePriorityFee, "above the approved"},
+		{localnet.HostilePayFromWSOL, "it runs programs"}, // no system transfer any more: the programs differ
+		{localnet.HostileDurableNonce, "durable nonce"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			// The preview's /swap is honest; the execution's is hostile.
@@ -254,12 +256,13 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 	}
 }
 
-// A swap that lands while the wallet loses more than the simulation showed
-// (here the ledger moves 0.1 SOL out of the wallet between the send's
-// preflight and its execution) is reported as executed with unexpected
-// losses: in the tool result, the proposal's status, the executions table
-// and the audit trail. Never as executed.
-func TestSwapWithUnexpectedLossesIsNeverReportedExecuted(t *testing.T) {
+// A loss that lands beside a swap (here the ledger moves 0.1 SOL out of the
+// wallet between the send's preflight and its execution, outside the swap's
+// transaction) is not the swap's: the swap settles at its own landed
+// effects, read from the landed transaction's meta, never from a re-read of
+// the wallet that would count the theft as the swap's spend (or, the other
+// way round, hide a loss behind a concurrent credit).
+func TestLossBesideASwapIsNotSettledAsTheSwaps(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
 	ctx := context.Background()
@@ -275,32 +278,30 @@ func TestSwapWithUnexpectedLossesIsNeverReportedExecuted(t *testing.T) {
 	if err := w.ledger.StealOnNextSend(ctx, w.wallet.String(), thief.PublicKey().String(), 100_000_000); err != nil {
 		t.Fatal(err)
 	}
+	before := w.balance(t, w.wallet)
 	args["confirm"] = p.Token
 	ans := a.Call("swap", args)
-	if ans.Status() != string(authority.StatusLosses) || !strings.Contains(ans.Text, "EXECUTED WITH UNEXPECTED LOSSES") || !strings.Contains(ans.Text, "lamports of SOL and wrapped SOL") {
-		t.Fatalf("a swap with losses: %+v", ans)
+	if ans.Status() != "executed" {
+		t.Fatalf("the swap: %+v", ans)
 	}
-	if strings.HasPrefix(ans.Text, "EXECUTED and verified") || ans.Structured["verified"] == true {
-		t.Fatalf("reported as plain executed: %+v", ans)
-	}
-	// The ledger: the swap landed and the thief has the 0.1 SOL.
+	// The ledger: the swap landed, the thief has the 0.1 SOL, and the
+	// wallet lost the theft plus the swap's own cost.
 	if w.tokenBalance(t, usdc) == 0 || w.balance(t, thief.PublicKey()) != 100_000_000 {
 		t.Fatalf("ledger: tokens %d, thief %d", w.tokenBalance(t, usdc), w.balance(t, thief.PublicKey()))
 	}
-	// The database says the same.
-	execs, err := w.store.Executions(id)
-	if err != nil || len(execs) == 0 || execs[len(execs)-1].Outcome != "executed_with_unexpected_losses" {
-		t.Fatalf("executions row: %+v %v", execs, err)
+	lost := before - w.balance(t, w.wallet)
+	v0 := uint64(0)
+	tx, err := w.chain.GetTransaction(ctx, solana.MustSignatureFromBase58(ans.Structured["signature"].(string)),
+		&rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
+	if err != nil || tx.Meta == nil {
+		t.Fatalf("getTransaction: %v", err)
 	}
-	entries, _ := w.store.Audit()
-	found := false
-	for _, e := range entries {
-		found = found || (e.ProposalID == id && e.Kind == "executed_with_unexpected_losses" && strings.Contains(string(e.Body), "executed with unexpected losses"))
+	// The wallet is the fee payer, account 0.
+	if own := tx.Meta.PreBalances[0] - tx.Meta.PostBalances[0]; own != lost-100_000_000 {
+		t.Fatalf("the swap's own transaction took %d, the wallet lost %d with the theft", own, lost)
 	}
-	if !found {
-		t.Error("no audit row says executed with unexpected losses")
-	}
-	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != string(authority.StatusLosses) {
-		t.Errorf("proposal_status: %+v", st)
+	spend := a.Call("get_spend_status", nil)
+	if got := spend.Structured["spent_lamports"]; got != fmt.Sprint(lost-100_000_000) {
+		t.Errorf("settled %v, want the swap's own %d (the wallet lost %d, 100000000 of it to the theft beside it)", got, lost-100_000_000, lost)
 	}
 }

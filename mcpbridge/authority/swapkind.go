@@ -41,7 +41,10 @@ func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
 	if sp.NoCapApplies {
 		lines = append(lines, fmt.Sprintf("Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)", in, sol(p.Spend)))
 	} else {
-		lines = append(lines, fmt.Sprintf("Spend: %s including fees and rent (simulated)", sol(p.Spend)))
+		lines = append(lines, fmt.Sprintf("Spend: %s including fees and rent, wrapped SOL counted as SOL (simulated)", sol(p.Spend)))
+	}
+	if sp.Preview.PaidFrom != "" {
+		lines = append(lines, "Paid from: "+sp.Preview.PaidFrom)
 	}
 	return append(lines, fmt.Sprintf("Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q", out, out.Mint, out.Name, out.Symbol))
 }
@@ -61,7 +64,7 @@ func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
 	}
 	return append(out,
 		DetailLine{Label: "Output", Value: fmt.Sprintf("%s · mint %s · %d decimals", sp.Output, sp.Output.Mint, sp.Output.Decimals)},
-		DetailLine{Label: "Input", Value: fmt.Sprintf("%s · mint %s · %d decimals", sp.Input, sp.Input.Mint, sp.Input.Decimals)},
+		DetailLine{Label: "Input", Value: fmt.Sprintf("%s · mint %s · %d decimals · paid from %s", sp.Input, sp.Input.Mint, sp.Input.Decimals, sp.Preview.PaidFrom)},
 		DetailLine{Label: "Spend", Value: sol(p.Spend) + " of SOL leaves the wallet (simulated)"})
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
@@ -99,6 +101,10 @@ func previewText(p *Proposal, n executor.Network) string {
 	for _, l := range p.Kind.PreviewLines(p) {
 		b.WriteString(l + "\n")
 	}
+	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
+		// The one measure of value, per asset, from the exact bytes.
+		fmt.Fprintf(&b, "Effects (simulated, the measure the caps use): %s\n", eff.Summary())
+	}
 	for _, ins := range p.Preview.Instructions {
 		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
 	}
@@ -127,8 +133,37 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
 		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
+	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
+		st["effects"] = effectsStructured(eff)
+	}
 	p.Kind.Structured(p, st)
 	return mcpbridge.CallResult{Text: b.String(), Structured: st}
+}
+
+// effectsStructured is the effects engine's measure for the model: integer
+// strings in lamports and base units, mints by address.
+func effectsStructured(e executor.Effects) map[string]any {
+	mints := func(m map[solana.PublicKey]uint64) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			if v > 0 {
+				out[k.String()] = fmt.Sprint(v)
+			}
+		}
+		return out
+	}
+	changes := make([]string, 0, len(e.Changes))
+	for _, c := range e.Changes {
+		changes = append(changes, c.String())
+	}
+	return map[string]any{
+		"sol_out_lamports": fmt.Sprint(e.SOLOut()), "sol_in_lamports": fmt.Sprint(e.SOLIn()),
+		"network_fee_lamports": fmt.Sprint(e.NetworkFee), "priority_fee_lamports": fmt.Sprint(e.PriorityFee),
+		"rent_paid_lamports": fmt.Sprint(e.RentPaid), "rent_refunded_lamports": fmt.Sprint(e.RentRefunded),
+		"tokens_out": mints(e.TokensOut), "tokens_in": mints(e.TokensIn),
+		"accounts_created": len(e.Created), "accounts_closed": len(e.Closed),
+		"changes_of_control": changes, "durable_nonce": e.DurableNonce,
+	}
 }
 
 func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
@@ -175,7 +210,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
 		}
 		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
-			"EXECUTED WITH UNEXPECTED LOSSES — the transaction landed (signature %s), but the wallet re-read afterwards lost more than was approved: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
+			"EXECUTED WITH UNEXPECTED EFFECTS — the transaction landed (signature %s), but its effects, measured from the landed transaction itself, differ from the approved ones: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
 	case StatusExecuting, StatusSubmitted:
 		if p.Reason != "" {
 			st["reason"] = p.Reason

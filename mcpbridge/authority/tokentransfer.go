@@ -287,6 +287,5 @@ func (k *TokenTransferProposal) Run(h *Hub, id string, who caller) {
 		}
 		h.mu.Unlock()
 	}
-	wallet := h.opts.Executor.Wallet().String()
-	h.settleOutcome(id, res, prepared.LastValidBlockHeight, func() uint64 { return walletOutflow(res, wallet) })
+	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
 }
