@@ -24,6 +24,7 @@ type terminal struct {
 	t      *testing.T
 	server string
 	errLog string
+	wallet string // the console's wallet, which w shows in full
 }
 
 func (term *terminal) pane() solgatetest.Pane {
@@ -44,6 +45,25 @@ func (term *terminal) waitFor(timeout time.Duration, want ...string) string {
 func (term *terminal) keys(keys ...string) {
 	term.t.Helper()
 	term.pane().Keys(term.t, keys...)
+}
+
+// approvable waits until id is the selected row (the marker › on its row)
+// and its grace period is over, so that the next a approves id.
+func (term *terminal) approvable(id string) {
+	term.t.Helper()
+	term.pane().WaitApprovable(term.t, 20*time.Second, id)
+}
+
+// settled proves that the console has handled every key typed so far: it
+// reads keys in order, so once w has shown the full wallet and hidden it
+// again, every earlier key has had its effect on the model. Use it only with
+// no dialog open (w would be typed into a reason).
+func (term *terminal) settled() {
+	term.t.Helper()
+	term.keys("w")
+	term.pane().WaitUntil(term.t, 20*time.Second, "the full wallet (w)", func(s string) bool { return strings.Contains(s, "wallet "+term.wallet) })
+	term.keys("w")
+	term.pane().WaitUntil(term.t, 20*time.Second, "the wallet hidden again (w)", func(s string) bool { return !strings.Contains(s, "wallet "+term.wallet) })
 }
 
 // pid is the console's process id (the pane runs it with exec).
@@ -124,7 +144,7 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		rpcURL = cs.rpc(t, rpcURL)
 	}
 
-	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr")}
+	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr"), wallet: key.PublicKey().String()}
 	args := []string{bin, "console", "--rpc", rpcURL, "--keypair", keyFile, "--socket", socket,
 		"--state", state, "--allow-recipient", recipient.PublicKey().String()}
 	args = append(args, cs.flags...)
@@ -185,10 +205,10 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 		t.Fatal("a proposal moved funds")
 	}
 
-	// Enter never approves; wait out the grace period, then press a.
-	time.Sleep(1200 * time.Millisecond)
+	// Enter never approves, even after the grace period; then a does.
+	w.term.approvable(id)
 	w.term.keys("Enter")
-	time.Sleep(300 * time.Millisecond)
+	w.term.settled()
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
 		t.Fatalf("Enter changed the proposal: %v", st)
 	}
@@ -225,13 +245,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()
 	w.term.keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("console %d still running after q; screen:\n%s", pid, w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	solgatetest.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 func processAlive(pid int) bool {

@@ -34,7 +34,7 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	}
 	w.term.waitFor(10*time.Second, id, "0.05000529 SOL", "priority 0.00000029 SOL", "p50 of 4 recent fees", "200000 micro-lamports/CU")
 
-	time.Sleep(1200 * time.Millisecond) // the approval grace period
+	w.term.approvable(id)
 	w.term.keys("a")
 	st, _ = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
 	token, _ := st["confirm"].(string)
@@ -65,7 +65,7 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 		t.Fatalf("capped proposal: %v\n%s", st, text)
 	}
 	// The new proposal is listed above the executed one.
-	time.Sleep(1200 * time.Millisecond)
+	w.term.waitFor(10*time.Second, st["proposal_id"].(string))
 	w.term.keys("k")
 	w.term.waitFor(10*time.Second, "DETAIL  "+st["proposal_id"].(string), "CAPPED", "priority 0.000001 SOL")
 }

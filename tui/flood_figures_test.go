@@ -104,11 +104,16 @@ func TestOperatorUnderFlood(t *testing.T) {
 	out := &frameClock{}
 	runCtx, stopRun := context.WithCancel(ctx)
 	ran := make(chan error, 1)
+	firstFrame := out.expect("QUEUE") // before Run, so the first frame cannot slip past
 	go func() {
 		ran <- Run(runCtx, Options{Hub: h, Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
 	}()
 	defer func() { stopRun(); typist.Close(); <-ran }()
-	time.Sleep(time.Second)
+	select { // the first frame: the console is up
+	case <-firstFrame:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the console drew no frame within 30 s")
+	}
 
 	// The flood: one proposal every 20 ms, each with its own amount.
 	var mu sync.Mutex
@@ -161,7 +166,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 		}
 		// Not in step with the renderer's ticks: a press right after a
 		// frame waits longest, one right before it least.
-		time.Sleep(200*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond))))
+		time.Sleep(200*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond)))) // behaviour under test: an operator's typing pace
 	}
 	elapsed := time.Since(start)
 	var cpu1 syscall.Rusage

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
 )
 
@@ -90,9 +91,7 @@ func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 	if st["status"] != "pending_approval" || id == "" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, id)
-	time.Sleep(1200 * time.Millisecond) // past the grace period
-
+	w.term.approvable(id)
 	w.term.keys("a")
 	w.term.waitFor(10*time.Second, "CONFIRM MAINNET APPROVAL", "press y to approve")
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
@@ -146,13 +145,7 @@ func (w *consoleWorld) quit(t *testing.T) {
 	t.Helper()
 	pid := w.term.pid()
 	w.term.keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("console %d still running after q; screen:\n%s", pid, w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	solgatetest.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 // consoleRefuses runs `solgate console args...` in a terminal of its own (it
@@ -167,17 +160,13 @@ func consoleRefuses(t *testing.T, bin string, args ...string) (int, string) {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
 	defer term.tmux("kill-server")
-	deadline := time.Now().Add(40 * time.Second)
-	for {
-		if raw, err := os.ReadFile(rcFile); err == nil && strings.HasSuffix(string(raw), "\n") {
-			var rc int
-			fmt.Sscan(string(raw), &rc)
-			stderr, _ := os.ReadFile(term.errLog)
-			return rc, string(stderr)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the console did not exit; screen:\n%s", term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var raw []byte
+	solgatetest.Eventually(t, 40*time.Second, "the console's exit", func() bool {
+		raw, _ = os.ReadFile(rcFile)
+		return strings.HasSuffix(string(raw), "\n")
+	}, term.screen)
+	var rc int
+	fmt.Sscan(string(raw), &rc)
+	stderr, _ := os.ReadFile(term.errLog)
+	return rc, string(stderr)
 }

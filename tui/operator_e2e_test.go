@@ -4,10 +4,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 )
 
 // The operator under pressure, in a real terminal: the tests press keys
@@ -38,8 +41,7 @@ func TestTmuxNewProposalAfterExecutedIsUnderTheKey(t *testing.T) {
 	a := startAgent(t, w.socket, "next-agent")
 	args := map[string]any{"to": w.recipient.String(), "lamports": 10_000_000}
 	first := a.propose(t, w.recipient.String(), 10_000_000)
-	w.term.waitFor(10*time.Second, first)
-	time.Sleep(1200 * time.Millisecond)
+	w.term.approvable(first)
 	w.term.keys("a")
 	st, _ := a.call("proposal_status", map[string]any{"proposal_id": first, "wait_seconds": 10})
 	token, _ := st["confirm"].(string)
@@ -53,8 +55,7 @@ func TestTmuxNewProposalAfterExecutedIsUnderTheKey(t *testing.T) {
 	w.term.waitFor(10*time.Second, "EXECUTED")
 
 	second := a.propose(t, w.recipient.String(), 20_000_000)
-	w.term.waitFor(10*time.Second, "DETAIL  "+second)
-	time.Sleep(1200 * time.Millisecond)
+	w.term.approvable(second)
 	w.term.keys("a")
 	st, _ = a.call("proposal_status", map[string]any{"proposal_id": second, "wait_seconds": 10})
 	if st["status"] != "approved" {
@@ -70,11 +71,13 @@ func TestTmuxDoubleTapApprovesOne(t *testing.T) {
 	a := startAgent(t, w.socket, "tap-agent")
 	ids := []string{a.propose(t, w.recipient.String(), 11_000_000), a.propose(t, w.recipient.String(), 12_000_000)}
 	w.term.waitFor(10*time.Second, ids...)
-	time.Sleep(1200 * time.Millisecond)
+	w.term.approvable(ids[0])
 	w.term.keys("a")
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond) // behaviour under test: a double tap, 150 ms apart
 	w.term.keys("a")
-	time.Sleep(1500 * time.Millisecond) // anything the second a did has happened
+	// The first approval reached the screen, and every key was handled.
+	w.term.pane().WaitUntil(t, 20*time.Second, ids[0]+" approved", func(s string) bool { return strings.Contains(s, "DETAIL  "+ids[1]) })
+	w.term.settled()
 	approved := 0
 	for _, id := range ids {
 		switch s := a.status(id); s {
@@ -98,8 +101,7 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	w := startConsole(t)
 	a := startAgent(t, w.socket, "calm-agent")
 	approvedID := a.propose(t, w.recipient.String(), 13_000_000)
-	w.term.waitFor(10*time.Second, approvedID)
-	time.Sleep(1200 * time.Millisecond)
+	w.term.approvable(approvedID)
 	w.term.keys("a")
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": approvedID, "wait_seconds": 10}); st["status"] != "approved" {
 		t.Fatalf("setup approval: %v", st)
@@ -137,40 +139,31 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	}()
 	defer func() { close(stop); <-done }()
 	w.term.waitFor(10*time.Second, "flood-agent")
-	time.Sleep(time.Second) // the flood is running
+	// The flood is running: several of its proposals are queued.
+	solgatetest.Eventually(t, 20*time.Second, "three flood proposals", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(floodIDs) >= 3
+	}, w.term.screen)
 
 	w.term.keys("x")
-	deadline := time.Now().Add(2 * time.Second)
-	for a.status(approvedID) != "expired" {
-		if time.Now().After(deadline) {
-			t.Fatalf("x did not revoke within 2 s during the flood; screen:\n%s", w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	solgatetest.Eventually(t, 2*time.Second, "x revoking the token during the flood", func() bool { return a.status(approvedID) == "expired" }, w.term.screen)
 
 	w.term.keys("d")
 	w.term.waitFor(2*time.Second, "reason (optional")
 	w.term.keys("flood", "Enter")
-	deadline = time.Now().Add(2 * time.Second)
-	for {
+	solgatetest.Eventually(t, 2*time.Second, "d denying a flood proposal", func() bool {
 		mu.Lock()
 		ids := append([]string(nil), floodIDs...)
 		mu.Unlock()
-		denied := false
 		for _, id := range ids {
 			st, _ := a.call("proposal_status", map[string]any{"proposal_id": id})
 			if st["status"] == "denied" && strings.Contains(st["reason"].(string), "flood") {
-				denied = true
+				return true
 			}
 		}
-		if denied {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("d did not deny a flood proposal within 2 s; screen:\n%s", w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	}, w.term.screen)
 
 	pressed := time.Now()
 	w.term.keys("p")
@@ -183,12 +176,11 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	if took := time.Since(pressed); took > 2*time.Second {
 		t.Fatalf("p took %s to pause writes during the flood", took)
 	}
-	time.Sleep(700 * time.Millisecond)
-	mu.Lock()
-	defer mu.Unlock()
-	if pausedAt.IsZero() {
-		t.Error("the flood's proposals were never denied as paused")
-	}
+	solgatetest.Eventually(t, 20*time.Second, "a flood proposal denied as paused", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !pausedAt.IsZero()
+	}, w.term.screen)
 }
 
 // Log lines never reach the terminal the TUI draws on: connections over the
@@ -211,17 +203,10 @@ func TestTmuxLogsGoToTheLogFile(t *testing.T) {
 		conns = append(conns, c)
 	}
 	const line = "connection over the per-process limit refused"
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	solgatetest.Eventually(t, 20*time.Second, "the refusal in "+logFile, func() bool {
 		raw, _ := os.ReadFile(logFile)
-		if strings.Contains(string(raw), line) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the refusal is not in %s:\n%s", logFile, raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(string(raw), line)
+	}, func() string { raw, _ := os.ReadFile(logFile); return string(raw) })
 	if errs, _ := os.ReadFile(w.term.errLog); strings.Contains(string(errs), "refused") {
 		t.Errorf("the console wrote its log to stderr:\n%s", errs)
 	}
@@ -239,13 +224,8 @@ func (term *terminal) title() string {
 // waitTitle polls the pane title until it is want.
 func (term *terminal) waitTitle(timeout time.Duration, want string) {
 	term.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for term.title() != want {
-		if time.Now().After(deadline) {
-			term.t.Fatalf("pane title %q, want %q", term.title(), want)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	solgatetest.Eventually(term.t, timeout, "pane title "+strconv.Quote(want), func() bool { return term.title() == want },
+		func() string { return "title: " + term.title() })
 }
 
 // bells counts BEL bytes in raw terminal output that are bells, not the
@@ -288,15 +268,21 @@ func TestTmuxBellAndTitle(t *testing.T) {
 	second := a.propose(t, w.recipient.String(), 16_000_000)
 	w.term.waitFor(10*time.Second, second)
 	w.term.waitTitle(5*time.Second, "(2) solgate — approval waiting")
-	time.Sleep(300 * time.Millisecond)
+	// The title and the bell leave in one write; pipe-pane copies it to the
+	// file a moment later, so wait for the second bell, then make sure no
+	// third follows the next frame (w toggles one).
+	solgatetest.Eventually(t, 10*time.Second, "two bells in the raw output", func() bool {
+		got, _ := os.ReadFile(raw)
+		return bells(got) >= 2
+	}, nil)
+	w.term.settled()
 	got, _ := os.ReadFile(raw)
 	if n := bells(got); n != 2 {
 		t.Fatalf("%d bells for two waiting proposals, want 2", n)
 	}
-	time.Sleep(1200 * time.Millisecond)
+	// d opens the deny box at once (deny is never held by the grace period).
 	w.term.keys("d", "Enter")
 	w.term.waitTitle(5*time.Second, "(1) solgate — approval waiting")
-	time.Sleep(1200 * time.Millisecond)
 	w.term.keys("d", "Enter")
 	w.term.waitTitle(5*time.Second, "solgate")
 }
@@ -311,7 +297,9 @@ func TestTmuxNoBell(t *testing.T) {
 	a := startAgent(t, w.socket, "quiet-agent")
 	a.propose(t, w.recipient.String(), 17_000_000)
 	w.term.waitTitle(10*time.Second, "(1) solgate — approval waiting")
-	time.Sleep(300 * time.Millisecond)
+	// The bell would have left with the title: a later frame (w toggles
+	// one) reaching the pane means the raw file holds that write.
+	w.term.settled()
 	got, _ := os.ReadFile(raw)
 	if n := bells(got); n != 0 {
 		t.Fatalf("--no-bell: %d bells", n)
@@ -329,15 +317,11 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	w := startConsole(t, "--notify-command", script, "--log-file", logFile)
 	a := startAgent(t, w.socket, "notify-agent")
 	id := a.propose(t, w.recipient.String(), 18_000_000)
-	deadline := time.Now().Add(10 * time.Second)
 	var got []byte
-	for !strings.Contains(string(got), id) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the notify command did not write %s within 10 s: %q", out, got)
-		}
-		time.Sleep(100 * time.Millisecond)
+	solgatetest.Eventually(t, 10*time.Second, "the notify command writing "+out, func() bool {
 		got, _ = os.ReadFile(out)
-	}
+		return strings.Contains(string(got), id)
+	}, func() string { return string(got) })
 	want := id + "|transfer_sol|0.018 SOL|" + w.recipient.String() + "|"
 	if !strings.HasPrefix(string(got), want) || !strings.Contains(string(got), "|1|") {
 		t.Fatalf("notify command saw %q, want it to start %q with 1 waiting", got, want)
@@ -349,15 +333,8 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	// still shows and serves proposals.
 	second := a.propose(t, w.recipient.String(), 19_000_000)
 	w.term.waitFor(10*time.Second, second, "notify for "+second+" failed")
-	deadline = time.Now().Add(5 * time.Second)
-	for {
+	solgatetest.Eventually(t, 10*time.Second, "the notify failure in the log file", func() bool {
 		raw, _ := os.ReadFile(logFile)
-		if strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the failure is not in the log file:\n%s", raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7")
+	}, func() string { raw, _ := os.ReadFile(logFile); return string(raw) })
 }

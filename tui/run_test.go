@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -80,13 +82,16 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	p := w.propose(t, "run-agent")
 	in, typist := io.Pipe()
 	var out bytes.Buffer
+	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: &syncWriter{w: &out}})
+		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
-	time.Sleep(500 * time.Millisecond) // past the grace period of the opening
+	// Keys written together arrive as one key message: type y only once
+	// the quit question is on screen.
+	screen.waitFor(t, p.ID)
 	io.WriteString(typist, "q")
-	time.Sleep(200 * time.Millisecond)
+	screen.waitFor(t, "Quit and deny")
 	io.WriteString(typist, "y")
 	select {
 	case err := <-errc:
@@ -110,13 +115,14 @@ func TestRunEndsWithContext(t *testing.T) {
 	in, typist := io.Pipe()
 	defer typist.Close()
 	ctx, cancel := context.WithCancel(context.Background())
+	screen := &syncWriter{w: &bytes.Buffer{}}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: &syncWriter{w: io.Discard}})
+		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
-	time.Sleep(300 * time.Millisecond)
+	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs
-	time.Sleep(300 * time.Millisecond)
+	screen.waitFor(t, p.ID)
 	cancel()
 	select {
 	case err := <-errc:
@@ -150,4 +156,15 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// waitFor waits until the output so far (a *bytes.Buffer) holds want.
+func (s *syncWriter) waitFor(t *testing.T, want string) {
+	t.Helper()
+	text := func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.w.(*bytes.Buffer).String()
+	}
+	solgatetest.Eventually(t, 20*time.Second, "the console showing "+want, func() bool { return strings.Contains(text(), want) }, nil)
 }

@@ -51,7 +51,7 @@ func TestTmuxTransferToken(t *testing.T) {
 	a := startAgent(t, w.socket, "token-agent")
 	approve := func(id string) string {
 		t.Helper()
-		time.Sleep(1200 * time.Millisecond) // the grace period
+		w.term.approvable(id)
 		w.term.keys("a")
 		st, text := a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
 		token, _ := st["confirm"].(string)

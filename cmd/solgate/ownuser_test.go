@@ -216,7 +216,7 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 		t.Fatalf("propose as uid %d: %+v", uidAgent, res)
 	}
 	con.waitFor(t, 15*time.Second, id, "agent-b 1.0")
-	time.Sleep(1200 * time.Millisecond) // past the grace period
+	con.pane().WaitApprovable(t, 20*time.Second, id)
 	con.keys(t, "a")
 	res = callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
 	if res.Status() != "approved" || res.Str("confirm") == "" {
@@ -254,8 +254,8 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	}
 	con.waitFor(t, 10*time.Second, "⚠ agent runs as your user: it can use the key without you")
 	self.Close()
-	time.Sleep(500 * time.Millisecond)
-	con.waitFor(t, 5*time.Second, "⚠ agent runs as your user: it can use the key without you")
+	// Once the console has seen the bridge go, the warning is still there.
+	con.waitFor(t, 10*time.Second, "agent agent-a 1.0 disconnected", "⚠ agent runs as your user: it can use the key without you")
 }
 
 // Without --allow-uid the socket directory is 0700 and B never reaches it:
@@ -299,7 +299,10 @@ func TestConsoleMemoryUnreadableBySameUser(t *testing.T) {
 	control := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups", "sleep", "60")
 	must(t, control.Start())
 	t.Cleanup(func() { control.Process.Kill(); control.Wait() })
-	time.Sleep(200 * time.Millisecond) // let setpriv exec sleep
+	solgatetest.Eventually(t, 10*time.Second, "setpriv exec'ing sleep", func() bool {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", control.Process.Pid))
+		return strings.TrimSpace(string(comm)) == "sleep"
+	}, nil)
 
 	read := func(pid int) string {
 		cmd := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",

@@ -65,14 +65,10 @@ func TestRunningConsoleObeysEverySource(t *testing.T) {
 	errLog := filepath.Join(tmp, "stderr")
 	command := "exec env " + shellWords(env...) + " " + shellWords(bin, "console", "--max-sol-per-session", "0.5") + " 2>" + shellWords(errLog)
 	p := startTmux(t, 140, 40, command)
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(p.screen(), "QUEUE") {
-		if time.Now().After(deadline) {
-			logged, _ := os.ReadFile(errLog)
-			t.Fatalf("console did not start; screen:\n%s\nstderr:\n%s", p.screen(), logged)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	solgatetest.Eventually(t, 30*time.Second, "the console's start", func() bool { return strings.Contains(p.screen(), "QUEUE") }, func() string {
+		logged, _ := os.ReadFile(errLog)
+		return "screen:\n" + p.screen() + "\nstderr:\n" + string(logged)
+	})
 
 	a := solgatetest.StartAgent(t, socket, "settings-agent")
 	caps := a.Call("get_spend_status", nil).Structured

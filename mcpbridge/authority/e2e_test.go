@@ -35,6 +35,7 @@ type world struct {
 	hub    *authority.Hub
 	store  *store.Store
 	socket string
+	ln     *authority.SocketListener
 	wallet solana.PublicKey
 	key    *executor.Keypair
 	// stop closes the socket and the hub, waiting for executions in flight
@@ -129,7 +130,7 @@ func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger
 	var stopOnce sync.Once
 	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
 	t.Cleanup(stop)
-	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, key: key, stop: stop,
+	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, ln: ln, key: key, stop: stop,
 		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
 }
 
@@ -327,7 +328,7 @@ func TestExpiredTokenRefused(t *testing.T) {
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
 	_, token := w.approved(t, a, args)
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond) // behaviour under test: the token's 300 ms lifetime passes
 	args["confirm"] = token
 	ans := a.Call("transfer_sol", args)
 	if !ans.IsError || !strings.Contains(strings.ToLower(ans.Text), "expired") {

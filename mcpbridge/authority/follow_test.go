@@ -77,15 +77,21 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirmed, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": p.Token})
+	events, unsubscribe := w.hub.Subscribe(1024)
+	defer unsubscribe()
 	answered := make(chan mcpbridge.CallResult, 1)
 	go func() { answered <- call(confirmed) }()
-	// The moment the signature exists the RPC goes dark: the outcome cannot
-	// be learned before the execution deadline.
-	for {
-		if q, _ := w.hub.Proposal(id); q.Signature != "" {
-			break
+	// The moment the signature exists (the hub reports the send step) the
+	// RPC goes dark: the outcome cannot be learned before the execution
+	// deadline.
+	for sending := false; !sending; {
+		select {
+		case ev := <-events:
+			sending = ev.Kind == authority.EventExecuting && ev.Proposal != nil && ev.Proposal.ID == id &&
+				ev.Progress != nil && ev.Progress.Step == executor.StepSending
+		case <-time.After(30 * time.Second):
+			t.Fatal("the execution never reached the send step")
 		}
-		time.Sleep(time.Millisecond)
 	}
 	if err := w.ledger.FailNextCalls(ctx, 1_000_000); err != nil {
 		t.Fatal(err)
@@ -94,7 +100,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	if first.Structured["status"] == "executed" {
 		t.Fatalf("executed reported while the RPC was dark: %+v", first)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // behaviour under test: while the RPC stays dark, longer than the execution timeout, nothing settles
 	if q, _ := w.hub.Proposal(id); q.Status != authority.StatusSubmitted {
 		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
 	}

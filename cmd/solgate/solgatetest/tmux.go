@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,46 @@ func (p Pane) WaitFor(t testing.TB, d time.Duration, wants ...string) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// WaitUntil polls the screen until ok holds for it, and returns it; what
+// names the awaited state in the failure.
+func (p Pane) WaitUntil(t testing.TB, d time.Duration, what string, ok func(screen string) bool) string {
+	t.Helper()
+	var s string
+	if !Poll(d, func() bool { s = p.Screen(); return ok(s) }) {
+		t.Fatalf("the screen never showed %s within %s; screen:\n%s%s", what, d, s, p.errText())
+	}
+	return s
+}
+
+// GraceNote is the console header's note while the approval keys wait out
+// the grace period of the selected proposal.
+const GraceNote = "a waits: just selected"
+
+// pendingDetail finds the selected proposal's id when it is pending: the
+// detail pane's title names the selection and its status.
+var pendingDetail = regexp.MustCompile(`DETAIL  (\S+) · PENDING`)
+
+// WaitApprovable waits until a pending proposal is selected (id's, or any
+// when id is ""), with the selection marker › on its row and its grace
+// period over, so that the next a approves it. It returns the proposal's id.
+func (p Pane) WaitApprovable(t testing.TB, d time.Duration, id string) string {
+	t.Helper()
+	var got string
+	what := "a pending proposal selected with its grace period over"
+	if id != "" {
+		what = id + " selected with its grace period over"
+	}
+	p.WaitUntil(t, d, what, func(s string) bool {
+		m := pendingDetail.FindStringSubmatch(s)
+		if m == nil || (id != "" && m[1] != id) {
+			return false
+		}
+		got = m[1]
+		return strings.Contains(s, "› "+got) && !strings.Contains(s, GraceNote)
+	})
+	return got
 }
 
 // SawAll polls until each want has appeared on some screen, not necessarily
