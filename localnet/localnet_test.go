@@ -26,6 +26,7 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 const (
@@ -61,26 +62,6 @@ func start(t *testing.T, opts localnet.Options) (*localnet.Ledger, *rpc.Client) 
 	return l, rpc.New(l.RPC())
 }
 
-// poll checks cond until it holds or d has passed, and reports whether it
-// held. Looking at the ledger until it shows a state is waiting for that
-// event; the interval only bounds the latency.
-func poll(d time.Duration, cond func() bool) bool {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if cond() {
-			return true
-		}
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			return cond()
-		}
-	}
-}
-
 // waitSlots waits until the ledger has produced n more slots.
 func waitSlots(t *testing.T, c *rpc.Client, n uint64) {
 	t.Helper()
@@ -88,7 +69,7 @@ func waitSlots(t *testing.T, c *rpc.Client, n uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !poll(30*time.Second, func() bool {
+	if !testkit.Poll(30*time.Second, func() bool {
 		s, err := c.GetSlot(ctxT(t), rpc.CommitmentProcessed)
 		return err == nil && s >= s0+n
 	}) {
@@ -162,7 +143,7 @@ func balance(t *testing.T, c *rpc.Client, pk solana.PublicKey) uint64 {
 func waitStatus(t *testing.T, c *rpc.Client, sig solana.Signature, want rpc.ConfirmationStatusType) *rpc.SignatureStatusesResult {
 	t.Helper()
 	var got *rpc.SignatureStatusesResult
-	reached := poll(30*time.Second, func() bool {
+	reached := testkit.Poll(30*time.Second, func() bool {
 		st, err := c.GetSignatureStatuses(ctxT(t), true, sig)
 		if err != nil {
 			t.Fatal(err)
@@ -353,7 +334,7 @@ func TestTransferLandsAndIsFoundAfterwards(t *testing.T) {
 	}
 
 	// Default commitment is finalized, as on real nodes: visible 32 slots later.
-	if !poll(30*time.Second, func() bool {
+	if !testkit.Poll(30*time.Second, func() bool {
 		fin, err := c.GetTransaction(ctxT(t), sig, nil)
 		if err != nil && !errors.Is(err, rpc.ErrNotFound) {
 			t.Fatal(err)
@@ -594,7 +575,7 @@ func TestBlockhashExpiresAfter150Blocks(t *testing.T) {
 	}
 	tx := transferTx(t, c, from, solana.NewWallet().PublicKey(), sol/10, &latest.Value.Blockhash)
 	began := time.Now()
-	if !poll(60*time.Second, func() bool {
+	if !testkit.Poll(60*time.Second, func() bool {
 		h, err := c.GetBlockHeight(ctxT(t), "")
 		if err != nil {
 			t.Fatal(err)
@@ -997,7 +978,7 @@ func TestCrashedParentLeavesNoServer(t *testing.T) {
 	}
 	cmd.Process.Kill() // the parent "crashes": no Close, no SIGTERM to node
 	cmd.Wait()
-	gone := poll(20*time.Second, func() bool {
+	gone := testkit.Poll(20*time.Second, func() bool {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return true
 		}

@@ -13,9 +13,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // terminal is a tmux server of our own (-L) running one console in a
@@ -27,8 +26,8 @@ type terminal struct {
 	wallet string // the console's wallet, which w shows in full
 }
 
-func (term *terminal) pane() solgatetest.Pane {
-	return solgatetest.Pane{Server: term.server, Target: "console", ErrLog: term.errLog}
+func (term *terminal) pane() testkit.Pane {
+	return testkit.Pane{Server: term.server, Target: "console", ErrLog: term.errLog}
 }
 
 func (term *terminal) tmux(args ...string) (string, error) { return term.pane().Tmux(args...) }
@@ -107,27 +106,12 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("this end-to-end test requires tmux on PATH")
 	}
-	bin := solgatetest.Binary(t)
-	ctx := context.Background()
-	if cs.ledger.SlotMS == 0 {
-		cs.ledger.SlotMS = 20
-	}
-	l, err := localnet.Start(ctx, cs.ledger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-
-	key, _ := executor.NewRandomKeypair()
-	recipient, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	bin := testkit.Binary(t)
+	l, chain := testkit.StartLedger(t, cs.ledger)
+	key := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL)
+	recipient := testkit.NewWallet(t)
+	keyFile := key.File
 	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
 	// Unix socket paths are short (~108 bytes) and the directory must be 0700.
 	sockDir, err := os.MkdirTemp("", "sgt")
 	if err != nil {
@@ -144,13 +128,13 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		rpcURL = cs.rpc(t, rpcURL)
 	}
 
-	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr"), wallet: key.PublicKey().String()}
+	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr"), wallet: key.Pub.String()}
 	args := []string{bin, "console", "--rpc", rpcURL, "--keypair", keyFile, "--socket", socket,
-		"--state", state, "--allow-recipient", recipient.PublicKey().String()}
+		"--state", state, "--allow-recipient", recipient.Pub.String()}
 	args = append(args, cs.flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
 	if cs.prepare != nil {
-		flags, env := cs.prepare(t, l, key.PublicKey())
+		flags, env := cs.prepare(t, l, key.Pub)
 		args = append(args, flags...)
 		command = "exec env " + shellJoin(env) + " " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
 	}
@@ -159,8 +143,8 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	}
 	t.Cleanup(func() { term.tmux("kill-server") })
 	term.waitFor(30*time.Second, "SOLGATE", "QUEUE")
-	return &consoleWorld{ledger: l, chain: rpc.New(l.RPC()), term: term, bin: bin, socket: socket, state: state, keyFile: keyFile,
-		wallet: key.PublicKey(), recipient: recipient.PublicKey()}
+	return &consoleWorld{ledger: l, chain: chain, term: term, bin: bin, socket: socket, state: state, keyFile: keyFile,
+		wallet: key.Pub, recipient: recipient.Pub}
 }
 
 func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
@@ -173,10 +157,10 @@ func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
 }
 
 // agent drives a real `solgate mcp` subprocess over stdio, as an AI client would.
-type agent struct{ *solgatetest.Agent }
+type agent struct{ *testkit.Agent }
 
 func startAgent(t *testing.T, socket, name string) agent {
-	return agent{solgatetest.StartAgent(t, socket, name)}
+	return agent{testkit.StartAgent(t, socket, name)}
 }
 
 // call returns the structured result and the text, as the model sees them.
@@ -245,7 +229,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()
 	w.term.keys("q")
-	solgatetest.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
+	testkit.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 func processAlive(pid int) bool {

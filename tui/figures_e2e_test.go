@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -81,7 +81,7 @@ func TestConsoleFigures(t *testing.T) {
 	w.term.keys("q")
 	w.term.waitFor(10*time.Second, "Quit and deny them all")
 	w.term.keys("y")
-	if !solgatetest.Poll(time.Minute, func() bool { return !processAlive(pid) }) {
+	if !testkit.Poll(time.Minute, func() bool { return !processAlive(pid) }) {
 		t.Errorf("console still running after q y")
 	}
 }

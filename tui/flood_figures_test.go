@@ -17,9 +17,9 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
@@ -68,16 +68,10 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	fps, _ := strconv.Atoi(os.Getenv("SOLGATE_TUI_FPS"))
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 100*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), 100*solana.LAMPORTS_PER_SOL)
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{to.PublicKey().String()}
 	spend, _ := policy.NewSpend(nil, nil)
@@ -98,7 +92,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	go h.Serve(ln)
 	defer func() { ln.Close(); h.Close() }()
-	agent := solgatetest.StartAgent(t, ln.Path(), "flood-agent")
+	agent := testkit.StartAgent(t, ln.Path(), "flood-agent")
 
 	in, typist := io.Pipe()
 	out := &frameClock{}

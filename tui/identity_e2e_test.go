@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -12,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // Published genesis hashes, spelled out (what `solana genesis-hash` prints
@@ -51,11 +50,7 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 	}
 
 	// The same state directory on another cluster.
-	other, err := localnet.Start(context.Background(), localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = other.Close() })
+	other, _ := testkit.StartLedger(t, localnet.Options{})
 	rc, stderr := consoleRefuses(t, w.bin, "--rpc", other.RPC(), "--keypair", w.keyFile, "--state", w.state, "--socket", w.socket+"2")
 	t.Logf("refusal on another cluster (exit %d):\n%s", rc, stderr)
 	for _, want := range []string{publishedMainnetGenesis, other.GenesisHash(), "--state", "belong to one cluster"} {
@@ -145,7 +140,7 @@ func (w *consoleWorld) quit(t *testing.T) {
 	t.Helper()
 	pid := w.term.pid()
 	w.term.keys("q")
-	solgatetest.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
+	testkit.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 // consoleRefuses runs `solgate console args...` in a terminal of its own (it
@@ -161,7 +156,7 @@ func consoleRefuses(t *testing.T, bin string, args ...string) (int, string) {
 	}
 	defer term.tmux("kill-server")
 	var raw []byte
-	solgatetest.Eventually(t, 40*time.Second, "the console's exit", func() bool {
+	testkit.Eventually(t, 40*time.Second, "the console's exit", func() bool {
 		raw, _ = os.ReadFile(rcFile)
 		return strings.HasSuffix(string(raw), "\n")
 	}, term.screen)

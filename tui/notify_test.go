@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // A notify command that hangs is killed at its timeout, with whatever it
@@ -35,7 +35,7 @@ func TestNotifyCommandTimesOut(t *testing.T) {
 		t.Fatalf("the command did not record its child within its 2 s: %q %v", raw, err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	if !solgatetest.Poll(10*time.Second, func() bool { return !pidAlive(pid) }) {
+	if !testkit.Poll(10*time.Second, func() bool { return !pidAlive(pid) }) {
 		t.Fatalf("the command's child %d went on after its timeout", pid)
 	}
 }

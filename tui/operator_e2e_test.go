@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // The operator under pressure, in a real terminal: the tests press keys
@@ -140,19 +140,19 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	defer func() { close(stop); <-done }()
 	w.term.waitFor(10*time.Second, "flood-agent")
 	// The flood is running: several of its proposals are queued.
-	solgatetest.Eventually(t, 20*time.Second, "three flood proposals", func() bool {
+	testkit.Eventually(t, 20*time.Second, "three flood proposals", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(floodIDs) >= 3
 	}, w.term.screen)
 
 	w.term.keys("x")
-	solgatetest.Eventually(t, 2*time.Second, "x revoking the token during the flood", func() bool { return a.status(approvedID) == "expired" }, w.term.screen)
+	testkit.Eventually(t, 2*time.Second, "x revoking the token during the flood", func() bool { return a.status(approvedID) == "expired" }, w.term.screen)
 
 	w.term.keys("d")
 	w.term.waitFor(2*time.Second, "reason (optional")
 	w.term.keys("flood", "Enter")
-	solgatetest.Eventually(t, 2*time.Second, "d denying a flood proposal", func() bool {
+	testkit.Eventually(t, 2*time.Second, "d denying a flood proposal", func() bool {
 		mu.Lock()
 		ids := append([]string(nil), floodIDs...)
 		mu.Unlock()
@@ -176,7 +176,7 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	if took := time.Since(pressed); took > 2*time.Second {
 		t.Fatalf("p took %s to pause writes during the flood", took)
 	}
-	solgatetest.Eventually(t, 20*time.Second, "a flood proposal denied as paused", func() bool {
+	testkit.Eventually(t, 20*time.Second, "a flood proposal denied as paused", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return !pausedAt.IsZero()
@@ -203,7 +203,7 @@ func TestTmuxLogsGoToTheLogFile(t *testing.T) {
 		conns = append(conns, c)
 	}
 	const line = "connection over the per-process limit refused"
-	solgatetest.Eventually(t, 20*time.Second, "the refusal in "+logFile, func() bool {
+	testkit.Eventually(t, 20*time.Second, "the refusal in "+logFile, func() bool {
 		raw, _ := os.ReadFile(logFile)
 		return strings.Contains(string(raw), line)
 	}, func() string { raw, _ := os.ReadFile(logFile); return string(raw) })
@@ -224,7 +224,7 @@ func (term *terminal) title() string {
 // waitTitle polls the pane title until it is want.
 func (term *terminal) waitTitle(timeout time.Duration, want string) {
 	term.t.Helper()
-	solgatetest.Eventually(term.t, timeout, "pane title "+strconv.Quote(want), func() bool { return term.title() == want },
+	testkit.Eventually(term.t, timeout, "pane title "+strconv.Quote(want), func() bool { return term.title() == want },
 		func() string { return "title: " + term.title() })
 }
 
@@ -271,7 +271,7 @@ func TestTmuxBellAndTitle(t *testing.T) {
 	// The title and the bell leave in one write; pipe-pane copies it to the
 	// file a moment later, so wait for the second bell, then make sure no
 	// third follows the next frame (w toggles one).
-	solgatetest.Eventually(t, 10*time.Second, "two bells in the raw output", func() bool {
+	testkit.Eventually(t, 10*time.Second, "two bells in the raw output", func() bool {
 		got, _ := os.ReadFile(raw)
 		return bells(got) >= 2
 	}, nil)
@@ -318,7 +318,7 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	a := startAgent(t, w.socket, "notify-agent")
 	id := a.propose(t, w.recipient.String(), 18_000_000)
 	var got []byte
-	solgatetest.Eventually(t, 10*time.Second, "the notify command writing "+out, func() bool {
+	testkit.Eventually(t, 10*time.Second, "the notify command writing "+out, func() bool {
 		got, _ = os.ReadFile(out)
 		return strings.Contains(string(got), id)
 	}, func() string { return string(got) })
@@ -333,7 +333,7 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	// still shows and serves proposals.
 	second := a.propose(t, w.recipient.String(), 19_000_000)
 	w.term.waitFor(10*time.Second, second, "notify for "+second+" failed")
-	solgatetest.Eventually(t, 10*time.Second, "the notify failure in the log file", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the notify failure in the log file", func() bool {
 		raw, _ := os.ReadFile(logFile)
 		return strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7")
 	}, func() string { raw, _ := os.ReadFile(logFile); return string(raw) })

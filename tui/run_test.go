@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -166,5 +166,5 @@ func (s *syncWriter) waitFor(t *testing.T, want string) {
 		defer s.mu.Unlock()
 		return s.w.(*bytes.Buffer).String()
 	}
-	solgatetest.Eventually(t, 20*time.Second, "the console showing "+want, func() bool { return strings.Contains(text(), want) }, nil)
+	testkit.Eventually(t, 20*time.Second, "the console showing "+want, func() bool { return strings.Contains(text(), want) }, nil)
 }

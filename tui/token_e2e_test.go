@@ -8,14 +8,14 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // ownerTokens sums what owner holds of mint, read from the ledger.
 func (w *consoleWorld) ownerTokens(t *testing.T, owner solana.PublicKey, mint string) (sum uint64, n int) {
 	t.Helper()
-	return solgatetest.OwnerTokens(t, w.chain, owner, mint)
+	return testkit.OwnerTokens(t, w.chain, owner, mint)
 }
 
 // transfer_token through the real binaries: `solgate console` in tmux with

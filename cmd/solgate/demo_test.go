@@ -14,7 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // tmuxPane runs a command in a detached tmux session of a fixed size, so a
@@ -40,7 +40,7 @@ func startTmux(t *testing.T, cols, rows int, command string) *tmuxPane {
 	return p
 }
 
-func (p *tmuxPane) pane() solgatetest.Pane { return solgatetest.Pane{Server: p.name, Target: p.name} }
+func (p *tmuxPane) pane() testkit.Pane { return testkit.Pane{Server: p.name, Target: p.name} }
 
 // screen is the visible pane; normal is the main screen under the TUI's
 // alternate screen (what the program printed before the TUI started).
@@ -211,7 +211,7 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		p.keys("[")
 		// The log scrolls back: wait for the screen to change (at the
 		// oldest entry it does not, and the loop ends on its words).
-		solgatetest.Poll(5*time.Second, func() bool { return p.screen() != s })
+		testkit.Poll(5*time.Second, func() bool { return p.screen() != s })
 	}
 	text := strings.Join(all, "\n")
 	for _, want := range []string{

@@ -19,9 +19,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -78,19 +78,11 @@ func startOwnUserWorld(t *testing.T) *ownUserWorld {
 	must(t, os.Mkdir(run, 0o755))
 	must(t, os.Chown(run, uidConsole, uidConsole))
 
-	ctx := context.Background()
-	w.ledger, err = localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.ledger.Close() })
-	w.chain = rpc.New(w.ledger.RPC())
-	key, _ := executor.NewRandomKeypair()
-	rcpt, _ := executor.NewRandomKeypair()
-	w.recipient = rcpt.PublicKey()
-	must(t, w.ledger.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL))
+	w.ledger, w.chain = testkit.StartLedger(t, localnet.Options{})
+	key := testkit.FundedWallet(t, w.ledger, 10*solana.LAMPORTS_PER_SOL)
+	w.recipient = testkit.NewWallet(t).Pub
 	w.keyFile = filepath.Join(w.home, "id.json")
-	must(t, key.WriteFile(w.keyFile))
+	testkit.WriteKeyfile(t, key.Key, w.keyFile)
 	must(t, os.Chown(w.keyFile, uidConsole, uidConsole))
 
 	w.server = fmt.Sprintf("sgown-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -131,8 +123,8 @@ func (w *ownUserWorld) startConsoleAs(t *testing.T, uid int, name string, flags 
 	return c
 }
 
-func (c *ownConsole) pane() solgatetest.Pane {
-	return solgatetest.Pane{Server: c.w.server, Target: "own:" + c.window, ErrLog: c.errLog}
+func (c *ownConsole) pane() testkit.Pane {
+	return testkit.Pane{Server: c.w.server, Target: "own:" + c.window, ErrLog: c.errLog}
 }
 
 func (c *ownConsole) screen() string { return c.pane().Screen() }
@@ -156,7 +148,7 @@ func (c *ownConsole) pid(t *testing.T) int {
 // client named name, the way Claude Code would start it for that user.
 func (w *ownUserWorld) bridgeAs(t *testing.T, uid int, socket, name string) *mcpclient.Client {
 	t.Helper()
-	c, _ := solgatetest.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
+	c, _ := testkit.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
 		fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", uid), "--clear-groups", w.bin, "mcp", "--socket", socket)
 	return c
 }
@@ -299,7 +291,7 @@ func TestConsoleMemoryUnreadableBySameUser(t *testing.T) {
 	control := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups", "sleep", "60")
 	must(t, control.Start())
 	t.Cleanup(func() { control.Process.Kill(); control.Wait() })
-	solgatetest.Eventually(t, 10*time.Second, "setpriv exec'ing sleep", func() bool {
+	testkit.Eventually(t, 10*time.Second, "setpriv exec'ing sleep", func() bool {
 		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", control.Process.Pid))
 		return strings.TrimSpace(string(comm)) == "sleep"
 	}, nil)

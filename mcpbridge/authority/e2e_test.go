@@ -16,9 +16,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
@@ -77,15 +77,9 @@ func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Led
 func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l, chain := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), 10*solana.LAMPORTS_PER_SOL)
 	allowed, _ := executor.NewRandomKeypair()
 	stranger, _ := executor.NewRandomKeypair()
 
@@ -130,7 +124,7 @@ func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger
 	var stopOnce sync.Once
 	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
 	t.Cleanup(stop)
-	return &world{ledger: l, chain: rpc.New(l.RPC()), hub: h, store: st, socket: sock, ln: ln, key: key, stop: stop,
+	return &world{ledger: l, chain: chain, hub: h, store: st, socket: sock, ln: ln, key: key, stop: stop,
 		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
 }
 
@@ -154,7 +148,7 @@ func (w *world) executed(t *testing.T) uint64 {
 
 // approved proposes a transfer through the agent and has the operator
 // approve it, returning the proposal and its token.
-func (w *world) approved(t *testing.T, a *solgatetest.Agent, args map[string]any) (id, token string) {
+func (w *world) approved(t *testing.T, a *testkit.Agent, args map[string]any) (id, token string) {
 	t.Helper()
 	ans := a.Call("transfer_sol", args)
 	id, _ = ans.Structured["proposal_id"].(string)
@@ -169,11 +163,11 @@ func (w *world) approved(t *testing.T, a *solgatetest.Agent, args map[string]any
 }
 
 // solgateBinary is the real command under test (built once per process).
-func solgateBinary(t *testing.T) string { return solgatetest.Binary(t) }
+func solgateBinary(t *testing.T) string { return testkit.Binary(t) }
 
 // startAgent drives a real `solgate mcp` subprocess, as an assistant would.
-func startAgent(t *testing.T, socket string) *solgatetest.Agent {
-	return solgatetest.StartAgent(t, socket, "e2e-agent")
+func startAgent(t *testing.T, socket string) *testkit.Agent {
+	return testkit.StartAgent(t, socket, "e2e-agent")
 }
 
 func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
@@ -465,7 +459,7 @@ func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
 		t.Fatalf("slow execute: %+v", first)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	var final solgatetest.Answer
+	var final testkit.Answer
 	for time.Now().Before(deadline) {
 		final = a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
 		if final.Status() == "executed" || final.Status() == "failed" {

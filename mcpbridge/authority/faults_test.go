@@ -50,9 +50,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
@@ -521,16 +521,10 @@ func newFaultWorld(t *testing.T, s faultSetup) *faultWorld {
 		s.slotMS = 20
 	}
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: s.slotMS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: s.slotMS})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), s.fund); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), s.fund)
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{to.PublicKey().String()}
 	cfg.MaxLamportsPerTx = 5 * solana.LAMPORTS_PER_SOL
@@ -935,7 +929,7 @@ func (w *faultWorld) lookup(sig string) chainTx {
 		// Processed but perhaps not yet confirmed: wait for the slot that
 		// confirms it.
 		var tx *rpc.GetTransactionResult
-		solgatetest.Poll(30*time.Second, func() bool {
+		testkit.Poll(30*time.Second, func() bool {
 			tx, err = w.chain.GetTransaction(w.ctx, s, &rpc.GetTransactionOpts{
 				Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
 			})
@@ -1442,7 +1436,7 @@ func (c *hubChild) stderrText() string {
 // the first of them rather than race the copy.
 func (c *hubChild) reconcileLines() []string {
 	var lines []string
-	solgatetest.Poll(30*time.Second, func() bool { lines = c.reconcileLinesNow(); return len(lines) > 0 })
+	testkit.Poll(30*time.Second, func() bool { lines = c.reconcileLinesNow(); return len(lines) > 0 })
 	return lines
 }
 

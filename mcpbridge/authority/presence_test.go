@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -37,7 +37,7 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	events, cancel := w.hub.Subscribe(64)
 	defer cancel()
 
-	a := solgatetest.StartAgent(t, w.socket, "presence-agent")
+	a := testkit.StartAgent(t, w.socket, "presence-agent")
 	waitForEvent(t, events, authority.EventAgentConnected, "presence-agent 1.0")
 	if got := w.hub.Connected(); !slices.Equal(got, []string{"presence-agent 1.0"}) {
 		t.Fatalf("connected after initialize: %q", got)
@@ -52,7 +52,7 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	}
 
 	// A bridge driven by hand, then killed without warning.
-	cmd := exec.Command(solgatetest.Binary(t), "mcp", "--socket", w.socket)
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", w.socket)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

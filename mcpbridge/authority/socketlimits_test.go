@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -122,7 +122,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	for i := 0; i < max; i++ {
 		held = append(held, slowConn(t, w.socket, true))
 	}
-	solgatetest.Eventually(t, 20*time.Second, "the console accepting all held connections", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max }, nil)
+	testkit.Eventually(t, 20*time.Second, "the console accepting all held connections", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max }, nil)
 	c, err := net.Dial("unix", w.socket)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 		t.Fatalf("another process was refused too: %+v", ans)
 	}
 	held[0].Close()
-	solgatetest.Eventually(t, 20*time.Second, "the console seeing the close", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max-1 }, nil)
+	testkit.Eventually(t, 20*time.Second, "the console seeing the close", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max-1 }, nil)
 	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + mcpbridge.HealthPath)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package solgatetest
+package testkit
 
 import (
 	"fmt"
