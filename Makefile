@@ -20,10 +20,11 @@ build: ## build bin/solgate
 # binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.
 PREFIX    ?= /usr/local
 # Separate from build, so `sudo make install` needs no Go toolchain for root.
+# DESTDIR stages the install under another root (packaging): DESTDIR=/tmp/pkg.
 install: ## install bin/solgate into $(PREFIX)/bin (default /usr/local/bin): make build && sudo make install
 	@test -x $(BIN) || { echo "$(BIN) is missing: run make build first"; exit 1; }
-	install -d $(PREFIX)/bin
-	install -m 0755 $(BIN) $(PREFIX)/bin/solgate
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/solgate
 
 localnet-deps: localnet/node_modules/.package-lock.json ## install the test ledger's npm packages from the lockfile
 

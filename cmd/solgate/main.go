@@ -54,7 +54,12 @@ console, in its --config TOML file; see solgate console --help.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every subcommand refuses a SOLGATE_* variable that is not a
+		// setting: a typo in SOLGATE_SOCKET in an MCP client's config would
+		// otherwise end at "no approval console is running".
+		PersistentPreRunE: func(*cobra.Command, []string) error { return refuseUnknownEnv() },
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newProveCmd(), newAuditCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

@@ -125,7 +125,7 @@ func TestProveRefusesBadInputClearly(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"prove", "--keypair", filepath.Join(dir, "missing.json")}, "does not exist"},
+		{[]string{"prove", "--keypair", filepath.Join(dir, "missing.json")}, "does not exist (create one with `solgate keygen -o " + filepath.Join(dir, "missing.json") + "`"},
 		{[]string{"prove", "--keypair", loose}, "chmod 600"},
 		{[]string{"prove", "--keypair", loose, "--lamports", "0"}, "--lamports must be greater than zero"},
 		{[]string{"prove", "--lamports", "-5"}, "invalid argument \"-5\""},

@@ -22,9 +22,9 @@ import (
 type settingFlags struct {
 	rows  []*setting
 	given map[string]*flagText
-	// strict: refuse SOLGATE_* variables that are not settings (the
-	// console, which reads them all; a subcommand that reads only a few
-	// cannot tell a typo from a variable meant for the console).
+	// strict: refuse SOLGATE_* variables that are not settings. Every
+	// subcommand also refuses them before it runs (the root's
+	// PersistentPreRunE); this keeps build's own callers (tests) honest.
 	strict bool
 }
 
@@ -464,6 +464,12 @@ func refuseUnknownEnv() error {
 	}
 	slices.Sort(unknown)
 	slices.Sort(names)
-	return fmt.Errorf("%s: not a solgate setting (unset it, or fix the name); the variables are: %s",
-		strings.Join(unknown, ", "), strings.Join(names, ", "))
+	mean := ""
+	for _, u := range unknown {
+		if n := nearest(u, names); n != "" {
+			mean += fmt.Sprintf(" did you mean %s for %s?", n, u)
+		}
+	}
+	return fmt.Errorf("%s: not a solgate setting (unset it, or fix the name);%s the variables are: %s",
+		strings.Join(unknown, ", "), mean, strings.Join(names, ", "))
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -615,8 +617,8 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 }
 
 // TestSubcommandsShareRows: mcp, prove and audit read their connection
-// settings from the same rows, so the same variables work there, and a
-// variable meant for the console does not stop them.
+// settings from the same rows, so the same variables work there; a variable
+// meant for the console does not stop them, and a misspelt one does.
 func TestSubcommandsShareRows(t *testing.T) {
 	isolateEnv(t)
 	t.Setenv("SOLGATE_RPC", "gopher://x")
@@ -629,9 +631,14 @@ func TestSubcommandsShareRows(t *testing.T) {
 		t.Fatalf("mcp with an empty --socket: %v", err)
 	}
 	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("SOLGATE_MAX_SOL_PER_TXN", "1") // the console's business, not audit's
+	t.Setenv("SOLGATE_MAX_SOL_PER_TX", "1") // the console's business, not audit's
 	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "no solgate database") {
 		t.Fatalf("audit with SOLGATE_STATE: %v", err)
+	}
+	// A misspelt one is nobody's: every subcommand refuses it.
+	t.Setenv("SOLGATE_MAX_SOL_PER_TXN", "1")
+	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "did you mean SOLGATE_MAX_SOL_PER_TX") {
+		t.Fatalf("audit with a misspelt variable: %v", err)
 	}
 }
 
@@ -653,4 +660,70 @@ func tokenCapCase(t *testing.T, key string, get func(Settings) any) sourceCase {
 		a: lv([]string{a1, a2}, `["`+a1+`", "`+a2+`"]`, caps(a1, a2)),
 		b: lv([]string{b}, `["`+b+`"]`, caps(b)),
 		c: lv([]string{c}, `["`+c+`"]`, caps(c))}
+}
+
+// runWithin runs the solgate binary with env added, and gives up after d
+// (a subcommand that wrongly starts would otherwise run on).
+func runWithin(t *testing.T, d time.Duration, env []string, args ...string) (stderr string, exit int) {
+	t.Helper()
+	bin := solgateBinary(t) // built before the clock starts
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Env = append(os.Environ(), env...)
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("solgate %v still ran after %s; stderr:\n%s", args, d, errb.String())
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return errb.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return errb.String(), 0
+}
+
+// A SOLGATE_* variable that is not a setting stops every subcommand before it
+// does anything, with the name it was probably meant to be: a typo in
+// SOLGATE_SOCKET in an MCP client's config used to end at "no approval
+// console is running".
+func TestEverySubcommandRefusesUnknownVariables(t *testing.T) {
+	isolateEnv(t)
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "new.json")
+	for _, args := range [][]string{
+		{"mcp"}, {"console", "--check"}, {"prove"}, {"audit", "--state", dir}, {"demo"}, {"keygen", "-o", keyFile},
+	} {
+		stderr, exit := runWithin(t, 30*time.Second, []string{"SOLGATE_SOCKT=" + filepath.Join(dir, "c.sock")}, args...)
+		if exit == 0 || !strings.Contains(stderr, "SOLGATE_SOCKT: not a solgate setting") || !strings.Contains(stderr, "did you mean SOLGATE_SOCKET") {
+			t.Errorf("solgate %v with SOLGATE_SOCKT set: exit %d, stderr:\n%s", args, exit, stderr)
+		}
+	}
+	if _, err := os.Stat(keyFile); err == nil {
+		t.Error("keygen wrote a key although it refused to run")
+	}
+}
+
+// An unknown flag names the flag it was probably meant to be.
+func TestUnknownFlagSaysDidYouMean(t *testing.T) {
+	isolateEnv(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--sockt", "/x"}, "unknown flag: --sockt: did you mean --socket?"},
+		{[]string{"console", "--max-sol-per-txn", "1"}, "unknown flag: --max-sol-per-txn: did you mean --max-sol-per-tx?"},
+		{[]string{"audit", "--stat", "/x"}, "did you mean --state?"},
+	} {
+		stderr, exit := runWithin(t, 30*time.Second, nil, tc.args...)
+		if exit == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("solgate %v: exit %d, stderr %q; want %q", tc.args, exit, stderr, tc.want)
+		}
+	}
+	// Nothing near: no guess, still the way to the list.
+	if stderr, _ := runWithin(t, 30*time.Second, nil, "keygen", "--zzzzzz"); strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "solgate keygen --help") {
+		t.Errorf("a far-off flag: %q", stderr)
+	}
 }
