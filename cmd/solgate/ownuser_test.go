@@ -181,8 +181,9 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	// --check, as the operator would run it first: who owns what, who may connect.
 	out, _ := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",
 		w.bin, "console", "--check", "--keypair", w.keyFile, "--state", filepath.Join(w.home, "state-main"),
-		"--socket", w.socket("main"), "--allow-uid", strconv.Itoa(uidAgent)).CombinedOutput()
+		"--socket", w.socket("main"), "--allow-uid", strconv.Itoa(uidAgent), "--rpc", w.ledger.RPC()).CombinedOutput()
 	for _, want := range []string{
+		"rpc " + w.ledger.RPC() + ": localnet/unknown (genesis " + w.ledger.GenesisHash() + ")",
 		fmt.Sprintf("console runs as uid %d", uidConsole),
 		fmt.Sprintf("key %s: owner uid %d, mode 0600", w.keyFile, uidConsole),
 		"state dir " + filepath.Join(w.home, "state-main") + ": does not exist yet: the console creates it with mode 0700",
