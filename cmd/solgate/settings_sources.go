@@ -215,7 +215,10 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 	}
 	var fields []field
 	var sfields []reflect.StructField
-	for _, r := range sf.rows {
+	// The file is the console's, whichever rows this command offers as
+	// flags: every row's key is read and checked, so `audit --config` reads
+	// the same file as the console without refusing its policy keys.
+	for _, r := range allRows() {
 		if r.noTOML {
 			continue
 		}
@@ -272,10 +275,19 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 	return nil
 }
 
+// allRows is every row of the settings table.
+func allRows() []*setting {
+	rows := make([]*setting, len(settings))
+	for i := range settings {
+		rows[i] = &settings[i]
+	}
+	return rows
+}
+
 // tomlKeys lists the file's keys, for the unknown-key message.
 func (sf *settingFlags) tomlKeys() []string {
 	var keys []string
-	for _, r := range sf.rows {
+	for _, r := range allRows() {
 		if !r.noTOML {
 			keys = append(keys, r.tomlKey())
 		}
