@@ -84,6 +84,13 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	if err := store.CheckPrivateDir(c.state); err != nil {
 		return nil, fmt.Errorf("--state: %w", err)
 	}
+	if c.exposure != nil {
+		// The report (get_spend_status) describes the console as it runs:
+		// the state directory exists now, whatever it was before start-up.
+		exp := *c.exposure
+		exp.State = hub.StatFile(c.state)
+		c.exposure = &exp
+	}
 	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state
 	if c.logFile != "" {
 		logPath, logFlag = c.logFile, "--log-file "+c.logFile

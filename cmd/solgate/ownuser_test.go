@@ -240,10 +240,16 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 
 	// A bridge of A, the console's own user: the warning is on screen and stays.
 	self := w.bridgeAs(t, uidConsole, con.socket, "agent-a")
-	if res := callTool(t, self, "get_spend_status", nil); res.IsError {
+	status := callTool(t, self, "get_spend_status", nil)
+	if res := status; res.IsError {
 		t.Fatalf("get_spend_status as the console's user: %+v", res)
 	} else if !strings.Contains(res.Text, "WARNING: agent runs as your user") {
 		t.Fatalf("get_spend_status does not carry the warning:\n%s", res.Text)
+	}
+	// The safety report describes the running console: the state directory
+	// it created at start-up, not the situation before it.
+	if want := fmt.Sprintf("state dir %s: owner uid %d, mode 0700", filepath.Join(w.home, "state-main"), uidConsole); !strings.Contains(status.Text, want) {
+		t.Fatalf("get_spend_status lacks %q:\n%s", want, status.Text)
 	}
 	con.waitFor(t, 10*time.Second, "⚠ agent runs as your user: it can use the key without you")
 	self.Close()
