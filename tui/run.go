@@ -100,6 +100,14 @@ func Run(ctx context.Context, opts Options) error {
 	if n := h.DenyAllPending(decidedBy, closedReason); n > 0 {
 		fmt.Fprintf(opts.Output, "solgate: %d pending proposal(s) denied: %s\n", n, closedReason)
 	}
+	// Tokens live in this process: say so, and record it, rather than let
+	// an approval vanish without a word.
+	if n := h.RevokeAll(decidedBy); n > 0 {
+		fmt.Fprintf(opts.Output, "solgate: %d approved proposal(s) not executed: their approvals are void (%s)\n", n, closedReason)
+		if opts.Logger != nil {
+			opts.Logger.Info("approvals void on quit", "count", n)
+		}
+	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		return nil

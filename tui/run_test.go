@@ -108,6 +108,45 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	}
 }
 
+// An approval the agent has not used yet dies with the console: q asks
+// first and says so, y quits, and the hub then holds the proposal as expired
+// (its token void), with the reason on the way out.
+func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
+	w := sharedWorld(t, "")
+	p := w.propose(t, "quit-agent")
+	if _, err := w.hub.Approve(p.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	in, typist := io.Pipe()
+	defer typist.Close()
+	var out bytes.Buffer
+	screen := &syncWriter{w: &out}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+	}()
+	screen.waitFor(t, p.ID)
+	io.WriteString(typist, "q")
+	screen.waitFor(t, "approved proposal(s) have not been executed yet")
+	screen.waitFor(t, "makes their approvals void")
+	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusApproved {
+		t.Fatalf("q alone changed the approval: %s", got.Status)
+	}
+	io.WriteString(typist, "y")
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not end after q y")
+	}
+	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusExpired || got.Token != "" {
+		t.Errorf("after quit the approval is %s (token kept: %v)", got.Status, got.Token != "")
+	}
+	screen.waitFor(t, "approved proposal(s) not executed: their approvals are void")
+}
+
 // When its context ends, Run returns nil and denies what is pending.
 func TestRunEndsWithContext(t *testing.T) {
 	w := sharedWorld(t, "")
