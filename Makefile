@@ -33,6 +33,13 @@ localnet/node_modules/.package-lock.json: localnet/package-lock.json localnet/pa
 	cd localnet && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
+# The test ledger alone, in the foreground, for your own MCP client (README, "Try
+# it with your own MCP client, offline"). Ctrl-C stops it.
+LOCALNET_PORT ?= 8899
+.PHONY: localnet
+localnet: localnet-deps ## run the local test ledger alone on 127.0.0.1:$(LOCALNET_PORT) (Ctrl-C stops it)
+	node localnet/server.mjs --port $(LOCALNET_PORT)
+
 vet: ## go vet
 	$(GO) vet ./...
 

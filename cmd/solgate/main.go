@@ -42,6 +42,8 @@ func newRootCmd() *cobra.Command {
 		Short: "Let an AI assistant propose Solana spends that only a human can approve",
 		Long: `solgate puts a human between an AI assistant and a Solana wallet.
 
+  solgate demo      try it: a local ledger, the console and a scripted assistant
+  solgate keygen    make a keypair file for the console (Solana CLI format)
   solgate mcp       MCP stdio server for the assistant: no key, proposals only
   solgate console   the approval console: holds the key, policy, caps and audit trail
   solgate prove     push one real transfer through the executor and print a PROOF block
