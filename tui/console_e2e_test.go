@@ -184,7 +184,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if st["status"] != "pending_approval" || id == "" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	screen := w.term.waitFor(10*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
+	screen := w.term.waitFor(30*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
 	if w.balance(t, w.recipient) != 0 {
 		t.Fatal("a proposal moved funds")
 	}
@@ -197,7 +197,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 		t.Fatalf("Enter changed the proposal: %v", st)
 	}
 	w.term.keys("a")
-	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if st["status"] != "approved" || token == "" {
 		t.Fatalf("after a: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
@@ -211,7 +211,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if got := w.balance(t, w.recipient); got != amount {
 		t.Errorf("recipient holds %d lamports, want %d", got, amount)
 	}
-	screen = w.term.waitFor(10*time.Second, "verified", "EXECUTED")
+	screen = w.term.waitFor(30*time.Second, "verified", "EXECUTED")
 	sig, _ := st["signature"].(string)
 	if sig == "" || !strings.Contains(screen, sig[:4]) {
 		t.Errorf("the signature %s is not on screen:\n%s", sig, screen)
@@ -224,7 +224,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 		t.Errorf("the header does not list the connected agent:\n%s", screen)
 	}
 	a.C.Close()
-	w.term.waitFor(10*time.Second, "agents: none connected", "agent tmux-agent 1.0 disconnected")
+	w.term.waitFor(30*time.Second, "agents: none connected", "agent tmux-agent 1.0 disconnected")
 
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()

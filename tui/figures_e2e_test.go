@@ -79,7 +79,7 @@ func TestConsoleFigures(t *testing.T) {
 
 	// Quitting asks, then denies them all.
 	w.term.keys("q")
-	w.term.waitFor(10*time.Second, "Quit and deny them all")
+	w.term.waitFor(30*time.Second, "Quit and deny them all")
 	w.term.keys("y")
 	if !testkit.Poll(time.Minute, func() bool { return !processAlive(pid) }) {
 		t.Errorf("console still running after q y")

@@ -30,14 +30,14 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 	if w.ledger.GenesisHash() != publishedMainnetGenesis {
 		t.Fatalf("the ledger reports genesis %s, want mainnet-beta's %s", w.ledger.GenesisHash(), publishedMainnetGenesis)
 	}
-	w.term.waitFor(10*time.Second, "MAINNET — real funds", "genesis 5eyk…2N9d")
+	w.term.waitFor(30*time.Second, "MAINNET — real funds", "genesis 5eyk…2N9d")
 
 	a := startAgent(t, w.socket, "mainnet-agent")
 	st, text := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000})
 	if st["status"] != "denied" || st["rule"] != "network" || !strings.Contains(text, "--allow-mainnet") {
 		t.Fatalf("a write on mainnet without --allow-mainnet: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, "AUTO-DENIED")
+	w.term.waitFor(30*time.Second, "AUTO-DENIED")
 	if got := w.balance(t, w.recipient); got != 0 {
 		t.Fatalf("the recipient holds %d lamports", got)
 	}
@@ -77,7 +77,7 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 // the confirmation and approves nothing.
 func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 	w := startConsoleWith(t, consoleSetup{ledger: localnet.Options{Network: "mainnet-beta"}, flags: []string{"--allow-mainnet"}})
-	w.term.waitFor(10*time.Second, "MAINNET — real funds")
+	w.term.waitFor(30*time.Second, "MAINNET — real funds")
 	a := startAgent(t, w.socket, "mainnet-agent")
 	const amount = 20_000_000
 	args := map[string]any{"to": w.recipient.String(), "lamports": amount}
@@ -88,12 +88,12 @@ func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 	}
 	w.term.approvable(id)
 	w.term.keys("a")
-	w.term.waitFor(10*time.Second, "CONFIRM MAINNET APPROVAL", "press y to approve")
+	w.term.waitFor(30*time.Second, "CONFIRM MAINNET APPROVAL", "press y to approve")
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
 		t.Fatalf("a alone changed the proposal on mainnet: %v", st)
 	}
 	w.term.keys("y")
-	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if st["status"] != "approved" || token == "" {
 		t.Fatalf("after a, y: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
@@ -112,7 +112,7 @@ func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 // --allow-unknown-network (--allow-mainnet does not open it).
 func TestConsoleOnUnknownRemoteNetwork(t *testing.T) {
 	w := startConsoleWith(t, consoleSetup{rpc: nonLoopback, flags: []string{"--allow-mainnet"}})
-	w.term.waitFor(10*time.Second, "UNKNOWN NETWORK — treat as real funds")
+	w.term.waitFor(30*time.Second, "UNKNOWN NETWORK — treat as real funds")
 	a := startAgent(t, w.socket, "remote-agent")
 	st, text := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000})
 	if st["status"] != "denied" || st["rule"] != "network" || !strings.Contains(text, "--allow-unknown-network") {

@@ -43,7 +43,7 @@ func TestTmuxNewProposalAfterExecutedIsUnderTheKey(t *testing.T) {
 	first := a.propose(t, w.recipient.String(), 10_000_000)
 	w.term.approvable(first)
 	w.term.keys("a")
-	st, _ := a.call("proposal_status", map[string]any{"proposal_id": first, "wait_seconds": 10})
+	st, _ := a.call("proposal_status", map[string]any{"proposal_id": first, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if st["status"] != "approved" || token == "" {
 		t.Fatalf("first: %v", st)
@@ -52,12 +52,12 @@ func TestTmuxNewProposalAfterExecutedIsUnderTheKey(t *testing.T) {
 	if st, text := a.call("transfer_sol", args); st["status"] != "executed" {
 		t.Fatalf("execute: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, "EXECUTED")
+	w.term.waitFor(30*time.Second, "EXECUTED")
 
 	second := a.propose(t, w.recipient.String(), 20_000_000)
 	w.term.approvable(second)
 	w.term.keys("a")
-	st, _ = a.call("proposal_status", map[string]any{"proposal_id": second, "wait_seconds": 10})
+	st, _ = a.call("proposal_status", map[string]any{"proposal_id": second, "wait_seconds": 30})
 	if st["status"] != "approved" {
 		t.Fatalf("one a after an executed proposal left the new one %v; screen:\n%s", st["status"], w.term.screen())
 	}
@@ -70,7 +70,7 @@ func TestTmuxDoubleTapApprovesOne(t *testing.T) {
 	w := startConsole(t)
 	a := startAgent(t, w.socket, "tap-agent")
 	ids := []string{a.propose(t, w.recipient.String(), 11_000_000), a.propose(t, w.recipient.String(), 12_000_000)}
-	w.term.waitFor(10*time.Second, ids...)
+	w.term.waitFor(30*time.Second, ids...)
 	w.term.approvable(ids[0])
 	w.term.keys("a")
 	time.Sleep(150 * time.Millisecond) // behaviour under test: a double tap, 150 ms apart
@@ -103,7 +103,7 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	approvedID := a.propose(t, w.recipient.String(), 13_000_000)
 	w.term.approvable(approvedID)
 	w.term.keys("a")
-	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": approvedID, "wait_seconds": 10}); st["status"] != "approved" {
+	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": approvedID, "wait_seconds": 30}); st["status"] != "approved" {
 		t.Fatalf("setup approval: %v", st)
 	}
 
@@ -138,7 +138,7 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-done }()
-	w.term.waitFor(10*time.Second, "flood-agent")
+	w.term.waitFor(30*time.Second, "flood-agent")
 	// The flood is running: several of its proposals are queued.
 	testkit.Eventually(t, 20*time.Second, "three flood proposals", func() bool {
 		mu.Lock()
@@ -260,14 +260,14 @@ func TestTmuxBellAndTitle(t *testing.T) {
 	if out, err := w.term.tmux("pipe-pane", "-t", "console", "-O", "cat > "+shellQuote(raw)); err != nil {
 		t.Fatalf("pipe-pane: %v %s", err, out)
 	}
-	w.term.waitTitle(5*time.Second, "solgate")
+	w.term.waitTitle(30*time.Second, "solgate")
 	a := startAgent(t, w.socket, "bell-agent")
 	id := a.propose(t, w.recipient.String(), 15_000_000)
-	w.term.waitFor(10*time.Second, id)
-	w.term.waitTitle(5*time.Second, "(1) solgate — approval waiting")
+	w.term.waitFor(30*time.Second, id)
+	w.term.waitTitle(30*time.Second, "(1) solgate — approval waiting")
 	second := a.propose(t, w.recipient.String(), 16_000_000)
-	w.term.waitFor(10*time.Second, second)
-	w.term.waitTitle(5*time.Second, "(2) solgate — approval waiting")
+	w.term.waitFor(30*time.Second, second)
+	w.term.waitTitle(30*time.Second, "(2) solgate — approval waiting")
 	// The title and the bell leave in one write; pipe-pane copies it to the
 	// file a moment later, so wait for the second bell, then make sure no
 	// third follows the next frame (w toggles one).
@@ -282,9 +282,9 @@ func TestTmuxBellAndTitle(t *testing.T) {
 	}
 	// d opens the deny box at once (deny is never held by the grace period).
 	w.term.keys("d", "Enter")
-	w.term.waitTitle(5*time.Second, "(1) solgate — approval waiting")
+	w.term.waitTitle(30*time.Second, "(1) solgate — approval waiting")
 	w.term.keys("d", "Enter")
-	w.term.waitTitle(5*time.Second, "solgate")
+	w.term.waitTitle(30*time.Second, "solgate")
 }
 
 // --no-bell keeps the bell silent; the title still announces.
@@ -296,7 +296,7 @@ func TestTmuxNoBell(t *testing.T) {
 	}
 	a := startAgent(t, w.socket, "quiet-agent")
 	a.propose(t, w.recipient.String(), 17_000_000)
-	w.term.waitTitle(10*time.Second, "(1) solgate — approval waiting")
+	w.term.waitTitle(30*time.Second, "(1) solgate — approval waiting")
 	// The bell would have left with the title: a later frame (w toggles
 	// one) reaching the pane means the raw file holds that write.
 	w.term.settled()
@@ -332,7 +332,7 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	// The second proposal makes the script exit 7: logged, and the console
 	// still shows and serves proposals.
 	second := a.propose(t, w.recipient.String(), 19_000_000)
-	w.term.waitFor(10*time.Second, second, "notify for "+second+" failed")
+	w.term.waitFor(30*time.Second, second, "notify for "+second+" failed")
 	testkit.Eventually(t, 10*time.Second, "the notify failure in the log file", func() bool {
 		raw, _ := os.ReadFile(logFile)
 		return strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7")

@@ -24,7 +24,7 @@ existing file. Run it as the user the console runs as, so that the key
 belongs to that user (see README, "Run it safely").`,
 		Example: `  solgate keygen                                              # for yourself: ~/.config/solana/id.json
   sudo -u solgate solgate keygen -o /var/lib/solgate/id.json  # the console's own account (README, "Run it safely")`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			key, err := executor.NewRandomKeypair()
 			if err != nil {

@@ -208,10 +208,10 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	if res.Status() != "pending_approval" || id == "" {
 		t.Fatalf("propose as uid %d: %+v", uidAgent, res)
 	}
-	con.waitFor(t, 15*time.Second, id, "agent-b 1.0")
+	con.waitFor(t, 30*time.Second, id, "agent-b 1.0")
 	con.pane().WaitApprovable(t, 20*time.Second, id)
 	con.keys(t, "a")
-	res = callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	res = callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	if res.Status() != "approved" || res.Str("confirm") == "" {
 		t.Fatalf("after a: %+v\nscreen:\n%s", res, con.screen())
 	}
@@ -223,7 +223,7 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	if err != nil || bal.Value != amount {
 		t.Fatalf("recipient holds %v (%v), want %d lamports", bal, err, amount)
 	}
-	screen := con.waitFor(t, 10*time.Second, "verified")
+	screen := con.waitFor(t, 30*time.Second, "verified")
 	if strings.Contains(screen, "agent runs as your user") {
 		t.Fatalf("same-user warning for an agent of another uid:\n%s", screen)
 	}
@@ -251,10 +251,10 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	if want := fmt.Sprintf("state dir %s: owner uid %d, mode 0700", filepath.Join(w.home, "state-main"), uidConsole); !strings.Contains(status.Text, want) {
 		t.Fatalf("get_spend_status lacks %q:\n%s", want, status.Text)
 	}
-	con.waitFor(t, 10*time.Second, "⚠ agent runs as your user: it can use the key without you")
+	con.waitFor(t, 30*time.Second, "⚠ agent runs as your user: it can use the key without you")
 	self.Close()
 	// Once the console has seen the bridge go, the warning is still there.
-	con.waitFor(t, 10*time.Second, "agent agent-a 1.0 disconnected", "⚠ agent runs as your user: it can use the key without you")
+	con.waitFor(t, 30*time.Second, "agent agent-a 1.0 disconnected", "⚠ agent runs as your user: it can use the key without you")
 }
 
 // Without --allow-uid the socket directory is 0700 and B never reaches it:
@@ -279,7 +279,7 @@ func TestOwnUserConsoleWithoutAdmissionRefusesClearly(t *testing.T) {
 func TestOwnUserConsoleWarnsWhenAnAgentOwnsItsTerminal(t *testing.T) {
 	w := startOwnUserWorld(t)
 	con := w.startConsoleAs(t, uidConsole, "typed", "--allow-uid", "0")
-	con.waitFor(t, 10*time.Second, "⚠ the agent can type into this console")
+	con.waitFor(t, 30*time.Second, "⚠ the agent can type into this console")
 }
 
 // PR_SET_DUMPABLE 0: another process of the console's own uid cannot read
