@@ -19,6 +19,9 @@ import (
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
+// DefaultGrace is the approval grace period when Options.Grace is zero.
+const DefaultGrace = 800 * time.Millisecond
+
 // Options configure Run.
 type Options struct {
 	Hub     *hub.Hub
@@ -45,7 +48,7 @@ type Options struct {
 }
 
 const (
-	defaultGrace = 800 * time.Millisecond
+	defaultGrace = DefaultGrace
 	maxGrace     = time.Second
 	// eventBuffer is the subscription's channel size. Approval events are
 	// never dropped by the hub (it waits for us); progress events are

@@ -104,6 +104,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
+		Grace: s.ApprovalGrace,
 	})
 }
 

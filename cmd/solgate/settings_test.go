@@ -144,6 +144,8 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("3", "3", 3), b: sv("50", "50", 50), c: sv("1", "1", 1)},
 		"propose-burst": {env: "SOLGATE_PROPOSE_BURST", toml: "propose_burst", def: 10, get: func(s Settings) any { return s.ProposeBurst },
 			a: sv("4", "4", 4), b: sv("20", "20", 20), c: sv("1", "1", 1)},
+		"approval-grace": {env: "SOLGATE_APPROVAL_GRACE", toml: "approval_grace", def: 800 * time.Millisecond, get: func(s Settings) any { return s.ApprovalGrace },
+			a: sv("200ms", `"200ms"`, 200*time.Millisecond), b: sv("1s", `"1s"`, time.Second), c: sv("500ms", `"500ms"`, 500*time.Millisecond)},
 		"propose-every": {env: "SOLGATE_PROPOSE_EVERY", toml: "propose_every", def: 2 * time.Second, get: func(s Settings) any { return s.ProposeEvery },
 			a: sv("500ms", `"500ms"`, 500*time.Millisecond), b: sv("5s", `"5s"`, 5*time.Second), c: sv("1m", `"1m"`, time.Minute)},
 
@@ -366,6 +368,8 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"token cap on a denied mint across sources", map[string]string{"SOLGATE_DENY_MINT": addrB}, []string{"--max-token-per-tx", addrB + "=5"},
 			"--max-token-per-tx: ", []string{"also in deny_mint"}},
 		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
+		{"grace too long", nil, []string{"--approval-grace", "5s"}, "--approval-grace: ", []string{"100ms to 1s"}},
+		{"grace too short, env", map[string]string{"SOLGATE_APPROVAL_GRACE": "10ms"}, nil, "SOLGATE_APPROVAL_GRACE: ", []string{"100ms to 1s"}},
 		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
 			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
 		{"percentile in TOML", nil, []string{"--config", file("priority_fee_percentile = 0")}, "priority_fee_percentile in ", []string{"1 to 100"}},
