@@ -365,9 +365,8 @@ func TestHelperReadProcMem(t *testing.T) {
 // starts, naming the file and the fix.
 func TestConsoleRefusesSharedKeyOrState(t *testing.T) {
 	dir := t.TempDir()
-	key, _ := executor.NewRandomKeypair()
 	keyFile := filepath.Join(dir, "id.json")
-	must(t, key.WriteFile(keyFile))
+	testkit.WriteKeyfile(t, testkit.NewWallet(t).Key, keyFile)
 	state := filepath.Join(dir, "state")
 	must(t, os.Mkdir(state, 0o700))
 

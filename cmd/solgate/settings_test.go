@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -603,11 +603,7 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 	t.Setenv("SOLGATE_DENY_MINT", addrB)
 	// The console checks its key before the terminal, so good settings
 	// include a key it may use.
-	key, _ := executor.NewRandomKeypair()
-	keyFile := filepath.Join(t.TempDir(), "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := testkit.NewWallet(t).File
 	if _, err := runRootErr(t, "console", "--allow-recipient", addrA, "--keypair", keyFile); err == nil || !strings.Contains(err.Error(), "interactive terminal") {
 		t.Fatalf("console with good settings should stop only at the terminal check: %v", err)
 	}
