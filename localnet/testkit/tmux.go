@@ -66,24 +66,20 @@ func (p Pane) PID(t testing.TB) int {
 // WaitFor polls the screen until it shows every want at once, and returns it.
 func (p Pane) WaitFor(t testing.TB, d time.Duration, wants ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := p.Screen()
-		missing := ""
+	var s, missing string
+	if !Poll(d, func() bool {
+		s, missing = p.Screen(), ""
 		for _, w := range wants {
 			if !strings.Contains(s, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q within %s; screen:\n%s%s", missing, d, s, p.errText())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return true
+	}) {
+		t.Fatalf("the screen never showed %q within %s; screen:\n%s%s", missing, d, s, p.errText())
 	}
+	return s
 }
 
 // WaitUntil polls the screen until ok holds for it, and returns it; what
@@ -131,21 +127,17 @@ func (p Pane) WaitApprovable(t testing.TB, d time.Duration, id string) string {
 func (p Pane) SawAll(t testing.TB, d time.Duration, wants ...string) {
 	t.Helper()
 	seen := map[string]bool{}
-	deadline := time.Now().Add(d)
-	for {
-		s := p.Screen()
+	var s string
+	if !Poll(d, func() bool {
+		s = p.Screen()
 		all := true
 		for _, w := range wants {
 			seen[w] = seen[w] || strings.Contains(s, w)
 			all = all && seen[w]
 		}
-		if all {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw all of %q (seen %v); last screen:\n%s%s", wants, seen, s, p.errText())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return all
+	}) {
+		t.Fatalf("never saw all of %q (seen %v); last screen:\n%s%s", wants, seen, s, p.errText())
 	}
 }
 
