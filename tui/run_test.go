@@ -58,7 +58,7 @@ func TestForward(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("forward did not stop with its context")
 	}
 	mu.Lock()
