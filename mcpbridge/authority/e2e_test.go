@@ -401,7 +401,7 @@ func TestNoConsoleFailsClosed(t *testing.T) {
 		if !ans.IsError || !strings.Contains(ans.Text, "no approval console is running at "+sock) || !strings.Contains(ans.Text, "solgate console") {
 			t.Errorf("%s: %+v", tc.tool, ans)
 		}
-		if time.Since(start) > 5*time.Second {
+		if time.Since(start) > 20*time.Second { // no hang: the dial gives up after 3 s
 			t.Errorf("%s took %s without a console", tc.tool, time.Since(start))
 		}
 	}
