@@ -75,9 +75,19 @@ func TestTmuxDoubleTapApprovesOne(t *testing.T) {
 	w.term.keys("a")
 	time.Sleep(150 * time.Millisecond) // behaviour under test: a double tap, 150 ms apart
 	w.term.keys("a")
-	// The first approval reached the screen, and every key was handled.
-	w.term.pane().WaitUntil(t, 20*time.Second, ids[0]+" approved", func(s string) bool { return strings.Contains(s, "DETAIL  "+ids[1]) })
-	w.term.settled()
+	w.term.settled() // both presses have been read
+	// On a busy machine the console may read both presses at once, as "aa",
+	// which is no key and approves nothing (safe, and not what this test is
+	// about). Otherwise the first approves ids[0] and the selection moves.
+	if !testkit.Poll(10*time.Second, func() bool { return strings.Contains(w.term.screen(), "DETAIL  "+ids[1]) }) {
+		for _, id := range ids {
+			if s := a.status(id); s != "pending" {
+				t.Fatalf("no approval reached the screen, yet %s is %s; screen:\n%s", id, s, w.term.screen())
+			}
+		}
+		t.Skip("the two presses arrived in one read (\"aa\"), which approves nothing; the double tap was not exercised")
+	}
+	w.term.settled() // whatever the second press started has been handled
 	approved := 0
 	for _, id := range ids {
 		switch s := a.status(id); s {
