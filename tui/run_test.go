@@ -125,7 +125,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	go func() {
 		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
-	screen.waitFor(t, p.ID)
+	screen.waitFor(t, "QUEUE") // the console is up (p may be scrolled off: the hub is shared)
 	io.WriteString(typist, "q")
 	screen.waitFor(t, "approved proposal(s) have not been executed yet")
 	screen.waitFor(t, "makes their approvals void")
