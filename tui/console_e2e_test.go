@@ -229,7 +229,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()
 	w.term.keys("q")
-	testkit.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
+	testkit.Eventually(t, 30*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 func processAlive(pid int) bool {

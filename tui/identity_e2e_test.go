@@ -140,7 +140,7 @@ func (w *consoleWorld) quit(t *testing.T) {
 	t.Helper()
 	pid := w.term.pid()
 	w.term.keys("q")
-	testkit.Eventually(t, 10*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
+	testkit.Eventually(t, 30*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 // consoleRefuses runs `solgate console args...` in a terminal of its own (it

@@ -106,7 +106,11 @@ func TestTmuxDoubleTapApprovesOne(t *testing.T) {
 // A flood of one proposal every 300 ms cannot lock the operator out: x
 // revokes an outstanding token, d denies the selected proposal, and p
 // pauses writes within 2 s (the flood's next proposals are denied as
-// paused).
+// paused). The checks allow operatorBound, not 2 s: a lockout lasts as long
+// as the flood (the rest of the test), so any bound far below that tells
+// them apart, and a loaded machine (make test-under-load) needs the room.
+const operatorBound = 5 * time.Second
+
 func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	w := startConsole(t)
 	a := startAgent(t, w.socket, "calm-agent")
@@ -157,12 +161,12 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 	}, w.term.screen)
 
 	w.term.keys("x")
-	testkit.Eventually(t, 2*time.Second, "x revoking the token during the flood", func() bool { return a.status(approvedID) == "expired" }, w.term.screen)
+	testkit.Eventually(t, operatorBound, "x revoking the token during the flood", func() bool { return a.status(approvedID) == "expired" }, w.term.screen)
 
 	w.term.keys("d")
-	w.term.waitFor(2*time.Second, "reason (optional")
+	w.term.waitFor(operatorBound, "reason (optional")
 	w.term.keys("flood", "Enter")
-	testkit.Eventually(t, 2*time.Second, "d denying a flood proposal", func() bool {
+	testkit.Eventually(t, operatorBound, "d denying a flood proposal", func() bool {
 		mu.Lock()
 		ids := append([]string(nil), floodIDs...)
 		mu.Unlock()
@@ -177,14 +181,14 @@ func TestTmuxFloodDoesNotLockTheOperator(t *testing.T) {
 
 	pressed := time.Now()
 	w.term.keys("p")
-	w.term.waitFor(2*time.Second, "WRITES PAUSED")
+	w.term.waitFor(operatorBound, "WRITES PAUSED")
 	// The hub refuses writes now: a proposal made after the screen said so
 	// is denied as paused, and so is the flood's next one.
 	if st, _ := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 14_000_000}); st["rule"] != "paused" {
 		t.Fatalf("after p: %v", st)
 	}
-	if took := time.Since(pressed); took > 2*time.Second {
-		t.Fatalf("p took %s to pause writes during the flood", took)
+	if took := time.Since(pressed); took > operatorBound {
+		t.Fatalf("p took %s to pause writes during the flood (bound %s)", took, operatorBound)
 	}
 	testkit.Eventually(t, 20*time.Second, "a flood proposal denied as paused", func() bool {
 		mu.Lock()
@@ -281,7 +285,7 @@ func TestTmuxBellAndTitle(t *testing.T) {
 	// The title and the bell leave in one write; pipe-pane copies it to the
 	// file a moment later, so wait for the second bell, then make sure no
 	// third follows the next frame (w toggles one).
-	testkit.Eventually(t, 10*time.Second, "two bells in the raw output", func() bool {
+	testkit.Eventually(t, 30*time.Second, "two bells in the raw output", func() bool {
 		got, _ := os.ReadFile(raw)
 		return bells(got) >= 2
 	}, nil)
@@ -328,7 +332,7 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	a := startAgent(t, w.socket, "notify-agent")
 	id := a.propose(t, w.recipient.String(), 18_000_000)
 	var got []byte
-	testkit.Eventually(t, 10*time.Second, "the notify command writing "+out, func() bool {
+	testkit.Eventually(t, 30*time.Second, "the notify command writing "+out, func() bool {
 		got, _ = os.ReadFile(out)
 		return strings.Contains(string(got), id)
 	}, func() string { return string(got) })
@@ -343,7 +347,7 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	// still shows and serves proposals.
 	second := a.propose(t, w.recipient.String(), 19_000_000)
 	w.term.waitFor(30*time.Second, second, "notify for "+second+" failed")
-	testkit.Eventually(t, 10*time.Second, "the notify failure in the log file", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the notify failure in the log file", func() bool {
 		raw, _ := os.ReadFile(logFile)
 		return strings.Contains(string(raw), "notify command failed") && strings.Contains(string(raw), "exit status 7")
 	}, func() string { raw, _ := os.ReadFile(logFile); return string(raw) })
