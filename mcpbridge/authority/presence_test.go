@@ -16,7 +16,7 @@ import (
 // waitForEvent reads events until one of kind names client, or fails.
 func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.EventKind, client string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case ev := <-events:
@@ -24,7 +24,7 @@ func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.Ev
 				return
 			}
 		case <-deadline:
-			t.Fatalf("no %s event for %q within 10 s", kind, client)
+			t.Fatalf("no %s event for %q within 30 s", kind, client)
 		}
 	}
 }

@@ -413,7 +413,7 @@ func TestWedgedConsoleTimesOut(t *testing.T) {
 	if err == nil {
 		t.Fatal("got an answer from a silent console")
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("took %v despite a 300ms timeout", d)
 	}
 }

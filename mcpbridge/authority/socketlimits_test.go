@@ -73,7 +73,7 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	var mu sync.Mutex
 	var open, late int
 	var slowest time.Duration
-	limit := start.Add(timeout + 3*time.Second)
+	limit := start.Add(timeout + 15*time.Second) // room for a busy machine: uncut, they would stay open for good
 	for _, c := range conns {
 		wg.Add(1)
 		go func(c net.Conn) {
