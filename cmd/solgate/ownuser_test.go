@@ -298,7 +298,7 @@ func TestConsoleMemoryUnreadableBySameUser(t *testing.T) {
 	control := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups", "sleep", "60")
 	must(t, control.Start())
 	t.Cleanup(func() { control.Process.Kill(); control.Wait() })
-	testkit.Eventually(t, 10*time.Second, "setpriv exec'ing sleep", func() bool {
+	testkit.Eventually(t, 30*time.Second, "setpriv exec'ing sleep", func() bool {
 		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", control.Process.Pid))
 		return strings.TrimSpace(string(comm)) == "sleep"
 	}, nil)
