@@ -20,10 +20,11 @@ build: ## build bin/solgate
 # binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.
 PREFIX    ?= /usr/local
 # Separate from build, so `sudo make install` needs no Go toolchain for root.
+# DESTDIR stages the install under another root (packaging): DESTDIR=/tmp/pkg.
 install: ## install bin/solgate into $(PREFIX)/bin (default /usr/local/bin): make build && sudo make install
 	@test -x $(BIN) || { echo "$(BIN) is missing: run make build first"; exit 1; }
-	install -d $(PREFIX)/bin
-	install -m 0755 $(BIN) $(PREFIX)/bin/solgate
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/solgate
 
 localnet-deps: localnet/node_modules/.package-lock.json ## install the test ledger's npm packages from the lockfile
 
@@ -32,11 +33,41 @@ localnet/node_modules/.package-lock.json: localnet/package-lock.json localnet/pa
 	cd localnet && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
+# The test ledger alone, in the foreground, for your own MCP client (README, "Try
+# it with your own MCP client, offline"). Ctrl-C stops it.
+LOCALNET_PORT ?= 8899
+.PHONY: localnet
+localnet: localnet-deps ## run the local test ledger alone on 127.0.0.1:$(LOCALNET_PORT) (Ctrl-C stops it)
+	node localnet/server.mjs --port $(LOCALNET_PORT)
+
 vet: ## go vet
 	$(GO) vet ./...
 
 test: localnet-deps vet ## install localnet deps, vet, run every test under -race
 	$(GO) test $(TESTFLAGS) ./...
+
+# make test RUNS times in a row (default 5) beside a CPU hog: a test that only
+# passes on an idle machine is a defect. The hog is `stress -c HOG_CPUS` (Debian
+# package stress) or, without it, as many shell busy loops. Stops at the first
+# red run. LOAD_CMD replaces `make test` (e.g. to try the target on one package).
+RUNS     ?= 5
+HOG_CPUS ?= 4
+LOAD_CMD ?= $(MAKE) --no-print-directory test
+.PHONY: test-under-load
+test-under-load: localnet-deps ## make test RUNS times (default 5) with a CPU hog (stress -c 4) beside it
+	@hogs=""; trap 'kill $$hogs 2>/dev/null' EXIT INT TERM; \
+	if command -v stress >/dev/null 2>&1; then \
+	  stress -c $(HOG_CPUS) >/dev/null 2>&1 & hogs="$$!"; echo "hog: stress -c $(HOG_CPUS) (pid $$hogs)"; \
+	else \
+	  for i in $$(seq $(HOG_CPUS)); do sh -c 'while :; do :; done' & hogs="$$hogs $$!"; done; \
+	  echo "hog: $(HOG_CPUS) shell busy loops (apt-get install stress for stress -c)"; \
+	fi; \
+	for run in $$(seq $(RUNS)); do \
+	  start=$$(date +%s); \
+	  if $(LOAD_CMD); then echo "test-under-load: run $$run/$(RUNS) green in $$(( $$(date +%s) - start )) s"; \
+	  else echo "test-under-load: run $$run/$(RUNS) RED after $$(( $$(date +%s) - start )) s"; exit 1; fi; \
+	done; \
+	echo "test-under-load: $(RUNS)/$(RUNS) runs green beside the hog"
 
 # The fault matrix (mcpbridge/authority/faults_test.go) at full size. `make test`
 # runs the same tests with SOLGATE_FAULT_N unset (2 transfers per fault).

@@ -12,6 +12,7 @@ import (
 
 	bin "github.com/gagliardetto/binary"
 	"github.com/gagliardetto/solana-go"
+	alt "github.com/gagliardetto/solana-go/programs/address-lookup-table"
 )
 
 // This file holds the checks solgate makes before signing a transaction it
@@ -310,24 +311,26 @@ func DecodeTransaction(raw []byte) (*ForeignTx, error) {
 // LookupTables maps a lookup table's address to the addresses it holds.
 type LookupTables map[solana.PublicKey][]solana.PublicKey
 
-const lookupTableHeader = 56
-
-// ParseLookupTable reads an address lookup table account's addresses.
+// ParseLookupTable reads an address lookup table account's addresses with
+// solana-go's decoder. The checks before it fail closed where that decoder is
+// lenient: another owner, a length that is not the header plus whole
+// addresses (it would drop a ragged tail, and panic on a short one), or a
+// table that is not initialized.
 func ParseLookupTable(owner solana.PublicKey, data []byte) ([]solana.PublicKey, error) {
 	if !owner.Equals(solana.AddressLookupTableProgramID) {
 		return nil, fmt.Errorf("owned by %s, not the address lookup table program", owner)
 	}
-	if len(data) < lookupTableHeader || (len(data)-lookupTableHeader)%32 != 0 {
+	if len(data) < alt.LOOKUP_TABLE_META_SIZE || (len(data)-alt.LOOKUP_TABLE_META_SIZE)%32 != 0 {
 		return nil, fmt.Errorf("%d bytes is not a lookup table layout", len(data))
 	}
 	if binary.LittleEndian.Uint32(data[:4]) != 1 {
 		return nil, errors.New("not an initialized lookup table")
 	}
-	var out []solana.PublicKey
-	for o := lookupTableHeader; o+32 <= len(data); o += 32 {
-		out = append(out, solana.PublicKeyFromBytes(data[o:o+32]))
+	state, err := alt.DecodeAddressLookupTableState(data)
+	if err != nil {
+		return nil, fmt.Errorf("lookup table: %w", err)
 	}
-	return out, nil
+	return state.Addresses, nil
 }
 
 // ---------------------------------------------------------------- inspection

@@ -44,7 +44,7 @@ func LoadKeypair(path string) (*Keypair, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist (create one with `solana-keygen new -o %s`, or pass --keypair FILE)", ErrKeypair, path, path)
+			return nil, fmt.Errorf("%w: %s does not exist (create one with `solgate keygen -o %s`, or pass --keypair FILE)", ErrKeypair, path, path)
 		}
 		return nil, fmt.Errorf("%w: %v", ErrKeypair, err)
 	}

@@ -55,7 +55,7 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		server.WithInstructions("solgate lets you propose Solana transfers that a human approves in the solgate console. "+
+		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
 	)

@@ -44,7 +44,9 @@ type NoConsoleError struct {
 }
 
 func (e *NoConsoleError) Error() string {
-	msg := fmt.Sprintf("no approval console is running at %s: start `solgate console`", e.Path)
+	// The path and the setting that chose it: a typo in SOLGATE_SOCKET in an
+	// MCP client's config otherwise reads like a console that is not running.
+	msg := fmt.Sprintf("no approval console is running at %s: start `solgate console`, or, if it listens elsewhere, give `solgate mcp` the same --socket PATH (or SOLGATE_SOCKET)", e.Path)
 	// The common causes say nothing the sentence does not; others (permission
 	// denied, timeout) help whoever debugs it.
 	if e.Err != nil && !errors.Is(e.Err, fs.ErrNotExist) && !errors.Is(e.Err, syscall.ECONNREFUSED) {

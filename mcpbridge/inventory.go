@@ -2,8 +2,6 @@ package mcpbridge
 
 import (
 	"fmt"
-
-	"github.com/gagliardetto/solana-go"
 )
 
 // Tool is the declaration half of one entry of the tool inventory: a tool
@@ -121,7 +119,7 @@ var inventory = []Tool{
 		Description: "Quote a swap without making it: input amount, expected output, minimum output after slippage, price impact and route. Amounts are integers in base units of the mint. Read-only; to actually swap, call swap.",
 		Write:       false, OpenWorld: true,
 		Args: []ArgSpec{
-			{"input_mint", KindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
+			{"input_mint", KindAddress, true, "Mint address of the token to sell (wrapped SOL is " + wrappedSOLMint + ")."},
 			{"output_mint", KindAddress, true, "Mint address of the token to buy."},
 			{"amount", KindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
 			{"slippage_bps", KindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},
@@ -176,7 +174,7 @@ var inventory = []Tool{
 			" The approval also fixes the minimum output: if the price moved below it by execution time, nothing is swapped and you must propose again.",
 		Write: true, OpenWorld: true,
 		Args: []ArgSpec{
-			{"input_mint", KindAddress, true, "Mint address of the token to sell (wrapped SOL is " + solana.SolMint.String() + ")."},
+			{"input_mint", KindAddress, true, "Mint address of the token to sell (wrapped SOL is " + wrappedSOLMint + ")."},
 			{"output_mint", KindAddress, true, "Mint address of the token to buy."},
 			{"amount", KindBaseUnits, true, "Amount of input_mint to sell, in its base units (e.g. 1 USDC with 6 decimals = 1000000; 1 SOL = 1000000000). A JSON integer or a string of digits."},
 			{"slippage_bps", KindSlippageBps, true, "Maximum slippage in basis points, 1 to 10000 (50 = 0.5%)."},
@@ -196,3 +194,8 @@ var inventory = []Tool{
 		},
 	},
 }
+
+// wrappedSOLMint is the SPL Token native mint, spelled here so that the
+// bridge, which only names it in a description, does not link solana-go (and
+// its logging and encoding dependencies) into the process the model drives.
+const wrappedSOLMint = "So11111111111111111111111111111111111111112"

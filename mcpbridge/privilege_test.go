@@ -1,7 +1,9 @@
 package mcpbridge
 
 import (
+	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,18 +14,7 @@ import (
 // go list reads the real import graph, so a new import anywhere in the
 // bridge's dependencies fails here.
 func TestBridgeDoesNotImportTheAuthority(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to read the import graph: %v", err)
-	}
-	out, err := exec.Command(goBin, "list", "-deps", "github.com/solgate/solgate/mcpbridge").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list returned too little to judge: %q", deps)
-	}
+	deps := bridgeDeps(t)
 	forbidden := []string{
 		"github.com/solgate/solgate/mcpbridge/authority",
 		"github.com/solgate/solgate/executor",
@@ -37,4 +28,51 @@ func TestBridgeDoesNotImportTheAuthority(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bridgeDeps is the bridge package's build list as the go command computes it.
+func bridgeDeps(t *testing.T) []string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the import graph: %v", err)
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "github.com/solgate/solgate/mcpbridge").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 || !slices.Contains(deps, "github.com/mark3labs/mcp-go/mcp") {
+		t.Fatalf("go list returned too little to judge: %q", deps)
+	}
+	return deps
+}
+
+// The bridge builds no transaction, so no Solana library belongs in it, nor
+// what solana-go drags in (zap, bson, zstd): less code in the process the
+// model drives. It once imported solana-go only to spell the SOL mint.
+func TestBridgeLinksNoSolanaLibrary(t *testing.T) {
+	for _, dep := range bridgeDeps(t) {
+		for _, f := range []string{"github.com/gagliardetto/solana-go", "go.uber.org/zap", "go.mongodb.org/mongo-driver", "github.com/klauspost/compress"} {
+			if dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("the bridge package depends on %s", dep)
+			}
+		}
+	}
+}
+
+// The swap arguments' description names the wrapped SOL mint by its
+// published address (SPL Token's native mint), spelled out here.
+func TestSwapDescriptionNamesTheNativeMint(t *testing.T) {
+	for _, tool := range ToolDefinitions() {
+		if tool.Name != ToolSwap {
+			continue
+		}
+		raw, _ := json.Marshal(tool)
+		if !strings.Contains(string(raw), "wrapped SOL is So11111111111111111111111111111111111111112") {
+			t.Errorf("swap's schema does not name the native mint:\n%s", raw)
+		}
+		return
+	}
+	t.Fatal("no swap tool in the inventory")
 }

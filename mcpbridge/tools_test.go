@@ -37,23 +37,38 @@ func TestToolNamesAndKinds(t *testing.T) {
 // Every tool must state readOnlyHint; clients use it to decide what needs the
 // user's attention. The check reads the wire JSON, where a missing hint is a
 // missing key.
+// spends is whether each tool can move funds, spelled out from DESIGN.md's
+// "MCP tools" table (its kind column), not taken from the inventory: a hint
+// derived from the same flag it is checked against could never be wrong.
+var spends = map[string]bool{
+	"get_balance": false, "get_token_balances": false, "get_quote": false, "get_token_info": false,
+	"get_spend_status": false, "get_transaction": false, "proposal_status": false,
+	"transfer_sol": true, "transfer_token": true, "swap": true,
+	"sign_and_send_transaction": true, "x402_fetch": true, "solana_action": true,
+}
+
 func TestEveryToolStatesReadOnlyHint(t *testing.T) {
 	for _, tool := range ToolDefinitions() {
+		write, known := spends[tool.Name]
+		if !known {
+			t.Errorf("%s is not in DESIGN.md's tool table (add it there and to spends)", tool.Name)
+			continue
+		}
 		ann := wireJSON(t, tool)["annotations"].(map[string]any)
 		ro, ok := ann["readOnlyHint"].(bool)
 		if !ok || tool.Annotations.ReadOnlyHint == nil {
 			t.Errorf("%s does not state readOnlyHint: %v", tool.Name, ann)
 			continue
 		}
-		if ro == IsWriteTool(tool.Name) {
-			t.Errorf("%s: readOnlyHint %v contradicts IsWriteTool", tool.Name, ro)
+		if ro == write {
+			t.Errorf("%s: readOnlyHint %v, but the tool %s", tool.Name, ro, map[bool]string{true: "spends", false: "only reads"}[write])
 		}
 		for _, hint := range []string{"destructiveHint", "idempotentHint", "openWorldHint", "title"} {
 			if _, ok := ann[hint]; !ok {
 				t.Errorf("%s does not state %s", tool.Name, hint)
 			}
 		}
-		if d := ann["destructiveHint"]; d != IsWriteTool(tool.Name) {
+		if d := ann["destructiveHint"]; d != write {
 			t.Errorf("%s: destructiveHint %v", tool.Name, d)
 		}
 	}

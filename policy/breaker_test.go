@@ -5,28 +5,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
-// fakeClock is a settable clock for the rolling windows.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newFakeClock is a settable clock for the rolling windows.
+func newFakeClock() *testkit.Clock {
+	return testkit.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 }
 
 func slippageDenial() Decision {

@@ -13,9 +13,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // terminal is a tmux server of our own (-L) running one console in a
@@ -24,10 +23,11 @@ type terminal struct {
 	t      *testing.T
 	server string
 	errLog string
+	wallet string // the console's wallet, which w shows in full
 }
 
-func (term *terminal) pane() solgatetest.Pane {
-	return solgatetest.Pane{Server: term.server, Target: "console", ErrLog: term.errLog}
+func (term *terminal) pane() testkit.Pane {
+	return testkit.Pane{Server: term.server, Target: "console", ErrLog: term.errLog}
 }
 
 func (term *terminal) tmux(args ...string) (string, error) { return term.pane().Tmux(args...) }
@@ -44,6 +44,25 @@ func (term *terminal) waitFor(timeout time.Duration, want ...string) string {
 func (term *terminal) keys(keys ...string) {
 	term.t.Helper()
 	term.pane().Keys(term.t, keys...)
+}
+
+// approvable waits until id is the selected row (the marker › on its row)
+// and its grace period is over, so that the next a approves id.
+func (term *terminal) approvable(id string) {
+	term.t.Helper()
+	term.pane().WaitApprovable(term.t, 20*time.Second, id)
+}
+
+// settled proves that the console has handled every key typed so far: it
+// reads keys in order, so once w has shown the full wallet and hidden it
+// again, every earlier key has had its effect on the model. Use it only with
+// no dialog open (w would be typed into a reason).
+func (term *terminal) settled() {
+	term.t.Helper()
+	term.keys("w")
+	term.pane().WaitUntil(term.t, 20*time.Second, "the full wallet (w)", func(s string) bool { return strings.Contains(s, "wallet "+term.wallet) })
+	term.keys("w")
+	term.pane().WaitUntil(term.t, 20*time.Second, "the wallet hidden again (w)", func(s string) bool { return !strings.Contains(s, "wallet "+term.wallet) })
 }
 
 // pid is the console's process id (the pane runs it with exec).
@@ -87,27 +106,12 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("this end-to-end test requires tmux on PATH")
 	}
-	bin := solgatetest.Binary(t)
-	ctx := context.Background()
-	if cs.ledger.SlotMS == 0 {
-		cs.ledger.SlotMS = 20
-	}
-	l, err := localnet.Start(ctx, cs.ledger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-
-	key, _ := executor.NewRandomKeypair()
-	recipient, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	bin := testkit.Binary(t)
+	l, chain := testkit.StartLedger(t, cs.ledger)
+	key := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL)
+	recipient := testkit.NewWallet(t)
+	keyFile := key.File
 	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
 	// Unix socket paths are short (~108 bytes) and the directory must be 0700.
 	sockDir, err := os.MkdirTemp("", "sgt")
 	if err != nil {
@@ -124,13 +128,13 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		rpcURL = cs.rpc(t, rpcURL)
 	}
 
-	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr")}
+	term := &terminal{t: t, server: fmt.Sprintf("solgate-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), errLog: filepath.Join(tmp, "stderr"), wallet: key.Pub.String()}
 	args := []string{bin, "console", "--rpc", rpcURL, "--keypair", keyFile, "--socket", socket,
-		"--state", state, "--allow-recipient", recipient.PublicKey().String()}
+		"--state", state, "--allow-recipient", recipient.Pub.String()}
 	args = append(args, cs.flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
 	if cs.prepare != nil {
-		flags, env := cs.prepare(t, l, key.PublicKey())
+		flags, env := cs.prepare(t, l, key.Pub)
 		args = append(args, flags...)
 		command = "exec env " + shellJoin(env) + " " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
 	}
@@ -139,8 +143,8 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	}
 	t.Cleanup(func() { term.tmux("kill-server") })
 	term.waitFor(30*time.Second, "SOLGATE", "QUEUE")
-	return &consoleWorld{ledger: l, chain: rpc.New(l.RPC()), term: term, bin: bin, socket: socket, state: state, keyFile: keyFile,
-		wallet: key.PublicKey(), recipient: recipient.PublicKey()}
+	return &consoleWorld{ledger: l, chain: chain, term: term, bin: bin, socket: socket, state: state, keyFile: keyFile,
+		wallet: key.Pub, recipient: recipient.Pub}
 }
 
 func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
@@ -153,10 +157,10 @@ func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
 }
 
 // agent drives a real `solgate mcp` subprocess over stdio, as an AI client would.
-type agent struct{ *solgatetest.Agent }
+type agent struct{ *testkit.Agent }
 
 func startAgent(t *testing.T, socket, name string) agent {
-	return agent{solgatetest.StartAgent(t, socket, name)}
+	return agent{testkit.StartAgent(t, socket, name)}
 }
 
 // call returns the structured result and the text, as the model sees them.
@@ -180,20 +184,20 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if st["status"] != "pending_approval" || id == "" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	screen := w.term.waitFor(10*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
+	screen := w.term.waitFor(30*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
 	if w.balance(t, w.recipient) != 0 {
 		t.Fatal("a proposal moved funds")
 	}
 
-	// Enter never approves; wait out the grace period, then press a.
-	time.Sleep(1200 * time.Millisecond)
+	// Enter never approves, even after the grace period; then a does.
+	w.term.approvable(id)
 	w.term.keys("Enter")
-	time.Sleep(300 * time.Millisecond)
+	w.term.settled()
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
 		t.Fatalf("Enter changed the proposal: %v", st)
 	}
 	w.term.keys("a")
-	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if st["status"] != "approved" || token == "" {
 		t.Fatalf("after a: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
@@ -207,7 +211,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if got := w.balance(t, w.recipient); got != amount {
 		t.Errorf("recipient holds %d lamports, want %d", got, amount)
 	}
-	screen = w.term.waitFor(10*time.Second, "verified", "EXECUTED")
+	screen = w.term.waitFor(30*time.Second, "verified", "EXECUTED")
 	sig, _ := st["signature"].(string)
 	if sig == "" || !strings.Contains(screen, sig[:4]) {
 		t.Errorf("the signature %s is not on screen:\n%s", sig, screen)
@@ -220,18 +224,12 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 		t.Errorf("the header does not list the connected agent:\n%s", screen)
 	}
 	a.C.Close()
-	w.term.waitFor(10*time.Second, "agents: none connected", "agent tmux-agent 1.0 disconnected")
+	w.term.waitFor(30*time.Second, "agents: none connected", "agent tmux-agent 1.0 disconnected")
 
 	// q with nothing pending quits, and the process ends.
 	pid := w.term.pid()
 	w.term.keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("console %d still running after q; screen:\n%s", pid, w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.Eventually(t, 30*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 func processAlive(pid int) bool {

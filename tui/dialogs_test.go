@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/solgate/solgate/localnet/testkit"
+
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,7 @@ func expiredEvent(t *testing.T, w *hubWorld, id string) eventsMsg {
 // typeSlowly presses each rune of text as its own key, the clock moving
 // between keys as a person types (200 ms a key), and returns the actions
 // performed against the real hub.
-func typeSlowly(t *testing.T, m *model, c *clock, text string) []action {
+func typeSlowly(t *testing.T, m *model, c *testkit.Clock, text string) []action {
 	t.Helper()
 	var acts []action
 	for _, r := range text {

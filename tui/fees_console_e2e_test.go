@@ -32,11 +32,11 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	if st["status"] != "pending_approval" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, id, "0.05000529 SOL", "priority 0.00000029 SOL", "p50 of 4 recent fees", "200000 micro-lamports/CU")
+	w.term.waitFor(30*time.Second, id, "0.05000529 SOL", "priority 0.00000029 SOL", "p50 of 4 recent fees", "200000 micro-lamports/CU")
 
-	time.Sleep(1200 * time.Millisecond) // the approval grace period
+	w.term.approvable(id)
 	w.term.keys("a")
-	st, _ = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	st, _ = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if token == "" {
 		t.Fatalf("not approved: %v\n%s", st, w.term.screen())
@@ -54,7 +54,7 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	if tx.Meta.Fee != 5290 || tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0] != amount+5290 {
 		t.Errorf("ledger charged fee %d, wallet lost %d; want 5290 and %d", tx.Meta.Fee, tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0], amount+5290)
 	}
-	w.term.waitFor(10*time.Second, "EXECUTED", "fee 5,290")
+	w.term.waitFor(30*time.Second, "EXECUTED", "fee 5,290")
 
 	// A market far above the 1000-lamport cap: the cap, and the screen says so.
 	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{10_000_000}}); err != nil {
@@ -65,7 +65,7 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 		t.Fatalf("capped proposal: %v\n%s", st, text)
 	}
 	// The new proposal is listed above the executed one.
-	time.Sleep(1200 * time.Millisecond)
+	w.term.waitFor(30*time.Second, st["proposal_id"].(string))
 	w.term.keys("k")
-	w.term.waitFor(10*time.Second, "DETAIL  "+st["proposal_id"].(string), "CAPPED", "priority 0.000001 SOL")
+	w.term.waitFor(30*time.Second, "DETAIL  "+st["proposal_id"].(string), "CAPPED", "priority 0.000001 SOL")
 }

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
@@ -68,16 +68,10 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	fps, _ := strconv.Atoi(os.Getenv("SOLGATE_TUI_FPS"))
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 100*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), 100*solana.LAMPORTS_PER_SOL)
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{to.PublicKey().String()}
 	spend, _ := policy.NewSpend(nil, nil)
@@ -98,17 +92,22 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	go h.Serve(ln)
 	defer func() { ln.Close(); h.Close() }()
-	agent := solgatetest.StartAgent(t, ln.Path(), "flood-agent")
+	agent := testkit.StartAgent(t, ln.Path(), "flood-agent")
 
 	in, typist := io.Pipe()
 	out := &frameClock{}
 	runCtx, stopRun := context.WithCancel(ctx)
 	ran := make(chan error, 1)
+	firstFrame := out.expect("QUEUE") // before Run, so the first frame cannot slip past
 	go func() {
 		ran <- Run(runCtx, Options{Hub: h, Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
 	}()
 	defer func() { stopRun(); typist.Close(); <-ran }()
-	time.Sleep(time.Second)
+	select { // the first frame: the console is up
+	case <-firstFrame:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the console drew no frame within 30 s")
+	}
 
 	// The flood: one proposal every 20 ms, each with its own amount.
 	var mu sync.Mutex
@@ -161,7 +160,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 		}
 		// Not in step with the renderer's ticks: a press right after a
 		// frame waits longest, one right before it least.
-		time.Sleep(200*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond))))
+		time.Sleep(200*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond)))) // behaviour under test: an operator's typing pace
 	}
 	elapsed := time.Since(start)
 	var cpu1 syscall.Rusage

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
@@ -52,14 +53,14 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	if remote {
 		ledgerNetwork = ""
 	}
+	// Not testkit.StartLedger: that one ends with its test, and this ledger
+	// serves the whole binary (TestMain stops it).
 	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, Network: ledgerNetwork})
 	if err != nil {
 		t.Fatalf("localnet: %v", err)
 	}
 	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), 10*solana.LAMPORTS_PER_SOL)
 	allowed, _ := executor.NewRandomKeypair()
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{allowed.PublicKey().String()}
@@ -157,28 +158,11 @@ func (w *hubWorld) status(t *testing.T, id string) hub.Status {
 	return p.Status
 }
 
-// clock is a settable time source for the model (the hub keeps real time).
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Now()} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+// newClock is a settable time source for the model (the hub keeps real time).
+func newClock() *testkit.Clock { return testkit.NewClock(time.Now()) }
 
 // hubModel builds the console's model on a real hub, as Run does.
-func hubModel(w *hubWorld, c *clock) *model {
+func hubModel(w *hubWorld, c *testkit.Clock) *model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	h := w.hub

@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // Published genesis hashes, spelled out (what `solana genesis-hash` prints
@@ -30,14 +30,14 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 	if w.ledger.GenesisHash() != publishedMainnetGenesis {
 		t.Fatalf("the ledger reports genesis %s, want mainnet-beta's %s", w.ledger.GenesisHash(), publishedMainnetGenesis)
 	}
-	w.term.waitFor(10*time.Second, "MAINNET — real funds", "genesis 5eyk…2N9d")
+	w.term.waitFor(30*time.Second, "MAINNET — real funds", "genesis 5eyk…2N9d")
 
 	a := startAgent(t, w.socket, "mainnet-agent")
 	st, text := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000})
 	if st["status"] != "denied" || st["rule"] != "network" || !strings.Contains(text, "--allow-mainnet") {
 		t.Fatalf("a write on mainnet without --allow-mainnet: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, "AUTO-DENIED")
+	w.term.waitFor(30*time.Second, "AUTO-DENIED")
 	if got := w.balance(t, w.recipient); got != 0 {
 		t.Fatalf("the recipient holds %d lamports", got)
 	}
@@ -50,11 +50,7 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 	}
 
 	// The same state directory on another cluster.
-	other, err := localnet.Start(context.Background(), localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = other.Close() })
+	other, _ := testkit.StartLedger(t, localnet.Options{})
 	rc, stderr := consoleRefuses(t, w.bin, "--rpc", other.RPC(), "--keypair", w.keyFile, "--state", w.state, "--socket", w.socket+"2")
 	t.Logf("refusal on another cluster (exit %d):\n%s", rc, stderr)
 	for _, want := range []string{publishedMainnetGenesis, other.GenesisHash(), "--state", "belong to one cluster"} {
@@ -81,7 +77,7 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 // the confirmation and approves nothing.
 func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 	w := startConsoleWith(t, consoleSetup{ledger: localnet.Options{Network: "mainnet-beta"}, flags: []string{"--allow-mainnet"}})
-	w.term.waitFor(10*time.Second, "MAINNET — real funds")
+	w.term.waitFor(30*time.Second, "MAINNET — real funds")
 	a := startAgent(t, w.socket, "mainnet-agent")
 	const amount = 20_000_000
 	args := map[string]any{"to": w.recipient.String(), "lamports": amount}
@@ -90,16 +86,14 @@ func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 	if st["status"] != "pending_approval" || id == "" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, id)
-	time.Sleep(1200 * time.Millisecond) // past the grace period
-
+	w.term.approvable(id)
 	w.term.keys("a")
-	w.term.waitFor(10*time.Second, "CONFIRM MAINNET APPROVAL", "press y to approve")
+	w.term.waitFor(30*time.Second, "CONFIRM MAINNET APPROVAL", "press y to approve")
 	if st, _ := a.call("proposal_status", map[string]any{"proposal_id": id}); st["status"] != "pending" {
 		t.Fatalf("a alone changed the proposal on mainnet: %v", st)
 	}
 	w.term.keys("y")
-	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	st, text = a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	token, _ := st["confirm"].(string)
 	if st["status"] != "approved" || token == "" {
 		t.Fatalf("after a, y: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
@@ -118,7 +112,7 @@ func TestConsoleOnMainnetGenesisApprovesOnlyWithSecondKey(t *testing.T) {
 // --allow-unknown-network (--allow-mainnet does not open it).
 func TestConsoleOnUnknownRemoteNetwork(t *testing.T) {
 	w := startConsoleWith(t, consoleSetup{rpc: nonLoopback, flags: []string{"--allow-mainnet"}})
-	w.term.waitFor(10*time.Second, "UNKNOWN NETWORK — treat as real funds")
+	w.term.waitFor(30*time.Second, "UNKNOWN NETWORK — treat as real funds")
 	a := startAgent(t, w.socket, "remote-agent")
 	st, text := a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000})
 	if st["status"] != "denied" || st["rule"] != "network" || !strings.Contains(text, "--allow-unknown-network") {
@@ -146,13 +140,7 @@ func (w *consoleWorld) quit(t *testing.T) {
 	t.Helper()
 	pid := w.term.pid()
 	w.term.keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("console %d still running after q; screen:\n%s", pid, w.term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.Eventually(t, 30*time.Second, "the console's exit after q", func() bool { return !processAlive(pid) }, w.term.screen)
 }
 
 // consoleRefuses runs `solgate console args...` in a terminal of its own (it
@@ -167,17 +155,13 @@ func consoleRefuses(t *testing.T, bin string, args ...string) (int, string) {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
 	defer term.tmux("kill-server")
-	deadline := time.Now().Add(40 * time.Second)
-	for {
-		if raw, err := os.ReadFile(rcFile); err == nil && strings.HasSuffix(string(raw), "\n") {
-			var rc int
-			fmt.Sscan(string(raw), &rc)
-			stderr, _ := os.ReadFile(term.errLog)
-			return rc, string(stderr)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the console did not exit; screen:\n%s", term.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var raw []byte
+	testkit.Eventually(t, 40*time.Second, "the console's exit", func() bool {
+		raw, _ = os.ReadFile(rcFile)
+		return strings.HasSuffix(string(raw), "\n")
+	}, term.screen)
+	var rc int
+	fmt.Sscan(string(raw), &rc)
+	stderr, _ := os.ReadFile(term.errLog)
+	return rc, string(stderr)
 }

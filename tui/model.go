@@ -68,7 +68,7 @@ const (
 	dialogNone     dialogKind = iota
 	dialogApprove             // mainnet or unknown network: y confirms, anything else cancels
 	dialogDeny                // typing a reason: Enter denies, Esc cancels
-	dialogQuit                // pending proposals: y quits and denies them
+	dialogQuit                // pending or approved-unexecuted proposals: y quits, denies them and voids the approvals
 	dialogDenyUser            // D: y denies every pending proposal of the selected one's user
 )
 
@@ -484,11 +484,24 @@ func (m *model) denyKey(k tea.KeyMsg) action {
 }
 
 func (m *model) requestQuit() (action, tea.Cmd) {
-	if len(m.queue.pending) > 0 {
+	// An approval not yet used dies with the console (its token is void),
+	// so quitting then asks too, as it does with proposals pending.
+	if len(m.queue.pending) > 0 || m.approvedWaiting() > 0 {
 		m.dialog = dialog{kind: dialogQuit}
 		return nil, nil
 	}
 	return nil, tea.Quit
+}
+
+// approvedWaiting counts approvals whose token the agent has not used yet.
+func (m *model) approvedWaiting() int {
+	n := 0
+	for _, e := range m.queue.decided {
+		if e.p.Status == hub.StatusApproved {
+			n++
+		}
+	}
+	return n
 }
 
 // mainnet: real funds may be at stake, so the header is loud and approval

@@ -1,31 +1,53 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // A notify command that hangs is killed at its timeout, with whatever it
-// started (its process group), and the failure says so.
+// started (its process group), and the failure says so. The command's own
+// child records its pid: killing only the shell (Process.Kill) would leave
+// that child running, and this test red.
 func TestNotifyCommandTimesOut(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "late")
-	n := newNotifier("sleep 5 & wait; touch "+marker, 300*time.Millisecond, nil)
+	pidFile := filepath.Join(t.TempDir(), "child")
+	n := newNotifier("sleep 60 & echo $! > "+pidFile+"; wait", 5*time.Second, nil)
 	start := time.Now()
 	err := n.run(notifyFields{ID: "p_x"})
 	took := time.Since(start)
-	if err == nil || !strings.Contains(err.Error(), "did not finish within 300ms") {
+	if err == nil || !strings.Contains(err.Error(), "did not finish within 5s") {
 		t.Fatalf("err %v", err)
 	}
-	if took > 3*time.Second {
+	if took > 20*time.Second {
 		t.Fatalf("run returned after %s", took)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("the command went on after its timeout")
+	raw, err := os.ReadFile(pidFile)
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || perr != nil {
+		t.Fatalf("the command did not record its child within its 5 s: %q %v", raw, err)
 	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if !testkit.Poll(10*time.Second, func() bool { return !pidAlive(pid) }) {
+		t.Fatalf("the command's child %d went on after its timeout", pid)
+	}
+}
+
+// pidAlive reports whether pid runs (a zombie has exited).
+func pidAlive(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
 }
 
 // Fields reach the command as sanitised environment variables: an escape

@@ -19,6 +19,9 @@ import (
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
+// DefaultGrace is the approval grace period when Options.Grace is zero.
+const DefaultGrace = 800 * time.Millisecond
+
 // Options configure Run.
 type Options struct {
 	Hub     *hub.Hub
@@ -45,7 +48,7 @@ type Options struct {
 }
 
 const (
-	defaultGrace = 800 * time.Millisecond
+	defaultGrace = DefaultGrace
 	maxGrace     = time.Second
 	// eventBuffer is the subscription's channel size. Approval events are
 	// never dropped by the hub (it waits for us); progress events are
@@ -99,6 +102,14 @@ func Run(ctx context.Context, opts Options) error {
 	<-done
 	if n := h.DenyAllPending(decidedBy, closedReason); n > 0 {
 		fmt.Fprintf(opts.Output, "solgate: %d pending proposal(s) denied: %s\n", n, closedReason)
+	}
+	// Tokens live in this process: say so, and record it, rather than let
+	// an approval vanish without a word.
+	if n := h.RevokeAll(decidedBy); n > 0 {
+		fmt.Fprintf(opts.Output, "solgate: %d approved proposal(s) not executed: their approvals are void (%s)\n", n, closedReason)
+		if opts.Logger != nil {
+			opts.Logger.Info("approvals void on quit", "count", n)
+		}
 	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/solgate/solgate/localnet/testkit"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -56,7 +58,7 @@ func TestForward(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("forward did not stop with its context")
 	}
 	mu.Lock()
@@ -80,13 +82,16 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	p := w.propose(t, "run-agent")
 	in, typist := io.Pipe()
 	var out bytes.Buffer
+	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: &syncWriter{w: &out}})
+		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
-	time.Sleep(500 * time.Millisecond) // past the grace period of the opening
+	// Keys written together arrive as one key message: type y only once
+	// the quit question is on screen.
+	screen.waitFor(t, p.ID)
 	io.WriteString(typist, "q")
-	time.Sleep(200 * time.Millisecond)
+	screen.waitFor(t, "Quit and deny")
 	io.WriteString(typist, "y")
 	select {
 	case err := <-errc:
@@ -103,6 +108,45 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	}
 }
 
+// An approval the agent has not used yet dies with the console: q asks
+// first and says so, y quits, and the hub then holds the proposal as expired
+// (its token void), with the reason on the way out.
+func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
+	w := sharedWorld(t, "")
+	p := w.propose(t, "quit-agent")
+	if _, err := w.hub.Approve(p.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	in, typist := io.Pipe()
+	defer typist.Close()
+	var out bytes.Buffer
+	screen := &syncWriter{w: &out}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+	}()
+	screen.waitFor(t, "QUEUE") // the console is up (p may be scrolled off: the hub is shared)
+	io.WriteString(typist, "q")
+	screen.waitFor(t, "approved proposal(s) have not been executed yet")
+	screen.waitFor(t, "makes their approvals void")
+	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusApproved {
+		t.Fatalf("q alone changed the approval: %s", got.Status)
+	}
+	io.WriteString(typist, "y")
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not end after q y")
+	}
+	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusExpired || got.Token != "" {
+		t.Errorf("after quit the approval is %s (token kept: %v)", got.Status, got.Token != "")
+	}
+	screen.waitFor(t, "approved proposal(s) not executed: their approvals are void")
+}
+
 // When its context ends, Run returns nil and denies what is pending.
 func TestRunEndsWithContext(t *testing.T) {
 	w := sharedWorld(t, "")
@@ -110,13 +154,14 @@ func TestRunEndsWithContext(t *testing.T) {
 	in, typist := io.Pipe()
 	defer typist.Close()
 	ctx, cancel := context.WithCancel(context.Background())
+	screen := &syncWriter{w: &bytes.Buffer{}}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: &syncWriter{w: io.Discard}})
+		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
-	time.Sleep(300 * time.Millisecond)
+	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs
-	time.Sleep(300 * time.Millisecond)
+	screen.waitFor(t, p.ID)
 	cancel()
 	select {
 	case err := <-errc:
@@ -150,4 +195,15 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// waitFor waits until the output so far (a *bytes.Buffer) holds want.
+func (s *syncWriter) waitFor(t *testing.T, want string) {
+	t.Helper()
+	text := func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.w.(*bytes.Buffer).String()
+	}
+	testkit.Eventually(t, 20*time.Second, "the console showing "+want, func() bool { return strings.Contains(text(), want) }, nil)
 }

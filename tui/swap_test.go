@@ -289,7 +289,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 		t.Fatalf("execute swap: %+v", res)
 	}
 	received := tokens() - before
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for m.queue.byID[id].p.Status != hub.StatusExecuted {
 		select {
 		case msg := <-msgs:

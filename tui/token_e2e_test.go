@@ -8,14 +8,14 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // ownerTokens sums what owner holds of mint, read from the ledger.
 func (w *consoleWorld) ownerTokens(t *testing.T, owner solana.PublicKey, mint string) (sum uint64, n int) {
 	t.Helper()
-	return solgatetest.OwnerTokens(t, w.chain, owner, mint)
+	return testkit.OwnerTokens(t, w.chain, owner, mint)
 }
 
 // transfer_token through the real binaries: `solgate console` in tmux with
@@ -51,9 +51,9 @@ func TestTmuxTransferToken(t *testing.T) {
 	a := startAgent(t, w.socket, "token-agent")
 	approve := func(id string) string {
 		t.Helper()
-		time.Sleep(1200 * time.Millisecond) // the grace period
+		w.term.approvable(id)
 		w.term.keys("a")
-		st, text := a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+		st, text := a.call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 		token, _ := st["confirm"].(string)
 		if st["status"] != "approved" || token == "" {
 			t.Fatalf("after a: %v\n%s\nscreen:\n%s", st, text, w.term.screen())
@@ -68,7 +68,7 @@ func TestTmuxTransferToken(t *testing.T) {
 	if st["status"] != "pending_approval" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, id, "1.5 ", "their token account", "Creates", "rent 0.00203928 SOL")
+	w.term.waitFor(30*time.Second, id, "1.5 ", "their token account", "Creates", "rent 0.00203928 SOL")
 	if got, _ := w.ownerTokens(t, w.recipient, spl); got != 0 {
 		t.Fatal("a proposal moved tokens")
 	}
@@ -83,7 +83,7 @@ func TestTmuxTransferToken(t *testing.T) {
 	if got, _ := w.ownerTokens(t, w.wallet, spl); got != 8_500_000 {
 		t.Fatalf("wallet holds %d, want 8500000", got)
 	}
-	w.term.waitFor(10*time.Second, "EXECUTED", "verified", "spent 1500000")
+	w.term.waitFor(30*time.Second, "EXECUTED", "verified", "spent 1500000")
 
 	// Denials, each an ordinary result naming its rule, shown in the log.
 	// Four: a fifth denial within a minute would trip the retry breaker.
@@ -102,7 +102,7 @@ func TestTmuxTransferToken(t *testing.T) {
 		if st["status"] != "denied" || st["rule"] != c.rule || !strings.Contains(reason, c.says) {
 			t.Errorf("%s: want denied by %s saying %q, got %v\n%s", c.name, c.rule, c.says, st, text)
 		}
-		w.term.waitFor(10*time.Second, c.rule+":") // "denied by RULE: reason", wrapped anywhere but inside a word
+		w.term.waitFor(30*time.Second, c.rule+":") // "denied by RULE: reason", wrapped anywhere but inside a word
 	}
 	if got, _ := w.ownerTokens(t, w.recipient, spl); got != 1_500_000 {
 		t.Fatalf("a denial moved tokens: recipient holds %d", got)
@@ -116,7 +116,7 @@ func TestTmuxTransferToken(t *testing.T) {
 	if st["status"] != "pending_approval" || st["received"] != "1980000" {
 		t.Fatalf("propose 2022: %v\n%s", st, text)
 	}
-	w.term.waitFor(10*time.Second, id, "Xfer fee", "withheld", "1.98")
+	w.term.waitFor(30*time.Second, id, "Xfer fee", "withheld", "1.98")
 	args["confirm"] = approve(id)
 	st, text = a.call("transfer_token", args)
 	if st["status"] != "executed" {

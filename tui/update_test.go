@@ -209,7 +209,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 	go forward(ctx, events, w.hub, func(msg tea.Msg) { msgs <- msg })
 	await := func(id string) {
 		t.Helper()
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(30 * time.Second)
 		for m.queue.byID[id] == nil {
 			select {
 			case msg := <-msgs:

@@ -385,8 +385,13 @@ func (m *model) dialogLines(width, height int) []string {
 		body = append(body, wrapStyled(s.warn, "press y to deny them all · any other key cancels", width)...)
 	case dialogQuit:
 		title = "QUIT"
-		body = wrap(fmt.Sprintf("%d proposal(s) are pending. Quit and deny them all as %q?", len(m.queue.pending), closedReason), width)
-		body = append(body, wrapStyled(s.warn, "press y to quit and deny · any other key stays", width)...)
+		if n := len(m.queue.pending); n > 0 {
+			body = wrap(fmt.Sprintf("%d proposal(s) are pending. Quit and deny them all as %q?", n, closedReason), width)
+		}
+		if n := m.approvedWaiting(); n > 0 {
+			body = append(body, wrap(fmt.Sprintf("%d approved proposal(s) have not been executed yet: quitting makes their approvals void (the agent's tokens stop working).", n), width)...)
+		}
+		body = append(body, wrapStyled(s.warn, "press y to quit · any other key stays", width)...)
 	}
 	lines := []string{s.dialog.Render(pad(" "+title, width))}
 	lines = append(lines, body...)
@@ -417,7 +422,7 @@ func (m *model) helpLine() string {
 	case dialogApprove:
 		return fit("y approve on mainnet · any other key cancels", m.width)
 	case dialogQuit:
-		return fit("y quit and deny what is pending · any other key stays", m.width)
+		return fit("y quit (pending: denied, approved: void) · any other key stays", m.width)
 	case dialogDenyUser:
 		return fit("y deny all of this user's pending proposals · any other key cancels", m.width)
 	}

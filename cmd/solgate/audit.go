@@ -32,8 +32,8 @@ func newAuditCmd() *cobra.Command {
 			"and verify the SHA-256 hash chain, and that it ends at the head recorded in " +
 			"audit.head beside the database. Exits non-zero naming the first entry " +
 			"that was altered or removed.\n\nThe state directory is --state, else SOLGATE_STATE " +
-			"(or SOLGATE_STATE_DIR), else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: " +
-			"the console's own rule.",
+			"(or SOLGATE_STATE_DIR), else state in the --config file (or SOLGATE_CONFIG), " +
+			"else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: the console's own rule.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true, // a broken chain is not a usage mistake
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -44,8 +44,9 @@ func newAuditCmd() *cobra.Command {
 			return runAudit(cmd.OutOrStdout(), s.State, asJSON, acceptMissing)
 		},
 	}
-	// The console's state row: the same flag, variables and default.
-	sf = registerSettings(cmd.Flags(), "state")
+	// The console's state and config rows: the same flags, variables,
+	// file and default, so audit finds the database the console uses.
+	sf = registerSettings(cmd.Flags(), "state", "config")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
 	cmd.Flags().BoolVar(&acceptMissing, "accept-missing-head", false, "pass a trail that has entries but no audit.head file (only the database then vouches for it; a same-user forger can delete the head file)")
 	return cmd

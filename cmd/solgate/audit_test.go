@@ -296,3 +296,28 @@ func TestAuditFailsOnRechainedDatabase(t *testing.T) {
 		t.Fatalf("console open: %v", err)
 	}
 }
+
+// A console configured by a TOML file keeps its state where the file says;
+// audit reads the same file, from --config or SOLGATE_CONFIG, and is not put
+// off by the policy keys in it.
+func TestAuditReadsTheConsolesConfigFile(t *testing.T) {
+	isolateEnv(t)
+	dir := auditSeed(t)
+	cfg := filepath.Join(t.TempDir(), "solgate.toml")
+	body := "state = \"" + dir + "\"\nmax_sol_per_tx = 0.05\nallow_recipient = [\"" + addrA + "\"]\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := auditRun(t, "--config", cfg); err != nil || !strings.Contains(out, "chain intact") {
+		t.Fatalf("audit --config: %v\n%s", err, out)
+	}
+	t.Setenv("SOLGATE_CONFIG", cfg)
+	if out, err := auditRun(t); err != nil || !strings.Contains(out, "chain intact") {
+		t.Fatalf("audit with SOLGATE_CONFIG: %v\n%s", err, out)
+	}
+	// The variable beats the file, as for the console.
+	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "elsewhere"))
+	if _, err := auditRun(t); err == nil || !strings.Contains(err.Error(), "no solgate database") {
+		t.Fatalf("SOLGATE_STATE over the file's state: %v", err)
+	}
+}

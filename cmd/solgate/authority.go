@@ -91,6 +91,13 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		return nil, fmt.Errorf("--state: %w", err)
 	}
 	a.closers = append(a.closers, unlock)
+	if c.exposure != nil {
+		// The report (get_spend_status) describes the console as it runs:
+		// the state directory exists now, whatever it was before start-up.
+		exp := *c.exposure
+		exp.State = hub.StatFile(c.state)
+		c.exposure = &exp
+	}
 	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state+": log"
 	if c.logFile != "" {
 		logPath, logFlag = c.logFile, "--log-file"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	adm := hub.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
 	exp := exposureOf(s, adm)
 	if check {
-		return printCheck(stdout, s, exp)
+		return printCheck(ctx, stdout, s, exp)
 	}
 	// Every file the console trusts, then its terminal: each refusal names
 	// the file or the terminal and the fix.
@@ -120,6 +121,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
+		Grace: s.ApprovalGrace,
 	})
 }
 
@@ -143,14 +145,30 @@ func exposureOf(s Settings, adm hub.Admission) *hub.Exposure {
 	}
 }
 
+// probeRPC asks the node at url for its genesis hash, within 10 s.
+func probeRPC(ctx context.Context, url string) (executor.Network, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	client := executor.NewClient(url, executor.ClientOptions{})
+	defer client.Close()
+	return client.DetectNetwork(ctx)
+}
+
 // printCheck is `solgate console --check`: the situation before anything
 // starts, and the same refusals the console would give. It fails when the
 // console would refuse to start.
-func printCheck(out io.Writer, s Settings, exp *hub.Exposure) error {
+func printCheck(ctx context.Context, out io.Writer, s Settings, exp *hub.Exposure) error {
 	for _, l := range exp.Report() {
 		fmt.Fprintln(out, l)
 	}
 	var problems []error
+	// The console identifies the cluster before anything else and refuses
+	// to start without it, so --check asks the node too.
+	if network, genesis, err := probeRPC(ctx, s.RPC); err != nil {
+		problems = append(problems, fmt.Errorf("rpc %s cannot be reached, so the network cannot be identified (check --rpc or SOLGATE_RPC): %w", s.RPC, err))
+	} else {
+		fmt.Fprintf(out, "rpc %s: %s (genesis %s)\n", s.RPC, network.Label(), genesis)
+	}
 	if key, err := executor.LoadKeypair(s.Keypair); err != nil {
 		problems = append(problems, err)
 	} else {

@@ -39,7 +39,9 @@ transfer and 1 SOL per session), and a scripted assistant that drives
 ` + "`solgate mcp`" + ` like a model would: it reads the balance, proposes 0.05 SOL and
 waits for you (press a to approve, d to deny), tries 4.6 SOL, and tries a
 look-alike address, then looks up and proposes a swap into a token whose name
-tries to talk it into something. Its narration appears in the console's log.
+tries to talk it into something, and last sends 2.5 of a USDC-like demo token
+with transfer_token, under a per-mint cap of 5.0 (each waits for your a or d).
+Its narration appears in the console's log.
 
 Nothing touches a public network and nothing is installed at run time
 (` + "`make demo`" + ` installs localnet's npm packages first). With --prove it instead

@@ -14,7 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // tmuxPane runs a command in a detached tmux session of a fixed size, so a
@@ -40,7 +40,7 @@ func startTmux(t *testing.T, cols, rows int, command string) *tmuxPane {
 	return p
 }
 
-func (p *tmuxPane) pane() solgatetest.Pane { return solgatetest.Pane{Server: p.name, Target: p.name} }
+func (p *tmuxPane) pane() testkit.Pane { return testkit.Pane{Server: p.name, Target: p.name} }
 
 // screen is the visible pane; normal is the main screen under the TUI's
 // alternate screen (what the program printed before the TUI started).
@@ -94,7 +94,7 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 		t.Fatalf("before approval the recipient has %v (%v)", bal, err)
 	}
 
-	time.Sleep(1200 * time.Millisecond) // past the grace period
+	p.pane().WaitApprovable(t, 30*time.Second, "")
 	p.keys("a")
 	// allow_recipient is the look-alike attempt: it is the only one off the allowlist.
 	p.sawAll(90*time.Second, "verified", "max_sol_per_tx", "allow_recipient", "swap 0.05 SOL")
@@ -103,14 +103,16 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 		t.Fatalf("after approval the recipient has %v (%v), want 50000000 lamports", bal, err)
 	}
 
-	// The swap into the hostile token waits for the human too: select it
-	// (it is the only pending proposal), wait out the grace period, approve.
+	// The swap into the hostile token waits for the human too. It is the
+	// only pending proposal, so the console selects it when it arrives:
+	// wait until the marker is on its row and its grace period is over.
+	// (Pressing k here once moved the selection off it and restarted the
+	// grace period, and the a that followed was ignored.)
 	wallet := walletRe.FindStringSubmatch(p.normal())
 	if wallet == nil {
 		t.Fatalf("demo did not print its wallet:\n%s", p.normal())
 	}
-	time.Sleep(1200 * time.Millisecond) // keys are ignored just after it appeared
-	p.keys("k")
+	p.pane().WaitApprovable(t, 60*time.Second, "")
 	p.keys("a")
 	p.sawAll(60*time.Second, "swapped 0.05 SOL")
 	// The wallet holds the demo's USDC-like token too; the swap's output is
@@ -135,7 +137,7 @@ func TestDemoStoryInARealTerminal(t *testing.T) {
 	// Last, a token transfer under a per-mint cap: approve it and read the
 	// recipient's token balance back from the ledger.
 	p.waitFor(60*time.Second, "1 pending", "send 2.5")
-	time.Sleep(1200 * time.Millisecond)
+	p.pane().WaitApprovable(t, 30*time.Second, "")
 	p.keys("a")
 	p.waitFor(60*time.Second, "0 pending", "That's the story")
 	got, err := chain.GetTokenAccountsByOwner(context.Background(), recipient,
@@ -181,14 +183,14 @@ func TestDemoReadableAt120x34(t *testing.T) {
 	bin := solgateBinary(t)
 	p := startTmux(t, 120, 34, bin+" demo --slot-ms 50; sleep 60")
 	p.waitFor(60*time.Second, "1 pending", "PENDING")
-	time.Sleep(1200 * time.Millisecond)
+	p.pane().WaitApprovable(t, 30*time.Second, "")
 	p.keys("a")
 	p.sawAll(90*time.Second, "swap 0.05 SOL")
-	time.Sleep(1200 * time.Millisecond)
+	p.pane().WaitApprovable(t, 60*time.Second, "")
 	p.keys("a")
 	p.sawAll(90*time.Second, "swapped 0.05 SOL")
 	p.waitFor(60*time.Second, "1 pending", "send 2.5")
-	time.Sleep(1200 * time.Millisecond)
+	p.pane().WaitApprovable(t, 30*time.Second, "")
 	p.keys("a")
 	p.sawAll(90*time.Second, "That's the story")
 
@@ -207,7 +209,9 @@ func TestDemoReadableAt120x34(t *testing.T) {
 			break
 		}
 		p.keys("[")
-		time.Sleep(150 * time.Millisecond)
+		// The log scrolls back: wait for the screen to change (at the
+		// oldest entry it does not, and the loop ends on its words).
+		testkit.Poll(5*time.Second, func() bool { return p.screen() != s })
 	}
 	text := strings.Join(all, "\n")
 	for _, want := range []string{

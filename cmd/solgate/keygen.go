@@ -22,8 +22,9 @@ func newKeygenCmd() *cobra.Command {
 (a JSON array of 64 numbers) to a file only you can read. It never replaces an
 existing file. Run it as the user the console runs as, so that the key
 belongs to that user (see README, "Run it safely").`,
-		Example: `  sudo -u solgate solgate keygen -o /home/solgate/.config/solana/id.json`,
-		Args:    cobra.NoArgs,
+		Example: `  solgate keygen                                              # for yourself: ~/.config/solana/id.json
+  sudo -u solgate solgate keygen -o /var/lib/solgate/id.json  # the console's own account (README, "Run it safely")`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			key, err := executor.NewRandomKeypair()
 			if err != nil {

@@ -42,6 +42,8 @@ func newRootCmd() *cobra.Command {
 		Short: "Let an AI assistant propose Solana spends that only a human can approve",
 		Long: `solgate puts a human between an AI assistant and a Solana wallet.
 
+  solgate demo      try it: a local ledger, the console and a scripted assistant
+  solgate keygen    make a keypair file for the console (Solana CLI format)
   solgate mcp       MCP stdio server for the assistant: no key, proposals only
   solgate console   the approval console: holds the key, policy, caps and audit trail
   solgate prove     push one real transfer through the executor and print a PROOF block
@@ -54,7 +56,12 @@ console, in its --config TOML file; see solgate console --help.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every subcommand refuses a SOLGATE_* variable that is not a
+		// setting: a typo in SOLGATE_SOCKET in an MCP client's config would
+		// otherwise end at "no approval console is running".
+		PersistentPreRunE: func(*cobra.Command, []string) error { return refuseUnknownEnv() },
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newProveCmd(), newAuditCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

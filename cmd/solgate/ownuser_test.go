@@ -19,9 +19,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -78,23 +78,21 @@ func startOwnUserWorld(t *testing.T) *ownUserWorld {
 	must(t, os.Mkdir(run, 0o755))
 	must(t, os.Chown(run, uidConsole, uidConsole))
 
-	ctx := context.Background()
-	w.ledger, err = localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.ledger.Close() })
-	w.chain = rpc.New(w.ledger.RPC())
-	key, _ := executor.NewRandomKeypair()
-	rcpt, _ := executor.NewRandomKeypair()
-	w.recipient = rcpt.PublicKey()
-	must(t, w.ledger.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL))
+	w.ledger, w.chain = testkit.StartLedger(t, localnet.Options{})
+	key := testkit.FundedWallet(t, w.ledger, 10*solana.LAMPORTS_PER_SOL)
+	w.recipient = testkit.NewWallet(t).Pub
 	w.keyFile = filepath.Join(w.home, "id.json")
-	must(t, key.WriteFile(w.keyFile))
+	testkit.WriteKeyfile(t, key.Key, w.keyFile)
 	must(t, os.Chown(w.keyFile, uidConsole, uidConsole))
 
 	w.server = fmt.Sprintf("sgown-%d-%d", os.Getpid(), time.Now().UnixNano())
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", w.server, "kill-server").Run() })
+	// An anchor window keeps the server up for the whole test: without it,
+	// a console that exits closes the last window and the server with it,
+	// racing the next console's new-window ("server exited unexpectedly").
+	if out, err := exec.Command("tmux", "-L", w.server, "new-session", "-d", "-s", "own", "-n", "anchor", "-x", "140", "-y", "40", "sleep 86400").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
 	return w
 }
 
@@ -120,10 +118,7 @@ func (w *ownUserWorld) startConsoleAs(t *testing.T, uid int, name string, flags 
 		w.bin, "console", "--rpc", w.ledger.RPC(), "--keypair", w.keyFile, "--socket", c.socket,
 		"--state", filepath.Join(w.home, "state-"+name), "--allow-recipient", w.recipient.String()}, flags...)
 	command := "exec " + shellJoin(args) + " 2>" + shellQuote(c.errLog)
-	tmuxArgs := []string{"-L", w.server, "new-window", "-d", "-n", name, command}
-	if _, err := exec.Command("tmux", "-L", w.server, "has-session").CombinedOutput(); err != nil {
-		tmuxArgs = []string{"-L", w.server, "new-session", "-d", "-s", "own", "-n", name, "-x", "140", "-y", "40", command}
-	}
+	tmuxArgs := []string{"-L", w.server, "new-window", "-d", "-t", "own:", "-n", name, command}
 	if out, err := exec.Command("tmux", tmuxArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
@@ -131,8 +126,8 @@ func (w *ownUserWorld) startConsoleAs(t *testing.T, uid int, name string, flags 
 	return c
 }
 
-func (c *ownConsole) pane() solgatetest.Pane {
-	return solgatetest.Pane{Server: c.w.server, Target: "own:" + c.window, ErrLog: c.errLog}
+func (c *ownConsole) pane() testkit.Pane {
+	return testkit.Pane{Server: c.w.server, Target: "own:" + c.window, ErrLog: c.errLog}
 }
 
 func (c *ownConsole) screen() string { return c.pane().Screen() }
@@ -156,7 +151,7 @@ func (c *ownConsole) pid(t *testing.T) int {
 // client named name, the way Claude Code would start it for that user.
 func (w *ownUserWorld) bridgeAs(t *testing.T, uid int, socket, name string) *mcpclient.Client {
 	t.Helper()
-	c, _ := solgatetest.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
+	c, _ := testkit.StartMCPClient(t, name, []string{"HOME=" + w.root}, "setpriv",
 		fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", uid), "--clear-groups", w.bin, "mcp", "--socket", socket)
 	return c
 }
@@ -189,8 +184,9 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	// --check, as the operator would run it first: who owns what, who may connect.
 	out, _ := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",
 		w.bin, "console", "--check", "--keypair", w.keyFile, "--state", filepath.Join(w.home, "state-main"),
-		"--socket", w.socket("main"), "--allow-uid", strconv.Itoa(uidAgent)).CombinedOutput()
+		"--socket", w.socket("main"), "--allow-uid", strconv.Itoa(uidAgent), "--rpc", w.ledger.RPC()).CombinedOutput()
 	for _, want := range []string{
+		"rpc " + w.ledger.RPC() + ": localnet/unknown (genesis " + w.ledger.GenesisHash() + ")",
 		fmt.Sprintf("console runs as uid %d", uidConsole),
 		fmt.Sprintf("key %s: owner uid %d, mode 0600", w.keyFile, uidConsole),
 		"state dir " + filepath.Join(w.home, "state-main") + ": does not exist yet: the console creates it with mode 0700",
@@ -215,10 +211,10 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	if res.Status() != "pending_approval" || id == "" {
 		t.Fatalf("propose as uid %d: %+v", uidAgent, res)
 	}
-	con.waitFor(t, 15*time.Second, id, "agent-b 1.0")
-	time.Sleep(1200 * time.Millisecond) // past the grace period
+	con.waitFor(t, 30*time.Second, id, "agent-b 1.0")
+	con.pane().WaitApprovable(t, 20*time.Second, id)
 	con.keys(t, "a")
-	res = callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+	res = callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
 	if res.Status() != "approved" || res.Str("confirm") == "" {
 		t.Fatalf("after a: %+v\nscreen:\n%s", res, con.screen())
 	}
@@ -230,7 +226,7 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 	if err != nil || bal.Value != amount {
 		t.Fatalf("recipient holds %v (%v), want %d lamports", bal, err, amount)
 	}
-	screen := con.waitFor(t, 10*time.Second, "verified")
+	screen := con.waitFor(t, 30*time.Second, "verified")
 	if strings.Contains(screen, "agent runs as your user") {
 		t.Fatalf("same-user warning for an agent of another uid:\n%s", screen)
 	}
@@ -247,15 +243,21 @@ func TestOwnUserConsoleAdmitsOnlyNamedAgents(t *testing.T) {
 
 	// A bridge of A, the console's own user: the warning is on screen and stays.
 	self := w.bridgeAs(t, uidConsole, con.socket, "agent-a")
-	if res := callTool(t, self, "get_spend_status", nil); res.IsError {
+	status := callTool(t, self, "get_spend_status", nil)
+	if res := status; res.IsError {
 		t.Fatalf("get_spend_status as the console's user: %+v", res)
 	} else if !strings.Contains(res.Text, "WARNING: agent runs as your user") {
 		t.Fatalf("get_spend_status does not carry the warning:\n%s", res.Text)
 	}
-	con.waitFor(t, 10*time.Second, "⚠ agent runs as your user: it can use the key without you")
+	// The safety report describes the running console: the state directory
+	// it created at start-up, not the situation before it.
+	if want := fmt.Sprintf("state dir %s: owner uid %d, mode 0700", filepath.Join(w.home, "state-main"), uidConsole); !strings.Contains(status.Text, want) {
+		t.Fatalf("get_spend_status lacks %q:\n%s", want, status.Text)
+	}
+	con.waitFor(t, 30*time.Second, "⚠ agent runs as your user: it can use the key without you")
 	self.Close()
-	time.Sleep(500 * time.Millisecond)
-	con.waitFor(t, 5*time.Second, "⚠ agent runs as your user: it can use the key without you")
+	// Once the console has seen the bridge go, the warning is still there.
+	con.waitFor(t, 30*time.Second, "agent agent-a 1.0 disconnected", "⚠ agent runs as your user: it can use the key without you")
 }
 
 // Without --allow-uid the socket directory is 0700 and B never reaches it:
@@ -281,7 +283,7 @@ func TestOwnUserConsoleWithoutAdmissionRefusesClearly(t *testing.T) {
 func TestOwnUserConsoleWarnsWhenAnAgentOwnsItsTerminal(t *testing.T) {
 	w := startOwnUserWorld(t)
 	con := w.startConsoleAs(t, uidConsole, "typed", "--allow-uid", "0", "--allow-shared-terminal")
-	con.waitFor(t, 10*time.Second, "⚠ --allow-shared-terminal: an admitted agent can read and type", "the agent can type into this console")
+	con.waitFor(t, 30*time.Second, "⚠ --allow-shared-terminal: an admitted agent can read and type", "the agent can type into this console")
 }
 
 // PR_SET_DUMPABLE 0: another process of the console's own uid cannot read
@@ -300,7 +302,10 @@ func TestConsoleMemoryUnreadableBySameUser(t *testing.T) {
 	control := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups", "sleep", "60")
 	must(t, control.Start())
 	t.Cleanup(func() { control.Process.Kill(); control.Wait() })
-	time.Sleep(200 * time.Millisecond) // let setpriv exec sleep
+	testkit.Eventually(t, 30*time.Second, "setpriv exec'ing sleep", func() bool {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", control.Process.Pid))
+		return strings.TrimSpace(string(comm)) == "sleep"
+	}, nil)
 
 	read := func(pid int) string {
 		cmd := exec.Command("setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",
@@ -364,9 +369,8 @@ func TestHelperReadProcMem(t *testing.T) {
 // starts, naming the file and the fix.
 func TestConsoleRefusesSharedKeyOrState(t *testing.T) {
 	dir := t.TempDir()
-	key, _ := executor.NewRandomKeypair()
 	keyFile := filepath.Join(dir, "id.json")
-	must(t, key.WriteFile(keyFile))
+	testkit.WriteKeyfile(t, testkit.NewWallet(t).Key, keyFile)
 	state := filepath.Join(dir, "state")
 	must(t, os.Mkdir(state, 0o700))
 

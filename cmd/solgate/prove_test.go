@@ -13,13 +13,13 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // solgateBinary is the real command, driven as a user would, as a separate process.
-func solgateBinary(t *testing.T) string { return solgatetest.Binary(t) }
+func solgateBinary(t *testing.T) string { return testkit.Binary(t) }
 
 type proveRun struct {
 	stdout, stderr string
@@ -42,20 +42,10 @@ func runSolgate(t *testing.T, args ...string) proveRun {
 	return proveRun{stdout: out.String(), stderr: errb.String(), exit: code}
 }
 
-func fundedKeyFile(t *testing.T, l *localnet.Ledger, lamports uint64) (string, *executor.Keypair) {
+func fundedKeyFile(t *testing.T, l *localnet.Ledger, lamports uint64) (string, solana.PublicKey) {
 	t.Helper()
-	k, err := executor.NewRandomKeypair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "id.json")
-	if err := k.WriteFile(p); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Fund(context.Background(), k.PublicKey().String(), lamports); err != nil {
-		t.Fatal(err)
-	}
-	return p, k
+	w := testkit.FundedWallet(t, l, lamports)
+	return w.File, w.Pub
 }
 
 var toLine = regexp.MustCompile(`(?m)^  to\s+(\S+)$`)
@@ -71,11 +61,7 @@ func recipientFrom(t *testing.T, stdout string) solana.PublicKey {
 
 func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile, "--lamports", "1234567")
@@ -92,18 +78,14 @@ func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 	if bal, err := chain.GetBalance(ctx, to, rpc.CommitmentConfirmed); err != nil || bal.Value != 1234567 {
 		t.Errorf("recipient balance on the ledger: %v %v, want 1234567", bal, err)
 	}
-	if bal, err := chain.GetBalance(ctx, key.PublicKey(), rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL-1234567-5000 {
+	if bal, err := chain.GetBalance(ctx, key, rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL-1234567-5000 {
 		t.Errorf("sender balance on the ledger: %v %v", bal, err)
 	}
 }
 
 func TestProveFailsWhenSendsAreDropped(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	// Every send and rebroadcast is swallowed: the chain never sees it.
 	if err := l.DropNextSends(ctx, 1_000_000); err != nil {
@@ -124,7 +106,7 @@ func TestProveFailsWhenSendsAreDropped(t *testing.T) {
 	if bal, err := chain.GetBalance(ctx, to, rpc.CommitmentConfirmed); err != nil || bal.Value != 0 {
 		t.Errorf("recipient balance %v %v, want 0", bal, err)
 	}
-	if bal, err := chain.GetBalance(ctx, key.PublicKey(), rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL {
+	if bal, err := chain.GetBalance(ctx, key, rpc.CommitmentConfirmed); err != nil || bal.Value != solana.LAMPORTS_PER_SOL {
 		t.Errorf("sender balance %v %v, want untouched", bal, err)
 	}
 }
@@ -143,7 +125,7 @@ func TestProveRefusesBadInputClearly(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"prove", "--keypair", filepath.Join(dir, "missing.json")}, "does not exist"},
+		{[]string{"prove", "--keypair", filepath.Join(dir, "missing.json")}, "does not exist (create one with `solgate keygen -o " + filepath.Join(dir, "missing.json") + "`"},
 		{[]string{"prove", "--keypair", loose}, "chmod 600"},
 		{[]string{"prove", "--keypair", loose, "--lamports", "0"}, "--lamports must be greater than zero"},
 		{[]string{"prove", "--lamports", "-5"}, "invalid argument \"-5\""},
@@ -157,11 +139,7 @@ func TestProveRefusesBadInputClearly(t *testing.T) {
 
 func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{Network: "mainnet-beta"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{Network: "mainnet-beta"})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile)
 	if r.exit == 0 || !strings.Contains(r.stderr, "MAINNET") || !strings.Contains(r.stderr, "--allow-mainnet") {
@@ -177,11 +155,7 @@ func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 // refuses it like mainnet, and --allow-mainnet does not open it.
 func TestProveRefusesUnknownNetworkWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	remote := strings.Replace(l.RPC(), "127.0.0.1", "0.0.0.0", 1)
 	r := runSolgate(t, "prove", "--rpc", remote, "--keypair", keyFile, "--allow-mainnet")

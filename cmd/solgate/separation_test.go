@@ -45,10 +45,7 @@ func (w *ownUserWorld) consoleWindowThen(t *testing.T, uid int, name, state, pre
 	if prelude != "" {
 		command = prelude + " && " + command
 	}
-	tmuxArgs := []string{"-L", w.server, "new-window", "-d", "-n", name, command}
-	if _, err := exec.Command("tmux", "-L", w.server, "has-session").CombinedOutput(); err != nil {
-		tmuxArgs = []string{"-L", w.server, "new-session", "-d", "-s", "own", "-n", name, "-x", "140", "-y", "40", command}
-	}
+	tmuxArgs := []string{"-L", w.server, "new-window", "-d", "-t", "own:", "-n", name, command}
 	if out, err := exec.Command("tmux", tmuxArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	hub "github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/tui"
 )
 
 // Settings is everything `solgate console` runs with: where it connects,
@@ -45,6 +46,8 @@ type Settings struct {
 	NoBell        bool
 	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
 	LogFile       string // empty: console.log in State
+	// ApprovalGrace is how long a just-selected proposal ignores a.
+	ApprovalGrace time.Duration
 	// Flood control, per user (uid) and overall.
 	MaxPendingPerUID   int
 	MaxPending         int
@@ -72,6 +75,7 @@ func defaultSettings() Settings {
 		ProposalsPerMinute: hub.DefaultProposalsPerMinute,
 		MaxConnsPerUID:     hub.DefaultMaxConnsPerUID,
 		ReservedFDs:        hub.DefaultReservedFDs,
+		ApprovalGrace:      tui.DefaultGrace,
 	}
 }
 
@@ -161,6 +165,8 @@ var settings = []setting{
 	switchRow("no-bell", "do not ring the terminal bell when a proposal starts waiting", func(s *Settings) *bool { return &s.NoBell }),
 	scalar("notify-command", "run this `COMMAND` (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
 		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parsePath("a shell command"), plainText),
+	scalar("approval-grace", "a just-selected proposal ignores a for this long (`DURATION`, 100ms to 1s), so typing in flight cannot approve it",
+		tomlString, func(s *Settings) *time.Duration { return &s.ApprovalGrace }, parseGrace, formatDuration),
 
 	// Flood control, keyed on the agent's user (uid), whatever its processes.
 	scalar("max-pending-per-uid", "proposals one agent user (all its processes) may have waiting for you (`N`); more are denied as retryable",
@@ -494,3 +500,14 @@ func parsePositiveDuration(s string) (time.Duration, error) {
 }
 
 func formatDuration(d time.Duration) string { return d.String() }
+
+// parseGrace bounds the approval grace period: under 100 ms it no longer
+// stops a double tap, over a second (DESIGN.md's promise) the console feels
+// broken.
+func parseGrace(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 100*time.Millisecond || d > time.Second {
+		return 0, fmt.Errorf("%q is not accepted; want a duration from 100ms to 1s, such as 800ms", s)
+	}
+	return d, nil
+}

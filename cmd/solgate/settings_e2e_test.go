@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // TestRunningConsoleObeysEverySource starts the real console in tmux with
@@ -24,22 +23,10 @@ import (
 //   - the TOML file sets the per-transaction cap and the swap API;
 //   - a flag sets the session cap over the variable that also sets it.
 func TestRunningConsoleObeysEverySource(t *testing.T) {
-	bin := solgatetest.Binary(t)
-	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	bin := testkit.Binary(t)
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
+	keyFile := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL).File
 	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
 	sockDir, err := os.MkdirTemp("", "sgc") // socket paths are short
 	if err != nil {
 		t.Fatal(err)
@@ -65,16 +52,12 @@ func TestRunningConsoleObeysEverySource(t *testing.T) {
 	errLog := filepath.Join(tmp, "stderr")
 	command := "exec env " + shellWords(env...) + " " + shellWords(bin, "console", "--max-sol-per-session", "0.5") + " 2>" + shellWords(errLog)
 	p := startTmux(t, 140, 40, command)
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(p.screen(), "QUEUE") {
-		if time.Now().After(deadline) {
-			logged, _ := os.ReadFile(errLog)
-			t.Fatalf("console did not start; screen:\n%s\nstderr:\n%s", p.screen(), logged)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testkit.Eventually(t, 30*time.Second, "the console's start", func() bool { return strings.Contains(p.screen(), "QUEUE") }, func() string {
+		logged, _ := os.ReadFile(errLog)
+		return "screen:\n" + p.screen() + "\nstderr:\n" + string(logged)
+	})
 
-	a := solgatetest.StartAgent(t, socket, "settings-agent")
+	a := testkit.StartAgent(t, socket, "settings-agent")
 	caps := a.Call("get_spend_status", nil).Structured
 	if caps["max_lamports_per_tx"] != "20000000" || caps["max_lamports_session"] != "500000000" {
 		t.Errorf("caps from TOML (0.02 SOL) and flag (0.5 SOL over the variable's 0.9): %v", caps)

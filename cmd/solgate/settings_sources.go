@@ -23,9 +23,9 @@ import (
 type settingFlags struct {
 	rows  []*setting
 	given map[string]*flagText
-	// strict: refuse SOLGATE_* variables that are not settings (the
-	// console, which reads them all; a subcommand that reads only a few
-	// cannot tell a typo from a variable meant for the console).
+	// strict: refuse SOLGATE_* variables that are not settings. Every
+	// subcommand also refuses them before it runs (the root's
+	// PersistentPreRunE); this keeps build's own callers (tests) honest.
 	strict bool
 }
 
@@ -239,7 +239,10 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 	}
 	var fields []field
 	var sfields []reflect.StructField
-	for _, r := range sf.rows {
+	// The file is the console's, whichever rows this command offers as
+	// flags: every row's key is read and checked, so `audit --config` reads
+	// the same file as the console without refusing its policy keys.
+	for _, r := range allRows() {
 		if r.noTOML {
 			continue
 		}
@@ -313,10 +316,19 @@ func readSecretFile(label, path string) (string, error) {
 	return key, nil
 }
 
+// allRows is every row of the settings table.
+func allRows() []*setting {
+	rows := make([]*setting, len(settings))
+	for i := range settings {
+		rows[i] = &settings[i]
+	}
+	return rows
+}
+
 // tomlKeys lists the file's keys, for the unknown-key message.
 func (sf *settingFlags) tomlKeys() []string {
 	var keys []string
-	for _, r := range sf.rows {
+	for _, r := range allRows() {
 		if !r.noTOML {
 			keys = append(keys, r.tomlKey())
 		}
@@ -466,6 +478,7 @@ func (from origins) label(name string) string {
 var otherVariables = []string{
 	"SOLGATE_LOCALNET_DIR", // localnet.DirEnv: where the ledger's Node package lives
 	"SOLGATE_ADVERSARIAL_ATTEMPTS",
+	"SOLGATE_EFFECTS_DIFF", "SOLGATE_EFFECTS_SEED", // the effects engine's differential test: count and seed
 	"SOLGATE_FAULT_N", "SOLGATE_FAULT_HUB_CHILD", "SOLGATE_FAULT_HUB_READY",
 	"SOLGATE_FIGURES_SLOT_MS", "SOLGATE_TUI_FIGURES", "SOLGATE_TUI_FIGURES_WINDOW",
 	"SOLGATE_STORE_TEST_CHILD_DIR", "SOLGATE_STORE_TEST_ROUND",
@@ -505,6 +518,12 @@ func refuseUnknownEnv() error {
 	}
 	slices.Sort(unknown)
 	slices.Sort(names)
-	return fmt.Errorf("%s: not a solgate setting (unset it, or fix the name); the variables are: %s",
-		strings.Join(unknown, ", "), strings.Join(names, ", "))
+	mean := ""
+	for _, u := range unknown {
+		if n := nearest(u, names); n != "" {
+			mean += fmt.Sprintf(" did you mean %s for %s?", n, u)
+		}
+	}
+	return fmt.Errorf("%s: not a solgate setting (unset it, or fix the name);%s the variables are: %s",
+		strings.Join(unknown, ", "), mean, strings.Join(names, ", "))
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"reflect"
@@ -11,10 +13,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -153,6 +156,8 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("8", "8", 8), b: sv("128", "128", 128), c: sv("2", "2", 2)},
 		"reserved-fds": {env: "SOLGATE_RESERVED_FDS", toml: "reserved_fds", def: 256, get: func(s Settings) any { return s.ReservedFDs },
 			a: sv("512", "512", 512), b: sv("64", "64", 64), c: sv("1", "1", 1)},
+		"approval-grace": {env: "SOLGATE_APPROVAL_GRACE", toml: "approval_grace", def: 800 * time.Millisecond, get: func(s Settings) any { return s.ApprovalGrace },
+			a: sv("200ms", `"200ms"`, 200*time.Millisecond), b: sv("1s", `"1s"`, time.Second), c: sv("500ms", `"500ms"`, 500*time.Millisecond)},
 
 		"allow-recipient": {env: "SOLGATE_ALLOW_RECIPIENT", toml: "allow_recipient", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowRecipients },
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
@@ -373,6 +378,8 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"token cap on a denied mint across sources", map[string]string{"SOLGATE_DENY_MINT": addrB}, []string{"--max-token-per-tx", addrB + "=5"},
 			"--max-token-per-tx: ", []string{"also in deny_mint"}},
 		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
+		{"grace too long", nil, []string{"--approval-grace", "5s"}, "--approval-grace: ", []string{"100ms to 1s"}},
+		{"grace too short, env", map[string]string{"SOLGATE_APPROVAL_GRACE": "10ms"}, nil, "SOLGATE_APPROVAL_GRACE: ", []string{"100ms to 1s"}},
 		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
 			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
 		{"percentile in TOML", nil, []string{"--config", file("priority_fee_percentile = 0")}, "priority_fee_percentile in ", []string{"1 to 100"}},
@@ -682,11 +689,7 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 	t.Setenv("SOLGATE_DENY_MINT", addrB)
 	// The console checks its key before the terminal, so good settings
 	// include a key it may use.
-	key, _ := executor.NewRandomKeypair()
-	keyFile := filepath.Join(t.TempDir(), "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := testkit.NewWallet(t).File
 	if _, err := runRootErr(t, "console", "--allow-recipient", addrA, "--keypair", keyFile); err == nil || !strings.Contains(err.Error(), "interactive terminal") {
 		t.Fatalf("console with good settings should stop only at the terminal check: %v", err)
 	}
@@ -700,8 +703,8 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 }
 
 // TestSubcommandsShareRows: mcp, prove and audit read their connection
-// settings from the same rows, so the same variables work there, and a
-// variable meant for the console does not stop them.
+// settings from the same rows, so the same variables work there; a variable
+// meant for the console does not stop them, and a misspelt one does.
 func TestSubcommandsShareRows(t *testing.T) {
 	isolateEnv(t)
 	t.Setenv("SOLGATE_RPC", "gopher://x")
@@ -714,9 +717,14 @@ func TestSubcommandsShareRows(t *testing.T) {
 		t.Fatalf("mcp with an empty --socket: %v", err)
 	}
 	t.Setenv("SOLGATE_STATE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("SOLGATE_MAX_SOL_PER_TXN", "1") // the console's business, not audit's
+	t.Setenv("SOLGATE_MAX_SOL_PER_TX", "1") // the console's business, not audit's
 	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "no solgate database") {
 		t.Fatalf("audit with SOLGATE_STATE: %v", err)
+	}
+	// A misspelt one is nobody's: every subcommand refuses it.
+	t.Setenv("SOLGATE_MAX_SOL_PER_TXN", "1")
+	if _, err := runRootErr(t, "audit"); err == nil || !strings.Contains(err.Error(), "did you mean SOLGATE_MAX_SOL_PER_TX") {
+		t.Fatalf("audit with a misspelt variable: %v", err)
 	}
 }
 
@@ -738,4 +746,70 @@ func tokenCapCase(t *testing.T, key string, get func(Settings) any) sourceCase {
 		a: lv([]string{a1, a2}, `["`+a1+`", "`+a2+`"]`, caps(a1, a2)),
 		b: lv([]string{b}, `["`+b+`"]`, caps(b)),
 		c: lv([]string{c}, `["`+c+`"]`, caps(c))}
+}
+
+// runWithin runs the solgate binary with env added, and gives up after d
+// (a subcommand that wrongly starts would otherwise run on).
+func runWithin(t *testing.T, d time.Duration, env []string, args ...string) (stderr string, exit int) {
+	t.Helper()
+	bin := solgateBinary(t) // built before the clock starts
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Env = append(os.Environ(), env...)
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("solgate %v still ran after %s; stderr:\n%s", args, d, errb.String())
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return errb.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return errb.String(), 0
+}
+
+// A SOLGATE_* variable that is not a setting stops every subcommand before it
+// does anything, with the name it was probably meant to be: a typo in
+// SOLGATE_SOCKET in an MCP client's config used to end at "no approval
+// console is running".
+func TestEverySubcommandRefusesUnknownVariables(t *testing.T) {
+	isolateEnv(t)
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "new.json")
+	for _, args := range [][]string{
+		{"mcp"}, {"console", "--check"}, {"prove"}, {"audit", "--state", dir}, {"demo"}, {"keygen", "-o", keyFile},
+	} {
+		stderr, exit := runWithin(t, 30*time.Second, []string{"SOLGATE_SOCKT=" + filepath.Join(dir, "c.sock")}, args...)
+		if exit == 0 || !strings.Contains(stderr, "SOLGATE_SOCKT: not a solgate setting") || !strings.Contains(stderr, "did you mean SOLGATE_SOCKET") {
+			t.Errorf("solgate %v with SOLGATE_SOCKT set: exit %d, stderr:\n%s", args, exit, stderr)
+		}
+	}
+	if _, err := os.Stat(keyFile); err == nil {
+		t.Error("keygen wrote a key although it refused to run")
+	}
+}
+
+// An unknown flag names the flag it was probably meant to be.
+func TestUnknownFlagSaysDidYouMean(t *testing.T) {
+	isolateEnv(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--sockt", "/x"}, "unknown flag: --sockt: did you mean --socket?"},
+		{[]string{"console", "--max-sol-per-txn", "1"}, "unknown flag: --max-sol-per-txn: did you mean --max-sol-per-tx?"},
+		{[]string{"audit", "--stat", "/x"}, "did you mean --state?"},
+	} {
+		stderr, exit := runWithin(t, 30*time.Second, nil, tc.args...)
+		if exit == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("solgate %v: exit %d, stderr %q; want %q", tc.args, exit, stderr, tc.want)
+		}
+	}
+	// Nothing near: no guess, still the way to the list.
+	if stderr, _ := runWithin(t, 30*time.Second, nil, "keygen", "--zzzzzz"); strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "solgate keygen --help") {
+		t.Errorf("a far-off flag: %q", stderr)
+	}
 }

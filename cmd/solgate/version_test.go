@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // The version an operator sees must name the code they run: it is checked
@@ -29,7 +29,7 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	}
 	rev := strings.TrimSpace(string(head))[:12]
 	dirty := len(strings.TrimSpace(string(status))) > 0
-	bin := solgatetest.Binary(t)
+	bin := testkit.Binary(t)
 
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
@@ -41,7 +41,7 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	}
 
 	// The MCP client sees the same version in serverInfo.
-	_, res := solgatetest.StartMCPClient(t, "version-test", nil, bin, "mcp", "--socket", t.TempDir()+"/none.sock")
+	_, res := testkit.StartMCPClient(t, "version-test", nil, bin, "mcp", "--socket", t.TempDir()+"/none.sock")
 	if res.ServerInfo.Name != "solgate" || res.ServerInfo.Version != got {
 		t.Fatalf("serverInfo = %+v, want solgate %s", res.ServerInfo, got)
 	}

@@ -20,9 +20,9 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy/store"
@@ -144,7 +144,7 @@ func newAdversary(t *testing.T) *adversary {
 		// may propose: flood control has tests of its own.
 		o.MaxPendingPerUID, o.ProposalsPerMinute = 10_000, 10_000
 	}, authority.ListenConfig{MaxConnsPerUID: 1000})
-	agent := solgatetest.StartAgent(t, w.socket, "adversary-mcp")
+	agent := testkit.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{
 		t: t, ledger: w.ledger, chain: w.chain, hub: w.hub, store: w.store, clock: clock,

@@ -3,3 +3,16 @@ package authority
 // SetBeforeDecisionWrite lets tests hold a decision's store write open, to
 // see what the rest of the hub can do meanwhile.
 func SetBeforeDecisionWrite(h *Hub, fn func(proposalID string)) { h.beforeDecisionWrite = fn }
+
+// MostConnsOfOnePeer is the largest number of connections one peer holds
+// open on l: tests wait for it instead of guessing when the console has
+// accepted or seen the close of a connection.
+func MostConnsOfOnePeer(l *SocketListener) int {
+	l.peers.mu.Lock()
+	defer l.peers.mu.Unlock()
+	most := 0
+	for _, n := range l.peers.open {
+		most = max(most, n)
+	}
+	return most
+}

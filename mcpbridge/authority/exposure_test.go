@@ -44,17 +44,18 @@ func TestSameUserWarningInEveryAnswer(t *testing.T) {
 	if got := w.hub.Warnings(); len(got) != 1 || got[0] != "agent runs as your user: it can use the key without you" {
 		t.Fatalf("hub warnings %q", got)
 	}
+	// Events arrive in publish order: a note published now comes after
+	// every warning the answers above could have raised.
+	w.hub.Note("test", "fence")
 	raised := 0
-	for {
+	for fenced := false; !fenced; {
 		select {
 		case ev := <-events:
-			if ev.Kind == "warning" {
-				raised++
-			}
-			continue
-		case <-time.After(300 * time.Millisecond):
+			raised += map[bool]int{true: 1}[ev.Kind == "warning"]
+			fenced = ev.Kind == "note" && ev.Message == "fence"
+		case <-time.After(30 * time.Second):
+			t.Fatal("the fence note never arrived")
 		}
-		break
 	}
 	if raised != 1 {
 		t.Fatalf("the warning was announced %d times, want once", raised)

@@ -52,6 +52,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
@@ -520,16 +521,10 @@ func newFaultWorld(t *testing.T, s faultSetup) *faultWorld {
 		s.slotMS = 20
 	}
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: s.slotMS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: s.slotMS})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), s.fund); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), s.fund)
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{to.PublicKey().String()}
 	cfg.MaxLamportsPerTx = 5 * solana.LAMPORTS_PER_SOL
@@ -717,7 +712,7 @@ func (w *faultWorld) waitFired(fired <-chan struct{}, what string) {
 	w.t.Helper()
 	select {
 	case <-fired:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // generous: the send may come late on a busy machine
 		w.t.Errorf("%s was armed but never fired", what)
 	}
 }
@@ -922,7 +917,7 @@ func (w *faultWorld) lookup(sig string) chainTx {
 		return chainTx{}
 	}
 	v0 := uint64(0)
-	for attempt := 0; ; attempt++ {
+	{
 		out, err := w.chain.GetSignatureStatuses(w.ctx, true, s)
 		if err != nil || out == nil || len(out.Value) != 1 {
 			t.Errorf("getSignatureStatuses %s: %v", sig, err)
@@ -931,15 +926,16 @@ func (w *faultWorld) lookup(sig string) chainTx {
 		if out.Value[0] == nil {
 			return chainTx{}
 		}
-		tx, err := w.chain.GetTransaction(w.ctx, s, &rpc.GetTransactionOpts{
-			Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
+		// Processed but perhaps not yet confirmed: wait for the slot that
+		// confirms it.
+		var tx *rpc.GetTransactionResult
+		testkit.Poll(30*time.Second, func() bool {
+			tx, err = w.chain.GetTransaction(w.ctx, s, &rpc.GetTransactionOpts{
+				Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
+			})
+			return err == nil && tx != nil && tx.Meta != nil
 		})
 		if err != nil || tx == nil || tx.Meta == nil {
-			// Processed but not yet confirmed: one slot more.
-			if attempt < 50 {
-				time.Sleep(50 * time.Millisecond)
-				continue
-			}
 			t.Errorf("getTransaction %s: %v", sig, err)
 			return chainTx{found: true}
 		}
@@ -1436,17 +1432,12 @@ func (c *hubChild) stderrText() string {
 }
 
 // reconcileLines returns the child's "reconcile:" lines. They arrive on
-// stderr, which is copied separately from the stdout ready line, so wait a
-// moment for them rather than race the copy.
+// stderr, which is copied separately from the stdout ready line, so wait for
+// the first of them rather than race the copy.
 func (c *hubChild) reconcileLines() []string {
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		lines := c.reconcileLinesNow()
-		if len(lines) > 0 || time.Now().After(deadline) {
-			return lines
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var lines []string
+	testkit.Poll(30*time.Second, func() bool { lines = c.reconcileLinesNow(); return len(lines) > 0 })
+	return lines
 }
 
 func (c *hubChild) reconcileLinesNow() []string {

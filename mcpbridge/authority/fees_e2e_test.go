@@ -10,8 +10,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // onChain is a landed transaction as the ledger reports it, its compute
@@ -64,7 +64,7 @@ func (w *world) landed(t *testing.T, sig string) onChain {
 }
 
 // execute approves a pending proposal of tool and makes the confirmed call.
-func (w *world) execute(t *testing.T, a *solgatetest.Agent, tool, id string, args map[string]any) solgatetest.Answer {
+func (w *world) execute(t *testing.T, a *testkit.Agent, tool, id string, args map[string]any) testkit.Answer {
 	t.Helper()
 	p, err := w.hub.Approve(id, "operator")
 	if err != nil {

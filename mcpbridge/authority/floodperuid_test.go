@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -110,9 +110,9 @@ func TestFloodOfOneUserLeavesAnotherServed(t *testing.T) {
 	// time.
 	bin := filepath.Join(filepath.Dir(helper), "solgate")
 	copyExecutable(t, solgateBinary(t), bin)
-	c, _ := solgatetest.StartMCPClient(t, "honest", []string{"HOME=" + filepath.Dir(helper)}, "setpriv",
+	c, _ := testkit.StartMCPClient(t, "honest", []string{"HOME=" + filepath.Dir(helper)}, "setpriv",
 		fmt.Sprintf("--reuid=%d", honest), fmt.Sprintf("--regid=%d", honest), "--clear-groups", bin, "mcp", "--socket", w.socket)
-	a := &solgatetest.Agent{C: c}
+	a := &testkit.Agent{C: c}
 	var worst time.Duration
 	for i := 0; i < 3; i++ {
 		began := time.Now()

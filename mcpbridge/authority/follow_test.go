@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -61,10 +62,17 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 // must not wait for a restart: once the RPC answers again the console settles
 // it by itself, and what it says agrees with the ledger.
 func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) {
+	// The console reaches the ledger through a tap, so the RPC goes dark
+	// the moment the send has reached the ledger, before its answer returns:
+	// however slow the machine, the console cannot see the outcome first.
+	var tap *rpcTap
+	w := newWorldSetup(t, func(o *authority.Options, _ *localnet.Ledger) {
 		o.ExecutionTimeout = 1500 * time.Millisecond
 		o.FollowInterval = 200 * time.Millisecond
-	})
+	}, func(s *authority.Setup, l *localnet.Ledger) {
+		tap = newRPCTap(t, l.RPC())
+		s.Client = executor.NewClient(tap.URL(), executor.ClientOptions{})
+	}, authority.ListenConfig{})
 	ctx := context.Background()
 	const amount = 2_500_000
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})
@@ -77,24 +85,23 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirmed, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": p.Token})
+	dark := tap.on(tapAfter, "sendTransaction", func() {
+		if err := w.ledger.FailNextCalls(ctx, 1_000_000); err != nil {
+			t.Error(err)
+		}
+	})
 	answered := make(chan mcpbridge.CallResult, 1)
 	go func() { answered <- call(confirmed) }()
-	// The moment the signature exists the RPC goes dark: the outcome cannot
-	// be learned before the execution deadline.
-	for {
-		if q, _ := w.hub.Proposal(id); q.Signature != "" {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	if err := w.ledger.FailNextCalls(ctx, 1_000_000); err != nil {
-		t.Fatal(err)
+	select {
+	case <-dark:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the execution never sent its transaction")
 	}
 	first := <-answered
 	if first.Structured["status"] == "executed" {
 		t.Fatalf("executed reported while the RPC was dark: %+v", first)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // behaviour under test: while the RPC stays dark, longer than the execution timeout, nothing settles
 	if q, _ := w.hub.Proposal(id); q.Status != authority.StatusSubmitted {
 		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
 	}

@@ -9,8 +9,10 @@ import (
 
 // Kind is one kind of spend a proposal holds: everything that differs
 // between a SOL transfer, a swap and a token transfer lives behind it, so the
-// hub's queue, tokens, texts and the console handle any kind the same way,
-// and a new kind that forgets a piece does not compile.
+// hub's queue, tokens, texts and the console handle any kind the same way.
+// A new kind that leaves out a method does not compile; one whose tool has
+// no parser is caught by TestEveryDeclaredToolHasAParser, and one whose
+// readOnlyHint is wrong by the read-only probe (readonly_e2e_test.go).
 type Kind interface {
 	// Args are the normalised arguments the approval is bound to.
 	Args() WriteArgs

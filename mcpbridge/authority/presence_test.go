@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // waitForEvent reads events until one of kind names client, or fails.
 func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.EventKind, client string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case ev := <-events:
@@ -24,7 +24,7 @@ func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.Ev
 				return
 			}
 		case <-deadline:
-			t.Fatalf("no %s event for %q within 10 s", kind, client)
+			t.Fatalf("no %s event for %q within 30 s", kind, client)
 		}
 	}
 }
@@ -37,7 +37,7 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	events, cancel := w.hub.Subscribe(64)
 	defer cancel()
 
-	a := solgatetest.StartAgent(t, w.socket, "presence-agent")
+	a := testkit.StartAgent(t, w.socket, "presence-agent")
 	waitForEvent(t, events, authority.EventAgentConnected, "presence-agent 1.0")
 	if got := w.hub.Connected(); !slices.Equal(got, []string{"presence-agent 1.0"}) {
 		t.Fatalf("connected after initialize: %q", got)
@@ -52,7 +52,7 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	}
 
 	// A bridge driven by hand, then killed without warning.
-	cmd := exec.Command(solgatetest.Binary(t), "mcp", "--socket", w.socket)
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", w.socket)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -22,15 +23,9 @@ import (
 // height — all read back from the reopened database.
 func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	friend, _ := executor.NewRandomKeypair()
 	ex := executor.New(executor.NewClient(l.RPC(), executor.ClientOptions{}), key, executor.Options{})
 	cfg := policy.DefaultConfig()

@@ -7,25 +7,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+func newFakeClock() *testkit.Clock {
+	return testkit.NewClock(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 var (

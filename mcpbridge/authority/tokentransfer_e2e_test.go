@@ -7,8 +7,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
@@ -21,7 +21,7 @@ const rentTokenAccount = 2_039_280
 // through the hub); n is how many accounts there are.
 func (w *world) ownerTokens(t *testing.T, owner solana.PublicKey, mint string) (sum uint64, n int) {
 	t.Helper()
-	return solgatetest.OwnerTokens(t, w.chain, owner, mint)
+	return testkit.OwnerTokens(t, w.chain, owner, mint)
 }
 
 func tokenWorld(t *testing.T, tweak func(*policy.Config, string)) (*world, string) {
@@ -205,7 +205,7 @@ func TestSwapFromTokenMeetsThePerMintCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := startAgent(t, w.socket)
-	swap := func(amount int) solgatetest.Answer {
+	swap := func(amount int) testkit.Answer {
 		return a.Call("swap", map[string]any{"input_mint": usdc, "output_mint": w.ledger.DemoMints().WSOL, "amount": amount, "slippage_bps": 100})
 	}
 	over := swap(1_000_001)

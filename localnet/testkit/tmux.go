@@ -1,9 +1,10 @@
-package solgatetest
+package testkit
 
 import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -65,24 +66,60 @@ func (p Pane) PID(t testing.TB) int {
 // WaitFor polls the screen until it shows every want at once, and returns it.
 func (p Pane) WaitFor(t testing.TB, d time.Duration, wants ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := p.Screen()
-		missing := ""
+	var s, missing string
+	if !Poll(d, func() bool {
+		s, missing = p.Screen(), ""
 		for _, w := range wants {
 			if !strings.Contains(s, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q within %s; screen:\n%s%s", missing, d, s, p.errText())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return true
+	}) {
+		t.Fatalf("the screen never showed %q within %s; screen:\n%s%s", missing, d, s, p.errText())
 	}
+	return s
+}
+
+// WaitUntil polls the screen until ok holds for it, and returns it; what
+// names the awaited state in the failure.
+func (p Pane) WaitUntil(t testing.TB, d time.Duration, what string, ok func(screen string) bool) string {
+	t.Helper()
+	var s string
+	if !Poll(d, func() bool { s = p.Screen(); return ok(s) }) {
+		t.Fatalf("the screen never showed %s within %s; screen:\n%s%s", what, d, s, p.errText())
+	}
+	return s
+}
+
+// GraceNote is the console header's note while the approval keys wait out
+// the grace period of the selected proposal.
+const GraceNote = "a waits: just selected"
+
+// pendingDetail finds the selected proposal's id when it is pending: the
+// detail pane's title names the selection and its status.
+var pendingDetail = regexp.MustCompile(`DETAIL  (\S+) · PENDING`)
+
+// WaitApprovable waits until a pending proposal is selected (id's, or any
+// when id is ""), with the selection marker › on its row and its grace
+// period over, so that the next a approves it. It returns the proposal's id.
+func (p Pane) WaitApprovable(t testing.TB, d time.Duration, id string) string {
+	t.Helper()
+	var got string
+	what := "a pending proposal selected with its grace period over"
+	if id != "" {
+		what = id + " selected with its grace period over"
+	}
+	p.WaitUntil(t, d, what, func(s string) bool {
+		m := pendingDetail.FindStringSubmatch(s)
+		if m == nil || (id != "" && m[1] != id) {
+			return false
+		}
+		got = m[1]
+		return strings.Contains(s, "› "+got) && !strings.Contains(s, GraceNote)
+	})
+	return got
 }
 
 // SawAll polls until each want has appeared on some screen, not necessarily
@@ -90,21 +127,17 @@ func (p Pane) WaitFor(t testing.TB, d time.Duration, wants ...string) string {
 func (p Pane) SawAll(t testing.TB, d time.Duration, wants ...string) {
 	t.Helper()
 	seen := map[string]bool{}
-	deadline := time.Now().Add(d)
-	for {
-		s := p.Screen()
+	var s string
+	if !Poll(d, func() bool {
+		s = p.Screen()
 		all := true
 		for _, w := range wants {
 			seen[w] = seen[w] || strings.Contains(s, w)
 			all = all && seen[w]
 		}
-		if all {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw all of %q (seen %v); last screen:\n%s%s", wants, seen, s, p.errText())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return all
+	}) {
+		t.Fatalf("never saw all of %q (seen %v); last screen:\n%s%s", wants, seen, s, p.errText())
 	}
 }
 

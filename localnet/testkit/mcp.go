@@ -1,11 +1,12 @@
-// Package solgatetest is for tests that drive the real solgate binary the way
-// a user or an MCP client would: it builds the command once per test process
-// and speaks MCP to `solgate mcp` with mcp-go's stdio client. It is imported
-// by tests only and never linked into solgate itself.
-package solgatetest
+package testkit
+
+// Tests drive the real solgate binary the way a user or an MCP client would:
+// the command is built once per test process, and MCP is spoken to
+// `solgate mcp` with mcp-go's stdio client.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,8 +18,6 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/solgate/solgate/mcpbridge"
 )
 
 var (
@@ -33,7 +32,7 @@ func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		_, here, _, _ := runtime.Caller(0)
-		src := filepath.Dir(filepath.Dir(here)) // cmd/solgate
+		src := filepath.Join(filepath.Dir(here), "..", "..", "cmd", "solgate")
 		dir, err := os.MkdirTemp("", "solgate-under-test-")
 		if err != nil {
 			buildErr = err
@@ -92,8 +91,41 @@ func StartMCPClient(t testing.TB, name string, env []string, command string, arg
 	return c, res
 }
 
-// Answer is one tool result as the model sees it.
-type Answer = mcpbridge.CallResult
+// Answer is one tool result as the model sees it: the text, the structured
+// content, and whether it is a tool error. It is read from the MCP result
+// here rather than with the bridge's own decoder, so that a test of the
+// bridge does not check the bridge against itself.
+type Answer struct {
+	IsError    bool
+	Text       string
+	Structured map[string]any
+}
+
+// Status is the structured "status" field ("" when absent).
+func (a Answer) Status() string { s, _ := a.Structured["status"].(string); return s }
+
+// Str is a structured field as a string ("" when absent).
+func (a Answer) Str(key string) string {
+	if v, ok := a.Structured[key]; ok && v != nil {
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// AnswerOf reads an MCP tool result as the model sees it.
+func AnswerOf(res *mcp.CallToolResult) Answer {
+	out := Answer{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			out.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &out.Structured)
+	}
+	return out
+}
 
 // Call calls a tool and fails the test on a protocol error (never on a tool
 // error or a denial: those are answers).
@@ -117,5 +149,5 @@ func (a *Agent) Try(tool string, args map[string]any, timeout time.Duration) (An
 	if err != nil {
 		return Answer{}, err
 	}
-	return mcpbridge.ResultFromMCP(res), nil
+	return AnswerOf(res), nil
 }

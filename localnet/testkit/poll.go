@@ -1,0 +1,43 @@
+package testkit
+
+import (
+	"testing"
+	"time"
+)
+
+// pollEvery is how often Poll looks again. Waiting for a state by looking at
+// it is waiting for an event; the interval only bounds the latency.
+const pollEvery = 50 * time.Millisecond
+
+// Poll checks cond until it holds or d has passed, and reports whether it
+// held. cond runs at least once, and once more at the deadline.
+func Poll(d time.Duration, cond func() bool) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return true
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return cond()
+		}
+	}
+}
+
+// Eventually fails the test unless cond holds within d; what names the
+// awaited state, and detail (may be nil) adds what the failure should show.
+func Eventually(t testing.TB, d time.Duration, what string, cond func() bool, detail func() string) {
+	t.Helper()
+	if Poll(d, cond) {
+		return
+	}
+	extra := ""
+	if detail != nil {
+		extra = "\n" + detail()
+	}
+	t.Fatalf("%s did not happen within %s%s", what, d, extra)
+}
