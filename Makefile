@@ -1,4 +1,8 @@
 # solgate — the commands a newcomer and CI run. `make help` lists them.
+# go.mod names go 1.27.3, but a machine starts on its own Go and does not
+# switch by itself; this makes the go command fetch and use 1.27.3 (the
+# release whose standard library has no known reachable vulnerability here).
+export GOTOOLCHAIN := go1.27.3
 GO        ?= go
 NPM       ?= npm
 BIN       := bin/solgate

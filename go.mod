@@ -1,6 +1,6 @@
 module github.com/solgate/solgate
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -18,7 +18,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.39.0
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
 )
