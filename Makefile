@@ -17,8 +17,17 @@ help: ## list targets
 
 # -buildvcs=true records the checkout's revision in the binary, which
 # `solgate --version` and MCP serverInfo report.
+# -trimpath keeps the build machine's paths out of the binary, so an installed
+# solgate refers to no checkout (README, "Releases").
 build: ## build bin/solgate
-	$(GO) build -buildvcs=true -o $(BIN) ./cmd/solgate
+	$(GO) build -trimpath -buildvcs=true -o $(BIN) ./cmd/solgate
+
+# Archives, SHA256SUMS and a CycloneDX SBOM per archive in dist/, for linux and
+# darwin on amd64 and arm64 (GoReleaser, --snapshot). Builds GoReleaser once per
+# pin; kept out of `make test` and .ci/run for that reason.
+.PHONY: release
+release: ## snapshot release into dist/: archives, SHA256SUMS, SBOMs (builds GoReleaser once)
+	.ci/release/run
 
 # /usr/local/bin so that the console's own account and yours run the same
 # binary (README, "Run it safely"); PREFIX=$$HOME/.local for yourself only.
@@ -96,4 +105,4 @@ bench-quick: build localnet-deps ## the benchmark suite with small counts (CI; u
 	./bin/solgate-bench -quick -solgate $(BIN) -ref-dir $(BENCH_REF) -out bench-results/bench-quick.json $(BENCHFLAGS)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
