@@ -143,7 +143,9 @@ func TestInstalledBinaryOutsideCheckout(t *testing.T) {
 	t.Run("demo says what it needs", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "demo")
+		// --prove: the interactive demo first asks for a terminal, then
+		// reaches the same ledger start.
+		cmd := exec.CommandContext(ctx, bin, "demo", "--prove")
 		cmd.Dir, cmd.Env = outside, env
 		out, err := cmd.CombinedOutput()
 		if err == nil {
