@@ -206,3 +206,76 @@ func TestInstalledBinaryOutsideCheckout(t *testing.T) {
 		}
 	})
 }
+
+// TestGoInstallAtVersionReportsIt installs this commit the way a user would,
+// `go install -trimpath github.com/solgate/solgate/cmd/solgate@VERSION`,
+// from a module proxy on disk (this commit's module zip, and the machine's
+// module download cache for the dependencies), and asks the binary its
+// version: it must be VERSION, not "dev".
+func TestGoInstallAtVersionReportsIt(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("requires git")
+	}
+	const version = "v0.0.1-installtest"
+	modPath := "github.com/solgate/solgate"
+	proxy := filepath.Join(t.TempDir(), "proxy")
+	at := filepath.Join(proxy, modPath, "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The module zip: the tracked files of HEAD under module@version/,
+	// without .ci and .github, which hold modules of their own.
+	zip := filepath.Join(at, version+".zip")
+	arch := exec.Command("git", "archive", "--format=zip", "--prefix="+modPath+"@"+version+"/", "-o", zip, "HEAD", "--", ".", ":!.ci", ":!.github")
+	arch.Dir = repoRoot(t)
+	if out, err := arch.CombinedOutput(); err != nil {
+		t.Fatalf("git archive: %v\n%s", err, out)
+	}
+	gomod, err := os.ReadFile(filepath.Join(repoRoot(t), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"list":            version + "\n",
+		version + ".info": `{"Version":"` + version + `","Time":"2026-12-01T00:00:00Z"}`,
+		version + ".mod":  string(gomod),
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	download := filepath.Join(strings.TrimSpace(string(cache)), "cache", "download")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gobin := t.TempDir()
+	cmd := exec.Command(filepath.Join(strings.TrimSpace(string(goroot)), "bin", "go"), "install", "-trimpath", modPath+"/cmd/solgate@"+version)
+	cmd.Dir = t.TempDir() // outside any module
+	cmd.Env = append(os.Environ(),
+		"GOBIN="+gobin,
+		// A module cache of its own, so the test version never enters the
+		// machine's; it fills from the two file proxies without a network.
+		"GOMODCACHE="+filepath.Join(t.TempDir(), "modcache"),
+		"GOFLAGS=-modcacherw",
+		"GOPROXY=file://"+proxy+",file://"+download,
+		"GONOSUMDB="+modPath, "GOSUMDB=off",
+		// The toolchain already running, not one fetched into that cache.
+		"GOTOOLCHAIN=local",
+	)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install %s@%s: %v\n%s", modPath, version, err, out)
+	}
+	out, err := exec.Command(filepath.Join(gobin, "solgate"), "version", "--json").Output()
+	if err != nil {
+		t.Fatalf("solgate version --json: %v", err)
+	}
+	var v struct{ Version string }
+	if err := json.Unmarshal(out, &v); err != nil || v.Version != version {
+		t.Fatalf("installed solgate@%s reports version %q (%v)\n%s", version, v.Version, err, out)
+	}
+}
