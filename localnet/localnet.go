@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +40,7 @@ const DefaultStartTimeout = 30 * time.Second
 // its own genesis hash and produces a block every 400 ms.
 type Options struct {
 	// Dir is the localnet folder (holding server.mjs and node_modules).
-	// Default: $SOLGATE_LOCALNET_DIR, else the folder of this source file.
+	// Default: DefaultDir ($SOLGATE_LOCALNET_DIR, else the checkout holding the working directory).
 	Dir string
 	// Network makes the ledger report a public cluster's genesis hash:
 	// "localnet" (default), "mainnet-beta", "devnet" or "testnet".
@@ -104,16 +103,49 @@ var ErrNodeMissing = errors.New("localnet requires node (Node.js 20+) on PATH")
 // ErrDepsMissing is returned (wrapped) by Start when node_modules is not installed.
 var ErrDepsMissing = errors.New("localnet npm dependencies are not installed")
 
-// DefaultDir is the localnet folder used when Options.Dir is empty.
-func DefaultDir() string {
+// ErrNoSources is returned (wrapped) by Start when no localnet folder was
+// given and none was found: an installed solgate carries no ledger.
+var ErrNoSources = errors.New("the test ledger (localnet) is not part of an installed solgate")
+
+// modulePath is solgate's module, which marks the checkout DefaultDir looks for.
+const modulePath = "github.com/solgate/solgate"
+
+// DefaultDir is the localnet folder used when Options.Dir is empty:
+// $SOLGATE_LOCALNET_DIR, else the localnet folder of the solgate checkout
+// that holds the working directory. It never uses the path the binary was
+// built from: an installed binary must not depend on the build machine's
+// checkout (README, "Releases"). ok is false when neither is found.
+func DefaultDir() (dir string, ok bool) {
 	if d := os.Getenv(DirEnv); d != "" {
-		return d
+		return d, true
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "localnet"
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
 	}
-	return filepath.Dir(file)
+	for d := wd; ; d = filepath.Dir(d) {
+		if isCheckout(d) {
+			return filepath.Join(d, "localnet"), true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// isCheckout reports whether d is the root of a solgate checkout with the
+// ledger's sources in it.
+func isCheckout(d string) bool {
+	mod, err := os.ReadFile(filepath.Join(d, "go.mod"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(mod), "\n")
+	if strings.TrimSpace(first) != "module "+modulePath {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(d, "localnet", "server.mjs"))
+	return err == nil
 }
 
 // Start launches the ledger and waits until it is serving. ctx bounds only
@@ -122,7 +154,10 @@ func DefaultDir() string {
 func Start(ctx context.Context, opts Options) (*Ledger, error) {
 	dir := opts.Dir
 	if dir == "" {
-		dir = DefaultDir()
+		var ok bool
+		if dir, ok = DefaultDir(); !ok {
+			return nil, fmt.Errorf("%w: it runs from a solgate checkout (`make demo` there, after `make localnet-deps`), or set %s to a checkout's localnet folder; it also needs Node.js 20.18+ on PATH", ErrNoSources, DirEnv)
+		}
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -889,10 +889,25 @@ func TestStartErrors(t *testing.T) {
 			t.Fatalf("want ErrNodeMissing, got %v", err)
 		}
 	})
+	// An installed binary run outside any checkout: no ledger sources, and
+	// an error that says what the ledger needs, never a build machine's path.
+	t.Run("outside a checkout", func(t *testing.T) {
+		t.Setenv(localnet.DirEnv, "")
+		t.Chdir(t.TempDir())
+		_, err := localnet.Start(context.Background(), localnet.Options{})
+		if !errors.Is(err, localnet.ErrNoSources) {
+			t.Fatalf("want ErrNoSources, got %v", err)
+		}
+		for _, want := range []string{"solgate checkout", "SOLGATE_LOCALNET_DIR", "Node.js"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %q", err, want)
+			}
+		}
+	})
 	// npm dependencies not installed.
 	t.Run("no node_modules", func(t *testing.T) {
 		dir := t.TempDir()
-		src, err := os.ReadFile(filepath.Join(localnet.DefaultDir(), "server.mjs"))
+		src, err := os.ReadFile("server.mjs") // go test runs in the package's folder
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -114,7 +113,7 @@ func (a Admission) dirACL(dir string) (bool, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() || !ok || st.Uid != uint32(os.Geteuid()) || fi.Mode().Perm()&0o027 != 0 {
 		return false, nil // ensureSocketDir says what is wrong, or applies the plain modes
 	}
-	err = unix.Setxattr(dir, "system.posix_acl_access", a.acl(7, 1), 0)
+	err = setACL(dir, a.acl(7, 1))
 	switch {
 	case errors.Is(err, unix.EOPNOTSUPP):
 		return false, nil
@@ -126,7 +125,7 @@ func (a Admission) dirACL(dir string) (bool, error) {
 
 // socketACL gives the socket the admission's ACL (its directory has one).
 func (a Admission) socketACL(path string) error {
-	if err := unix.Setxattr(path, "system.posix_acl_access", a.acl(6, 6), 0); err != nil {
+	if err := setACL(path, a.acl(6, 6)); err != nil {
 		return fmt.Errorf("set the access list of socket %s: %w", path, err)
 	}
 	return nil
@@ -156,42 +155,6 @@ func (a Admission) fileModes() (dir, sock fs.FileMode, gid int) {
 func (a Admission) SocketDirMode() (fs.FileMode, int) {
 	d, _, g := a.fileModes()
 	return d, g
-}
-
-// peerGroupsOf reads the peer's supplementary groups as the kernel recorded
-// them at connect time (SO_PEERGROUPS, Linux 4.13+). x/sys has no typed
-// getter, and its string getter stops at the first zero byte.
-func peerGroupsOf(c *net.UnixConn) ([]uint32, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var groups []uint32
-	var sockErr error
-	ctlErr := raw.Control(func(fd uintptr) {
-		buf := make([]byte, 4*64)
-		for {
-			n := uint32(len(buf))
-			_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_PEERGROUPS,
-				uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)), 0)
-			if e == unix.ERANGE && int(n) > len(buf) && n <= 4*65536 {
-				buf = make([]byte, n)
-				continue
-			}
-			if e != 0 {
-				sockErr = e
-				return
-			}
-			for i := 0; i+4 <= int(n); i += 4 {
-				groups = append(groups, binary.NativeEndian.Uint32(buf[i:]))
-			}
-			return
-		}
-	})
-	if ctlErr != nil {
-		return nil, ctlErr
-	}
-	return groups, sockErr
 }
 
 // writeRefusal answers a peer that is not admitted with a short HTTP 403 and

@@ -113,7 +113,7 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 		}
 		add("screen", path)
 	}
-	if tty, err := os.Readlink("/proc/self/fd/0"); err == nil && (strings.HasPrefix(tty, "/dev/pts/") || strings.HasPrefix(tty, "/dev/tty")) {
+	if tty, ok := stdinTerminal(); ok {
 		add("tty", tty)
 	}
 	return out
@@ -165,7 +165,7 @@ func (e *Exposure) Report() []string {
 	if e.Dumpable {
 		lines = append(lines, "process memory: dumpable: another process of "+userName(e.ConsoleUID)+" could read it")
 	} else {
-		lines = append(lines, "process memory: not dumpable (PR_SET_DUMPABLE 0): no other process of the same user can ptrace it or read /proc/<pid>/mem")
+		lines = append(lines, "process memory: "+undumpableText)
 	}
 	lines = append(lines, "bridges admitted: "+e.admittedText())
 	if e.Socket != "" {

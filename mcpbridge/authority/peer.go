@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -21,7 +20,7 @@ import (
 type PeerID struct {
 	UID   uint32
 	PID   int32
-	Start uint64 // start time in clock ticks after boot (/proc/<pid>/stat field 22); 0 if unreadable
+	Start uint64 // start time (Linux: clock ticks after boot, /proc/<pid>/stat field 22; darwin: µs since 1970); 0 if unreadable
 }
 
 // String is the identity as a key and for logs: "uid 1000 pid 4242 start 123456".
@@ -32,17 +31,6 @@ func (p PeerID) String() string {
 // Identity is the peer's identity. The start time is read when the
 // connection is accepted (peerCredOf), so it names the process that connected.
 func (c PeerCred) Identity() PeerID { return PeerID{UID: c.UID, PID: c.PID, Start: c.Start} }
-
-// procStartTime reads field 22 (starttime) of /proc/<pid>/stat. The second
-// field (comm) is in parentheses and may itself contain spaces and ')', so
-// the fields are counted from the last ')'.
-func procStartTime(pid int32) (uint64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseStartTime(raw)
-}
 
 func parseStartTime(stat []byte) (uint64, error) {
 	i := bytes.LastIndexByte(stat, ')')

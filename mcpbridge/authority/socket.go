@@ -26,9 +26,6 @@ import (
 // if the first two are loosened by mistake. Users admitted with --allow-uid and
 // --allow-gid are let through all three (admission.go).
 
-// maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
-const maxSocketPathLen = 107
-
 // PeerCred is the process at the other end of a socket connection, as the
 // kernel reports it at connect time (it cannot be forged by the peer).
 type PeerCred struct {
@@ -342,27 +339,6 @@ type peerConn struct {
 func (c *peerConn) Close() error {
 	c.release()
 	return c.UnixConn.Close()
-}
-
-func peerCredOf(c *net.UnixConn) (PeerCred, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return PeerCred{}, err
-	}
-	var uc *unix.Ucred
-	var sockErr error
-	if err := raw.Control(func(fd uintptr) {
-		uc, sockErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return PeerCred{}, err
-	}
-	if sockErr != nil {
-		return PeerCred{}, fmt.Errorf("SO_PEERCRED: %w", sockErr)
-	}
-	cred := PeerCred{PID: uc.Pid, UID: uc.Uid, GID: uc.Gid}
-	// Unreadable (the process already exited): 0, which no live process has.
-	cred.Start, _ = procStartTime(uc.Pid)
-	return cred, nil
 }
 
 type peerCredKey struct{}

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // The hash chain proves that entries were not altered one by one, but whoever
@@ -95,7 +93,7 @@ func writeHeadSlot(f *os.File, h headRecord) error {
 	if _, err := f.WriteAt(formatHeadSlot(h), (h.Seq%2)*headSlotSize); err != nil {
 		return fmt.Errorf("write audit head file %s: %w", f.Name(), err)
 	}
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+	if err := dataSync(f); err != nil {
 		return fmt.Errorf("sync audit head file %s: %w", f.Name(), err)
 	}
 	return nil
