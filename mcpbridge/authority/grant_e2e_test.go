@@ -1,0 +1,231 @@
+package authority_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// shiftClock is the hub's clock: real time plus an offset a test moves, so
+// a grant's expiry can be passed without waiting ten minutes.
+type shiftClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *shiftClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *shiftClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// propose makes the agent propose a transfer and returns the proposal id.
+func propose(t *testing.T, a *solgatetest.Agent, to solana.PublicKey, lamports uint64) string {
+	t.Helper()
+	ans := a.Call("transfer_sol", map[string]any{"to": to.String(), "lamports": lamports})
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.IsError || ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("propose %d to %s: %+v", lamports, to, ans)
+	}
+	return id
+}
+
+// runApproved collects the token with proposal_status, as an agent does,
+// and executes; it fails unless the transfer executed.
+func runApproved(t *testing.T, a *solgatetest.Agent, id string, to solana.PublicKey, lamports uint64) {
+	t.Helper()
+	st := a.Call("proposal_status", map[string]any{"proposal_id": id})
+	token, _ := st.Structured["confirm"].(string)
+	if st.Status() != "approved" || token == "" {
+		t.Fatalf("proposal_status %s: %+v", id, st)
+	}
+	done := a.Call("transfer_sol", map[string]any{"to": to.String(), "lamports": lamports, "confirm": token})
+	if done.IsError || done.Status() != "executed" {
+		t.Fatalf("execute %s: %+v", id, done)
+	}
+}
+
+// stillPending asserts the hub holds id undecided: no grant approved it.
+func stillPending(t *testing.T, h *authority.Hub, id, why string) *authority.Proposal {
+	t.Helper()
+	p, ok := h.Proposal(id)
+	if !ok || p.Status != authority.StatusPending || p.Grant != 0 {
+		t.Fatalf("%s: proposal %s found %v, %+v, want pending and untouched by any grant", why, id, ok, statusLine(p))
+	}
+	return p
+}
+
+func grantFor(t *testing.T, h *authority.Hub, id string, count int) authority.Grant {
+	t.Helper()
+	p, _ := h.Proposal(id)
+	_, g, err := h.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: count, Ceiling: uint64(count) * p.Spend, For: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A grant covers only its own agent process, its recipient, at most its
+// amount, and only until it expires; what it covers is approved through the
+// usual path and lands on the ledger, and the agent, the audit trail and the
+// proposal all name the grant.
+func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
+	clock := &shiftClock{}
+	other, _ := executor.NewRandomKeypair()
+	w := newWorld(t, func(o *authority.Options) {
+		o.Now = clock.Now
+		// Both recipients are allowed, so only the grant can tell them apart.
+		o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, other.PublicKey().String())
+	})
+	a1 := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	a2 := solgatetest.StartAgent(t, w.socket, "grant-agent") // same name, another process
+	const amount = 50_000_000
+
+	first := propose(t, a1, w.allowed, amount)
+	g := grantFor(t, w.hub, first, 3)
+	if g.N != 1 || g.Count != 3 || g.MaxAmount != amount || g.Counterparty != w.allowed.String() || !strings.HasPrefix(g.Peer, "uid ") {
+		t.Fatalf("grant %+v", g)
+	}
+	runApproved(t, a1, first, w.allowed, amount)
+
+	// Another process with the very same name: not covered, and told nothing.
+	p := stillPending(t, w.hub, propose(t, a2, w.allowed, amount-1), "another process, same name")
+	if p.GrantMiss != "" {
+		t.Errorf("another process learned of the grant: %q", p.GrantMiss)
+	}
+	// Another recipient, and a larger amount: not covered, and the console says why.
+	p = stillPending(t, w.hub, propose(t, a1, other.PublicKey(), amount), "another recipient")
+	if !strings.Contains(p.GrantMiss, "grant #1 does not cover it: it is for "+w.allowed.String()) {
+		t.Errorf("another recipient: why %q", p.GrantMiss)
+	}
+	p = stillPending(t, w.hub, propose(t, a1, w.allowed, amount+1), "a larger amount")
+	if !strings.Contains(p.GrantMiss, "more than the 0.05 SOL granted per call") {
+		t.Errorf("a larger amount: why %q", p.GrantMiss)
+	}
+
+	// A smaller one to the same recipient from the same process: approved
+	// at once by the grant, through proposal_status as always.
+	covered := propose(t, a1, w.allowed, amount-2)
+	got, _ := w.hub.Proposal(covered)
+	if got.Status != authority.StatusApproved || got.DecidedBy != "grant #1" || got.Grant != 1 || got.Token == "" {
+		t.Fatalf("covered proposal: %+v", got)
+	}
+	runApproved(t, a1, covered, w.allowed, amount-2)
+	if bal := w.balance(t, w.allowed); bal != 2*amount-2 {
+		t.Errorf("allowed received %d, want %d", bal, 2*amount-2)
+	}
+	if d, err := w.store.GetDecision(covered); err != nil || d.DecidedBy != "grant #1" {
+		t.Errorf("stored decision %+v %v", d, err)
+	}
+	entries, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made, decided bool
+	for _, e := range entries {
+		made = made || e.Kind == "grant_made" && e.ProposalID == first && strings.Contains(string(e.Body), `"count":3`)
+		decided = decided || e.Kind == "decision" && e.ProposalID == covered && strings.Contains(string(e.Body), "grant #1")
+	}
+	if !made || !decided {
+		t.Errorf("audit trail: grant_made %v, decision by grant #1 %v", made, decided)
+	}
+
+	// The agent sees its grant in get_spend_status; the other process sees none.
+	mine := a1.Call("get_spend_status", nil)
+	grants, _ := json.Marshal(mine.Structured["grants"])
+	if !strings.Contains(string(grants), `"calls_used":1`) || !strings.Contains(mine.Text, "grant #1: transfer_sol to "+w.allowed.String()) {
+		t.Errorf("get_spend_status of the grantee: %s\n%s", grants, mine.Text)
+	}
+	if theirs := a2.Call("get_spend_status", nil); !strings.Contains(theirs.Text, "Standing grants: none for you") {
+		t.Errorf("get_spend_status of another process: %s", theirs.Text)
+	}
+
+	// After expiry (the hub's clock, moved): not covered.
+	clock.Advance(10*time.Minute + time.Second)
+	p = stillPending(t, w.hub, propose(t, a1, w.allowed, amount-3), "after expiry")
+	if !strings.Contains(p.GrantMiss, "it expired") {
+		t.Errorf("after expiry: why %q", p.GrantMiss)
+	}
+	if gs := w.hub.Grants(); len(gs) != 0 {
+		t.Errorf("an expired grant is still listed: %+v", gs)
+	}
+}
+
+// waitGrantEvent waits for the hub to announce a grant change whose message
+// contains want.
+func waitGrantEvent(t *testing.T, events <-chan authority.Event, want string) {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Kind == authority.EventGrantsChanged && strings.Contains(ev.Message, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no grants event with %q", want)
+		}
+	}
+}
+
+// x, a pause, the agent's disconnect and a restart each end a grant: what
+// it would have covered waits for the human again.
+func TestGrantEndsOnRevokePauseDisconnectAndRestart(t *testing.T) {
+	w := newWorld(t, nil)
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	amount := uint64(10_000_000)
+	next := func() uint64 { amount--; return amount } // each proposal its own arguments
+
+	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
+	w.hub.RevokeAll("operator")
+	stillPending(t, w.hub, propose(t, a, w.allowed, next()), "after x")
+
+	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
+	w.hub.SetPaused(true)
+	w.hub.SetPaused(false)
+	stillPending(t, w.hub, propose(t, a, w.allowed, next()), "after a pause")
+
+	// The same process again: covered, so the grant is live before the restart.
+	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
+	if p, _ := w.hub.Proposal(propose(t, a, w.allowed, next())); p.DecidedBy != "grant #3" {
+		t.Fatalf("a live grant did not cover its agent: %+v", p)
+	}
+
+	// Disconnect: the grantee's bridge goes away and its grant ends.
+	// (The restart is tested through the real binary: a console that exits
+	// takes its connections with it, see cmd/solgate's runbook test.)
+	events, cancel := w.hub.Subscribe(256)
+	defer cancel()
+	b := solgatetest.StartAgent(t, w.socket, "grant-agent-2")
+	grantFor(t, w.hub, propose(t, b, w.allowed, next()), 5)
+	if len(w.hub.Grants()) != 2 {
+		t.Fatalf("grants %+v", w.hub.Grants())
+	}
+	b.C.Close()
+	waitGrantEvent(t, events, "its agent disconnected")
+	if gs := w.hub.Grants(); len(gs) != 1 || gs[0].N != 3 {
+		t.Fatalf("a disconnected agent's grant lives on: %+v", gs)
+	}
+}
+
+func statusLine(p *authority.Proposal) string {
+	if p == nil {
+		return "<none>"
+	}
+	return string(p.Status) + " by " + p.DecidedBy + ", grant " + fmt.Sprint(p.Grant)
+}
