@@ -552,7 +552,13 @@ const swallowQuiet = 2 * time.Second
 // the operator may be typing into it, and the keys that follow are
 // swallowed: a reason typed into a deny box must not become keys ("maybe a"
 // approving the next proposal).
-func (m *model) left(id string, byEvent bool) {
+func (m *model) left(id string, byEvent bool) { m.leftBy(id, byEvent, false) }
+
+// leftBy is left; byGrant: a standing grant the operator made decided it.
+// Then only a dialog open for it swallows what follows: a grant approves
+// proposals as they arrive, and each one passing under the selection must
+// not eat the operator's keys (q, x, p among them).
+func (m *model) leftBy(id string, byEvent, byGrant bool) {
 	delete(m.mine, id)
 	dialogOpen := (m.dialog.kind == dialogApprove || m.dialog.kind == dialogDeny || m.dialog.kind == dialogGrant) && m.dialog.id == id
 	if dialogOpen {
@@ -564,7 +570,7 @@ func (m *model) left(id string, byEvent bool) {
 	if sel == nil || selectedLeft || sel.p.Status != hub.StatusPending {
 		m.queue.SelectOldestPending()
 	}
-	if byEvent && (dialogOpen || selectedLeft) {
+	if byEvent && (dialogOpen || selectedLeft && !byGrant) {
 		what := "the proposal was decided elsewhere"
 		if e := m.queue.byID[id]; e != nil && e.p.Status == hub.StatusExpired {
 			what = "the proposal expired"
@@ -663,7 +669,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				// The operator's decision comes back as an event too,
 				// possibly before the action's own answer.
 				byOperator := m.mine[ev.Proposal.ID] || ev.Proposal.DecidedBy == decidedBy
-				m.left(ev.Proposal.ID, !byOperator)
+				m.leftBy(ev.Proposal.ID, !byOperator, ev.Proposal.Grant != 0)
 			}
 			if ev.Kind == hub.EventExecuted {
 				delete(m.progress, ev.Proposal.ID)
