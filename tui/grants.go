@@ -109,12 +109,13 @@ func (m *model) grantKey(k tea.KeyMsg) action {
 	f := &m.dialog.grant
 	id := m.dialog.id
 	if f.confirm {
+		form := *f // copied before the dialog is cleared
 		m.dialog = dialog{}
 		if !key.Matches(k, m.keys.Confirm) {
 			m.notice = "grant for " + id + " cancelled — nothing was approved"
 			return nil
 		}
-		return m.submitGrant(id, *f)
+		return m.submitGrant(id, form)
 	}
 	switch {
 	case key.Matches(k, m.keys.Cancel):
