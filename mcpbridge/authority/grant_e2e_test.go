@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,4 +229,104 @@ func statusLine(p *authority.Proposal) string {
 		return "<none>"
 	}
 	return string(p.Status) + " by " + p.DecidedBy + ", grant " + fmt.Sprint(p.Grant)
+}
+
+// Two covered proposals arriving together cannot both take a grant's last
+// call, and a call that would pass the grant's ceiling waits for the human
+// even though its count is not used up.
+func TestGrantLastCallAndCeilingAreTakenOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	const amount = 20_000_000
+	first := propose(t, a, w.allowed, amount)
+	p, _ := w.hub.Proposal(first)
+	// Three calls, but a ceiling for two of this size.
+	if _, _, err := w.hub.ApproveWithGrant(first, "operator", authority.GrantTerms{Count: 3, Ceiling: 2 * p.Spend, For: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	// Concurrently: two more, each covered on its own; the ceiling admits both.
+	ids := make(chan string, 2)
+	var wg sync.WaitGroup
+	for i := uint64(1); i <= 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ans, err := a.Try("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount - i}, time.Minute)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			id, _ := ans.Structured["proposal_id"].(string)
+			ids <- id
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	for id := range ids {
+		if got, _ := w.hub.Proposal(id); got == nil || got.DecidedBy != "grant #1" {
+			t.Errorf("concurrent covered proposal %s: %s", id, statusLine(got))
+		}
+	}
+	// The third call's count is there, the ceiling is not.
+	q := stillPending(t, w.hub, propose(t, a, w.allowed, amount-3), "past the ceiling")
+	if !strings.Contains(q.GrantMiss, "of its ceiling left") {
+		t.Errorf("past the ceiling: why %q", q.GrantMiss)
+	}
+	gs := w.hub.Grants()
+	if len(gs) != 1 || gs[0].Used != 2 || gs[0].Spent > gs[0].Ceiling {
+		t.Fatalf("grant after the run: %+v", gs)
+	}
+	// And a ceiling above what the session cap leaves is refused outright.
+	r := propose(t, a, w.allowed, amount-4)
+	if _, _, err := w.hub.ApproveWithGrant(r, "operator", authority.GrantTerms{Count: 3, Ceiling: w.hub.Policy().MaxLamportsPerSession, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
+		t.Fatalf("a ceiling above the session cap's remainder: %v", err)
+	}
+	stillPending(t, w.hub, r, "a refused grant")
+}
+
+// A grant's last call is claimed before its approval is written: while
+// that write is held open, other proposals of the same agent find the grant
+// used up and wait for the human.
+func TestGrantsLastCallIsTakenOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	const amount = 20_000_000
+	id0 := propose(t, a, w.allowed, amount)
+	p0, _ := w.hub.Proposal(id0)
+	// One call, with a ceiling for four: only the count can stop the others.
+	if _, _, err := w.hub.ApproveWithGrant(id0, "operator", authority.GrantTerms{Count: 1, Ceiling: 4 * p0.Spend, For: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+
+	entered, release := make(chan string, 1), make(chan struct{})
+	var holding atomic.Bool
+	authority.SetBeforeDecisionWrite(w.hub, func(id string) {
+		if holding.CompareAndSwap(false, true) { // only the first write is held
+			entered <- id
+			<-release
+		}
+	})
+	first := make(chan string, 1)
+	go func() {
+		ans, err := a.Try("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount - 1}, time.Minute)
+		if err != nil {
+			t.Error(err)
+		}
+		id, _ := ans.Structured["proposal_id"].(string)
+		first <- id
+	}()
+	held := <-entered // the grant's approval of that proposal is being written
+	for i := uint64(2); i <= 3; i++ {
+		p := stillPending(t, w.hub, propose(t, a, w.allowed, amount-i), "while the last call's approval is written")
+		if !strings.Contains(p.GrantMiss, "all its calls were used") {
+			t.Errorf("why %q", p.GrantMiss)
+		}
+	}
+	close(release)
+	if id := <-first; id != held {
+		t.Fatalf("held %s, proposed %s", held, id)
+	}
+	if got, _ := w.hub.Proposal(held); got == nil || got.Grant != 1 {
+		t.Fatalf("the held proposal: %s", statusLine(got))
+	}
 }
