@@ -1,6 +1,7 @@
 package authority_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/solgate/solgate/cmd/solgate/solgatetest"
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -328,5 +330,77 @@ func TestGrantsLastCallIsTakenOnce(t *testing.T) {
 	}
 	if got, _ := w.hub.Proposal(held); got == nil || got.Grant != 1 {
 		t.Fatalf("the held proposal: %s", statusLine(got))
+	}
+}
+
+// On transfer_token a grant binds the mint and the recipient: the same
+// mint to the same owner is covered and lands; another mint, or more per
+// call, waits for the human.
+func TestGrantOnTokenTransferCoversItsMintAndRecipientOnly(t *testing.T) {
+	ctx := context.Background()
+	var m1, m2 string
+	w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
+		var err error
+		if m1, err = l.CreateMint(ctx, 6, ""); err != nil {
+			t.Fatal(err)
+		}
+		if m2, err = l.CreateMint(ctx, 6, ""); err != nil {
+			t.Fatal(err)
+		}
+		o.Policy.MaxTokenPerTx = append(capped(t, m1+"=2.5"), capped(t, m2+"=2.5")...)
+	})
+	for _, m := range []string{m1, m2} {
+		if _, err := w.ledger.MintTo(ctx, m, w.wallet.String(), 10_000_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	send := func(mint string, amount uint64) map[string]any {
+		return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": fmt.Sprint(amount)}
+	}
+	proposeToken := func(args map[string]any) string {
+		t.Helper()
+		ans := a.Call("transfer_token", args)
+		id, _ := ans.Structured["proposal_id"].(string)
+		if ans.Status() != "pending_approval" || id == "" {
+			t.Fatalf("propose %v: %+v", args, ans)
+		}
+		return id
+	}
+	run := func(id string, args map[string]any) {
+		t.Helper()
+		st := a.Call("proposal_status", map[string]any{"proposal_id": id})
+		token, _ := st.Structured["confirm"].(string)
+		if st.Status() != "approved" || token == "" {
+			t.Fatalf("proposal_status %s: %+v", id, st)
+		}
+		args["confirm"] = token
+		if done := a.Call("transfer_token", args); done.Status() != "executed" {
+			t.Fatalf("execute %s: %+v", id, done)
+		}
+	}
+
+	first := proposeToken(send(m1, 1_000_000))
+	g := grantFor(t, w.hub, first, 3)
+	if g.Counterparty != m1+" → "+w.allowed.String() || g.MaxAmount != 1_000_000 {
+		t.Fatalf("grant %+v", g)
+	}
+	run(first, send(m1, 1_000_000))
+
+	covered := proposeToken(send(m1, 900_000))
+	if p, _ := w.hub.Proposal(covered); p.DecidedBy != "grant #1" {
+		t.Fatalf("the same mint and owner: %s", statusLine(p))
+	}
+	run(covered, send(m1, 900_000))
+	if got, _ := w.ownerTokens(t, w.allowed, m1); got != 1_900_000 {
+		t.Errorf("the recipient holds %d of the granted mint, want 1900000", got)
+	}
+	p := stillPending(t, w.hub, proposeToken(send(m2, 900_000)), "another mint")
+	if !strings.Contains(p.GrantMiss, "it is for "+m1) {
+		t.Errorf("another mint: why %q", p.GrantMiss)
+	}
+	stillPending(t, w.hub, proposeToken(send(m1, 1_000_001)), "more per call")
+	if got, _ := w.ownerTokens(t, w.allowed, m2); got != 0 {
+		t.Errorf("the other mint moved: %d", got)
 	}
 }
