@@ -159,6 +159,17 @@ func TestGrantsLineAndList(t *testing.T) {
 	if !strings.Contains(view, line) || !strings.Contains(view, "grant-line → ") || !strings.Contains(view, " 0/9 · 0/") || !strings.Contains(view, "left") {
 		t.Fatalf("no grants line:\n%s", view)
 	}
+	// A larger proposal from the same agent is not covered; its detail says why.
+	bigger := w.propose(t, "grant-line")
+	if bigger.Status != hub.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
+		t.Fatalf("a larger proposal: %s %q", bigger.Status, bigger.GrantMiss)
+	}
+	m.Update(eventsMsg{events: []hub.Event{{Kind: hub.EventProposalAdded, At: time.Now(), Proposal: bigger}}})
+	m.queue.Select(m.queue.index(bigger.ID))
+	m.Update(tickMsg(time.Now()))
+	if v := m.View(); !strings.Contains(v, "Waits for you: grant #") || !strings.Contains(v, "more than") {
+		t.Fatalf("the detail does not say why the grant did not apply:\n%s", v)
+	}
 	press(t, m, runes("l"))
 	if m.dialog.kind != dialogGrants || !strings.Contains(m.View(), "Enter ends the chosen grant") {
 		t.Fatalf("l did not list the grants:\n%s", m.View())

@@ -15,7 +15,10 @@ import (
 // approval of an envelope does not. A grant only ever stands in for the
 // human's key press: a covered proposal is approved through the same path
 // (decide), and every cap and policy rule has already judged it by then.
-// Grants live in memory only, so a restart ends them all.
+// Grants live in memory only, so a restart ends them all. A grant binds to
+// the caller's id: a socket peer's kernel identity, or, for a call made
+// inside the console's own process (tests, the demo), that in-process id,
+// which nothing on the socket can claim.
 
 // grantable arguments name what a grant binds to. A tool whose arguments do
 // not implement it (a raw transaction, an action) can never be covered: its
@@ -96,38 +99,6 @@ func (g Grant) Describe() string {
 		g.Used, g.Count, executor.FormatSOL(g.Spent), executor.FormatSOL(g.Ceiling))
 }
 
-// GrantDefaults are the form's prefilled terms for pending proposal id:
-// DefaultGrantCount more, a ceiling of count × this proposal's measured
-// spend (fees included) but never above what the session cap leaves after
-// this proposal, and DefaultGrantFor.
-func (h *Hub) GrantDefaults(id string) (GrantTerms, error) {
-	if h.opts.NoGrants {
-		return GrantTerms{}, ErrGrantsOff
-	}
-	h.mu.Lock()
-	p, err := h.pendingLocked(id, "grant")
-	var spend uint64
-	var tool string
-	var ok bool
-	if err == nil {
-		spend, tool = p.Spend, p.Tool
-		_, ok = p.Kind.Args().(grantable)
-	}
-	h.mu.Unlock()
-	if err != nil {
-		return GrantTerms{}, err
-	}
-	if !ok {
-		return GrantTerms{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, tool)
-	}
-	t := GrantTerms{Count: DefaultGrantCount, For: DefaultGrantFor}
-	t.Ceiling = h.ceilingCap(spend)
-	if per, over := mulU64(spend, uint64(t.Count)); !over && per < t.Ceiling {
-		t.Ceiling = per
-	}
-	return t, nil
-}
-
 // ceilingCap is the most a grant may spend: the session cap's remainder
 // once the proposal being approved is counted.
 func (h *Hub) ceilingCap(spend uint64) uint64 {
@@ -136,13 +107,6 @@ func (h *Hub) ceilingCap(spend uint64) uint64 {
 		return 0
 	}
 	return rem - spend
-}
-
-func mulU64(a, b uint64) (uint64, bool) {
-	if a != 0 && b > ^uint64(0)/a {
-		return 0, true
-	}
-	return a * b, false
 }
 
 // ApproveWithGrant approves pending proposal id as Approve does and grants

@@ -120,6 +120,11 @@ func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
 	if !strings.Contains(p.GrantMiss, "more than the 0.05 SOL granted per call") {
 		t.Errorf("a larger amount: why %q", p.GrantMiss)
 	}
+	// The agent learns why too, from proposal_status.
+	if st := a1.Call("proposal_status", map[string]any{"proposal_id": p.ID}); !strings.Contains(fmt.Sprint(st.Structured["grant_not_applied"]), "more than the 0.05 SOL granted per call") ||
+		!strings.Contains(st.Text, "Your standing grant did not apply") {
+		t.Errorf("proposal_status of an uncovered proposal: %s %v", st.Text, st.Structured)
+	}
 
 	// A smaller one to the same recipient from the same process: approved
 	// at once by the grant, through proposal_status as always.
@@ -186,9 +191,9 @@ func waitGrantEvent(t *testing.T, events <-chan authority.Event, want string) {
 	}
 }
 
-// x, a pause, the agent's disconnect and a restart each end a grant: what
+// x, a pause and the agent's disconnect each end a grant: what
 // it would have covered waits for the human again.
-func TestGrantEndsOnRevokePauseDisconnectAndRestart(t *testing.T) {
+func TestGrantEndsOnRevokePauseAndDisconnect(t *testing.T) {
 	w := newWorld(t, nil)
 	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
 	amount := uint64(10_000_000)
