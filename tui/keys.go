@@ -46,7 +46,7 @@ func newKeyMap() keyMap {
 		PauseShort:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		RevokeShort: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke")),
 		Pause:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume writes")),
-		Revoke:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke tokens")),
+		Revoke:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke tokens and grants")),
 		Resume:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume paused agents")),
 		Wallet:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "full wallet")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),

@@ -3,6 +3,7 @@ package authority_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -202,6 +203,17 @@ func TestGrantEndsOnRevokePauseAndDisconnect(t *testing.T) {
 	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
 	w.hub.RevokeAll("operator")
 	stillPending(t, w.hub, propose(t, a, w.allowed, next()), "after x")
+	entries, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := false
+	for _, e := range entries {
+		ended = ended || e.Kind == "grant_ended" && strings.Contains(string(e.Body), `"grant":1`) && strings.Contains(string(e.Body), "revoked every token and grant")
+	}
+	if !ended {
+		t.Error("the audit trail has no grant_ended row for grant #1 after x")
+	}
 
 	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
 	w.hub.SetPaused(true)
@@ -407,5 +419,21 @@ func TestGrantOnTokenTransferCoversItsMintAndRecipientOnly(t *testing.T) {
 	stillPending(t, w.hub, proposeToken(send(m1, 1_000_001)), "more per call")
 	if got, _ := w.ownerTokens(t, w.allowed, m2); got != 0 {
 		t.Errorf("the other mint moved: %d", got)
+	}
+}
+
+// --no-grants: no grant can be made, and the proposal stays pending.
+func TestNoGrantsRefusesAGrant(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) { o.NoGrants = true })
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	id := propose(t, a, w.allowed, 10_000_000)
+	p, _ := w.hub.Proposal(id)
+	_, _, err := w.hub.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 1, Ceiling: p.Spend, For: time.Minute})
+	if !errors.Is(err, authority.ErrGrantsOff) {
+		t.Fatalf("ApproveWithGrant under --no-grants: %v", err)
+	}
+	stillPending(t, w.hub, id, "--no-grants")
+	if gs := w.hub.Grants(); len(gs) != 0 {
+		t.Fatalf("grants %+v", gs)
 	}
 }
