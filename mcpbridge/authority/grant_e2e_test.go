@@ -437,3 +437,46 @@ func TestNoGrantsRefusesAGrant(t *testing.T) {
 		t.Fatalf("grants %+v", gs)
 	}
 }
+
+// On swap a grant binds the input and output mints: the same pair, for no
+// more input, is covered and lands; another output mint waits.
+func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
+	w := newWorld(t, nil)
+	a := solgatetest.StartAgent(t, w.socket, "grant-agent")
+	usdc, bait := w.ledger.DemoMints().USDC.Mint, w.ledger.DemoMints().Bait.Mint
+	const amount = 50_000_000
+	prop := a.Call("swap", swapArgs(w, usdc, amount))
+	first, _ := prop.Structured["proposal_id"].(string)
+	if prop.Status() != "pending_approval" || first == "" {
+		t.Fatalf("propose swap: %+v", prop)
+	}
+	g := grantFor(t, w.hub, first, 3)
+	if g.Tool != "swap" || g.Counterparty != w.ledger.DemoMints().WSOL+" → "+usdc {
+		t.Fatalf("grant %+v", g)
+	}
+	tokBefore := w.tokenBalance(t, usdc)
+	ans := a.Call("swap", swapArgs(w, usdc, amount/2))
+	covered, _ := ans.Structured["proposal_id"].(string)
+	if p, _ := w.hub.Proposal(covered); p == nil || p.DecidedBy != "grant #1" {
+		t.Fatalf("the same pair, half the input: %s", statusLine(p))
+	}
+	st := a.Call("proposal_status", map[string]any{"proposal_id": covered})
+	args := swapArgs(w, usdc, amount/2)
+	args["confirm"] = st.Structured["confirm"]
+	if done := a.Call("swap", args); done.Status() != "executed" {
+		t.Fatalf("execute the covered swap: %+v", done)
+	}
+	if w.tokenBalance(t, usdc) <= tokBefore {
+		t.Error("the covered swap brought no tokens")
+	}
+	// The hostile demo token is a real pool on the ledger: a swap into it is
+	// proposed (its warnings shown), and the grant does not cover it.
+	other := a.Call("swap", swapArgs(w, bait, amount/2))
+	id, _ := other.Structured["proposal_id"].(string)
+	if other.Status() != "pending_approval" || id == "" {
+		t.Fatalf("swap into another mint: %s %v", other.Text, other.Structured)
+	}
+	if p := stillPending(t, w.hub, id, "another output mint"); !strings.Contains(p.GrantMiss, "it is for") {
+		t.Errorf("another output mint: why %q", p.GrantMiss)
+	}
+}
