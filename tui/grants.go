@@ -191,8 +191,20 @@ func (m *model) grantsKey(k tea.KeyMsg) action {
 // spent/ceiling, time left.
 func (m *model) grantLine(g hub.Grant) string {
 	left := g.ExpiresAt.Sub(m.cfg.now())
-	return fmt.Sprintf("#%d %s → %s %d/%d · %s/%s SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), short(g.Counterparty),
+	return fmt.Sprintf("#%d %s → %s %d/%d · %s/%s SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), shortWords(g.Counterparty),
 		g.Used, g.Count, policy.FormatSOL(g.Spent), policy.FormatSOL(g.Ceiling), countdown(left))
+}
+
+// shortWords abbreviates every address in a counterparty ("mint → owner",
+// "in → out at 100 bps slippage"); the header has room for little.
+func shortWords(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		if len(w) >= 32 {
+			words[i] = short(w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // grantsHeader is the grants line under the header, or "".

@@ -39,9 +39,10 @@ func (a TransferTokenArgs) GrantTerms() (string, uint64) {
 	return a.Mint.String() + " → " + a.To.String(), a.Amount
 }
 
-// GrantTerms: the input and output mints, and base units of the input.
+// GrantTerms: the input and output mints and the slippage (a wider one
+// would be a worse effect than the one approved), and base units of the input.
 func (a SwapArgs) GrantTerms() (string, uint64) {
-	return a.InputMint.String() + " → " + a.OutputMint.String(), a.Amount
+	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
 }
 
 // Grantable reports whether a grant could ever cover p's tool.

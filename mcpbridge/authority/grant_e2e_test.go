@@ -451,7 +451,7 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 		t.Fatalf("propose swap: %+v", prop)
 	}
 	g := grantFor(t, w.hub, first, 3)
-	if g.Tool != "swap" || g.Counterparty != w.ledger.DemoMints().WSOL+" → "+usdc {
+	if g.Tool != "swap" || g.Counterparty != w.ledger.DemoMints().WSOL+" → "+usdc+" at 100 bps slippage" {
 		t.Fatalf("grant %+v", g)
 	}
 	tokBefore := w.tokenBalance(t, usdc)
@@ -469,10 +469,19 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 	if w.tokenBalance(t, usdc) <= tokBefore {
 		t.Error("the covered swap brought no tokens")
 	}
+	// A wider slippage on the same pair is a worse effect: it waits.
+	wider := swapArgs(w, usdc, amount/2)
+	wider["slippage_bps"] = 200
+	ans = a.Call("swap", wider)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("swap with a wider slippage: %s %v", ans.Text, ans.Structured)
+	}
+	stillPending(t, w.hub, id, "a wider slippage")
 	// The hostile demo token is a real pool on the ledger: a swap into it is
 	// proposed (its warnings shown), and the grant does not cover it.
 	other := a.Call("swap", swapArgs(w, bait, amount/2))
-	id, _ := other.Structured["proposal_id"].(string)
+	id, _ = other.Structured["proposal_id"].(string)
 	if other.Status() != "pending_approval" || id == "" {
 		t.Fatalf("swap into another mint: %s %v", other.Text, other.Structured)
 	}
