@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,6 +113,13 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 	// 2. Nine more, no key pressed: each is approved by the grant at once.
 	for n := 2; n <= 10; n++ {
 		execute(n, proposeOne(n))
+		if n == 5 {
+			// The agent sees its grant, and how much of it is used.
+			ss := a.Call("get_spend_status", nil)
+			if !strings.Contains(ss.Text, "grant #1: transfer_sol to "+savings.String()) || !strings.Contains(ss.Text, "4/9 calls used") {
+				t.Errorf("get_spend_status mid-run:\n%s", ss.Text)
+			}
+		}
 	}
 	pane.SawAll(t, 30*time.Second, "by grant #1", "grant #1 ended: all its calls were used (9/9 calls used)")
 
@@ -151,6 +159,16 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 	}
 	if got := walletBefore - balance(key.PublicKey()); got != 10*step+fees {
 		t.Errorf("wallet down %d, want %d (0.5 SOL + %d of fees)", got, 10*step+fees, fees)
+	}
+
+	// The audit trail, read by the real binary: the grant's terms, and
+	// decisions made by it.
+	trail, err := exec.Command(bin, "audit", "--state", filepath.Join(tmp, "state"), "--json").CombinedOutput()
+	if err != nil {
+		t.Fatalf("solgate audit: %v\n%s", err, trail)
+	}
+	if n := strings.Count(string(trail), `"decided_by":"grant #1"`); n != 9 || !strings.Contains(string(trail), `"kind":"grant_made"`) {
+		t.Errorf("audit trail: %d decisions by grant #1 (want 9), grant_made %v", n, strings.Contains(string(trail), `"kind":"grant_made"`))
 	}
 
 	// 5. Restart: quit, and the pane starts the console again. The same
