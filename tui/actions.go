@@ -16,6 +16,8 @@ type operator interface {
 	SetPaused(paused bool)
 	RevokeAll(by string) int
 	ResumeClient(client string)
+	ApproveWithGrant(id, by string, t hub.GrantTerms) (*hub.Proposal, hub.Grant, error)
+	EndGrant(n int, by string) bool
 	Proposal(id string) (*hub.Proposal, bool)
 }
 
@@ -49,7 +51,17 @@ type (
 	actionDenyUser struct{ ID string }
 	// actionQuit denies whatever is pending as "console closed" and quits.
 	actionQuit struct{}
+	// actionGrant approves ID and grants more like it (A, then Enter).
+	actionGrant struct {
+		ID    string
+		Terms hub.GrantTerms
+	}
+	// actionEndGrant ends grant N (the grants list).
+	actionEndGrant struct{ N int }
 )
+
+func (actionGrant) isAction()    {}
+func (actionEndGrant) isAction() {}
 
 func (actionApprove) isAction()  {}
 func (actionDeny) isAction()     {}
@@ -62,7 +74,8 @@ func (actionDenyUser) isAction() {}
 // actionDoneMsg reports a performed action back to Update.
 type actionDoneMsg struct {
 	act      action
-	proposal *hub.Proposal   // Approve/Deny: the hub's snapshot after the decision
+	proposal *hub.Proposal   // Approve/Deny/Grant: the hub's snapshot after the decision
+	grant    hub.Grant       // Grant: the grant made
 	updated  []*hub.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
 	n        int             // RevokeAll/DenyAllPending: how many
 	err      error
@@ -82,6 +95,12 @@ func perform(ops operator, a action) tea.Cmd {
 			done.proposal, done.err = ops.Approve(a.ID, decidedBy)
 		case actionDeny:
 			done.proposal, done.err = ops.Deny(a.ID, decidedBy, a.Reason)
+		case actionGrant:
+			done.proposal, done.grant, done.err = ops.ApproveWithGrant(a.ID, decidedBy, a.Terms)
+		case actionEndGrant:
+			if ops.EndGrant(a.N, decidedBy) {
+				done.n = 1
+			}
 		case actionPause:
 			ops.SetPaused(a.Paused)
 		case actionRevoke:

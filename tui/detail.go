@@ -168,6 +168,9 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 	switch p.Status {
 	case hub.StatusPending:
 		field("Status", fmt.Sprintf("PENDING — nothing has been signed or sent; expires in %s", countdown(p.ExpiresAt.Sub(c.now))))
+		if p.GrantMiss != "" {
+			add(wrapStyled(s.warn, "Waits for you: "+untrusted.Sanitize(p.GrantMiss, 300), d.width)...)
+		}
 	case hub.StatusApproved:
 		field("Status", fmt.Sprintf("APPROVED by %s — waiting for the agent's confirmed call; token expires in %s", by, countdown(p.TokenExpires.Sub(c.now))))
 		if c.delivery == policy.DeliveryOperator && p.Token != "" {

@@ -6,6 +6,8 @@ import "github.com/charmbracelet/bubbles/key"
 // nothing in the queue: a stray Enter must never approve.
 type keyMap struct {
 	Approve, Deny         key.Binding
+	Grant                 key.Binding // A: approve, and grant more like it
+	Grants                key.Binding // l: the grants list, to end one
 	DenyUser              key.Binding // D: every pending proposal of the selected one's user
 	Up, Down              key.Binding
 	Top, Bottom           key.Binding
@@ -27,6 +29,8 @@ func newKeyMap() keyMap {
 	return keyMap{
 		Approve:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
 		Deny:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny")),
+		Grant:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "approve, and grant more like it")),
+		Grants:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "grants: list, end one")),
 		DenyUser:    key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "deny all pending of this agent's user")),
 		Up:          key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("k/↑", "up")),
 		Down:        key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("j/↓", "down")),
@@ -42,7 +46,7 @@ func newKeyMap() keyMap {
 		PauseShort:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		RevokeShort: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke")),
 		Pause:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume writes")),
-		Revoke:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke tokens")),
+		Revoke:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "revoke tokens and grants")),
 		Resume:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume paused agents")),
 		Wallet:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "full wallet")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -63,7 +67,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Approve, k.Deny, k.DenyUser, k.Confirm},
+		{k.Approve, k.Grant, k.Grants, k.Deny, k.DenyUser, k.Confirm},
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ScrollDown, k.ScrollUp, k.LogBack, k.LogForward},
 		{k.Pause, k.Revoke, k.Resume},
 		{k.Wallet, k.Help, k.Quit},

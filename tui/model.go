@@ -38,6 +38,8 @@ type config struct {
 	bell io.Writer
 	// notify runs --notify-command per waiting proposal; nil: none.
 	notify *notifier
+	// noGrants: --no-grants, A only says so.
+	noGrants bool
 }
 
 // hubState is read from the hub by the forwarding goroutine next to the
@@ -48,6 +50,7 @@ type hubState struct {
 	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
 	Warnings      []string // persistent: who else can reach the key or the console
+	Grants        []hub.Grant
 }
 
 // eventsMsg carries hub events in publish order, batched when they arrive
@@ -70,6 +73,8 @@ const (
 	dialogDeny                // typing a reason: Enter denies, Esc cancels
 	dialogQuit                // pending or approved-unexecuted proposals: y quits, denies them and voids the approvals
 	dialogDenyUser            // D: y denies every pending proposal of the selected one's user
+	dialogGrant               // A: the grant form; Enter approves and grants (mainnet: then y), Esc cancels
+	dialogGrants              // l: the grants list; Enter ends the chosen grant
 )
 
 // dialog is the one modal prompt that may be open. It is bound to the
@@ -78,6 +83,8 @@ type dialog struct {
 	kind   dialogKind
 	id     string
 	reason textinput.Model // the deny box's editor; zero unless kind is dialogDeny
+	grant  grantForm       // the grant form; zero unless kind is dialogGrant
+	pick   int             // the grants list's chosen row
 }
 
 const maxReasonRunes = 200
@@ -103,6 +110,7 @@ type model struct {
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
 	warnings      []string // the hub's persistent warnings, shown first in the header
+	grants        []hub.Grant
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
@@ -221,6 +229,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case eventsMsg:
 		waiting := m.applyEvents(msg)
+		// A proposal a grant approved in the same batch is not waiting:
+		// no bell, no notify command.
+		still := waiting[:0]
+		for _, e := range waiting {
+			if e.p.Status == hub.StatusPending {
+				still = append(still, e)
+			}
+		}
+		waiting = still
 		return tea.Batch(append(m.announce(waiting), m.maybeTick())...)
 	case notifyDoneMsg:
 		if msg.err != nil {
@@ -239,7 +256,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *model) maybeTick() tea.Cmd {
-	if m.ticking || !m.queue.hasCountdown() {
+	if m.ticking || !m.queue.hasCountdown() && len(m.grants) == 0 {
 		return nil
 	}
 	m.ticking = true
@@ -310,6 +327,10 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		return nil, nil
 	case dialogDeny:
 		return m.denyKey(k), nil
+	case dialogGrant:
+		return m.grantKey(k), nil
+	case dialogGrants:
+		return m.grantsKey(k), nil
 	case dialogQuit:
 		m.dialog = dialog{}
 		if key.Matches(k, m.keys.Confirm) {
@@ -353,6 +374,10 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 			return nil, nil
 		}
 		return actionApprove{ID: e.p.ID}, nil
+	case key.Matches(k, m.keys.Grant):
+		return m.openGrant()
+	case key.Matches(k, m.keys.Grants):
+		m.dialog = dialog{kind: dialogGrants}
 	case key.Matches(k, m.keys.Deny):
 		e := m.selectedPending()
 		if e == nil {
@@ -540,9 +565,15 @@ const swallowQuiet = 2 * time.Second
 // the operator may be typing into it, and the keys that follow are
 // swallowed: a reason typed into a deny box must not become keys ("maybe a"
 // approving the next proposal).
-func (m *model) left(id string, byEvent bool) {
+func (m *model) left(id string, byEvent bool) { m.leftBy(id, byEvent, false) }
+
+// leftBy is left; byGrant: a standing grant the operator made decided it.
+// Then only a dialog open for it swallows what follows: a grant approves
+// proposals as they arrive, and each one passing under the selection must
+// not eat the operator's keys (q, x, p among them).
+func (m *model) leftBy(id string, byEvent, byGrant bool) {
 	delete(m.mine, id)
-	dialogOpen := (m.dialog.kind == dialogApprove || m.dialog.kind == dialogDeny) && m.dialog.id == id
+	dialogOpen := (m.dialog.kind == dialogApprove || m.dialog.kind == dialogDeny || m.dialog.kind == dialogGrant) && m.dialog.id == id
 	if dialogOpen {
 		m.dialog = dialog{}
 		m.notice = id + " is no longer pending; the prompt was closed"
@@ -552,7 +583,7 @@ func (m *model) left(id string, byEvent bool) {
 	if sel == nil || selectedLeft || sel.p.Status != hub.StatusPending {
 		m.queue.SelectOldestPending()
 	}
-	if byEvent && (dialogOpen || selectedLeft) {
+	if byEvent && (dialogOpen || selectedLeft && !byGrant) {
 		what := "the proposal was decided elsewhere"
 		if e := m.queue.byID[id]; e != nil && e.p.Status == hub.StatusExpired {
 			what = "the proposal expired"
@@ -651,7 +682,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				// The operator's decision comes back as an event too,
 				// possibly before the action's own answer.
 				byOperator := m.mine[ev.Proposal.ID] || ev.Proposal.DecidedBy == decidedBy
-				m.left(ev.Proposal.ID, !byOperator)
+				m.leftBy(ev.Proposal.ID, !byOperator, ev.Proposal.Grant != 0)
 			}
 			if ev.Kind == hub.EventExecuted {
 				delete(m.progress, ev.Proposal.ID)
@@ -696,6 +727,11 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
 		case hub.EventWarning:
 			m.log.Add(ev.At, logAlert, "⚠ "+ev.Message)
+		case hub.EventGrantsChanged:
+			if ev.Proposal != nil {
+				m.queue.Upsert(ev.Proposal) // GrantMiss: why it waits
+			}
+			m.log.Add(ev.At, logWarn, ev.Message)
 		case hub.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
@@ -761,6 +797,7 @@ func (m *model) applyState(st hubState) {
 	m.pausedClients = append(m.pausedClients[:0], st.PausedClients...)
 	rows := m.warningRows()
 	m.warnings = append(m.warnings[:0], st.Warnings...)
+	m.grants = append(m.grants[:0], st.Grants...)
 	if m.warningRows() != rows && m.width > 0 {
 		m.relayout()
 	}
@@ -773,7 +810,7 @@ func (m *model) actionDone(msg actionDoneMsg) tea.Cmd {
 		m.log.Add(now, logBad, msg.err.Error())
 	}
 	switch a := msg.act.(type) {
-	case actionApprove, actionDeny:
+	case actionApprove, actionDeny, actionGrant:
 		if msg.proposal != nil {
 			if _, left := m.queue.Upsert(msg.proposal); left {
 				m.left(msg.proposal.ID, false)
@@ -794,6 +831,10 @@ func (m *model) actionDone(msg actionDoneMsg) tea.Cmd {
 		if msg.err == nil {
 			m.notice = fmt.Sprintf("denied %d pending proposal(s) of that agent's user", msg.n)
 		}
+	case actionEndGrant:
+		if msg.n == 0 {
+			m.notice = fmt.Sprintf("grant #%d had already ended", a.N)
+		}
 	case actionQuit:
 		return tea.Quit
 	}
@@ -805,6 +846,8 @@ func actionID(a action) string {
 	case actionApprove:
 		return a.ID
 	case actionDeny:
+		return a.ID
+	case actionGrant:
 		return a.ID
 	}
 	return ""

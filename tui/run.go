@@ -40,6 +40,8 @@ type Options struct {
 	// Logger receives what the console logs (notify failures); never the
 	// terminal. Nil: nothing is logged.
 	Logger *slog.Logger
+	// NoGrants: standing grants are off (--no-grants); A says so.
+	NoGrants bool
 	// FPS is how often the screen may be redrawn (default defaultFPS).
 	FPS int
 	// Width and Height are the window size when Output is not a terminal
@@ -125,16 +127,17 @@ func configFor(opts Options) config {
 		bell = opts.Output
 	}
 	return config{
-		bell:    bell,
-		notify:  newNotifier(opts.NotifyCommand, opts.NotifyTimeout, opts.Logger),
-		ops:     h,
-		network: h.Network(),
-		genesis: opts.Genesis,
-		wallet:  h.Wallet(),
-		policy:  h.Policy(),
-		grace:   graceOf(opts.Grace),
-		now:     opts.Now,
-		styles:  newStyles(opts.Output, opts.NoColor),
+		bell:     bell,
+		notify:   newNotifier(opts.NotifyCommand, opts.NotifyTimeout, opts.Logger),
+		ops:      h,
+		network:  h.Network(),
+		genesis:  opts.Genesis,
+		wallet:   h.Wallet(),
+		policy:   h.Policy(),
+		grace:    graceOf(opts.Grace),
+		noGrants: opts.NoGrants,
+		now:      opts.Now,
+		styles:   newStyles(opts.Output, opts.NoColor),
 	}
 }
 
@@ -170,10 +173,11 @@ type stateSource interface {
 	Connected() []string
 	PausedClients() []string
 	Warnings() []string
+	Grants() []hub.Grant
 }
 
 func readState(src stateSource) hubState {
-	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings()}
+	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings(), Grants: src.Grants()}
 }
 
 // forward is the console's one subscriber goroutine: it hands hub events to

@@ -30,6 +30,7 @@ func (f *fakeSource) Paused() bool            { return true }
 func (f *fakeSource) Connected() []string     { return []string{"c"} }
 func (f *fakeSource) PausedClients() []string { return nil }
 func (f *fakeSource) Warnings() []string      { return nil }
+func (f *fakeSource) Grants() []hub.Grant     { return nil }
 
 // forward hands events over in order, batches what is already queued, reads
 // the hub state after the events (never for progress alone), and stops when

@@ -56,7 +56,7 @@ func TestKeysAgainstTheHub(t *testing.T) {
 			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
 		{name: "enter does not approve", keys: []tea.KeyMsg{keyEnter},
 			want: hub.StatusPending},
-		{name: "other letters do not approve", keys: []tea.KeyMsg{runes("y"), runes("A"), runes(" "), runes("ay")},
+		{name: "other letters do not approve", keys: []tea.KeyMsg{runes("y"), runes("B"), runes(" "), runes("ay")},
 			want: hub.StatusPending},
 		{name: "esc in the deny box does not approve", keys: []tea.KeyMsg{runes("d"), runes("a"), keyEsc, keyEnter},
 			want: hub.StatusPending},

@@ -244,15 +244,23 @@ func (m *model) headerLines() []string {
 	if len(m.warnings) > 0 {
 		lines = append(lines, fit(s.danger.Render("⚠ "+strings.Join(m.warnings, "  ⚠ ")), m.width))
 	}
-	return append(lines, fit(strings.Join(parts, "  "), m.width))
+	lines = append(lines, fit(strings.Join(parts, "  "), m.width))
+	if g := m.grantsHeader(); g != "" {
+		lines = append(lines, fit(s.warn.Render(g), m.width))
+	}
+	return lines
 }
 
 // warningRows is how many header lines the warnings take from the panes.
 func (m *model) warningRows() int {
+	n := 0
 	if len(m.warnings) > 0 {
-		return 1
+		n++
 	}
-	return 0
+	if len(m.grants) > 0 {
+		n++ // the grants line
+	}
+	return n
 }
 
 // spendLines is the spend panel: caps and the live session spend as a bar.
@@ -383,6 +391,8 @@ func (m *model) dialogLines(width, height int) []string {
 		title = "DENY ALL OF " + strings.ToUpper(who)
 		body = wrap(fmt.Sprintf("Deny all %d pending proposal(s) from %s, every process of that user (the names agents give do not count)?", n, who), width)
 		body = append(body, wrapStyled(s.warn, "press y to deny them all · any other key cancels", width)...)
+	case dialogGrant, dialogGrants:
+		title, body = m.grantDialogLines(width)
 	case dialogQuit:
 		title = "QUIT"
 		if n := len(m.queue.pending); n > 0 {
@@ -425,6 +435,13 @@ func (m *model) helpLine() string {
 		return fit("y quit (pending: denied, approved: void) · any other key stays", m.width)
 	case dialogDenyUser:
 		return fit("y deny all of this user's pending proposals · any other key cancels", m.width)
+	case dialogGrant:
+		if m.dialog.grant.confirm {
+			return fit("y approve and grant · any other key cancels", m.width)
+		}
+		return fit("digits edit · tab next field · enter approve and grant · esc cancel", m.width)
+	case dialogGrants:
+		return fit("↑/↓ choose · enter end the chosen grant · esc close", m.width)
 	}
 	h := m.help
 	h.ShowAll = false

@@ -40,6 +40,8 @@ type authorityConfig struct {
 	fees executor.FeeSettings
 	// logFile overrides where the log goes (default console.log in state).
 	logFile string
+	// noGrants turns standing grants off (--no-grants).
+	noGrants bool
 	// flood holds the flood limits; zero values: the hub's defaults.
 	flood floodLimits
 }
@@ -143,7 +145,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}
 	hub.Version = buildVersion()
 	built, err := hub.Build(ctx, setup, hub.Options{
-		Policy: c.policy, Logger: a.log, Exposure: c.exposure,
+		Policy: c.policy, Logger: a.log, Exposure: c.exposure, NoGrants: c.noGrants,
 		MaxPendingPerUID: c.flood.maxPendingPerUID, MaxPending: c.flood.maxPending, ProposalsPerMinute: c.flood.perMinute,
 	})
 	if err != nil {

@@ -110,7 +110,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
 		flood: floodLimits{maxPendingPerUID: s.MaxPendingPerUID, maxPending: s.MaxPending, perMinute: s.ProposalsPerMinute,
 			maxConnsPerUID: s.MaxConnsPerUID, reservedFDs: s.ReservedFDs},
-		admission: adm, exposure: exp,
+		admission: adm, exposure: exp, noGrants: s.NoGrants,
 	})
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Hub:     auth.hub,
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
-		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log,
+		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log, NoGrants: s.NoGrants,
 		Grace: s.ApprovalGrace,
 	})
 }

@@ -13,9 +13,9 @@ import (
 
 	solana "github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // A release binary is built the way .ci/release/goreleaser.yaml builds one:

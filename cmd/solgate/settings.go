@@ -43,7 +43,9 @@ type Settings struct {
 	// can reach its terminal, with a red warning for the whole session.
 	AllowSharedTerminal bool
 	// Being noticed, and the log.
-	NoBell        bool
+	NoBell bool
+	// NoGrants turns standing grants (A) off: every write waits for a key.
+	NoGrants      bool
 	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
 	LogFile       string // empty: console.log in State
 	// ApprovalGrace is how long a just-selected proposal ignores a.
@@ -163,6 +165,7 @@ var settings = []setting{
 
 	// Being noticed when a proposal starts waiting.
 	switchRow("no-bell", "do not ring the terminal bell when a proposal starts waiting", func(s *Settings) *bool { return &s.NoBell }),
+	switchRow("no-grants", "turn standing grants off: A cannot approve a run of similar spends, every write waits for a key", func(s *Settings) *bool { return &s.NoGrants }),
 	scalar("notify-command", "run this `COMMAND` (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
 		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parsePath("a shell command"), plainText),
 	scalar("approval-grace", "a just-selected proposal ignores a for this long (`DURATION`, 100ms to 1s), so typing in flight cannot approve it",

@@ -25,6 +25,7 @@ const (
 	EventAgentConnected    EventKind = "agent_connected"    // a bridge announced itself (Event.Client)
 	EventAgentDisconnected EventKind = "agent_disconnected" // its last bridge went away
 	EventWarning           EventKind = "warning"            // a persistent warning was raised (Hub.Warnings); Message has its detail
+	EventGrantsChanged     EventKind = "grants_changed"     // a grant was made, used or ended, or did not apply (Message says which)
 )
 
 // Event is one published change. Proposal is a snapshot, safe to keep.

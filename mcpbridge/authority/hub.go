@@ -48,6 +48,10 @@ type Options struct {
 	MaxPendingPerUID   int // proposals one user may have waiting (default DefaultMaxPendingPerUID)
 	MaxPending         int // proposals waiting overall (default DefaultMaxPending)
 	ProposalsPerMinute int // proposals one user may make a minute, also its burst (default DefaultProposalsPerMinute)
+
+	// NoGrants turns standing grants off (--no-grants): every write waits
+	// for the human.
+	NoGrants bool
 }
 
 func (o *Options) defaults() error {
@@ -118,6 +122,8 @@ type Hub struct {
 	peerUIDs       map[uint32]bool      // bridge users seen, for the warnings
 	warnings       []string             // persistent warnings, see exposure.go
 	consoleUID     uint32
+	grants         map[int]*Grant // live standing grants by number (grant.go); memory only
+	grantSeq       int
 	executions     sync.WaitGroup
 	closed         bool
 	done           chan struct{} // closed by Close: background followers stop
@@ -146,6 +152,7 @@ func New(opts Options) (*Hub, error) {
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
 		peerUIDs:    map[uint32]bool{},
+		grants:      map[int]*Grant{},
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
@@ -215,7 +222,7 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	case GetTokenBalancesArgs:
 		return h.getTokenBalances(ctx, a)
 	case SpendStatusArgs:
-		return h.spendStatus()
+		return h.spendStatus(who)
 	case GetTransactionArgs:
 		return h.getTransaction(ctx, a)
 	case SwapArgs:

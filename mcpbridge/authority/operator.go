@@ -139,6 +139,9 @@ func (h *Hub) SetPaused(paused bool) {
 	h.mu.Lock()
 	h.paused = paused
 	h.mu.Unlock()
+	if paused {
+		h.endAllGrants("the operator paused all writes")
+	}
 	h.audit("paused", "", map[string]bool{"paused": paused})
 	h.publish(EventPaused, nil, map[bool]string{true: "all writes paused", false: "writes resumed"}[paused])
 }
@@ -152,6 +155,8 @@ func (h *Hub) Paused() bool {
 
 // RevokeAll voids every outstanding token; their proposals become expired.
 func (h *Hub) RevokeAll(by string) int {
+	// Grants first: no covered proposal may be approved after x.
+	h.endAllGrants("the operator revoked every token and grant")
 	n := h.tokens.RevokeAll()
 	h.mu.Lock()
 	var revoked []*Proposal

@@ -29,7 +29,8 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyRead() // from here on the request is held open on purpose
-	client := callerOf(r.Context(), ci).name
+	who := callerOf(r.Context(), ci)
+	client := who.name
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -44,6 +45,9 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 		h.events.publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
 	}
 	defer h.leave(client)
+	// This bridge process going away ends its grants: they were given to
+	// this process, and a new one is a new agent to the human.
+	defer h.endGrants(func(g *Grant) bool { return g.Peer == who.id }, "its agent disconnected")
 
 	select {
 	case <-r.Context().Done():

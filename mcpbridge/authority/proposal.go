@@ -67,6 +67,11 @@ type Proposal struct {
 	Token        string
 	TokenExpires time.Time
 
+	// Grant is the standing grant that approved it (0: none). GrantMiss
+	// says why the agent's grants did not cover it, when it has some.
+	Grant     int
+	GrantMiss string
+
 	Signature string
 	Result    *executor.Result
 

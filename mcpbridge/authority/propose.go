@@ -169,7 +169,11 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.publish(EventProposalAdded, snap, "")
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
-	return pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+	res := pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+	// The protocol is the same under a grant: the agent gets this proposal
+	// and collects the token from proposal_status.
+	h.applyGrant(p.ID)
+	return res
 }
 
 // pruneLocked forgets the oldest finished proposals beyond KeepFinished, so

@@ -141,7 +141,7 @@ func (h *Hub) SpendSummary() SpendSummary {
 	return v
 }
 
-func (h *Hub) spendStatus() mcpbridge.CallResult {
+func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
 	v := h.SpendSummary()
 	structured := map[string]any{
 		"network":              string(v.Network),
@@ -168,7 +168,9 @@ func (h *Hub) spendStatus() mcpbridge.CallResult {
 	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
 	// Who can reach the key and the console, so an honest agent can tell
 	// its user when the setup does not keep it out.
-	text := capsText(v)
+	grants := h.grantsOf(who.id)
+	structured["grants"] = grants
+	text := capsText(v) + "\n" + grantsText(grants)
 	warnings := h.Warnings()
 	if e := h.opts.Exposure; e != nil {
 		structured["safety"] = e.structured(warnings)

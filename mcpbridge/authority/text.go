@@ -173,6 +173,11 @@ func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
 	case StatusPending:
 		st["expires_at"] = p.ExpiresAt.UTC().Format(time.RFC3339)
 		text = fmt.Sprintf("Proposal %s is still waiting for the human (expires %s). Call proposal_status again to keep waiting.", p.ID, p.ExpiresAt.UTC().Format(time.RFC3339))
+		if p.GrantMiss != "" {
+			// Only set when this agent process holds grants (see coveringLocked).
+			st["grant_not_applied"] = p.GrantMiss
+			text += " Your standing grant did not apply: " + p.GrantMiss + "."
+		}
 	case StatusApproved:
 		st["expires_at"] = p.TokenExpires.UTC().Format(time.RFC3339)
 		if deliverToken {

@@ -1,0 +1,367 @@
+package authority
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// A standing grant lets the human approve one proposal and, with it, a
+// bounded run of calls like it from the same agent process: ten identical
+// approvals train an operator to press a without reading, one careful
+// approval of an envelope does not. A grant only ever stands in for the
+// human's key press: a covered proposal is approved through the same path
+// (decide), and every cap and policy rule has already judged it by then.
+// Grants live in memory only, so a restart ends them all. A grant binds to
+// the caller's id: a socket peer's kernel identity, or, for a call made
+// inside the console's own process (tests, the demo), that in-process id,
+// which nothing on the socket can claim.
+
+// grantable arguments name what a grant binds to. A tool whose arguments do
+// not implement it (a raw transaction, an action) can never be covered: its
+// effects differ per call.
+type grantable interface {
+	WriteArgs
+	// GrantTerms are the counterparty (what must match exactly) and the
+	// per-call amount (what may be at most the granted one), in the
+	// arguments' own units.
+	GrantTerms() (counterparty string, amount uint64)
+}
+
+// GrantTerms: the recipient, and lamports.
+func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
+
+// GrantTerms: the mint and the recipient owner, and base units of the mint.
+func (a TransferTokenArgs) GrantTerms() (string, uint64) {
+	return a.Mint.String() + " → " + a.To.String(), a.Amount
+}
+
+// GrantTerms: the input and output mints and the slippage (a wider one
+// would be a worse effect than the one approved), and base units of the input.
+func (a SwapArgs) GrantTerms() (string, uint64) {
+	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
+}
+
+// Grantable reports whether a grant could ever cover p's tool.
+func Grantable(p *Proposal) bool {
+	if p == nil || p.Kind == nil {
+		return false
+	}
+	_, ok := p.Kind.Args().(grantable)
+	return ok
+}
+
+// Grant defaults, as the console's form offers them.
+const (
+	DefaultGrantCount = 9
+	DefaultGrantFor   = 10 * time.Minute
+	// MaxGrantCount and MaxGrantFor bound what a form may ask for: a grant
+	// is a short run the human watches, not a standing order.
+	MaxGrantCount = 100
+	MaxGrantFor   = time.Hour
+)
+
+// ErrGrantsOff is returned when the console runs with --no-grants.
+var ErrGrantsOff = errors.New("standing grants are turned off (--no-grants)")
+
+// GrantTerms are what the operator grants on top of one approval.
+type GrantTerms struct {
+	Count   int           // further calls covered
+	Ceiling uint64        // lamports all covered calls may spend together, fees included
+	For     time.Duration // how long the grant lives
+}
+
+// Grant is one standing grant (a snapshot when handed out).
+type Grant struct {
+	N            int    // "grant #N"
+	Peer         string // the agent process, as the kernel knows it (caller id)
+	Client       string // the agent's self-given name: display only, never matched
+	Tool         string
+	Counterparty string
+	MaxAmount    uint64 // per call, in the tool's units (lamports, base units)
+	Amount       string // MaxAmount as the queue shows it ("0.05 SOL")
+	Count, Used  int
+	Ceiling      uint64 // lamports of measured spend, fees included
+	Spent        uint64
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	From         string // the proposal whose approval made it
+}
+
+// Left is how many more calls the grant covers.
+func (g Grant) Left() int { return g.Count - g.Used }
+
+// Describe is one line for logs and the console: "#1 e2e-agent → 9Mu…: 3/9 calls, 0.15/0.45 SOL".
+func (g Grant) Describe() string {
+	return fmt.Sprintf("grant #%d %s %s to %s: %d/%d calls, %s/%s SOL", g.N, g.Tool, g.Amount, g.Counterparty,
+		g.Used, g.Count, executor.FormatSOL(g.Spent), executor.FormatSOL(g.Ceiling))
+}
+
+// ceilingCap is the most a grant may spend: the session cap's remainder
+// once the proposal being approved is counted.
+func (h *Hub) ceilingCap(spend uint64) uint64 {
+	rem := h.SpendSummary().Remaining
+	if rem <= spend {
+		return 0
+	}
+	return rem - spend
+}
+
+// ApproveWithGrant approves pending proposal id as Approve does and grants
+// its agent process t.Count more calls like it. The terms are checked
+// first (a bad form changes nothing); the approval comes before the grant,
+// so a grant never exists for a proposal that was not approved.
+func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, error) {
+	if h.opts.NoGrants {
+		return nil, Grant{}, ErrGrantsOff
+	}
+	if t.Count < 1 || t.Count > MaxGrantCount {
+		return nil, Grant{}, fmt.Errorf("grant %s: count %d: give 1 to %d further calls", id, t.Count, MaxGrantCount)
+	}
+	if t.For <= 0 || t.For > MaxGrantFor {
+		return nil, Grant{}, fmt.Errorf("grant %s: duration %s: give more than 0 and at most %s", id, t.For, MaxGrantFor)
+	}
+	h.mu.Lock()
+	p, err := h.pendingLocked(id, "grant")
+	if err != nil {
+		h.mu.Unlock()
+		return nil, Grant{}, err
+	}
+	a, ok := p.Kind.Args().(grantable)
+	if !ok {
+		h.mu.Unlock()
+		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
+	}
+	cp, amount := a.GrantTerms()
+	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
+		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}
+	spend := p.Spend
+	h.mu.Unlock()
+	if limit := h.ceilingCap(spend); t.Ceiling == 0 || t.Ceiling > limit {
+		return nil, Grant{}, fmt.Errorf("grant %s: ceiling %s SOL: give more than 0 and at most %s SOL (what the session cap leaves after this proposal)",
+			id, executor.FormatSOL(t.Ceiling), executor.FormatSOL(limit))
+	}
+
+	snap, err := h.Approve(id, by)
+	if err != nil {
+		return nil, Grant{}, err
+	}
+	now := h.opts.Now()
+	h.mu.Lock()
+	h.grantSeq++
+	g.N = h.grantSeq
+	g.CreatedAt, g.ExpiresAt = now, now.Add(t.For)
+	h.grants[g.N] = &g
+	h.mu.Unlock()
+	h.audit("grant_made", id, map[string]any{
+		"grant": g.N, "by": by, "peer": g.Peer, "client": g.Client, "tool": g.Tool, "counterparty": g.Counterparty,
+		"max_amount": fmt.Sprint(g.MaxAmount), "count": g.Count, "ceiling_lamports": fmt.Sprint(g.Ceiling),
+		"expires_at": g.ExpiresAt.UTC().Format(time.RFC3339),
+	})
+	h.log.Info("grant made", "grant", g.N, "from", id, "by", by, "count", g.Count, "ceiling", g.Ceiling)
+	h.events.publish(Event{Kind: EventGrantsChanged, At: now, Client: g.Client, Message: "GRANTED " + g.Describe() + ", for " + t.For.String()})
+	// Expiry is also checked on every use (the clock may be a test's);
+	// the timer takes it off the console's grants line on time.
+	n := g.N
+	time.AfterFunc(t.For, func() { h.endGrants(func(g *Grant) bool { return g.N == n }, "it expired") })
+	return snap, g, nil
+}
+
+// Grants lists the live grants, oldest first.
+func (h *Hub) Grants() []Grant {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.grantsLocked(func(*Grant) bool { return true })
+}
+
+func (h *Hub) grantsLocked(keep func(*Grant) bool) []Grant {
+	out := make([]Grant, 0, len(h.grants))
+	now := h.opts.Now()
+	for _, g := range h.grants {
+		if now.Before(g.ExpiresAt) && g.Left() > 0 && keep(g) {
+			out = append(out, *g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+// EndGrant ends grant n (the console's grants list). It reports whether
+// the grant was live.
+func (h *Hub) EndGrant(n int, by string) bool {
+	return h.endGrants(func(g *Grant) bool { return g.N == n }, "ended by "+by) > 0
+}
+
+// endGrants ends every grant match selects, audits and announces each.
+func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
+	h.mu.Lock()
+	var ended []Grant
+	for n, g := range h.grants {
+		if match(g) {
+			ended = append(ended, *g)
+			delete(h.grants, n)
+		}
+	}
+	h.mu.Unlock()
+	sort.Slice(ended, func(i, j int) bool { return ended[i].N < ended[j].N })
+	for _, g := range ended {
+		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
+		h.log.Info("grant ended", "grant", g.N, "reason", why)
+		h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+			Message: fmt.Sprintf("grant #%d ended: %s (%d/%d calls used)", g.N, why, g.Used, g.Count)})
+	}
+	return len(ended)
+}
+
+// endAllGrants ends every grant (x, pause).
+func (h *Hub) endAllGrants(why string) int {
+	return h.endGrants(func(*Grant) bool { return true }, why)
+}
+
+// applyGrant approves the just-queued proposal id when a live grant covers
+// it, through decide like a human approval. Otherwise, if its agent holds
+// grants, the proposal records why none applied, for the console and the
+// agent. Nothing here can lift a cap: the proposal was judged by policy
+// before it was queued, and its execution reserves against the caps as any
+// other.
+func (h *Hub) applyGrant(id string) {
+	if h.opts.NoGrants {
+		return
+	}
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok || p.Status != StatusPending || p.deciding || len(h.grants) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	g, miss := h.coveringLocked(p)
+	if g == nil {
+		if miss != "" {
+			p.GrantMiss = miss
+			h.changedLocked(p)
+		}
+		h.mu.Unlock()
+		if miss != "" {
+			h.publish(EventGrantsChanged, p, id+" waits for you: "+miss)
+		}
+		return
+	}
+	// Claim the use before the decision is written, so two proposals
+	// arriving together cannot both take the grant's last call.
+	g.Used++
+	g.Spent += p.Spend
+	n := g.N
+	h.mu.Unlock()
+
+	by := fmt.Sprintf("grant #%d", n)
+	snap, err := h.decide(id, "approve", StatusApproved, by, "")
+	h.mu.Lock()
+	if err != nil {
+		if live, ok := h.grants[n]; ok { // give the use back: nothing was approved
+			live.Used--
+			live.Spent -= p.Spend
+		}
+	} else {
+		p.Grant = n
+		snap.Grant = n
+	}
+	var used Grant
+	exhausted := false
+	if live, ok := h.grants[n]; ok {
+		used = *live
+		exhausted = live.Left() <= 0
+	}
+	h.mu.Unlock()
+	if err != nil {
+		h.log.Error("grant approval failed", "grant", n, "id", id, "err", err)
+		return
+	}
+	h.publish(EventProposalDecided, snap, "approved by "+by)
+	h.log.Info("approved", "id", id, "by", by)
+	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
+	if exhausted {
+		h.endGrants(func(g *Grant) bool { return g.N == n }, "all its calls were used")
+	}
+}
+
+// coveringLocked finds the live grant covering p, or says why the agent's
+// grants do not ("" when no grant is anywhere near: nothing to explain).
+func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
+	a, ok := p.Kind.Args().(grantable)
+	if !ok {
+		return nil, p.Tool + " is never covered by a grant"
+	}
+	cp, amount := a.GrantTerms()
+	now := h.opts.Now()
+	ns := make([]int, 0, len(h.grants))
+	for n := range h.grants {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	miss := ""
+	for _, n := range ns {
+		g := h.grants[n]
+		why := ""
+		switch {
+		case g.Peer != p.Peer:
+			// Another process, whatever name it gives: the grant is the
+			// human's trust in one running agent, not in a name.
+			continue
+		case !now.Before(g.ExpiresAt):
+			why = "it expired"
+		case g.Left() <= 0:
+			why = "all its calls were used"
+		case g.Tool != p.Tool:
+			why = "it is for " + g.Tool + ", this is " + p.Tool
+		case g.Counterparty != cp:
+			why = "it is for " + g.Counterparty + ", this is for " + cp
+		case amount > g.MaxAmount:
+			why = fmt.Sprintf("this is %s, more than the %s granted per call", p.Kind.Amount(), g.Amount)
+		case g.Ceiling-g.Spent < p.Spend:
+			why = fmt.Sprintf("this spends %s SOL and the grant has %s SOL of its ceiling left", executor.FormatSOL(p.Spend), executor.FormatSOL(g.Ceiling-g.Spent))
+		default:
+			return g, ""
+		}
+		if miss == "" {
+			miss = fmt.Sprintf("grant #%d does not cover it: %s", g.N, why)
+		}
+	}
+	return nil, miss
+}
+
+// grantsOf lists the live grants of one agent process, for get_spend_status.
+func (h *Hub) grantsOf(peer string) []map[string]any {
+	h.mu.Lock()
+	gs := h.grantsLocked(func(g *Grant) bool { return g.Peer == peer })
+	h.mu.Unlock()
+	out := make([]map[string]any, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, map[string]any{
+			"grant": g.N, "tool": g.Tool, "counterparty": g.Counterparty, "max_amount": fmt.Sprint(g.MaxAmount),
+			"calls_used": g.Used, "calls_granted": g.Count, "spent_lamports": fmt.Sprint(g.Spent),
+			"ceiling_lamports": fmt.Sprint(g.Ceiling), "expires_at": g.ExpiresAt.UTC().Format(time.RFC3339),
+		})
+	}
+	return out
+}
+
+// grantsText is get_spend_status's paragraph on the agent's grants.
+func grantsText(gs []map[string]any) string {
+	if len(gs) == 0 {
+		return "Standing grants: none for you; every write waits for the human."
+	}
+	s := "Standing grants for you (a covered proposal is approved at once; every cap still applies):"
+	for _, g := range gs {
+		s += fmt.Sprintf("\n  grant #%v: %v to %v, each at most %v, %v/%v calls used, %v/%v lamports spent, until %v",
+			g["grant"], g["tool"], g["counterparty"], g["max_amount"], g["calls_used"], g["calls_granted"],
+			g["spent_lamports"], g["ceiling_lamports"], g["expires_at"])
+	}
+	return s
+}
+
+// ensure the tools a grant may cover are the three write tools this console
+// has; a new write tool must opt in by implementing grantable.
+var _ = []grantable{TransferArgs{}, TransferTokenArgs{}, SwapArgs{}}
