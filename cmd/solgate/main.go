@@ -48,6 +48,7 @@ func newRootCmd() *cobra.Command {
   solgate console   the approval console: holds the key, policy, caps and audit trail
   solgate prove     push one real transfer through the executor and print a PROOF block
   solgate audit     print the audit trail and verify its hash chain
+  solgate version   the version, commit and Go version this binary was built from (--json: and its dependencies)
 
 The console's settings (and --rpc, --keypair, --socket, --state wherever a
 command takes them) can also be set as SOLGATE_<FLAG> in the environment

@@ -30,7 +30,9 @@ func (w *ownUserWorld) consoleWindow(t *testing.T, uid int, name, state, prelude
 func (w *ownUserWorld) consoleWindowThen(t *testing.T, uid int, name, state, prelude, after string, color bool, flags ...string) *ownConsole {
 	t.Helper()
 	c := &ownConsole{w: w, window: name, socket: w.socket(name), errLog: filepath.Join(w.root, name+".stderr")}
-	env := []string{"env", "HOME=" + w.home}
+	// CI in the environment makes termenv treat the pane as no terminal and
+	// drop colours; the console's own terminal decides here.
+	env := []string{"env", "-u", "CI", "HOME=" + w.home}
 	if !color {
 		env = append(env, "NO_COLOR=1")
 	}

@@ -478,6 +478,7 @@ func (from origins) label(name string) string {
 var otherVariables = []string{
 	"SOLGATE_LOCALNET_DIR", // localnet.DirEnv: where the ledger's Node package lives
 	"SOLGATE_ADVERSARIAL_ATTEMPTS",
+	"SOLGATE_VULN_CACHE",                           // .ci/vuln/run: where the vulnerability database is built
 	"SOLGATE_EFFECTS_DIFF", "SOLGATE_EFFECTS_SEED", // the effects engine's differential test: count and seed
 	"SOLGATE_FAULT_N", "SOLGATE_FAULT_HUB_CHILD", "SOLGATE_FAULT_HUB_READY",
 	"SOLGATE_FIGURES_SLOT_MS", "SOLGATE_TUI_FIGURES", "SOLGATE_TUI_FIGURES_WINDOW",
