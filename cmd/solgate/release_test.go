@@ -193,14 +193,10 @@ func TestInstalledBinaryOutsideCheckout(t *testing.T) {
 			shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile,
 				"--socket", filepath.Join(sockDir, "c.sock"), "--state", filepath.Join(outside, "state")) + " 2>" + shellWords(errLog)
 		p := startTmux(t, 140, 40, command)
-		deadline := time.Now().Add(60 * time.Second)
-		for !strings.Contains(p.screen(), "QUEUE") {
-			if time.Now().After(deadline) {
-				logged, _ := os.ReadFile(errLog)
-				t.Fatalf("console did not start; screen:\n%s\nstderr:\n%s", p.screen(), logged)
-			}
-			time.Sleep(200 * time.Millisecond) // polling the screen for the event "console drawn"
-		}
+		testkit.Eventually(t, 60*time.Second, "the console drawn (QUEUE)", func() bool { return strings.Contains(p.screen(), "QUEUE") }, func() string {
+			logged, _ := os.ReadFile(errLog)
+			return "screen:\n" + p.screen() + "\nstderr:\n" + string(logged)
+		})
 		if !strings.Contains(p.screen(), key.PublicKey().String()[:4]) {
 			t.Errorf("console does not show its wallet %s:\n%s", key.PublicKey(), p.screen())
 		}
