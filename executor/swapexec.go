@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -68,44 +69,112 @@ func (s *Swapper) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) {
 }
 
 // SwapTerms are the economic terms a human approves: what goes in, and the
-// least that must come out.
+// least that must come out. ExpectedOut is the quote's expected output when
+// it was approved; it measures how far the price moved since, and binds
+// nothing.
 type SwapTerms struct {
 	InputMint   solana.PublicKey
 	OutputMint  solana.PublicKey
 	InAmount    uint64
 	SlippageBps uint16
 	MinimumOut  uint64
+	ExpectedOut uint64
 }
 
 // Terms are the quote's terms (MinimumOut = otherAmountThreshold).
 func (q *Quote) Terms() SwapTerms {
-	return SwapTerms{InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, SlippageBps: q.SlippageBps, MinimumOut: q.OtherAmountThreshold}
+	return SwapTerms{InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, SlippageBps: q.SlippageBps, MinimumOut: q.OtherAmountThreshold, ExpectedOut: q.OutAmount}
 }
 
-// PriceMovedError: a fresh quote's minimum is below the approved one.
+// PriceMovedError: the market no longer meets the approved minimum, even
+// with the slippage tightened to nothing. Fresh is the last quote asked.
 type PriceMovedError struct {
 	Approved SwapTerms
 	Fresh    *Quote
 }
 
+// MovedBps is how far the expected output fell since approval, in basis
+// points of the approved expected output, rounded up (0 when the approval
+// carried no expected output or the output did not fall).
+func (e *PriceMovedError) MovedBps() uint64 {
+	was, now := e.Approved.ExpectedOut, e.Fresh.OutAmount
+	if was == 0 || now >= was {
+		return 0
+	}
+	d := new(big.Int).Mul(new(big.Int).SetUint64(was-now), big.NewInt(10_000))
+	q, r := d.QuoRem(d, new(big.Int).SetUint64(was), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q.Uint64()
+}
+
 func (e *PriceMovedError) Error() string {
-	return fmt.Sprintf("%s: a fresh quote's minimum out is %d, below the approved %d", ErrPriceMoved, e.Fresh.OtherAmountThreshold, e.Approved.MinimumOut)
+	if e.Approved.ExpectedOut > 0 {
+		return fmt.Sprintf("%s: the price moved %s%% against the swap since approval (expected out %d then, %d now); the market gives at most %d, below the approved minimum of %d",
+			ErrPriceMoved, formatBpsPercent(e.MovedBps()), e.Approved.ExpectedOut, e.Fresh.OutAmount, e.Fresh.OutAmount, e.Approved.MinimumOut)
+	}
+	return fmt.Sprintf("%s: the market gives at most %d, below the approved minimum of %d", ErrPriceMoved, e.Fresh.OutAmount, e.Approved.MinimumOut)
 }
 
 func (e *PriceMovedError) Is(target error) bool { return target == ErrPriceMoved }
 
-// Requote asks for a fresh quote on the approved terms. When its minimum out
-// is below the approved minimum it returns the fresh quote together with a
-// *PriceMovedError, and the caller must not proceed.
-func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
-	q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: approved.SlippageBps})
-	if err != nil {
-		return nil, fmt.Errorf("re-quote: %w", err)
+// formatBpsPercent renders basis points as a percentage without floats.
+func formatBpsPercent(bps uint64) string {
+	return fmt.Sprintf("%d.%02d", bps/100, bps%100)
+}
+
+// tightenedSlippage is the largest slippage at which a quote expecting out
+// still guarantees at least minimum: 10000 − ceil(minimum × 10000 / out).
+// ok is false when even no slippage would not reach the minimum.
+func tightenedSlippage(out, minimum uint64) (uint16, bool) {
+	if out == 0 || out < minimum {
+		return 0, false
 	}
-	if q.OtherAmountThreshold < approved.MinimumOut {
+	n := new(big.Int).Mul(new(big.Int).SetUint64(minimum), big.NewInt(10_000))
+	q, r := n.QuoRem(n, new(big.Int).SetUint64(out), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if q.Cmp(big.NewInt(10_000)) > 0 {
+		return 0, false
+	}
+	return uint16(10_000 - q.Int64()), true
+}
+
+// Requote asks for a fresh quote on the approved terms. The approval binds
+// the input, the minimum out and the fee bound, not the route nor the
+// slippage: when the fresh quote's minimum is below the approved one but the
+// market still expects at least that much, it asks once more with the
+// slippage tightened so the minimum is at least the approved one. A lower
+// minimum is never accepted: when the market cannot meet the approved
+// minimum at all, it returns the last quote with a *PriceMovedError stating
+// how far the price moved, and the caller must not proceed.
+func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
+	ask := func(bps uint16) (*Quote, error) {
+		q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: bps})
+		if err != nil {
+			return nil, fmt.Errorf("re-quote: %w", err)
+		}
+		return q, nil
+	}
+	q, err := ask(approved.SlippageBps)
+	if err != nil || q.OtherAmountThreshold >= approved.MinimumOut {
+		return q, err
+	}
+	bps, ok := tightenedSlippage(q.OutAmount, approved.MinimumOut)
+	if !ok || bps >= approved.SlippageBps {
 		return q, &PriceMovedError{Approved: approved, Fresh: q}
 	}
-	return q, nil
+	tight, err := ask(bps)
+	if err != nil {
+		return nil, err
+	}
+	if tight.OtherAmountThreshold < approved.MinimumOut {
+		// The market moved again between the two quotes.
+		return tight, &PriceMovedError{Approved: approved, Fresh: tight}
+	}
+	return tight, nil
 }
 
 // TokenChange is one of the wallet's token accounts before and after.

@@ -660,6 +660,20 @@ func (l *Ledger) MovePool(ctx context.Context, m PoolMove) (PoolState, error) {
 	return st, err
 }
 
+// TickPool moves a pool's price by bps basis points, as a drifting market
+// does between a swap's approval and its execution: a positive bps makes
+// SOL→token quotes give bps fewer tokens, a negative one more. Mint selects
+// the pool ("" the USDC-like one).
+func (l *Ledger) TickPool(ctx context.Context, mint string, bps int) (PoolState, error) {
+	p := map[string]any{"bps": bps}
+	if mint != "" {
+		p["mint"] = mint
+	}
+	var st PoolState
+	err := l.Call(ctx, "localnet_tickPool", []any{p}, &st)
+	return st, err
+}
+
 // Swap API fault modes for SwapFault.
 const (
 	SwapDown                 = "down"                   // connection closed without an answer

@@ -440,6 +440,27 @@ export class SwapPools {
    * for tokens (SOL→token quotes get worse), { tokens: N } sells N tokens for
    * SOL. Written directly to the accounts; the ledger's stats do not move.
    */
+  /**
+   * Moves a pool's price by bps basis points, as the market drifting: a
+   * positive bps makes SOL→token quotes give bps fewer tokens (the token
+   * dearer), a negative one more. The token reserve is rescaled and written
+   * directly, like move(); the SOL reserve stays.
+   */
+  tick(mint, bps) {
+    const pool = mint ? this.pools.get(mint) : this.pools.get(this.info.usdc.mint);
+    if (!pool) throw new Error(`no pool for mint ${mint}`);
+    const b = BigInt(bps);
+    if (b <= -BPS || b >= BPS) throw new Error('bps must be within -9999..9999');
+    const L = this.ledger;
+    const ta = L.getAccount(pool.tokenAccount);
+    const tokenAmount = parseTokenAccount(ta).amount;
+    const data = Uint8Array.from(ta.data);
+    setU64(data, 64, (tokenAmount * (BPS - b)) / BPS);
+    L.setAccount(pool.tokenAccount, { ...ta, data });
+    const r = this.reserves(pool);
+    return { pool: pool.authority.address, mint: pool.mint, solReserve: r.sol.toString(), tokenReserve: r.token.toString() };
+  }
+
   move(mint, { lamports, tokens }) {
     const pool = mint ? this.pools.get(mint) : this.pools.get(this.info.usdc.mint);
     if (!pool) throw new Error(`no pool for mint ${mint}`);
@@ -683,6 +704,16 @@ export class SwapApi {
         if ((opts.lamports === undefined) === (opts.tokens === undefined)) throw bad('give exactly one of lamports or tokens');
         try {
           return this.pools.move(opts.mint, opts);
+        } catch (e) {
+          throw bad(e.message);
+        }
+      },
+      localnet_tickPool: ([o]) => {
+        const opts = o ?? {};
+        if (opts.mint !== undefined && !isPubkey(opts.mint)) throw bad('mint must be a base58 public key');
+        if (!Number.isSafeInteger(opts.bps)) throw bad('bps must be an integer (positive: the token gets dearer)');
+        try {
+          return this.pools.tick(opts.mint, opts.bps);
         } catch (e) {
           throw bad(e.message);
         }

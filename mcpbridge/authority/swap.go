@@ -256,7 +256,9 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		var moved *executor.PriceMovedError
 		switch {
 		case errors.As(err, &moved):
-			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, moved.Fresh.OtherAmountThreshold), nil, store.ExecFailed)
+			// The market cannot meet the approved minimum even with the
+			// slippage tightened to nothing: say by how much it moved.
+			h.finish(id, StatusFailed, moved.Error()+"; nothing was signed or sent", nil, store.ExecFailed)
 		case errors.Is(err, executor.ErrSwapChanged):
 			// The audit trail names the difference; the token is void.
 			h.audit("swap_changed_at_execution", id, map[string]any{"client": client, "difference": err.Error()})
