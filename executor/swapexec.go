@@ -19,10 +19,6 @@ import (
 // (the same on every cluster): the most a created associated token account costs.
 const TokenAccountRent = 2_039_280
 
-// DefaultMaxPriorityFeeLamports caps a swap transaction's priority fee when
-// SwapOptions leaves it zero: 0.005 SOL.
-const DefaultMaxPriorityFeeLamports = 5_000_000
-
 // ErrPriceMoved is matched by *PriceMovedError.
 var ErrPriceMoved = errors.New("price moved beyond the approved minimum — nothing was swapped")
 
@@ -39,9 +35,6 @@ type SwapOptions struct {
 	// Their instructions cannot be decoded leg by leg; what they do is judged
 	// by the whole-wallet simulation against the outflow budget.
 	SwapPrograms []solana.PublicKey
-	// MaxPriorityFeeLamports caps compute-unit price × limit
-	// (default DefaultMaxPriorityFeeLamports).
-	MaxPriorityFeeLamports uint64
 }
 
 // Swapper quotes, prepares and submits swaps for an executor's wallet through
@@ -53,12 +46,48 @@ type Swapper struct {
 }
 
 // NewSwapper joins an executor (wallet, RPC, confirm loop) and a swap API.
+//
+// Swaps follow the executor's fee settings (FeeSettings), the same ones as
+// every other kind: --max-priority-fee-lamports caps them, a fixed fee is
+// asked as that many lamports, and off asks none.
 func NewSwapper(ex *Executor, api *SwapClient, opts SwapOptions) *Swapper {
-	if opts.MaxPriorityFeeLamports == 0 {
-		opts.MaxPriorityFeeLamports = DefaultMaxPriorityFeeLamports
-	}
 	return &Swapper{ex: ex, api: api, opts: opts}
 }
+
+// PriorityFee is what a swap asks the API for, from the operator's fee
+// settings.
+//
+// Why the API's priority level and not solgate's own unit price: the API
+// sets the compute-unit limit (dynamicComputeUnitLimit, from its own
+// simulation) and spreads a lamport amount over it, so a unit price solgate
+// estimated could only be turned into lamports with a guessed limit, and
+// bytes the API built (and, with some routes, co-signed) cannot be re-priced
+// afterwards. Asking for a level with maxLamports set to the operator's cap
+// gets a fee sized for the real limit in one request (the free tier allows
+// few), and the bound is the operator's, not the API's "auto" cap. The API's
+// word is not trusted for it: the inspector holds the transaction's price ×
+// limit to the same cap, and the approval binds the fee's upper bound.
+//
+// The level follows the percentile setting: up to p25 "medium", up to p50
+// "high", above (the default p75) "veryHigh".
+func (s *Swapper) PriorityFee() SwapPriorityFee {
+	f := s.ex.opts.Fees
+	switch {
+	case f.Fixed:
+		return SwapPriorityFee{Lamports: f.FixedLamports}
+	case f.MaxLamports == 0:
+		return SwapPriorityFee{}
+	case f.Percentile <= 25:
+		return SwapPriorityFee{Level: "medium", MaxLamports: f.MaxLamports}
+	case f.Percentile <= 50:
+		return SwapPriorityFee{Level: "high", MaxLamports: f.MaxLamports}
+	}
+	return SwapPriorityFee{Level: "veryHigh", MaxLamports: f.MaxLamports}
+}
+
+// maxPriorityFee is the most priority fee a swap transaction may carry:
+// the operator's cap.
+func (s *Swapper) maxPriorityFee() uint64 { return s.ex.opts.Fees.MaxLamports }
 
 // API is the swap API client.
 func (s *Swapper) API() *SwapClient { return s.api }
@@ -206,6 +235,14 @@ type SwapPreview struct {
 	// Fee is what the fee payer is charged (signatures + PriorityFee).
 	Fee         uint64
 	PriorityFee uint64
+	// UnitLimit and UnitPrice are the transaction's compute budget (price
+	// in micro-lamports per unit); PriorityFeeSource says what was asked of
+	// the API; MaxPriorityFee is the most the approval allows (the
+	// operator's cap), at execution as now.
+	UnitLimit         uint64
+	UnitPrice         uint64
+	PriorityFeeSource string
+	MaxPriorityFee    uint64
 	// SpendLamports is the wallet's simulated SOL outflow, wrapped SOL
 	// included: input (when SOL) + fee + rent of accounts it creates. SOL
 	// caps are measured against it.
@@ -277,7 +314,8 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	p := &PreparedSwap{Quote: q, Terms: q.Terms()}
 
 	t0 := time.Now()
-	stx, err := s.api.SwapTransaction(ctx, q, wallet)
+	fee := s.PriorityFee()
+	stx, err := s.api.SwapTransactionWithFee(ctx, q, wallet, fee)
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
 	}
@@ -323,7 +361,7 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	}
 	insp, err := Inspect(p.Tx, resolved, InspectRules{
 		Wallet: wallet, InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount,
-		Pools: q.Pools(), SwapPrograms: s.opts.SwapPrograms, MaxPriorityFeeLamports: s.opts.MaxPriorityFeeLamports,
+		Pools: q.Pools(), SwapPrograms: s.opts.SwapPrograms, MaxPriorityFeeLamports: s.maxPriorityFee(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
@@ -393,6 +431,8 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.MinimumOut = q.OtherAmountThreshold
 	pv.Fee = insp.Fee
 	pv.PriorityFee = insp.PriorityFee
+	pv.UnitLimit, pv.UnitPrice = insp.ComputeUnitLimit, insp.ComputeUnitPrice
+	pv.PriorityFeeSource, pv.MaxPriorityFee = s.PriorityFee().String(), s.maxPriorityFee()
 	sum := sha256.Sum256(p.Tx.MessageBytes)
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
 	pv.Logs = sim.Logs
@@ -403,7 +443,10 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.Tokens = eff.Tokens
 	pv.SpendLamports = eff.SOLOut()
 	pv.PaidFrom = paidFrom(wallet, q.InputMint, eff, pv.Wallet)
-	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: eff.RentPaid}
+	// The approval binds the fee's upper bound, not today's estimate: the
+	// signatures plus the operator's priority fee cap, so a fee market that
+	// rose by execution (within the cap) does not throw the approval away.
+	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: addOrMax(insp.Fee-insp.PriorityFee, max(insp.PriorityFee, pv.MaxPriorityFee)), Rent: eff.RentPaid}
 	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, sim.Keys, sim.Before, sim.After)
 	return s.checkSimulation(p)
 }

@@ -218,6 +218,18 @@ export class Ledger {
    * write-lock all of them. Returns null when the table says the method is
    * unsupported.
    */
+  /**
+   * The nearest-rank percentile (1..100, fractions allowed) of the non-zero
+   * fees the market table gives for these accounts; 0n when there are none.
+   */
+  feePercentile(accounts, pct) {
+    const fees = (this.prioritizationFees(accounts) ?? []).map((f) => f.prioritizationFee).filter((f) => f > 0n);
+    if (fees.length === 0) return 0n;
+    fees.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const rank = Math.max(1, Math.ceil((pct / 100) * fees.length));
+    return fees[Math.min(rank, fees.length) - 1];
+  }
+
   prioritizationFees(accounts) {
     const m = this.feeMarket;
     if (m.unsupported) return null;

@@ -597,11 +597,23 @@ export class SwapPools {
       if (!sim.err && sim.unitsConsumed > 0) limit = Math.min(1_400_000, Math.ceil(sim.unitsConsumed * 1.2) + 1_000);
     }
     let priorityLamports = 0n;
+    let levelMicroLamports = 0n;
     const pf = body.prioritizationFeeLamports;
     if (typeof pf === 'number' && Number.isSafeInteger(pf) && pf > 0) priorityLamports = BigInt(pf);
     else if (pf === 'auto') priorityLamports = 10_000n;
+    else if (pf && typeof pf === 'object' && pf.priorityLevelWithMaxLamports) {
+      // Jupiter's form: a unit price from the fee market at the level's
+      // percentile, the total held to maxLamports.
+      const { priorityLevel, maxLamports } = pf.priorityLevelWithMaxLamports;
+      const pct = { medium: 25, high: 50, veryHigh: 75 }[priorityLevel];
+      if (pct === undefined) throw new ApiError(400, 'INVALID_REQUEST', 'priorityLevel must be medium, high or veryHigh');
+      if (!Number.isSafeInteger(maxLamports) || maxLamports < 0) throw new ApiError(400, 'INVALID_REQUEST', 'maxLamports must be a non-negative integer');
+      levelMicroLamports = L.feePercentile([], pct);
+      const most = (BigInt(maxLamports) * 1_000_000n) / BigInt(limit);
+      if (levelMicroLamports > most) levelMicroLamports = most;
+    }
     if (hostile === 'raise-priority-fee') priorityLamports += 100_000n;
-    const microLamports = (priorityLamports * 1_000_000n) / BigInt(limit);
+    const microLamports = levelMicroLamports + (priorityLamports * 1_000_000n) / BigInt(limit);
     const bytes = build(limit, microLamports);
     L.stats.swapTransactions++;
     return {

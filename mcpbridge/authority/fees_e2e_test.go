@@ -11,7 +11,9 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/cmd/solgate/solgatetest"
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // onChain is a landed transaction as the ledger reports it, its compute
@@ -28,7 +30,8 @@ type onChain struct {
 func (w *world) landed(t *testing.T, sig string) onChain {
 	t.Helper()
 	s := solana.MustSignatureFromBase58(sig)
-	tx, err := w.chain.GetTransaction(context.Background(), s, &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	v0 := uint64(0) // swaps are v0 transactions
+	tx, err := w.chain.GetTransaction(context.Background(), s, &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
 	if err != nil || tx.Meta == nil {
 		t.Fatalf("getTransaction %s: %v", sig, err)
 	}
@@ -281,5 +284,58 @@ func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
 	got := w.landed(t, done.Structured["signature"].(string))
 	if got.hasPrice || got.fee != 5000 || w.balance(t, w.allowed) != 3_000_000 {
 		t.Errorf("landed %+v, want no price and a 5000-lamport fee", got)
+	}
+}
+
+// Swaps follow the operator's fee policy: the request asks the swap API for
+// a priority level held to --max-priority-fee-lamports, the landed
+// transaction carries a compute-unit price from it, the ledger's priority
+// fee stays within the cap, and the session spend counts it.
+func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
+	const maxPriority = 30_000
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+		s.Fees = executor.FeeSettings{Percentile: 75, MaxLamports: maxPriority}
+	}, authority.ListenConfig{})
+	ctx := context.Background()
+	// A busy global market: 5 000 000 micro-lamports per unit asks more than
+	// the cap allows for any swap of more than 6 000 units.
+	busy := make([]uint64, 20)
+	for i := range busy {
+		busy[i] = 5_000_000
+	}
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: busy}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	usdc := w.ledger.DemoMints().USDC.Mint
+	const amount = 50_000_000
+	args := swapArgs(w, usdc, amount)
+	solBefore := w.balance(t, w.wallet)
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	if !strings.Contains(prop.Text, `"veryHigh" priority level, at most 30000 lamports`) || !strings.Contains(prop.Text, "approval allows at most a 30000-lamport priority fee") {
+		t.Errorf("the preview does not show the swap's priority fee and its bound:\n%s", prop.Text)
+	}
+	done := w.execute(t, a, "swap", prop.Structured["proposal_id"].(string), args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	got := w.landed(t, done.Structured["signature"].(string))
+	if !got.hasPrice || got.price == 0 {
+		t.Fatalf("the swap landed without a compute-unit price: %+v", got)
+	}
+	priority := (got.price*got.limit + 999_999) / 1_000_000
+	if priority > maxPriority || priority == 0 {
+		t.Errorf("priority fee %d lamports (price %d × limit %d), cap %d", priority, got.price, got.limit, maxPriority)
+	}
+	// Two signatures (the wallet and localnet's pool) plus the priority fee.
+	if got.fee != 10_000+priority {
+		t.Errorf("ledger charged %d, want 10000 + %d", got.fee, priority)
+	}
+	spent := solBefore - w.balance(t, w.wallet)
+	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 || spent < amount+got.fee {
+		t.Errorf("session spend %d reserved %d; the wallet paid %d (fee %d)", s.Spent, s.Reserved, spent, got.fee)
 	}
 }
