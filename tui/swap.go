@@ -43,7 +43,11 @@ func newTokenView(l hub.TokenLabel) tokenView {
 	// creator chose ("ЅОL" in Cyrillic, the demo's bait "\x1b[1;32mSOL"),
 	// and only the mint says SOL or USDC.
 	mint, _ := solana.PublicKeyFromBase58(l.Mint) // unparsable: the zero key, no real mint
-	imitates, impostor := executor.ImitatedTicker(mint, sym, t.name)
+	network := l.Network
+	if network == "" {
+		network = executor.Mainnet // a label from before labels carried their cluster
+	}
+	imitates, impostor := executor.ImitatedTickerOn(network, mint, sym, t.name)
 	switch {
 	case t.sol:
 		sym = "SOL"

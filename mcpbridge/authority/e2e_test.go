@@ -75,8 +75,15 @@ func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Led
 // built from (e.g. its swap programs); setupTweak may be nil.
 func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
+	return newWorldLedger(t, localnet.Options{SlotMS: 20}, tweak, setupTweak, lc)
+}
+
+// newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one
+// reporting a public cluster's genesis hash).
+func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+	t.Helper()
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	l, err := localnet.Start(ctx, lopts)
 	if err != nil {
 		t.Fatal(err)
 	}
