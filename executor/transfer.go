@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -21,6 +22,8 @@ type Executor struct {
 	key    *Keypair
 	opts   Options
 	recent recentBlockhash
+	// feeSource is the fee estimate an auto source settled on (nil: not yet).
+	feeSource atomic.Pointer[string]
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.

@@ -376,6 +376,10 @@ type FeeMarket struct {
 	// Unsupported makes the method answer -32601 "Method not found", as an
 	// RPC that does not serve it.
 	Unsupported bool
+	// Helius serves getPriorityFeeEstimate, Triton the percentile option of
+	// getRecentPrioritizationFees, both from the same table; off, the
+	// ledger refuses them as a stock node does.
+	Helius, Triton bool
 }
 
 // SetPrioritizationFees sets the fee market; the zero FeeMarket restores the
@@ -388,7 +392,7 @@ func (l *Ledger) SetPrioritizationFees(ctx context.Context, m FeeMarket) error {
 		}
 		return out
 	}
-	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported}
+	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton}
 	if len(m.Accounts) > 0 {
 		acc := map[string]any{}
 		for a, fees := range m.Accounts {

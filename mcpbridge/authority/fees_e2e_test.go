@@ -106,7 +106,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	// A system transfer costs 150 units, each compute-budget instruction
 	// 150: 450 measured, limit 450 + 1000 (the margin's floor) = 1450, and
 	// ceil(800 000 × 1450 / 10^6) = 1160 lamports of priority fee.
-	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
+	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
 		}
@@ -156,7 +156,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 		t.Errorf("no audit entry records the execution of %s with fee 6160", id)
 	}
 	row, err := w.store.GetProposal(id)
-	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees)") {
+	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)") {
 		t.Errorf("stored preview lacks the priority fee: %v\n%s", err, row.Preview)
 	}
 }
@@ -228,7 +228,7 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 		{"higher priority fee", func() error {
 			return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}})
 		},
-			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees), above the 1450 approved"},
+			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees for its accounts, standard method), above the 1450 approved"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
