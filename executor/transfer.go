@@ -44,7 +44,15 @@ type Options struct {
 	PreviewBlockhashAge time.Duration
 	// Fees choose the priority fee; the zero value means DefaultFeeSettings.
 	Fees FeeSettings
+	// VerifyWindow is how long a confirmed transaction is looked for with
+	// getTransaction before its outcome is "unknown" (default
+	// DefaultVerifyWindow).
+	VerifyWindow time.Duration
 }
+
+// DefaultVerifyWindow: load-balanced mainnet RPCs often serve a transaction
+// seconds after confirming its status.
+const DefaultVerifyWindow = 30 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.Fees == (FeeSettings{}) {
@@ -52,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Fees.Percentile == 0 {
 		o.Fees.Percentile = DefaultPriorityFeePercentile
+	}
+	if o.VerifyWindow <= 0 {
+		o.VerifyWindow = DefaultVerifyWindow
 	}
 	if o.PreviewBlockhashAge <= 0 {
 		o.PreviewBlockhashAge = time.Second

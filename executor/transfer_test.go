@@ -406,3 +406,40 @@ func TestMeasuredSpendNeverUndercountsUnderConcurrentSends(t *testing.T) {
 		t.Fatal("no concurrent transfer landed: the test exercised nothing")
 	}
 }
+
+// A load-balanced RPC confirms a status seconds before getTransaction has
+// the transaction. Verification waits for it, with backoff, up to the
+// verify window: a lag of 2.5 s (longer than the 2 s solgate used to give)
+// is still "executed" and verified; a window shorter than the lag gives
+// "unknown" with the signature kept, though the transfer landed. The passage
+// of time is the behaviour under test; nothing here sleeps.
+func TestVerificationWaitsForALaggingGetTransaction(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		want   executor.Outcome
+	}{
+		{"default window", 0, executor.Executed},
+		{"window shorter than the lag", 700 * time.Millisecond, executor.Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{VerifyWindow: tc.window})
+			ctx := context.Background()
+			if err := f.ledger.LagGetTransaction(ctx, 2500*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			to := freshAddress(t)
+			res, err := f.ex.ExecuteTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tc.want || res.Signature.IsZero() {
+				t.Fatalf("outcome %s (%s), want %s with the signature", res.Outcome, res.Reason, tc.want)
+			}
+			// Either way the transfer landed: the ledger says so.
+			if got := f.balance(t, to); got != 1_000_000 {
+				t.Errorf("recipient balance %d, want 1000000", got)
+			}
+		})
+	}
+}

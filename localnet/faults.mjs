@@ -58,6 +58,12 @@ export class Faults {
         this.failCalls = count(n, 'n');
         return { failNextCalls: this.failCalls };
       },
+      // getTransaction answers null until ms after a transaction landed,
+      // as a load-balanced RPC whose history lags its statuses.
+      localnet_lagGetTransaction: ([ms]) => {
+        this.ledger.getTransactionLagMs = count(ms ?? 0, 'ms');
+        return { lagMs: this.ledger.getTransactionLagMs };
+      },
       localnet_setLatency: ([ms]) => {
         this.latencyMs = count(ms ?? 0, 'ms');
         return { latencyMs: this.latencyMs };

@@ -51,6 +51,9 @@ export class Ledger {
     // The fee market getRecentPrioritizationFees reports (see
     // localnet_setPrioritizationFees): empty, as on an idle cluster.
     this.feeMarket = { fees: [], accounts: new Map(), unsupported: false };
+    // getTransaction answers null for this long after a transaction landed,
+    // as a load-balanced RPC whose history lags its status cache.
+    this.getTransactionLagMs = 0;
     // Compute units every simulation reports on top of what litesvm measured
     // (localnet_setExtraComputeUnits).
     this.extraComputeUnits = 0;
@@ -298,6 +301,7 @@ export class Ledger {
       signature: tx.signature,
       slot: this.slot,
       blockTime: Math.floor(Date.now() / 1000),
+      landedAtMs: Date.now(),
       tx,
       keys,
       loaded,

@@ -360,6 +360,13 @@ func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
 	return l.Call(ctx, "localnet_expireBlockhash", nil, nil)
 }
 
+// LagGetTransaction makes getTransaction answer null until d after a
+// transaction landed, as a load-balanced RPC whose history lags the status
+// it confirmed (0 turns it off).
+func (l *Ledger) LagGetTransaction(ctx context.Context, d time.Duration) error {
+	return l.Call(ctx, "localnet_lagGetTransaction", []any{d.Milliseconds()}, nil)
+}
+
 // SetLatency delays every non-control answer by d (0 turns it off).
 func (l *Ledger) SetLatency(ctx context.Context, d time.Duration) error {
 	return l.Call(ctx, "localnet_setLatency", []any{d.Milliseconds()}, nil)

@@ -426,6 +426,7 @@ export class Rpc {
     if (!sigBytes || sigBytes.length !== 64) throw invalidParams('Invalid param: Invalid');
     const r = this.ledger.txs.get(p[0]);
     if (!r) return null;
+    if (Date.now() - r.landedAtMs < this.ledger.getTransactionLagMs) return null;
     // As on real nodes, a transaction is only visible at the requested
     // commitment: default `finalized` means 32 slots after landing.
     const age = this.ledger.slot - r.slot;

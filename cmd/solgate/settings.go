@@ -52,7 +52,8 @@ type Settings struct {
 	MaxConnsPerUID     int
 	ReservedFDs        int
 	Policy             policy.Config
-	Fees               executor.FeeSettings // transfers' priority fees
+	Fees               executor.FeeSettings // every kind's priority fees
+	VerifyWindow       time.Duration        // how long a confirmed transaction is looked for
 }
 
 // defaultSettings is what the console runs with when no source says
@@ -66,6 +67,8 @@ func defaultSettings() Settings {
 		State:   defaultStateDir(),
 		Policy:  policy.DefaultConfig(),
 		Fees:    executor.DefaultFeeSettings(),
+
+		VerifyWindow: executor.DefaultVerifyWindow,
 
 		MaxPendingPerUID:   hub.DefaultMaxPendingPerUID,
 		MaxPending:         hub.DefaultMaxPending,
@@ -214,6 +217,8 @@ var settings = []setting{
 		tomlString, func(s *Settings) *string { return &s.Fees.Source }, parseFeeSource, plainText),
 	scalar("max-priority-fee-lamports", "cap on any transaction's priority fee (unit price × limit; swaps ask the swap API for a priority level held to it), in `LAMPORTS`; above it the cap is used and the preview says so",
 		tomlInt, func(s *Settings) *uint64 { return &s.Fees.MaxLamports }, parseLamports, formatUint64),
+	scalar("verify-timeout", "how long a confirmed transaction is looked for with getTransaction before its outcome is unknown (`DURATION`, e.g. 30s); an unknown outcome keeps its reservation and is reconciled later",
+		tomlString, func(s *Settings) *time.Duration { return &s.VerifyWindow }, parsePositiveDuration, formatDuration),
 	fixedFeeRow(scalar("priority-fee-lamports", "fixed priority fee per transfer in `LAMPORTS` instead of the fee market (0 = no priority fee)",
 		tomlInt, func(s *Settings) *uint64 { return &s.Fees.FixedLamports }, parseLamports, formatUint64)),
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -190,6 +191,8 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
 		"priority-fee-source": {env: "SOLGATE_PRIORITY_FEE_SOURCE", toml: "priority_fee_source", def: "auto", get: func(s Settings) any { return s.Fees.Source },
 			a: sv("helius", `"helius"`, "helius"), b: sv("triton", `"triton"`, "triton"), c: sv("standard", `"standard"`, "standard")},
+		"verify-timeout": {env: "SOLGATE_VERIFY_TIMEOUT", toml: "verify_timeout", def: 30 * time.Second, get: func(s Settings) any { return s.VerifyWindow },
+			a: sv("45s", `"45s"`, 45*time.Second), b: sv("2m", `"2m"`, 2*time.Minute), c: sv("500ms", `"500ms"`, 500*time.Millisecond)},
 		"max-priority-fee-lamports": {env: "SOLGATE_MAX_PRIORITY_FEE_LAMPORTS", toml: "max_priority_fee_lamports", def: uint64(100_000), get: func(s Settings) any { return s.Fees.MaxLamports },
 			a: sv("250000", "250000", uint64(250_000)), b: sv("5000", "5000", uint64(5000)), c: sv("0", "0", uint64(0))},
 		// Any source that gives a fixed fee turns the fee market off; 0 means
