@@ -362,10 +362,27 @@ func (c *SwapClient) do(ctx context.Context, what, method, u string, body []byte
 	if int64(len(data)) > c.opts.MaxBody {
 		return nil, fmt.Errorf("%w: %s: response is over the %d-byte limit; refused", ErrSwapAPI, what, c.opts.MaxBody)
 	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSwapAPI, what, rateLimited(resp.Header.Get("Retry-After")))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d: %s", ErrSwapAPI, what, resp.StatusCode, apiErrorExcerpt(data))
 	}
 	return data, nil
+}
+
+// ErrSwapRateLimited: the swap API answered HTTP 429.
+var ErrSwapRateLimited = errors.New("HTTP 429: the swap API's rate limit was reached")
+
+// rateLimited explains an HTTP 429. Jupiter's free tier allows 60 requests
+// a minute per account (a 60-second sliding window; keyless 30), and a swap
+// takes two at proposal and two or three at execution.
+func rateLimited(retryAfter string) error {
+	wait := "wait a minute"
+	if n, err := strconv.ParseUint(strings.TrimSpace(retryAfter), 10, 32); err == nil && n > 0 && n <= 3600 {
+		wait = fmt.Sprintf("it asks to wait %d s", n)
+	}
+	return fmt.Errorf("%w (Jupiter's free tier allows 60 requests a minute per account, keyless use 30; a swap makes 2 at proposal and 2 or 3 at execution); %s and ask again, or give --swap-api-key-file a key on a higher plan", ErrSwapRateLimited, wait)
 }
 
 func (c *SwapClient) transportError(what string, start time.Time, err error) error {

@@ -690,6 +690,7 @@ const (
 	SwapDown                 = "down"                   // connection closed without an answer
 	SwapSlow                 = "slow"                   // answer after SwapFault.Delay (default 15 s)
 	Swap500                  = "500"                    // HTTP 500, plain text
+	Swap429                  = "429"                    // HTTP 429 with Retry-After: 7, as a rate limiter
 	SwapGarbage              = "garbage"                // HTTP 200, a body that is not JSON
 	SwapHuge                 = "huge"                   // HTTP 200, a 50 MB body
 	SwapTamperPayer          = "tamper-payer"           // /swap: fee payer is not the user

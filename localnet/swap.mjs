@@ -45,7 +45,7 @@ const METADATA_LEN = 679; // Metaplex MAX_METADATA_LEN
 
 // Faults for the next N swap-API requests (localnet_swapFault).
 export const SWAP_FAULT_MODES = [
-  'down', 'slow', '500', 'garbage', 'huge',
+  'down', 'slow', '500', '429', 'garbage', 'huge',
   'tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt',
 ];
 const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt']);
@@ -824,6 +824,9 @@ export class SwapApi {
         case '500':
           res.writeHead(500, { 'Content-Type': 'text/plain' });
           return res.end('Internal Server Error (localnet_swapFault)\n');
+        case '429': // Jupiter's rate limit, with the Retry-After a limiter sends
+          res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '7' });
+          return res.end('{"message":"Too Many Requests"}');
         case 'garbage':
           res.writeHead(200, { 'Content-Type': 'application/json' });
           return res.end('{"inputMint": "So111\u0000\u001b[2J<html>not json');

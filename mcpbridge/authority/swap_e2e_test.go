@@ -276,3 +276,23 @@ func TestTokenInfoSanitisesAndFlagsHostileMetadata(t *testing.T) {
 		t.Errorf("get_quote: %+v", q)
 	}
 }
+
+// Jupiter's free tier allows 60 requests a minute: an HTTP 429 reaches the
+// model as one clear error saying so, with the wait the API asked for, and
+// nothing is proposed.
+func TestSwapAPIRateLimitIsAClearError(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	if err := w.ledger.SetSwapFault(context.Background(), localnet.SwapFault{Mode: localnet.Swap429, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ans := a.Call("swap", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 30_000_000))
+	for _, want := range []string{"nothing was proposed", "HTTP 429: the swap API's rate limit was reached", "60 requests a minute", "it asks to wait 7 s"} {
+		if !ans.IsError || !strings.Contains(ans.Text, want) {
+			t.Errorf("answer lacks %q: %+v", want, ans)
+		}
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Error("a proposal was queued")
+	}
+}
