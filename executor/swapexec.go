@@ -66,7 +66,8 @@ func NewSwapper(ex *Executor, api *SwapClient, opts SwapOptions) *Swapper {
 // gets a fee sized for the real limit in one request (the free tier allows
 // few), and the bound is the operator's, not the API's "auto" cap. The API's
 // word is not trusted for it: the inspector holds the transaction's price ×
-// limit to the same cap, and the approval binds the fee's upper bound.
+// limit to the same cap, and the approval binds the previewed fee as the
+// upper bound at execution, as for transfers.
 //
 // The level follows the percentile setting: up to p25 "medium", up to p50
 // "high", above (the default p75) "veryHigh".
@@ -237,8 +238,9 @@ type SwapPreview struct {
 	PriorityFee uint64
 	// UnitLimit and UnitPrice are the transaction's compute budget (price
 	// in micro-lamports per unit); PriorityFeeSource says what was asked of
-	// the API; MaxPriorityFee is the most the approval allows (the
-	// operator's cap), at execution as now.
+	// the API (the operator's cap included); MaxPriorityFee is the most
+	// priority fee the approval allows at execution: this one, as for
+	// transfers.
 	UnitLimit         uint64
 	UnitPrice         uint64
 	PriorityFeeSource string
@@ -432,7 +434,7 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.Fee = insp.Fee
 	pv.PriorityFee = insp.PriorityFee
 	pv.UnitLimit, pv.UnitPrice = insp.ComputeUnitLimit, insp.ComputeUnitPrice
-	pv.PriorityFeeSource, pv.MaxPriorityFee = s.PriorityFee().String(), s.maxPriorityFee()
+	pv.PriorityFeeSource, pv.MaxPriorityFee = s.PriorityFee().String(), insp.PriorityFee
 	sum := sha256.Sum256(p.Tx.MessageBytes)
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
 	pv.Logs = sim.Logs
@@ -443,10 +445,10 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.Tokens = eff.Tokens
 	pv.SpendLamports = eff.SOLOut()
 	pv.PaidFrom = paidFrom(wallet, q.InputMint, eff, pv.Wallet)
-	// The approval binds the fee's upper bound, not today's estimate: the
-	// signatures plus the operator's priority fee cap, so a fee market that
-	// rose by execution (within the cap) does not throw the approval away.
-	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: addOrMax(insp.Fee-insp.PriorityFee, max(insp.PriorityFee, pv.MaxPriorityFee)), Rent: eff.RentPaid}
+	// The approval binds the previewed fee as its upper bound, as for
+	// transfers: a swap API that raises the priority fee at execution, even
+	// within the operator's cap, is refused with nothing signed.
+	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: eff.RentPaid}
 	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, sim.Keys, sim.Before, sim.After)
 	return s.checkSimulation(p)
 }

@@ -214,7 +214,7 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	if pv.PriorityFee > 0 {
 		fee += fmt.Sprintf(", of which priority fee %s", grouped(pv.PriorityFee))
 	}
-	if pv.MaxPriorityFee > 0 {
+	if pv.PriorityFeeSource != "" {
 		// What approving binds, as for a transfer: the fee's upper bound.
 		fee += fmt.Sprintf("; approval allows a priority fee up to %s", grouped(pv.MaxPriorityFee))
 	}

@@ -315,8 +315,9 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 	if prop.Status() != "pending_approval" {
 		t.Fatalf("propose: %+v", prop)
 	}
-	if !strings.Contains(prop.Text, `"veryHigh" priority level, at most 30000 lamports`) || !strings.Contains(prop.Text, "approval allows at most a 30000-lamport priority fee") {
-		t.Errorf("the preview does not show the swap's priority fee and its bound:\n%s", prop.Text)
+	previewed := fmt.Sprint(prop.Structured["priority_fee_lamports"])
+	if !strings.Contains(prop.Text, `"veryHigh" priority level, at most 30000 lamports`) || !strings.Contains(prop.Text, "approval allows at most a "+previewed+"-lamport priority fee") || previewed == "0" {
+		t.Errorf("the preview does not show the swap's priority fee (%s) and its bound:\n%s", previewed, prop.Text)
 	}
 	done := w.execute(t, a, "swap", prop.Structured["proposal_id"].(string), args)
 	if done.Status() != "executed" {
@@ -327,8 +328,8 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 		t.Fatalf("the swap landed without a compute-unit price: %+v", got)
 	}
 	priority := (got.price*got.limit + 999_999) / 1_000_000
-	if priority > maxPriority || priority == 0 {
-		t.Errorf("priority fee %d lamports (price %d × limit %d), cap %d", priority, got.price, got.limit, maxPriority)
+	if priority > maxPriority || priority == 0 || fmt.Sprint(priority) != previewed {
+		t.Errorf("priority fee %d lamports (price %d × limit %d), cap %d, previewed %s", priority, got.price, got.limit, maxPriority, previewed)
 	}
 	// Two signatures (the wallet and localnet's pool) plus the priority fee.
 	if got.fee != 10_000+priority {
