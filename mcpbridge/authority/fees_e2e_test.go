@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -338,5 +339,34 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 	spent := solBefore - w.balance(t, w.wallet)
 	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 || spent < amount+got.fee {
 		t.Errorf("session spend %d reserved %d; the wallet paid %d (fee %d)", s.Spent, s.Reserved, spent, got.fee)
+	}
+}
+
+// A confirmed transfer whose getTransaction lags past the verify window is
+// "unknown", never "executed" on the status alone, and its reservation
+// stays: the session spend still counts it.
+func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+		s.VerifyWindow = 300 * time.Millisecond
+	}, authority.ListenConfig{})
+	ctx := context.Background()
+	if err := w.ledger.LagGetTransaction(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 4_000_000}
+	prop := a.Call("transfer_sol", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	done := w.execute(t, a, "transfer_sol", prop.Structured["proposal_id"].(string), args)
+	if st := done.Status(); st == "executed" || st == "failed" {
+		t.Fatalf("a transfer that could not be read back was called %s: %+v", st, done)
+	}
+	if w.balance(t, w.allowed) != 4_000_000 {
+		t.Fatal("the transfer did not land")
+	}
+	if s := w.hub.SpendSummary(); s.Reserved < 4_000_000 {
+		t.Errorf("the unknown outcome released its reservation: %+v", s)
 	}
 }
