@@ -183,15 +183,27 @@ func (e *Executor) standardPrice(ctx context.Context, accounts []solana.PublicKe
 		}
 		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + ")"
 	}
+	// Both questions at once: the second costs no extra round trip of wait.
+	var (
+		global    []uint64
+		globalErr error
+		asked     = make(chan struct{})
+	)
+	go func() {
+		defer close(asked)
+		if len(accounts) > 0 {
+			global, globalErr = ask(nil)
+		}
+	}()
 	mine, err := ask(accounts)
+	<-asked
 	if err != nil {
 		return fail(err)
 	}
-	global := mine
-	if len(accounts) > 0 {
-		if global, err = ask(nil); err != nil {
-			return fail(err)
-		}
+	if len(accounts) == 0 {
+		global = mine
+	} else if globalErr != nil {
+		return fail(globalErr)
 	}
 	if len(mine) == 0 && len(global) == 0 {
 		return 0, "no priority fee: the node reported no recent fees"
