@@ -9,7 +9,6 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
-	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 )
 
 // Compute budget and priority fee for the transactions solgate builds.
@@ -48,17 +47,25 @@ type FeeSettings struct {
 	// means no priority fee at all.
 	Fixed         bool
 	FixedLamports uint64
+	// Source is where the market's price comes from (FeeSource*; ""
+	// means FeeSourceAuto).
+	Source string
 }
 
 // DefaultFeeSettings: p75 of the market, capped at 100 000 lamports.
 func DefaultFeeSettings() FeeSettings {
-	return FeeSettings{Percentile: DefaultPriorityFeePercentile, MaxLamports: DefaultPriorityFeeCapLamports}
+	return FeeSettings{Percentile: DefaultPriorityFeePercentile, MaxLamports: DefaultPriorityFeeCapLamports, Source: FeeSourceAuto}
 }
 
 // Validate names the setting at fault.
 func (s FeeSettings) Validate() error {
 	if s.Percentile < 1 || s.Percentile > 100 {
 		return fmt.Errorf("priority fee percentile %d: must be 1..100", s.Percentile)
+	}
+	switch s.Source {
+	case "", FeeSourceAuto, FeeSourceStandard, FeeSourceHelius, FeeSourceTriton:
+	default:
+		return fmt.Errorf("priority fee source %q: must be auto, standard, helius or triton", s.Source)
 	}
 	if s.Fixed && s.FixedLamports > s.MaxLamports {
 		return fmt.Errorf("fixed priority fee %d lamports is above the %d-lamport cap (--max-priority-fee-lamports)", s.FixedLamports, s.MaxLamports)
@@ -184,34 +191,6 @@ func (e *Executor) priced(units uint64, limit uint32, market uint64, source stri
 		b.Source += fmt.Sprintf(", CAPPED at the %d-lamport maximum (the market asked %d)", s.MaxLamports, priorityFee(want, limit))
 	}
 	return b
-}
-
-// marketPrice asks the node what recent transactions writing these accounts
-// paid per compute unit and takes the percentile of the non-zero ones.
-func (e *Executor) marketPrice(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string) {
-	if len(accounts) > 128 {
-		accounts = accounts[:128] // the method takes at most 128
-	}
-	out, err := e.client.rpc.GetRecentPrioritizationFees(ctx, accounts)
-	if err != nil {
-		var rpcErr *jsonrpc.RPCError
-		if errors.As(err, &rpcErr) && rpcErr.Code == -32601 {
-			return 0, "no priority fee: the RPC does not serve getRecentPrioritizationFees"
-		}
-		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + ")"
-	}
-	if len(out) == 0 {
-		return 0, "no priority fee: the node reported no recent fees"
-	}
-	fees := make([]uint64, len(out))
-	for i, f := range out {
-		fees[i] = f.PrioritizationFee
-	}
-	fee, n, ok := percentile(fees, p)
-	if !ok {
-		return 0, fmt.Sprintf("no priority fee: no recent non-zero fees among %d slots", len(out))
-	}
-	return fee, fmt.Sprintf("p%d of %d recent fees", p, n)
 }
 
 // budgetInstructions are the compute-budget instructions for b, placed

@@ -46,6 +46,11 @@ var (
 	USDTMint   = solana.MustPublicKeyFromBase58("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB")
 )
 
+// Mints on devnet that impostor tokens imitate there. Source: Circle's list
+// of USDC contract addresses (Solana devnet). Tether publishes no devnet
+// USDT, so a "USDT" on devnet is judged against mainnet's.
+var USDCMintDevnet = solana.MustPublicKeyFromBase58("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU")
+
 // JupiterV6Program is the program every transaction of Jupiter's Swap API
 // invokes (its v6 aggregator; the program id in Jupiter's docs and in
 // jup-ag/jupiter-swap-api-client). Swappers always allow it.

@@ -21,6 +21,7 @@ func TestFactsMatchPublishedValues(t *testing.T) {
 		{"devnet genesis", executor.GenesisDevnet, "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG"},
 		{"testnet genesis", executor.GenesisTestnet, "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY"},
 		{"USDC mint", executor.USDCMint.String(), "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"},
+		{"USDC mint on devnet (Circle)", executor.USDCMintDevnet.String(), "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"},
 		{"USDT mint", executor.USDTMint.String(), "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"},
 		{"wrapped SOL mint", executor.WrappedSOL.String(), "So11111111111111111111111111111111111111112"},
 		{"policy's native mint", policy.NativeMint, "So11111111111111111111111111111111111111112"},

@@ -26,18 +26,34 @@ var imitatedTickers = []struct {
 	{"USDT", USDTMint},
 }
 
-// ImitatedTicker reports which well-known ticker one of texts (a token's
-// symbol, its name) is a confusable of, when mint is not that ticker's real
-// mint: "ЅОL" (Cyrillic), "ＵＳＤＣ" (full-width) or "US\u200bDT" all
-// imitate. ok is false for the real mints and for texts that imitate nothing.
+// realMint is a ticker's real mint on network: devnet has its own USDC;
+// every other network (mainnet, and test ledgers, which copy mainnet's
+// names) is judged by mainnet's mints.
+func realMint(network Network, ticker string, mainnet solana.PublicKey) solana.PublicKey {
+	if network == Devnet && ticker == "USDC" {
+		return USDCMintDevnet
+	}
+	return mainnet
+}
+
+// ImitatedTicker is ImitatedTickerOn mainnet.
 func ImitatedTicker(mint solana.PublicKey, texts ...string) (ticker string, ok bool) {
+	return ImitatedTickerOn(Mainnet, mint, texts...)
+}
+
+// ImitatedTickerOn reports which well-known ticker one of texts (a token's
+// symbol, its name) is a confusable of, when mint is not that ticker's real
+// mint on network: "ЅОL" (Cyrillic), "ＵＳＤＣ" (full-width) or "US\u200bDT"
+// all imitate. ok is false for the real mints and for texts that imitate
+// nothing.
+func ImitatedTickerOn(network Network, mint solana.PublicKey, texts ...string) (ticker string, ok bool) {
 	for _, text := range texts {
 		sk := tickerSkeleton(text)
 		if sk == "" {
 			continue
 		}
 		for _, t := range imitatedTickers {
-			if sk == tickerSkeleton(t.ticker) && !mint.Equals(t.mint) {
+			if sk == tickerSkeleton(t.ticker) && !mint.Equals(realMint(network, t.ticker, t.mint)) {
 				return t.ticker, true
 			}
 		}
@@ -76,13 +92,24 @@ func tickerSkeleton(s string) string {
 // imitates a ticker without being its mint. Its text names the ticker and
 // the real mint, never the token's own words.
 func ImpostorWarning(mint solana.PublicKey, texts ...string) (Warning, bool) {
-	t, ok := ImitatedTicker(mint, texts...)
+	return ImpostorWarningOn(Mainnet, mint, texts...)
+}
+
+// ImpostorWarningOn is ImpostorWarning with the real mints of network (the
+// console's cluster): devnet's USDC is USDC on devnet, and an impostor on
+// mainnet.
+func ImpostorWarningOn(network Network, mint solana.PublicKey, texts ...string) (Warning, bool) {
+	t, ok := ImitatedTickerOn(network, mint, texts...)
 	if !ok {
 		return Warning{}, false
 	}
 	for _, it := range imitatedTickers {
 		if it.ticker == t {
-			return Warning{Kind: WarnImpostor, Text: fmt.Sprintf("IMPOSTOR: its symbol or name imitates %s, but it is not %s: the real %s mint is %s", t, t, t, it.mint)}, true
+			where := ""
+			if network == Devnet {
+				where = " on devnet"
+			}
+			return Warning{Kind: WarnImpostor, Text: fmt.Sprintf("IMPOSTOR: its symbol or name imitates %s, but it is not %s: the real %s mint%s is %s", t, t, t, where, realMint(network, t, it.mint))}, true
 		}
 	}
 	return Warning{}, false

@@ -56,3 +56,21 @@ func TestImitatedTicker(t *testing.T) {
 		t.Errorf("warning: %+v %v", w, ok)
 	}
 }
+
+// The impostor check uses the console's cluster: devnet's USDC (Circle's
+// devnet mint, spelled from its published value) is USDC on devnet, and an
+// impostor of USDC on mainnet; mainnet's USDC is not USDC on devnet.
+func TestImpostorCheckIsPerCluster(t *testing.T) {
+	devnetUSDC := solana.MustPublicKeyFromBase58("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU")
+	mainnetUSDC := solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
+	if w, ok := executor.ImpostorWarningOn(executor.Devnet, devnetUSDC, "USDC", "USD Coin"); ok {
+		t.Errorf("devnet's USDC flagged on devnet: %s", w.Text)
+	}
+	if _, ok := executor.ImpostorWarningOn(executor.Mainnet, devnetUSDC, "USDC", "USD Coin"); !ok {
+		t.Error("devnet's USDC not flagged on mainnet")
+	}
+	w, ok := executor.ImpostorWarningOn(executor.Devnet, mainnetUSDC, "USDC")
+	if !ok || w.Text != "IMPOSTOR: its symbol or name imitates USDC, but it is not USDC: the real USDC mint on devnet is 4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" {
+		t.Errorf("mainnet's USDC on devnet: %q, %v", w.Text, ok)
+	}
+}

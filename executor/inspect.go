@@ -370,6 +370,8 @@ type Inspection struct {
 	// CreatesAccounts counts associated token accounts the wallet pays rent for.
 	CreatesAccounts  int
 	ComputeUnitLimit uint64
+	// ComputeUnitPrice is the SetComputeUnitPrice value, micro-lamports per unit.
+	ComputeUnitPrice uint64
 	// PriorityFee is compute-unit price × limit, rounded up; Fee adds the
 	// signature fees: what the fee payer will be charged.
 	PriorityFee uint64
@@ -486,7 +488,7 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 		cuLimit = min(uint64(200_000)*uint64(nonBudget), 1_400_000)
 	}
 	cuLimit = min(cuLimit, 1_400_000)
-	in.ComputeUnitLimit = cuLimit
+	in.ComputeUnitLimit, in.ComputeUnitPrice = cuLimit, j.cuPrice
 	if cuPrice := j.cuPrice; cuPrice > 0 {
 		hi, lo := bits.Mul64(cuPrice, cuLimit)
 		if hi != 0 {

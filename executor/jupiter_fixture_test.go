@@ -118,7 +118,7 @@ func TestRecordedJupiterResponseDecodesAndIsInspected(t *testing.T) {
 			tables[k] = append(tables[k], solana.PublicKeyFromBytes(h[:]))
 		}
 	}
-	rules := InspectRules{Wallet: wallet, InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, Pools: q.Pools(), MaxPriorityFeeLamports: DefaultMaxPriorityFeeLamports}
+	rules := InspectRules{Wallet: wallet, InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, Pools: q.Pools(), MaxPriorityFeeLamports: DefaultPriorityFeeCapLamports}
 	in, err := Inspect(stx.Tx, tables, rules)
 	if err != nil {
 		t.Fatalf("the recorded Jupiter transaction was refused: %v", err)

@@ -33,8 +33,10 @@ type SwapClientOptions struct {
 	// MaxBody is the largest response body accepted (default 1 MiB); a larger
 	// one is refused, not truncated.
 	MaxBody int64
-	// PrioritizationFeeLamports is sent with /swap as a fixed number of
-	// lamports (never "auto", so the fee is known in advance; default 0).
+	// PrioritizationFeeLamports is what SwapTransaction sends with /swap: a
+	// fixed number of lamports (never "auto", whose cap is Jupiter's, not
+	// the operator's). Swappers send their own request instead
+	// (SwapTransactionWithFee), from the operator's fee settings.
 	PrioritizationFeeLamports uint64
 	// APIKey, when set, is sent as the x-api-key header.
 	APIKey string
@@ -195,7 +197,35 @@ type swapRequestWire struct {
 	QuoteResponse             json.RawMessage `json:"quoteResponse"`
 	WrapAndUnwrapSol          bool            `json:"wrapAndUnwrapSol"`
 	DynamicComputeUnitLimit   bool            `json:"dynamicComputeUnitLimit"`
-	PrioritizationFeeLamports uint64          `json:"prioritizationFeeLamports"`
+	PrioritizationFeeLamports any             `json:"prioritizationFeeLamports"`
+}
+
+// SwapPriorityFee is the priority fee asked of /swap: either a fixed number
+// of lamports (Level empty; 0 is none), or Jupiter's estimate at Level
+// ("medium", "high", "veryHigh") with the total held to MaxLamports, in
+// Jupiter's priorityLevelWithMaxLamports form.
+type SwapPriorityFee struct {
+	Lamports    uint64
+	Level       string
+	MaxLamports uint64
+}
+
+func (f SwapPriorityFee) wire() any {
+	if f.Level == "" {
+		return f.Lamports
+	}
+	return map[string]any{"priorityLevelWithMaxLamports": map[string]any{"priorityLevel": f.Level, "maxLamports": f.MaxLamports}}
+}
+
+// String says what was asked, for the preview.
+func (f SwapPriorityFee) String() string {
+	switch {
+	case f.Level != "":
+		return fmt.Sprintf("the swap API's %q priority level, at most %d lamports (--max-priority-fee-lamports)", f.Level, f.MaxLamports)
+	case f.Lamports == 0:
+		return "priority fee off"
+	}
+	return fmt.Sprintf("fixed %d lamports", f.Lamports)
 }
 
 type swapResponseWire struct {
@@ -242,6 +272,11 @@ func (c *SwapClient) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) 
 // SwapTransaction asks /swap to build the transaction for q with user as the
 // fee payer and signer. The answer is decoded but not trusted: Inspect it.
 func (c *SwapClient) SwapTransaction(ctx context.Context, q *Quote, user solana.PublicKey) (*SwapTx, error) {
+	return c.SwapTransactionWithFee(ctx, q, user, SwapPriorityFee{Lamports: c.opts.PrioritizationFeeLamports})
+}
+
+// SwapTransactionWithFee is SwapTransaction with the priority fee asked as fee says.
+func (c *SwapClient) SwapTransactionWithFee(ctx context.Context, q *Quote, user solana.PublicKey, fee SwapPriorityFee) (*SwapTx, error) {
 	if q == nil || len(q.Raw) == 0 {
 		return nil, fmt.Errorf("%w: swap: no quote to build a transaction for", ErrSwapAPI)
 	}
@@ -250,7 +285,7 @@ func (c *SwapClient) SwapTransaction(ctx context.Context, q *Quote, user solana.
 		QuoteResponse:             q.Raw,
 		WrapAndUnwrapSol:          true,
 		DynamicComputeUnitLimit:   true,
-		PrioritizationFeeLamports: c.opts.PrioritizationFeeLamports,
+		PrioritizationFeeLamports: fee.wire(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: swap: encode request: %v", ErrSwapAPI, err)
@@ -327,10 +362,27 @@ func (c *SwapClient) do(ctx context.Context, what, method, u string, body []byte
 	if int64(len(data)) > c.opts.MaxBody {
 		return nil, fmt.Errorf("%w: %s: response is over the %d-byte limit; refused", ErrSwapAPI, what, c.opts.MaxBody)
 	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSwapAPI, what, rateLimited(resp.Header.Get("Retry-After")))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d: %s", ErrSwapAPI, what, resp.StatusCode, apiErrorExcerpt(data))
 	}
 	return data, nil
+}
+
+// ErrSwapRateLimited: the swap API answered HTTP 429.
+var ErrSwapRateLimited = errors.New("HTTP 429: the swap API's rate limit was reached")
+
+// rateLimited explains an HTTP 429. Jupiter's free tier allows 60 requests
+// a minute per account (a 60-second sliding window; keyless 30), and a swap
+// takes two at proposal and two or three at execution.
+func rateLimited(retryAfter string) error {
+	wait := "wait a minute"
+	if n, err := strconv.ParseUint(strings.TrimSpace(retryAfter), 10, 32); err == nil && n > 0 && n <= 3600 {
+		wait = fmt.Sprintf("it asks to wait %d s", n)
+	}
+	return fmt.Errorf("%w (Jupiter's free tier allows 60 requests a minute per account, keyless use 30; a swap makes 2 at proposal and 2 or 3 at execution); %s and ask again, or give --swap-api-key-file a key on a higher plan", ErrSwapRateLimited, wait)
 }
 
 func (c *SwapClient) transportError(what string, start time.Time, err error) error {

@@ -89,7 +89,7 @@ func (a SwapApproval) Check(p *PreparedSwap) error {
 		}
 	}
 	if p.Preview.Fee > a.Budget.Fee {
-		return changed("its fee is %d lamports (priority fee %d), above the approved %d", p.Preview.Fee, p.Preview.PriorityFee, a.Budget.Fee)
+		return changed("its fee is %d lamports (priority fee %d), above the approved bound of %d", p.Preview.Fee, p.Preview.PriorityFee, a.Budget.Fee)
 	}
 	if err := a.Budget.Check(p.Effect); err != nil {
 		return changed("in its simulation %v", err)

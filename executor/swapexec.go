@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,10 +18,6 @@ import (
 // TokenAccountRent is the rent-exempt minimum of a 165-byte SPL token account
 // (the same on every cluster): the most a created associated token account costs.
 const TokenAccountRent = 2_039_280
-
-// DefaultMaxPriorityFeeLamports caps a swap transaction's priority fee when
-// SwapOptions leaves it zero: 0.005 SOL.
-const DefaultMaxPriorityFeeLamports = 5_000_000
 
 // ErrPriceMoved is matched by *PriceMovedError.
 var ErrPriceMoved = errors.New("price moved beyond the approved minimum — nothing was swapped")
@@ -38,9 +35,6 @@ type SwapOptions struct {
 	// Their instructions cannot be decoded leg by leg; what they do is judged
 	// by the whole-wallet simulation against the outflow budget.
 	SwapPrograms []solana.PublicKey
-	// MaxPriorityFeeLamports caps compute-unit price × limit
-	// (default DefaultMaxPriorityFeeLamports).
-	MaxPriorityFeeLamports uint64
 }
 
 // Swapper quotes, prepares and submits swaps for an executor's wallet through
@@ -52,12 +46,49 @@ type Swapper struct {
 }
 
 // NewSwapper joins an executor (wallet, RPC, confirm loop) and a swap API.
+//
+// Swaps follow the executor's fee settings (FeeSettings), the same ones as
+// every other kind: --max-priority-fee-lamports caps them, a fixed fee is
+// asked as that many lamports, and off asks none.
 func NewSwapper(ex *Executor, api *SwapClient, opts SwapOptions) *Swapper {
-	if opts.MaxPriorityFeeLamports == 0 {
-		opts.MaxPriorityFeeLamports = DefaultMaxPriorityFeeLamports
-	}
 	return &Swapper{ex: ex, api: api, opts: opts}
 }
+
+// PriorityFee is what a swap asks the API for, from the operator's fee
+// settings.
+//
+// Why the API's priority level and not solgate's own unit price: the API
+// sets the compute-unit limit (dynamicComputeUnitLimit, from its own
+// simulation) and spreads a lamport amount over it, so a unit price solgate
+// estimated could only be turned into lamports with a guessed limit, and
+// bytes the API built (and, with some routes, co-signed) cannot be re-priced
+// afterwards. Asking for a level with maxLamports set to the operator's cap
+// gets a fee sized for the real limit in one request (the free tier allows
+// few), and the bound is the operator's, not the API's "auto" cap. The API's
+// word is not trusted for it: the inspector holds the transaction's price ×
+// limit to the same cap, and the approval binds the previewed fee as the
+// upper bound at execution, as for transfers.
+//
+// The level follows the percentile setting: up to p25 "medium", up to p50
+// "high", above (the default p75) "veryHigh".
+func (s *Swapper) PriorityFee() SwapPriorityFee {
+	f := s.ex.opts.Fees
+	switch {
+	case f.Fixed:
+		return SwapPriorityFee{Lamports: f.FixedLamports}
+	case f.MaxLamports == 0:
+		return SwapPriorityFee{}
+	case f.Percentile <= 25:
+		return SwapPriorityFee{Level: "medium", MaxLamports: f.MaxLamports}
+	case f.Percentile <= 50:
+		return SwapPriorityFee{Level: "high", MaxLamports: f.MaxLamports}
+	}
+	return SwapPriorityFee{Level: "veryHigh", MaxLamports: f.MaxLamports}
+}
+
+// maxPriorityFee is the most priority fee a swap transaction may carry:
+// the operator's cap.
+func (s *Swapper) maxPriorityFee() uint64 { return s.ex.opts.Fees.MaxLamports }
 
 // API is the swap API client.
 func (s *Swapper) API() *SwapClient { return s.api }
@@ -68,44 +99,112 @@ func (s *Swapper) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) {
 }
 
 // SwapTerms are the economic terms a human approves: what goes in, and the
-// least that must come out.
+// least that must come out. ExpectedOut is the quote's expected output when
+// it was approved; it measures how far the price moved since, and binds
+// nothing.
 type SwapTerms struct {
 	InputMint   solana.PublicKey
 	OutputMint  solana.PublicKey
 	InAmount    uint64
 	SlippageBps uint16
 	MinimumOut  uint64
+	ExpectedOut uint64
 }
 
 // Terms are the quote's terms (MinimumOut = otherAmountThreshold).
 func (q *Quote) Terms() SwapTerms {
-	return SwapTerms{InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, SlippageBps: q.SlippageBps, MinimumOut: q.OtherAmountThreshold}
+	return SwapTerms{InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount, SlippageBps: q.SlippageBps, MinimumOut: q.OtherAmountThreshold, ExpectedOut: q.OutAmount}
 }
 
-// PriceMovedError: a fresh quote's minimum is below the approved one.
+// PriceMovedError: the market no longer meets the approved minimum, even
+// with the slippage tightened to nothing. Fresh is the last quote asked.
 type PriceMovedError struct {
 	Approved SwapTerms
 	Fresh    *Quote
 }
 
+// MovedBps is how far the expected output fell since approval, in basis
+// points of the approved expected output, rounded up (0 when the approval
+// carried no expected output or the output did not fall).
+func (e *PriceMovedError) MovedBps() uint64 {
+	was, now := e.Approved.ExpectedOut, e.Fresh.OutAmount
+	if was == 0 || now >= was {
+		return 0
+	}
+	d := new(big.Int).Mul(new(big.Int).SetUint64(was-now), big.NewInt(10_000))
+	q, r := d.QuoRem(d, new(big.Int).SetUint64(was), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q.Uint64()
+}
+
 func (e *PriceMovedError) Error() string {
-	return fmt.Sprintf("%s: a fresh quote's minimum out is %d, below the approved %d", ErrPriceMoved, e.Fresh.OtherAmountThreshold, e.Approved.MinimumOut)
+	if e.Approved.ExpectedOut > 0 {
+		return fmt.Sprintf("%s: the price moved %s%% against the swap since approval (expected out %d then, %d now); the market gives at most %d, below the approved minimum of %d",
+			ErrPriceMoved, formatBpsPercent(e.MovedBps()), e.Approved.ExpectedOut, e.Fresh.OutAmount, e.Fresh.OutAmount, e.Approved.MinimumOut)
+	}
+	return fmt.Sprintf("%s: the market gives at most %d, below the approved minimum of %d", ErrPriceMoved, e.Fresh.OutAmount, e.Approved.MinimumOut)
 }
 
 func (e *PriceMovedError) Is(target error) bool { return target == ErrPriceMoved }
 
-// Requote asks for a fresh quote on the approved terms. When its minimum out
-// is below the approved minimum it returns the fresh quote together with a
-// *PriceMovedError, and the caller must not proceed.
-func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
-	q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: approved.SlippageBps})
-	if err != nil {
-		return nil, fmt.Errorf("re-quote: %w", err)
+// formatBpsPercent renders basis points as a percentage without floats.
+func formatBpsPercent(bps uint64) string {
+	return fmt.Sprintf("%d.%02d", bps/100, bps%100)
+}
+
+// tightenedSlippage is the largest slippage at which a quote expecting out
+// still guarantees at least minimum: 10000 − ceil(minimum × 10000 / out).
+// ok is false when even no slippage would not reach the minimum.
+func tightenedSlippage(out, minimum uint64) (uint16, bool) {
+	if out == 0 || out < minimum {
+		return 0, false
 	}
-	if q.OtherAmountThreshold < approved.MinimumOut {
+	n := new(big.Int).Mul(new(big.Int).SetUint64(minimum), big.NewInt(10_000))
+	q, r := n.QuoRem(n, new(big.Int).SetUint64(out), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if q.Cmp(big.NewInt(10_000)) > 0 {
+		return 0, false
+	}
+	return uint16(10_000 - q.Int64()), true
+}
+
+// Requote asks for a fresh quote on the approved terms. The approval binds
+// the input, the minimum out and the fee bound, not the route nor the
+// slippage: when the fresh quote's minimum is below the approved one but the
+// market still expects at least that much, it asks once more with the
+// slippage tightened so the minimum is at least the approved one. A lower
+// minimum is never accepted: when the market cannot meet the approved
+// minimum at all, it returns the last quote with a *PriceMovedError stating
+// how far the price moved, and the caller must not proceed.
+func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
+	ask := func(bps uint16) (*Quote, error) {
+		q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: bps})
+		if err != nil {
+			return nil, fmt.Errorf("re-quote: %w", err)
+		}
+		return q, nil
+	}
+	q, err := ask(approved.SlippageBps)
+	if err != nil || q.OtherAmountThreshold >= approved.MinimumOut {
+		return q, err
+	}
+	bps, ok := tightenedSlippage(q.OutAmount, approved.MinimumOut)
+	if !ok || bps >= approved.SlippageBps {
 		return q, &PriceMovedError{Approved: approved, Fresh: q}
 	}
-	return q, nil
+	tight, err := ask(bps)
+	if err != nil {
+		return nil, err
+	}
+	if tight.OtherAmountThreshold < approved.MinimumOut {
+		// The market moved again between the two quotes.
+		return tight, &PriceMovedError{Approved: approved, Fresh: tight}
+	}
+	return tight, nil
 }
 
 // TokenChange is one of the wallet's token accounts before and after.
@@ -137,6 +236,15 @@ type SwapPreview struct {
 	// Fee is what the fee payer is charged (signatures + PriorityFee).
 	Fee         uint64
 	PriorityFee uint64
+	// UnitLimit and UnitPrice are the transaction's compute budget (price
+	// in micro-lamports per unit); PriorityFeeSource says what was asked of
+	// the API (the operator's cap included); MaxPriorityFee is the most
+	// priority fee the approval allows at execution: this one, as for
+	// transfers.
+	UnitLimit         uint64
+	UnitPrice         uint64
+	PriorityFeeSource string
+	MaxPriorityFee    uint64
 	// SpendLamports is the wallet's simulated SOL outflow, wrapped SOL
 	// included: input (when SOL) + fee + rent of accounts it creates. SOL
 	// caps are measured against it.
@@ -208,7 +316,8 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	p := &PreparedSwap{Quote: q, Terms: q.Terms()}
 
 	t0 := time.Now()
-	stx, err := s.api.SwapTransaction(ctx, q, wallet)
+	fee := s.PriorityFee()
+	stx, err := s.api.SwapTransactionWithFee(ctx, q, wallet, fee)
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
 	}
@@ -254,7 +363,7 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	}
 	insp, err := Inspect(p.Tx, resolved, InspectRules{
 		Wallet: wallet, InputMint: q.InputMint, OutputMint: q.OutputMint, InAmount: q.InAmount,
-		Pools: q.Pools(), SwapPrograms: s.opts.SwapPrograms, MaxPriorityFeeLamports: s.opts.MaxPriorityFeeLamports,
+		Pools: q.Pools(), SwapPrograms: s.opts.SwapPrograms, MaxPriorityFeeLamports: s.maxPriorityFee(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
@@ -324,6 +433,8 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.MinimumOut = q.OtherAmountThreshold
 	pv.Fee = insp.Fee
 	pv.PriorityFee = insp.PriorityFee
+	pv.UnitLimit, pv.UnitPrice = insp.ComputeUnitLimit, insp.ComputeUnitPrice
+	pv.PriorityFeeSource, pv.MaxPriorityFee = s.PriorityFee().String(), insp.PriorityFee
 	sum := sha256.Sum256(p.Tx.MessageBytes)
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
 	pv.Logs = sim.Logs
@@ -334,6 +445,9 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.Tokens = eff.Tokens
 	pv.SpendLamports = eff.SOLOut()
 	pv.PaidFrom = paidFrom(wallet, q.InputMint, eff, pv.Wallet)
+	// The approval binds the previewed fee as its upper bound, as for
+	// transfers: a swap API that raises the priority fee at execution, even
+	// within the operator's cap, is refused with nothing signed.
 	p.Budget = SwapBudget{InputMint: q.InputMint, InAmount: q.InAmount, Fee: insp.Fee, Rent: eff.RentPaid}
 	p.walletAccounts = walletAccountsOf(wallet, insp, p.walletTokens, sim.Keys, sim.Before, sim.After)
 	return s.checkSimulation(p)

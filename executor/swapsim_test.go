@@ -77,7 +77,7 @@ func TestWholeWalletSimulationRefusesEveryHostileAnswer(t *testing.T) {
 			}
 		}
 		_, inspectErr := Inspect(stx.Tx, tables, InspectRules{Wallet: wallet, InputMint: WrappedSOL, OutputMint: usdc, InAmount: q.InAmount,
-			Pools: q.Pools(), SwapPrograms: sw.opts.SwapPrograms, MaxPriorityFeeLamports: DefaultMaxPriorityFeeLamports})
+			Pools: q.Pools(), SwapPrograms: sw.opts.SwapPrograms, MaxPriorityFeeLamports: sw.maxPriorityFee()})
 		in := &Inspection{Fee: uint64(stx.Tx.NumSignatures()) * LamportsPerSignature}
 		if in.Accounts, in.Writable, in.Loaded, err = resolveAccounts(stx.Tx, tables); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -21,6 +22,8 @@ type Executor struct {
 	key    *Keypair
 	opts   Options
 	recent recentBlockhash
+	// feeSource is the fee estimate an auto source settled on (nil: not yet).
+	feeSource atomic.Pointer[string]
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.
@@ -41,7 +44,15 @@ type Options struct {
 	PreviewBlockhashAge time.Duration
 	// Fees choose the priority fee; the zero value means DefaultFeeSettings.
 	Fees FeeSettings
+	// VerifyWindow is how long a confirmed transaction is looked for with
+	// getTransaction before its outcome is "unknown" (default
+	// DefaultVerifyWindow).
+	VerifyWindow time.Duration
 }
+
+// DefaultVerifyWindow: load-balanced mainnet RPCs often serve a transaction
+// seconds after confirming its status.
+const DefaultVerifyWindow = 30 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.Fees == (FeeSettings{}) {
@@ -49,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Fees.Percentile == 0 {
 		o.Fees.Percentile = DefaultPriorityFeePercentile
+	}
+	if o.VerifyWindow <= 0 {
+		o.VerifyWindow = DefaultVerifyWindow
 	}
 	if o.PreviewBlockhashAge <= 0 {
 		o.PreviewBlockhashAge = time.Second

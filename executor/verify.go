@@ -97,17 +97,26 @@ func (e *Executor) readBack(ctx context.Context, res *Result, noun string, keys 
 }
 
 // fetchTransaction reads the transaction back. A node can answer a confirmed
-// status before getTransaction has it, so null is retried briefly.
+// status before getTransaction has it (load-balanced mainnet RPCs lag by
+// seconds), so a missing answer is retried with backoff, for up to
+// Options.VerifyWindow, before the caller says "unknown".
 func (e *Executor) fetchTransaction(ctx context.Context, sig solana.Signature) (*rpc.GetTransactionResult, error) {
 	v0 := uint64(0)
 	var lastErr error
-	for i := 0; i < 10; i++ {
+	deadline := time.Now().Add(e.opts.VerifyWindow)
+	wait := 200 * time.Millisecond
+	for i := 0; ; i++ {
 		if i > 0 {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return nil, fmt.Errorf("%w (for %s, %d tries)", lastErr, e.opts.VerifyWindow, i)
+			}
 			select {
 			case <-ctx.Done():
 				return nil, fmt.Errorf("getTransaction %s: %w", sig, ctx.Err())
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(min(wait, left)):
 			}
+			wait = min(wait*2, 2*time.Second)
 		}
 		tx, err := e.client.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
 			Encoding:                       solana.EncodingBase64,
@@ -124,7 +133,6 @@ func (e *Executor) fetchTransaction(ctx context.Context, sig solana.Signature) (
 		}
 		return tx, nil
 	}
-	return nil, lastErr
 }
 
 func checkTransferDeltas(t Transfer, payer solana.PublicKey, fee uint64, changes []BalanceChange) error {

@@ -58,6 +58,12 @@ export class Faults {
         this.failCalls = count(n, 'n');
         return { failNextCalls: this.failCalls };
       },
+      // getTransaction answers null until ms after a transaction landed,
+      // as a load-balanced RPC whose history lags its statuses.
+      localnet_lagGetTransaction: ([ms]) => {
+        this.ledger.getTransactionLagMs = count(ms ?? 0, 'ms');
+        return { lagMs: this.ledger.getTransactionLagMs };
+      },
       localnet_setLatency: ([ms]) => {
         this.latencyMs = count(ms ?? 0, 'ms');
         return { latencyMs: this.latencyMs };
@@ -114,7 +120,9 @@ export class Faults {
       // {"fees":[N,...]} micro-lamports per compute unit for the last slots
       // (oldest first), optionally {"accounts":{ADDR:[N,...]}} for
       // transactions that write-lock ADDR, or {"unsupported":true}: the
-      // method is missing (-32601), as on RPCs that do not serve it. [{}]
+      // method is missing (-32601), as on RPCs that do not serve it;
+      // {"helius":true} serves getPriorityFeeEstimate and {"triton":true}
+      // the percentile option from the same table. [{}]
       // resets to the empty answer of an idle cluster.
       localnet_setPrioritizationFees: ([opts]) => {
         const o = opts ?? {};
@@ -129,8 +137,8 @@ export class Faults {
           if (typeof o.accounts !== 'object' || Array.isArray(o.accounts) || o.accounts === null) throw new RpcError(-32602, 'Invalid params: accounts must be an object of address -> fees');
           for (const [a, fees] of Object.entries(o.accounts)) accounts.set(pubkey(a, 'accounts key'), list(fees, `accounts.${a}`));
         }
-        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported };
-        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported };
+        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton };
+        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton };
       },
       localnet_setExtraComputeUnits: ([n]) => {
         this.ledger.extraComputeUnits = count(n ?? 0, 'n');

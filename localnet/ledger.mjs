@@ -51,6 +51,9 @@ export class Ledger {
     // The fee market getRecentPrioritizationFees reports (see
     // localnet_setPrioritizationFees): empty, as on an idle cluster.
     this.feeMarket = { fees: [], accounts: new Map(), unsupported: false };
+    // getTransaction answers null for this long after a transaction landed,
+    // as a load-balanced RPC whose history lags its status cache.
+    this.getTransactionLagMs = 0;
     // Compute units every simulation reports on top of what litesvm measured
     // (localnet_setExtraComputeUnits).
     this.extraComputeUnits = 0;
@@ -218,6 +221,18 @@ export class Ledger {
    * write-lock all of them. Returns null when the table says the method is
    * unsupported.
    */
+  /**
+   * The nearest-rank percentile (1..100, fractions allowed) of the non-zero
+   * fees the market table gives for these accounts; 0n when there are none.
+   */
+  feePercentile(accounts, pct) {
+    const fees = (this.prioritizationFees(accounts) ?? []).map((f) => f.prioritizationFee).filter((f) => f > 0n);
+    if (fees.length === 0) return 0n;
+    fees.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const rank = Math.max(1, Math.ceil((pct / 100) * fees.length));
+    return fees[Math.min(rank, fees.length) - 1];
+  }
+
   prioritizationFees(accounts) {
     const m = this.feeMarket;
     if (m.unsupported) return null;
@@ -286,6 +301,7 @@ export class Ledger {
       signature: tx.signature,
       slot: this.slot,
       blockTime: Math.floor(Date.now() / 1000),
+      landedAtMs: Date.now(),
       tx,
       keys,
       loaded,

@@ -395,6 +395,13 @@ func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
 	return l.Call(ctx, "localnet_expireBlockhash", nil, nil)
 }
 
+// LagGetTransaction makes getTransaction answer null until d after a
+// transaction landed, as a load-balanced RPC whose history lags the status
+// it confirmed (0 turns it off).
+func (l *Ledger) LagGetTransaction(ctx context.Context, d time.Duration) error {
+	return l.Call(ctx, "localnet_lagGetTransaction", []any{d.Milliseconds()}, nil)
+}
+
 // SetLatency delays every non-control answer by d (0 turns it off).
 func (l *Ledger) SetLatency(ctx context.Context, d time.Duration) error {
 	return l.Call(ctx, "localnet_setLatency", []any{d.Milliseconds()}, nil)
@@ -411,6 +418,10 @@ type FeeMarket struct {
 	// Unsupported makes the method answer -32601 "Method not found", as an
 	// RPC that does not serve it.
 	Unsupported bool
+	// Helius serves getPriorityFeeEstimate, Triton the percentile option of
+	// getRecentPrioritizationFees, both from the same table; off, the
+	// ledger refuses them as a stock node does.
+	Helius, Triton bool
 }
 
 // SetPrioritizationFees sets the fee market; the zero FeeMarket restores the
@@ -423,7 +434,7 @@ func (l *Ledger) SetPrioritizationFees(ctx context.Context, m FeeMarket) error {
 		}
 		return out
 	}
-	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported}
+	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton}
 	if len(m.Accounts) > 0 {
 		acc := map[string]any{}
 		for a, fees := range m.Accounts {
@@ -695,11 +706,26 @@ func (l *Ledger) MovePool(ctx context.Context, m PoolMove) (PoolState, error) {
 	return st, err
 }
 
+// TickPool moves a pool's price by bps basis points, as a drifting market
+// does between a swap's approval and its execution: a positive bps makes
+// SOL→token quotes give bps fewer tokens, a negative one more. Mint selects
+// the pool ("" the USDC-like one).
+func (l *Ledger) TickPool(ctx context.Context, mint string, bps int) (PoolState, error) {
+	p := map[string]any{"bps": bps}
+	if mint != "" {
+		p["mint"] = mint
+	}
+	var st PoolState
+	err := l.Call(ctx, "localnet_tickPool", []any{p}, &st)
+	return st, err
+}
+
 // Swap API fault modes for SwapFault.
 const (
 	SwapDown                 = "down"                   // connection closed without an answer
 	SwapSlow                 = "slow"                   // answer after SwapFault.Delay (default 15 s)
 	Swap500                  = "500"                    // HTTP 500, plain text
+	Swap429                  = "429"                    // HTTP 429 with Retry-After: 7, as a rate limiter
 	SwapGarbage              = "garbage"                // HTTP 200, a body that is not JSON
 	SwapHuge                 = "huge"                   // HTTP 200, a 50 MB body
 	SwapTamperPayer          = "tamper-payer"           // /swap: fee payer is not the user

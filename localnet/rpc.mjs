@@ -122,10 +122,33 @@ export class Rpc {
         if (!Array.isArray(accounts)) throw invalidParams('Invalid params: expected an array of pubkeys.');
         if (accounts.length > 128) throw invalidParams('Too many inputs provided; max 128');
         accounts.forEach(pubkeyParam);
+        if (p.length > 1) {
+          // Triton's percentile option, served only when the fee-market
+          // control says so; a stock node refuses the extra parameter.
+          if (!this.ledger.feeMarket.triton) throw invalidParams('Invalid params: invalid length 2, expected at most 1 parameter');
+          const pct = (p[1] ?? {}).percentile;
+          if (!Number.isSafeInteger(pct) || pct < 1 || pct > 10_000) throw invalidParams('Invalid params: percentile must be an integer from 1 to 10000');
+          // localnet keeps one fee per slot, so every percentile of a slot is it.
+        }
         this.ledger.stats.prioritizationFeeQueries++;
         const out = this.ledger.prioritizationFees(accounts);
         if (out === null) throw new RpcError(-32601, 'Method not found');
         return out;
+      },
+      // Helius' fee estimate, served only when the fee-market control says
+      // so (-32601 otherwise, as a stock node): the level's percentile of
+      // the non-zero fees the table gives for the accounts.
+      getPriorityFeeEstimate: (p) => {
+        if (!this.ledger.feeMarket.helius || this.ledger.feeMarket.unsupported) throw new RpcError(-32601, 'Method not found');
+        const o = p[0] ?? {};
+        const accounts = o.accountKeys ?? [];
+        if (!Array.isArray(accounts) || accounts.length > 128) throw invalidParams('Invalid params: accountKeys must be an array of at most 128 pubkeys');
+        accounts.forEach(pubkeyParam);
+        const level = (o.options ?? {}).priorityLevel ?? 'Medium';
+        const pct = { Min: 1, Low: 25, Medium: 50, High: 75, VeryHigh: 95, UnsafeMax: 100 }[level];
+        if (pct === undefined) throw invalidParams('Invalid params: priorityLevel must be Min, Low, Medium, High, VeryHigh or UnsafeMax');
+        this.ledger.stats.prioritizationFeeQueries++;
+        return { priorityFeeEstimate: Number(this.ledger.feePercentile(accounts, pct)) };
       },
       requestAirdrop: (p) => {
         const to = pubkeyParam(p[0]);
@@ -403,6 +426,7 @@ export class Rpc {
     if (!sigBytes || sigBytes.length !== 64) throw invalidParams('Invalid param: Invalid');
     const r = this.ledger.txs.get(p[0]);
     if (!r) return null;
+    if (Date.now() - r.landedAtMs < this.ledger.getTransactionLagMs) return null;
     // As on real nodes, a transaction is only visible at the requested
     // commitment: default `finalized` means 32 slots after landing.
     const age = this.ledger.slot - r.slot;

@@ -45,7 +45,7 @@ const METADATA_LEN = 679; // Metaplex MAX_METADATA_LEN
 
 // Faults for the next N swap-API requests (localnet_swapFault).
 export const SWAP_FAULT_MODES = [
-  'down', 'slow', '500', 'garbage', 'huge',
+  'down', 'slow', '500', '429', 'garbage', 'huge',
   'tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt',
 ];
 const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destination', 'tamper-destination-alt']);
@@ -440,6 +440,27 @@ export class SwapPools {
    * for tokens (SOL→token quotes get worse), { tokens: N } sells N tokens for
    * SOL. Written directly to the accounts; the ledger's stats do not move.
    */
+  /**
+   * Moves a pool's price by bps basis points, as the market drifting: a
+   * positive bps makes SOL→token quotes give bps fewer tokens (the token
+   * dearer), a negative one more. The token reserve is rescaled and written
+   * directly, like move(); the SOL reserve stays.
+   */
+  tick(mint, bps) {
+    const pool = mint ? this.pools.get(mint) : this.pools.get(this.info.usdc.mint);
+    if (!pool) throw new Error(`no pool for mint ${mint}`);
+    const b = BigInt(bps);
+    if (b <= -BPS || b >= BPS) throw new Error('bps must be within -9999..9999');
+    const L = this.ledger;
+    const ta = L.getAccount(pool.tokenAccount);
+    const tokenAmount = parseTokenAccount(ta).amount;
+    const data = Uint8Array.from(ta.data);
+    setU64(data, 64, (tokenAmount * (BPS - b)) / BPS);
+    L.setAccount(pool.tokenAccount, { ...ta, data });
+    const r = this.reserves(pool);
+    return { pool: pool.authority.address, mint: pool.mint, solReserve: r.sol.toString(), tokenReserve: r.token.toString() };
+  }
+
   move(mint, { lamports, tokens }) {
     const pool = mint ? this.pools.get(mint) : this.pools.get(this.info.usdc.mint);
     if (!pool) throw new Error(`no pool for mint ${mint}`);
@@ -576,11 +597,23 @@ export class SwapPools {
       if (!sim.err && sim.unitsConsumed > 0) limit = Math.min(1_400_000, Math.ceil(sim.unitsConsumed * 1.2) + 1_000);
     }
     let priorityLamports = 0n;
+    let levelMicroLamports = 0n;
     const pf = body.prioritizationFeeLamports;
     if (typeof pf === 'number' && Number.isSafeInteger(pf) && pf > 0) priorityLamports = BigInt(pf);
     else if (pf === 'auto') priorityLamports = 10_000n;
+    else if (pf && typeof pf === 'object' && pf.priorityLevelWithMaxLamports) {
+      // Jupiter's form: a unit price from the fee market at the level's
+      // percentile, the total held to maxLamports.
+      const { priorityLevel, maxLamports } = pf.priorityLevelWithMaxLamports;
+      const pct = { medium: 25, high: 50, veryHigh: 75 }[priorityLevel];
+      if (pct === undefined) throw new ApiError(400, 'INVALID_REQUEST', 'priorityLevel must be medium, high or veryHigh');
+      if (!Number.isSafeInteger(maxLamports) || maxLamports < 0) throw new ApiError(400, 'INVALID_REQUEST', 'maxLamports must be a non-negative integer');
+      levelMicroLamports = L.feePercentile([], pct);
+      const most = (BigInt(maxLamports) * 1_000_000n) / BigInt(limit);
+      if (levelMicroLamports > most) levelMicroLamports = most;
+    }
     if (hostile === 'raise-priority-fee') priorityLamports += 100_000n;
-    const microLamports = (priorityLamports * 1_000_000n) / BigInt(limit);
+    const microLamports = levelMicroLamports + (priorityLamports * 1_000_000n) / BigInt(limit);
     const bytes = build(limit, microLamports);
     L.stats.swapTransactions++;
     return {
@@ -687,6 +720,16 @@ export class SwapApi {
           throw bad(e.message);
         }
       },
+      localnet_tickPool: ([o]) => {
+        const opts = o ?? {};
+        if (opts.mint !== undefined && !isPubkey(opts.mint)) throw bad('mint must be a base58 public key');
+        if (!Number.isSafeInteger(opts.bps)) throw bad('bps must be an integer (positive: the token gets dearer)');
+        try {
+          return this.pools.tick(opts.mint, opts.bps);
+        } catch (e) {
+          throw bad(e.message);
+        }
+      },
       localnet_swapAggregator: ([o]) => {
         const on = (o ?? {}).enabled;
         if (typeof on !== 'boolean') throw bad('enabled must be true or false');
@@ -781,6 +824,9 @@ export class SwapApi {
         case '500':
           res.writeHead(500, { 'Content-Type': 'text/plain' });
           return res.end('Internal Server Error (localnet_swapFault)\n');
+        case '429': // Jupiter's rate limit, with the Retry-After a limiter sends
+          res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '7' });
+          return res.end('{"message":"Too Many Requests"}');
         case 'garbage':
           res.writeHead(200, { 'Content-Type': 'application/json' });
           return res.end('{"inputMint": "So111\u0000\u001b[2J<html>not json');

@@ -43,7 +43,11 @@ func newTokenView(l hub.TokenLabel) tokenView {
 	// creator chose ("ЅОL" in Cyrillic, the demo's bait "\x1b[1;32mSOL"),
 	// and only the mint says SOL or USDC.
 	mint, _ := solana.PublicKeyFromBase58(l.Mint) // unparsable: the zero key, no real mint
-	imitates, impostor := executor.ImitatedTicker(mint, sym, t.name)
+	network := l.Network
+	if network == "" {
+		network = executor.Mainnet // a label from before labels carried their cluster
+	}
+	imitates, impostor := executor.ImitatedTickerOn(network, mint, sym, t.name)
 	switch {
 	case t.sol:
 		sym = "SOL"
@@ -209,6 +213,10 @@ func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field fun
 	fee := lamports(pv.Fee)
 	if pv.PriorityFee > 0 {
 		fee += fmt.Sprintf(", of which priority fee %s", grouped(pv.PriorityFee))
+	}
+	if pv.PriorityFeeSource != "" {
+		// What approving binds, as for a transfer: the fee's upper bound.
+		fee += fmt.Sprintf("; approval allows a priority fee up to %s", grouped(pv.MaxPriorityFee))
 	}
 	field("Fee", fee)
 

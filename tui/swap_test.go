@@ -255,7 +255,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	m := hubModel(w, c)
 	m.queue.Select(m.queue.index(id))
 	got := flatDetail(m, 76)
-	for _, want := range []string{"swap 0.05 SOL for at least", "SOL? · mint " + bait.Mint, "freeze authority", "instruction-like text", "Simulated wallet SOL −0.05"} {
+	for _, want := range []string{"swap 0.05 SOL for at least", "SOL? · mint " + bait.Mint, "freeze authority", "instruction-like text", "Simulated wallet SOL −0.05", "approval allows a priority fee up to 0"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q not in the detail of the hub's swap:\n%s", want, got)
 		}

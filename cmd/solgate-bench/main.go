@@ -25,16 +25,17 @@ type counts struct {
 	Agents        int `json:"agents"`
 	Throughput    int `json:"throughput_proposals"`
 	Floors        int `json:"floor_samples"`
+	Market        int `json:"market_swaps"`
 	// ConsoleProcess runs the real console in tmux for RSS and idle CPU.
 	ConsoleProcess bool `json:"console_process"`
 }
 
 var (
-	fullCounts  = counts{ColdStartRuns: 30, Proposals: 1000, Reads: 1000, Transfers: 200, Agents: 50, Throughput: 5000, Floors: 200, ConsoleProcess: true}
-	quickCounts = counts{ColdStartRuns: 10, Proposals: 100, Reads: 100, Transfers: 20, Agents: 50, Throughput: 500, Floors: 50}
+	fullCounts  = counts{ColdStartRuns: 30, Proposals: 1000, Reads: 1000, Transfers: 200, Agents: 50, Throughput: 5000, Floors: 200, Market: 200, ConsoleProcess: true}
+	quickCounts = counts{ColdStartRuns: 10, Proposals: 100, Reads: 100, Transfers: 20, Agents: 50, Throughput: 500, Floors: 50, Market: 20}
 )
 
-var sections = []string{"floors", "coldstart", "proposals", "reads", "transfers", "throughput", "console"}
+var sections = []string{"floors", "coldstart", "proposals", "reads", "transfers", "throughput", "market", "console"}
 
 func main() {
 	quick := flag.Bool("quick", false, "small counts (CI): well under 2 minutes")
@@ -53,6 +54,7 @@ func main() {
 	flag.IntVar(&c.Agents, "agents", 0, "concurrent agents for throughput (default 50)")
 	flag.IntVar(&c.Throughput, "throughput", 0, "proposals in the throughput run (default 5000, quick 500)")
 	flag.IntVar(&c.Floors, "floor-samples", 0, "samples of each floor figure (default 200, quick 50)")
+	flag.IntVar(&c.Market, "market-swaps", 0, "swaps approved against a drifting pool (default 200, quick 20)")
 	flag.Parse()
 
 	def := fullCounts
@@ -72,6 +74,7 @@ func main() {
 	fill(&c.Agents, def.Agents)
 	fill(&c.Throughput, def.Throughput)
 	fill(&c.Floors, def.Floors)
+	fill(&c.Market, def.Market)
 	c.ConsoleProcess = def.ConsoleProcess
 	run := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {

@@ -78,6 +78,14 @@ func runSuite(ctx context.Context, bin, refDir string, slotMS int, c counts, run
 		rep.Rows = append(rep.Rows, rows...)
 		integrity = append(integrity, bad...)
 	}
+	if run["market"] {
+		progress("market: %d swaps approved after 1–30 s against a pool walking 0.1%%/s", c.Market)
+		rows, err := measureMarket(ctx, w, c.Market, uint64(rep.Started.UnixNano()))
+		if err != nil {
+			rows = []row{errorRow("swap approvals wasted by a moving market", err)}
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
 	if run["console"] {
 		progress("console: View() benchmark%s", map[bool]string{true: " and the real console in tmux (minutes)", false: ""}[c.ConsoleProcess])
 		rep.Rows = append(rep.Rows, measureConsole(ctx, c.ConsoleProcess)...)

@@ -114,7 +114,13 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		return fail(err)
 	}
 	client := executor.NewClient(w.ledger.RPC(), executor.ClientOptions{})
-	built, err := hub.Build(ctx, hub.Setup{Client: client, Key: w.key, Store: st}, hub.Options{Policy: cfg,
+	// localnet's swap API, for the market section (the others never swap).
+	swapAPI, err := executor.NewSwapClient(w.ledger.SwapAPI(), executor.SwapClientOptions{})
+	if err != nil {
+		st.Close()
+		return fail(err)
+	}
+	built, err := hub.Build(ctx, hub.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, hub.Options{Policy: cfg,
 		// The bench drives one agent (or one process of 50 socket
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The

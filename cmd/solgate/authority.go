@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 
@@ -38,6 +39,8 @@ type authorityConfig struct {
 	exposure *hub.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
+	// verifyWindow is how long a confirmed transaction is looked for; zero: the default.
+	verifyWindow time.Duration
 	// logFile overrides where the log goes (default console.log in state).
 	logFile string
 	// noGrants turns standing grants off (--no-grants).
@@ -128,7 +131,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		fmt.Fprintln(c.stderr, "audit:", note)
 		a.log.Warn("audit head file", "msg", note)
 	}
-	setup := hub.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees,
+	setup := hub.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees, VerifyWindow: c.verifyWindow,
 		Progress: func(line string) {
 			fmt.Fprintln(c.stderr, "reconcile:", line)
 			a.log.Info("reconcile", "msg", line)

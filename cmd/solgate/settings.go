@@ -57,7 +57,8 @@ type Settings struct {
 	MaxConnsPerUID     int
 	ReservedFDs        int
 	Policy             policy.Config
-	Fees               executor.FeeSettings // transfers' priority fees
+	Fees               executor.FeeSettings // every kind's priority fees
+	VerifyWindow       time.Duration        // how long a confirmed transaction is looked for
 }
 
 // defaultSettings is what the console runs with when no source says
@@ -71,6 +72,8 @@ func defaultSettings() Settings {
 		State:   defaultStateDir(),
 		Policy:  policy.DefaultConfig(),
 		Fees:    executor.DefaultFeeSettings(),
+
+		VerifyWindow: executor.DefaultVerifyWindow,
 
 		MaxPendingPerUID:   hub.DefaultMaxPendingPerUID,
 		MaxPending:         hub.DefaultMaxPending,
@@ -219,8 +222,12 @@ var settings = []setting{
 	// Transfers' priority fees.
 	scalar("priority-fee-percentile", "bid this `PERCENTILE` (1 to 100) of the recent non-zero priority fees for the accounts a transfer writes",
 		tomlInt, func(s *Settings) *int { return &s.Fees.Percentile }, parsePercentile, strconv.Itoa),
-	scalar("max-priority-fee-lamports", "cap on a transfer's priority fee (unit price × limit), in `LAMPORTS`; above it the cap is used and the preview says so",
+	scalar("priority-fee-source", "where the fee market's price comes from (`auto|standard|helius|triton`): auto uses Helius' getPriorityFeeEstimate or Triton's percentile option when the RPC answers them, else the standard getRecentPrioritizationFees (the accounts' and the global market's, the larger)",
+		tomlString, func(s *Settings) *string { return &s.Fees.Source }, parseFeeSource, plainText),
+	scalar("max-priority-fee-lamports", "cap on any transaction's priority fee (unit price × limit; swaps ask the swap API for a priority level held to it), in `LAMPORTS`; above it the cap is used and the preview says so",
 		tomlInt, func(s *Settings) *uint64 { return &s.Fees.MaxLamports }, parseLamports, formatUint64),
+	scalar("verify-timeout", "how long a confirmed transaction is looked for with getTransaction before its outcome is unknown (`DURATION`, e.g. 30s); an unknown outcome keeps its reservation and is reconciled later",
+		tomlString, func(s *Settings) *time.Duration { return &s.VerifyWindow }, parsePositiveDuration, formatDuration),
 	fixedFeeRow(scalar("priority-fee-lamports", "fixed priority fee per transfer in `LAMPORTS` instead of the fee market (0 = no priority fee)",
 		tomlInt, func(s *Settings) *uint64 { return &s.Fees.FixedLamports }, parseLamports, formatUint64)),
 }
@@ -453,6 +460,14 @@ func parsePercentile(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not accepted; want a whole percentile from 1 to 100", s)
 	}
 	return int(n), nil
+}
+
+func parseFeeSource(s string) (string, error) {
+	switch s {
+	case executor.FeeSourceAuto, executor.FeeSourceStandard, executor.FeeSourceHelius, executor.FeeSourceTriton:
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not accepted; want auto, standard, helius or triton", s)
 }
 
 func parseLamports(s string) (uint64, error) {

@@ -194,6 +194,10 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			c: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA})},
 		"priority-fee-percentile": {env: "SOLGATE_PRIORITY_FEE_PERCENTILE", toml: "priority_fee_percentile", def: 75, get: func(s Settings) any { return s.Fees.Percentile },
 			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
+		"priority-fee-source": {env: "SOLGATE_PRIORITY_FEE_SOURCE", toml: "priority_fee_source", def: "auto", get: func(s Settings) any { return s.Fees.Source },
+			a: sv("helius", `"helius"`, "helius"), b: sv("triton", `"triton"`, "triton"), c: sv("standard", `"standard"`, "standard")},
+		"verify-timeout": {env: "SOLGATE_VERIFY_TIMEOUT", toml: "verify_timeout", def: 30 * time.Second, get: func(s Settings) any { return s.VerifyWindow },
+			a: sv("45s", `"45s"`, 45*time.Second), b: sv("2m", `"2m"`, 2*time.Minute), c: sv("500ms", `"500ms"`, 500*time.Millisecond)},
 		"max-priority-fee-lamports": {env: "SOLGATE_MAX_PRIORITY_FEE_LAMPORTS", toml: "max_priority_fee_lamports", def: uint64(100_000), get: func(s Settings) any { return s.Fees.MaxLamports },
 			a: sv("250000", "250000", uint64(250_000)), b: sv("5000", "5000", uint64(5000)), c: sv("0", "0", uint64(0))},
 		// Any source that gives a fixed fee turns the fee market off; 0 means
@@ -381,6 +385,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"bad delivery", nil, []string{"--token-delivery", "email"}, "--token-delivery: ", []string{`"agent" or "operator"`}},
 		{"grace too long", nil, []string{"--approval-grace", "5s"}, "--approval-grace: ", []string{"100ms to 1s"}},
 		{"grace too short, env", map[string]string{"SOLGATE_APPROVAL_GRACE": "10ms"}, nil, "SOLGATE_APPROVAL_GRACE: ", []string{"100ms to 1s"}},
+		{"bad fee source", nil, []string{"--priority-fee-source", "fast"}, "--priority-fee-source: ", []string{"want auto, standard, helius or triton"}},
 		{"fixed fee above the cap across sources", map[string]string{"SOLGATE_PRIORITY_FEE_LAMPORTS": "5000"}, []string{"--max-priority-fee-lamports", "1000"},
 			"SOLGATE_PRIORITY_FEE_LAMPORTS: ", []string{"5000 lamports is above the 1000-lamport cap (--max-priority-fee-lamports)"}},
 		{"percentile in TOML", nil, []string{"--config", file("priority_fee_percentile = 0")}, "priority_fee_percentile in ", []string{"1 to 100"}},

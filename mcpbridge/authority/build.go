@@ -22,6 +22,9 @@ type Setup struct {
 	Key    *executor.Keypair // the signing key
 	Store  *store.Store      // the state; the caller closes it after the hub
 	Fees   executor.FeeSettings
+	// VerifyWindow is how long a confirmed transaction is looked for
+	// before its outcome is unknown; zero: executor.DefaultVerifyWindow.
+	VerifyWindow time.Duration
 	// SwapAPI is the aggregator's API; nil: swaps are refused.
 	SwapAPI      *executor.SwapClient
 	SwapPrograms []solana.PublicKey // aggregator programs allowed besides Jupiter v6
@@ -66,7 +69,7 @@ func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
-	ex := executor.New(s.Client, s.Key, executor.Options{Fees: s.Fees})
+	ex := executor.New(s.Client, s.Key, executor.Options{Fees: s.Fees, VerifyWindow: s.VerifyWindow})
 	if err := Reconcile(ctx, ex, spend, s.Store, s.ReconcileNow, s.Progress); err != nil {
 		return nil, err
 	}

@@ -76,8 +76,15 @@ func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Led
 // built from (e.g. its swap programs); setupTweak may be nil.
 func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
+	return newWorldLedger(t, localnet.Options{SlotMS: 20}, tweak, setupTweak, lc)
+}
+
+// newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one
+// reporting a public cluster's genesis hash).
+func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+	t.Helper()
 	ctx := context.Background()
-	l, chain := testkit.StartLedger(t, localnet.Options{})
+	l, chain := testkit.StartLedger(t, lopts)
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), 10*solana.LAMPORTS_PER_SOL)
 	allowed, _ := executor.NewRandomKeypair()

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // onChain is a landed transaction as the ledger reports it, its compute
@@ -28,7 +31,8 @@ type onChain struct {
 func (w *world) landed(t *testing.T, sig string) onChain {
 	t.Helper()
 	s := solana.MustSignatureFromBase58(sig)
-	tx, err := w.chain.GetTransaction(context.Background(), s, &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	v0 := uint64(0) // swaps are v0 transactions
+	tx, err := w.chain.GetTransaction(context.Background(), s, &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
 	if err != nil || tx.Meta == nil {
 		t.Fatalf("getTransaction %s: %v", sig, err)
 	}
@@ -103,7 +107,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	// A system transfer costs 150 units, each compute-budget instruction
 	// 150: 450 measured, limit 450 + 1000 (the margin's floor) = 1450, and
 	// ceil(800 000 × 1450 / 10^6) = 1160 lamports of priority fee.
-	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
+	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
 		}
@@ -153,7 +157,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 		t.Errorf("no audit entry records the execution of %s with fee 6160", id)
 	}
 	row, err := w.store.GetProposal(id)
-	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees)") {
+	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)") {
 		t.Errorf("stored preview lacks the priority fee: %v\n%s", err, row.Preview)
 	}
 }
@@ -225,7 +229,7 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 		{"higher priority fee", func() error {
 			return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}})
 		},
-			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees), above the 1450 approved"},
+			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees for its accounts, standard method), above the 1450 approved"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
@@ -281,5 +285,88 @@ func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
 	got := w.landed(t, done.Structured["signature"].(string))
 	if got.hasPrice || got.fee != 5000 || w.balance(t, w.allowed) != 3_000_000 {
 		t.Errorf("landed %+v, want no price and a 5000-lamport fee", got)
+	}
+}
+
+// Swaps follow the operator's fee policy: the request asks the swap API for
+// a priority level held to --max-priority-fee-lamports, the landed
+// transaction carries a compute-unit price from it, the ledger's priority
+// fee stays within the cap, and the session spend counts it.
+func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
+	const maxPriority = 30_000
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+		s.Fees = executor.FeeSettings{Percentile: 75, MaxLamports: maxPriority}
+	}, authority.ListenConfig{})
+	ctx := context.Background()
+	// A busy global market: 5 000 000 micro-lamports per unit asks more than
+	// the cap allows for any swap of more than 6 000 units.
+	busy := make([]uint64, 20)
+	for i := range busy {
+		busy[i] = 5_000_000
+	}
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: busy}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	usdc := w.ledger.DemoMints().USDC.Mint
+	const amount = 50_000_000
+	args := swapArgs(w, usdc, amount)
+	solBefore := w.balance(t, w.wallet)
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	previewed := fmt.Sprint(prop.Structured["priority_fee_lamports"])
+	if !strings.Contains(prop.Text, `"veryHigh" priority level, at most 30000 lamports`) || !strings.Contains(prop.Text, "approval allows at most a "+previewed+"-lamport priority fee") || previewed == "0" {
+		t.Errorf("the preview does not show the swap's priority fee (%s) and its bound:\n%s", previewed, prop.Text)
+	}
+	done := w.execute(t, a, "swap", prop.Structured["proposal_id"].(string), args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	got := w.landed(t, done.Structured["signature"].(string))
+	if !got.hasPrice || got.price == 0 {
+		t.Fatalf("the swap landed without a compute-unit price: %+v", got)
+	}
+	priority := (got.price*got.limit + 999_999) / 1_000_000
+	if priority > maxPriority || priority == 0 || fmt.Sprint(priority) != previewed {
+		t.Errorf("priority fee %d lamports (price %d × limit %d), cap %d, previewed %s", priority, got.price, got.limit, maxPriority, previewed)
+	}
+	// Two signatures (the wallet and localnet's pool) plus the priority fee.
+	if got.fee != 10_000+priority {
+		t.Errorf("ledger charged %d, want 10000 + %d", got.fee, priority)
+	}
+	spent := solBefore - w.balance(t, w.wallet)
+	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 || spent < amount+got.fee {
+		t.Errorf("session spend %d reserved %d; the wallet paid %d (fee %d)", s.Spent, s.Reserved, spent, got.fee)
+	}
+}
+
+// A confirmed transfer whose getTransaction lags past the verify window is
+// "unknown", never "executed" on the status alone, and its reservation
+// stays: the session spend still counts it.
+func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+		s.VerifyWindow = 300 * time.Millisecond
+	}, authority.ListenConfig{})
+	ctx := context.Background()
+	if err := w.ledger.LagGetTransaction(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 4_000_000}
+	prop := a.Call("transfer_sol", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	done := w.execute(t, a, "transfer_sol", prop.Structured["proposal_id"].(string), args)
+	if st := done.Status(); st == "executed" || st == "failed" {
+		t.Fatalf("a transfer that could not be read back was called %s: %+v", st, done)
+	}
+	if w.balance(t, w.allowed) != 4_000_000 {
+		t.Fatal("the transfer did not land")
+	}
+	if s := w.hub.SpendSummary(); s.Reserved < 4_000_000 {
+		t.Errorf("the unknown outcome released its reservation: %+v", s)
 	}
 }

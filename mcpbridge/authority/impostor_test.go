@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // Tokens whose on-chain metadata imitates SOL, USDC or USDT with look-alike
@@ -49,5 +54,30 @@ func TestGetTokenInfoFlagsImpostorTickers(t *testing.T) {
 	ans := a.Call("get_token_info", map[string]any{"mint": w.ledger.DemoMints().USDC.Mint})
 	if !strings.Contains(fmt.Sprint(ans.Structured["warnings"]), "imitates USDC") {
 		t.Errorf("demo USDC-like token not flagged: %+v", ans.Structured)
+	}
+}
+
+// On devnet a swap API that is not on this machine is Jupiter's (or a copy
+// of it), which routes mainnet only: the proposal is refused with that
+// reason before any request is made.
+func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: 20, Network: "devnet"}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+		// Never dialled: the refusal comes first. .invalid never resolves.
+		api, err := executor.NewSwapClient("https://swap.example.invalid", executor.SwapClientOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SwapAPI = api
+	}, authority.ListenConfig{})
+	if got := w.hub.Network(); got != executor.Devnet {
+		t.Fatalf("the console is on %s, want devnet", got)
+	}
+	a := startAgent(t, w.socket)
+	ans := a.Call("swap", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 10_000_000))
+	if ans.Status() != "denied" || !strings.Contains(ans.Text, "Jupiter routes mainnet only") {
+		t.Fatalf("swap on devnet with a remote swap API: %+v", ans)
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Error("a proposal was queued")
 	}
 }

@@ -55,6 +55,9 @@ type TokenLabel struct {
 	URI      string
 	Flags    []string
 	Warnings []executor.Warning
+	// Network is the console's cluster: which mints are real (devnet has
+	// its own USDC) depends on it.
+	Network executor.Network
 }
 
 // swapTokenTTL: swap approvals bind a price, so they lapse faster.
@@ -117,13 +120,13 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 	if err != nil {
 		return TokenLabel{}, err
 	}
-	l := TokenLabel{Mint: mint.String(), Decimals: info.Decimals, Warnings: info.Warnings}
+	l := TokenLabel{Mint: mint.String(), Decimals: info.Decimals, Warnings: info.Warnings, Network: h.opts.Network}
 	if md := info.Metadata; md != nil {
 		l.Name = untrusted.Sanitize(md.Name, 48)
 		l.Symbol = untrusted.Sanitize(md.Symbol, 16)
 		l.URI = untrusted.Sanitize(md.URI, 96)
 		l.Flags = untrusted.Flags(md.Name + " " + md.Symbol + " " + md.URI)
-		if w, ok := executor.ImpostorWarning(mint, l.Symbol, l.Name); ok {
+		if w, ok := executor.ImpostorWarningOn(h.opts.Network, mint, l.Symbol, l.Name); ok {
 			l.Warnings = append(slices.Clone(l.Warnings), w)
 		}
 	}
@@ -164,6 +167,12 @@ func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge
 	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenySwap(who, fp, d, a) }
 	if res, done := h.admit(who, fp, deny); done {
 		return res
+	}
+	// Jupiter routes mainnet only: on another cluster its transactions name
+	// mainnet's pools and lookup tables, which fail there in confusing ways.
+	// A loopback swap API is a test or local aggregator for this cluster.
+	if !h.opts.Network.IsMainnet() && !executor.IsLoopbackURL(h.opts.Swapper.API().BaseURL()) {
+		return deny(policy.Decision{Rule: "swap_network", Reason: fmt.Sprintf("Jupiter routes mainnet only: this console is on %s and its swap API %s is not on this machine, so no swap can be proposed here (nothing was proposed, signed or sent)", h.opts.Network.Label(), h.opts.Swapper.API().BaseURL())})
 	}
 	// Cheap pre-check before any network call: network, mints, slippage,
 	// uncapped input, and (for SOL input) the caps against the request.
@@ -256,7 +265,9 @@ func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
 		var moved *executor.PriceMovedError
 		switch {
 		case errors.As(err, &moved):
-			h.finish(id, StatusFailed, fmt.Sprintf("price moved beyond the approved minimum — nothing was swapped (approved at least %d, a fresh quote guarantees only %d)", sp.Terms.MinimumOut, moved.Fresh.OtherAmountThreshold), nil, store.ExecFailed)
+			// The market cannot meet the approved minimum even with the
+			// slippage tightened to nothing: say by how much it moved.
+			h.finish(id, StatusFailed, moved.Error()+"; nothing was signed or sent", nil, store.ExecFailed)
 		case errors.Is(err, executor.ErrSwapChanged):
 			// The audit trail names the difference; the token is void.
 			h.audit("swap_changed_at_execution", id, map[string]any{"client": client, "difference": err.Error()})

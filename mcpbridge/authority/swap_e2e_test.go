@@ -3,6 +3,7 @@ package authority_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,22 +102,68 @@ func TestSwapRefusedWhenPriceMovedAfterApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Another trader buys the token between approval and execution.
-	if _, err := w.ledger.MovePool(context.Background(), localnet.PoolMove{Lamports: 500_000_000}); err != nil {
+	// The market moves 5% against the swap between approval and execution:
+	// more than the 1% slippage left above the approved minimum, so no
+	// tightened slippage can meet it.
+	if _, err := w.ledger.TickPool(context.Background(), mints.USDC.Mint, 500); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := w.ledger.Stats(context.Background())
+	solBefore, tokBefore := w.balance(t, w.wallet), w.tokenBalance(t, mints.USDC.Mint)
 	args["confirm"] = p.Token
 	ans := a.Call("swap", args)
 	if ans.Status() != "failed" || !strings.Contains(ans.Text, "price moved beyond the approved minimum — nothing was swapped") {
 		t.Fatalf("after the price moved: %+v", ans)
 	}
+	// The refusal states the movement: a percentage and both expected outputs.
+	if !regexp.MustCompile(`the price moved [0-9]+\.[0-9]{2}% against the swap since approval \(expected out [0-9]+ then, [0-9]+ now\)`).MatchString(ans.Text) {
+		t.Errorf("the refusal does not state the movement: %q", ans.Text)
+	}
 	after, _ := w.ledger.Stats(context.Background())
 	if after.SendsReceived != before.SendsReceived {
 		t.Errorf("a send reached the ledger: %d → %d", before.SendsReceived, after.SendsReceived)
 	}
+	if w.balance(t, w.wallet) != solBefore || w.tokenBalance(t, mints.USDC.Mint) != tokBefore {
+		t.Errorf("the ledger moved after a refusal: SOL %d → %d, tokens %d → %d", solBefore, w.balance(t, w.wallet), tokBefore, w.tokenBalance(t, mints.USDC.Mint))
+	}
 	if again := a.Call("swap", args); !again.IsError || again.Status() != "refused" {
 		t.Errorf("the token survived: %+v", again)
+	}
+}
+
+// A real market moves between approval and execution. A small adverse
+// tick, more than the slippage's margin leaves the approved quote's minimum
+// but less than the market's room above it, is absorbed by requoting with a
+// tighter slippage: the swap executes and the wallet gets at least the
+// approved minimum.
+func TestSwapApprovedBeforeSmallAdverseTickExecutesAtTheApprovedMinimum(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	usdc := w.ledger.DemoMints().USDC.Mint
+	args := swapArgs(w, usdc, 50_000_000) // 100 bps slippage
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
+	p, err := w.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 40 bps against the swap: a fresh quote at 100 bps now guarantees
+	// less than the approved minimum.
+	if _, err := w.ledger.TickPool(context.Background(), usdc, 40); err != nil {
+		t.Fatal(err)
+	}
+	tokBefore := w.tokenBalance(t, usdc)
+	args["confirm"] = p.Token
+	done := a.Call("swap", args)
+	if done.Status() != "executed" {
+		t.Fatalf("after a small adverse tick: %+v", done)
+	}
+	got := w.tokenBalance(t, usdc) - tokBefore
+	if got < minOut {
+		t.Fatalf("the ledger shows %d tokens received, below the approved minimum %d", got, minOut)
 	}
 }
 
@@ -229,5 +276,25 @@ func TestTokenInfoSanitisesAndFlagsHostileMetadata(t *testing.T) {
 	q := a.Call("get_quote", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 10_000_000))
 	if q.IsError || q.Structured["min_out_amount"] == nil {
 		t.Errorf("get_quote: %+v", q)
+	}
+}
+
+// Jupiter's free tier allows 60 requests a minute: an HTTP 429 reaches the
+// model as one clear error saying so, with the wait the API asked for, and
+// nothing is proposed.
+func TestSwapAPIRateLimitIsAClearError(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	if err := w.ledger.SetSwapFault(context.Background(), localnet.SwapFault{Mode: localnet.Swap429, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ans := a.Call("swap", swapArgs(w, w.ledger.DemoMints().USDC.Mint, 30_000_000))
+	for _, want := range []string{"nothing was proposed", "HTTP 429: the swap API's rate limit was reached", "60 requests a minute", "it asks to wait 7 s"} {
+		if !ans.IsError || !strings.Contains(ans.Text, want) {
+			t.Errorf("answer lacks %q: %+v", want, ans)
+		}
+	}
+	if len(w.hub.Proposals()) != 0 {
+		t.Error("a proposal was queued")
 	}
 }

@@ -46,6 +46,7 @@ func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
 	if sp.Preview.PaidFrom != "" {
 		lines = append(lines, "Paid from: "+sp.Preview.PaidFrom)
 	}
+	lines = append(lines, fmt.Sprintf("Compute budget: %s; priority fee %d lamports (%s); approval allows at most a %d-lamport priority fee", swapBudgetText(sp.Preview), sp.Preview.PriorityFee, sp.Preview.PriorityFeeSource, sp.Preview.MaxPriorityFee))
 	return append(lines, fmt.Sprintf("Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q", out, out.Mint, out.Name, out.Symbol))
 }
 
@@ -53,6 +54,18 @@ func (sp *SwapProposal) Structured(p *Proposal, st map[string]any) {
 	st["input_mint"], st["output_mint"], st["amount"] = sp.Terms.InputMint.String(), sp.Terms.OutputMint.String(), fmt.Sprint(sp.Terms.InAmount)
 	st["expected_out"], st["min_out"] = fmt.Sprint(sp.Preview.ExpectedOut), fmt.Sprint(sp.Terms.MinimumOut)
 	st["price_impact_bps"], st["no_cap_applies"] = sp.PriceImpactBps, sp.NoCapApplies
+	pv := sp.Preview
+	st["fee_lamports"], st["priority_fee_lamports"], st["priority_fee_source"] = fmt.Sprint(pv.Fee), fmt.Sprint(pv.PriorityFee), pv.PriorityFeeSource
+	st["max_priority_fee_lamports"], st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = fmt.Sprint(pv.MaxPriorityFee), pv.UnitLimit, fmt.Sprint(pv.UnitPrice)
+}
+
+// swapBudgetText shows a swap's compute budget as a transfer's is shown.
+func swapBudgetText(pv executor.SwapPreview) string {
+	s := fmt.Sprintf("%d CU limit", pv.UnitLimit)
+	if pv.UnitPrice > 0 {
+		return s + fmt.Sprintf(" · %d micro-lamports/CU", pv.UnitPrice)
+	}
+	return s + " · no CU price"
 }
 
 // Detail is the swap in plain labelled lines; the console draws swaps
