@@ -3,22 +3,22 @@ package tui
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
-// operator is the part of *hub.Hub the console acts through. Every method
+// operator is the part of *authority.Hub the console acts through. Every method
 // may do I/O (the audit store), so they are only ever called from a tea.Cmd.
 type operator interface {
-	Approve(id, by string) (*hub.Proposal, error)
-	Deny(id, by, reason string) (*hub.Proposal, error)
+	Approve(id, by string) (*authority.Proposal, error)
+	Deny(id, by, reason string) (*authority.Proposal, error)
 	DenyAllPending(by, reason string) int
-	DenyPendingOf(id, by, reason string) ([]*hub.Proposal, error)
+	DenyPendingOf(id, by, reason string) ([]*authority.Proposal, error)
 	SetPaused(paused bool)
 	RevokeAll(by string) int
 	ResumeClient(client string)
-	ApproveWithGrant(id, by string, t hub.GrantTerms) (*hub.Proposal, hub.Grant, error)
+	ApproveWithGrant(id, by string, t authority.GrantTerms) (*authority.Proposal, authority.Grant, error)
 	EndGrant(n int, by string) bool
-	Proposal(id string) (*hub.Proposal, bool)
+	Proposal(id string) (*authority.Proposal, bool)
 }
 
 // decidedBy names the console's human in decisions and the audit trail.
@@ -54,7 +54,7 @@ type (
 	// actionGrant approves ID and grants more like it (A, then Enter).
 	actionGrant struct {
 		ID    string
-		Terms hub.GrantTerms
+		Terms authority.GrantTerms
 	}
 	// actionEndGrant ends grant N (the grants list).
 	actionEndGrant struct{ N int }
@@ -74,10 +74,10 @@ func (actionDenyUser) isAction() {}
 // actionDoneMsg reports a performed action back to Update.
 type actionDoneMsg struct {
 	act      action
-	proposal *hub.Proposal   // Approve/Deny/Grant: the hub's snapshot after the decision
-	grant    hub.Grant       // Grant: the grant made
-	updated  []*hub.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
-	n        int             // RevokeAll/DenyAllPending: how many
+	proposal *authority.Proposal   // Approve/Deny/Grant: the hub's snapshot after the decision
+	grant    authority.Grant       // Grant: the grant made
+	updated  []*authority.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
+	n        int                   // RevokeAll/DenyAllPending: how many
 	err      error
 }
 

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
-func manyProposals(n int) []*hub.Proposal {
-	out := make([]*hub.Proposal, n)
+func manyProposals(n int) []*authority.Proposal {
+	out := make([]*authority.Proposal, n)
 	for i := range out {
 		out[i] = transfer(int64(i+10), fmt.Sprintf("agent-%d 1.0", i%7), recipientKey, uint64(1_000_000+i), t0.Add(-time.Duration(n-i)*time.Second))
 	}

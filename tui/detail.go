@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -93,13 +93,13 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	switch k := p.Kind.(type) {
 	case nil:
 		field("Action", untrusted.Sanitize(p.Tool, 32)+" — the console received it without its terms, so it cannot show what it does: deny it")
-	case *hub.SwapProposal:
+	case *authority.SwapProposal:
 		e.swap.render(d, c, p, field, func(text string) {
 			for _, w := range wrap(text, max(d.width-labelW, 10)) {
 				add(strings.Repeat(" ", labelW) + s.warn.Render(w))
 			}
 		})
-	case *hub.TransferProposal:
+	case *authority.TransferProposal:
 		d.transfer(c, p, k, field)
 	default:
 		for _, l := range k.Detail(p) {
@@ -118,7 +118,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 }
 
 // transfer adds a SOL transfer's lines, after the status.
-func (d *detail) transfer(c detailContext, p *hub.Proposal, k *hub.TransferProposal, field func(label, value string)) {
+func (d *detail) transfer(c detailContext, p *authority.Proposal, k *authority.TransferProposal, field func(label, value string)) {
 	to := k.A.To.String()
 	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(k.A.Lamports), lamports(k.A.Lamports)))
 	field("Recipient", to)
@@ -166,24 +166,24 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 	reason := untrusted.Sanitize(p.Reason, 400)
 	by := untrusted.Sanitize(p.DecidedBy, 40)
 	switch p.Status {
-	case hub.StatusPending:
+	case authority.StatusPending:
 		field("Status", fmt.Sprintf("PENDING — nothing has been signed or sent; expires in %s", countdown(p.ExpiresAt.Sub(c.now))))
 		if p.GrantMiss != "" {
 			add(wrapStyled(s.warn, "Waits for you: "+untrusted.Sanitize(p.GrantMiss, 300), d.width)...)
 		}
-	case hub.StatusApproved:
+	case authority.StatusApproved:
 		field("Status", fmt.Sprintf("APPROVED by %s — waiting for the agent's confirmed call; token expires in %s", by, countdown(p.TokenExpires.Sub(c.now))))
 		if c.delivery == policy.DeliveryOperator && p.Token != "" {
 			add(s.label.Render("Token for the agent — paste it into the chat:"))
 			add(s.token.Render(p.Token))
 		}
-	case hub.StatusDenied:
+	case authority.StatusDenied:
 		add(wrapStyled(s.danger, fmt.Sprintf("DENIED by %s: %s", by, reason), d.width)...)
-	case hub.StatusExpired:
+	case authority.StatusExpired:
 		add(wrapStyled(s.danger, "EXPIRED: "+reason, d.width)...)
-	case hub.StatusExecuting, hub.StatusSubmitted:
+	case authority.StatusExecuting, authority.StatusSubmitted:
 		st := "EXECUTING"
-		if p.Status == hub.StatusSubmitted {
+		if p.Status == authority.StatusSubmitted {
 			st = "SUBMITTED, outcome not yet known"
 		}
 		if c.progress != nil {
@@ -199,17 +199,17 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 		if reason != "" {
 			field("", reason)
 		}
-	case hub.StatusExecuted:
+	case authority.StatusExecuted:
 		if r := p.Result; r != nil {
 			add(s.ok.Render(fmt.Sprintf("EXECUTED ✔ verified on chain · slot %d · fee %s", r.Slot, lamports(r.Fee))))
 		} else {
 			add(s.ok.Render("EXECUTED ✔ verified on chain"))
 		}
 		field("Signature", p.Signature)
-	case hub.StatusLosses:
+	case authority.StatusLosses:
 		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED EFFECTS — it landed, and its effects, measured from the landed transaction, differ from the approved ones: "+reason, d.width)...)
 		field("Signature", p.Signature)
-	case hub.StatusFailed:
+	case authority.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)
 		if p.Signature != "" {
 			field("Signature", p.Signature)

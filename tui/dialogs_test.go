@@ -9,18 +9,18 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // expiredEvent is what the hub publishes when p expires undecided.
-func expiredEvent(t *testing.T, w *hubWorld, id string) eventsMsg {
+func expiredEvent(t *testing.T, w *authorityWorld, id string) eventsMsg {
 	t.Helper()
-	p, ok := w.hub.Proposal(id)
+	p, ok := w.authority.Proposal(id)
 	if !ok {
 		t.Fatalf("proposal %s not in the hub", id)
 	}
-	p.Status, p.Reason = hub.StatusExpired, "no decision within 10m0s (denied by timeout)"
-	return eventsMsg{events: []hub.Event{{Kind: hub.EventProposalExpired, At: time.Now(), Proposal: p}}}
+	p.Status, p.Reason = authority.StatusExpired, "no decision within 10m0s (denied by timeout)"
+	return eventsMsg{events: []authority.Event{{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p}}}
 }
 
 // typeSlowly presses each rune of text as its own key, the clock moving
@@ -43,11 +43,11 @@ func typeSlowly(t *testing.T, m *model, c *testkit.Clock, text string) []action 
 // period, approves the other proposal (shown by the control at the end).
 func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(first.ID))
 	c.Advance(time.Second)
 
@@ -63,7 +63,7 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 	if acts := typeSlowly(t, m, c, "maybe a"); len(acts) != 0 {
 		t.Fatalf("typing after the expiry performed %#v", acts)
 	}
-	if st := w.status(t, second.ID); st != hub.StatusPending {
+	if st := w.status(t, second.ID); st != authority.StatusPending {
 		t.Fatalf("the other proposal is %s after \"maybe a\", want pending", st)
 	}
 	if !strings.Contains(m.notice, "the proposal expired; your typing was discarded") {
@@ -74,7 +74,7 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 	}
 	// Esc ends it, and is swallowed too; then a is a key again.
 	press(t, m, tea.KeyMsg{Type: tea.KeyEsc})
-	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != hub.StatusApproved {
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != authority.StatusApproved {
 		t.Fatalf("a after Esc: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 }
@@ -84,21 +84,21 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 // time is swallowed, and one after two quiet seconds acts.
 func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(first.ID))
 	c.Advance(time.Second)
 
 	m.Update(expiredEvent(t, w, first.ID))
 	c.Advance(defaultGrace + 500*time.Millisecond)
-	if acts := press(t, m, runes("a")); len(acts) != 0 || w.status(t, second.ID) != hub.StatusPending {
+	if acts := press(t, m, runes("a")); len(acts) != 0 || w.status(t, second.ID) != authority.StatusPending {
 		t.Fatalf("a 1.5 s after the selection moved: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 	c.Advance(swallowQuiet)
-	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != hub.StatusApproved {
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != authority.StatusApproved {
 		t.Fatalf("a after 2 quiet seconds: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 }
@@ -107,11 +107,11 @@ func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
 // event to guard against: nothing is swallowed.
 func TestOwnDecisionDoesNotSwallow(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	first, _ := w.propose(t, "own-agent"), w.propose(t, "own-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(first.ID))
 	c.Advance(time.Second)
 	press(t, m, runes("d"), keyEnter)
@@ -128,16 +128,16 @@ func TestOwnDecisionDoesNotSwallow(t *testing.T) {
 // other user's; D then another key denies nothing.
 func TestShiftDDeniesEveryPendingProposalOfOneUser(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
-	flood := []*hub.Proposal{w.propose(t, "flood-user"), w.propose(t, "flood-user"), w.propose(t, "flood-user")}
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
+	flood := []*authority.Proposal{w.propose(t, "flood-user"), w.propose(t, "flood-user"), w.propose(t, "flood-user")}
 	calm := w.propose(t, "calm-user")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(flood[1].ID))
 	c.Advance(time.Second)
 
-	if acts := press(t, m, runes("D"), runes("n")); len(acts) != 0 || w.status(t, flood[0].ID) != hub.StatusPending {
+	if acts := press(t, m, runes("D"), runes("n")); len(acts) != 0 || w.status(t, flood[0].ID) != authority.StatusPending {
 		t.Fatalf("D then n: %#v", acts)
 	}
 	press(t, m, runes("D"))
@@ -149,11 +149,11 @@ func TestShiftDDeniesEveryPendingProposalOfOneUser(t *testing.T) {
 		t.Fatalf("y: %#v", acts)
 	}
 	for _, p := range flood {
-		if st := w.status(t, p.ID); st != hub.StatusDenied {
+		if st := w.status(t, p.ID); st != authority.StatusDenied {
 			t.Errorf("flood proposal %s is %s, want denied", p.ID, st)
 		}
 	}
-	if st := w.status(t, calm.ID); st != hub.StatusPending {
+	if st := w.status(t, calm.ID); st != authority.StatusPending {
 		t.Errorf("another user's proposal is %s, want pending", st)
 	}
 	if m.queue.selected != calm.ID || m.swallowing {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -75,7 +75,7 @@ func testPolicy() policy.Config {
 }
 
 // transfer builds a pending transfer proposal as the hub would snapshot it.
-func transfer(seq int64, client string, to solana.PublicKey, amount uint64, created time.Time) *hub.Proposal {
+func transfer(seq int64, client string, to solana.PublicKey, amount uint64, created time.Time) *authority.Proposal {
 	const priority = 1160 // 800 000 micro-lamports × 1450 units, rounded up
 	const fee = 5000 + priority
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
@@ -83,13 +83,13 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 	if seq < 10 {
 		id = "p_" + strings.Repeat(string(rune('A'+seq)), 4) + "k7Qz2x"
 	}
-	return &hub.Proposal{
+	return &authority.Proposal{
 		ID:          id,
 		Seq:         seq,
 		Tool:        mcpbridge.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
-		Kind:        &hub.TransferProposal{A: hub.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
+		Kind:        &authority.TransferProposal{A: authority.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
@@ -113,18 +113,18 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Spend:     amount + fee,
 		CreatedAt: created,
 		ExpiresAt: created.Add(10 * time.Minute),
-		Status:    hub.StatusPending,
+		Status:    authority.StatusPending,
 	}
 }
 
-func spendState(spent, reserved uint64, paused bool) hubState {
+func spendState(spent, reserved uint64, paused bool) authorityState {
 	cfg := testPolicy()
-	v := hub.SpendSummary{
+	v := authority.SpendSummary{
 		Network: executor.Localnet, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession,
 		Spent: spent, Reserved: reserved, Paused: paused,
 	}
 	v.Remaining = v.PerSession - spent - reserved
-	return hubState{
+	return authorityState{
 		Spend: v, Paused: paused,
 		Agents: []string{"claude-desktop 0.9.2", "e2e-agent 1.0"},
 	}
@@ -141,7 +141,7 @@ type viewOpts struct {
 	grace   time.Duration
 }
 
-func testModel(o viewOpts, proposals []*hub.Proposal, st hubState) *model {
+func testModel(o viewOpts, proposals []*authority.Proposal, st authorityState) *model {
 	if o.network == "" {
 		o.network, o.genesis = executor.Localnet, localGenesis
 	}
@@ -216,15 +216,15 @@ var (
 )
 
 // solLabel is the input side as the hub labels wrapped SOL.
-func solLabel() hub.TokenLabel {
-	return hub.TokenLabel{Mint: executor.WrappedSOL.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}
+func solLabel() authority.TokenLabel {
+	return authority.TokenLabel{Mint: executor.WrappedSOL.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}
 }
 
 // baitLabel is a hostile output token: an instruction for a name, an escape
 // sequence in the symbol (unsanitised, as if the hub had let it through),
 // and both authorities.
-func baitLabel() hub.TokenLabel {
-	return hub.TokenLabel{
+func baitLabel() authority.TokenLabel {
+	return authority.TokenLabel{
 		Mint: baitMint.String(), Decimals: 6, Name: baitName, Symbol: baitSymbol, URI: "https://bait.invalid/meta.json",
 		Flags: untrusted.Flags(baitName + " " + baitSymbol),
 		Warnings: []executor.Warning{
@@ -236,7 +236,7 @@ func baitLabel() hub.TokenLabel {
 
 // swapProposal builds a pending swap as the hub would snapshot it, with the
 // flags from the hub's own SwapFlags.
-func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, expected uint64, noCap bool, created time.Time) *hub.Proposal {
+func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmount, expected uint64, noCap bool, created time.Time) *authority.Proposal {
 	const fee, priority, rent = 6_000, 1_000, 2_039_280
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
 	id := "p_" + strings.Repeat(string(rune('A'+seq)), 4) + "sw4pQ9"
@@ -270,10 +270,10 @@ func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, ex
 	} else {
 		pv.Wallet.Post += expected
 	}
-	args := hub.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
-	p := &hub.Proposal{
+	args := authority.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
+	p := &authority.Proposal{
 		ID: id, Seq: seq, Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
-		Kind: &hub.SwapProposal{
+		Kind: &authority.SwapProposal{
 			A:       args,
 			Spend:   spend,
 			Terms:   executor.SwapTerms{InputMint: inMint, OutputMint: outMint, InAmount: inAmount, SlippageBps: 100, MinimumOut: minOut},
@@ -284,20 +284,20 @@ func swapProposal(seq int64, client string, in, out hub.TokenLabel, inAmount, ex
 		Spend:     spend,
 		CreatedAt: created,
 		ExpiresAt: created.Add(10 * time.Minute),
-		Status:    hub.StatusPending,
+		Status:    authority.StatusPending,
 	}
-	p.Flags = hub.SwapFlags(in, out, noCap)
+	p.Flags = authority.SwapFlags(in, out, noCap)
 	return p
 }
 
 // baitSwap is the demo's swap: 0.05 SOL into the hostile token.
-func baitSwap(seq int64, created time.Time) *hub.Proposal {
+func baitSwap(seq int64, created time.Time) *authority.Proposal {
 	return swapProposal(seq, "demo-agent 1.0", solLabel(), baitLabel(), 50_000_000, 1_250_000_000, false, created)
 }
 
 // usdcSwap sells a token for SOL: no SOL cap bounds its input.
-func usdcSwap(seq int64, created time.Time) *hub.Proposal {
-	usdc := hub.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Name: "USD Coin (localnet)", Symbol: "USDC"}
+func usdcSwap(seq int64, created time.Time) *authority.Proposal {
+	usdc := authority.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Name: "USD Coin (localnet)", Symbol: "USDC"}
 	return swapProposal(seq, "demo-agent 1.0", usdc, solLabel(), 25_000_000, 160_000_000, true, created)
 }
 

@@ -20,7 +20,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -80,13 +80,13 @@ func TestOperatorUnderFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := hub.New(hub.Options{Executor: executor.New(client, key, executor.Options{}), Network: network, Genesis: genesis, Policy: cfg, Spend: spend})
+	h, err := authority.New(authority.Options{Executor: executor.New(client, key, executor.Options{}), Network: network, Genesis: genesis, Policy: cfg, Spend: spend})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir, _ := os.MkdirTemp("", "sgflood")
 	defer os.RemoveAll(dir)
-	ln, err := hub.Listen(filepath.Join(dir, "run", "c.sock"))
+	ln, err := authority.Listen(filepath.Join(dir, "run", "c.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -41,8 +41,8 @@ const maxGrantFieldLen = 14
 // grantDefaults prefills the form from what the model knows (no call into
 // the hub): DefaultGrantCount more, count × this proposal's measured spend
 // but never above what the session cap leaves after it, DefaultGrantFor.
-func (m *model) grantDefaults(p *hub.Proposal) grantForm {
-	ceiling, err := executor.MulAmount(p.Spend, hub.DefaultGrantCount)
+func (m *model) grantDefaults(p *authority.Proposal) grantForm {
+	ceiling, err := executor.MulAmount(p.Spend, authority.DefaultGrantCount)
 	left := uint64(0)
 	if m.spend.Remaining > p.Spend {
 		left = m.spend.Remaining - p.Spend
@@ -51,28 +51,28 @@ func (m *model) grantDefaults(p *hub.Proposal) grantForm {
 		ceiling = left
 	}
 	var f grantForm
-	f.fields[grantCount] = strconv.Itoa(hub.DefaultGrantCount)
+	f.fields[grantCount] = strconv.Itoa(authority.DefaultGrantCount)
 	f.fields[grantCeiling] = policy.FormatSOL(ceiling)
-	f.fields[grantMinutes] = strconv.Itoa(int(hub.DefaultGrantFor / time.Minute))
+	f.fields[grantMinutes] = strconv.Itoa(int(authority.DefaultGrantFor / time.Minute))
 	return f
 }
 
 // terms parses the form; the error names the field and what it accepts.
-func (f grantForm) terms() (hub.GrantTerms, error) {
-	var t hub.GrantTerms
+func (f grantForm) terms() (authority.GrantTerms, error) {
+	var t authority.GrantTerms
 	n, err := strconv.Atoi(f.fields[grantCount])
-	if err != nil || n < 1 || n > hub.MaxGrantCount {
-		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantCount], hub.MaxGrantCount)
+	if err != nil || n < 1 || n > authority.MaxGrantCount {
+		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantCount], authority.MaxGrantCount)
 	}
 	c, err := policy.ParseSOL(f.fields[grantCeiling])
 	if err != nil || c == 0 {
 		return t, fmt.Errorf("%s: give an amount of SOL above 0, e.g. 0.45", grantLabels[grantCeiling])
 	}
 	mins, err := strconv.Atoi(f.fields[grantMinutes])
-	if err != nil || mins < 1 || time.Duration(mins)*time.Minute > hub.MaxGrantFor {
-		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantMinutes], int(hub.MaxGrantFor/time.Minute))
+	if err != nil || mins < 1 || time.Duration(mins)*time.Minute > authority.MaxGrantFor {
+		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantMinutes], int(authority.MaxGrantFor/time.Minute))
 	}
-	return hub.GrantTerms{Count: n, Ceiling: c, For: time.Duration(mins) * time.Minute}, nil
+	return authority.GrantTerms{Count: n, Ceiling: c, For: time.Duration(mins) * time.Minute}, nil
 }
 
 // openGrant handles A on the selected proposal: the same guards as a,
@@ -86,7 +86,7 @@ func (m *model) openGrant() (action, tea.Cmd) {
 	case m.cfg.noGrants:
 		m.notice = "standing grants are off (--no-grants); a approves this one"
 		return nil, nil
-	case !hub.Grantable(e.p):
+	case !authority.Grantable(e.p):
 		m.notice = e.p.Tool + " is never covered by a grant; a approves this one"
 		return nil, nil
 	}
@@ -189,7 +189,7 @@ func (m *model) grantsKey(k tea.KeyMsg) action {
 
 // grantLine is one grant for the header: counterparty, used/count,
 // spent/ceiling, time left.
-func (m *model) grantLine(g hub.Grant) string {
+func (m *model) grantLine(g authority.Grant) string {
 	left := g.ExpiresAt.Sub(m.cfg.now())
 	return fmt.Sprintf("#%d %s → %s %d/%d · %s/%s SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), shortWords(g.Counterparty),
 		g.Used, g.Count, policy.FormatSOL(g.Spent), policy.FormatSOL(g.Ceiling), countdown(left))

@@ -8,17 +8,17 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // endGrants ends every grant a test made on a shared hub.
-func endGrants(w *hubWorld) {
-	for _, g := range w.hub.Grants() {
-		w.hub.EndGrant(g.N, "test cleanup")
+func endGrants(w *authorityWorld) {
+	for _, g := range w.authority.Grants() {
+		w.authority.EndGrant(g.N, "test cleanup")
 	}
 }
 
-// The A form against the real hub: what each key sequence performs, what
+// The A form against the real authority: what each key sequence performs, what
 // the hub then says, and which grant exists.
 func TestGrantKeysAgainstTheHub(t *testing.T) {
 	for i, tc := range []struct {
@@ -40,34 +40,34 @@ func TestGrantKeysAgainstTheHub(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := sharedWorld(t, tc.network)
-			t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup"); endGrants(w) })
+			t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); endGrants(w) })
 			// Each case its own agent: in-process callers are told apart by name.
 			p := w.propose(t, "grant-form-"+string(rune('a'+i)))
 			c := newClock()
-			m := hubModel(w, c)
+			m := authorityModel(w, c)
 			m.queue.Select(m.queue.index(p.ID))
 			c.Advance(time.Second) // past the grace period
 
 			acts := press(t, m, tc.keys...)
-			got, _ := w.hub.Proposal(p.ID)
-			var mine []hub.Grant
-			for _, g := range w.hub.Grants() {
+			got, _ := w.authority.Proposal(p.ID)
+			var mine []authority.Grant
+			for _, g := range w.authority.Grants() {
 				if g.From == p.ID {
 					mine = append(mine, g)
 				}
 			}
 			if tc.count == 0 {
-				if len(acts) != 0 || got.Status != hub.StatusPending || len(mine) != 0 {
+				if len(acts) != 0 || got.Status != authority.StatusPending || len(mine) != 0 {
 					t.Fatalf("performed %#v; hub says %s; grants %+v — want nothing", acts, got.Status, mine)
 				}
 			} else {
 				if len(mine) != 1 || mine[0].Count != tc.count || mine[0].Peer != p.Peer || mine[0].Left() != tc.count {
 					t.Fatalf("grants %+v, want one of %d for %s (acts %#v, notice %q, dialog %+v)", mine, tc.count, p.Peer, acts, m.notice, m.dialog.grant)
 				}
-				if got.Status != hub.StatusApproved || got.DecidedBy != decidedBy || got.Token == "" {
+				if got.Status != authority.StatusApproved || got.DecidedBy != decidedBy || got.Token == "" {
 					t.Fatalf("hub says %s by %s", got.Status, got.DecidedBy)
 				}
-				want := []action{actionGrant{ID: p.ID, Terms: hub.GrantTerms{Count: tc.count, Ceiling: mine[0].Ceiling, For: 10 * time.Minute}}}
+				want := []action{actionGrant{ID: p.ID, Terms: authority.GrantTerms{Count: tc.count, Ceiling: mine[0].Ceiling, For: 10 * time.Minute}}}
 				if !reflect.DeepEqual(acts, want) {
 					t.Errorf("actions %#v, want %#v", acts, want)
 				}
@@ -82,8 +82,8 @@ func TestGrantKeysAgainstTheHub(t *testing.T) {
 // The form's default ceiling is count × the proposal's measured spend,
 // but never more than the session cap leaves after this proposal.
 func TestGrantDefaultCeiling(t *testing.T) {
-	m := testModel(viewOpts{}, nil, hubState{Spend: hub.SpendSummary{Remaining: 1_000_000_000}})
-	p := &hub.Proposal{Spend: 50_005_000}
+	m := testModel(viewOpts{}, nil, authorityState{Spend: authority.SpendSummary{Remaining: 1_000_000_000}})
+	p := &authority.Proposal{Spend: 50_005_000}
 	if got := m.grantDefaults(p).fields; got != [grantFields]string{"9", "0.450045", "10"} {
 		t.Errorf("defaults %q", got)
 	}
@@ -96,10 +96,10 @@ func TestGrantDefaultCeiling(t *testing.T) {
 // A only waits out the grace period like a; --no-grants says so.
 func TestGrantKeyGuards(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup"); endGrants(w) })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); endGrants(w) })
 	p := w.propose(t, "grant-guard")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(p.ID))
 	m.armGrace()
 	if acts := press(t, m, runes("A"), keyEnter); len(acts) != 0 || m.dialog.kind != dialogNone {
@@ -110,7 +110,7 @@ func TestGrantKeyGuards(t *testing.T) {
 	if acts := press(t, m, runes("A")); len(acts) != 0 || !strings.Contains(m.notice, "--no-grants") || m.dialog.kind != dialogNone {
 		t.Fatalf("A with --no-grants: %#v, notice %q", acts, m.notice)
 	}
-	if st := w.status(t, p.ID); st != hub.StatusPending {
+	if st := w.status(t, p.ID); st != authority.StatusPending {
 		t.Fatalf("proposal is %s", st)
 	}
 }
@@ -120,11 +120,11 @@ func TestGrantKeyGuards(t *testing.T) {
 // count must not become keys, and an a must not approve the next proposal.
 func TestDecisionClosingTheGrantFormDiscardsTyping(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup"); endGrants(w) })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); endGrants(w) })
+	w.authority.DenyAllPending("test", "clean slate")
 	first, second := w.propose(t, "grant-swallow"), w.propose(t, "grant-swallow")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(first.ID))
 	c.Advance(time.Second)
 	typeSlowly(t, m, c, "A")
@@ -138,7 +138,7 @@ func TestDecisionClosingTheGrantFormDiscardsTyping(t *testing.T) {
 	if acts := typeSlowly(t, m, c, "12 a"); len(acts) != 0 {
 		t.Fatalf("typing after the form closed performed %#v", acts)
 	}
-	if st := w.status(t, second.ID); st != hub.StatusPending {
+	if st := w.status(t, second.ID); st != authority.StatusPending {
 		t.Fatalf("the other proposal is %s, want pending", st)
 	}
 }
@@ -146,14 +146,14 @@ func TestDecisionClosingTheGrantFormDiscardsTyping(t *testing.T) {
 // The grants line under the header, and the list that ends one grant.
 func TestGrantsLineAndList(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup"); endGrants(w) })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); endGrants(w) })
 	p := w.propose(t, "grant-line")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(p.ID))
 	c.Advance(time.Second)
 	press(t, m, runes("A"), keyEnter)
-	m.Update(eventsMsg{state: ptr(readState(w.hub))})
+	m.Update(eventsMsg{state: ptr(readState(w.authority))})
 	view := m.View()
 	line := "GRANTS (l lists, x ends all): #"
 	if !strings.Contains(view, line) || !strings.Contains(view, "grant-line → ") || !strings.Contains(view, " 0/9 · 0/") || !strings.Contains(view, "left") {
@@ -161,10 +161,10 @@ func TestGrantsLineAndList(t *testing.T) {
 	}
 	// A larger proposal from the same agent is not covered; its detail says why.
 	bigger := w.propose(t, "grant-line")
-	if bigger.Status != hub.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
+	if bigger.Status != authority.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
 		t.Fatalf("a larger proposal: %s %q", bigger.Status, bigger.GrantMiss)
 	}
-	m.Update(eventsMsg{events: []hub.Event{{Kind: hub.EventProposalAdded, At: time.Now(), Proposal: bigger}}})
+	m.Update(eventsMsg{events: []authority.Event{{Kind: authority.EventProposalAdded, At: time.Now(), Proposal: bigger}}})
 	m.queue.Select(m.queue.index(bigger.ID))
 	m.Update(tickMsg(time.Now()))
 	if v := m.View(); !strings.Contains(v, "Waits for you: grant #") || !strings.Contains(v, "more than") {
@@ -178,12 +178,12 @@ func TestGrantsLineAndList(t *testing.T) {
 	if len(acts) != 1 {
 		t.Fatalf("enter in the list performed %#v", acts)
 	}
-	for _, g := range w.hub.Grants() {
+	for _, g := range w.authority.Grants() {
 		if g.From == p.ID {
 			t.Fatalf("the grant lives on after the list ended it: %+v", g)
 		}
 	}
-	m.Update(eventsMsg{state: ptr(readState(w.hub))})
+	m.Update(eventsMsg{state: ptr(readState(w.authority))})
 	if strings.Contains(m.View(), line) {
 		t.Fatalf("the grants line stayed:\n%s", m.View())
 	}

@@ -14,7 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -42,22 +42,22 @@ type config struct {
 	noGrants bool
 }
 
-// hubState is read from the hub by the forwarding goroutine next to the
+// authorityState is read from the hub by the forwarding goroutine next to the
 // events, so Update never has to call into the hub.
-type hubState struct {
-	Spend         hub.SpendSummary
+type authorityState struct {
+	Spend         authority.SpendSummary
 	Paused        bool
 	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
 	Warnings      []string // persistent: who else can reach the key or the console
-	Grants        []hub.Grant
+	Grants        []authority.Grant
 }
 
 // eventsMsg carries hub events in publish order, batched when they arrive
 // faster than the screen redraws, with the hub state read after them.
 type eventsMsg struct {
-	events []hub.Event
-	state  *hubState
+	events []authority.Event
+	state  *authorityState
 }
 
 type (
@@ -105,12 +105,12 @@ type model struct {
 	log      eventLog
 	progress map[string]executor.Progress
 
-	spend         hub.SpendSummary
+	spend         authority.SpendSummary
 	paused        bool
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
 	warnings      []string // the hub's persistent warnings, shown first in the header
-	grants        []hub.Grant
+	grants        []authority.Grant
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
@@ -134,7 +134,7 @@ type model struct {
 	titleN     int    // waiting proposals the window title announces; -1: not set yet
 }
 
-func newModel(cfg config, proposals []*hub.Proposal, st hubState) *model {
+func newModel(cfg config, proposals []*authority.Proposal, st authorityState) *model {
 	if cfg.now == nil {
 		cfg.now = time.Now
 	}
@@ -233,7 +233,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		// no bell, no notify command.
 		still := waiting[:0]
 		for _, e := range waiting {
-			if e.p.Status == hub.StatusPending {
+			if e.p.Status == authority.StatusPending {
 				still = append(still, e)
 			}
 		}
@@ -417,7 +417,7 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 	case key.Matches(k, m.keys.Revoke):
 		var approved []string
 		for _, e := range m.queue.decided {
-			if e.p.Status == hub.StatusApproved {
+			if e.p.Status == authority.StatusApproved {
 				approved = append(approved, e.p.ID)
 			}
 		}
@@ -445,10 +445,10 @@ func (m *model) userPending(id string) []*entry {
 	if e == nil {
 		return nil
 	}
-	owner := hub.OwnerOf(e.p)
+	owner := authority.OwnerOf(e.p)
 	var out []*entry
 	for _, q := range m.queue.pending {
-		if hub.OwnerOf(q.p) == owner {
+		if authority.OwnerOf(q.p) == owner {
 			out = append(out, q)
 		}
 	}
@@ -522,7 +522,7 @@ func (m *model) requestQuit() (action, tea.Cmd) {
 func (m *model) approvedWaiting() int {
 	n := 0
 	for _, e := range m.queue.decided {
-		if e.p.Status == hub.StatusApproved {
+		if e.p.Status == authority.StatusApproved {
 			n++
 		}
 	}
@@ -549,7 +549,7 @@ func (m *model) guardedNetwork() executor.Network {
 
 func (m *model) selectedPending() *entry {
 	e := m.queue.Selected()
-	if e == nil || e.p.Status != hub.StatusPending {
+	if e == nil || e.p.Status != authority.StatusPending {
 		return nil
 	}
 	return e
@@ -580,12 +580,12 @@ func (m *model) leftBy(id string, byEvent, byGrant bool) {
 	}
 	sel := m.queue.Selected()
 	selectedLeft := sel != nil && sel.p.ID == id
-	if sel == nil || selectedLeft || sel.p.Status != hub.StatusPending {
+	if sel == nil || selectedLeft || sel.p.Status != authority.StatusPending {
 		m.queue.SelectOldestPending()
 	}
 	if byEvent && (dialogOpen || selectedLeft && !byGrant) {
 		what := "the proposal was decided elsewhere"
-		if e := m.queue.byID[id]; e != nil && e.p.Status == hub.StatusExpired {
+		if e := m.queue.byID[id]; e != nil && e.p.Status == authority.StatusExpired {
 			what = "the proposal expired"
 		}
 		m.swallowing = true
@@ -649,11 +649,11 @@ func (m *model) notifyFields(e *entry) notifyFields {
 func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case hub.EventProposalAdded:
+		case authority.EventProposalAdded:
 			if ev.Proposal == nil {
 				continue
 			}
-			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == hub.StatusPending {
+			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == authority.StatusPending {
 				waiting = append(waiting, m.queue.byID[ev.Proposal.ID])
 				if m.selectedPending() == nil {
 					// The key should sit on something a can act on; an
@@ -674,7 +674,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 					}
 				}
 			}
-		case hub.EventProposalDecided, hub.EventProposalExpired, hub.EventExecuted:
+		case authority.EventProposalDecided, authority.EventProposalExpired, authority.EventExecuted:
 			if ev.Proposal == nil {
 				continue
 			}
@@ -684,11 +684,11 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				byOperator := m.mine[ev.Proposal.ID] || ev.Proposal.DecidedBy == decidedBy
 				m.leftBy(ev.Proposal.ID, !byOperator, ev.Proposal.Grant != 0)
 			}
-			if ev.Kind == hub.EventExecuted {
+			if ev.Kind == authority.EventExecuted {
 				delete(m.progress, ev.Proposal.ID)
 			}
 			m.logDecision(ev)
-		case hub.EventExecuting:
+		case authority.EventExecuting:
 			if ev.Proposal == nil {
 				continue
 			}
@@ -699,7 +699,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				m.queue.Upsert(ev.Proposal)
 				m.log.Add(ev.At, logInfo, fmt.Sprintf("EXECUTING %s: the agent confirmed; simulating, signing, sending", ev.Proposal.ID))
 			}
-		case hub.EventAutoDenied:
+		case authority.EventAutoDenied:
 			// Warnings (a look-alike recipient) each get a line of their
 			// own, shown whole, so neither the cut at the end of a long
 			// entry nor a narrow screen can hide them.
@@ -707,32 +707,32 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 			for _, w := range ev.Warnings {
 				m.log.Add(ev.At, logAlert, "⚠ "+w)
 			}
-		case hub.EventNote:
+		case authority.EventNote:
 			client := untrusted.Sanitize(ev.Client, 48)
 			if client == "" {
 				client = "(unnamed)"
 			}
 			m.log.Add(ev.At, logAgent, "agent "+client+": "+untrusted.Sanitize(ev.Message, 400))
-		case hub.EventRefused:
+		case authority.EventRefused:
 			m.log.Add(ev.At, logBad, "REFUSED "+ev.Message)
-		case hub.EventPaused:
+		case authority.EventPaused:
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case hub.EventTokensRevoked:
+		case authority.EventTokensRevoked:
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case hub.EventAgentConnected, hub.EventAgentDisconnected:
+		case authority.EventAgentConnected, authority.EventAgentDisconnected:
 			what := "connected"
-			if ev.Kind == hub.EventAgentDisconnected {
+			if ev.Kind == authority.EventAgentDisconnected {
 				what = "disconnected"
 			}
 			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
-		case hub.EventWarning:
+		case authority.EventWarning:
 			m.log.Add(ev.At, logAlert, "⚠ "+ev.Message)
-		case hub.EventGrantsChanged:
+		case authority.EventGrantsChanged:
 			if ev.Proposal != nil {
 				m.queue.Upsert(ev.Proposal) // GrantMiss: why it waits
 			}
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case hub.EventSpendChanged:
+		case authority.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
 	}
@@ -742,11 +742,11 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	return waiting
 }
 
-func (m *model) logDecision(ev hub.Event) {
+func (m *model) logDecision(ev authority.Event) {
 	p := ev.Proposal
 	reason := p.Reason
 	switch p.Status {
-	case hub.StatusApproved:
+	case authority.StatusApproved:
 		text := fmt.Sprintf("APPROVED %s by %s — ", p.ID, p.DecidedBy)
 		if m.cfg.policy.TokenDelivery == policy.DeliveryOperator && p.Token != "" {
 			text += "token " + p.Token + " (give it to the agent)"
@@ -754,11 +754,11 @@ func (m *model) logDecision(ev hub.Event) {
 			text += "the agent collects the token with proposal_status"
 		}
 		m.log.Add(ev.At, logGood, text)
-	case hub.StatusDenied:
+	case authority.StatusDenied:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("DENIED %s by %s: %s", p.ID, p.DecidedBy, reason))
-	case hub.StatusExpired:
+	case authority.StatusExpired:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXPIRED %s: %s", p.ID, reason))
-	case hub.StatusExecuted:
+	case authority.StatusExecuted:
 		e := m.queue.byID[p.ID]
 		text := fmt.Sprintf("EXECUTED ✔ verified %s", p.ID)
 		if e != nil {
@@ -773,11 +773,11 @@ func (m *model) logDecision(ev hub.Event) {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}
 		m.log.Add(ev.At, logGood, text+" · sig "+p.Signature)
-	case hub.StatusLosses:
+	case authority.StatusLosses:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED EFFECTS %s: %s · sig %s", p.ID, reason, p.Signature))
-	case hub.StatusSubmitted:
+	case authority.StatusSubmitted:
 		m.log.Add(ev.At, logWarn, fmt.Sprintf("SUBMITTED %s, outcome unknown (kept reserved, reconciling): %s · sig %s", p.ID, reason, p.Signature))
-	case hub.StatusFailed:
+	case authority.StatusFailed:
 		text := fmt.Sprintf("FAILED %s: %s", p.ID, reason)
 		if p.Signature != "" {
 			text += " · sig " + p.Signature
@@ -786,7 +786,7 @@ func (m *model) logDecision(ev hub.Event) {
 	}
 }
 
-func (m *model) applyState(st hubState) {
+func (m *model) applyState(st authorityState) {
 	m.spend = st.Spend
 	m.paused = st.Paused || st.Spend.Paused
 	m.clients = m.clients[:0]

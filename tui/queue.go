@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
@@ -19,7 +19,7 @@ const maxDecided = 100
 // untrusted input is sanitised once, here, when the snapshot arrives, so
 // View never touches raw client text and stays cheap with thousands of rows.
 type entry struct {
-	p          *hub.Proposal
+	p          *authority.Proposal
 	client     string   // sanitised client name
 	clientNote []string // instruction-like phrases found in the client name
 	amount     string
@@ -28,31 +28,31 @@ type entry struct {
 	swap       *swapView // for swaps
 }
 
-func newEntry(p *hub.Proposal) *entry {
+func newEntry(p *authority.Proposal) *entry {
 	e := &entry{
 		p:          p,
 		client:     untrusted.Sanitize(p.Client, 48),
 		clientNote: untrusted.Flags(p.Client),
 	}
-	var hubFlags []hub.Flag
+	var authorityFlags []authority.Flag
 	var short []string
 	for _, f := range p.Flags {
 		f.Text = untrusted.Sanitize(f.Text, 300)
-		hubFlags = append(hubFlags, f)
+		authorityFlags = append(authorityFlags, f)
 		short = appendNew(short, shortFlag(f))
 		e.flags = append(e.flags, f.Text)
 	}
-	// Every kind draws itself through hub.Kind; swaps have a richer view
+	// Every kind draws itself through authority.Kind; swaps have a richer view
 	// of their own (two tokens, their untrusted text, losses in red).
 	switch k := p.Kind.(type) {
 	case nil:
 		e.amount = untrusted.Sanitize(p.Tool, 16) + ", no terms"
 		e.flags = append(e.flags, "the console received this proposal without its terms: deny it")
 		short = appendNew(short, "no terms")
-	case *hub.SwapProposal:
+	case *authority.SwapProposal:
 		e.swap = newSwapView(k)
 		e.amount = e.swap.queueAmount()
-		e.flags = e.swap.warnings(hubFlags)
+		e.flags = e.swap.warnings(authorityFlags)
 		if k.NoCapApplies {
 			short = appendNew(short, "NO CAP")
 		}
@@ -92,28 +92,28 @@ func (e *entry) action() string {
 
 // shortLabels name a hub flag in a few characters for the queue row, by
 // kind; the detail pane shows the whole sentence.
-var shortLabels = map[hub.FlagKind]string{
-	hub.FlagLookAlike:                            "LOOK-ALIKE",
-	hub.FlagNoCap:                                "NO CAP",
-	hub.FlagInstructionLike:                      "text!",
-	hub.FlagNearTxCap:                            "near tx cap",
-	hub.FlagNearSessionCap:                       "near session cap",
-	hub.FlagKind(executor.WarnCloseAuthority):    "close auth",
-	hub.FlagKind(executor.WarnMintAuthority):     "mint auth",
-	hub.FlagKind(executor.WarnFreezeAuthority):   "freeze auth",
-	hub.FlagKind(executor.WarnPermanentDelegate): "perm delegate",
-	hub.FlagKind(executor.WarnTransferHook):      "xfer hook",
-	hub.FlagKind(executor.WarnTransferFee):       "xfer fee",
-	hub.FlagKind(executor.WarnDefaultFrozen):     "frozen accts",
-	hub.FlagKind(executor.WarnNonTransferable):   "non-transferable",
-	hub.FlagKind(executor.WarnConfidential):      "confidential",
-	hub.FlagKind(executor.WarnPausable):          "pausable",
-	hub.FlagKind(executor.WarnImpostor):          "IMPOSTOR",
+var shortLabels = map[authority.FlagKind]string{
+	authority.FlagLookAlike:                            "LOOK-ALIKE",
+	authority.FlagNoCap:                                "NO CAP",
+	authority.FlagInstructionLike:                      "text!",
+	authority.FlagNearTxCap:                            "near tx cap",
+	authority.FlagNearSessionCap:                       "near session cap",
+	authority.FlagKind(executor.WarnCloseAuthority):    "close auth",
+	authority.FlagKind(executor.WarnMintAuthority):     "mint auth",
+	authority.FlagKind(executor.WarnFreezeAuthority):   "freeze auth",
+	authority.FlagKind(executor.WarnPermanentDelegate): "perm delegate",
+	authority.FlagKind(executor.WarnTransferHook):      "xfer hook",
+	authority.FlagKind(executor.WarnTransferFee):       "xfer fee",
+	authority.FlagKind(executor.WarnDefaultFrozen):     "frozen accts",
+	authority.FlagKind(executor.WarnNonTransferable):   "non-transferable",
+	authority.FlagKind(executor.WarnConfidential):      "confidential",
+	authority.FlagKind(executor.WarnPausable):          "pausable",
+	authority.FlagKind(executor.WarnImpostor):          "IMPOSTOR",
 }
 
 // shortFlag is a flag's queue-row label; a kind this console does not know
 // shows the start of its sentence rather than nothing.
-func shortFlag(f hub.Flag) string {
+func shortFlag(f authority.Flag) string {
 	if l, ok := shortLabels[f.Kind]; ok {
 		return l
 	}
@@ -133,15 +133,15 @@ func flagRank(f string) int {
 
 // statusRank orders statuses so that an older snapshot never overwrites a
 // newer one (the initial snapshot and the event stream overlap).
-func statusRank(s hub.Status) int {
+func statusRank(s authority.Status) int {
 	switch s {
-	case hub.StatusPending:
+	case authority.StatusPending:
 		return 0
-	case hub.StatusApproved:
+	case authority.StatusApproved:
 		return 1
-	case hub.StatusExecuting:
+	case authority.StatusExecuting:
 		return 2
-	case hub.StatusSubmitted:
+	case authority.StatusSubmitted:
 		return 3
 	}
 	return 4 // final
@@ -187,7 +187,7 @@ func (q *queue) index(id string) int {
 	if !ok {
 		return -1
 	}
-	if e.p.Status == hub.StatusPending {
+	if e.p.Status == authority.StatusPending {
 		i := sort.Search(len(q.pending), func(i int) bool { return q.pending[i].p.Seq >= e.p.Seq })
 		if i < len(q.pending) && q.pending[i] == e {
 			return i
@@ -254,18 +254,18 @@ func (q *queue) ensureVisible() {
 
 // Upsert takes a proposal snapshot. It reports whether the proposal is new
 // and whether this snapshot took it out of the pending state.
-func (q *queue) Upsert(p *hub.Proposal) (added, decided bool) {
+func (q *queue) Upsert(p *authority.Proposal) (added, decided bool) {
 	old, ok := q.byID[p.ID]
 	if ok && statusRank(p.Status) < statusRank(old.p.Status) {
 		return false, false // stale snapshot
 	}
 	e := newEntry(p)
 	q.byID[p.ID] = e
-	wasPending := ok && old.p.Status == hub.StatusPending
+	wasPending := ok && old.p.Status == authority.StatusPending
 	switch {
-	case p.Status == hub.StatusPending && ok:
+	case p.Status == authority.StatusPending && ok:
 		q.replace(q.pending, old, e)
-	case p.Status == hub.StatusPending:
+	case p.Status == authority.StatusPending:
 		q.insertPending(e)
 	case wasPending:
 		q.removePending(old)
@@ -281,7 +281,7 @@ func (q *queue) Upsert(p *hub.Proposal) (added, decided bool) {
 		q.selected = p.ID
 	}
 	q.ensureVisible()
-	return !ok, wasPending && p.Status != hub.StatusPending
+	return !ok, wasPending && p.Status != authority.StatusPending
 }
 
 func (q *queue) replace(list []*entry, old, e *entry) bool {
@@ -340,7 +340,7 @@ func (q *queue) hasCountdown() bool {
 		return true
 	}
 	for _, e := range q.decided {
-		if e.p.Status == hub.StatusApproved {
+		if e.p.Status == authority.StatusApproved {
 			return true
 		}
 	}
@@ -371,7 +371,7 @@ func (q *queue) Render(s styles, now time.Time) []string {
 			mark = "› "
 		}
 		var when, tail string
-		if p.Status == hub.StatusPending {
+		if p.Status == authority.StatusPending {
 			when = countdown(p.ExpiresAt.Sub(now))
 			tail = e.short
 		} else {
@@ -387,9 +387,9 @@ func (q *queue) Render(s styles, now time.Time) []string {
 		switch {
 		case p.ID == q.selected:
 			row = s.selected.Render(row)
-		case p.Status == hub.StatusLosses:
+		case p.Status == authority.StatusLosses:
 			row = s.danger.Render(row)
-		case p.Status != hub.StatusPending:
+		case p.Status != authority.StatusPending:
 			row = s.dim.Render(row)
 		case tail != "":
 			row = s.warn.Render(row)
@@ -415,13 +415,13 @@ func (q *queue) header() string {
 		padLeft("age", colAge)+" "+pad("expires", colExp)+" flags", q.width)
 }
 
-func statusWord(s hub.Status) string {
+func statusWord(s authority.Status) string {
 	switch s {
-	case hub.StatusExecuted:
+	case authority.StatusExecuted:
 		return "executed"
-	case hub.StatusLosses:
+	case authority.StatusLosses:
 		return "MISMATCH" // executed with unexpected effects; fits the column
-	case hub.StatusApproved:
+	case authority.StatusApproved:
 		return "approved"
 	}
 	return string(s)

@@ -16,7 +16,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // DefaultGrace is the approval grace period when Options.Grace is zero.
@@ -24,7 +24,7 @@ const DefaultGrace = 800 * time.Millisecond
 
 // Options configure Run.
 type Options struct {
-	Hub     *hub.Hub
+	Hub     *authority.Hub
 	Genesis string        // genesis hash shown next to the network badge
 	NoColor bool          // NO_COLOR set or --no-color: no colour at all, still readable (badges in words)
 	Grace   time.Duration // keys ignored this long after a new proposal appears (default 800ms, max 1s)
@@ -168,16 +168,16 @@ func graceOf(d time.Duration) time.Duration {
 
 // stateSource is what forward reads from the hub besides events.
 type stateSource interface {
-	SpendSummary() hub.SpendSummary
+	SpendSummary() authority.SpendSummary
 	Paused() bool
 	Connected() []string
 	PausedClients() []string
 	Warnings() []string
-	Grants() []hub.Grant
+	Grants() []authority.Grant
 }
 
-func readState(src stateSource) hubState {
-	return hubState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings(), Grants: src.Grants()}
+func readState(src stateSource) authorityState {
+	return authorityState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings(), Grants: src.Grants()}
 }
 
 // forward is the console's one subscriber goroutine: it hands hub events to
@@ -187,9 +187,9 @@ func readState(src stateSource) hubState {
 // so Update never calls into the hub. send may block while Update is busy;
 // the hub's broker then holds approval events for us and drops only
 // progress reports.
-func forward(ctx context.Context, events <-chan hub.Event, src stateSource, send func(tea.Msg)) {
+func forward(ctx context.Context, events <-chan authority.Event, src stateSource, send func(tea.Msg)) {
 	for {
-		var batch []hub.Event
+		var batch []authority.Event
 		select {
 		case <-ctx.Done():
 			return
@@ -217,9 +217,9 @@ func forward(ctx context.Context, events <-chan hub.Event, src stateSource, send
 	}
 }
 
-func onlyProgress(batch []hub.Event) bool {
+func onlyProgress(batch []authority.Event) bool {
 	for _, ev := range batch {
-		if ev.Kind != hub.EventExecuting {
+		if ev.Kind != authority.EventExecuting {
 			return false
 		}
 	}

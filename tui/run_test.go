@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 type fakeSource struct {
@@ -20,23 +20,23 @@ type fakeSource struct {
 	reads int
 }
 
-func (f *fakeSource) SpendSummary() hub.SpendSummary {
+func (f *fakeSource) SpendSummary() authority.SpendSummary {
 	f.mu.Lock()
 	f.reads++
 	f.mu.Unlock()
-	return hub.SpendSummary{Spent: 42}
+	return authority.SpendSummary{Spent: 42}
 }
-func (f *fakeSource) Paused() bool            { return true }
-func (f *fakeSource) Connected() []string     { return []string{"c"} }
-func (f *fakeSource) PausedClients() []string { return nil }
-func (f *fakeSource) Warnings() []string      { return nil }
-func (f *fakeSource) Grants() []hub.Grant     { return nil }
+func (f *fakeSource) Paused() bool              { return true }
+func (f *fakeSource) Connected() []string       { return []string{"c"} }
+func (f *fakeSource) PausedClients() []string   { return nil }
+func (f *fakeSource) Warnings() []string        { return nil }
+func (f *fakeSource) Grants() []authority.Grant { return nil }
 
 // forward hands events over in order, batches what is already queued, reads
 // the hub state after the events (never for progress alone), and stops when
 // its context ends — without a running program.
 func TestForward(t *testing.T) {
-	events := make(chan hub.Event, 10)
+	events := make(chan authority.Event, 10)
 	src := &fakeSource{}
 	var mu sync.Mutex
 	var got []eventsMsg
@@ -47,14 +47,14 @@ func TestForward(t *testing.T) {
 		mu.Unlock()
 		sent <- struct{}{}
 	}
-	for _, k := range []hub.EventKind{hub.EventProposalAdded, hub.EventProposalDecided, hub.EventSpendChanged} {
-		events <- hub.Event{Kind: k}
+	for _, k := range []authority.EventKind{authority.EventProposalAdded, authority.EventProposalDecided, authority.EventSpendChanged} {
+		events <- authority.Event{Kind: k}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { forward(ctx, events, src, send); close(done) }()
 	<-sent
-	events <- hub.Event{Kind: hub.EventExecuting}
+	events <- authority.Event{Kind: authority.EventExecuting}
 	<-sent
 	cancel()
 	select {
@@ -64,7 +64,7 @@ func TestForward(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 2 || len(got[0].events) != 3 || got[0].events[2].Kind != hub.EventSpendChanged {
+	if len(got) != 2 || len(got[0].events) != 3 || got[0].events[2].Kind != authority.EventSpendChanged {
 		t.Fatalf("batches: %+v", got)
 	}
 	if got[0].state == nil || got[0].state.Spend.Spent != 42 || !got[0].state.Paused {
@@ -79,14 +79,14 @@ func TestForward(t *testing.T) {
 // asks, y denies it as "console closed" and ends Run.
 func TestRunQuitDeniesPending(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 	p := w.propose(t, "run-agent")
 	in, typist := io.Pipe()
 	var out bytes.Buffer
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Hub: w.authority, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	// Keys written together arrive as one key message: type y only once
 	// the quit question is on screen.
@@ -103,8 +103,8 @@ func TestRunQuitDeniesPending(t *testing.T) {
 		t.Fatal("Run did not end after q y")
 	}
 	typist.Close()
-	got, _ := w.hub.Proposal(p.ID)
-	if got.Status != hub.StatusDenied || got.Reason != closedReason {
+	got, _ := w.authority.Proposal(p.ID)
+	if got.Status != authority.StatusDenied || got.Reason != closedReason {
 		t.Errorf("after quit: %s %q", got.Status, got.Reason)
 	}
 }
@@ -115,7 +115,7 @@ func TestRunQuitDeniesPending(t *testing.T) {
 func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	w := sharedWorld(t, "")
 	p := w.propose(t, "quit-agent")
-	if _, err := w.hub.Approve(p.ID, "test"); err != nil {
+	if _, err := w.authority.Approve(p.ID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	in, typist := io.Pipe()
@@ -124,13 +124,13 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.hub, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Hub: w.authority, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE") // the console is up (p may be scrolled off: the hub is shared)
 	io.WriteString(typist, "q")
 	screen.waitFor(t, "approved proposal(s) have not been executed yet")
 	screen.waitFor(t, "makes their approvals void")
-	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusApproved {
+	if got, _ := w.authority.Proposal(p.ID); got.Status != authority.StatusApproved {
 		t.Fatalf("q alone changed the approval: %s", got.Status)
 	}
 	io.WriteString(typist, "y")
@@ -142,7 +142,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Run did not end after q y")
 	}
-	if got, _ := w.hub.Proposal(p.ID); got.Status != hub.StatusExpired || got.Token != "" {
+	if got, _ := w.authority.Proposal(p.ID); got.Status != authority.StatusExpired || got.Token != "" {
 		t.Errorf("after quit the approval is %s (token kept: %v)", got.Status, got.Token != "")
 	}
 	screen.waitFor(t, "approved proposal(s) not executed: their approvals are void")
@@ -151,14 +151,14 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 // When its context ends, Run returns nil and denies what is pending.
 func TestRunEndsWithContext(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 	in, typist := io.Pipe()
 	defer typist.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	screen := &syncWriter{w: &bytes.Buffer{}}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Hub: w.hub, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(ctx, Options{Hub: w.authority, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs
@@ -172,7 +172,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not end with its context")
 	}
-	if st := w.status(t, p.ID); st != hub.StatusDenied {
+	if st := w.status(t, p.ID); st != authority.StatusDenied {
 		t.Errorf("pending proposal is %s after the console closed", st)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -30,7 +30,7 @@ type tokenView struct {
 
 const maxSymbolRunes = 12
 
-func newTokenView(l hub.TokenLabel) tokenView {
+func newTokenView(l authority.TokenLabel) tokenView {
 	t := tokenView{
 		mint:     l.Mint,
 		decimals: l.Decimals,
@@ -86,12 +86,12 @@ func appendNew(list []string, s string) []string {
 // swapView is a swap proposal's terms and untrusted text, prepared once per
 // snapshot so View stays cheap.
 type swapView struct {
-	sp      *hub.SwapProposal
+	sp      *authority.SwapProposal
 	in, out tokenView
 	route   []string
 }
 
-func newSwapView(sp *hub.SwapProposal) *swapView {
+func newSwapView(sp *authority.SwapProposal) *swapView {
 	v := &swapView{sp: sp, in: newTokenView(sp.Input), out: newTokenView(sp.Output)}
 	for _, r := range sp.Route {
 		v.route = append(v.route, untrusted.Sanitize(r, 32))
@@ -116,7 +116,7 @@ func (v *swapView) action() string {
 // A token's own facts (authorities, Token-2022 extensions) are listed under
 // that token instead; hub flags that repeat them or the instruction-like
 // text are left out here, and "no cap applies" becomes the banner.
-func (v *swapView) warnings(hubFlags []hub.Flag) []string {
+func (v *swapView) warnings(authorityFlags []authority.Flag) []string {
 	var out []string
 	for _, side := range v.sides() {
 		if len(side.t.flags) > 0 {
@@ -126,10 +126,10 @@ func (v *swapView) warnings(hubFlags []hub.Flag) []string {
 			out = append(out, fmt.Sprintf("the %s token calls itself %q but is not %s: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.impostor, side.t.mint))
 		}
 	}
-	for _, f := range hubFlags {
+	for _, f := range authorityFlags {
 		switch {
-		case f.Kind == hub.FlagNoCap && v.sp.NoCapApplies:
-		case f.Kind == hub.FlagInstructionLike:
+		case f.Kind == authority.FlagNoCap && v.sp.NoCapApplies:
+		case f.Kind == authority.FlagInstructionLike:
 		case slices.Contains(v.out.warnings, f.Text), slices.Contains(v.in.warnings, f.Text):
 		default:
 			out = append(out, f.Text)
@@ -179,10 +179,10 @@ func (t tokenView) describe(label string, field func(label, value string), warn 
 }
 
 // render adds the swap's own lines to the detail pane, after the status.
-func (v *swapView) render(d *detail, c detailContext, p *hub.Proposal, field func(label, value string), warn func(text string)) {
+func (v *swapView) render(d *detail, c detailContext, p *authority.Proposal, field func(label, value string), warn func(text string)) {
 	sp, pv := v.sp, v.sp.Preview
 	field("Action", v.action())
-	if p.Status == hub.StatusExecuted || p.Status == hub.StatusLosses {
+	if p.Status == authority.StatusExecuted || p.Status == authority.StatusLosses {
 		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
 			v.out.amount(sp.Received), tokenAmount(sp.Terms.MinimumOut, v.out.decimals), tokenAmount(pv.ExpectedOut, v.out.decimals)))
 	}

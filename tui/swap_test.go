@@ -18,7 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // flatDetail renders the selected proposal's detail pane tall enough for
@@ -78,7 +78,7 @@ func TestTokenAmountIsExact(t *testing.T) {
 func TestSwapDetailInWords(t *testing.T) {
 	p := baitSwap(1, t0.Add(-42*time.Second))
 	for _, width := range []int{80, 76, 140} {
-		m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 		got := flatDetail(m, width)
 		for _, want := range []string{
 			"swap 0.05 SOL for at least 1,237.5 SOL? (expected 1,250)",
@@ -125,7 +125,7 @@ func TestSwapDetailInWords(t *testing.T) {
 // the queue row, and in the mainnet confirmation.
 func TestNoCapAppliesIsProminent(t *testing.T) {
 	p := usdcSwap(2, t0.Add(-5*time.Second))
-	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 	m.Update(sizeMsg(80, 24))
 	lines := m.detail.Render(m.cfg.styles, m.queue.Selected(), m.detailContext())
 	if first := ansi.Strip(lines[0]); !strings.HasPrefix(first, "NO CAP APPLIES — the input is USDC, not SOL") {
@@ -135,7 +135,7 @@ func TestNoCapAppliesIsProminent(t *testing.T) {
 		t.Errorf("queue flags %q do not start with NO CAP", e.short)
 	}
 
-	m = testModel(viewOpts{network: executor.Mainnet, genesis: mainnetGenesis}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m = testModel(viewOpts{network: executor.Mainnet, genesis: mainnetGenesis}, []*authority.Proposal{p}, spendState(0, 0, false))
 	m.graceUntil = time.Time{}
 	m.Update(runes("a"))
 	out := screen(t, m, 140, 40)
@@ -152,12 +152,12 @@ func TestNoCapAppliesIsProminent(t *testing.T) {
 // An executed swap shows what the wallet received, in the detail and the log.
 func TestExecutedSwapShowsReceived(t *testing.T) {
 	p := baitSwap(1, t0.Add(-time.Minute))
-	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
-	sw := *done.Kind.(*hub.SwapProposal)
+	sw := *done.Kind.(*authority.SwapProposal)
 	sw.Received = 1_249_000_001
 	done.Kind = &sw
-	m.Update(events(hub.Event{Kind: hub.EventExecuted, At: done.DecidedAt, Proposal: done}))
+	m.Update(events(authority.Event{Kind: authority.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	if got, want := flatDetail(m, 76), "Received 1,249.000001 SOL? (approved minimum 1,237.5, expected 1,250)"; !strings.Contains(got, want) {
 		t.Errorf("%q not in the detail:\n%s", want, got)
@@ -173,11 +173,11 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 // detail, and never shown as executed.
 func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 	p := baitSwap(1, t0.Add(-time.Minute))
-	m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
-	done.Status = hub.StatusLosses
+	done.Status = authority.StatusLosses
 	done.Reason = "executed with unexpected effects: 150000000 lamports of SOL and wrapped SOL left the wallet (fees 10000, rent 0 included), 99990000 more than the 50010000 allowed"
-	m.Update(events(hub.Event{Kind: hub.EventExecuted, At: done.DecidedAt, Proposal: done}))
+	m.Update(events(authority.Event{Kind: authority.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	detail := flatDetail(m, 100)
 	if !strings.Contains(detail, "EXECUTED WITH UNEXPECTED EFFECTS") || strings.Contains(detail, "EXECUTED ✔") {
@@ -208,7 +208,7 @@ func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 	p := transfer(1, "e2e-agent 1.0", solana.PublicKey{}, 0, t0.Add(-time.Second))
 	p.Tool, p.Preview, p.Kind = mcpbridge.ToolSwap, executor.Preview{}, nil
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-	m.Update(events(hub.Event{Kind: hub.EventProposalAdded, At: t0, Proposal: p}))
+	m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: p}))
 	out := screen(t, m, 140, 40)
 	if strings.Contains(out, "transfer 0") || !strings.Contains(out, "without its terms") || !strings.Contains(out, "swap, no terms") {
 		t.Errorf("a swap without terms:\n%s", out)
@@ -220,10 +220,10 @@ func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 // console's "received" is what the ledger holds.
 func TestHubSwapRendersAndExecutes(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 	ctx := context.Background()
 	bait := w.ledger.DemoMints().Bait
-	wallet := solana.MustPublicKeyFromBase58(w.hub.Wallet())
+	wallet := solana.MustPublicKeyFromBase58(w.authority.Wallet())
 	ata, _, err := solana.FindAssociatedTokenAddress(wallet, solana.MustPublicKeyFromBase58(bait.Mint))
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	args := map[string]any{"input_mint": w.ledger.DemoMints().WSOL, "output_mint": bait.Mint, "amount": "50000000", "slippage_bps": 100}
 	call := func() mcpbridge.CallResult {
 		raw, _ := json.Marshal(args)
-		return w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "swap-agent"}, Tool: mcpbridge.ToolSwap, Arguments: raw})
+		return w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "swap-agent"}, Tool: mcpbridge.ToolSwap, Arguments: raw})
 	}
 	res := call()
 	id, _ := res.Structured["proposal_id"].(string)
@@ -252,7 +252,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	}
 
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(id))
 	got := flatDetail(m, 76)
 	for _, want := range []string{"swap 0.05 SOL for at least", "SOL? · mint " + bait.Mint, "freeze authority", "instruction-like text", "Simulated wallet SOL −0.05", "approval allows a priority fee up to 0"} {
@@ -272,17 +272,17 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	if acts := press(t, m, runes("a")); len(acts) != 1 {
 		t.Fatalf("a did not approve: %v", acts)
 	}
-	p, _ := w.hub.Proposal(id)
-	if p.Status != hub.StatusApproved {
+	p, _ := w.authority.Proposal(id)
+	if p.Status != authority.StatusApproved {
 		t.Fatalf("hub says %s after a", p.Status)
 	}
 
 	evCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, unsubscribe := w.hub.Subscribe(64)
+	events, unsubscribe := w.authority.Subscribe(64)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 64)
-	go forward(evCtx, events, w.hub, func(msg tea.Msg) { msgs <- msg })
+	go forward(evCtx, events, w.authority, func(msg tea.Msg) { msgs <- msg })
 
 	args["confirm"] = p.Token
 	if res := call(); res.Structured["status"] != "executed" {
@@ -290,7 +290,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	}
 	received := tokens() - before
 	deadline := time.After(30 * time.Second)
-	for m.queue.byID[id].p.Status != hub.StatusExecuted {
+	for m.queue.byID[id].p.Status != authority.StatusExecuted {
 		select {
 		case msg := <-msgs:
 			m.Update(msg)
@@ -304,7 +304,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	}
 	// The detail shows the transaction actually signed: its hash is the
 	// landed message's.
-	final, _ := w.hub.Proposal(id)
+	final, _ := w.authority.Proposal(id)
 	v0 := uint64(0)
 	landed, err := chain.GetTransaction(ctx, solana.MustSignatureFromBase58(final.Signature), &rpc.GetTransactionOpts{
 		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
@@ -325,16 +325,16 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 // Every kind of flag the hub and the executor can raise has a short label
 // of its own in the queue row, not a cut-off sentence.
 func TestEveryFlagKindHasAShortLabel(t *testing.T) {
-	kinds := []hub.FlagKind{hub.FlagLookAlike, hub.FlagNearTxCap, hub.FlagNearSessionCap, hub.FlagInstructionLike, hub.FlagNoCap}
+	kinds := []authority.FlagKind{authority.FlagLookAlike, authority.FlagNearTxCap, authority.FlagNearSessionCap, authority.FlagInstructionLike, authority.FlagNoCap}
 	for _, k := range executor.WarningKinds {
-		kinds = append(kinds, hub.FlagKind(k))
+		kinds = append(kinds, authority.FlagKind(k))
 	}
 	for _, k := range kinds {
 		if _, ok := shortLabels[k]; !ok {
 			t.Errorf("flag kind %q has no short label", k)
 		}
 	}
-	if got := shortFlag(hub.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
+	if got := shortFlag(authority.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
 		t.Errorf("unknown kind labelled %q, want the start of its sentence", got)
 	}
 }
@@ -342,9 +342,9 @@ func TestEveryFlagKindHasAShortLabel(t *testing.T) {
 // A token whose symbol is a look-alike of USDC (Cyrillic Ѕ and С) is marked
 // in the queue and the detail as not USDC; the real USDC mint is not.
 func TestSwapMarksLookAlikeTicker(t *testing.T) {
-	fake := hub.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
+	fake := authority.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
 	p := swapProposal(1, "demo-agent 1.0", solLabel(), fake, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
-	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	got := flatDetail(m, 140)
 	for _, want := range []string{
 		`the output token calls itself "U` + "\u0405D\u0421" + `" but is not USDC: its mint is ` + baitMint.String(),
@@ -358,9 +358,9 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 		t.Errorf("queue row lacks \"not USDC\":\n%s", out)
 	}
 
-	real := hub.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
+	real := authority.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
 	p = swapProposal(2, "demo-agent 1.0", solLabel(), real, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
-	m = testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m = testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	if got := flatDetail(m, 140); strings.Contains(got, "not USDC") || strings.Contains(got, "USDC?") {
 		t.Errorf("the real USDC is marked:\n%s", got)
 	}
@@ -371,9 +371,9 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 // says so, never "SOL (native)".
 func TestSwapInputNamesTheAccountThatPays(t *testing.T) {
 	p := baitSwap(1, t0.Add(-42*time.Second))
-	sp := p.Kind.(*hub.SwapProposal)
+	sp := p.Kind.(*authority.SwapProposal)
 	sp.Preview.PaidFrom = "the wallet's wrapped-SOL account " + lookupKey.String() + ": 50000000 base units"
-	m := testModel(viewOpts{noColor: true}, []*hub.Proposal{p}, spendState(0, 0, false))
+	m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	got := flatDetail(m, 140)
 	if !strings.Contains(got, "Input SOL, paid from the wallet's wrapped-SOL account "+lookupKey.String()) || strings.Contains(got, "SOL (native)") {
 		t.Errorf("the Input line does not name the wrapped-SOL account that pays:\n%s", got)

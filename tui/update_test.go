@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // press feeds keys to the model one by one. Whatever command a key returns
@@ -48,50 +48,50 @@ func TestKeysAgainstTheHub(t *testing.T) {
 		network string // localnet network: "", "mainnet-beta" or unknownRemote
 		keys    []tea.KeyMsg
 		acts    func(id string) []action
-		want    hub.Status
+		want    authority.Status
 		reason  string
 		open    dialogKind // the dialog left open
 	}{
 		{name: "a approves", keys: []tea.KeyMsg{runes("a")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
 		{name: "enter does not approve", keys: []tea.KeyMsg{keyEnter},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "other letters do not approve", keys: []tea.KeyMsg{runes("y"), runes("B"), runes(" "), runes("ay")},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "esc in the deny box does not approve", keys: []tea.KeyMsg{runes("d"), runes("a"), keyEsc, keyEnter},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "enter in the deny box denies with the typed reason", keys: []tea.KeyMsg{runes("d"), runes("n"), runes("o"), runes(" "), runes("way"), keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: hub.StatusDenied, reason: "no way"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: authority.StatusDenied, reason: "no way"},
 		{name: "the deny box edits mid-line: left moves the cursor, backspace erases before it",
 			keys: []tea.KeyMsg{runes("d"), runes("nxway"), {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyBackspace}, runes("o"), {Type: tea.KeySpace, Runes: []rune{' '}}, keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: hub.StatusDenied, reason: "no way"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: authority.StatusDenied, reason: "no way"},
 		{name: "the deny reason stops at its cap", keys: []tea.KeyMsg{runes("d"), runes(strings.Repeat("x", 150)), runes(strings.Repeat("y", 100)), keyEnter},
 			acts: func(id string) []action {
 				return []action{actionDeny{ID: id, Reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)}}
-			}, want: hub.StatusDenied, reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)},
+			}, want: authority.StatusDenied, reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)},
 		{name: "enter in an empty deny box denies", keys: []tea.KeyMsg{runes("d"), keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id}} }, want: hub.StatusDenied, reason: "denied by the operator"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id}} }, want: authority.StatusDenied, reason: "denied by the operator"},
 		{name: "mainnet: a alone does not approve", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a")},
-			want: hub.StatusPending, open: dialogApprove},
+			want: authority.StatusPending, open: dialogApprove},
 		{name: "mainnet: a then another key cancels", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("n"), runes("y")},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "mainnet: a then enter cancels", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), keyEnter, runes("y")},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "mainnet: a then y approves", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
 		{name: "unknown network: a alone does not approve", network: unknownRemote, keys: []tea.KeyMsg{runes("a")},
-			want: hub.StatusPending, open: dialogApprove},
+			want: authority.StatusPending, open: dialogApprove},
 		{name: "unknown network: a then another key cancels", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("n"), runes("y")},
-			want: hub.StatusPending},
+			want: authority.StatusPending},
 		{name: "unknown network: a then y approves", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("y")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: hub.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := sharedWorld(t, tc.network)
-			t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+			t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 			p := w.propose(t, "table-agent")
 			c := newClock()
-			m := hubModel(w, c)
+			m := authorityModel(w, c)
 			m.queue.Select(m.queue.index(p.ID))
 			c.Advance(time.Second) // past the grace period of the console opening
 
@@ -103,14 +103,14 @@ func TestKeysAgainstTheHub(t *testing.T) {
 			if !reflect.DeepEqual(acts, want) {
 				t.Errorf("actions %#v, want %#v", acts, want)
 			}
-			got, _ := w.hub.Proposal(p.ID)
+			got, _ := w.authority.Proposal(p.ID)
 			if got.Status != tc.want {
 				t.Errorf("hub says %s, want %s", got.Status, tc.want)
 			}
 			if tc.reason != "" && got.Reason != tc.reason {
 				t.Errorf("reason %q, want %q", got.Reason, tc.reason)
 			}
-			if tc.want == hub.StatusApproved && got.Token == "" {
+			if tc.want == authority.StatusApproved && got.Token == "" {
 				t.Error("approved without a token")
 			}
 			if m.dialog.kind != tc.open {
@@ -130,32 +130,32 @@ func TestGraceGuardsOnlyApproval(t *testing.T) {
 		network string
 		keys    []tea.KeyMsg
 		after   time.Duration // clock advance before the keys
-		want    hub.Status
+		want    authority.Status
 		paused  bool
 		open    dialogKind
 		help    bool
 		moved   bool // the selection left the proposal
 		revoked bool
 	}{
-		{name: "a is swallowed", keys: []tea.KeyMsg{runes("a")}, want: hub.StatusPending},
-		{name: "a twice is swallowed", keys: []tea.KeyMsg{runes("a"), runes("a")}, want: hub.StatusPending},
-		{name: "a after the grace period approves", keys: []tea.KeyMsg{runes("a")}, after: defaultGrace, want: hub.StatusApproved, moved: true},
-		{name: "mainnet: a y is swallowed", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")}, want: hub.StatusPending},
-		{name: "d enter denies at once", keys: []tea.KeyMsg{runes("d"), keyEnter}, want: hub.StatusDenied, moved: true},
-		{name: "p pauses at once", keys: []tea.KeyMsg{runes("p")}, want: hub.StatusPending, paused: true},
-		{name: "x revokes at once", keys: []tea.KeyMsg{runes("x")}, want: hub.StatusPending, revoked: true},
-		{name: "? opens help at once", keys: []tea.KeyMsg{runes("?")}, want: hub.StatusPending, help: true},
-		{name: "q asks at once", keys: []tea.KeyMsg{runes("q")}, want: hub.StatusPending, open: dialogQuit},
-		{name: "j moves at once", keys: []tea.KeyMsg{runes("j")}, want: hub.StatusPending, moved: true},
+		{name: "a is swallowed", keys: []tea.KeyMsg{runes("a")}, want: authority.StatusPending},
+		{name: "a twice is swallowed", keys: []tea.KeyMsg{runes("a"), runes("a")}, want: authority.StatusPending},
+		{name: "a after the grace period approves", keys: []tea.KeyMsg{runes("a")}, after: defaultGrace, want: authority.StatusApproved, moved: true},
+		{name: "mainnet: a y is swallowed", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")}, want: authority.StatusPending},
+		{name: "d enter denies at once", keys: []tea.KeyMsg{runes("d"), keyEnter}, want: authority.StatusDenied, moved: true},
+		{name: "p pauses at once", keys: []tea.KeyMsg{runes("p")}, want: authority.StatusPending, paused: true},
+		{name: "x revokes at once", keys: []tea.KeyMsg{runes("x")}, want: authority.StatusPending, revoked: true},
+		{name: "? opens help at once", keys: []tea.KeyMsg{runes("?")}, want: authority.StatusPending, help: true},
+		{name: "q asks at once", keys: []tea.KeyMsg{runes("q")}, want: authority.StatusPending, open: dialogQuit},
+		{name: "j moves at once", keys: []tea.KeyMsg{runes("j")}, want: authority.StatusPending, moved: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := sharedWorld(t, tc.network)
-			t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup"); w.hub.SetPaused(false) })
-			w.hub.DenyAllPending("test", "clean slate")
+			t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); w.authority.SetPaused(false) })
+			w.authority.DenyAllPending("test", "clean slate")
 			p := w.propose(t, "grace-agent")
 			w.propose(t, "grace-agent") // somewhere for j to go
 			c := newClock()
-			m := hubModel(w, c)
+			m := authorityModel(w, c)
 			if m.queue.selected != p.ID || !m.inGrace() {
 				t.Fatalf("selected %s (want %s), in grace %v", m.queue.selected, p.ID, m.inGrace())
 			}
@@ -164,8 +164,8 @@ func TestGraceGuardsOnlyApproval(t *testing.T) {
 			if st := w.status(t, p.ID); st != tc.want {
 				t.Errorf("hub says %s, want %s (actions %#v)", st, tc.want, acts)
 			}
-			if w.hub.Paused() != tc.paused {
-				t.Errorf("hub paused %v, want %v", w.hub.Paused(), tc.paused)
+			if w.authority.Paused() != tc.paused {
+				t.Errorf("hub paused %v, want %v", w.authority.Paused(), tc.paused)
 			}
 			if m.dialog.kind != tc.open {
 				t.Errorf("dialog %+v, want kind %d", m.dialog, tc.open)
@@ -194,19 +194,19 @@ func TestGraceGuardsOnlyApproval(t *testing.T) {
 // selected and a waits out the grace period before it can approve it.
 func TestArrivalSelectionAndGrace(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	c := newClock()
 	first := w.propose(t, "arrival-agent")
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	c.Advance(time.Second)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events, unsubscribe := w.hub.Subscribe(16)
+	events, unsubscribe := w.authority.Subscribe(16)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 16)
-	go forward(ctx, events, w.hub, func(msg tea.Msg) { msgs <- msg })
+	go forward(ctx, events, w.authority, func(msg tea.Msg) { msgs <- msg })
 	await := func(id string) {
 		t.Helper()
 		deadline := time.After(30 * time.Second)
@@ -230,7 +230,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 	press(t, m, runes("a"))
 	c.Advance(150 * time.Millisecond)
 	press(t, m, runes("a"))
-	if w.status(t, first.ID) != hub.StatusApproved || w.status(t, second.ID) != hub.StatusPending {
+	if w.status(t, first.ID) != authority.StatusApproved || w.status(t, second.ID) != authority.StatusPending {
 		t.Fatalf("double tap: first %s, second %s; want approved, pending", w.status(t, first.ID), w.status(t, second.ID))
 	}
 	if m.queue.selected != second.ID {
@@ -255,7 +255,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 	if acts := press(t, m, runes("a")); !reflect.DeepEqual(acts, []action{actionApprove{ID: third.ID}}) {
 		t.Fatalf("a after the grace period: %#v", acts)
 	}
-	if st := w.status(t, third.ID); st != hub.StatusApproved {
+	if st := w.status(t, third.ID); st != authority.StatusApproved {
 		t.Errorf("third is %s, want approved", st)
 	}
 }
@@ -264,19 +264,19 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 // the proposal is on screen) and approves nothing.
 func TestApproveUnderHelpShowsFirst(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	p := w.propose(t, "help-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	press(t, m, runes("?"), runes("a"))
-	if m.help.ShowAll || w.status(t, p.ID) != hub.StatusPending {
+	if m.help.ShowAll || w.status(t, p.ID) != authority.StatusPending {
 		t.Fatalf("a under help: help %v, status %s", m.help.ShowAll, w.status(t, p.ID))
 	}
 	c.Advance(time.Second)
 	press(t, m, runes("a"))
-	if w.status(t, p.ID) != hub.StatusApproved {
+	if w.status(t, p.ID) != authority.StatusApproved {
 		t.Fatalf("a with the detail on screen: %s", w.status(t, p.ID))
 	}
 }
@@ -284,11 +284,11 @@ func TestApproveUnderHelpShowsFirst(t *testing.T) {
 // After a decision the selection moves to the oldest proposal still pending.
 func TestSelectionMovesToOldestPending(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
-	w.hub.DenyAllPending("test", "clean slate")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
 	a, b, c3 := w.propose(t, "sel"), w.propose(t, "sel"), w.propose(t, "sel")
 	clk := newClock()
-	m := hubModel(w, clk)
+	m := authorityModel(w, clk)
 	clk.Advance(time.Second)
 	m.queue.Select(m.queue.index(c3.ID)) // the newest
 	press(t, m, runes("d"), keyEnter)
@@ -298,7 +298,7 @@ func TestSelectionMovesToOldestPending(t *testing.T) {
 	press(t, m, runes("j"))
 	clk.Advance(time.Second) // moving restarted the grace period
 	press(t, m, runes("a"))
-	if w.status(t, b.ID) != hub.StatusApproved || m.queue.selected != a.ID {
+	if w.status(t, b.ID) != authority.StatusApproved || m.queue.selected != a.ID {
 		t.Fatalf("j then a: b is %s, selected %s", w.status(t, b.ID), m.queue.selected)
 	}
 }
@@ -306,10 +306,10 @@ func TestSelectionMovesToOldestPending(t *testing.T) {
 // q with proposals pending asks; y then denies them all as "console closed".
 func TestQuitAsksAndDeniesPending(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 	p := w.propose(t, "quit-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	if acts := press(t, m, runes("q")); len(acts) != 0 || m.dialog.kind != dialogQuit {
 		t.Fatalf("q with pending: actions %#v, dialog %+v", acts, m.dialog)
@@ -317,7 +317,7 @@ func TestQuitAsksAndDeniesPending(t *testing.T) {
 	if acts := press(t, m, runes("n")); len(acts) != 0 || m.dialog.kind != dialogNone {
 		t.Fatalf("n should cancel the quit: %#v", acts)
 	}
-	if w.status(t, p.ID) != hub.StatusPending {
+	if w.status(t, p.ID) != authority.StatusPending {
 		t.Fatal("cancelled quit denied something")
 	}
 	_, cmd := m.Update(runes("q"))
@@ -332,8 +332,8 @@ func TestQuitAsksAndDeniesPending(t *testing.T) {
 	if _, quit := m.Update(done); quit == nil || quit() != tea.Quit() {
 		t.Fatal("no quit after the pending proposals were denied")
 	}
-	got, _ := w.hub.Proposal(p.ID)
-	if got.Status != hub.StatusDenied || got.Reason != closedReason {
+	got, _ := w.authority.Proposal(p.ID)
+	if got.Status != authority.StatusDenied || got.Reason != closedReason {
 		t.Errorf("after quit: %s %q", got.Status, got.Reason)
 	}
 }
@@ -342,10 +342,10 @@ func TestQuitAsksAndDeniesPending(t *testing.T) {
 // in the hub and on screen.
 func TestRevokeVoidsApprovedTokens(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.DenyAllPending("test", "cleanup") })
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
 	p := w.propose(t, "revoke-agent")
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	m.queue.Select(m.queue.index(p.ID))
 	c.Advance(time.Second)
 	acts := press(t, m, runes("a"), runes("x"))
@@ -356,10 +356,10 @@ func TestRevokeVoidsApprovedTokens(t *testing.T) {
 	if rv, ok := acts[1].(actionRevoke); !ok || !slices.Contains(rv.Approved, p.ID) {
 		t.Fatalf("x: %#v, want a revoke naming %s", acts[1], p.ID)
 	}
-	if st := w.status(t, p.ID); st != hub.StatusExpired {
+	if st := w.status(t, p.ID); st != authority.StatusExpired {
 		t.Errorf("hub says %s after revoke, want expired", st)
 	}
-	if e := m.queue.byID[p.ID]; e == nil || e.p.Status != hub.StatusExpired {
+	if e := m.queue.byID[p.ID]; e == nil || e.p.Status != authority.StatusExpired {
 		t.Errorf("the console still shows %+v", e)
 	}
 }
@@ -367,23 +367,23 @@ func TestRevokeVoidsApprovedTokens(t *testing.T) {
 // p pauses all writes in the hub, and p again resumes them.
 func TestPauseToggles(t *testing.T) {
 	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.hub.SetPaused(false) })
+	t.Cleanup(func() { w.authority.SetPaused(false) })
 	c := newClock()
-	m := hubModel(w, c)
+	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	refresh := func() {
-		st := readState(w.hub)
+		st := readState(w.authority)
 		m.Update(eventsMsg{state: &st})
 	}
-	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: true}}) || !w.hub.Paused() {
-		t.Fatalf("p: %#v, hub paused %v", acts, w.hub.Paused())
+	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: true}}) || !w.authority.Paused() {
+		t.Fatalf("p: %#v, hub paused %v", acts, w.authority.Paused())
 	}
 	refresh()
 	if !m.paused || !strings.Contains(ansi.Strip(m.View()), "WRITES PAUSED") {
 		t.Error("the console does not show the pause")
 	}
-	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: false}}) || w.hub.Paused() {
-		t.Fatalf("p again: %#v, hub paused %v", acts, w.hub.Paused())
+	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: false}}) || w.authority.Paused() {
+		t.Fatalf("p again: %#v, hub paused %v", acts, w.authority.Paused())
 	}
 }
 

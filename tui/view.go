@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -308,7 +308,7 @@ const maxTokenLines = 3
 // tokenSpendLine is one mint in the spend panel: spent and reserved in base
 // units, its caps as the operator wrote them, and the mint, never
 // abbreviated (an abbreviation of a look-alike would read as the real one).
-func tokenSpendLine(t hub.TokenSpend) string {
+func tokenSpendLine(t authority.TokenSpend) string {
 	caps := []string{}
 	for _, c := range []struct{ label, v string }{{"tx", t.PerTx}, {"session", t.PerSession}, {"24 h", t.PerDay}} {
 		if c.v != "" {
@@ -386,7 +386,7 @@ func (m *model) dialogLines(width, height int) []string {
 	case dialogDenyUser:
 		n, who := len(m.userPending(m.dialog.id)), "?"
 		if e := m.queue.byID[m.dialog.id]; e != nil {
-			who = hub.OwnerOf(e.p)
+			who = authority.OwnerOf(e.p)
 		}
 		title = "DENY ALL OF " + strings.ToUpper(who)
 		body = wrap(fmt.Sprintf("Deny all %d pending proposal(s) from %s, every process of that user (the names agents give do not count)?", n, who), width)

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -22,12 +22,12 @@ var (
 	keyEsc   = tea.KeyMsg{Type: tea.KeyEsc}
 )
 
-func events(evs ...hub.Event) eventsMsg { return eventsMsg{events: evs} }
+func events(evs ...authority.Event) eventsMsg { return eventsMsg{events: evs} }
 
 // executed returns p as executed and verified.
-func executed(p *hub.Proposal, at time.Time) *hub.Proposal {
+func executed(p *authority.Proposal, at time.Time) *authority.Proposal {
 	c := *p
-	c.Status, c.DecidedBy, c.DecidedAt = hub.StatusExecuted, "operator", at
+	c.Status, c.DecidedBy, c.DecidedAt = authority.StatusExecuted, "operator", at
 	c.Signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
 	c.Result = &executor.Result{Outcome: executor.Executed, Slot: 48213, Fee: 5000}
 	return &c
@@ -46,9 +46,9 @@ var viewScenarios = []struct {
 		earlier := executed(transfer(3, "e2e-agent 1.0", recipientKey, 10_000_000, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
 		m := testModel(viewOpts{}, nil, spendState(10_005_000, 0, false))
 		m.Update(events(
-			hub.Event{Kind: hub.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
-			hub.Event{Kind: hub.EventProposalAdded, At: first.CreatedAt, Proposal: first},
-			hub.Event{Kind: hub.EventProposalAdded, At: second.CreatedAt, Proposal: second},
+			authority.Event{Kind: authority.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			authority.Event{Kind: authority.EventProposalAdded, At: first.CreatedAt, Proposal: first},
+			authority.Event{Kind: authority.EventProposalAdded, At: second.CreatedAt, Proposal: second},
 		))
 		m.queue.SelectOldestPending()
 		return m
@@ -57,13 +57,13 @@ var viewScenarios = []struct {
 		cfg := testPolicy()
 		cfg.AllowMainnet = true
 		p := transfer(1, "e2e-agent 1.0", lookalikeKey, 80_000_000, t0.Add(-20*time.Second))
-		p.Flags = []hub.Flag{
-			{Kind: hub.FlagLookAlike, Text: fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey)},
-			{Kind: hub.FlagNearTxCap, Text: "near the per-transfer cap"},
+		p.Flags = []authority.Flag{
+			{Kind: authority.FlagLookAlike, Text: fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey)},
+			{Kind: authority.FlagNearTxCap, Text: "near the per-transfer cap"},
 		}
 		st := spendState(0, 0, false)
 		st.Spend.Network = executor.Mainnet
-		m := testModel(viewOpts{network: executor.Mainnet, genesis: mainnetGenesis, policy: cfg}, []*hub.Proposal{p}, st)
+		m := testModel(viewOpts{network: executor.Mainnet, genesis: mainnetGenesis, policy: cfg}, []*authority.Proposal{p}, st)
 		m.graceUntil = time.Time{}
 		m.Update(runes("a")) // opens the mainnet confirmation
 		return m
@@ -74,15 +74,15 @@ var viewScenarios = []struct {
 		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-5*time.Second))
 		st := spendState(0, 0, false)
 		st.Spend.Network = executor.UnknownNetwork
-		m := testModel(viewOpts{network: executor.UnknownNetwork, genesis: localGenesis, policy: cfg}, []*hub.Proposal{p}, st)
+		m := testModel(viewOpts{network: executor.UnknownNetwork, genesis: localGenesis, policy: cfg}, []*authority.Proposal{p}, st)
 		m.graceUntil = time.Time{}
 		m.Update(runes("a")) // opens the second-key confirmation, as on mainnet
 		return m
 	}},
 	{"over_cap_denial", func() *model {
 		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-		m.Update(events(hub.Event{
-			Kind: hub.EventAutoDenied, At: t0.Add(-2 * time.Second), Client: "e2e-agent 1.0",
+		m.Update(events(authority.Event{
+			Kind: authority.EventAutoDenied, At: t0.Add(-2 * time.Second), Client: "e2e-agent 1.0",
 			Message: fmt.Sprintf("e2e-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
 		}))
 		return m
@@ -90,8 +90,8 @@ var viewScenarios = []struct {
 	{"paused", func() *model {
 		m := testModel(viewOpts{}, nil, spendState(30_010_000, 0, true))
 		m.Update(events(
-			hub.Event{Kind: hub.EventPaused, At: t0.Add(-30 * time.Second), Message: "all writes paused"},
-			hub.Event{Kind: hub.EventAutoDenied, At: t0.Add(-10 * time.Second), Client: "e2e-agent 1.0",
+			authority.Event{Kind: authority.EventPaused, At: t0.Add(-30 * time.Second), Message: "all writes paused"},
+			authority.Event{Kind: authority.EventAutoDenied, At: t0.Add(-10 * time.Second), Client: "e2e-agent 1.0",
 				Message: fmt.Sprintf("e2e-agent 1.0 → 0.02 SOL to %s denied by paused: the operator has paused all writes in the solgate console; nothing can be proposed until they resume", otherKey)},
 		))
 		return m
@@ -100,11 +100,11 @@ var viewScenarios = []struct {
 		cfg := testPolicy()
 		cfg.TokenDelivery = policy.DeliveryOperator
 		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
-		m := testModel(viewOpts{policy: cfg}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m := testModel(viewOpts{policy: cfg}, []*authority.Proposal{p}, spendState(0, 0, false))
 		a := *p
-		a.Status, a.DecidedBy, a.DecidedAt = hub.StatusApproved, "operator", t0.Add(-3*time.Second)
+		a.Status, a.DecidedBy, a.DecidedAt = authority.StatusApproved, "operator", t0.Add(-3*time.Second)
 		a.Token, a.TokenExpires = "7QbVnK3xPzRt", t0.Add(297*time.Second)
-		m.Update(events(hub.Event{Kind: hub.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
+		m.Update(events(authority.Event{Kind: authority.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
 		return m
 	}},
 	{"swap_preview", func() *model {
@@ -112,30 +112,30 @@ var viewScenarios = []struct {
 		// earlier swap executed, and the agent's narration in the log.
 		bait := baitSwap(1, t0.Add(-42*time.Second))
 		usdc := usdcSwap(2, t0.Add(-5*time.Second))
-		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), hub.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
+		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), authority.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
 			10_000_000, 64_000_000, false, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
-		earlier.Kind.(*hub.SwapProposal).Received = 63_987_654
+		earlier.Kind.(*authority.SwapProposal).Received = 63_987_654
 		m := testModel(viewOpts{}, nil, spendState(12_045_280, 0, false))
 		m.Update(events(
-			hub.Event{Kind: hub.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
-			hub.Event{Kind: hub.EventNote, At: t0.Add(-44 * time.Second), Client: "demo-agent",
+			authority.Event{Kind: authority.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			authority.Event{Kind: authority.EventNote, At: t0.Add(-44 * time.Second), Client: "demo-agent",
 				Message: "The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you."},
-			hub.Event{Kind: hub.EventProposalAdded, At: bait.CreatedAt, Proposal: bait},
-			hub.Event{Kind: hub.EventProposalAdded, At: usdc.CreatedAt, Proposal: usdc},
+			authority.Event{Kind: authority.EventProposalAdded, At: bait.CreatedAt, Proposal: bait},
+			authority.Event{Kind: authority.EventProposalAdded, At: usdc.CreatedAt, Proposal: usdc},
 		))
 		m.queue.SelectOldestPending()
 		return m
 	}},
 	{"help_overlay", func() *model {
 		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
-		m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 		m.graceUntil = time.Time{}
 		m.Update(runes("?"))
 		return m
 	}},
 	{"deny_prompt", func() *model {
 		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
-		m := testModel(viewOpts{}, []*hub.Proposal{p}, spendState(0, 0, false))
+		m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 		m.graceUntil = time.Time{}
 		m.Update(runes("d"))
 		m.Update(runes("this recipient is not one I know, and the amount is more than we agreed"))
@@ -146,23 +146,23 @@ var viewScenarios = []struct {
 		// [ scrolls back to it and the title counts what arrived since.
 		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 		m.Update(sizeMsg(80, 24)) // scroll steps are in screen lines
-		m.Update(events(hub.Event{
-			Kind: hub.EventAutoDenied, At: t0.Add(-60 * time.Second), Client: "demo-agent 1.0",
+		m.Update(events(authority.Event{
+			Kind: authority.EventAutoDenied, At: t0.Add(-60 * time.Second), Client: "demo-agent 1.0",
 			Message: fmt.Sprintf("demo-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
 		}))
 		for i := 0; i < 12; i++ {
-			m.Update(events(hub.Event{Kind: hub.EventNote, At: t0.Add(time.Duration(i-50) * time.Second), Client: "demo-agent",
+			m.Update(events(authority.Event{Kind: authority.EventNote, At: t0.Add(time.Duration(i-50) * time.Second), Client: "demo-agent",
 				Message: fmt.Sprintf("step %d of the story: checking the balance before the next transfer", i+1)}))
 		}
 		for i := 0; i < 8; i++ {
 			m.Update(runes("["))
 		}
-		m.Update(events(hub.Event{Kind: hub.EventNote, At: t0, Client: "demo-agent", Message: "a line that arrived while scrolled back"}))
+		m.Update(events(authority.Event{Kind: authority.EventNote, At: t0, Client: "demo-agent", Message: "a line that arrived while scrolled back"}))
 		return m
 	}},
 	{"swap_no_cap", func() *model {
 		usdc := usdcSwap(2, t0.Add(-5*time.Second))
-		m := testModel(viewOpts{}, []*hub.Proposal{usdc}, spendState(0, 0, false))
+		m := testModel(viewOpts{}, []*authority.Proposal{usdc}, spendState(0, 0, false))
 		return m
 	}},
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // addedWatch stamps the moment a hub subscriber — the seat the console's TUI
@@ -18,7 +18,7 @@ type addedWatch struct {
 	stop    func()
 }
 
-func watchAdded(h *hub.Hub) *addedWatch {
+func watchAdded(h *authority.Hub) *addedWatch {
 	ch, cancel := h.Subscribe(1 << 14)
 	w := &addedWatch{waiting: map[uint64]chan time.Time{}}
 	done := make(chan struct{})
@@ -29,11 +29,11 @@ func watchAdded(h *hub.Hub) *addedWatch {
 			case <-done:
 				return
 			case ev := <-ch:
-				if ev.Kind != hub.EventProposalAdded || ev.Proposal == nil {
+				if ev.Kind != authority.EventProposalAdded || ev.Proposal == nil {
 					continue
 				}
 				at := time.Now()
-				k, ok := ev.Proposal.Kind.(*hub.TransferProposal)
+				k, ok := ev.Proposal.Kind.(*authority.TransferProposal)
 				if !ok {
 					continue
 				}
@@ -81,7 +81,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		return nil, err
 	}
 	defer a.close()
-	watch := watchAdded(c.hub)
+	watch := watchAdded(c.authority)
 	defer watch.stop()
 
 	to := w.recipient.String()
@@ -102,7 +102,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 			return nil, fmt.Errorf("proposal %s (%d lamports) never reached a hub subscriber", id, lamports)
 		}
 
-		d, err := approveToWaitingAgent(ctx, c.hub, a, id)
+		d, err := approveToWaitingAgent(ctx, c.authority, a, id)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 // approveToWaitingAgent starts a long-polling proposal_status, waits until
 // the hub has received it, approves, and returns the time from the Approve
 // call to the agent holding the token.
-func approveToWaitingAgent(ctx context.Context, h *hub.Hub, a *agent, id string) (time.Duration, error) {
+func approveToWaitingAgent(ctx context.Context, h *authority.Hub, a *agent, id string) (time.Duration, error) {
 	type got struct {
 		ans answer
 		at  time.Time

@@ -60,7 +60,7 @@ func measureMarket(ctx context.Context, w *world, n int, seed uint64) ([]row, er
 				drift -= marketStepBps
 			}
 		}
-		p, err := con.hub.Approve(prop.str("proposal_id"), "bench")
+		p, err := con.authority.Approve(prop.str("proposal_id"), "bench")
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // operator plays the human at machine speed: every proposal that reaches a
@@ -25,7 +25,7 @@ type operator struct {
 	stop    func()
 }
 
-func startOperator(h *hub.Hub, want, workers int) *operator {
+func startOperator(h *authority.Hub, want, workers int) *operator {
 	ch, cancel := h.Subscribe(want + 1024)
 	op := &operator{added: map[string]int{}, decided: map[string]int{}, allDone: make(chan struct{}), want: want}
 	ids := make(chan string, want+1024)
@@ -57,12 +57,12 @@ func startOperator(h *hub.Hub, want, workers int) *operator {
 				}
 				op.mu.Lock()
 				switch ev.Kind {
-				case hub.EventProposalAdded:
+				case authority.EventProposalAdded:
 					op.added[ev.Proposal.ID]++
 					if op.added[ev.Proposal.ID] == 1 {
 						ids <- ev.Proposal.ID
 					}
-				case hub.EventProposalDecided:
+				case authority.EventProposalDecided:
 					op.decided[ev.Proposal.ID]++
 					if len(op.decided) == op.want && !closed {
 						closed = true
@@ -175,7 +175,7 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 		return nil, nil, startErr
 	}
 
-	op := startOperator(c.hub, total, 4)
+	op := startOperator(c.authority, total, 4)
 	defer op.stop()
 	to := w.recipient.String()
 	answered := make([][]string, agents)
@@ -265,10 +265,10 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	// The hub keeps only the newest finished proposals in memory (the
 	// database, checked next, holds them all): what it holds must be denied
 	// and answered, and it must not hold more than was proposed.
-	held := c.hub.Proposals()
+	held := c.authority.Proposals()
 	notDenied := 0
 	for _, p := range held {
-		if p.Status != hub.StatusDenied || ids[p.ID] != 1 {
+		if p.Status != authority.StatusDenied || ids[p.ID] != 1 {
 			notDenied++
 		}
 	}

@@ -49,7 +49,7 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := c.hub.Approve(id, "bench-operator"); err != nil {
+		if _, err := c.authority.Approve(id, "bench-operator"); err != nil {
 			return nil, nil, err
 		}
 		st, err := a.call(ctx, "proposal_status", map[string]any{"proposal_id": id})
@@ -70,7 +70,7 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 		if ans.isError || ans.status() != "executed" {
 			return nil, nil, fmt.Errorf("transfer %d of %d (%s): want executed, got %q: %s", i+1, n, id, ans.status(), ans.text)
 		}
-		p, ok := c.hub.Proposal(id)
+		p, ok := c.authority.Proposal(id)
 		if !ok || p.Result == nil {
 			return nil, nil, fmt.Errorf("transfer %s: the hub holds no executor result", id)
 		}
@@ -105,7 +105,7 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 	if walletBefore-walletAfter != sent+fees {
 		integrity = append(integrity, fmt.Sprintf("transfers: wallet lost %d lamports on chain, want %d (amounts %d + fees %d)", walletBefore-walletAfter, sent+fees, sent, fees))
 	}
-	if s := c.hub.SpendSummary(); s.Spent != walletBefore-walletAfter || s.Reserved != 0 {
+	if s := c.authority.SpendSummary(); s.Spent != walletBefore-walletAfter || s.Reserved != 0 {
 		integrity = append(integrity, fmt.Sprintf("transfers: hub spend ledger says spent %d reserved %d, the chain says %d", s.Spent, s.Reserved, walletBefore-walletAfter))
 	}
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -87,12 +87,12 @@ func (w *world) benchPolicy() (policy.Config, error) {
 // executor on the ledger, SQLite store, spend ledger, Unix socket. The TUI is
 // the only part missing; the bench plays the operator through the hub's Go API.
 type console struct {
-	hub    *hub.Hub
-	store  *store.Store
-	socket string
-	dir    string
-	ln     net.Listener
-	exec   *executor.Executor
+	authority *authority.Hub
+	store     *store.Store
+	socket    string
+	dir       string
+	ln        net.Listener
+	exec      *executor.Executor
 }
 
 func (w *world) startConsole(ctx context.Context) (*console, error) {
@@ -120,7 +120,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(err)
 	}
-	built, err := hub.Build(ctx, hub.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, hub.Options{Policy: cfg,
+	built, err := authority.Build(ctx, authority.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, authority.Options{Policy: cfg,
 		// The bench drives one agent (or one process of 50 socket
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The
@@ -132,19 +132,19 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 	}
 	h, ex := built.Hub, built.Executor
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := hub.ListenConfig{MaxConnsPerUID: 1 << 16}.Listen(sock)
+	ln, err := authority.ListenConfig{MaxConnsPerUID: 1 << 16}.Listen(sock)
 	if err != nil {
 		h.Close()
 		st.Close()
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
 	go h.Serve(ln)
-	return &console{hub: h, store: st, socket: sock, dir: dir, ln: ln, exec: ex}, nil
+	return &console{authority: h, store: st, socket: sock, dir: dir, ln: ln, exec: ex}, nil
 }
 
 func (c *console) close() {
 	c.ln.Close()
-	c.hub.Close()
+	c.authority.Close()
 	c.store.Close()
 	os.RemoveAll(c.dir)
 }

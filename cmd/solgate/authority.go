@@ -14,7 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -34,9 +34,9 @@ type authorityConfig struct {
 	swapPrograms []string
 	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
-	admission hub.Admission
+	admission authority.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
-	exposure *hub.Exposure
+	exposure *authority.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
 	// verifyWindow is how long a confirmed transaction is looked for; zero: the default.
@@ -56,17 +56,17 @@ type floodLimits struct {
 	maxConnsPerUID, reservedFDs             int
 }
 
-// authority is a running hub serving its socket, with everything it owns.
-type authority struct {
-	hub     *hub.Hub
-	genesis string
-	log     *slog.Logger
-	closers []func()
+// runningAuthority is a running authority serving its socket, with everything it owns.
+type runningAuthority struct {
+	authority *authority.Hub
+	genesis   string
+	log       *slog.Logger
+	closers   []func()
 }
 
 // Close stops taking calls, lets executions in flight settle the ledger,
 // then closes the store, the RPC client and the log, in that order.
-func (a *authority) Close() {
+func (a *runningAuthority) Close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
@@ -76,8 +76,8 @@ func (a *authority) Close() {
 // startAuthority opens the state, reconciles what a previous run left in
 // flight, and serves the hub on the socket. On error everything opened so far
 // is closed again.
-func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err error) {
-	a := &authority{}
+func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority, err error) {
+	a := &runningAuthority{}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -100,14 +100,14 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		// The report (get_spend_status) describes the console as it runs:
 		// the state directory exists now, whatever it was before start-up.
 		exp := *c.exposure
-		exp.State = hub.StatFile(c.state)
+		exp.State = authority.StatFile(c.state)
 		c.exposure = &exp
 	}
 	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state+": log"
 	if c.logFile != "" {
 		logPath, logFlag = c.logFile, "--log-file"
 	}
-	logFile, err := hub.OpenLogFile(logFlag, logPath)
+	logFile, err := authority.OpenLogFile(logFlag, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		fmt.Fprintln(c.stderr, "audit:", note)
 		a.log.Warn("audit head file", "msg", note)
 	}
-	setup := hub.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees, VerifyWindow: c.verifyWindow,
+	setup := authority.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees, VerifyWindow: c.verifyWindow,
 		Progress: func(line string) {
 			fmt.Fprintln(c.stderr, "reconcile:", line)
 			a.log.Info("reconcile", "msg", line)
@@ -146,15 +146,15 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 		}
 		setup.SwapAPI = api
 	}
-	hub.Version = buildVersion()
-	built, err := hub.Build(ctx, setup, hub.Options{
+	authority.Version = buildVersion()
+	built, err := authority.Build(ctx, setup, authority.Options{
 		Policy: c.policy, Logger: a.log, Exposure: c.exposure, NoGrants: c.noGrants,
 		MaxPendingPerUID: c.flood.maxPendingPerUID, MaxPending: c.flood.maxPending, ProposalsPerMinute: c.flood.perMinute,
 	})
 	if err != nil {
 		// Fail closed: a cluster that cannot be identified gets no write, and
 		// its state directory's pin cannot be checked, so do not start.
-		if errors.Is(err, hub.ErrNetworkUnidentified) {
+		if errors.Is(err, authority.ErrNetworkUnidentified) {
 			return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 		}
 		var mm *store.ClusterMismatchError
@@ -166,9 +166,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *authority, err e
 	}
 	h, network, genesis := built.Hub, built.Network(), built.Genesis
 	a.genesis = genesis
-	a.hub = h
+	a.authority = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := hub.ListenConfig{Admission: c.admission, Logger: a.log,
+	ln, err := authority.ListenConfig{Admission: c.admission, Logger: a.log,
 		MaxConnsPerUID: c.flood.maxConnsPerUID, ReservedFDs: c.flood.reservedFDs}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)

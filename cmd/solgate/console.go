@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
@@ -70,7 +70,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if err := executor.MakeUndumpable(); err != nil {
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
-	adm := hub.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	adm := authority.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
 	exp := exposureOf(s, adm)
 	if check {
 		return printCheck(ctx, stdout, s, exp)
@@ -100,7 +100,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
 	// Nobody else writes to this terminal while the console draws on it.
-	reopen, err := hub.CloseTTYToOthers()
+	reopen, err := authority.CloseTTYToOthers()
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	defer auth.Close()
 	return tui.Run(ctx, tui.Options{
-		Hub:     auth.hub,
+		Hub:     auth.authority,
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log, NoGrants: s.NoGrants,
@@ -126,21 +126,21 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 }
 
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(s Settings, adm hub.Admission) *hub.Exposure {
+func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
 	dumpable, err := executor.Dumpable()
-	var tty *hub.TTY
-	if t, ok := hub.StatTTY(); ok {
+	var tty *authority.TTY
+	if t, ok := authority.StatTTY(); ok {
 		tty = &t
 	}
-	return &hub.Exposure{
+	return &authority.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
 		ConsoleUID:     uint32(os.Geteuid()),
-		Key:            hub.StatFile(s.Keypair),
-		State:          hub.StatFile(s.State),
+		Key:            authority.StatFile(s.Keypair),
+		State:          authority.StatFile(s.State),
 		Socket:         s.Socket,
 		Admission:      adm,
-		Terminals:      hub.DetectTerminals(os.Getenv),
+		Terminals:      authority.DetectTerminals(os.Getenv),
 		Dumpable:       dumpable || err != nil,
 	}
 }
@@ -157,7 +157,7 @@ func probeRPC(ctx context.Context, url string) (executor.Network, string, error)
 // printCheck is `solgate console --check`: the situation before anything
 // starts, and the same refusals the console would give. It fails when the
 // console would refuse to start.
-func printCheck(ctx context.Context, out io.Writer, s Settings, exp *hub.Exposure) error {
+func printCheck(ctx context.Context, out io.Writer, s Settings, exp *authority.Exposure) error {
 	for _, l := range exp.Report() {
 		fmt.Fprintln(out, l)
 	}
@@ -191,7 +191,7 @@ func printCheck(ctx context.Context, out io.Writer, s Settings, exp *hub.Exposur
 	}
 	for _, uid := range exp.Admission.UIDs {
 		for _, t := range exp.ReachableBy(uid) {
-			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", hub.WarnTerminal, t.Kind, t.Path)
+			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", authority.WarnTerminal, t.Kind, t.Path)
 		}
 	}
 	if exp.Admission.Empty() {
@@ -211,7 +211,7 @@ func printCheck(ctx context.Context, out io.Writer, s Settings, exp *hub.Exposur
 // admitted agent can reach.
 func terminalRefusal(problems []string) error {
 	return fmt.Errorf("an admitted agent can reach this console's terminal, so it could repaint what you approve and read the keys you type: %s. Fix: %s",
-		strings.Join(problems, "; "), hub.TerminalFix)
+		strings.Join(problems, "; "), authority.TerminalFix)
 }
 
 // trustedFileProblems checks the files settings name that the console runs
@@ -221,12 +221,12 @@ func terminalRefusal(problems []string) error {
 func trustedFileProblems(s Settings) []error {
 	var problems []error
 	if prog := notifyProgram(s.NotifyCommand); prog != "" {
-		if err := hub.CheckTrustedFile("--notify-command: the program", prog, false); err != nil {
+		if err := authority.CheckTrustedFile("--notify-command: the program", prog, false); err != nil {
 			problems = append(problems, err)
 		}
 	}
 	if s.LogFile != "" {
-		if err := hub.CheckLogFile("--log-file", s.LogFile); err != nil {
+		if err := authority.CheckLogFile("--log-file", s.LogFile); err != nil {
 			problems = append(problems, err)
 		}
 	}

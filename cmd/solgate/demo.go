@@ -161,14 +161,14 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 			Recipient: friend.PublicKey(),
 			BaitMint:  solana.MustPublicKeyFromBase58(l.DemoMints().Bait.Mint),
 			TokenMint: solana.MustPublicKeyFromBase58(tokenMint),
-			Narrate:   func(line string) { auth.hub.Note("demo-agent", line) },
+			Narrate:   func(line string) { auth.authority.Note("demo-agent", line) },
 		})
 		if err != nil && agentCtx.Err() == nil {
-			auth.hub.Note("demo-agent", "the demo agent stopped: "+err.Error())
+			auth.authority.Note("demo-agent", "the demo agent stopped: "+err.Error())
 		}
 	}()
 	return tui.Run(ctx, tui.Options{
-		Hub: auth.hub, Genesis: auth.genesis,
+		Hub: auth.authority, Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
 	})
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/tui"
 )
@@ -75,11 +75,11 @@ func defaultSettings() Settings {
 
 		VerifyWindow: executor.DefaultVerifyWindow,
 
-		MaxPendingPerUID:   hub.DefaultMaxPendingPerUID,
-		MaxPending:         hub.DefaultMaxPending,
-		ProposalsPerMinute: hub.DefaultProposalsPerMinute,
-		MaxConnsPerUID:     hub.DefaultMaxConnsPerUID,
-		ReservedFDs:        hub.DefaultReservedFDs,
+		MaxPendingPerUID:   authority.DefaultMaxPendingPerUID,
+		MaxPending:         authority.DefaultMaxPending,
+		ProposalsPerMinute: authority.DefaultProposalsPerMinute,
+		MaxConnsPerUID:     authority.DefaultMaxConnsPerUID,
+		ReservedFDs:        authority.DefaultReservedFDs,
 		ApprovalGrace:      tui.DefaultGrace,
 	}
 }

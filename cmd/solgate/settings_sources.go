@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -114,7 +114,7 @@ func (sf *settingFlags) build() (Settings, error) {
 			// nobody but the console's user (or root) may be able to write it.
 			// (A missing file is left to applyTOML, which says so.)
 			if _, err := os.Stat(s.Config); err == nil {
-				if err := hub.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
+				if err := authority.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
 					return Settings{}, err
 				}
 			}
@@ -302,7 +302,7 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 // readSecretFile reads a secret from a file only the console's user can
 // read or write; the error never quotes the content.
 func readSecretFile(label, path string) (string, error) {
-	if err := hub.CheckTrustedFile(label, path, true); err != nil {
+	if err := authority.CheckTrustedFile(label, path, true); err != nil {
 		return "", err
 	}
 	raw, err := os.ReadFile(path)

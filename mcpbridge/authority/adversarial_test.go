@@ -102,14 +102,14 @@ func (c *advClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 // socket API (raw argument bytes, as any bridge sends them) and a real
 // `solgate mcp` subprocess.
 type adversary struct {
-	t      *testing.T
-	ledger *localnet.Ledger
-	chain  *rpc.Client
-	hub    *authority.Hub
-	store  *store.Store
-	clock  *advClock
-	httpc  *http.Client
-	mcp    *mcpclient.Client
+	t         *testing.T
+	ledger    *localnet.Ledger
+	chain     *rpc.Client
+	authority *authority.Hub
+	store     *store.Store
+	clock     *advClock
+	httpc     *http.Client
+	mcp       *mcpclient.Client
 	// closeHub stops serving and waits for executions in flight; once.
 	closeHub func()
 	wallet   solana.PublicKey
@@ -147,7 +147,7 @@ func newAdversary(t *testing.T) *adversary {
 	agent := testkit.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{
-		t: t, ledger: w.ledger, chain: w.chain, hub: w.hub, store: w.store, clock: clock,
+		t: t, ledger: w.ledger, chain: w.chain, authority: w.authority, store: w.store, clock: clock,
 		httpc: mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), mcp: agent.C, closeHub: w.stop,
 		wallet: w.wallet, allowed: w.allowed, other: other.PublicKey(),
 		outcomes: map[advOutcome]int{}, proposals: map[string]bool{},
@@ -240,7 +240,7 @@ func (a *adversary) approved(to solana.PublicKey, lamports uint64) (id, token st
 	a.mu.Lock()
 	a.proposals[id] = false
 	a.mu.Unlock()
-	p, err := a.hub.Approve(id, "adversary-operator")
+	p, err := a.authority.Approve(id, "adversary-operator")
 	if err != nil {
 		return "", "", err
 	}
@@ -582,7 +582,7 @@ func TestAdversarialTokens(t *testing.T) {
 		t.Errorf("wallet lost %d lamports on chain, want %d (%d sent + %d in fees)", outflow, want, sent, uint64(legit)*advFee)
 	}
 	// No spend double counted: the spend ledger equals the chain's outflow.
-	if s := a.hub.SpendSummary(); s.Spent != outflow || s.Reserved != 0 {
+	if s := a.authority.SpendSummary(); s.Spent != outflow || s.Reserved != 0 {
 		t.Errorf("spend ledger: spent %d, reserved %d; the chain paid out %d", s.Spent, s.Reserved, outflow)
 	}
 

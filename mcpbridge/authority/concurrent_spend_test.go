@@ -90,7 +90,7 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 		if err != nil || res.Status() != "pending_approval" {
 			t.Fatalf("propose %d: %v %+v", i, err, res)
 		}
-		p, err := w.hub.Approve(res.Str("proposal_id"), "operator")
+		p, err := w.authority.Approve(res.Str("proposal_id"), "operator")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 	for _, r := range settled {
 		ledger += r.Lamports
 	}
-	if spent := w.hub.SpendSummary().Spent; ledger != lost || spent != lost {
+	if spent := w.authority.SpendSummary().Spent; ledger != lost || spent != lost {
 		t.Fatalf("the wallet lost %d lamports on chain; the spend ledger in the database settled %d (%d rows), the session total says %d",
 			lost, ledger, len(settled), spent)
 	}

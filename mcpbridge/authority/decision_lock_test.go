@@ -25,7 +25,7 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	authority.SetBeforeDecisionWrite(w.hub, func(string) {
+	authority.SetBeforeDecisionWrite(w.authority, func(string) {
 		once.Do(func() { close(entered); <-release })
 	})
 	defer once.Do(func() {}) // a later decision must not block
@@ -36,7 +36,7 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 	}
 	approved := make(chan result, 1)
 	go func() {
-		p, err := w.hub.Approve(id, "operator")
+		p, err := w.authority.Approve(id, "operator")
 		approved <- result{p, err}
 	}()
 	<-entered
@@ -44,9 +44,9 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 	// Everything below must answer while the write is held open.
 	read := make(chan *authority.Proposal, 1)
 	go func() {
-		p, _ := w.hub.Proposal(id)
-		_ = w.hub.Proposals()
-		_ = w.hub.Paused()
+		p, _ := w.authority.Proposal(id)
+		_ = w.authority.Proposals()
+		_ = w.authority.Paused()
 		read <- p
 	}()
 	select {
@@ -58,7 +58,7 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 		close(release)
 		t.Fatal("a read waited behind the decision's store write: the hub lock is held across it")
 	}
-	if _, err := w.hub.Deny(id, "operator", "second thoughts"); !errors.Is(err, authority.ErrNotPending) {
+	if _, err := w.authority.Deny(id, "operator", "second thoughts"); !errors.Is(err, authority.ErrNotPending) {
 		t.Errorf("a denial racing the approval: %v, want ErrNotPending", err)
 	}
 	if st, _ := w.store.GetProposal(id); st.Status != "pending" {
@@ -97,9 +97,9 @@ func TestConcurrentDecisionsFirstWins(t *testing.T) {
 				defer wg.Done()
 				<-start
 				if i%2 == 0 {
-					_, errs[i] = w.hub.Approve(id, "operator")
+					_, errs[i] = w.authority.Approve(id, "operator")
 				} else {
-					_, errs[i] = w.hub.Deny(id, "operator", "no")
+					_, errs[i] = w.authority.Deny(id, "operator", "no")
 				}
 			}(i)
 		}
@@ -122,7 +122,7 @@ func TestConcurrentDecisionsFirstWins(t *testing.T) {
 		if err != nil || st.Status != want {
 			t.Fatalf("round %d: database says %+v (%v), want %s", round, st.Status, err, want)
 		}
-		p, _ := w.hub.Proposal(id)
+		p, _ := w.authority.Proposal(id)
 		if string(p.Status) != want {
 			t.Fatalf("round %d: hub says %s, want %s", round, p.Status, want)
 		}

@@ -30,14 +30,14 @@ const fee = 5000
 
 // world is a running ledger, a hub serving a socket, and a funded wallet.
 type world struct {
-	ledger *localnet.Ledger
-	chain  *rpc.Client
-	hub    *authority.Hub
-	store  *store.Store
-	socket string
-	ln     *authority.SocketListener
-	wallet solana.PublicKey
-	key    *executor.Keypair
+	ledger    *localnet.Ledger
+	chain     *rpc.Client
+	authority *authority.Hub
+	store     *store.Store
+	socket    string
+	ln        *authority.SocketListener
+	wallet    solana.PublicKey
+	key       *executor.Keypair
 	// stop closes the socket and the hub, waiting for executions in flight
 	// to settle the spend ledger; once (it also runs at cleanup).
 	stop func()
@@ -131,7 +131,7 @@ func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.
 	var stopOnce sync.Once
 	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
 	t.Cleanup(stop)
-	return &world{ledger: l, chain: chain, hub: h, store: st, socket: sock, ln: ln, key: key, stop: stop,
+	return &world{ledger: l, chain: chain, authority: h, store: st, socket: sock, ln: ln, key: key, stop: stop,
 		wallet: key.PublicKey(), allowed: allowed.PublicKey(), stranger: stranger.PublicKey()}
 }
 
@@ -162,7 +162,7 @@ func (w *world) approved(t *testing.T, a *testkit.Agent, args map[string]any) (i
 	if ans.Status() != "pending_approval" || id == "" {
 		t.Fatalf("propose %v: %+v", args, ans)
 	}
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 		t.Fatal("a proposal moved funds")
 	}
 	// The proposal is visible to the operator, named after its client.
-	p, ok := w.hub.Proposal(id)
+	p, ok := w.authority.Proposal(id)
 	if !ok || p.Status != authority.StatusPending || p.Client != "e2e-agent 1.0" {
 		t.Fatalf("hub proposal: %+v %v", p, ok)
 	}
@@ -211,7 +211,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	}
 
 	// 2. The operator approves; the agent learns the token from proposal_status.
-	if _, err := w.hub.Approve(id, "operator"); err != nil {
+	if _, err := w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
 	st := a.Call("proposal_status", map[string]any{"proposal_id": id})
@@ -234,7 +234,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	// 4. Propose again, approve, execute with the identical call.
 	ans = a.Call("transfer_sol", args)
 	id = ans.Structured["proposal_id"].(string)
-	if _, err := w.hub.Approve(id, "operator"); err != nil {
+	if _, err := w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
 	token = a.Call("proposal_status", map[string]any{"proposal_id": id}).Structured["confirm"].(string)
@@ -300,7 +300,7 @@ func TestDenialsAndBadArgumentsAreResults(t *testing.T) {
 	if poisoned.Status() != "denied" || !strings.Contains(poisoned.Text, "possible address poisoning") || !strings.Contains(poisoned.Text, w.allowed.String()) {
 		t.Errorf("look-alike: %+v", poisoned)
 	}
-	if len(w.hub.Proposals()) != 0 {
+	if len(w.authority.Proposals()) != 0 {
 		t.Error("a denial reached the human's queue")
 	}
 	// Malformed arguments: tool errors naming the argument.
@@ -358,7 +358,7 @@ func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 		return res
 	}
 	id := post(args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestUndecidedProposalExpiresAsDeniedByTimeout(t *testing.T) {
 	if st.Status() != "expired" || !strings.Contains(fmt.Sprint(st.Structured["reason"]), "denied by timeout") {
 		t.Fatalf("status after TTL: %+v", st)
 	}
-	if _, err := w.hub.Approve(id, "operator"); err == nil {
+	if _, err := w.authority.Approve(id, "operator"); err == nil {
 		t.Fatal("an expired proposal was approved")
 	}
 	if d, err := w.store.GetDecision(id); err != nil || d.Outcome != store.OutcomeExpired {
@@ -531,12 +531,12 @@ func TestMalformedConfirmedCallVoidsToken(t *testing.T) {
 func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
 	w := newWorld(t, nil)
 	a := startAgent(t, w.socket)
-	events, cancel := w.hub.Subscribe(64)
+	events, cancel := w.authority.Subscribe(64)
 	defer cancel()
 
 	args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
 	id, token := w.approved(t, a, args)
-	if n := w.hub.RevokeAll("operator"); n != 1 {
+	if n := w.authority.RevokeAll("operator"); n != 1 {
 		t.Fatalf("RevokeAll = %d, want 1", n)
 	}
 

@@ -46,7 +46,7 @@ type Event struct {
 func (k EventKind) droppable() bool { return k == EventExecuting }
 
 // broker fans events out to subscribers in publish order. publish never
-// blocks the hub: events go into a queue that one dispatcher goroutine
+// blocks the authority: events go into a queue that one dispatcher goroutine
 // drains. Approval events must reach the console, so the dispatcher waits for
 // a slow subscriber; progress events are dropped for a subscriber whose
 // buffer is full.

@@ -16,7 +16,7 @@ import (
 // the ones that raced the request that raised it, and it is raised once.
 func TestSameUserWarningInEveryAnswer(t *testing.T) {
 	w := newWorld(t, nil)
-	events, stop := w.hub.Subscribe(64)
+	events, stop := w.authority.Subscribe(64)
 	defer stop()
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
@@ -41,12 +41,12 @@ func TestSameUserWarningInEveryAnswer(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := w.hub.Warnings(); len(got) != 1 || got[0] != "agent runs as your user: it can use the key without you" {
+	if got := w.authority.Warnings(); len(got) != 1 || got[0] != "agent runs as your user: it can use the key without you" {
 		t.Fatalf("hub warnings %q", got)
 	}
 	// Events arrive in publish order: a note published now comes after
 	// every warning the answers above could have raised.
-	w.hub.Note("test", "fence")
+	w.authority.Note("test", "fence")
 	raised := 0
 	for fenced := false; !fenced; {
 		select {

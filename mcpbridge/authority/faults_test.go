@@ -62,11 +62,11 @@ import (
 const (
 	// faultNEnv sets how many transfers each fault runs.
 	faultNEnv = "SOLGATE_FAULT_N"
-	// faultChildEnv carries a hubChildConfig (JSON) to a re-executed test
+	// faultChildEnv carries a authorityChildConfig (JSON) to a re-executed test
 	// binary, which then runs a console hub instead of the tests.
 	faultChildEnv = "SOLGATE_FAULT_HUB_CHILD"
-	// hubChildReady is the line a child hub prints once it serves its socket.
-	hubChildReady = "SOLGATE_FAULT_HUB_READY"
+	// authorityChildReady is the line a child hub prints once it serves its socket.
+	authorityChildReady = "SOLGATE_FAULT_HUB_READY"
 )
 
 func faultN(t *testing.T) int {
@@ -167,7 +167,7 @@ func TestFaultRPC503BurstShort(t *testing.T) {
 func TestFaultRPC503BurstLong(t *testing.T) {
 	t.Parallel()
 	n, start := faultN(t), time.Now()
-	w := newFaultWorld(t, faultSetup{hub: func(o *authority.Options) { o.ExecutionTimeout = 5 * time.Second }})
+	w := newFaultWorld(t, faultSetup{authority: func(o *authority.Options) { o.ExecutionTimeout = 5 * time.Second }})
 	w.startHub(nil)
 	a := w.startAgent("fault-503-long")
 	loop := time.Now()
@@ -338,7 +338,7 @@ func TestFaultSlowRPC(t *testing.T) {
 	t.Parallel()
 	n, start := faultN(t), time.Now()
 	// 100 ms slots: a blockhash lives 15 s, so slow answers cannot expire it.
-	w := newFaultWorld(t, faultSetup{slotMS: 100, hub: func(o *authority.Options) { o.ExecuteWait = 400 * time.Millisecond }})
+	w := newFaultWorld(t, faultSetup{slotMS: 100, authority: func(o *authority.Options) { o.ExecuteWait = 400 * time.Millisecond }})
 	w.startHub(nil)
 	a := w.startAgent("fault-slow-rpc")
 	loop := time.Now()
@@ -471,9 +471,9 @@ func TestFaultBridgeKilledMidCall(t *testing.T) {
 // ---------------------------------------------------------------- the world
 
 type faultSetup struct {
-	fund   uint64                   // wallet funding (default 10 SOL)
-	slotMS int                      // ledger slot time (default 20 ms)
-	hub    func(*authority.Options) // tweaks to the hub under test
+	fund      uint64                   // wallet funding (default 10 SOL)
+	slotMS    int                      // ledger slot time (default 20 ms)
+	authority func(*authority.Options) // tweaks to the hub under test
 }
 
 // faultWorld is a ledger, an RPC tap in front of it, a funded wallet, a state
@@ -575,8 +575,8 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	client := executor.NewClient(w.tap.URL(), executor.ClientOptions{})
 	var lines []string
 	opts := authority.Options{Policy: w.cfg}
-	if w.setup.hub != nil {
-		w.setup.hub(&opts)
+	if w.setup.authority != nil {
+		w.setup.authority(&opts)
 	}
 	built, err := authority.Build(w.ctx, authority.Setup{Client: client, Key: w.key, Store: st, ReconcileNow: reconcileNow,
 		Progress: func(s string) { lines = append(lines, s) }}, opts)
@@ -1287,14 +1287,14 @@ func rpcMethod(body []byte) string {
 
 // ---------------------------------------------------------------- child console
 
-// hubChildConfig is what a child console needs; it travels in faultChildEnv.
-type hubChildConfig struct {
+// authorityChildConfig is what a child console needs; it travels in faultChildEnv.
+type authorityChildConfig struct {
 	State, Socket, RPC, Keypair string
 	Policy                      policy.Config
 }
 
-// hubChild is a console hub running in a re-executed test binary.
-type hubChild struct {
+// authorityChild is a console hub running in a re-executed test binary.
+type authorityChild struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{}
@@ -1321,7 +1321,7 @@ func runHubChild(raw string) int {
 		fmt.Fprintf(os.Stderr, "hub child: "+format+"\n", args...)
 		return 2
 	}
-	var c hubChildConfig
+	var c authorityChildConfig
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		return fail("config: %v", err)
 	}
@@ -1349,7 +1349,7 @@ func runHubChild(raw string) int {
 	}
 	go h.Serve(ln)
 	stop := autoApprove(h, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) })
-	fmt.Println(hubChildReady)
+	fmt.Println(authorityChildReady)
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it
 	stop()
 	ln.Close()
@@ -1359,7 +1359,7 @@ func runHubChild(raw string) int {
 
 // startChild starts a console in a child process on the world's state dir,
 // socket and tap, and waits until it serves (after its Reconcile).
-func (w *faultWorld) startChild() *hubChild {
+func (w *faultWorld) startChild() *authorityChild {
 	t := w.t
 	t.Helper()
 	keyFile := filepath.Join(w.dir, "..", "fault-wallet.json")
@@ -1368,13 +1368,13 @@ func (w *faultWorld) startChild() *hubChild {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := json.Marshal(hubChildConfig{State: w.dir, Socket: w.socket, RPC: w.tap.URL(), Keypair: keyFile, Policy: w.cfg})
+	cfg, err := json.Marshal(authorityChildConfig{State: w.dir, Socket: w.socket, RPC: w.tap.URL(), Keypair: keyFile, Policy: w.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHubChildProcessForFaults$", "-test.count=1")
 	cmd.Env = append(os.Environ(), faultChildEnv+"="+string(cfg))
-	c := &hubChild{cmd: cmd, exited: make(chan struct{})}
+	c := &authorityChild{cmd: cmd, exited: make(chan struct{})}
 	cmd.Stderr = &lockedBuffer{mu: &c.mu, b: &c.stderr}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -1391,7 +1391,7 @@ func (w *faultWorld) startChild() *hubChild {
 		sc := bufio.NewScanner(stdout)
 		once := sync.Once{}
 		for sc.Scan() {
-			if strings.TrimSpace(sc.Text()) == hubChildReady {
+			if strings.TrimSpace(sc.Text()) == authorityChildReady {
 				once.Do(func() { close(ready) })
 			}
 		}
@@ -1410,13 +1410,13 @@ func (w *faultWorld) startChild() *hubChild {
 }
 
 // kill9 sends SIGKILL and waits until the process is gone.
-func (c *hubChild) kill9() {
+func (c *authorityChild) kill9() {
 	_ = c.cmd.Process.Kill()
 	<-c.exited
 }
 
 // stop closes the child's stdin: a clean shutdown, executions settled.
-func (c *hubChild) stop() {
+func (c *authorityChild) stop() {
 	c.stdin.Close()
 	select {
 	case <-c.exited:
@@ -1425,7 +1425,7 @@ func (c *hubChild) stop() {
 	}
 }
 
-func (c *hubChild) stderrText() string {
+func (c *authorityChild) stderrText() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stderr.String()
@@ -1434,13 +1434,13 @@ func (c *hubChild) stderrText() string {
 // reconcileLines returns the child's "reconcile:" lines. They arrive on
 // stderr, which is copied separately from the stdout ready line, so wait for
 // the first of them rather than race the copy.
-func (c *hubChild) reconcileLines() []string {
+func (c *authorityChild) reconcileLines() []string {
 	var lines []string
 	testkit.Poll(30*time.Second, func() bool { lines = c.reconcileLinesNow(); return len(lines) > 0 })
 	return lines
 }
 
-func (c *hubChild) reconcileLinesNow() []string {
+func (c *authorityChild) reconcileLinesNow() []string {
 	var out []string
 	for _, l := range strings.Split(c.stderrText(), "\n") {
 		if strings.HasPrefix(l, "reconcile:") {

@@ -70,7 +70,7 @@ func (w *world) landed(t *testing.T, sig string) onChain {
 // execute approves a pending proposal of tool and makes the confirmed call.
 func (w *world) execute(t *testing.T, a *testkit.Agent, tool, id string, args map[string]any) testkit.Answer {
 	t.Helper()
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	if got.walletDelta != -(amount+6160) || w.balance(t, w.wallet) != walletBefore-amount-6160 {
 		t.Errorf("wallet changed by %d, want -%d", got.walletDelta, amount+6160)
 	}
-	if s := w.hub.SpendSummary(); s.Spent != amount+6160 || s.Reserved != 0 {
+	if s := w.authority.SpendSummary(); s.Spent != amount+6160 || s.Reserved != 0 {
 		t.Errorf("session spend %d reserved %d, want %d", s.Spent, s.Reserved, amount+6160)
 	}
 	execs, err := w.store.Executions(id)
@@ -202,7 +202,7 @@ func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
 	if pf := got.fee - 5000; pf != 100_000 || pf != (got.price*got.limit+999_999)/1_000_000 {
 		t.Errorf("charged priority %d (price %d × limit %d), want the 100000 cap", pf, got.price, got.limit)
 	}
-	if s := w.hub.SpendSummary(); s.Spent != 1_000_000+got.fee {
+	if s := w.authority.SpendSummary(); s.Spent != 1_000_000+got.fee {
 		t.Errorf("session spend %d, want %d", s.Spent, 1_000_000+got.fee)
 	}
 }
@@ -259,7 +259,7 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 	if st.SendsReceived != 0 || w.balance(t, w.allowed) != 0 || w.balance(t, w.wallet) != walletBefore {
 		t.Errorf("a refused execution reached the ledger: %+v", st)
 	}
-	if s := w.hub.SpendSummary(); s.Spent != 0 || s.Reserved != 0 {
+	if s := w.authority.SpendSummary(); s.Spent != 0 || s.Reserved != 0 {
 		t.Errorf("refused executions left spend %d reserved %d", s.Spent, s.Reserved)
 	}
 }
@@ -337,7 +337,7 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 		t.Errorf("ledger charged %d, want 10000 + %d", got.fee, priority)
 	}
 	spent := solBefore - w.balance(t, w.wallet)
-	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 || spent < amount+got.fee {
+	if s := w.authority.SpendSummary(); s.Spent != spent || s.Reserved != 0 || spent < amount+got.fee {
 		t.Errorf("session spend %d reserved %d; the wallet paid %d (fee %d)", s.Spent, s.Reserved, spent, got.fee)
 	}
 }
@@ -366,7 +366,7 @@ func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
 	if w.balance(t, w.allowed) != 4_000_000 {
 		t.Fatal("the transfer did not land")
 	}
-	if s := w.hub.SpendSummary(); s.Reserved < 4_000_000 {
+	if s := w.authority.SpendSummary(); s.Reserved < 4_000_000 {
 		t.Errorf("the unknown outcome released its reservation: %+v", s)
 	}
 }

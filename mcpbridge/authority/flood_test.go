@@ -54,7 +54,7 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 		t.Fatalf("the 11th pending proposal under a new name: %+v", res)
 	}
 	pending := 0
-	for _, p := range w.hub.Proposals() {
+	for _, p := range w.authority.Proposals() {
 		if p.Status == authority.StatusPending {
 			pending++
 		}
@@ -67,9 +67,9 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 		t.Fatalf("another process of the same user got a fresh allowance: %+v", ans)
 	}
 	// A decision frees a place.
-	for _, p := range w.hub.Proposals() {
+	for _, p := range w.authority.Proposals() {
 		if p.Status == authority.StatusPending && strings.HasPrefix(p.Client, "renamed-") {
-			if _, err := w.hub.Deny(p.ID, "operator", "test"); err != nil {
+			if _, err := w.authority.Deny(p.ID, "operator", "test"); err != nil {
 				t.Fatal(err)
 			}
 			break
@@ -116,7 +116,7 @@ func TestRenamingDoesNotResetTheBreaker(t *testing.T) {
 	if res.Status() != "denied" || res.Str("rule") != "retry_breaker" {
 		t.Fatalf("a new name reset the breaker: %+v", res)
 	}
-	if got := w.hub.PausedClients(); len(got) != 1 || !strings.Contains(got[0], "pid ") {
+	if got := w.authority.PausedClients(); len(got) != 1 || !strings.Contains(got[0], "pid ") {
 		t.Fatalf("paused: %v, want one process identity", got)
 	}
 	a := startAgent(t, w.socket)

@@ -94,7 +94,7 @@ func TestFloodOfOneUserLeavesAnotherServed(t *testing.T) {
 		}
 	}
 	pending := 0
-	for _, p := range w.hub.Proposals() {
+	for _, p := range w.authority.Proposals() {
 		if p.Status == authority.StatusPending {
 			pending++
 		}

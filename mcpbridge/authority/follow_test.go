@@ -26,7 +26,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_500_000}
 	id := a.Call("transfer_sol", args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	pending := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1_600_000}).Structured["proposal_id"].(string)
 
 	// A second console on the same database (the first one's memory is gone).
-	cfg := w.hub.Policy()
+	cfg := w.authority.Policy()
 	built, err := authority.Build(context.Background(), authority.Setup{Client: executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), Key: w.key, Store: w.store},
 		authority.Options{Policy: cfg})
 	if err != nil {
@@ -77,10 +77,10 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	const amount = 2_500_000
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})
 	call := func(raw []byte) mcpbridge.CallResult {
-		return w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
+		return w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
 	}
 	id := call(args).Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 		t.Fatalf("executed reported while the RPC was dark: %+v", first)
 	}
 	time.Sleep(2 * time.Second) // behaviour under test: while the RPC stays dark, longer than the execution timeout, nothing settles
-	if q, _ := w.hub.Proposal(id); q.Status != authority.StatusSubmitted {
+	if q, _ := w.authority.Proposal(id); q.Status != authority.StatusSubmitted {
 		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
 	}
 	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
@@ -111,7 +111,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	var final mcpbridge.CallResult
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		final = statusCall(t, w.hub, id, 5)
+		final = statusCall(t, w.authority, id, 5)
 		if s := final.Structured["status"]; s == "executed" || s == "failed" {
 			break
 		}
@@ -136,7 +136,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	default:
 		t.Fatalf("never settled without a restart: %+v", final)
 	}
-	s := w.hub.SpendSummary()
+	s := w.authority.SpendSummary()
 	if s.Reserved != 0 {
 		t.Errorf("still reserved after settling: %+v", s)
 	}
@@ -154,20 +154,20 @@ func TestFinishedProposalsArePrunedButStillAnswered(t *testing.T) {
 	var ids []string
 	for i := 0; i < 4; i++ {
 		args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000 + i})
-		res := w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
+		res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
 		id := res.Structured["proposal_id"].(string)
-		if _, err := w.hub.Deny(id, "operator", "not today"); err != nil {
+		if _, err := w.authority.Deny(id, "operator", "not today"); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
 	}
-	if n := len(w.hub.Proposals()); n > 3 {
+	if n := len(w.authority.Proposals()); n > 3 {
 		t.Errorf("%d proposals in memory, want at most KeepFinished (2) plus the newest", n)
 	}
-	if _, ok := w.hub.Proposal(ids[0]); ok {
+	if _, ok := w.authority.Proposal(ids[0]); ok {
 		t.Errorf("the oldest finished proposal is still in memory")
 	}
-	got := statusCall(t, w.hub, ids[0], 0)
+	got := statusCall(t, w.authority, ids[0], 0)
 	if got.Structured["status"] != "denied" || got.Structured["lamports"] != "1000000" {
 		t.Errorf("pruned proposal: %+v", got)
 	}

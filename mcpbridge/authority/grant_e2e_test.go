@@ -101,23 +101,23 @@ func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
 	const amount = 50_000_000
 
 	first := propose(t, a1, w.allowed, amount)
-	g := grantFor(t, w.hub, first, 3)
+	g := grantFor(t, w.authority, first, 3)
 	if g.N != 1 || g.Count != 3 || g.MaxAmount != amount || g.Counterparty != w.allowed.String() || !strings.HasPrefix(g.Peer, "uid ") {
 		t.Fatalf("grant %+v", g)
 	}
 	runApproved(t, a1, first, w.allowed, amount)
 
 	// Another process with the very same name: not covered, and told nothing.
-	p := stillPending(t, w.hub, propose(t, a2, w.allowed, amount-1), "another process, same name")
+	p := stillPending(t, w.authority, propose(t, a2, w.allowed, amount-1), "another process, same name")
 	if p.GrantMiss != "" {
 		t.Errorf("another process learned of the grant: %q", p.GrantMiss)
 	}
 	// Another recipient, and a larger amount: not covered, and the console says why.
-	p = stillPending(t, w.hub, propose(t, a1, other.PublicKey(), amount), "another recipient")
+	p = stillPending(t, w.authority, propose(t, a1, other.PublicKey(), amount), "another recipient")
 	if !strings.Contains(p.GrantMiss, "grant #1 does not cover it: it is for "+w.allowed.String()) {
 		t.Errorf("another recipient: why %q", p.GrantMiss)
 	}
-	p = stillPending(t, w.hub, propose(t, a1, w.allowed, amount+1), "a larger amount")
+	p = stillPending(t, w.authority, propose(t, a1, w.allowed, amount+1), "a larger amount")
 	if !strings.Contains(p.GrantMiss, "more than the 0.05 SOL granted per call") {
 		t.Errorf("a larger amount: why %q", p.GrantMiss)
 	}
@@ -130,7 +130,7 @@ func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
 	// A smaller one to the same recipient from the same process: approved
 	// at once by the grant, through proposal_status as always.
 	covered := propose(t, a1, w.allowed, amount-2)
-	got, _ := w.hub.Proposal(covered)
+	got, _ := w.authority.Proposal(covered)
 	if got.Status != authority.StatusApproved || got.DecidedBy != "grant #1" || got.Grant != 1 || got.Token == "" {
 		t.Fatalf("covered proposal: %+v", got)
 	}
@@ -166,11 +166,11 @@ func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
 
 	// After expiry (the hub's clock, moved): not covered.
 	clock.Advance(10*time.Minute + time.Second)
-	p = stillPending(t, w.hub, propose(t, a1, w.allowed, amount-3), "after expiry")
+	p = stillPending(t, w.authority, propose(t, a1, w.allowed, amount-3), "after expiry")
 	if !strings.Contains(p.GrantMiss, "it expired") {
 		t.Errorf("after expiry: why %q", p.GrantMiss)
 	}
-	if gs := w.hub.Grants(); len(gs) != 0 {
+	if gs := w.authority.Grants(); len(gs) != 0 {
 		t.Errorf("an expired grant is still listed: %+v", gs)
 	}
 }
@@ -200,9 +200,9 @@ func TestGrantEndsOnRevokePauseAndDisconnect(t *testing.T) {
 	amount := uint64(10_000_000)
 	next := func() uint64 { amount--; return amount } // each proposal its own arguments
 
-	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
-	w.hub.RevokeAll("operator")
-	stillPending(t, w.hub, propose(t, a, w.allowed, next()), "after x")
+	grantFor(t, w.authority, propose(t, a, w.allowed, next()), 5)
+	w.authority.RevokeAll("operator")
+	stillPending(t, w.authority, propose(t, a, w.allowed, next()), "after x")
 	entries, err := w.store.Audit()
 	if err != nil {
 		t.Fatal(err)
@@ -215,30 +215,30 @@ func TestGrantEndsOnRevokePauseAndDisconnect(t *testing.T) {
 		t.Error("the audit trail has no grant_ended row for grant #1 after x")
 	}
 
-	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
-	w.hub.SetPaused(true)
-	w.hub.SetPaused(false)
-	stillPending(t, w.hub, propose(t, a, w.allowed, next()), "after a pause")
+	grantFor(t, w.authority, propose(t, a, w.allowed, next()), 5)
+	w.authority.SetPaused(true)
+	w.authority.SetPaused(false)
+	stillPending(t, w.authority, propose(t, a, w.allowed, next()), "after a pause")
 
 	// The same process again: covered, so the grant is live before the restart.
-	grantFor(t, w.hub, propose(t, a, w.allowed, next()), 5)
-	if p, _ := w.hub.Proposal(propose(t, a, w.allowed, next())); p.DecidedBy != "grant #3" {
+	grantFor(t, w.authority, propose(t, a, w.allowed, next()), 5)
+	if p, _ := w.authority.Proposal(propose(t, a, w.allowed, next())); p.DecidedBy != "grant #3" {
 		t.Fatalf("a live grant did not cover its agent: %+v", p)
 	}
 
 	// Disconnect: the grantee's bridge goes away and its grant ends.
 	// (The restart is tested through the real binary: a console that exits
 	// takes its connections with it, see cmd/solgate's runbook test.)
-	events, cancel := w.hub.Subscribe(256)
+	events, cancel := w.authority.Subscribe(256)
 	defer cancel()
 	b := testkit.StartAgent(t, w.socket, "grant-agent-2")
-	grantFor(t, w.hub, propose(t, b, w.allowed, next()), 5)
-	if len(w.hub.Grants()) != 2 {
-		t.Fatalf("grants %+v", w.hub.Grants())
+	grantFor(t, w.authority, propose(t, b, w.allowed, next()), 5)
+	if len(w.authority.Grants()) != 2 {
+		t.Fatalf("grants %+v", w.authority.Grants())
 	}
 	b.C.Close()
 	waitGrantEvent(t, events, "its agent disconnected")
-	if gs := w.hub.Grants(); len(gs) != 1 || gs[0].N != 3 {
+	if gs := w.authority.Grants(); len(gs) != 1 || gs[0].N != 3 {
 		t.Fatalf("a disconnected agent's grant lives on: %+v", gs)
 	}
 }
@@ -258,9 +258,9 @@ func TestGrantLastCallAndCeilingAreTakenOnce(t *testing.T) {
 	a := testkit.StartAgent(t, w.socket, "grant-agent")
 	const amount = 20_000_000
 	first := propose(t, a, w.allowed, amount)
-	p, _ := w.hub.Proposal(first)
+	p, _ := w.authority.Proposal(first)
 	// Three calls, but a ceiling for two of this size.
-	if _, _, err := w.hub.ApproveWithGrant(first, "operator", authority.GrantTerms{Count: 3, Ceiling: 2 * p.Spend, For: time.Minute}); err != nil {
+	if _, _, err := w.authority.ApproveWithGrant(first, "operator", authority.GrantTerms{Count: 3, Ceiling: 2 * p.Spend, For: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	// Concurrently: two more, each covered on its own; the ceiling admits both.
@@ -282,25 +282,25 @@ func TestGrantLastCallAndCeilingAreTakenOnce(t *testing.T) {
 	wg.Wait()
 	close(ids)
 	for id := range ids {
-		if got, _ := w.hub.Proposal(id); got == nil || got.DecidedBy != "grant #1" {
+		if got, _ := w.authority.Proposal(id); got == nil || got.DecidedBy != "grant #1" {
 			t.Errorf("concurrent covered proposal %s: %s", id, statusLine(got))
 		}
 	}
 	// The third call's count is there, the ceiling is not.
-	q := stillPending(t, w.hub, propose(t, a, w.allowed, amount-3), "past the ceiling")
+	q := stillPending(t, w.authority, propose(t, a, w.allowed, amount-3), "past the ceiling")
 	if !strings.Contains(q.GrantMiss, "of its ceiling left") {
 		t.Errorf("past the ceiling: why %q", q.GrantMiss)
 	}
-	gs := w.hub.Grants()
+	gs := w.authority.Grants()
 	if len(gs) != 1 || gs[0].Used != 2 || gs[0].Spent > gs[0].Ceiling {
 		t.Fatalf("grant after the run: %+v", gs)
 	}
 	// And a ceiling above what the session cap leaves is refused outright.
 	r := propose(t, a, w.allowed, amount-4)
-	if _, _, err := w.hub.ApproveWithGrant(r, "operator", authority.GrantTerms{Count: 3, Ceiling: w.hub.Policy().MaxLamportsPerSession, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
+	if _, _, err := w.authority.ApproveWithGrant(r, "operator", authority.GrantTerms{Count: 3, Ceiling: w.authority.Policy().MaxLamportsPerSession, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
 		t.Fatalf("a ceiling above the session cap's remainder: %v", err)
 	}
-	stillPending(t, w.hub, r, "a refused grant")
+	stillPending(t, w.authority, r, "a refused grant")
 }
 
 // A grant's last call is claimed before its approval is written: while
@@ -311,15 +311,15 @@ func TestGrantsLastCallIsTakenOnce(t *testing.T) {
 	a := testkit.StartAgent(t, w.socket, "grant-agent")
 	const amount = 20_000_000
 	id0 := propose(t, a, w.allowed, amount)
-	p0, _ := w.hub.Proposal(id0)
+	p0, _ := w.authority.Proposal(id0)
 	// One call, with a ceiling for four: only the count can stop the others.
-	if _, _, err := w.hub.ApproveWithGrant(id0, "operator", authority.GrantTerms{Count: 1, Ceiling: 4 * p0.Spend, For: time.Minute}); err != nil {
+	if _, _, err := w.authority.ApproveWithGrant(id0, "operator", authority.GrantTerms{Count: 1, Ceiling: 4 * p0.Spend, For: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 
 	entered, release := make(chan string, 1), make(chan struct{})
 	var holding atomic.Bool
-	authority.SetBeforeDecisionWrite(w.hub, func(id string) {
+	authority.SetBeforeDecisionWrite(w.authority, func(id string) {
 		if holding.CompareAndSwap(false, true) { // only the first write is held
 			entered <- id
 			<-release
@@ -336,7 +336,7 @@ func TestGrantsLastCallIsTakenOnce(t *testing.T) {
 	}()
 	held := <-entered // the grant's approval of that proposal is being written
 	for i := uint64(2); i <= 3; i++ {
-		p := stillPending(t, w.hub, propose(t, a, w.allowed, amount-i), "while the last call's approval is written")
+		p := stillPending(t, w.authority, propose(t, a, w.allowed, amount-i), "while the last call's approval is written")
 		if !strings.Contains(p.GrantMiss, "all its calls were used") {
 			t.Errorf("why %q", p.GrantMiss)
 		}
@@ -345,7 +345,7 @@ func TestGrantsLastCallIsTakenOnce(t *testing.T) {
 	if id := <-first; id != held {
 		t.Fatalf("held %s, proposed %s", held, id)
 	}
-	if got, _ := w.hub.Proposal(held); got == nil || got.Grant != 1 {
+	if got, _ := w.authority.Proposal(held); got == nil || got.Grant != 1 {
 		t.Fatalf("the held proposal: %s", statusLine(got))
 	}
 }
@@ -398,25 +398,25 @@ func TestGrantOnTokenTransferCoversItsMintAndRecipientOnly(t *testing.T) {
 	}
 
 	first := proposeToken(send(m1, 1_000_000))
-	g := grantFor(t, w.hub, first, 3)
+	g := grantFor(t, w.authority, first, 3)
 	if g.Counterparty != m1+" → "+w.allowed.String() || g.MaxAmount != 1_000_000 {
 		t.Fatalf("grant %+v", g)
 	}
 	run(first, send(m1, 1_000_000))
 
 	covered := proposeToken(send(m1, 900_000))
-	if p, _ := w.hub.Proposal(covered); p.DecidedBy != "grant #1" {
+	if p, _ := w.authority.Proposal(covered); p.DecidedBy != "grant #1" {
 		t.Fatalf("the same mint and owner: %s", statusLine(p))
 	}
 	run(covered, send(m1, 900_000))
 	if got, _ := w.ownerTokens(t, w.allowed, m1); got != 1_900_000 {
 		t.Errorf("the recipient holds %d of the granted mint, want 1900000", got)
 	}
-	p := stillPending(t, w.hub, proposeToken(send(m2, 900_000)), "another mint")
+	p := stillPending(t, w.authority, proposeToken(send(m2, 900_000)), "another mint")
 	if !strings.Contains(p.GrantMiss, "it is for "+m1) {
 		t.Errorf("another mint: why %q", p.GrantMiss)
 	}
-	stillPending(t, w.hub, proposeToken(send(m1, 1_000_001)), "more per call")
+	stillPending(t, w.authority, proposeToken(send(m1, 1_000_001)), "more per call")
 	if got, _ := w.ownerTokens(t, w.allowed, m2); got != 0 {
 		t.Errorf("the other mint moved: %d", got)
 	}
@@ -427,13 +427,13 @@ func TestNoGrantsRefusesAGrant(t *testing.T) {
 	w := newWorld(t, func(o *authority.Options) { o.NoGrants = true })
 	a := testkit.StartAgent(t, w.socket, "grant-agent")
 	id := propose(t, a, w.allowed, 10_000_000)
-	p, _ := w.hub.Proposal(id)
-	_, _, err := w.hub.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 1, Ceiling: p.Spend, For: time.Minute})
+	p, _ := w.authority.Proposal(id)
+	_, _, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 1, Ceiling: p.Spend, For: time.Minute})
 	if !errors.Is(err, authority.ErrGrantsOff) {
 		t.Fatalf("ApproveWithGrant under --no-grants: %v", err)
 	}
-	stillPending(t, w.hub, id, "--no-grants")
-	if gs := w.hub.Grants(); len(gs) != 0 {
+	stillPending(t, w.authority, id, "--no-grants")
+	if gs := w.authority.Grants(); len(gs) != 0 {
 		t.Fatalf("grants %+v", gs)
 	}
 }
@@ -450,14 +450,14 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 	if prop.Status() != "pending_approval" || first == "" {
 		t.Fatalf("propose swap: %+v", prop)
 	}
-	g := grantFor(t, w.hub, first, 3)
+	g := grantFor(t, w.authority, first, 3)
 	if g.Tool != "swap" || g.Counterparty != w.ledger.DemoMints().WSOL+" → "+usdc+" at 100 bps slippage" {
 		t.Fatalf("grant %+v", g)
 	}
 	tokBefore := w.tokenBalance(t, usdc)
 	ans := a.Call("swap", swapArgs(w, usdc, amount/2))
 	covered, _ := ans.Structured["proposal_id"].(string)
-	if p, _ := w.hub.Proposal(covered); p == nil || p.DecidedBy != "grant #1" {
+	if p, _ := w.authority.Proposal(covered); p == nil || p.DecidedBy != "grant #1" {
 		t.Fatalf("the same pair, half the input: %s", statusLine(p))
 	}
 	st := a.Call("proposal_status", map[string]any{"proposal_id": covered})
@@ -477,7 +477,7 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 	if ans.Status() != "pending_approval" || id == "" {
 		t.Fatalf("swap with a wider slippage: %s %v", ans.Text, ans.Structured)
 	}
-	stillPending(t, w.hub, id, "a wider slippage")
+	stillPending(t, w.authority, id, "a wider slippage")
 	// The hostile demo token is a real pool on the ledger: a swap into it is
 	// proposed (its warnings shown), and the grant does not cover it.
 	other := a.Call("swap", swapArgs(w, bait, amount/2))
@@ -485,7 +485,7 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 	if other.Status() != "pending_approval" || id == "" {
 		t.Fatalf("swap into another mint: %s %v", other.Text, other.Structured)
 	}
-	if p := stillPending(t, w.hub, id, "another output mint"); !strings.Contains(p.GrantMiss, "it is for") {
+	if p := stillPending(t, w.authority, id, "another output mint"); !strings.Contains(p.GrantMiss, "it is for") {
 		t.Errorf("another output mint: why %q", p.GrantMiss)
 	}
 }

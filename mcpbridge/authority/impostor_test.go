@@ -69,7 +69,7 @@ func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
 		}
 		s.SwapAPI = api
 	}, authority.ListenConfig{})
-	if got := w.hub.Network(); got != executor.Devnet {
+	if got := w.authority.Network(); got != executor.Devnet {
 		t.Fatalf("the console is on %s, want devnet", got)
 	}
 	a := startAgent(t, w.socket)
@@ -77,7 +77,7 @@ func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
 	if ans.Status() != "denied" || !strings.Contains(ans.Text, "Jupiter routes mainnet only") {
 		t.Fatalf("swap on devnet with a remote swap API: %+v", ans)
 	}
-	if len(w.hub.Proposals()) != 0 {
+	if len(w.authority.Proposals()) != 0 {
 		t.Error("a proposal was queued")
 	}
 }

@@ -34,20 +34,20 @@ func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.Ev
 // list without making any call, because the kernel closes their socket.
 func TestConnectedAgentsFollowBridges(t *testing.T) {
 	w := newWorld(t, nil)
-	events, cancel := w.hub.Subscribe(64)
+	events, cancel := w.authority.Subscribe(64)
 	defer cancel()
 
 	a := testkit.StartAgent(t, w.socket, "presence-agent")
 	waitForEvent(t, events, authority.EventAgentConnected, "presence-agent 1.0")
-	if got := w.hub.Connected(); !slices.Equal(got, []string{"presence-agent 1.0"}) {
+	if got := w.authority.Connected(); !slices.Equal(got, []string{"presence-agent 1.0"}) {
 		t.Fatalf("connected after initialize: %q", got)
 	}
 	a.C.Close() // stdin closes: the bridge exits normally
 	waitForEvent(t, events, authority.EventAgentDisconnected, "presence-agent 1.0")
-	if got := w.hub.Connected(); len(got) != 0 {
+	if got := w.authority.Connected(); len(got) != 0 {
 		t.Fatalf("connected after the bridge exited: %q", got)
 	}
-	if _, seen := w.hub.Clients()["presence-agent 1.0"]; seen {
+	if _, seen := w.authority.Clients()["presence-agent 1.0"]; seen {
 		t.Error("a disconnected agent is still remembered")
 	}
 
@@ -75,7 +75,7 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForEvent(t, events, authority.EventAgentDisconnected, "doomed 2")
-	if got := w.hub.Connected(); len(got) != 0 {
+	if got := w.authority.Connected(); len(got) != 0 {
 		t.Fatalf("connected after SIGKILL: %q", got)
 	}
 }

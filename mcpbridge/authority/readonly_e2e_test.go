@@ -67,7 +67,7 @@ func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
 			declaredReadOnly := *tool.Annotations.ReadOnlyHint
 			raw, _ := json.Marshal(args)
 			p0, s0 := proposals(), sends()
-			res := w.hub.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "probe"}, Tool: tool.Name, Arguments: raw})
+			res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "probe"}, Tool: tool.Name, Arguments: raw})
 			if res.IsError {
 				t.Fatalf("probe of %s was refused, so it proves nothing: %s", tool.Name, res.Text)
 			}

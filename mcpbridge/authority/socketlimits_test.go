@@ -106,7 +106,7 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	}
 	// The presence long-poll is exempt: the bridge, connected for longer
 	// than the read timeout, is still listed.
-	if got := w.hub.Connected(); len(got) != 1 || got[0] != "e2e-agent 1.0" {
+	if got := w.authority.Connected(); len(got) != 1 || got[0] != "e2e-agent 1.0" {
 		t.Fatalf("connected agents after %s: %v", time.Since(start).Round(time.Millisecond), got)
 	}
 }

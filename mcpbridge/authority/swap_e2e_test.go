@@ -60,7 +60,7 @@ func TestSwapSOLForTokenNeedsApprovalAndLands(t *testing.T) {
 		t.Fatal("a swap proposal moved funds")
 	}
 	id := prop.Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSwapSOLForTokenNeedsApprovalAndLands(t *testing.T) {
 		t.Errorf("reported received %v, ledger says %d", done.Structured["received"], got)
 	}
 	// The spend ledger settled at the chain's outflow.
-	if s := w.hub.SpendSummary(); s.Spent != spent || s.Reserved != 0 {
+	if s := w.authority.SpendSummary(); s.Spent != spent || s.Reserved != 0 {
 		t.Errorf("spend summary %+v, chain outflow %d", s, spent)
 	}
 }
@@ -98,7 +98,7 @@ func TestSwapRefusedWhenPriceMovedAfterApproval(t *testing.T) {
 	args := swapArgs(w, mints.USDC.Mint, 50_000_000)
 	prop := a.Call("swap", args)
 	id := prop.Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestSwapApprovedBeforeSmallAdverseTickExecutesAtTheApprovedMinimum(t *testi
 		t.Fatalf("propose: %+v", prop)
 	}
 	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
-	p, err := w.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
+	p, err := w.authority.Approve(prop.Structured["proposal_id"].(string), "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestTamperedSwapTransactionsRefusedBeforeSigning(t *testing.T) {
 	if s, _ := w.ledger.Stats(context.Background()); s.SendsReceived != 0 {
 		t.Errorf("tampered transactions reached the ledger: %d sends", s.SendsReceived)
 	}
-	if len(w.hub.Proposals()) != 0 {
+	if len(w.authority.Proposals()) != 0 {
 		t.Error("a tampered swap reached the human")
 	}
 }
@@ -215,7 +215,7 @@ func TestTokenInputSwapsNeedTheUncappedOptIn(t *testing.T) {
 	if prop.Status() != "pending_approval" || prop.Structured["no_cap_applies"] != true || !strings.Contains(prop.Text, "NO CAP APPLIES") {
 		t.Fatalf("token→SOL with opt-in: %+v", prop)
 	}
-	p, err := w2.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
+	p, err := w2.authority.Approve(prop.Structured["proposal_id"].(string), "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestSwapAPIRateLimitIsAClearError(t *testing.T) {
 			t.Errorf("answer lacks %q: %+v", want, ans)
 		}
 	}
-	if len(w.hub.Proposals()) != 0 {
+	if len(w.authority.Proposals()) != 0 {
 		t.Error("a proposal was queued")
 	}
 }

@@ -68,7 +68,7 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 		t.Fatalf("propose through the aggregator: %+v", prop)
 	}
 	id := prop.Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 
 	// The landed transaction ran the aggregator, and it is the one the
 	// detail shows as signed.
-	final, _ := w.hub.Proposal(id)
+	final, _ := w.authority.Proposal(id)
 	if final.Kind.(*authority.SwapProposal).Signed == nil {
 		t.Fatal("the detail does not show the transaction signed at execution")
 	}
@@ -162,7 +162,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 		!strings.Contains(ans.Text, "lamports of SOL and wrapped SOL left the wallet") {
 		t.Fatalf("hostile at proposal: %+v", ans)
 	}
-	if len(w.hub.Proposals()) != 0 {
+	if len(w.authority.Proposals()) != 0 {
 		t.Fatal("a hostile swap reached the human")
 	}
 
@@ -188,7 +188,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 				t.Fatalf("propose: %+v", prop)
 			}
 			id := prop.Structured["proposal_id"].(string)
-			p, err := w.hub.Approve(id, "operator")
+			p, err := w.authority.Approve(id, "operator")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 				t.Errorf("the token survived: %+v", again)
 			}
 			// Nothing was shown as signed, and the audit trail names the difference.
-			if final, _ := w.hub.Proposal(id); final.Kind.(*authority.SwapProposal).Signed != nil || final.Signature != "" {
+			if final, _ := w.authority.Proposal(id); final.Kind.(*authority.SwapProposal).Signed != nil || final.Signature != "" {
 				t.Errorf("something was signed: %+v", final)
 			}
 			entries, err := w.store.Audit()
@@ -243,7 +243,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 	// The honest path still lands.
 	args := swapArgs(w, mints.USDC.Mint, 25_000_000)
 	prop := a.Call("swap", args)
-	p, err := w.hub.Approve(prop.Structured["proposal_id"].(string), "operator")
+	p, err := w.authority.Approve(prop.Structured["proposal_id"].(string), "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestLossBesideASwapIsNotSettledAsTheSwaps(t *testing.T) {
 	args := swapArgs(w, usdc, 20_000_000)
 	prop := a.Call("swap", args)
 	id, _ := prop.Structured["proposal_id"].(string)
-	p, err := w.hub.Approve(id, "operator")
+	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}

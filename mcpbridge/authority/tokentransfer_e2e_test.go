@@ -89,7 +89,7 @@ func TestTransferTokenThroughTheBridge(t *testing.T) {
 	if spent := solBefore - w.balance(t, w.wallet); spent != fee+rentTokenAccount {
 		t.Fatalf("wallet spent %d lamports, want fee %d + rent %d", spent, fee, rentTokenAccount)
 	}
-	if st := w.hub.SpendSummary(); st.Spent != fee+rentTokenAccount {
+	if st := w.authority.SpendSummary(); st.Spent != fee+rentTokenAccount {
 		t.Fatalf("session spend %d, want fee + rent %d", st.Spent, fee+rentTokenAccount)
 	}
 
@@ -144,7 +144,7 @@ func TestTransferTokenDenials(t *testing.T) {
 			if ans.IsError || ans.Status() != "denied" || ans.Structured["rule"] != tc.rule {
 				t.Fatalf("want denied by %s: %+v", tc.rule, ans)
 			}
-			if len(w.hub.Proposals()) != 0 {
+			if len(w.authority.Proposals()) != 0 {
 				t.Fatal("a denied transfer reached the queue")
 			}
 		})

@@ -20,28 +20,28 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
-	hub "github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
 
-// hubWorld is a real hub on a real ledger (localnet), without a socket:
-// proposals come in through hub.Call as a bridge would send them.
-type hubWorld struct {
-	ledger  *localnet.Ledger
-	hub     *hub.Hub
-	genesis string
-	allowed solana.PublicKey
-	amount  atomic.Uint64 // each proposal gets distinct arguments
+// authorityWorld is a real hub on a real ledger (localnet), without a socket:
+// proposals come in through authority.Call as a bridge would send them.
+type authorityWorld struct {
+	ledger    *localnet.Ledger
+	authority *authority.Hub
+	genesis   string
+	allowed   solana.PublicKey
+	amount    atomic.Uint64 // each proposal gets distinct arguments
 }
 
 var (
 	worldsMu sync.Mutex
-	worlds   = map[string]*hubWorld{}
+	worlds   = map[string]*authorityWorld{}
 )
 
 // sharedWorld starts one ledger and hub per network for the whole test
 // binary; every test proposes with fresh arguments, so they do not interfere.
-func sharedWorld(t *testing.T, network string) *hubWorld {
+func sharedWorld(t *testing.T, network string) *authorityWorld {
 	t.Helper()
 	worldsMu.Lock()
 	defer worldsMu.Unlock()
@@ -88,7 +88,7 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := hub.New(hub.Options{
+	h, err := authority.New(authority.Options{
 		Executor: ex, Swapper: executor.NewSwapper(ex, swapAPI, executor.SwapOptions{}),
 		Network: net, Genesis: genesis, Policy: cfg, Spend: spend,
 		// Every test proposes as fast as it likes; flood control is
@@ -98,7 +98,7 @@ func sharedWorld(t *testing.T, network string) *hubWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &hubWorld{ledger: l, hub: h, genesis: genesis, allowed: allowed.PublicKey()}
+	w := &authorityWorld{ledger: l, authority: h, genesis: genesis, allowed: allowed.PublicKey()}
 	w.amount.Store(1_000_000)
 	worlds[network] = w
 	return w
@@ -124,34 +124,34 @@ func remoteURL(t *testing.T, loopback string) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, w := range worlds {
-		w.hub.Close()
+		w.authority.Close()
 		_ = w.ledger.Close()
 	}
 	os.Exit(code)
 }
 
 // propose makes a new pending proposal through the hub's front door.
-func (w *hubWorld) propose(t *testing.T, client string) *hub.Proposal {
+func (w *authorityWorld) propose(t *testing.T, client string) *authority.Proposal {
 	t.Helper()
 	amount := w.amount.Add(1000)
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
-	res := w.hub.Call(context.Background(), mcpbridge.CallRequest{
+	res := w.authority.Call(context.Background(), mcpbridge.CallRequest{
 		Client: mcpbridge.ClientInfo{Name: client}, Tool: mcpbridge.ToolTransferSOL, Arguments: json.RawMessage(args),
 	})
 	id, _ := res.Structured["proposal_id"].(string)
 	if res.IsError || id == "" {
 		t.Fatalf("propose: %+v", res)
 	}
-	p, ok := w.hub.Proposal(id)
+	p, ok := w.authority.Proposal(id)
 	if !ok {
 		t.Fatalf("proposal %s not in the hub", id)
 	}
 	return p
 }
 
-func (w *hubWorld) status(t *testing.T, id string) hub.Status {
+func (w *authorityWorld) status(t *testing.T, id string) authority.Status {
 	t.Helper()
-	p, ok := w.hub.Proposal(id)
+	p, ok := w.authority.Proposal(id)
 	if !ok {
 		t.Fatalf("proposal %s vanished", id)
 	}
@@ -161,11 +161,11 @@ func (w *hubWorld) status(t *testing.T, id string) hub.Status {
 // newClock is a settable time source for the model (the hub keeps real time).
 func newClock() *testkit.Clock { return testkit.NewClock(time.Now()) }
 
-// hubModel builds the console's model on a real hub, as Run does.
-func hubModel(w *hubWorld, c *testkit.Clock) *model {
+// authorityModel builds the console's model on a real hub, as Run does.
+func authorityModel(w *authorityWorld, c *testkit.Clock) *model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	h := w.hub
+	h := w.authority
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
 		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,
