@@ -145,8 +145,14 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database and the head file.
 func (s *Store) Close() error {
+	// The writers' lock: a write still in flight (a bridge's handler that
+	// ends its grants as the console shuts down) finishes before the files
+	// close under it; one that comes later fails on the closed database.
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	if s.headFile != nil {
 		s.headFile.Close()
+		s.headFile = nil
 	}
 	return s.db.Close()
 }
@@ -177,6 +183,9 @@ func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) err
 	if err := tx.Commit(); err != nil {
 		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
 	}
+	if beforeHeadWrite != nil {
+		beforeHeadWrite()
+	}
 	if s.headFile != nil {
 		// The record is durable already; a head file that lags behind is
 		// reported by HeadFileErr and `solgate audit`, and caught up by the
@@ -185,6 +194,10 @@ func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) err
 	}
 	return e, nil
 }
+
+// beforeHeadWrite, when set by a test, runs between a write's commit and
+// its head-file update: the moment Close must not interleave with.
+var beforeHeadWrite func()
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
