@@ -113,11 +113,7 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 	keyFile := key.File
 	tmp := t.TempDir()
 	// Unix socket paths are short (~108 bytes) and the directory must be 0700.
-	sockDir, err := os.MkdirTemp("", "sgt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sockDir := testkit.SocketDir(t)
 	socket := filepath.Join(sockDir, "c.sock")
 	state := cs.state
 	if state == "" {

@@ -47,11 +47,7 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 	if err := key.WriteFile(keyFile); err != nil {
 		t.Fatal(err)
 	}
-	sockDir, err := os.MkdirTemp("", "sgg") // socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sockDir := testkit.SocketDir(t)
 	socket := filepath.Join(sockDir, "c.sock")
 	errLog := filepath.Join(tmp, "stderr")
 	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,

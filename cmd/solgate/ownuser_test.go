@@ -63,11 +63,7 @@ func requireRootAndTools(t *testing.T) {
 func startOwnUserWorld(t *testing.T) *ownUserWorld {
 	t.Helper()
 	requireRootAndTools(t)
-	root, err := os.MkdirTemp("", "sgown-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testkit.SocketDir(t)
 	must(t, os.Chmod(root, 0o755))
 	w := &ownUserWorld{root: root, bin: filepath.Join(root, "solgate"), home: filepath.Join(root, "a")}
 	copyExecutable(t, solgateBinary(t), w.bin)

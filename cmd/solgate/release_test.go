@@ -183,11 +183,7 @@ func TestInstalledBinaryOutsideCheckout(t *testing.T) {
 		if err := key.WriteFile(keyFile); err != nil {
 			t.Fatal(err)
 		}
-		sockDir, err := os.MkdirTemp("", "sgi") // socket paths are short
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(sockDir) })
+		sockDir := testkit.SocketDir(t)
 		errLog := filepath.Join(outside, "stderr")
 		command := "cd " + shellWords(outside) + " && exec env -u " + localnet.DirEnv + " " +
 			shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile,

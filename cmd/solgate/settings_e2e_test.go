@@ -27,11 +27,7 @@ func TestRunningConsoleObeysEverySource(t *testing.T) {
 	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
 	keyFile := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL).File
 	tmp := t.TempDir()
-	sockDir, err := os.MkdirTemp("", "sgc") // socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sockDir := testkit.SocketDir(t)
 	socket := filepath.Join(sockDir, "c.sock")
 
 	r1, _ := executor.NewRandomKeypair()

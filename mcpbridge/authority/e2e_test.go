@@ -114,11 +114,7 @@ func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.
 	}
 	h := built.Hub
 	// Short path: Unix socket paths are limited to ~108 bytes.
-	dir, err := os.MkdirTemp("", "sg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.SocketDir(t)
 	sock := filepath.Join(dir, "run", "console.sock")
 	if lc.Logger == nil {
 		lc.Logger = slog.New(slog.DiscardHandler)

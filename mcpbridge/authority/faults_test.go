@@ -533,11 +533,7 @@ func newFaultWorld(t *testing.T, s faultSetup) *faultWorld {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	sockDir, err := os.MkdirTemp("", "sgf") // short: Unix socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sockDir := testkit.SocketDir(t)
 	w := &faultWorld{
 		t: t, ctx: ctx, setup: s, ledger: l,
 		chain:  executor.NewClient(l.RPC(), executor.ClientOptions{}).RPC(),

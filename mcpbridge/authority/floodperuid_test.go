@@ -232,11 +232,7 @@ func helperForOtherUsers(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("requires root to start processes as other uids")
 	}
-	dir, err := os.MkdirTemp("", "sg-flood-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.SocketDir(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"github.com/solgate/solgate/localnet/testkit"
 	"net"
 	"os"
 	"os/exec"
@@ -15,11 +16,7 @@ import (
 // knows about itself. On macOS this is the test that shows LOCAL_PEERCRED,
 // LOCAL_PEERPID and kern.proc.pid work; it is vetted here and runs there.
 func TestPeerCredOfARealConnection(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sgp") // darwin allows 103-byte socket paths
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.SocketDir(t)
 	path := filepath.Join(dir, "s")
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {

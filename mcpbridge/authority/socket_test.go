@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"io"
 	"io/fs"
@@ -25,11 +26,7 @@ import (
 // t.TempDir names can exceed sun_path, so a short directory under /tmp is used.
 func socketPath(t *testing.T) string {
 	t.Helper()
-	root, err := os.MkdirTemp("", "sg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testkit.SocketDir(t)
 	return filepath.Join(root, "solgate", "console.sock")
 }
 
@@ -301,11 +298,7 @@ func otherUserHelper(t *testing.T) (helper, root string) {
 	if os.Geteuid() != 0 {
 		t.Skip("requires root to start a process as another uid")
 	}
-	root, err := os.MkdirTemp("", "sg-peer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root = testkit.SocketDir(t)
 	os.Chmod(root, 0o755)
 	self, err := os.Executable()
 	if err != nil {
