@@ -36,20 +36,29 @@ func typeSlowly(t *testing.T, m *model, c *testkit.Clock, text string) []action 
 	return acts
 }
 
+// twoPending clears the shared authority, has agent propose twice, and
+// returns a model on a fake clock with the first proposal selected and its
+// grace period over.
+func twoPending(t *testing.T, agent string) (w *authorityWorld, m *model, c *testkit.Clock, first, second *authority.Proposal) {
+	t.Helper()
+	w = sharedWorld(t, "")
+	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
+	w.authority.DenyAllPending("test", "clean slate")
+	first, second = w.propose(t, agent), w.propose(t, agent)
+	c = newClock()
+	m = authorityModel(w, c)
+	m.queue.Select(m.queue.index(first.ID))
+	c.Advance(time.Second)
+	return w, m, c, first, second
+}
+
 // Issue 19: the operator opens the deny box on a proposal about to expire
 // and types a reason; the proposal expires, the box closes and the
 // selection moves to the next proposal. The rest of the reason, "maybe a",
 // must not become keys: without the swallowing its a, typed past the grace
 // period, approves the other proposal (shown by the control at the end).
 func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
-	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
-	w.authority.DenyAllPending("test", "clean slate")
-	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
-	c := newClock()
-	m := authorityModel(w, c)
-	m.queue.Select(m.queue.index(first.ID))
-	c.Advance(time.Second)
+	w, m, c, first, second := twoPending(t, "expiry-agent")
 
 	typeSlowly(t, m, c, "d")
 	if m.dialog.kind != dialogDeny {
@@ -83,14 +92,7 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 // selection moves; an a typed past the grace period but within the quiet
 // time is swallowed, and one after two quiet seconds acts.
 func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
-	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
-	w.authority.DenyAllPending("test", "clean slate")
-	first, second := w.propose(t, "expiry-agent"), w.propose(t, "expiry-agent")
-	c := newClock()
-	m := authorityModel(w, c)
-	m.queue.Select(m.queue.index(first.ID))
-	c.Advance(time.Second)
+	w, m, c, first, second := twoPending(t, "expiry-agent")
 
 	m.Update(expiredEvent(t, w, first.ID))
 	c.Advance(defaultGrace + 500*time.Millisecond)
@@ -106,14 +108,7 @@ func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
 // The operator's own decision moves the selection too, but that is not an
 // event to guard against: nothing is swallowed.
 func TestOwnDecisionDoesNotSwallow(t *testing.T) {
-	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup") })
-	w.authority.DenyAllPending("test", "clean slate")
-	first, _ := w.propose(t, "own-agent"), w.propose(t, "own-agent")
-	c := newClock()
-	m := authorityModel(w, c)
-	m.queue.Select(m.queue.index(first.ID))
-	c.Advance(time.Second)
+	_, m, _, _, _ := twoPending(t, "own-agent")
 	press(t, m, runes("d"), keyEnter)
 	if m.swallowing {
 		t.Fatalf("the operator's own deny started swallowing: %q", m.notice)

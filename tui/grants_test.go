@@ -119,14 +119,8 @@ func TestGrantKeyGuards(t *testing.T) {
 // the operator goes on typing, as the deny box does: the "1" meant for the
 // count must not become keys, and an a must not approve the next proposal.
 func TestDecisionClosingTheGrantFormDiscardsTyping(t *testing.T) {
-	w := sharedWorld(t, "")
-	t.Cleanup(func() { w.authority.DenyAllPending("test", "cleanup"); endGrants(w) })
-	w.authority.DenyAllPending("test", "clean slate")
-	first, second := w.propose(t, "grant-swallow"), w.propose(t, "grant-swallow")
-	c := newClock()
-	m := authorityModel(w, c)
-	m.queue.Select(m.queue.index(first.ID))
-	c.Advance(time.Second)
+	w, m, c, first, second := twoPending(t, "grant-swallow")
+	t.Cleanup(func() { endGrants(w) })
 	typeSlowly(t, m, c, "A")
 	if m.dialog.kind != dialogGrant {
 		t.Fatalf("A did not open the form: %+v", m.dialog)
