@@ -127,7 +127,8 @@ func (k *TokenTransferProposal) Detail(p *Proposal) []DetailLine {
 		out = append(out, DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
 	}
 	out = append(out, DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", sol(p.Spend), p.Preview.FeeText())})
-	return out
+	out = append(out, instructionLines(p.Preview.Instructions)...)
+	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
 func (k *TokenTransferProposal) Executed(p *Proposal, st map[string]any) string {
@@ -214,16 +215,16 @@ func (k *TokenTransferProposal) Admit(d policy.Decision) []Flag {
 func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 	var flags []Flag
 	for _, f := range l.Flags {
-		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
 	}
 	for _, w := range l.Warnings {
-		flags = append(flags, Flag{FlagKind(w.Kind), w.Text})
+		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
 	}
 	if tp.TransferFee > 0 {
-		flags = append(flags, Flag{FlagKind(executor.WarnTransferFee), fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
+		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
 	}
 	if noCap {
-		flags = append(flags, Flag{FlagNoCap, "no cap applies: no per-mint cap bounds this token"})
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
 	}
 	return flags
 }

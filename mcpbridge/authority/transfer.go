@@ -86,13 +86,33 @@ func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
 	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
 }
 
+// Detail: the terms, then every simulated change with the wallet and the
+// recipient named by role (both are in full elsewhere, and an abbreviation
+// of a look-alike would read as the real one), the instructions, the hash.
 func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
-	return []DetailLine{
-		{Label: "Action", Value: fmt.Sprintf("transfer %s (%d lamports) to the recipient below", solShort(k.A.Lamports), k.A.Lamports)},
-		{Label: "Recipient", Value: k.A.To.String()},
-		{Label: "Spend", Value: fmt.Sprintf("%s (%d lamports): amount + %s", solShort(p.Spend), p.Spend, p.Preview.FeeText())},
+	to := k.A.To.String()
+	out := []DetailLine{
+		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", SOLText(k.A.Lamports), LamportsText(k.A.Lamports))},
+		{Label: "Recipient", Value: to},
+		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", SOLText(p.Spend), LamportsText(p.Spend), p.Preview.FeeText())},
 		{Label: "Budget", Value: p.Preview.BudgetText()},
 	}
+	for i, ch := range p.Preview.Changes {
+		label := ""
+		if i == 0 {
+			label = "Simulated"
+		}
+		who := ch.Account.String()
+		switch {
+		case ch.Account.Equals(p.Preview.From):
+			who = "wallet"
+		case who == to:
+			who = "recipient"
+		}
+		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+	}
+	out = append(out, instructionLines(p.Preview.Instructions)...)
+	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
 func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
