@@ -22,27 +22,14 @@ import (
 
 // grantable arguments name what a grant binds to. A tool whose arguments do
 // not implement it (a raw transaction, an action) can never be covered: its
-// effects differ per call.
+// effects differ per call. A kind opts in from its own file, next to its
+// arguments (transfer.go, tokentransfer.go, swap.go).
 type grantable interface {
 	WriteArgs
 	// GrantTerms are the counterparty (what must match exactly) and the
 	// per-call amount (what may be at most the granted one), in the
 	// arguments' own units.
 	GrantTerms() (counterparty string, amount uint64)
-}
-
-// GrantTerms: the recipient, and lamports.
-func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
-
-// GrantTerms: the mint and the recipient owner, and base units of the mint.
-func (a TransferTokenArgs) GrantTerms() (string, uint64) {
-	return a.Mint.String() + " → " + a.To.String(), a.Amount
-}
-
-// GrantTerms: the input and output mints and the slippage (a wider one
-// would be a worse effect than the one approved), and base units of the input.
-func (a SwapArgs) GrantTerms() (string, uint64) {
-	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
@@ -361,7 +348,3 @@ func grantsText(gs []map[string]any) string {
 	}
 	return s
 }
-
-// ensure the tools a grant may cover are the three write tools this console
-// has; a new write tool must opt in by implementing grantable.
-var _ = []grantable{TransferArgs{}, TransferTokenArgs{}, SwapArgs{}}

@@ -356,3 +356,11 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallR
 		"instruction_like_text": l.Flags, "warnings": executor.WarningTexts(l.Warnings),
 	}}
 }
+
+// GrantTerms: the input and output mints and the slippage (a wider one
+// would be a worse effect than the one approved), and base units of the input.
+func (a SwapArgs) GrantTerms() (string, uint64) {
+	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
+}
+
+var _ grantable = SwapArgs{}

@@ -264,3 +264,10 @@ func (e *tokenExecution) Verify(_ context.Context, res *executor.Result) {
 		e.k.Verified = true
 	}
 }
+
+// GrantTerms: the mint and the recipient owner, and base units of the mint.
+func (a TransferTokenArgs) GrantTerms() (string, uint64) {
+	return a.Mint.String() + " → " + a.To.String(), a.Amount
+}
+
+var _ grantable = TransferTokenArgs{}

@@ -175,3 +175,8 @@ func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 
 // solShort is "0.05 SOL".
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
+
+// GrantTerms: the recipient, and lamports.
+func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
+
+var _ grantable = TransferArgs{}
