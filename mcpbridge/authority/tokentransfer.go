@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -271,3 +272,52 @@ func (a TransferTokenArgs) GrantTerms() (string, uint64) {
 }
 
 var _ grantable = TransferTokenArgs{}
+
+// TransferTokenArgs are the arguments of transfer_token.
+type TransferTokenArgs struct {
+	Mint    solana.PublicKey
+	To      solana.PublicKey // the recipient owner
+	Amount  uint64           // base units of Mint
+	Confirm string           // "" on a proposal
+}
+
+// ParseTransferTokenArgs validates transfer_token arguments.
+func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
+	const tool = mcpbridge.ToolTransferToken
+	var a TransferTokenArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
+		return a, err
+	}
+	if a.Mint.Equals(solana.SolMint) {
+		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+	}
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
+func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
+func (a TransferTokenArgs) Described() string {
+	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
+}
+func (a TransferTokenArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Normalized() map[string]string {
+	return map[string]string{
+		"mint":   a.Mint.String(),
+		"to":     a.To.String(),
+		"amount": strconv.FormatUint(a.Amount, 10),
+	}
+}

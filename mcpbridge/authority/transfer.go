@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -180,3 +181,44 @@ func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
 func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
 
 var _ grantable = TransferArgs{}
+
+// TransferArgs are the arguments of transfer_sol.
+type TransferArgs struct {
+	To       solana.PublicKey
+	Lamports uint64
+	Confirm  string // "" on a proposal
+}
+
+// ParseTransferArgs validates transfer_sol arguments.
+func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
+	const tool = mcpbridge.ToolTransferSOL
+	var a TransferArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Lamports, err = parseUint(tool, lamportsRule, raw["lamports"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
+func (a TransferArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferArgs) Recipient() string    { return a.To.String() }
+func (a TransferArgs) Described() string {
+	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To)
+}
+func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferArgs) Normalized() map[string]string {
+	return map[string]string{
+		"to":       a.To.String(),
+		"lamports": strconv.FormatUint(a.Lamports, 10),
+	}
+}
