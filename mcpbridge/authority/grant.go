@@ -20,24 +20,38 @@ import (
 // inside the console's own process (tests, the demo), that in-process id,
 // which nothing on the socket can claim.
 
-// grantable arguments name what a grant binds to. A tool whose arguments do
-// not implement it (a raw transaction, an action) can never be covered: its
-// effects differ per call. A kind opts in from its own file, next to its
-// arguments (transfer.go, tokentransfer.go, swap.go).
+// grantable names what a grant binds to. A kind opts in by implementing it
+// on its arguments (transfer_sol: recipient and lamports) or, when the terms
+// are known only once the console has looked (an x402 payment's origin,
+// payee and price), on its Kind. A tool that implements neither (a raw
+// transaction, an action) can never be covered: its effects differ per
+// call.
 type grantable interface {
-	WriteArgs
 	// GrantTerms are the counterparty (what must match exactly) and the
 	// per-call amount (what may be at most the granted one), in the
-	// arguments' own units.
+	// kind's own units.
 	GrantTerms() (counterparty string, amount uint64)
+}
+
+// grantTerms finds a proposal's grant terms: its Kind's own, else its
+// arguments'.
+func grantTerms(k Kind) (grantable, bool) {
+	if k == nil {
+		return nil, false
+	}
+	if g, ok := k.(grantable); ok {
+		return g, true
+	}
+	g, ok := k.Args().(grantable)
+	return g, ok
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
 func Grantable(p *Proposal) bool {
-	if p == nil || p.Kind == nil {
+	if p == nil {
 		return false
 	}
-	_, ok := p.Kind.Args().(grantable)
+	_, ok := grantTerms(p.Kind)
 	return ok
 }
 
@@ -117,7 +131,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		h.mu.Unlock()
 		return nil, Grant{}, err
 	}
-	a, ok := p.Kind.Args().(grantable)
+	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
 		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
@@ -277,7 +291,7 @@ func (h *Hub) applyGrant(id string) {
 // coveringLocked finds the live grant covering p, or says why the agent's
 // grants do not ("" when no grant is anywhere near: nothing to explain).
 func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
-	a, ok := p.Kind.Args().(grantable)
+	a, ok := grantTerms(p.Kind)
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}

@@ -196,3 +196,28 @@ func TestPaysSelfWaivesNoCounterparty(t *testing.T) {
 		t.Fatalf("pays self calling the System Program: %+v", res)
 	}
 }
+
+// A kind whose grant terms are known only to the console (its Kind, not its
+// arguments, states them; x402's payee and price) can be covered by a
+// standing grant, within its terms.
+func TestAGrantCanCoverTermsTheKindStates(t *testing.T) {
+	s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, GrantTo: "https://pay.example → payee"}
+	w := fakeWorld(t, s, nil)
+	first := callSocket(t, w, fakeTool, map[string]any{"n": "100"})
+	id, _ := first.Structured["proposal_id"].(string)
+	p, _ := w.authority.Proposal(id)
+	if !authority.Grantable(p) {
+		t.Fatal("a kind stating its grant terms is not grantable")
+	}
+	if _, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000, For: time.Minute}); err != nil || g.Counterparty != "https://pay.example → payee" || g.MaxAmount != 100 {
+		t.Fatalf("grant: %+v, %v", g, err)
+	}
+	covered := callSocket(t, w, fakeTool, map[string]any{"n": "90"})
+	if q, _ := w.authority.Proposal(covered.Str("proposal_id")); q == nil || q.Status != authority.StatusApproved || q.Grant == 0 {
+		t.Fatalf("a call within the grant's terms was not approved by it: %+v", q)
+	}
+	over := callSocket(t, w, fakeTool, map[string]any{"n": "101"})
+	if q, _ := w.authority.Proposal(over.Str("proposal_id")); q == nil || q.Status != authority.StatusPending {
+		t.Fatalf("a call above the granted amount was approved: %+v", q)
+	}
+}
