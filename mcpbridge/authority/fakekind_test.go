@@ -20,6 +20,7 @@ import (
 type FakeScript struct {
 	Estimate, Measured, AtExecution uint64 // lamports out at draft, prepare, execution
 	SkipPersist                     bool   // a broken kind that sends without persisting
+	Repersist                       bool   // the chain learns the transaction by a second signature (x402)
 	Outcome                         executor.Outcome
 	Downgrade                       string                // Verify turns Executed into unexpected effects with this reason
 	Counterparties                  []policy.Counterparty // named besides paying the wallet itself
@@ -140,6 +141,12 @@ func (e *fakeExecution) Submit(_ context.Context, persist func(solana.Signature)
 		e.k.s.step("persist")
 	}
 	e.k.s.step("send")
+	if e.k.s.Repersist {
+		_, _ = rand.Read(sig[:])
+		if err := persist(sig); err != nil {
+			return nil, err
+		}
+	}
 	return &executor.Result{Outcome: e.k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
 }
 func (e *fakeExecution) Verify(_ context.Context, res *executor.Result) {

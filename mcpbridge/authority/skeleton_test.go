@@ -221,3 +221,25 @@ func TestAGrantCanCoverTermsTheKindStates(t *testing.T) {
 		t.Fatalf("a call above the granted amount was approved: %+v", q)
 	}
 }
+
+// A kind may persist again when the signature the chain knows the
+// transaction by changes (an x402 facilitator signs the settlement): what
+// is recorded, and settled, is the last one.
+func TestRunSkeletonRecordsTheLastPersistedSignature(t *testing.T) {
+	s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, AtExecution: 10_000, Outcome: executor.Executed, Repersist: true}
+	w := fakeWorld(t, s, nil)
+	res := callSocket(t, w, fakeTool, map[string]any{"n": "9"})
+	id, _ := res.Structured["proposal_id"].(string)
+	p, err := w.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = callSocket(t, w, fakeTool, map[string]any{"n": "9", "confirm": p.Token})
+	r, err := w.store.GetReservation(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Str("signature") == "" || r.Signature != res.Str("signature") || r.State != "settled" {
+		t.Fatalf("recorded %+v, the result says %q", r, res.Str("signature"))
+	}
+}
