@@ -61,6 +61,7 @@ type Ledger struct {
 	genesisHash string
 	swapAPI     string
 	demo        DemoMints
+	x402        PaidAPI
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -230,6 +231,7 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		GenesisHash string    `json:"genesisHash"`
 		SwapAPI     string    `json:"swapApi"`
 		Swap        DemoMints `json:"swap"`
+		X402        PaidAPI   `json:"x402"`
 	}
 	fail := func(reason string) (*Ledger, error) {
 		l.Close()
@@ -245,6 +247,7 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		l.genesisHash = r.GenesisHash
 		l.swapAPI = r.SwapAPI
 		l.demo = r.Swap
+		l.x402 = r.X402
 		return l, nil
 	case <-l.exited:
 		return fail(fmt.Sprintf("server exited before it was ready (%v)", l.exitError()))

@@ -24,6 +24,7 @@ import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
+import { PaidApi } from './x402.mjs';
 
 const NETWORKS = {
   'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
@@ -99,6 +100,8 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
+  const paidApi = new PaidApi(ledger, log); // x402.mjs: the paid API on its own loopback port
+  Object.assign(faults.methods, paidApi.controls());
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {
@@ -188,6 +191,7 @@ function main() {
     clearInterval(ticker);
     server.close();
     server.closeAllConnections();
+    paidApi.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -216,8 +220,10 @@ function main() {
   swapApi.setup().then(() => server.listen(opts.port, '127.0.0.1', () => {
     const { port } = server.address();
     const base = `http://127.0.0.1:${port}`;
-    process.stdout.write(`${JSON.stringify({ rpc: base, genesisHash: opts.genesisHash, swapApi: base, swap: swapApi.pools.info })}\n`);
-    log(`listening on http://127.0.0.1:${port} (genesis ${opts.genesisHash}, slot ${opts.slotMs} ms)`);
+    paidApi.start(base).then((x402) => {
+      process.stdout.write(`${JSON.stringify({ rpc: base, genesisHash: opts.genesisHash, swapApi: base, swap: swapApi.pools.info, x402 })}\n`);
+      log(`listening on http://127.0.0.1:${port} (genesis ${opts.genesisHash}, slot ${opts.slotMs} ms)`);
+    }, (e) => fail(`starting the paid API: ${e.stack}`));
   }), (e) => fail(`setting up the swap pools: ${e.stack}`));
 }
 
