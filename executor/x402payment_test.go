@@ -1,0 +1,221 @@
+package executor_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/system"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/executor/x402"
+	"github.com/solgate/solgate/localnet/testkit"
+)
+
+// x402Offer fetches path from the localnet paid API and parses its 402.
+func x402Offer(t *testing.T, f *ledgerFixture, path string) (*x402.PaymentRequired, x402.Requirement, error) {
+	t.Helper()
+	api := f.ledger.PaidAPI()
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(10*time.Second), x402.Request{URL: api.URL + path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusPaymentRequired {
+		t.Fatalf("GET %s: status %d, want 402; body %q", path, resp.Status, resp.Body)
+	}
+	pr, err := x402.ParsePaymentRequired(resp.Header.Get(x402.HeaderPaymentRequired), resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := x402.Select(pr, x402.CAIP2(f.ledger.GenesisHash()))
+	return pr, req, err
+}
+
+func x402Payment(t *testing.T, r x402.Requirement) executor.X402Payment {
+	t.Helper()
+	return executor.X402Payment{
+		Mint: solana.MustPublicKeyFromBase58(r.Asset), PayTo: solana.MustPublicKeyFromBase58(r.PayTo),
+		FeePayer: solana.MustPublicKeyFromBase58(r.FeePayer), Amount: r.Amount, Memo: r.Memo,
+	}
+}
+
+// The whole exact payment against the official packages' resource server
+// and facilitator: the 402 read, the payment built and measured, signed as
+// token owner only, retried, co-signed and submitted by the facilitator;
+// the ledger shows exactly 0.001 moved, the fee paid by the facilitator.
+func TestX402PaysPaidAPIOnLedger(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	api := f.ledger.PaidAPI()
+	wallet := f.key.PublicKey()
+	f.mintTo(t, api.Mint, wallet, 1_000_000)
+
+	pr, req, err := x402Offer(t, f, "/paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The published form of a CAIP-2 Solana id: "solana:" and 32 characters of genesis.
+	if want := "solana:" + f.ledger.GenesisHash()[:32]; req.Network != want || req.Scheme != "exact" || req.Amount != 1000 || req.Asset != api.Mint || req.PayTo != api.Merchant || req.FeePayer != api.Facilitator {
+		t.Fatalf("offer %+v, want exact 1000 of %s to %s on %s paid by %s", req, api.Mint, api.Merchant, want, api.Facilitator)
+	}
+	if pr.Version != 2 || !strings.Contains(pr.ResourceURL, "/paid") {
+		t.Fatalf("PaymentRequired v%d resource %q", pr.Version, pr.ResourceURL)
+	}
+
+	p, err := f.ex.PrepareX402Payment(ctx, x402Payment(t, req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff := p.Effects
+	mint := solana.MustPublicKeyFromBase58(api.Mint)
+	if eff.SOLOut() != 0 || eff.Fee() != 0 || eff.TokensOut[mint] != 1000 || len(eff.TokensOut) != 1 || !eff.FeePayer.Equals(solana.MustPublicKeyFromBase58(api.Facilitator)) {
+		t.Fatalf("measured effects: %s (fee payer %s)", eff.Summary(), eff.FeePayer)
+	}
+	if len(p.Memo) != 32 {
+		t.Fatalf("memo %q: want a 16-byte hex nonce when the server gives none", p.Memo)
+	}
+
+	walletSOL := f.balance(t, wallet)
+	facSOL := f.balance(t, solana.MustPublicKeyFromBase58(api.Facilitator))
+	merchantBefore, _ := testkit.OwnerTokens(t, f.chain, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint)
+
+	b64, own, err := f.ex.SignX402(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own.IsZero() || !p.Tx.Signatures[0].IsZero() {
+		t.Fatalf("signed: own %s, fee payer slot %s: want only the wallet's signature", own, p.Tx.Signatures[0])
+	}
+	name, value, err := x402.PaymentHeader(pr, req, b64)
+	if err != nil || name != "PAYMENT-SIGNATURE" {
+		t.Fatalf("header %q: %v", name, err)
+	}
+	resp, err := x402.Do(ctx, x402.NewHTTPClient(60*time.Second), x402.Request{URL: api.URL + "/paid"}, map[string]string{name: value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != 200 || !strings.Contains(string(resp.Body), "the paid answer") {
+		t.Fatalf("paid retry: %d %q (PAYMENT-REQUIRED %q)", resp.Status, resp.Body, resp.Header.Get("PAYMENT-REQUIRED"))
+	}
+	st, err := x402.ParseSettlement(resp.Header.Get("PAYMENT-RESPONSE"))
+	if err != nil || !st.Success {
+		t.Fatalf("settlement %+v: %v", st, err)
+	}
+	sig := solana.MustSignatureFromBase58(st.Transaction)
+
+	// The ledger: exactly 1000 base units moved; the wallet paid no SOL.
+	if got, _ := testkit.OwnerTokens(t, f.chain, wallet, api.Mint); got != 1_000_000-1000 {
+		t.Fatalf("wallet holds %d, want %d", got, 1_000_000-1000)
+	}
+	if got, _ := testkit.OwnerTokens(t, f.chain, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != merchantBefore+1000 {
+		t.Fatalf("merchant holds %d, want %d", got, merchantBefore+1000)
+	}
+	if got := f.balance(t, wallet); got != walletSOL {
+		t.Fatalf("wallet SOL %d → %d: the facilitator should pay the fee", walletSOL, got)
+	}
+	if got := f.balance(t, solana.MustPublicKeyFromBase58(api.Facilitator)); got >= facSOL {
+		t.Fatalf("facilitator SOL %d → %d: it paid no fee", facSOL, got)
+	}
+	l, err := f.ex.LookupX402(ctx, p, sig)
+	if err != nil || !l.Found || l.TokensOut != 1000 || l.Failed {
+		t.Fatalf("lookup: %+v %v", l, err)
+	}
+}
+
+func TestX402HostileOffersRefusedNothingSigned(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	api := f.ledger.PaidAPI()
+	wallet := f.key.PublicKey()
+	f.mintTo(t, api.Mint, wallet, 1_000_000)
+	f.mintTo(t, "So11111111111111111111111111111111111111112", wallet, 50_000_000)
+	sends := f.stats(t).SendsReceived
+	sol := f.balance(t, wallet)
+
+	cases := []struct {
+		path, want string
+		extra      func(executor.X402Payment) []solana.Instruction
+	}{
+		{path: "/hostile/feepayer?wallet=" + wallet.String(), want: "as fee payer"},
+		{path: "/hostile/wsol", want: "wrapped SOL"},
+		{path: "/paid", want: "lamports of SOL", extra: func(executor.X402Payment) []solana.Instruction {
+			return []solana.Instruction{system.NewTransferInstruction(5_000_000, wallet, freshAddress(t)).Build()}
+		}},
+		{path: "/paid", want: "instruction 4 (program Memo) is not part of the exact scheme", extra: func(executor.X402Payment) []solana.Instruction {
+			return []solana.Instruction{solana.NewInstruction(solana.MemoProgramID, solana.AccountMetaSlice{solana.Meta(wallet).SIGNER()}, []byte("x"))}
+		}},
+	}
+	for _, c := range cases {
+		_, req, err := x402Offer(t, f, c.path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		pay := x402Payment(t, req)
+		if c.extra != nil {
+			_, err = f.ex.PrepareX402WithExtra(ctx, pay, c.extra(pay)...)
+		} else {
+			_, err = f.ex.PrepareX402Payment(ctx, pay)
+		}
+		if !errors.Is(err, executor.ErrX402Refused) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: %v, want a refusal naming %q", c.path, err, c.want)
+		}
+	}
+	if got := f.stats(t).SendsReceived; got != sends {
+		t.Fatalf("%d transactions sent during refusals", got-sends)
+	}
+	if got, _ := testkit.OwnerTokens(t, f.chain, wallet, api.Mint); got != 1_000_000 {
+		t.Fatalf("wallet tokens %d after refusals", got)
+	}
+	if got := f.balance(t, wallet); got != sol {
+		t.Fatalf("wallet SOL %d → %d after refusals", sol, got)
+	}
+}
+
+// A facilitator that says it settled and never submits: the signature it
+// reports is never found, and once the blockhash has expired it never can be.
+func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	api := f.ledger.PaidAPI()
+	wallet := f.key.PublicKey()
+	f.mintTo(t, api.Mint, wallet, 1_000_000)
+	pr, req, err := x402Offer(t, f, "/nosubmit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.ex.PrepareX402Payment(ctx, x402Payment(t, req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64, _, err := f.ex.SignX402(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, value, _ := x402.PaymentHeader(pr, req, b64)
+	resp, err := x402.Do(ctx, x402.NewHTTPClient(60*time.Second), x402.Request{URL: api.URL + "/nosubmit"}, map[string]string{name: value})
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("retry: %v %+v", err, resp)
+	}
+	st, err := x402.ParseSettlement(resp.Header.Get("PAYMENT-RESPONSE"))
+	if err != nil || !st.Success {
+		t.Fatalf("the lying facilitator should claim success: %+v %v", st, err)
+	}
+	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := f.ex.BlockHeight(ctx)
+	if err != nil || h <= p.LastValidBlockHeight {
+		t.Fatalf("block height %d, last valid %d: %v", h, p.LastValidBlockHeight, err)
+	}
+	l, err := f.ex.LookupX402(ctx, p, solana.MustSignatureFromBase58(st.Transaction))
+	if err != nil || l.Found {
+		t.Fatalf("lookup after expiry: %+v %v", l, err)
+	}
+	if got, _ := testkit.OwnerTokens(t, f.chain, wallet, api.Mint); got != 1_000_000 {
+		t.Fatalf("wallet tokens %d: nothing should have moved", got)
+	}
+}
