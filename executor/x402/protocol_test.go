@@ -125,12 +125,14 @@ func TestParseV1Body(t *testing.T) {
 
 func TestSelectRefusesIncompleteOffers(t *testing.T) {
 	for name, change := range map[string]func(map[string]any){
-		"no fee payer":   func(m map[string]any) { m["extra"] = map[string]any{} },
-		"float amount":   func(m map[string]any) { m["amount"] = "0.001" },
-		"zero amount":    func(m map[string]any) { m["amount"] = "0" },
-		"bad asset":      func(m map[string]any) { m["asset"] = "USDC" },
-		"huge amount":    func(m map[string]any) { m["amount"] = "18446744073709551616" },
-		"memo too large": func(m map[string]any) { m["extra"] = map[string]any{"feePayer": feePayer, "memo": strings.Repeat("m", 257)} },
+		"no fee payer": func(m map[string]any) { m["extra"] = map[string]any{} },
+		"float amount": func(m map[string]any) { m["amount"] = "0.001" },
+		"zero amount":  func(m map[string]any) { m["amount"] = "0" },
+		"bad asset":    func(m map[string]any) { m["asset"] = "USDC" },
+		"huge amount":  func(m map[string]any) { m["amount"] = "18446744073709551616" },
+		"memo too large": func(m map[string]any) {
+			m["extra"] = map[string]any{"feePayer": feePayer, "memo": strings.Repeat("m", 257)}
+		},
 	} {
 		offer := exact(devnet)
 		change(offer)
