@@ -60,6 +60,9 @@ type Config struct {
 	TokenDelivery     string // DeliveryAgent or DeliveryOperator
 	BreakerDenials    int
 	BreakerWindow     time.Duration
+	// AllowX402Origins are the origins (scheme://host[:port]) x402_fetch
+	// may pay; empty refuses every x402 payment.
+	AllowX402Origins []string
 }
 
 // DefaultConfig is the policy with no operator choices made: devnet-style
