@@ -93,6 +93,10 @@ type Proposal struct {
 	Token *TokenSpend
 	// Quote is set for a proposal priced by a quote (a swap).
 	Quote *QuoteFacts
+	// X402Origin is the origin an x402 payment goes to: the counterparty,
+	// judged by --allow-x402-origin instead of the recipient allowlist.
+	// Its fee is paid by the facilitator, so its Lamports may be zero.
+	X402Origin string
 }
 
 // QuoteFacts are the terms of a quoted trade.
@@ -178,6 +182,7 @@ var rules = []rule{
 	{RuleMeasured, checkMeasured},
 	{RuleNetwork, checkNetwork},
 	{RuleRecipient, checkRecipient},
+	{RuleX402Origin, checkX402Origin},
 	{RulePerTx, checkPerTx},
 	{RulePerSession, checkPerSession},
 	{RulePerDay, checkPerDay},
@@ -222,7 +227,7 @@ func checkTool(_ Config, p Proposal, _ SpendState) verdict {
 	if p.Recipient != "" && p.PaysSelf {
 		return objection(RuleTool, false, "the %q proposal claims both a recipient and to pay the wallet itself, so it cannot be judged.", p.Tool)
 	}
-	if p.Recipient == "" && !p.PaysSelf {
+	if p.Recipient == "" && !p.PaysSelf && p.X402Origin == "" {
 		return objection(RuleTool, false, "the %q proposal states no recipient, so the policy cannot judge it.", p.Tool)
 	}
 	return pass
@@ -232,7 +237,7 @@ func checkTool(_ Config, p Proposal, _ SpendState) verdict {
 // transaction pays a fee, so zero lamports means the caller skipped the
 // simulation — and a cap check against zero would pass anything.
 func checkMeasured(_ Config, p Proposal, _ SpendState) verdict {
-	if p.Lamports == 0 {
+	if p.Lamports == 0 && !(p.X402Origin != "" && p.Token != nil && p.Token.Amount > 0) {
 		return objection(RuleMeasured, false, "the SOL this transaction spends was not measured (0 lamports); solgate will not judge an unsimulated transaction.")
 	}
 	return pass
@@ -261,6 +266,9 @@ func checkNetwork(cfg Config, p Proposal, _ SpendState) verdict {
 func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
 	if p.PaysSelf && p.Recipient == "" {
 		return pass // the value comes back to the wallet (checkTool holds the pair)
+	}
+	if p.X402Origin != "" && p.Recipient == "" {
+		return pass // an x402 payment: its origin is judged by checkX402Origin
 	}
 	if len(cfg.AllowRecipients) == 0 {
 		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", p.Recipient, p.Recipient)

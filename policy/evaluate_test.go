@@ -181,7 +181,7 @@ func TestSilentRuleDenies(t *testing.T) {
 // Every rule name a Decision can carry is in the evaluated list, and the
 // list is in the documented order.
 func TestRuleOrder(t *testing.T) {
-	want := []string{RuleTool, RuleMeasured, RuleNetwork, RuleRecipient, RulePerTx, RulePerSession, RulePerDay,
+	want := []string{RuleTool, RuleMeasured, RuleNetwork, RuleRecipient, RuleX402Origin, RulePerTx, RulePerSession, RulePerDay,
 		RuleMints, RuleUncappedToken, RuleSlippage, RulePriceImpact}
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules, want %d", len(rules), len(want))
