@@ -19,3 +19,16 @@ func checkX402Origin(cfg Config, p Proposal, _ SpendState) verdict {
 	}
 	return objection(RuleX402Origin, false, "origin %s is not on the x402 allowlist; retrying will not help. The operator can allow it with --allow-x402-origin %s.", p.X402Origin, p.X402Origin)
 }
+
+// CheckX402Origin is the origin rule alone, for x402_fetch to refuse an
+// origin before it makes any request to it.
+func CheckX402Origin(cfg Config, origin string) (Decision, bool) {
+	if origin == "" {
+		return Decision{Rule: RuleX402Origin, Reason: "the URL has no origin, so it cannot be judged."}, false
+	}
+	v := checkX402Origin(cfg, Proposal{X402Origin: origin}, SpendState{})
+	if v.pass {
+		return Decision{Allowed: true}, true
+	}
+	return v.deny, false
+}
