@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -73,17 +74,8 @@ func (e *Executor) PrepareX402Payment(ctx context.Context, p X402Payment) (*Prep
 // can, and the measure must still refuse it).
 func (e *Executor) prepareX402(ctx context.Context, p X402Payment, extra []solana.Instruction) (*PreparedX402, error) {
 	wallet := e.key.PublicKey()
-	switch {
-	case p.Amount == 0:
-		return nil, x402Refusal("the amount is zero")
-	case p.FeePayer.Equals(wallet):
-		return nil, x402Refusal("the offer names the wallet %s as fee payer: in x402 the facilitator pays the fee, and the wallet pays only the amount", wallet)
-	case p.Mint.Equals(WrappedSOL):
-		return nil, x402Refusal("the offer asks for wrapped SOL (%s): that payment would spend the wallet's SOL, and solgate pays x402 only in tokens", WrappedSOL)
-	case p.PayTo.Equals(wallet):
-		return nil, x402Refusal("the offer's payTo is the wallet itself")
-	case len(p.Memo) > 256:
-		return nil, x402Refusal("the memo is %d bytes, more than the scheme's 256", len(p.Memo))
+	if err := e.CheckX402Payment(p); err != nil {
+		return nil, err
 	}
 	info, err := e.client.TokenInfo(ctx, p.Mint)
 	if err != nil {
@@ -267,4 +259,36 @@ func (e *Executor) LookupX402(ctx context.Context, p *PreparedX402, sig solana.S
 		return X402Landing{}, fmt.Errorf("x402 lookup %s: %w", sig, err)
 	}
 	return X402Landing{Found: true, TokensOut: eff.TokensOut[p.Payment.Mint], Failed: tx.Meta.Err != nil, Slot: tx.Slot}, nil
+}
+
+// Preview is the payment as the console shows it: its instructions, the
+// hash of the exact message and the measured effects (no SOL, no fee).
+func (p *PreparedX402) Preview() Preview {
+	msg, _ := p.Tx.Message.MarshalBinary()
+	sum := sha256.Sum256(msg)
+	return Preview{
+		From: p.Tx.Message.AccountKeys[0], Instructions: describeInstructions(p.Tx),
+		MessageSHA256: hex.EncodeToString(sum[:]), Effects: p.Effects,
+		Budget: Budget{UnitLimit: X402ComputeUnitLimit, UnitPrice: X402ComputeUnitPrice, Source: "paid by the facilitator"},
+	}
+}
+
+// CheckX402Payment refuses, before anything is built, an offer whose terms
+// alone are never paid: the wallet as fee payer or payee, wrapped SOL (it
+// would spend the wallet's SOL), a zero amount, an oversized memo.
+func (e *Executor) CheckX402Payment(p X402Payment) error {
+	wallet := e.key.PublicKey()
+	switch {
+	case p.Amount == 0:
+		return x402Refusal("the amount is zero")
+	case p.FeePayer.Equals(wallet):
+		return x402Refusal("the offer names the wallet %s as fee payer: in x402 the facilitator pays the fee, and the wallet pays only the amount", wallet)
+	case p.Mint.Equals(WrappedSOL):
+		return x402Refusal("the offer asks for wrapped SOL (%s): that payment would spend the wallet's SOL, and solgate pays x402 only in tokens", WrappedSOL)
+	case p.PayTo.Equals(wallet):
+		return x402Refusal("the offer's payTo is the wallet itself")
+	case len(p.Memo) > 256:
+		return x402Refusal("the memo is %d bytes, more than the scheme's 256", len(p.Memo))
+	}
+	return nil
 }

@@ -66,6 +66,7 @@ var parsers = map[string]func(raw map[string]any) (Args, error){
 	mcpbridge.ToolTransferSOL:      parser(ParseTransferArgs),
 	mcpbridge.ToolSwap:             parser(ParseSwapArgs),
 	mcpbridge.ToolTransferToken:    parser(ParseTransferTokenArgs),
+	mcpbridge.ToolX402Fetch:        parser(ParseX402FetchArgs),
 }
 
 // parser adapts a typed parser to the inventory's signature.

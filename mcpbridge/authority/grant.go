@@ -45,12 +45,32 @@ func (a SwapArgs) GrantTerms() (string, uint64) {
 	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
 }
 
+// grantableKind is a kind whose terms are known only once prepared (an
+// x402 payment: its origin, payTo and asset come from the server's offer):
+// it names them itself.
+type grantableKind interface {
+	GrantTerms() (counterparty string, amount uint64)
+}
+
+// grantTermsOf are p's grant terms; ok is false when no grant can cover it.
+func grantTermsOf(p *Proposal) (string, uint64, bool) {
+	if k, ok := p.Kind.(grantableKind); ok {
+		cp, amount := k.GrantTerms()
+		return cp, amount, true
+	}
+	if a, ok := p.Kind.Args().(grantable); ok {
+		cp, amount := a.GrantTerms()
+		return cp, amount, true
+	}
+	return "", 0, false
+}
+
 // Grantable reports whether a grant could ever cover p's tool.
 func Grantable(p *Proposal) bool {
 	if p == nil || p.Kind == nil {
 		return false
 	}
-	_, ok := p.Kind.Args().(grantable)
+	_, _, ok := grantTermsOf(p)
 	return ok
 }
 
@@ -130,12 +150,11 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		h.mu.Unlock()
 		return nil, Grant{}, err
 	}
-	a, ok := p.Kind.Args().(grantable)
+	cp, amount, ok := grantTermsOf(p)
 	if !ok {
 		h.mu.Unlock()
 		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
 	}
-	cp, amount := a.GrantTerms()
 	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}
 	spend := p.Spend
@@ -290,11 +309,10 @@ func (h *Hub) applyGrant(id string) {
 // coveringLocked finds the live grant covering p, or says why the agent's
 // grants do not ("" when no grant is anywhere near: nothing to explain).
 func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
-	a, ok := p.Kind.Args().(grantable)
+	cp, amount, ok := grantTermsOf(p)
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
-	cp, amount := a.GrantTerms()
 	now := h.opts.Now()
 	ns := make([]int, 0, len(h.grants))
 	for n := range h.grants {

@@ -1,0 +1,213 @@
+package authority_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/policy"
+)
+
+// x402World is a console whose policy allows the localnet paid API's
+// origin, with per-mint caps on its asset, and a wallet holding 1.0 of it.
+func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
+	return x402WorldSlots(t, 20, tweak)
+}
+
+// x402WorldSlots is x402World on a ledger with slots of slotMS.
+func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
+	t.Helper()
+	var api localnet.PaidAPI
+	w := newWorldLedger(t, localnet.Options{SlotMS: slotMS}, func(o *authority.Options, l *localnet.Ledger) {
+		api = l.PaidAPI()
+		o.Policy.AllowX402Origins = []string{api.URL}
+		o.FollowInterval = 50 * time.Millisecond
+		if tweak != nil {
+			tweak(&o.Policy, api)
+		}
+	}, nil, authority.ListenConfig{})
+	if _, err := w.ledger.MintTo(context.Background(), api.Mint, w.wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	return w, api
+}
+
+func withTokenCaps(perTx, perSession string) func(*policy.Config, localnet.PaidAPI) {
+	return func(c *policy.Config, api localnet.PaidAPI) {
+		tc := func(s string) []policy.TokenCap {
+			v, err := policy.ParseTokenCap(api.Mint + "=" + s)
+			if err != nil {
+				panic(err)
+			}
+			return []policy.TokenCap{v}
+		}
+		if perTx != "" {
+			c.MaxTokenPerTx = tc(perTx)
+		}
+		if perSession != "" {
+			c.MaxTokenPerSession = tc(perSession)
+		}
+	}
+}
+
+// Through the real bridge: a read without payment; a 402 proposed with
+// its terms; approved, the paid body arrives and the ledger shows exactly
+// 0.001 moved wallet → merchant, fee paid by the facilitator.
+func TestX402FetchPaysThroughTheBridge(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
+	facilitator := solana.MustPublicKeyFromBase58(api.Facilitator)
+
+	free := a.Call("x402_fetch", map[string]any{"url": api.URL + "/free"})
+	if free.Status() != "response" || !strings.Contains(free.Text, "no payment needed") || free.Structured["http_status"] != float64(200) {
+		t.Fatalf("free read: %+v", free)
+	}
+
+	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	for _, want := range []string{"pay 0.001 ", "(1000 base units, 6 decimals)", "Origin: " + api.URL, "Pay to: " + api.Merchant,
+		"Facilitator: " + api.Facilitator, "A paid answer (localnet)", "per session 0.1", "SOL spend: none"} {
+		if !strings.Contains(ans.Text, want) {
+			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
+		}
+	}
+	if got, _ := w.ownerTokens(t, merchant, api.Mint); got != 0 {
+		t.Fatal("a proposal moved funds")
+	}
+	walletSOL, facSOL := w.balance(t, w.wallet), w.balance(t, facilitator)
+
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "executed" || !strings.Contains(res.Text, "the paid answer") {
+		t.Fatalf("execute: %+v", res)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 999_000 {
+		t.Fatalf("wallet holds %d, want 999000", got)
+	}
+	if got, _ := w.ownerTokens(t, merchant, api.Mint); got != 1000 {
+		t.Fatalf("merchant holds %d, want 1000", got)
+	}
+	if got := w.balance(t, w.wallet); got != walletSOL {
+		t.Fatalf("wallet SOL %d → %d", walletSOL, got)
+	}
+	if got := w.balance(t, facilitator); got >= facSOL {
+		t.Fatalf("facilitator SOL %d → %d: it paid no fee", facSOL, got)
+	}
+	st := a.Call("get_spend_status", map[string]any{})
+	if !strings.Contains(st.Text, "Token "+api.Mint+": 1000 spent, 0 reserved") {
+		t.Fatalf("spend status:\n%s", st.Text)
+	}
+}
+
+// Refusals before any proposal: an origin not allowed (no request made),
+// max_amount below the price, an uncapped asset; the hostile offers
+// refused by the payment's shape and effects. The ledger never moves.
+func TestX402FetchRefusals(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", ""))
+	a := startAgent(t, w.socket)
+	sends := func() uint64 {
+		s, err := w.ledger.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	before := sends()
+	for _, c := range []struct {
+		args       map[string]any
+		rule, want string
+	}{
+		{map[string]any{"url": "http://127.0.0.1:1/paid"}, policy.RuleX402Origin, "--allow-x402-origin http://127.0.0.1:1"},
+		{map[string]any{"url": api.URL + "/paid", "max_amount": 999}, "max_amount", "more than your max_amount of 999"},
+		{map[string]any{"url": api.URL + "/hostile/feepayer?wallet=" + w.wallet.String()}, "x402_payment", "as fee payer"},
+		{map[string]any{"url": api.URL + "/hostile/wsol"}, "x402_payment", "wrapped SOL"},
+	} {
+		ans := a.Call("x402_fetch", c.args)
+		if ans.Status() != "denied" || ans.Structured["rule"] != c.rule || !strings.Contains(ans.Text, c.want) {
+			t.Errorf("%v: %+v", c.args, ans)
+		}
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || sends() != before {
+		t.Fatalf("refusals moved funds: wallet %d, %d sends", got, sends()-before)
+	}
+	if p := w.authority.Proposals(); len(p) != 0 {
+		t.Fatalf("refusals queued %d proposals", len(p))
+	}
+}
+
+// The hostile server that advertises 0.001 and asks more on the retry:
+// refused at execution with the reason, nothing signed, ledger unchanged.
+func TestX402FetchOverpriceOnRetryRefused(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", ""))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/hostile/overprice"}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "pay 0.001 ") {
+		t.Fatalf("propose: %+v", ans)
+	}
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "failed" || !strings.Contains(res.Text, "more than the 0.001") || !strings.Contains(res.Text, "nothing was signed or sent") {
+		t.Fatalf("execute: %+v", res)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 {
+		t.Fatalf("wallet holds %d", got)
+	}
+	if s := w.authority.SpendSummary(); len(s.Tokens) > 0 && (s.Tokens[0].Spent != 0 || s.Tokens[0].Reserved != 0) {
+		t.Fatalf("spend after refusal: %+v", s.Tokens)
+	}
+}
+
+// A facilitator that claims success and never submits: the reservation is
+// held until the blockhash expires, then released; the spend shows it.
+func TestX402FetchNeverSubmittedReleasedAtExpiry(t *testing.T) {
+	// Slots of 200 ms: the blockhash lives 30 s unless the test expires it,
+	// so the reservation is seen held before the expiry the test causes.
+	w, api := x402WorldSlots(t, 200, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/nosubmit"}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	p, err := w.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan testkit.Answer, 1)
+	go func() { done <- a.Call("x402_fetch", map[string]any{"url": args["url"], "confirm": p.Token}) }()
+	// The payment was handed over (the console follows the facilitator's
+	// signature) and is reserved while its blockhash lives.
+	testkit.Eventually(t, 30*time.Second, "the payment handed over", func() bool {
+		q, _ := w.authority.Proposal(id)
+		return q.Signature != ""
+	}, func() string { q, _ := w.authority.Proposal(id); return string(q.Status) + " " + q.Reason })
+	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Reserved != 1000 {
+		t.Fatalf("while its blockhash lives: %+v", s.Tokens)
+	}
+	if err := w.ledger.ExpireBlockhash(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.Status() != "failed" || !strings.Contains(res.Text, "never submitted") || !strings.Contains(res.Text, "released") {
+		t.Fatalf("execute: %+v", res)
+	}
+	st := a.Call("get_spend_status", map[string]any{})
+	if !strings.Contains(st.Text, "Token "+api.Mint+": 0 spent, 0 reserved") {
+		t.Fatalf("spend status after release:\n%s", st.Text)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 {
+		t.Fatalf("wallet holds %d", got)
+	}
+}
