@@ -2,6 +2,7 @@ package authority_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +210,71 @@ func TestX402FetchNeverSubmittedReleasedAtExpiry(t *testing.T) {
 	}
 	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 {
 		t.Fatalf("wallet holds %d", got)
+	}
+}
+
+// A grant made on an x402 proposal: later calls to the same origin, payTo
+// and asset pay without a key, each through proposal_status as always; the
+// per-mint session cap (0.01 = ten calls) stops the call that would pass
+// it, though the grant has calls left; the ledger shows ten payments.
+func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.001", "0.01"))
+	a := startAgent(t, w.socket)
+	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
+	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
+
+	first := a.Call("x402_fetch", args)
+	id, _ := first.Structured["proposal_id"].(string)
+	if first.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", first)
+	}
+	// The grant form's ceiling is in SOL; an x402 payment spends none, so
+	// its bound is the count, the per-call amount and the per-mint caps.
+	_, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 10, Ceiling: 1_000_000, For: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.MaxAmount != 1000 || !strings.Contains(g.Counterparty, api.URL) || !strings.Contains(g.Counterparty, api.Merchant) || !strings.Contains(g.Counterparty, api.Mint) {
+		t.Fatalf("grant %+v", g)
+	}
+	pay := func(id string) {
+		t.Helper()
+		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 10})
+		token, _ := st.Structured["confirm"].(string)
+		if st.Status() != "approved" || token == "" {
+			t.Fatalf("status of %s: %+v", id, st)
+		}
+		confirmed := map[string]any{"confirm": token}
+		for k, v := range args {
+			confirmed[k] = v
+		}
+		if res := a.Call("x402_fetch", confirmed); res.Status() != "executed" || !strings.Contains(res.Text, "the paid answer") {
+			t.Fatalf("execute %s: %+v", id, res)
+		}
+	}
+	pay(id)
+	for i := 0; i < 9; i++ {
+		ans := a.Call("x402_fetch", args)
+		next, _ := ans.Structured["proposal_id"].(string)
+		p, _ := w.authority.Proposal(next)
+		if p == nil || p.Status != authority.StatusApproved || p.DecidedBy != fmt.Sprintf("grant #%d", g.N) {
+			t.Fatalf("call %d not covered by the grant: %+v %+v", i+2, ans, p)
+		}
+		pay(next)
+	}
+	if got, _ := w.ownerTokens(t, merchant, api.Mint); got != 10_000 {
+		t.Fatalf("merchant holds %d after ten calls, want 10000", got)
+	}
+	// The eleventh would pass the per-mint session cap: denied by policy,
+	// though the grant has a call left.
+	over := a.Call("x402_fetch", args)
+	if over.Status() != "denied" || over.Structured["rule"] != policy.RuleTokenPerSession {
+		t.Fatalf("over the session cap: %+v", over)
+	}
+	if left := w.authority.Grants(); len(left) != 1 || left[0].Left() != 1 {
+		t.Fatalf("grants after: %+v", left)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 990_000 {
+		t.Fatalf("wallet holds %d, want 990000", got)
 	}
 }
