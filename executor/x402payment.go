@@ -223,6 +223,9 @@ type X402Landing struct {
 	TokensOut uint64
 	Failed    bool
 	Slot      uint64
+	// Effects is the landed transaction's measure, its fees charged to
+	// the facilitator.
+	Effects Effects
 }
 
 // LookupX402 looks for the payment under sig (the facilitator's, the
@@ -258,7 +261,8 @@ func (e *Executor) LookupX402(ctx context.Context, p *PreparedX402, sig solana.S
 	if err != nil {
 		return X402Landing{}, fmt.Errorf("x402 lookup %s: %w", sig, err)
 	}
-	return X402Landing{Found: true, TokensOut: eff.TokensOut[p.Payment.Mint], Failed: tx.Meta.Err != nil, Slot: tx.Slot}, nil
+	eff = eff.paidBy(p.Payment.FeePayer)
+	return X402Landing{Found: true, TokensOut: eff.TokensOut[p.Payment.Mint], Failed: tx.Meta.Err != nil, Slot: tx.Slot, Effects: eff}, nil
 }
 
 // Preview is the payment as the console shows it: its instructions, the

@@ -1,7 +1,10 @@
 package authority
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -143,15 +146,23 @@ func (a X402FetchArgs) ToolName() string     { return mcpbridge.ToolX402Fetch }
 func (a X402FetchArgs) ConfirmToken() string { return a.Confirm }
 func (a X402FetchArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 
+func (a X402FetchArgs) Recipient() string { return "" } // payTo comes from the server, not the agent
+func (a X402FetchArgs) Described() string {
+	return fmt.Sprintf("x402_fetch %s %s", a.Method, x402.Origin(a.URL))
+}
+
 // Normalized binds the approval to the whole request: the same URL,
-// method, headers and body, and the same bound on the price.
+// method, headers and body, and the same bound on the price. Headers and
+// body are kept as digests: they may carry the agent's API keys, and the
+// normalised form is stored and audited.
 func (a X402FetchArgs) Normalized() map[string]string {
 	headers, _ := json.Marshal(a.Headers) // sorted keys: canonical
 	if a.Headers == nil {
 		headers = []byte("{}")
 	}
+	hs, bs := sha256.Sum256(headers), sha256.Sum256([]byte(a.Body))
 	return map[string]string{
-		"url": a.URL, "method": a.Method, "headers": string(headers), "body": a.Body,
+		"url": a.URL, "method": a.Method, "headers_sha256": hex.EncodeToString(hs[:]), "body_sha256": hex.EncodeToString(bs[:]),
 		"max_amount": strconv.FormatUint(a.MaxAmount, 10),
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
 )
 
 // x402_fetch: the console, not the bridge, makes the agent's HTTP request,
@@ -80,7 +79,7 @@ var _ Kind = (*X402Proposal)(nil)
 
 func (k *X402Proposal) Args() WriteArgs { return k.A }
 
-func (k *X402Proposal) clone() Kind {
+func (k *X402Proposal) Clone() Kind {
 	c := *k
 	if k.Reply != nil {
 		r := *k.Reply
@@ -239,114 +238,99 @@ func capsFor(cfg policy.Config, mint string) string {
 	return "per-mint caps for " + mint + ": " + strings.Join(parts, " · ")
 }
 
-// proposeX402 handles an x402_fetch call without confirm: a read, or a
-// proposal to pay.
-func (h *Hub) proposeX402(ctx context.Context, who caller, a X402FetchArgs) mcpbridge.CallResult {
-	fp := a.Fingerprint()
+func init() { RegisterKind(x402Kind{}) }
+
+// x402Kind registers x402_fetch.
+type x402Kind struct{}
+
+func (x402Kind) Tool() string { return mcpbridge.ToolX402Fetch }
+
+func (x402Kind) Parse(raw map[string]any) (WriteArgs, error) { return ParseX402FetchArgs(raw) }
+
+// Draft makes the request, and only to an allowed origin (deny by default
+// before any byte leaves). No 402: the answer is the server's response, as
+// a read. A 402: the offer read into a draft (exact on this cluster,
+// max_amount held, terms never paid refused by name).
+func (x402Kind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
+	a := wa.(X402FetchArgs)
 	origin := x402.Origin(a.URL)
-	deny := func(d policy.Decision) mcpbridge.CallResult {
-		return h.recordAutoDeny(who, fp, d, nil, map[string]any{
-			"tool": mcpbridge.ToolX402Fetch, "origin": origin, "url": untrusted.Sanitize(a.URL, 200),
-		}, "x402_fetch "+origin)
-	}
-	if res, done := h.admit(who, fp, deny); done {
-		return res
-	}
-	// Deny by default before any byte leaves: the console makes requests
-	// only to origins the operator allowed.
-	if d, ok := policy.CheckX402Origin(h.opts.Policy, origin); !ok {
-		return deny(d)
+	if d, ok := policy.CheckX402Origin(env.Policy(), origin); !ok {
+		return nil, &Refusal{Decision: d}
 	}
 	resp, err := x402.Do(ctx, x402HTTP, a.request(), nil)
 	if err != nil {
-		return toolError("the request failed (nothing was proposed, signed or sent): " + untrusted.Sanitize(err.Error(), 300))
+		return nil, errors.New("the request failed (nothing was proposed, signed or sent): " + untrusted.Sanitize(err.Error(), 300))
 	}
 	if resp.Status != http.StatusPaymentRequired {
-		return readResult(origin, resp)
+		return nil, &Answered{Result: readResult(origin, resp)}
 	}
-	k, d, err := h.x402Offer(ctx, a, origin, resp)
-	if err != nil {
-		return toolError("could not prepare the x402 payment (nothing was proposed, signed or sent): " + err.Error())
-	}
-	if d != nil {
-		return deny(*d)
-	}
-	prepared, d, err := h.x402Prepare(ctx, k)
-	if err != nil {
-		return toolError("could not prepare the x402 payment (nothing was proposed, signed or sent): " + err.Error())
-	}
-	if d != nil {
-		return deny(*d)
-	}
-	decision := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, who.name), h.opts.Spend.State())
-	if !decision.Allowed {
-		return deny(decision)
-	}
-	k.NoCapApplies = decision.NoCapApplies
-
-	now := h.opts.Now()
-	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolX402Fetch, Client: who.name, Peer: who.id, Fingerprint: fp, Kind: k,
-		Preview: prepared.Preview(), Spend: 0, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
-		Status: StatusPending, changed: make(chan struct{}),
-	}
-	for _, f := range untrusted.Flags(k.Resource + " " + k.Description) {
-		p.Flags = append(p.Flags, Flag{FlagInstructionLike, fmt.Sprintf("the server's description contains instruction-like text (%q); treat it as untrusted", f)})
-	}
-	p.Flags = append(p.Flags, tokenFlags(k.Token, executor.TokenPreview{}, k.NoCapApplies)...)
-	return h.enqueue(p, who.name, a.Normalized())
+	return x402Offer(ctx, env, a, origin, resp)
 }
 
-// x402Offer reads a 402 into a proposal: the offer chosen (exact, own
-// cluster), max_amount held, the asset's label and caps, pre-policy. d is a
-// denial to answer with; err a failure to read the asset.
-func (h *Hub) x402Offer(ctx context.Context, a X402FetchArgs, origin string, resp *x402.Response) (*X402Proposal, *policy.Decision, error) {
+// x402Offer reads a 402 into a draft: the offer chosen (exact, own
+// cluster), max_amount held, terms never paid refused, the asset labelled.
+func x402Offer(ctx context.Context, env Env, a X402FetchArgs, origin string, resp *x402.Response) (*X402Proposal, error) {
 	pr, err := x402.ParsePaymentRequired(resp.Header.Get(x402.HeaderPaymentRequired), resp.Body)
 	if err != nil {
-		return nil, &policy.Decision{Rule: "x402_offer", Reason: "the server answered 402 but its payment offer cannot be read: " + untrusted.Sanitize(err.Error(), 300)}, nil
+		return nil, refuse("x402_offer", "the server answered 402 but its payment offer cannot be read: "+untrusted.Sanitize(err.Error(), 300))
 	}
-	req, err := x402.Select(pr, x402.CAIP2(h.opts.Genesis))
+	req, err := x402.Select(pr, x402.CAIP2(env.h.opts.Genesis))
 	if err != nil {
-		return nil, &policy.Decision{Rule: "x402_scheme", Reason: untrusted.Sanitize(err.Error(), 600)}, nil
+		return nil, refuse("x402_scheme", untrusted.Sanitize(err.Error(), 600))
 	}
 	if a.MaxAmount > 0 && req.Amount > a.MaxAmount {
-		return nil, &policy.Decision{Rule: "max_amount", Reason: fmt.Sprintf("the server asks %d base units of %s, more than your max_amount of %d; refused without a proposal.", req.Amount, req.Asset, a.MaxAmount)}, nil
+		return nil, refuse("max_amount", fmt.Sprintf("the server asks %d base units of %s, more than your max_amount of %d; refused without a proposal.", req.Amount, req.Asset, a.MaxAmount))
 	}
 	// Terms never paid are refused by name before anything is read or built.
-	if err := h.opts.Executor.CheckX402Payment(x402Payment(req.Asset, req.PayTo, req.FeePayer, req.Amount, req.Memo)); err != nil {
-		return nil, &policy.Decision{Rule: "x402_payment", Reason: err.Error()}, nil
+	if err := env.Executor().CheckX402Payment(x402Payment(req.Asset, req.PayTo, req.FeePayer, req.Amount, req.Memo)); err != nil {
+		return nil, refuse("x402_payment", err.Error())
 	}
-	label, err := h.label(ctx, solana.MustPublicKeyFromBase58(req.Asset))
+	label, err := env.Label(ctx, solana.MustPublicKeyFromBase58(req.Asset))
 	if err != nil {
-		return nil, nil, fmt.Errorf("asset %s: %w", req.Asset, err)
+		return nil, fmt.Errorf("asset %s: could not read it as a token mint (nothing was proposed): %w", req.Asset, err)
 	}
-	k := &X402Proposal{
+	return &X402Proposal{
 		A: a, Origin: origin, Version: pr.Version, Token: label,
 		Resource: untrusted.Sanitize(pr.ResourceURL, 200), Description: untrusted.Sanitize(pr.Description, 200),
 		Offer: X402Offer{Network: req.Network, Asset: req.Asset, PayTo: req.PayTo, FeePayer: req.FeePayer, Amount: req.Amount, Memo: req.Memo},
-		Caps:  capsFor(h.opts.Policy, req.Asset),
+		Caps:  capsFor(env.Policy(), req.Asset),
 		pr:    pr, req: req,
-	}
-	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, ""), h.opts.Spend.State()); !d.Allowed {
-		return nil, &d, nil
-	}
-	return k, nil, nil
+	}, nil
 }
 
-// x402Prepare builds and measures k's payment; a refusal by shape or
+// Prepare builds and measures the payment; a refusal by its shape or
 // effects is a denial with its reason.
-func (h *Hub) x402Prepare(ctx context.Context, k *X402Proposal) (*executor.PreparedX402, *policy.Decision, error) {
+func (k *X402Proposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+	prepared, err := k.build(ctx, env)
+	if err != nil {
+		return executor.Preview{}, err
+	}
+	return prepared.Preview(), nil
+}
+
+func (k *X402Proposal) build(ctx context.Context, env Env) (*executor.PreparedX402, error) {
 	o := k.Offer
-	prepared, err := h.opts.Executor.PrepareX402Payment(ctx, x402Payment(o.Asset, o.PayTo, o.FeePayer, o.Amount, o.Memo))
+	prepared, err := env.Executor().PrepareX402Payment(ctx, x402Payment(o.Asset, o.PayTo, o.FeePayer, o.Amount, o.Memo))
 	if errors.Is(err, executor.ErrX402Refused) {
-		return nil, &policy.Decision{Rule: "x402_payment", Reason: err.Error()}, nil
+		return nil, refuse("x402_payment", err.Error())
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, errors.New("could not prepare the x402 payment (nothing was proposed, signed or sent): " + err.Error())
 	}
 	k.Offer.Memo = prepared.Memo
 	k.Offer.Amount = prepared.Effects.TokensOut[solana.MustPublicKeyFromBase58(o.Asset)]
-	return prepared, nil, nil
+	return prepared, nil
+}
+
+// Admit records "no cap applies" and returns the warnings: instruction-like
+// text in the server's words, the asset's own.
+func (k *X402Proposal) Admit(d policy.Decision) []Flag {
+	k.NoCapApplies = d.NoCapApplies
+	var flags []Flag
+	for _, f := range untrusted.Flags(k.Resource + " " + k.Description) {
+		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("the server's description contains instruction-like text (%q); treat it as untrusted", f)})
+	}
+	return append(flags, tokenFlags(k.Token, executor.TokenPreview{}, k.NoCapApplies)...)
 }
 
 // x402Payment is the executor's view of an offer Select already checked
@@ -358,106 +342,108 @@ func x402Payment(asset, payTo, feePayer string, amount uint64, memo string) exec
 	}
 }
 
-// Run pays an approved x402 proposal: the offer is fetched again and held
-// to the approved terms, the payment rebuilt and measured, the spend
-// reserved, the payment signed as token owner and sent to the approved
-// origin only; then the chain is watched until it lands (settled from the
-// landed transaction) or its blockhash expires (released).
-func (k *X402Proposal) Run(h *Hub, id string, who caller) {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
-	refuse := func(reason string) {
-		h.finish(id, StatusFailed, reason+" (nothing was signed or sent)", nil, store.ExecFailed)
-	}
+// PrepareApproved fetches the offer again and holds it to the approved
+// terms (the same network, asset, payTo and fee payer; at most the approved
+// amount: a server that asks more on the retry is refused, nothing signed),
+// then rebuilds and measures the payment.
+func (k *X402Proposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
 	resp, err := x402.Do(ctx, x402HTTP, k.A.request(), nil)
 	if err != nil {
-		refuse("the server could not be reached at execution: " + untrusted.Sanitize(err.Error(), 300))
-		return
+		return nil, errors.New("the server could not be reached at execution: " + untrusted.Sanitize(err.Error(), 300))
 	}
 	if resp.Status != http.StatusPaymentRequired {
-		refuse(fmt.Sprintf("the server no longer asks for payment (HTTP %d); call x402_fetch again to read it", resp.Status))
-		return
+		return nil, fmt.Errorf("the server no longer asks for payment (HTTP %d); call x402_fetch again to read it", resp.Status)
 	}
-	fresh, d, err := h.x402Offer(ctx, k.A, k.Origin, resp)
-	switch {
-	case err != nil:
-		refuse("the server's offer could not be read at execution: " + err.Error())
-		return
-	case d != nil:
-		refuse(fmt.Sprintf("refused at execution by %s: %s", d.Rule, d.Reason))
-		return
+	fresh, err := x402Offer(ctx, env, k.A, k.Origin, resp)
+	if err != nil {
+		return nil, fmt.Errorf("refused at execution: %w", err)
 	}
 	o, n := k.Offer, fresh.Offer
 	switch {
 	case n.Network != o.Network || n.Asset != o.Asset || n.PayTo != o.PayTo || n.FeePayer != o.FeePayer:
-		refuse(fmt.Sprintf("the server's offer changed since approval (now %d of %s to %s, fee payer %s, on %s): refused",
-			n.Amount, n.Asset, n.PayTo, n.FeePayer, n.Network))
-		return
+		return nil, fmt.Errorf("the server's offer changed since approval (now %d of %s to %s, fee payer %s, on %s): refused",
+			n.Amount, n.Asset, n.PayTo, n.FeePayer, n.Network)
 	case n.Amount > o.Amount:
-		refuse(fmt.Sprintf("the server now asks %s %s (%d base units), more than the %s (%d) it advertised and you approved: refused",
-			k.Token.amount(n.Amount), k.Token, n.Amount, k.Token.amount(o.Amount), o.Amount))
-		return
+		return nil, fmt.Errorf("the server now asks %s %s (%d base units), more than the %s (%d) it advertised and you approved: refused",
+			k.Token.amount(n.Amount), k.Token, n.Amount, k.Token.amount(o.Amount), o.Amount)
 	}
-	prepared, d, err := h.x402Prepare(ctx, fresh)
-	switch {
-	case err != nil:
-		refuse("could not prepare the payment at execution: " + err.Error())
-		return
-	case d != nil:
-		refuse("refused at execution: " + d.Reason)
-		return
-	}
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, fresh.Facts(h.opts.Network, who.name))
+	fresh.NoCapApplies = k.NoCapApplies
+	prepared, err := fresh.build(ctx, env)
 	if err != nil {
-		refuse("could not reserve the spend: " + err.Error())
-		return
+		return nil, fmt.Errorf("refused at execution: %w", err)
 	}
-	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(who.id, k.A.Fingerprint(), decision)
-		refuse(fmt.Sprintf("denied at execution by %s: %s", decision.Rule, decision.Reason))
-		return
-	}
-	h.publish(EventSpendChanged, nil, "")
+	return &x402Execution{ex: env.Executor(), k: fresh, prepared: prepared}, nil
+}
 
-	b64, _, err := h.opts.Executor.SignX402(prepared)
+// x402Execution pays one approved offer.
+type x402Execution struct {
+	ex       *executor.Executor
+	k        *X402Proposal
+	prepared *executor.PreparedX402
+	// lastValid is the payment's, or 0 once the facilitator's signature is
+	// known to be unverifiable: then nothing can prove the payment never
+	// landed, and the follower keeps it reserved.
+	lastValid uint64
+}
+
+func (e *x402Execution) Kind() Kind        { return e.k }
+func (e *x402Execution) LastValid() uint64 { return e.lastValid }
+
+// Submit signs as token owner only, persists the wallet's signature, sends
+// the payment to the approved origin only, then persists the facilitator's
+// signature (the transaction's id) once it verifies over the exact message,
+// and looks for it on chain: found, it is settled from the landed
+// transaction; not yet, the skeleton's follower watches it until its
+// blockhash expires and then releases it.
+func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+	e.lastValid = e.prepared.LastValidBlockHeight
+	b64, own, err := e.ex.SignX402(e.prepared)
 	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		refuse("could not sign: " + err.Error())
-		return
+		return nil, err
 	}
-	name, value, err := x402.PaymentHeader(fresh.pr, fresh.req, b64)
+	name, value, err := x402.PaymentHeader(e.k.pr, e.k.req, b64)
 	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		refuse("could not encode the payment: " + err.Error())
-		return
+		return nil, fmt.Errorf("encode the payment: %w", err)
+	}
+	if err := persist(own); err != nil {
+		return nil, fmt.Errorf("could not record the payment before sending it: %w", err)
 	}
 	// From here the signed bytes have left: only the chain can say what
-	// they did, so every path below ends in settle, release after expiry,
-	// or a reservation kept.
-	paid, err := x402.Do(ctx, x402HTTP, k.A.request(), map[string]string{name: value})
-	var reply *X402Reply
+	// they did.
+	paid, err := x402.Do(ctx, x402HTTP, e.k.A.request(), map[string]string{name: value})
 	if err == nil {
-		reply = newReply(paid)
+		e.k.Reply = newReply(paid)
 	}
-	h.mu.Lock()
-	if p := h.proposals[id]; p != nil {
-		if xk, ok := p.Kind.(*X402Proposal); ok {
-			xk.Offer, xk.Reply = fresh.Offer, reply
-		}
-	}
-	h.mu.Unlock()
-	sig, why := x402Signature(reply, prepared)
+	sig, why := x402Signature(e.k.Reply, e.prepared)
 	if why != "" {
-		// Without the facilitator's signature the payment cannot be
-		// followed: it stays reserved, fail closed.
-		h.settle(id, func() error { return h.opts.Spend.Unknown(id, "") })
-		h.finish(id, StatusSubmitted, "the signed payment was sent to "+k.Origin+", but "+why+"; it stays reserved until the operator reconciles it", nil, store.ExecUnknown)
+		e.lastValid = 0
+		return &executor.Result{Outcome: executor.Unknown, Signature: own,
+			Reason: "the signed payment was sent to " + e.k.Origin + ", but " + why + "; it stays reserved, since nothing can prove it never landed"}, nil
+	}
+	if err := persist(sig); err != nil {
+		return &executor.Result{Outcome: executor.Unknown, Signature: sig, Reason: "the facilitator's signature could not be recorded: " + err.Error()}, nil
+	}
+	progress(executor.Progress{Step: executor.StepSending, Signature: sig})
+	l, err := e.ex.LookupX402(ctx, e.prepared, sig)
+	switch {
+	case err != nil || !l.Found:
+		return &executor.Result{Outcome: executor.Unknown, Signature: sig, Reason: "the facilitator reported the payment; it is not on chain yet"}, nil
+	case l.Failed:
+		return &executor.Result{Outcome: executor.Failed, Signature: sig, Slot: l.Slot, Effects: &l.Effects, Reason: "the payment landed but failed on chain"}, nil
+	}
+	return &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: l.Slot, Effects: &l.Effects}, nil
+}
+
+// Verify: the landed transaction moved exactly the approved amount.
+func (e *x402Execution) Verify(_ context.Context, res *executor.Result) {
+	if res.Effects == nil {
 		return
 	}
-	if err := h.opts.Spend.Sent(id, sig.String(), prepared.LastValidBlockHeight); err != nil {
-		h.log.Error("record x402 signature failed", "proposal", id, "err", err)
+	if out := res.Effects.TokensOut[e.prepared.Payment.Mint]; out != e.k.Offer.Amount || res.Effects.SOLOut() > 0 {
+		res.Outcome = executor.ExecutedWithUnexpectedEffects
+		res.Reason = fmt.Sprintf("the landed payment moved %d base units of %s and %d lamports of SOL from the wallet; %d and none were approved",
+			out, e.k.Offer.Asset, res.Effects.SOLOut(), e.k.Offer.Amount)
 	}
-	h.watchX402(ctx, id, prepared, sig)
 }
 
 // x402Signature is the transaction's id from the server's PAYMENT-RESPONSE,
@@ -479,56 +465,4 @@ func x402Signature(r *X402Reply, p *executor.PreparedX402) (solana.Signature, st
 		return solana.Signature{}, "the settlement's signature is not the facilitator's over the payment the wallet signed"
 	}
 	return sig, ""
-}
-
-// watchX402 follows the payment until it lands or its blockhash expires.
-func (h *Hub) watchX402(ctx context.Context, id string, p *executor.PreparedX402, sig solana.Signature) {
-	h.mu.Lock()
-	if pr := h.proposals[id]; pr != nil {
-		pr.Signature = sig.String()
-		h.changedLocked(pr)
-	}
-	h.mu.Unlock()
-	mint := p.Payment.Mint.String()
-	ticker := time.NewTicker(h.opts.FollowInterval)
-	defer ticker.Stop()
-	for {
-		l, err := h.opts.Executor.LookupX402(ctx, p, sig)
-		if err == nil && l.Found {
-			h.settle(id, func() error { return h.opts.Spend.SettleMeasured(id, 0, map[string]uint64{mint: l.TokensOut}) })
-			res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: l.Slot}
-			if l.Failed {
-				res.Outcome, res.Reason = executor.Failed, "the payment landed but failed on chain"
-				h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
-				return
-			}
-			h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
-			return
-		}
-		if err == nil {
-			height, herr := h.opts.Executor.BlockHeight(ctx)
-			if herr == nil && height > p.LastValidBlockHeight {
-				// Past its last valid block height: one more lookup, made
-				// after the height was read, and if it is not on chain it
-				// never can be (no durable nonce).
-				if again, err := h.opts.Executor.LookupX402(ctx, p, sig); err == nil && !again.Found {
-					h.settle(id, func() error { return h.opts.Spend.Release(id) })
-					res := &executor.Result{Outcome: executor.Expired, Signature: sig,
-						Reason: fmt.Sprintf("the facilitator never submitted the payment: its blockhash expired (block height %d > last valid %d) and it is not on chain, so the reservation was released; nothing was spent", height, p.LastValidBlockHeight)}
-					h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
-					return
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			h.settle(id, func() error { return h.opts.Spend.Unknown(id, sig.String()) })
-			h.finish(id, StatusSubmitted, "the payment was handed to the facilitator and is still being followed", &executor.Result{Outcome: executor.Unknown, Signature: sig}, store.ExecUnknown)
-			h.follow(id, sig, p.LastValidBlockHeight)
-			return
-		case <-h.done:
-			return
-		case <-ticker.C:
-		}
-	}
 }
