@@ -9,7 +9,7 @@ import (
 const fee = 5000 // lamports per signature
 
 func transfer(to string, lamports uint64) Proposal {
-	return Proposal{Tool: ToolTransferSOL, Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Recipient: to, Lamports: lamports}
+	return Proposal{Tool: ToolTransferSOL, Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: lamports}
 }
 
 func swap(in, out string, lamports uint64) Proposal {
@@ -181,7 +181,7 @@ func TestSilentRuleDenies(t *testing.T) {
 // Every rule name a Decision can carry is in the evaluated list, and the
 // list is in the documented order.
 func TestRuleOrder(t *testing.T) {
-	want := []string{RuleTool, RuleMeasured, RuleNetwork, RuleRecipient, RuleX402Origin, RulePerTx, RulePerSession, RulePerDay,
+	want := []string{RuleTool, RuleMeasured, RuleNetwork, RuleRecipient, RulePerTx, RulePerSession, RulePerDay,
 		RuleMints, RuleUncappedToken, RuleSlippage, RulePriceImpact}
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules, want %d", len(rules), len(want))

@@ -1,23 +1,22 @@
 package policy
 
-// RuleX402Origin: an x402 payment goes only to an origin the operator allowed.
-const RuleX402Origin = "allow_x402_origin"
+// An x402 payment (x402_fetch) names the origin of the paid resource as its
+// counterparty (X402Origin, held to AllowedX402Origins by the counterparty
+// rule) and spends a token; its network fee is paid by the server's
+// facilitator, so the SOL it measures leaving the wallet is zero.
 
-// checkX402Origin: deny by default; the origin must be listed exactly as
-// --allow-x402-origin normalised it (scheme://host[:port], lower case).
-func checkX402Origin(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.X402Origin == "" {
-		return pass
+// feePaidByX402Facilitator: zero lamports is a measure, not a skipped
+// simulation, only for an x402 payment that spends a token.
+func (p Proposal) feePaidByX402Facilitator() bool {
+	if p.Token == nil || p.Token.Amount == 0 {
+		return false
 	}
-	for _, o := range cfg.AllowX402Origins {
-		if o == p.X402Origin {
-			return pass
+	for _, c := range p.Counterparties {
+		if c.Kind == CounterpartyX402Origin {
+			return true
 		}
 	}
-	if len(cfg.AllowX402Origins) == 0 {
-		return objection(RuleX402Origin, false, "no x402 origin is allowed yet, so every x402 payment is refused; the operator can allow %s by starting the console with --allow-x402-origin %s.", p.X402Origin, p.X402Origin)
-	}
-	return objection(RuleX402Origin, false, "origin %s is not on the x402 allowlist; retrying will not help. The operator can allow it with --allow-x402-origin %s.", p.X402Origin, p.X402Origin)
+	return false
 }
 
 // CheckX402Origin is the origin rule alone, for x402_fetch to refuse an
@@ -26,9 +25,13 @@ func CheckX402Origin(cfg Config, origin string) (Decision, bool) {
 	if origin == "" {
 		return Decision{Rule: RuleX402Origin, Reason: "the URL has no origin, so it cannot be judged."}, false
 	}
-	v := checkX402Origin(cfg, Proposal{X402Origin: origin}, SpendState{})
+	v := checkCounterparty(cfg, X402Origin(origin))
 	if v.pass {
 		return Decision{Allowed: true}, true
 	}
-	return v.deny, false
+	d := v.deny
+	if len(cfg.AllowedX402Origins) == 0 {
+		d.Reason = "no x402 origin is allowed yet, so every x402 payment is refused; the operator can allow " + origin + " by starting the console with --allow-x402-origin " + origin + "."
+	}
+	return d, false
 }

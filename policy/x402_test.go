@@ -10,17 +10,17 @@ import (
 func TestX402OriginAndCaps(t *testing.T) {
 	const mint = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 	p := Proposal{Tool: "x402_fetch", Fingerprint: "f", ClientID: "c", Network: NetworkLocalnet,
-		X402Origin: "http://127.0.0.1:8402", Mints: []string{mint},
+		Counterparties: []Counterparty{X402Origin("http://127.0.0.1:8402")}, Mints: []string{mint},
 		Token: &TokenSpend{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}
 	cfg := DefaultConfig()
 	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleX402Origin || !strings.Contains(d.Reason, "--allow-x402-origin http://127.0.0.1:8402") {
 		t.Fatalf("no origin allowed: %+v", d)
 	}
-	cfg.AllowX402Origins = []string{"https://api.example.com"}
+	cfg.AllowedX402Origins = []string{"https://api.example.com"}
 	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleX402Origin {
 		t.Fatalf("other origin allowed: %+v", d)
 	}
-	cfg.AllowX402Origins = append(cfg.AllowX402Origins, "http://127.0.0.1:8402")
+	cfg.AllowedX402Origins = append(cfg.AllowedX402Origins, "http://127.0.0.1:8402")
 	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleUncappedTransfer {
 		t.Fatalf("uncapped token allowed: %+v", d)
 	}
@@ -33,8 +33,8 @@ func TestX402OriginAndCaps(t *testing.T) {
 		t.Fatalf("past the session cap: %+v", d)
 	}
 	// Zero SOL is a measure only for an x402 payment that spends a token.
-	p.X402Origin = ""
-	p.Recipient = "7Us1MTDJ7TraDSPewnz7pJp84eJdC8rqQMuEyFHpKky6"
+	p.Counterparties = []Counterparty{Recipient("7Us1MTDJ7TraDSPewnz7pJp84eJdC8rqQMuEyFHpKky6")}
+	cfg.AllowRecipients = []string{"7Us1MTDJ7TraDSPewnz7pJp84eJdC8rqQMuEyFHpKky6"}
 	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleMeasured {
 		t.Fatalf("unmeasured transfer allowed: %+v", d)
 	}

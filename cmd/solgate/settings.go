@@ -216,7 +216,7 @@ var settings = []setting{
 	withOldTOML(list("allow-mint", "`MINT` swaps and token transfers may use (repeatable; none = any mint not denied)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowMints }, parseAddress("mint address")), "allow_mints"),
 	list("allow-x402-origin", "`ORIGIN` x402_fetch may pay, e.g. https://api.example.com (repeatable; none = every x402 payment refused; plain http only on loopback)",
-		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowX402Origins }, parseX402Origin),
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowedX402Origins }, parseX402Origin),
 	withOldTOML(list("deny-mint", "`MINT` swaps and token transfers may never use (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",

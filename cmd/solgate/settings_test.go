@@ -192,7 +192,7 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{addrC, addrD}, `["`+addrC+`", "`+addrD+`"]`, []string{addrC, addrD}),
 			b: lv([]string{addrB}, `["`+addrB+`"]`, []string{addrB}),
 			c: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA})},
-		"allow-x402-origin": {env: "SOLGATE_ALLOW_X402_ORIGIN", toml: "allow_x402_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowX402Origins },
+		"allow-x402-origin": {env: "SOLGATE_ALLOW_X402_ORIGIN", toml: "allow_x402_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowedX402Origins },
 			a: lv([]string{"https://API.example.com:443", "http://127.0.0.1:8080/"}, `["https://API.example.com:443", "http://127.0.0.1:8080/"]`, []string{"https://api.example.com", "http://127.0.0.1:8080"}),
 			b: lv([]string{"https://pay.example.org"}, `["https://pay.example.org"]`, []string{"https://pay.example.org"}),
 			c: lv([]string{"http://localhost:9402"}, `["http://localhost:9402"]`, []string{"http://localhost:9402"})},

@@ -39,7 +39,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
 	w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
-		o.Policy.AllowX402Origins = []string{l.PaidAPI().URL}
+		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
 	})
 	ctx := context.Background()
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {

@@ -27,7 +27,7 @@ func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localne
 	var api localnet.PaidAPI
 	w := newWorldLedger(t, localnet.Options{SlotMS: slotMS}, func(o *authority.Options, l *localnet.Ledger) {
 		api = l.PaidAPI()
-		o.Policy.AllowX402Origins = []string{api.URL}
+		o.Policy.AllowedX402Origins = []string{api.URL}
 		o.FollowInterval = 50 * time.Millisecond
 		if tweak != nil {
 			tweak(&o.Policy, api)

@@ -101,7 +101,7 @@ func (k *X402Proposal) GrantTerms() (string, uint64) {
 func (k *X402Proposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
 		Tool: mcpbridge.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
-		X402Origin: k.Origin, Mints: []string{k.Offer.Asset},
+		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin)}, Mints: []string{k.Offer.Asset},
 		Token: &policy.TokenSpend{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset},
 	}
 }
