@@ -13,6 +13,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/executor/x402"
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 )
 
@@ -217,5 +218,65 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 	}
 	if got, _ := testkit.OwnerTokens(t, f.chain, wallet, api.Mint); got != 1_000_000 {
 		t.Fatalf("wallet tokens %d: nothing should have moved", got)
+	}
+}
+
+// x402 v1 (PaymentRequired in the body, X-PAYMENT on the retry) against the
+// packages' v1 facilitator, which knows only the public networks' names:
+// the ledger impersonates devnet, which solgate identifies as devnet (a test
+// network, never mainnet).
+func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
+	ctx := context.Background()
+	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, Network: "devnet"})
+	key, _ := executor.NewRandomKeypair()
+	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
+	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})
+	t.Cleanup(func() { _ = client.Close() })
+	ex := executor.New(client, key, executor.Options{})
+	if n, genesis, err := client.DetectNetwork(ctx); err != nil || n != executor.Devnet || genesis != "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" || n.Guarded() {
+		t.Fatalf("network %s (%s): %v", n, genesis, err)
+	}
+	api := l.PaidAPI()
+	if api.V1Network != "solana-devnet" {
+		t.Fatalf("v1 network %q", api.V1Network)
+	}
+	if _, err := l.MintTo(ctx, api.Mint, key.PublicKey().String(), 5000); err != nil {
+		t.Fatal(err)
+	}
+	hc := x402.NewHTTPClient(60 * time.Second)
+	resp, err := x402.Do(ctx, hc, x402.Request{URL: api.URL + "/v1/paid"}, nil)
+	if err != nil || resp.Status != 402 || resp.Header.Get("PAYMENT-REQUIRED") != "" {
+		t.Fatalf("v1 402: %v %+v", err, resp)
+	}
+	pr, err := x402.ParsePaymentRequired("", resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := x402.Select(pr, x402.CAIP2(l.GenesisHash()))
+	if err != nil || pr.Version != 1 || req.Network != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" || req.Amount != 1000 {
+		t.Fatalf("v1 offer %+v: %v", req, err)
+	}
+	p, err := ex.PrepareX402Payment(ctx, x402Payment(t, req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64, _, err := ex.SignX402(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, value, _ := x402.PaymentHeader(pr, req, b64)
+	paid, err := x402.Do(ctx, hc, x402.Request{URL: api.URL + "/v1/paid"}, map[string]string{name: value})
+	if err != nil || name != "X-PAYMENT" || paid.Status != 200 {
+		t.Fatalf("v1 retry %s: %v %d %s", name, err, paid.Status, paid.Body)
+	}
+	st, err := x402.ParseSettlement(paid.Header.Get("X-PAYMENT-RESPONSE"))
+	if err != nil || !st.Success {
+		t.Fatalf("v1 settlement %+v %v", st, err)
+	}
+	if got, _ := testkit.OwnerTokens(t, chain, key.PublicKey(), api.Mint); got != 4000 {
+		t.Fatalf("wallet holds %d, want 4000", got)
+	}
+	if got, _ := testkit.OwnerTokens(t, chain, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
+		t.Fatalf("merchant holds %d, want 1000", got)
 	}
 }
