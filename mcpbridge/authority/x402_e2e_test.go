@@ -236,9 +236,10 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 	if first.Status() != "pending_approval" {
 		t.Fatalf("propose: %+v", first)
 	}
-	// The grant form's ceiling is in SOL; an x402 payment spends none, so
-	// its bound is the count, the per-call amount and the per-mint caps.
-	_, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 10, Ceiling: 1_000_000, For: 10 * time.Minute})
+	// The grant's ceiling is in SOL; an x402 payment spends none, so its
+	// ceiling is 0 and its bound the count, the per-call amount and the
+	// per-mint caps.
+	_, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 10, Ceiling: 0, For: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
