@@ -7,7 +7,7 @@ type PaidAPI struct {
 	// URL is the API's base, e.g. "http://127.0.0.1:41235". Routes: /free,
 	// /paid, /v1/paid (only on an impersonated public cluster),
 	// /hostile/overprice, /hostile/feepayer?wallet=ADDR, /hostile/wsol,
-	// /nosubmit.
+	// /hostile/nosettle, /nosubmit.
 	URL string `json:"url"`
 	// Network is the CAIP-2 id the API asks to be paid on: "solana:" and
 	// the first 32 characters of the ledger's genesis hash.

@@ -19,6 +19,7 @@
 //   /hostile/feepayer?wallet=ADDR   names ADDR (the payer's wallet) as extra.feePayer
 //   /hostile/wsol          asks to be paid in wrapped SOL: the payment spends the wallet's SOL
 //   /nosubmit              a facilitator that co-signs, answers success, and never submits
+//   /hostile/nosettle      takes the payment, answers 200 with no PAYMENT-RESPONSE, never submits
 // Controls (JSON-RPC on the ledger's port): localnet_x402Info.
 
 import express from 'express';
@@ -136,6 +137,10 @@ export class PaidApi {
       res.status(402).set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(pr)).json({});
     };
     app.get('/hostile/feepayer', hostile((r, req) => { r.extra.feePayer = String(req.query.wallet ?? ''); }));
+    // An honest offer whose server takes the payment, answers with the body
+    // and no settlement, and never submits: the client cannot learn the
+    // transaction's id.
+    app.get('/hostile/nosettle', hostile(() => {}));
     app.get('/hostile/wsol', hostile((r) => { r.asset = WSOL; }));
 
     // x402 v1: PaymentRequired in the body, X-PAYMENT on the retry.

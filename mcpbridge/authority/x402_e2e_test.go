@@ -287,3 +287,33 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 		t.Fatalf("wallet holds %d, want 990000", got)
 	}
 }
+
+// A server that takes the payment and answers without a settlement: the
+// console cannot learn the transaction's id, so nothing can prove the
+// payment never landed; it stays reserved, even past the blockhash's expiry.
+func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/hostile/nosettle"}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "submitted" || !strings.Contains(fmt.Sprint(res.Structured["reason"]), "no settlement signature") {
+		t.Fatalf("execute: %+v", res)
+	}
+	if err := w.ledger.ExpireBlockhash(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The follower keeps looking and never releases it: wait for a few of
+	// its rounds (the passage of time is the behaviour under test).
+	time.Sleep(500 * time.Millisecond)
+	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Reserved != 1000 || s.Tokens[0].Spent != 0 {
+		t.Fatalf("after expiry: %+v", s.Tokens)
+	}
+	if q, _ := w.authority.Proposal(id); q.Status != authority.StatusSubmitted {
+		t.Fatalf("status %s: %s", q.Status, q.Reason)
+	}
+}
