@@ -17,6 +17,23 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 )
 
+// newX402Fixture is newFixture on a ledger that also serves the paid API.
+func newX402Fixture(t *testing.T, fund uint64) *ledgerFixture {
+	t.Helper()
+	ctx := context.Background()
+	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true})
+	key, err := executor.NewRandomKeypair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fund(ctx, key.PublicKey().String(), fund); err != nil {
+		t.Fatalf("fund: %v", err)
+	}
+	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})
+	t.Cleanup(func() { _ = client.Close() })
+	return &ledgerFixture{ledger: l, chain: chain, key: key, ex: executor.New(client, key, executor.Options{})}
+}
+
 // x402Offer fetches path from the localnet paid API and parses its 402.
 func x402Offer(t *testing.T, f *ledgerFixture, path string) (*x402.PaymentRequired, x402.Requirement, error) {
 	t.Helper()
@@ -50,7 +67,7 @@ func x402Payment(t *testing.T, r x402.Requirement) executor.X402Payment {
 // the ledger shows exactly 0.001 moved, the fee paid by the facilitator.
 func TestX402PaysPaidAPIOnLedger(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
 	api := f.ledger.PaidAPI()
 	wallet := f.key.PublicKey()
 	f.mintTo(t, api.Mint, wallet, 1_000_000)
@@ -129,7 +146,7 @@ func TestX402PaysPaidAPIOnLedger(t *testing.T) {
 
 func TestX402HostileOffersRefusedNothingSigned(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
 	api := f.ledger.PaidAPI()
 	wallet := f.key.PublicKey()
 	f.mintTo(t, api.Mint, wallet, 1_000_000)
@@ -180,7 +197,7 @@ func TestX402HostileOffersRefusedNothingSigned(t *testing.T) {
 // reports is never found, and once the blockhash has expired it never can be.
 func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{})
+	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
 	api := f.ledger.PaidAPI()
 	wallet := f.key.PublicKey()
 	f.mintTo(t, api.Mint, wallet, 1_000_000)
@@ -227,7 +244,7 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 // network, never mainnet).
 func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	ctx := context.Background()
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, Network: "devnet"})
+	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, Network: "devnet", PaidAPI: true})
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})

@@ -53,6 +53,10 @@ type Options struct {
 	SlotMS int
 	// Stderr, if set, receives the server's log output.
 	Stderr io.Writer
+	// PaidAPI also serves the x402 paid API (x402.mjs) on a loopback port
+	// of its own (Ledger.PaidAPI); off by default, since its packages
+	// slow every start.
+	PaidAPI bool
 }
 
 // Ledger is a running localnet process.
@@ -183,6 +187,9 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 	}
 	if opts.SlotMS > 0 {
 		args = append(args, "--slot-ms", strconv.Itoa(opts.SlotMS))
+	}
+	if opts.PaidAPI {
+		args = append(args, "--paid-api")
 	}
 
 	cmd := exec.Command(node, args...)

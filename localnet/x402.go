@@ -25,5 +25,6 @@ type PaidAPI struct {
 	Facilitator string `json:"facilitator"`
 }
 
-// PaidAPI is the x402 paid API (from the ready line).
+// PaidAPI is the x402 paid API (from the ready line); zero unless the
+// ledger was started with Options.PaidAPI.
 func (l *Ledger) PaidAPI() PaidAPI { return l.x402 }

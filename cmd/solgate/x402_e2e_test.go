@@ -26,7 +26,7 @@ import (
 func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 	bin := testkit.Binary(t)
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, PaidAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,10 +37,10 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 // never fail; this one fails when a write tool is declared read-only (and
 // when a declared write tool's handler cannot write).
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
-	w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
-	})
+	}, nil, authority.ListenConfig{})
 	ctx := context.Background()
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 1_000_000); err != nil {

@@ -25,7 +25,7 @@ func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*wor
 func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
 	t.Helper()
 	var api localnet.PaidAPI
-	w := newWorldLedger(t, localnet.Options{SlotMS: slotMS}, func(o *authority.Options, l *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: slotMS, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		api = l.PaidAPI()
 		o.Policy.AllowedX402Origins = []string{api.URL}
 		o.FollowInterval = 50 * time.Millisecond
