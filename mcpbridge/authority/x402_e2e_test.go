@@ -317,3 +317,17 @@ func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
 		t.Fatalf("status %s: %s", q.Status, q.Reason)
 	}
 }
+
+// The asset needs a per-mint cap (or the uncapped opt-in): without one the
+// payment is denied before a proposal, naming the setting.
+func TestX402FetchUncappedAssetDenied(t *testing.T) {
+	w, api := x402World(t, nil)
+	a := startAgent(t, w.socket)
+	ans := a.Call("x402_fetch", map[string]any{"url": api.URL + "/paid"})
+	if ans.Status() != "denied" || ans.Structured["rule"] != policy.RuleUncappedTransfer || !strings.Contains(ans.Text, "--max-token-per-tx "+api.Mint+"=AMOUNT") {
+		t.Fatalf("uncapped asset: %+v", ans)
+	}
+	if len(w.authority.Proposals()) != 0 {
+		t.Fatal("a proposal was queued")
+	}
+}
