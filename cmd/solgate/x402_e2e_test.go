@@ -153,3 +153,125 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 	}
 	pane.SawAll(t, 30*time.Second, "by grant #1")
 }
+
+// The hostile variants through the real binaries: refused with their
+// reasons, nothing signed, the ledger unchanged; and a facilitator that
+// never submits: after a, the payment is reserved, then released once the
+// ledger has expired its blockhash, and get_spend_status shows it.
+func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
+	bin := testkit.Binary(t)
+	ctx := context.Background()
+	// 200 ms slots: a blockhash lives 30 s unless the test expires it.
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200, PaidAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	chain := rpc.New(l.RPC())
+	api := l.PaidAPI()
+	key, _ := executor.NewRandomKeypair()
+	wallet := key.PublicKey()
+	if err := l.Fund(ctx, wallet.String(), solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.MintTo(ctx, api.Mint, wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	keyFile := filepath.Join(tmp, "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
+	errLog := filepath.Join(tmp, "stderr")
+	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
+		"--state", filepath.Join(tmp, "state"), "--allow-x402-origin", api.URL,
+		"--max-token-per-tx", api.Mint+"=0.01", "--max-token-per-session", api.Mint+"=0.1", "--no-bell") + " 2>>" + shellWords(errLog)
+	p := startTmux(t, 160, 50, console)
+	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
+	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+	tokens := func() uint64 {
+		t.Helper()
+		n, _ := testkit.OwnerTokens(t, chain, wallet, api.Mint)
+		return n
+	}
+	sends := func() uint64 {
+		t.Helper()
+		s, err := l.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	solBefore, sendsBefore := func() uint64 {
+		out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Value
+	}(), sends()
+
+	a := testkit.StartAgent(t, socket, "hostile-agent")
+	for _, c := range []struct{ path, rule, want string }{
+		{"/hostile/feepayer?wallet=" + wallet.String(), "x402_payment", "as fee payer"},
+		{"/hostile/wsol", "x402_payment", "wrapped SOL"},
+	} {
+		ans := a.Call("x402_fetch", map[string]any{"url": api.URL + c.path})
+		if ans.Status() != "denied" || ans.Structured["rule"] != c.rule || !strings.Contains(ans.Text, c.want) {
+			t.Errorf("%s: %s %v", c.path, ans.Text, ans.Structured)
+		}
+	}
+	approveAndRun := func(path string) (string, testkit.Answer) {
+		t.Helper()
+		args := map[string]any{"url": api.URL + path}
+		ans := a.Call("x402_fetch", args)
+		id, _ := ans.Structured["proposal_id"].(string)
+		if ans.Status() != "pending_approval" {
+			t.Fatalf("%s: propose: %s %v", path, ans.Text, ans.Structured)
+		}
+		pane.WaitFor(t, 30*time.Second, id, "a approve")
+		waitGone(t, pane, 30*time.Second, "a waits: just selected")
+		pane.Keys(t, "a")
+		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+		token, _ := st.Structured["confirm"].(string)
+		if st.Status() != "approved" || token == "" {
+			t.Fatalf("%s: proposal_status: %s %v", path, st.Text, st.Structured)
+		}
+		return id, a.Call("x402_fetch", map[string]any{"url": args["url"], "confirm": token})
+	}
+	// Advertises 0.001, asks more on the retry: refused at execution.
+	if _, res := approveAndRun("/hostile/overprice"); res.Status() != "failed" || !strings.Contains(res.Text, "more than the 0.001") || !strings.Contains(res.Text, "nothing was signed or sent") {
+		t.Fatalf("overprice: %s %v", res.Text, res.Structured)
+	}
+	if tokens() != 1_000_000 || sends() != sendsBefore {
+		t.Fatalf("the hostile variants moved funds: wallet %d, %d sends", tokens(), sends()-sendsBefore)
+	}
+
+	// The facilitator that never submits: reserved while the blockhash lives.
+	id, res := approveAndRun("/nosubmit")
+	if res.Status() != "submitted" && res.Status() != "executing" {
+		t.Fatalf("nosubmit: %s %v", res.Text, res.Structured)
+	}
+	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Token "+api.Mint+": 0 spent, 1000 reserved") {
+		t.Fatalf("while the blockhash lives:\n%s", ss.Text)
+	}
+	if err := l.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	final := a.Call("proposal_status", map[string]any{"proposal_id": id})
+	testkit.Eventually(t, 30*time.Second, "the release after expiry", func() bool {
+		final = a.Call("proposal_status", map[string]any{"proposal_id": id})
+		return final.Status() == "failed"
+	}, func() string { return final.Text })
+	if !strings.Contains(final.Text, "never landed") {
+		t.Errorf("final: %s", final.Text)
+	}
+	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Token "+api.Mint+": 0 spent, 0 reserved") {
+		t.Fatalf("after the release:\n%s", ss.Text)
+	}
+	out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
+	if err != nil || out.Value != solBefore || tokens() != 1_000_000 {
+		t.Fatalf("ledger moved: SOL %d → %d, tokens %d (%v)", solBefore, out.Value, tokens(), err)
+	}
+	pane.SawAll(t, 30*time.Second, "never landed")
+}
