@@ -1,11 +1,16 @@
 package x402_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/solgate/solgate/executor/x402"
 )
@@ -168,5 +173,37 @@ func TestCheckURLAndOrigin(t *testing.T) {
 	}
 	if got := x402.Origin("http://127.0.0.1:8080/paid"); got != "http://127.0.0.1:8080" {
 		t.Errorf("origin %s", got)
+	}
+}
+
+// The console never follows a redirect: a payment header sent to the
+// approved origin must not be replayed to another one. The redirect comes
+// back as the answer, and the other server is never reached.
+func TestDoNeverFollowsRedirects(t *testing.T) {
+	var hit atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hit.Store(true) }))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(5*time.Second), x402.Request{URL: origin.URL + "/paid"}, map[string]string{"PAYMENT-SIGNATURE": "signed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusTemporaryRedirect || hit.Load() {
+		t.Fatalf("status %d, other server reached: %v", resp.Status, hit.Load())
+	}
+}
+
+// A body past MaxBodyBytes is cut and marked.
+func TestDoBoundsTheBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(strings.Repeat("x", x402.MaxBodyBytes+100)))
+	}))
+	defer srv.Close()
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(5*time.Second), x402.Request{URL: srv.URL}, nil)
+	if err != nil || len(resp.Body) != 65536 || !resp.Truncated {
+		t.Fatalf("body %d truncated %v: %v", len(resp.Body), resp.Truncated, err)
 	}
 }
