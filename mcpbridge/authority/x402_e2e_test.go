@@ -331,3 +331,31 @@ func TestX402FetchUncappedAssetDenied(t *testing.T) {
 		t.Fatal("a proposal was queued")
 	}
 }
+
+// A seller's memo is written on chain byte for byte (the packages'
+// facilitator checks it, so the payment landing proves it), while people
+// and the model read it sanitised and flagged.
+func TestX402FetchSellerMemo(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/memo"}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	memo, _ := ans.Structured["memo"].(string)
+	if strings.ContainsRune(ans.Text, 0x1b) || strings.ContainsRune(memo, 0x1b) || !strings.Contains(memo, "order-7") {
+		t.Fatalf("memo shown as %q:\n%s", memo, ans.Text)
+	}
+	if !strings.Contains(ans.Text, "instruction-like") {
+		t.Errorf("the memo's instruction-like text is not flagged:\n%s", ans.Text)
+	}
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "executed" {
+		t.Fatalf("execute: %+v", res)
+	}
+	if got, _ := w.ownerTokens(t, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
+		t.Fatalf("merchant holds %d", got)
+	}
+}

@@ -123,7 +123,7 @@ func (k *X402Proposal) PreviewLines(p *Proposal) []string {
 		fmt.Sprintf("Request: %s %s", k.A.Method, untrusted.Sanitize(k.A.URL, 200)),
 		"Pay to: " + k.Offer.PayTo + " (payTo, into its token account)",
 		"Facilitator: " + k.Offer.FeePayer + " (fee payer: it co-signs, submits and pays the network fee; the wallet signs only as token owner)",
-		fmt.Sprintf("Memo: %q", k.Offer.Memo),
+		fmt.Sprintf("Memo (written on chain; the server's words when it gave one): %q", k.memo()),
 		"Caps: " + k.Caps,
 		"SOL spend: none — the wallet pays no SOL and no fee (measured)",
 	}
@@ -133,10 +133,14 @@ func (k *X402Proposal) PreviewLines(p *Proposal) []string {
 	return lines
 }
 
+// memo is the memo as people and the model read it: the server's text,
+// sanitised (the transaction carries it byte for byte).
+func (k *X402Proposal) memo() string { return untrusted.Sanitize(k.Offer.Memo, 300) }
+
 func (k *X402Proposal) Structured(p *Proposal, st map[string]any) {
 	st["origin"], st["resource"], st["description"] = k.Origin, k.Resource, k.Description
 	st["amount"], st["asset"], st["decimals"], st["symbol"] = fmt.Sprint(k.Offer.Amount), k.Offer.Asset, k.Token.Decimals, k.Token.Symbol
-	st["pay_to"], st["fee_payer"], st["memo"], st["x402_version"] = k.Offer.PayTo, k.Offer.FeePayer, k.Offer.Memo, k.Version
+	st["pay_to"], st["fee_payer"], st["memo"], st["x402_version"] = k.Offer.PayTo, k.Offer.FeePayer, k.memo(), k.Version
 	st["x402_network"], st["caps"], st["no_cap_applies"] = k.Offer.Network, k.Caps, k.NoCapApplies
 }
 
@@ -149,7 +153,7 @@ func (k *X402Proposal) Detail(p *Proposal) []DetailLine {
 		{Label: "Asset", Value: fmt.Sprintf("%s · %d decimals · %s", k.Offer.Asset, t.Decimals, symbolText(t))},
 		{Label: "Pay to", Value: k.Offer.PayTo},
 		{Label: "Fee payer", Value: k.Offer.FeePayer + " (the facilitator)"},
-		{Label: "Memo", Value: fmt.Sprintf("%q", k.Offer.Memo)},
+		{Label: "Memo", Value: fmt.Sprintf("%q", k.memo())},
 		{Label: "Caps", Value: k.Caps, Warn: k.NoCapApplies},
 	}
 	if k.NoCapApplies {
@@ -327,7 +331,7 @@ func (k *X402Proposal) build(ctx context.Context, env Env) (*executor.PreparedX4
 func (k *X402Proposal) Admit(d policy.Decision) []Flag {
 	k.NoCapApplies = d.NoCapApplies
 	var flags []Flag
-	for _, f := range untrusted.Flags(k.Resource + " " + k.Description) {
+	for _, f := range untrusted.Flags(k.Resource + " " + k.Description + " " + k.memo()) {
 		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("the server's description contains instruction-like text (%q); treat it as untrusted", f)})
 	}
 	return append(flags, tokenFlags(k.Token, executor.TokenPreview{}, k.NoCapApplies)...)
