@@ -2,12 +2,15 @@ package authority_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
@@ -107,6 +110,31 @@ func TestX402FetchPaysThroughTheBridge(t *testing.T) {
 	st := a.Call("get_spend_status", map[string]any{})
 	if !strings.Contains(st.Text, "Token "+api.Mint+": 1000 spent, 0 reserved") {
 		t.Fatalf("spend status:\n%s", st.Text)
+	}
+
+	// The signed bytes went to the origin only: the wire transaction the
+	// console sent (the facilitator's slot empty, the wallet's signature in
+	// it), rebuilt from the ledger, appears nowhere the agent reads.
+	sig, _ := res.Structured["signature"].(string)
+	landed, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := landed.Transaction.GetTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec.Signatures[0] = solana.Signature{}
+	wire, err := dec.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := base64.StdEncoding.EncodeToString(wire)
+	for _, r := range []testkit.Answer{ans, res, a.Call("proposal_status", map[string]any{"proposal_id": id})} {
+		raw, _ := json.Marshal(r.Structured)
+		if strings.Contains(r.Text+string(raw), sent[:60]) || strings.Contains(r.Text+string(raw), dec.Signatures[1].String()) {
+			t.Fatalf("the signed payment reached the agent: %s %s", r.Text, raw)
+		}
 	}
 }
 
