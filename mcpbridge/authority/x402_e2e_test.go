@@ -26,9 +26,15 @@ func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*wor
 
 // x402WorldSlots is x402World on a ledger with slots of slotMS.
 func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
+	return x402WorldOn(t, localnet.Options{SlotMS: slotMS}, tweak)
+}
+
+// x402WorldOn is x402World on a ledger started with lopts (and the paid API).
+func x402WorldOn(t *testing.T, lopts localnet.Options, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
 	t.Helper()
 	var api localnet.PaidAPI
-	w := newWorldLedger(t, localnet.Options{SlotMS: slotMS, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
+	lopts.PaidAPI = true
+	w := newWorldLedger(t, lopts, func(o *authority.Options, l *localnet.Ledger) {
 		api = l.PaidAPI()
 		o.Policy.AllowedX402Origins = []string{api.URL}
 		o.FollowInterval = 50 * time.Millisecond
@@ -385,5 +391,29 @@ func TestX402FetchSellerMemo(t *testing.T) {
 	}
 	if got, _ := w.ownerTokens(t, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
 		t.Fatalf("merchant holds %d", got)
+	}
+}
+
+// x402 v1 through the kind, on a ledger impersonating devnet (v1 names only
+// public clusters): the offer from the body, X-PAYMENT on the retry, the
+// settlement from X-PAYMENT-RESPONSE, and the ledger shows the payment.
+func TestX402FetchV1OnDevnet(t *testing.T) {
+	w, api := x402WorldOn(t, localnet.Options{SlotMS: 20, Network: "devnet"}, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/v1/paid"}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || ans.Structured["x402_version"] != float64(1) || ans.Structured["x402_network"] != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" {
+		t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
+	}
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "executed" || !strings.Contains(res.Text, "the paid answer") {
+		t.Fatalf("execute: %+v", res)
+	}
+	if pr, _ := res.Structured["payment_response"].(map[string]any); pr == nil || pr["success"] != true {
+		t.Errorf("no v1 settlement in the result: %v", res.Structured)
+	}
+	if got, _ := w.ownerTokens(t, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
+		t.Fatalf("merchant holds %d, want 1000", got)
 	}
 }
