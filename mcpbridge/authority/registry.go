@@ -149,11 +149,11 @@ func (e Env) Executor() *executor.Executor { return e.h.opts.Executor }
 func (e Env) Swapper() *executor.Swapper { return e.h.opts.Swapper }
 
 func (e Env) Network() executor.Network { return e.h.opts.Network }
+func (e Env) Policy() policy.Config     { return e.h.opts.Policy }
+func (e Env) Wallet() solana.PublicKey  { return e.h.opts.Executor.Wallet() }
 
 // Genesis is the cluster's genesis hash (x402 names the cluster by it).
-func (e Env) Genesis() string          { return e.h.opts.Genesis }
-func (e Env) Policy() policy.Config    { return e.h.opts.Policy }
-func (e Env) Wallet() solana.PublicKey { return e.h.opts.Executor.Wallet() }
+func (e Env) Genesis() string { return e.h.opts.Genesis }
 
 // Label reads a mint's facts and sanitised metadata.
 func (e Env) Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {
