@@ -21,7 +21,9 @@ import (
 func newX402Fixture(t *testing.T, fund uint64) *ledgerFixture {
 	t.Helper()
 	ctx := context.Background()
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true})
+	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
+	// cannot age the payment out before the facilitator checks it.
+	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 100, PaidAPI: true})
 	key, err := executor.NewRandomKeypair()
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +246,7 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 // network, never mainnet).
 func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	ctx := context.Background()
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 20, Network: "devnet", PaidAPI: true})
+	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 100, Network: "devnet", PaidAPI: true})
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})

@@ -26,7 +26,9 @@ import (
 func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 	bin := testkit.Binary(t)
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20, PaidAPI: true})
+	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
+	// cannot age a payment out before the facilitator checks it.
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100, PaidAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,10 @@ import (
 
 // x402World is a console whose policy allows the localnet paid API's
 // origin, with per-mint caps on its asset, and a wallet holding 1.0 of it.
+// Slots of 100 ms: a blockhash lives 15 s, so a machine under load cannot
+// age the payment out between its build and the facilitator's check.
 func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	return x402WorldSlots(t, 20, tweak)
+	return x402WorldSlots(t, 100, tweak)
 }
 
 // x402WorldSlots is x402World on a ledger with slots of slotMS.
@@ -398,7 +400,7 @@ func TestX402FetchSellerMemo(t *testing.T) {
 // public clusters): the offer from the body, X-PAYMENT on the retry, the
 // settlement from X-PAYMENT-RESPONSE, and the ledger shows the payment.
 func TestX402FetchV1OnDevnet(t *testing.T) {
-	w, api := x402WorldOn(t, localnet.Options{SlotMS: 20, Network: "devnet"}, withTokenCaps("0.01", "0.1"))
+	w, api := x402WorldOn(t, localnet.Options{SlotMS: 100, Network: "devnet"}, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/v1/paid"}
 	ans := a.Call("x402_fetch", args)
