@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -25,6 +26,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
 		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
 		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
+		mcpbridge.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
 	}
 }
 
@@ -35,10 +37,15 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 // never fail; this one fails when a write tool is declared read-only (and
 // when a declared write tool's handler cannot write).
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.Policy.AllowUncappedTokenTransfers = true })
+	w := newWorldLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
+		o.Policy.AllowUncappedTokenTransfers = true
+		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
+	}, nil, authority.ListenConfig{})
 	ctx := context.Background()
-	if _, err := w.ledger.MintTo(ctx, w.ledger.DemoMints().USDC.Mint, w.wallet.String(), 1_000_000); err != nil {
-		t.Fatal(err)
+	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
+		if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 1_000_000); err != nil {
+			t.Fatal(err)
+		}
 	}
 	probes := readOnlyProbes(w)
 	proposals := func() int {
