@@ -130,9 +130,12 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 	pane.WaitFor(t, 30*time.Second, second)
 	waitGone(t, pane, 30*time.Second, "a waits: just selected")
 	pane.Keys(t, "A")
-	pane.WaitFor(t, 30*time.Second, "AND GRANT MORE LIKE IT", "further calls like it: 9")
-	pane.Keys(t, "BSpace", "1", "0", "Enter")
-	pane.WaitFor(t, 30*time.Second, "GRANTS (l lists, x ends all): #1 x402-agent 1.0")
+	// The form states the bound in the asset's units, not as "0 SOL".
+	pane.WaitFor(t, 30*time.Second, "AND GRANT MORE LIKE IT", "further calls like it: 9", "Bound: 9 calls × at most 0.001 ", "no SOL")
+	pane.Keys(t, "BSpace", "1", "0")
+	pane.WaitFor(t, 30*time.Second, "Bound: 10 calls × at most 0.001 ")
+	pane.Keys(t, "Enter")
+	pane.WaitFor(t, 30*time.Second, "GRANTS (l lists, x ends all): #1 x402-agent 1.0", "0/10 calls × at most 0.001 ")
 	pay(2, second)
 	// Nine more, no key pressed.
 	for n := 3; n <= 11; n++ {
@@ -154,6 +157,11 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 		t.Fatalf("wallet SOL %d → %d after eleven payments", walletSOL, got)
 	}
 	pane.SawAll(t, 30*time.Second, "by grant #1")
+	// The grants list (l) says the same, in the asset's units.
+	pane.Keys(t, "l")
+	pane.WaitFor(t, 30*time.Second, "Enter ends the chosen grant", "> #1 x402-agent 1.0", "9/10 calls × at most 0.001 ", "no SOL")
+	pane.Keys(t, "Escape")
+	waitGone(t, pane, 30*time.Second, "Enter ends the chosen grant")
 }
 
 // The hostile variants through the real binaries: refused with their
