@@ -19,6 +19,7 @@
 //   /hostile/overprice     advertises 0.001, asks 0.005 from the second request on
 //   /hostile/feepayer?wallet=ADDR   names ADDR (the payer's wallet) as extra.feePayer
 //   /hostile/wsol          asks to be paid in wrapped SOL: the payment spends the wallet's SOL
+//   /hostile/switchpayto?to=ADDR    names the merchant as payTo first, ADDR on every later request
 //   /nosubmit              a facilitator that co-signs, answers success, and never submits
 //   /hostile/nosettle      takes the payment, answers 200 with no PAYMENT-RESPONSE, never submits
 // Controls (JSON-RPC on the ledger's port): localnet_x402Info.
@@ -50,6 +51,7 @@ export class PaidApi {
     this.log = log;
     this.info = null;
     this.overpriceCalls = 0;
+    this.switchCalls = 0;
     Object.assign(ledger.stats, { x402Settled: 0, x402Withheld: 0 });
   }
 
@@ -151,6 +153,9 @@ export class PaidApi {
     // transaction's id.
     app.get('/hostile/nosettle', hostile(() => {}));
     app.get('/hostile/wsol', hostile((r) => { r.asset = WSOL; }));
+    // Names the merchant as payTo on the first request, ADDR from the second
+    // on: a payee swapped between the human's approval and the payment.
+    app.get('/hostile/switchpayto', hostile((r, req) => { if (this.switchCalls++ > 0) r.payTo = String(req.query.to ?? ''); }));
 
     // x402 v1: PaymentRequired in the body, X-PAYMENT on the retry.
     app.get('/v1/paid', async (req, res) => {

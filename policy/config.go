@@ -56,6 +56,9 @@ type Config struct {
 	// AllowUncappedTokenTransfers admits token transfers of a mint with
 	// no per-mint cap.
 	AllowUncappedTokenTransfers bool
+	// X402PinPayTo holds every x402 payment's payTo to AllowRecipients;
+	// off, payTo is shown and the x402 origin allowlist is the gate.
+	X402PinPayTo bool
 	// Per-mint caps (MINT=AMOUNT), for anything that spends the mint.
 	MaxTokenPerTx      []TokenCap
 	MaxTokenPerSession []TokenCap

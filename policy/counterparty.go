@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	solana "github.com/gagliardetto/solana-go"
@@ -47,15 +48,31 @@ type Counterparty struct {
 	// ID is a base58 address (recipient, program) or an origin
 	// ("scheme://host[:port]", lower case, no path).
 	ID string
+	// X402PayTo marks a recipient that is an x402 payment's payTo. The
+	// paid API's origin is that payment's gate (the operator cannot know
+	// every merchant's address in advance), so the recipient allowlist
+	// holds a payTo only when the operator pinned payTo
+	// (Config.X402PinPayTo, --x402-pin-pay-to).
+	X402PayTo bool
 }
 
 // Recipient, Program, ActionOrigin and X402Origin build counterparties.
-func Recipient(address string) Counterparty { return Counterparty{CounterpartyRecipient, address} }
-func Program(id string) Counterparty        { return Counterparty{CounterpartyProgram, id} }
-func ActionOrigin(origin string) Counterparty {
-	return Counterparty{CounterpartyActionOrigin, origin}
+func Recipient(address string) Counterparty {
+	return Counterparty{Kind: CounterpartyRecipient, ID: address}
 }
-func X402Origin(origin string) Counterparty { return Counterparty{CounterpartyX402Origin, origin} }
+func Program(id string) Counterparty { return Counterparty{Kind: CounterpartyProgram, ID: id} }
+func ActionOrigin(origin string) Counterparty {
+	return Counterparty{Kind: CounterpartyActionOrigin, ID: origin}
+}
+func X402Origin(origin string) Counterparty {
+	return Counterparty{Kind: CounterpartyX402Origin, ID: origin}
+}
+
+// X402PayTo is an x402 payment's payTo: a recipient, pinned to the
+// recipient allowlist only under Config.X402PinPayTo.
+func X402PayTo(address string) Counterparty {
+	return Counterparty{Kind: CounterpartyRecipient, ID: address, X402PayTo: true}
+}
 
 func (c Counterparty) String() string { return string(c.Kind) + " " + c.ID }
 
@@ -116,6 +133,9 @@ func checkCounterparties(cfg Config, p Proposal, _ SpendState) verdict {
 func checkCounterparty(cfg Config, c Counterparty) verdict {
 	switch c.Kind {
 	case CounterpartyRecipient:
+		if c.X402PayTo {
+			return checkX402PayTo(cfg, c)
+		}
 		if len(cfg.AllowRecipients) == 0 {
 			return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", c.ID, c.ID)
 		}
@@ -142,6 +162,15 @@ func checkCounterparty(cfg Config, c Counterparty) verdict {
 		return objection(RuleX402Origin, false, "the paid resource's origin %s is not on the x402 origin allowlist; retrying will not help. The operator can allow it with --allow-x402-origin %s.", c.ID, c.ID)
 	}
 	return objection(RuleTool, false, "the proposal names a counterparty of unknown kind %q, so the policy cannot judge it.", c.Kind)
+}
+
+// checkX402PayTo: unpinned, a payTo is judged through its origin (and the
+// per-mint caps); pinned, it must be on the recipient allowlist too.
+func checkX402PayTo(cfg Config, c Counterparty) verdict {
+	if !cfg.X402PinPayTo || slices.Contains(cfg.AllowRecipients, c.ID) {
+		return pass
+	}
+	return objection(RuleRecipient, false, "the x402 payment's payTo %s is not on the recipient allowlist, and --x402-pin-pay-to holds every payTo to it; retrying will not help. The operator can allow it with --allow-recipient %s.", c.ID, c.ID)
 }
 
 // originAllowed compares canonical forms, so "https://A.example:443" on the

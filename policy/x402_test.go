@@ -40,3 +40,52 @@ func TestX402OriginAndCaps(t *testing.T) {
 		t.Fatalf("unmeasured transfer allowed: %+v", d)
 	}
 }
+
+// payTo is a counterparty of every x402 payment. Unpinned it is judged
+// through its origin; under X402PinPayTo it must be on the recipient
+// allowlist, and the refusal names the flag and the payTo. A recipient
+// allowlist alone never pins it, and pinning never admits another origin.
+func TestX402PayToPinnedByOptIn(t *testing.T) {
+	const mint = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+	const payTo = "7Us1MTDJ7TraDSPewnz7pJp84eJdC8rqQMuEyFHpKky6"
+	const other = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
+	p := Proposal{Tool: "x402_fetch", Fingerprint: "f", ClientID: "c", Network: NetworkLocalnet, FeePaidByOther: true,
+		Counterparties: []Counterparty{X402Origin("http://127.0.0.1:8402"), X402PayTo(payTo)}, Mints: []string{mint},
+		Token: &TokenSpend{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}
+	cfg := DefaultConfig()
+	cfg.AllowedX402Origins = []string{"http://127.0.0.1:8402"}
+	cfg.MaxTokenPerTx = []TokenCap{{Mint: mint, Amount: TokenAmount{Text: "0.001"}}}
+	if d := Evaluate(cfg, p, SpendState{}); !d.Allowed {
+		t.Fatalf("unpinned, the origin and the cap admit it: %+v", d)
+	}
+	cfg.AllowRecipients = []string{other}
+	if d := Evaluate(cfg, p, SpendState{}); !d.Allowed {
+		t.Fatalf("a recipient allowlist alone pinned payTo: %+v", d)
+	}
+	cfg.X402PinPayTo = true
+	d := Evaluate(cfg, p, SpendState{})
+	if d.Allowed || d.Rule != RuleRecipient || !strings.Contains(d.Reason, "--x402-pin-pay-to") || !strings.Contains(d.Reason, "--allow-recipient "+payTo) {
+		t.Fatalf("pinned, payTo not on the list: %+v", d)
+	}
+	cfg.AllowRecipients = nil
+	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleRecipient || !strings.Contains(d.Reason, payTo) {
+		t.Fatalf("pinned, empty recipient list: %+v", d)
+	}
+	cfg.AllowRecipients = []string{other, payTo}
+	if d := Evaluate(cfg, p, SpendState{}); !d.Allowed {
+		t.Fatalf("pinned and on the list: %+v", d)
+	}
+	// Pinning payTo never opens an origin.
+	cfg.AllowedX402Origins = []string{"https://api.example.com"}
+	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleX402Origin {
+		t.Fatalf("payTo allowed, origin not: %+v", d)
+	}
+	// A plain recipient is never waived by the pin being off.
+	cfg = DefaultConfig()
+	cfg.AllowedX402Origins = []string{"http://127.0.0.1:8402"}
+	cfg.MaxTokenPerTx = []TokenCap{{Mint: mint, Amount: TokenAmount{Text: "0.001"}}}
+	p.Counterparties = []Counterparty{X402Origin("http://127.0.0.1:8402"), Recipient(payTo)}
+	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleRecipient {
+		t.Fatalf("a plain recipient passed unpinned: %+v", d)
+	}
+}

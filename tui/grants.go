@@ -192,10 +192,27 @@ func (m *model) grantsKey(k tea.KeyMsg) action {
 
 // grantLine is one grant for the header: counterparty, used/count,
 // spent/ceiling, time left.
+// A grant with no SOL ceiling (an x402 payment: the facilitator pays the
+// fee) is bounded by its calls × the per-call amount in the asset's units
+// (and the per-mint caps), and says so instead of "0/0 SOL".
 func (m *model) grantLine(g authority.Grant) string {
 	left := g.ExpiresAt.Sub(m.cfg.now())
+	if g.Ceiling == 0 {
+		return fmt.Sprintf("#%d %s → %s %d/%d calls × at most %s · no SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), shortWords(g.Counterparty),
+			g.Used, g.Count, untrusted.Sanitize(g.Amount, 40), countdown(left))
+	}
 	return fmt.Sprintf("#%d %s → %s %d/%d · %s/%s SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), shortWords(g.Counterparty),
 		g.Used, g.Count, policy.FormatSOL(g.Spent), policy.FormatSOL(g.Ceiling), countdown(left))
+}
+
+// grantBound is the form's bound as typed, in the proposal's own units:
+// "10 calls × at most 0.001 USDC each".
+func grantBound(e *entry, f grantForm) string {
+	calls := f.fields[grantCount] + " calls × at most " + e.amount + " each"
+	if e.p.Spend == 0 {
+		return "Bound: " + calls + ", within the per-mint caps; no SOL (this spends none: the SOL ceiling stays 0)"
+	}
+	return "Bound: " + calls + ", at most " + f.fields[grantCeiling] + " SOL in all, fees included"
 }
 
 // shortWords abbreviates every address in a counterparty ("mint → owner",
@@ -250,6 +267,9 @@ func (m *model) grantDialogLines(width int) (title string, body []string) {
 			mark, cur = "> ", "█"
 		}
 		body = append(body, fit(fmt.Sprintf("%s%s: %s%s", mark, grantLabels[i], f.fields[i], cur), width))
+	}
+	if e := m.queue.byID[m.dialog.id]; e != nil {
+		body = append(body, wrap(grantBound(e, f), width)...)
 	}
 	if f.confirm {
 		where := "MAINNET, with real funds"

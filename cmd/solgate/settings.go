@@ -217,6 +217,8 @@ var settings = []setting{
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowMints }, parseAddress("mint address")), "allow_mints"),
 	list("allow-x402-origin", "`ORIGIN` x402_fetch may pay, e.g. https://api.example.com (repeatable; none = every x402 payment refused; plain http only on loopback)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowedX402Origins }, parseX402Origin),
+	switchRow("x402-pin-pay-to", "hold every x402 payment's payTo to --allow-recipient: a payTo not on it is refused (off: payTo is shown, the origin allowlist and per-mint caps bound the payment)",
+		func(s *Settings) *bool { return &s.Policy.X402PinPayTo }),
 	withOldTOML(list("deny-mint", "`MINT` swaps and token transfers may never use (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",

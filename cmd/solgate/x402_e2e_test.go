@@ -130,9 +130,12 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 	pane.WaitFor(t, 30*time.Second, second)
 	waitGone(t, pane, 30*time.Second, "a waits: just selected")
 	pane.Keys(t, "A")
-	pane.WaitFor(t, 30*time.Second, "AND GRANT MORE LIKE IT", "further calls like it: 9")
-	pane.Keys(t, "BSpace", "1", "0", "Enter")
-	pane.WaitFor(t, 30*time.Second, "GRANTS (l lists, x ends all): #1 x402-agent 1.0")
+	// The form states the bound in the asset's units, not as "0 SOL".
+	pane.WaitFor(t, 30*time.Second, "AND GRANT MORE LIKE IT", "further calls like it: 9", "Bound: 9 calls × at most 0.001 ", "no SOL")
+	pane.Keys(t, "BSpace", "1", "0")
+	pane.WaitFor(t, 30*time.Second, "Bound: 10 calls × at most 0.001 ")
+	pane.Keys(t, "Enter")
+	pane.WaitFor(t, 30*time.Second, "GRANTS (l lists, x ends all): #1 x402-agent 1.0", "0/10 calls × at most 0.001 ")
 	pay(2, second)
 	// Nine more, no key pressed.
 	for n := 3; n <= 11; n++ {
@@ -154,6 +157,11 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 		t.Fatalf("wallet SOL %d → %d after eleven payments", walletSOL, got)
 	}
 	pane.SawAll(t, 30*time.Second, "by grant #1")
+	// The grants list (l) says the same, in the asset's units.
+	pane.Keys(t, "l")
+	pane.WaitFor(t, 30*time.Second, "Enter ends the chosen grant", "> #1 x402-agent 1.0", "9/10 calls × at most 0.001 ", "no SOL")
+	pane.Keys(t, "Escape")
+	waitGone(t, pane, 30*time.Second, "Enter ends the chosen grant")
 }
 
 // The hostile variants through the real binaries: refused with their
@@ -276,4 +284,102 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 		t.Fatalf("ledger moved: SOL %d → %d, tokens %d (%v)", solBefore, out.Value, tokens(), err)
 	}
 	pane.SawAll(t, 30*time.Second, "never landed")
+}
+
+// payTo pinned through the real binaries. A console started with
+// --x402-pin-pay-to and a recipient allowlist without the merchant refuses
+// the payment with a reason naming the flag and the payTo: no proposal,
+// nothing signed or sent, the ledger unchanged. A second console whose
+// allowlist holds the merchant proposes it (the preview says payTo is
+// pinned) and, after a, pays it.
+func TestX402PinnedPayToThroughTheConsole(t *testing.T) {
+	bin := testkit.Binary(t)
+	ctx := context.Background()
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100, PaidAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	chain := rpc.New(l.RPC())
+	api := l.PaidAPI()
+	key, _ := executor.NewRandomKeypair()
+	wallet, merchant := key.PublicKey(), solana.MustPublicKeyFromBase58(api.Merchant)
+	if err := l.Fund(ctx, wallet.String(), solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.MintTo(ctx, api.Mint, wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	keyFile := filepath.Join(tmp, "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	tokens := func(owner solana.PublicKey) uint64 {
+		t.Helper()
+		n, _ := testkit.OwnerTokens(t, chain, owner, api.Mint)
+		return n
+	}
+	sends := func() uint64 {
+		t.Helper()
+		s, err := l.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	start := func(name, recipient string) (testkit.Pane, string) {
+		t.Helper()
+		socket := filepath.Join(testkit.SocketDir(t), name+".sock")
+		errLog := filepath.Join(tmp, name+".stderr")
+		console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
+			"--state", filepath.Join(tmp, name), "--allow-x402-origin", api.URL, "--x402-pin-pay-to", "--allow-recipient", recipient,
+			"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.01", "--no-bell") + " 2>>" + shellWords(errLog)
+		p := startTmux(t, 160, 50, console)
+		pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
+		pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+		return pane, socket
+	}
+	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
+
+	// 1. Pinned, the merchant not on the list: refused, nothing moves.
+	other, _ := executor.NewRandomKeypair()
+	_, socket := start("other", other.PublicKey().String())
+	sendsBefore := sends()
+	a := testkit.StartAgent(t, socket, "pin-agent")
+	ans := a.Call("x402_fetch", args)
+	if ans.Status() != "denied" || ans.Structured["rule"] != "allow_recipient" ||
+		!strings.Contains(ans.Text, "--x402-pin-pay-to") || !strings.Contains(ans.Text, "--allow-recipient "+api.Merchant) {
+		t.Fatalf("pinned, merchant not allowed: %s %v", ans.Text, ans.Structured)
+	}
+	if _, ok := ans.Structured["proposal_id"]; ok {
+		t.Fatalf("a refused payment was proposed: %v", ans.Structured)
+	}
+	if tokens(wallet) != 1_000_000 || tokens(merchant) != 0 || sends() != sendsBefore {
+		t.Fatalf("the refused payment moved funds: wallet %d, merchant %d, %d sends", tokens(wallet), tokens(merchant), sends()-sendsBefore)
+	}
+
+	// 2. Pinned, the merchant on the list: proposed, shown as pinned, paid.
+	pane, socket := start("merchant", api.Merchant)
+	b := testkit.StartAgent(t, socket, "pin-agent")
+	ans = b.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("pinned, merchant allowed: %s %v", ans.Text, ans.Structured)
+	}
+	pane.WaitFor(t, 30*time.Second, id, "Pay to", "pinned: on --allow-recipient")
+	waitGone(t, pane, 30*time.Second, "a waits: just selected")
+	pane.Keys(t, "a")
+	st := b.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+	token, _ := st.Structured["confirm"].(string)
+	if st.Status() != "approved" || token == "" {
+		t.Fatalf("proposal_status: %s %v", st.Text, st.Structured)
+	}
+	done := b.Call("x402_fetch", map[string]any{"url": args["url"], "max_amount": 1000, "confirm": token})
+	if done.Status() != "executed" || done.Structured["http_status"] != float64(200) {
+		t.Fatalf("execute: %s %v", done.Text, done.Structured)
+	}
+	if tokens(wallet) != 999_000 || tokens(merchant) != 1000 {
+		t.Fatalf("after the pinned payment: wallet %d, merchant %d", tokens(wallet), tokens(merchant))
+	}
 }

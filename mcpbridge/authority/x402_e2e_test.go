@@ -12,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
@@ -417,5 +418,45 @@ func TestX402FetchV1OnDevnet(t *testing.T) {
 	}
 	if got, _ := w.ownerTokens(t, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
 		t.Fatalf("merchant holds %d, want 1000", got)
+	}
+}
+
+// The hostile server that offers payTo = the merchant, and on the retry
+// after approval names another payee (whose token account exists, so the
+// payment could be built): refused at execution, nothing signed, the
+// ledger unchanged. The human approved a payee, not a price alone.
+func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", ""))
+	a := startAgent(t, w.socket)
+	thief, _ := executor.NewRandomKeypair()
+	if _, err := w.ledger.MintTo(context.Background(), api.Mint, thief.PublicKey().String(), 1); err != nil {
+		t.Fatal(err)
+	}
+	sends := func() uint64 {
+		s, err := w.ledger.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	args := map[string]any{"url": api.URL + "/hostile/switchpayto?to=" + thief.PublicKey().String()}
+	ans := a.Call("x402_fetch", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "Pay to: "+api.Merchant) {
+		t.Fatalf("propose: %+v", ans)
+	}
+	before := sends()
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "failed" || !strings.Contains(res.Text, "changed since approval") || !strings.Contains(res.Text, thief.PublicKey().String()) {
+		t.Fatalf("execute: %+v", res)
+	}
+	if got, _ := w.ownerTokens(t, thief.PublicKey(), api.Mint); got != 1 {
+		t.Fatalf("the swapped payee holds %d, want 1", got)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || sends() != before {
+		t.Fatalf("wallet holds %d, %d sends", got, sends()-before)
+	}
+	if s := w.authority.SpendSummary(); len(s.Tokens) > 0 && (s.Tokens[0].Spent != 0 || s.Tokens[0].Reserved != 0) {
+		t.Fatalf("spend after refusal: %+v", s.Tokens)
 	}
 }

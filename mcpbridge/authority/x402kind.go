@@ -68,6 +68,8 @@ type X402Proposal struct {
 	NoCapApplies          bool
 	// Caps names the per-mint caps the payment counts against.
 	Caps string
+	// PayToPinned: --x402-pin-pay-to held payTo to the recipient allowlist.
+	PayToPinned bool
 	// Reply is the paid answer, once the retry was made.
 	Reply *X402Reply
 	// pr and req are the offer as the server sent it, echoed in the retry.
@@ -96,13 +98,14 @@ func (k *X402Proposal) GrantTerms() (string, uint64) {
 	return fmt.Sprintf("%s pay %s of %s", k.Origin, k.Offer.PayTo, k.Offer.Asset), k.Offer.Amount
 }
 
-// Facts: the origin is the counterparty; the asset is spent (per-mint
-// caps); no SOL leaves the wallet (the facilitator pays the fee).
+// Facts: the origin and payTo are the counterparties (payTo held to the
+// recipient allowlist only under --x402-pin-pay-to); the asset is spent
+// (per-mint caps); no SOL leaves the wallet (the facilitator pays the fee).
 func (k *X402Proposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
 		Tool: mcpbridge.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		FeePaidByOther: true,
-		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin)}, Mints: []string{k.Offer.Asset},
+		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin), policy.X402PayTo(k.Offer.PayTo)}, Mints: []string{k.Offer.Asset},
 		Token: &policy.TokenSpend{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset},
 	}
 }
@@ -122,7 +125,7 @@ func (k *X402Proposal) PreviewLines(p *Proposal) []string {
 		"Origin: " + k.Origin + " (the signed payment goes only there)",
 		fmt.Sprintf("Resource (untrusted text from the server): %q — %q", k.Resource, k.Description),
 		fmt.Sprintf("Request: %s %s", k.A.Method, untrusted.Sanitize(k.A.URL, 200)),
-		"Pay to: " + k.Offer.PayTo + " (payTo, into its token account)",
+		"Pay to: " + k.Offer.PayTo + " (payTo, into its token account; " + k.payToRule() + ")",
 		"Facilitator: " + k.Offer.FeePayer + " (fee payer: it co-signs, submits and pays the network fee; the wallet signs only as token owner)",
 		fmt.Sprintf("Memo (written on chain; the server's words when it gave one): %q", k.memo()),
 		"Caps: " + k.Caps,
@@ -132,6 +135,14 @@ func (k *X402Proposal) PreviewLines(p *Proposal) []string {
 		lines = append(lines, fmt.Sprintf("Token spend: NO CAP APPLIES — no per-mint cap bounds %s; it was admitted by --allow-uncapped-token-transfers", k.Offer.Asset))
 	}
 	return lines
+}
+
+// payToRule says what judged payTo.
+func (k *X402Proposal) payToRule() string {
+	if k.PayToPinned {
+		return "pinned: on --allow-recipient"
+	}
+	return "not pinned: judged by its origin; --x402-pin-pay-to would hold it to --allow-recipient"
 }
 
 // memo is the memo as people and the model read it: the server's text,
@@ -152,7 +163,7 @@ func (k *X402Proposal) Detail(p *Proposal) []DetailLine {
 		{Label: "Origin", Value: k.Origin},
 		{Label: "Resource", Value: fmt.Sprintf("%q — %q (untrusted text from the server)", k.Resource, k.Description)},
 		{Label: "Asset", Value: fmt.Sprintf("%s · %d decimals · %s", k.Offer.Asset, t.Decimals, symbolText(t))},
-		{Label: "Pay to", Value: k.Offer.PayTo},
+		{Label: "Pay to", Value: k.Offer.PayTo + " · " + k.payToRule()},
 		{Label: "Fee payer", Value: k.Offer.FeePayer + " (the facilitator)"},
 		{Label: "Memo", Value: fmt.Sprintf("%q", k.memo())},
 		{Label: "Caps", Value: k.Caps, Warn: k.NoCapApplies},
@@ -298,8 +309,8 @@ func x402Offer(ctx context.Context, env Env, a X402FetchArgs, origin string, res
 		A: a, Origin: origin, Version: pr.Version, Token: label,
 		Resource: untrusted.Sanitize(pr.ResourceURL, 200), Description: untrusted.Sanitize(pr.Description, 200),
 		Offer: X402Offer{Network: req.Network, Asset: req.Asset, PayTo: req.PayTo, FeePayer: req.FeePayer, Amount: req.Amount, Memo: req.Memo},
-		Caps:  capsFor(env.Policy(), req.Asset),
-		pr:    pr, req: req,
+		Caps:  capsFor(env.Policy(), req.Asset), PayToPinned: env.Policy().X402PinPayTo,
+		pr: pr, req: req,
 	}, nil
 }
 
