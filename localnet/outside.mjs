@@ -42,7 +42,7 @@ const NONCE_ACCOUNT_SIZE = 80n;
 // The kinds a test may ask for. Accepted: what solgate signs once approved.
 // Refused: what it must refuse, each for its own reason.
 export const OUTSIDE_KINDS = [
-  'memo-transfer', 'v0-lookup', 'mint-new', 'wsol-transfer',
+  'memo-transfer', 'v0-lookup', 'mint-new', 'wsol-transfer', 'token-transfer',
   'approve', 'set-authority', 'close-to-stranger', 'durable-nonce', 'unknown-program',
   'foreign-payer', 'missing-cosigner', 'expired-cosigned',
 ];
@@ -84,6 +84,7 @@ export class OutsideBuilder {
         for (const k of ['lamports', 'amount', 'cuPrice', 'cuLimit']) {
           if (opts[k] !== undefined && !(Number.isSafeInteger(opts[k]) && opts[k] >= 0)) throw bad(`${k} must be a non-negative integer`);
         }
+        if (opts.precreate !== undefined && typeof opts.precreate !== 'boolean') throw bad('precreate must be true or false');
         try {
           return await this.build(opts);
         } catch (e) {
@@ -91,6 +92,13 @@ export class OutsideBuilder {
           this.log(`buildOutside ${opts.kind}: ${e.stack}`);
           throw bad(`${opts.kind}: ${e.message}`);
         }
+      },
+      // The account is gone (its owner closed it elsewhere): what a
+      // transaction built against the old state meets when it executes.
+      localnet_removeAccount: ([a]) => {
+        if (!isPubkey(a)) throw bad('address must be a base58 public key');
+        this.ledger.setAccount(a, { lamports: 0n, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(0) });
+        return { removed: a, exists: this.ledger.getAccount(a) !== null };
       },
     };
   }
@@ -198,6 +206,20 @@ export class OutsideBuilder {
         accounts.source = src;
         accounts.destination = dst;
         ixs.push(getTransferCheckedInstruction({ source: src, mint: address(NATIVE_MINT), destination: dst, authority: walletSigner, amount: lamports, decimals: 9 }));
+        break;
+      }
+      case 'token-transfer': {
+        // Tokens to a stranger, creating its token account when missing
+        // (idempotent, as SDKs do); precreate: it exists already.
+        const { mint, ata } = await this.walletTokens(wallet, 1_000_000);
+        const to = await generateKeyPairSigner();
+        const [dst] = await findAssociatedTokenPda({ owner: to.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+        if (opts.precreate) await this.ledger.mintTo(String(mint), String(to.address), 0n);
+        Object.assign(accounts, { mint, tokenAccount: ata, recipient: to.address, destination: dst });
+        ixs.push(
+          getCreateAssociatedTokenIdempotentInstruction({ payer: walletSigner, ata: dst, owner: to.address, mint }),
+          getTransferCheckedInstruction({ source: ata, mint, destination: dst, authority: walletSigner, amount: BigInt(opts.amount ?? 250_000), decimals: 9 }),
+        );
         break;
       }
       case 'approve': {
