@@ -652,3 +652,17 @@ func OutsideRulesFor(programs []AllowedProgram) OutsideRules {
 	}
 	return r
 }
+
+// Preview is p in the shape every kind's preview takes: the decoded
+// instructions, each watched account's lamports before and after, the fee
+// and the effects.
+func (p *PreparedOutside) Preview() Preview {
+	pv := Preview{
+		From: p.Tx.FeePayer(), Instructions: p.Instructions, Fee: p.Effects.Fee(), SpendLamports: p.Effects.SOLOut(),
+		MessageSHA256: p.MessageSHA256, Logs: p.Logs, UnitsConsumed: p.UnitsConsumed, Budget: p.Budget, Effects: p.Effects,
+	}
+	for i, k := range p.sim.Keys {
+		pv.Changes = append(pv.Changes, BalanceChange{Account: k, Pre: readAccount(p.sim.Before[i]).lamports, Post: readAccount(p.sim.After[i]).lamports})
+	}
+	return pv
+}
