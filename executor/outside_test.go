@@ -327,3 +327,29 @@ func TestOutsideWorseThanApprovedIsRefusedAtExecution(t *testing.T) {
 		})
 	}
 }
+
+// Co-signed bytes keep their blockhash: approved while it was valid, they
+// are refused at execution once it has expired, nothing signed.
+func TestOutsideCosignedExpiredAtExecutionIsRefused(t *testing.T) {
+	ctx := context.Background()
+	f := newOutsideFixture(t)
+	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}
+	_, raw := f.outside(t, "mint-new", localnet.OutsideOptions{})
+	p, err := f.ex.PrepareOutside(ctx, raw, rules, executor.OutsideFacts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.WalletOnly || p.LastValidBlockHeight == 0 {
+		t.Fatalf("wallet only %v, expiry %d: the mint co-signs", p.WalletOnly, p.LastValidBlockHeight)
+	}
+	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sends := f.stats(t).SendsReceived
+	if _, err := f.ex.PrepareApprovedOutside(ctx, raw, rules, executor.OutsideFacts{}, p.Approval()); !errors.Is(err, executor.ErrOutsideExpired) {
+		t.Fatalf("got %v, want the blockhash expired", err)
+	}
+	if f.stats(t).SendsReceived != sends {
+		t.Fatal("something was sent")
+	}
+}

@@ -112,8 +112,13 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 			}
 		}},
 		{"mint-new", []string{"already signed by", "expires by block height"}, func(t *testing.T, o localnet.Outside, preview testkit.Answer) {
-			if got, _ := testkit.OwnerTokens(t, w.chain, w.wallet, o.Accounts["mint"]); got != 1_000_000_000_000 {
+			got, _ := testkit.OwnerTokens(t, w.chain, w.wallet, o.Accounts["mint"])
+			if got != 1_000_000_000_000 {
 				t.Errorf("the wallet holds %d of the new mint, want 1000000000000", got)
+			}
+			// The preview's inflow is what arrived.
+			if in, _ := preview.Structured["tokens_in"].(map[string]any); in[o.Accounts["mint"]] != strconv.FormatUint(got, 10) {
+				t.Errorf("previewed tokens in %v, the ledger shows %d", preview.Structured["tokens_in"], got)
 			}
 			// Rent of the mint (82 bytes) and the token account (165 bytes):
 			// (82 + 128) × 6960 + (165 + 128) × 6960.
