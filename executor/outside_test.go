@@ -17,12 +17,13 @@ import (
 // Transactions built outside solgate, by localnet's @solana/kit builders
 // (outside.mjs), are judged by their bytes and effects on the real ledger.
 
-// newOutsideFixture is newFixture on 100 ms slots: a co-signed blockhash
-// then lives 15 s, long enough for a loaded machine to prepare twice.
+// newOutsideFixture is newFixture on 200 ms slots: a co-signed blockhash
+// then lives 30 s, long enough for a loaded machine to prepare twice and
+// submit.
 func newOutsideFixture(t *testing.T) *ledgerFixture {
 	t.Helper()
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100})
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200})
 	if err != nil {
 		t.Fatalf("start localnet: %v", err)
 	}
