@@ -354,3 +354,33 @@ func TestOutsideCosignedExpiredAtExecutionIsRefused(t *testing.T) {
 		t.Fatal("something was sent")
 	}
 }
+
+// The landed effects are verified against the approved ones: bytes that,
+// between their last simulation and landing, met a world where they take
+// more (the recipient's token account vanished, so its rent is paid) are
+// reported "executed with unexpected effects", never "executed".
+func TestOutsideLandedEffectsAreVerified(t *testing.T) {
+	ctx := context.Background()
+	f := newOutsideFixture(t)
+	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}
+	limit := uint32(200_000)
+	o, raw := f.outside(t, "token-transfer", localnet.OutsideOptions{Precreate: true, CULimit: &limit})
+	p, err := f.ex.PrepareOutside(ctx, raw, rules, executor.OutsideFacts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := f.ex.PrepareApprovedOutside(ctx, raw, rules, executor.OutsideFacts{}, p.Approval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ledger.RemoveAccount(ctx, o.Accounts["destination"]); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.ex.SubmitOutside(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != executor.ExecutedWithUnexpectedEffects || !strings.Contains(res.Reason, "2039280 more than the") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+	}
+}
