@@ -131,7 +131,7 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 				t.Errorf("recipient holds %d wrapped lamports, want 1000000", got)
 			}
 		}},
-		{"unknown-program", []string{"lookup tables (" + lookupTableProgram + ")"}, func(t *testing.T, o localnet.Outside, _ testkit.Answer) {
+		{"unknown-program", []string{"lookup tables (" + lookupTableProgram + ")", "admitted by --allow-program"}, func(t *testing.T, o localnet.Outside, _ testkit.Answer) {
 			if _, err := w.chain.GetAccountInfo(context.Background(), solana.MustPublicKeyFromBase58(o.Accounts["lookupTable"])); err != nil {
 				t.Errorf("the lookup table was not created: %v", err)
 			}
@@ -260,6 +260,9 @@ func TestSignAndSendRefusedThroughTheRealBinary(t *testing.T) {
 			ans := a.Call(tool, map[string]any{"transaction": o.Transaction})
 			if ans.Status() != "denied" || !strings.Contains(ans.Text, tc.want(o)) {
 				t.Fatalf("got %s %v, want denied naming %q", ans.Text, ans.Structured, tc.want(o))
+			}
+			if tc.kind == "unknown-program" && ans.Str("rule") != "allow_program" {
+				t.Errorf("an unknown program is denied by rule %q, want the program allowlist's allow_program", ans.Str("rule"))
 			}
 			if w.balance(t, w.wallet) != before {
 				t.Fatal("the wallet moved")
