@@ -448,6 +448,9 @@ func programList(ps []executor.OutsideProgram) string {
 }
 
 func (k *OutsideProposal) signersText() string {
+	if len(k.Signers) == 0 {
+		return "not measured yet"
+	}
 	s := "the wallet " + k.Signers[0].String() + " (solgate adds its signature, nothing else)"
 	if len(k.Cosigners) > 0 {
 		co := make([]string, len(k.Cosigners))
