@@ -90,17 +90,17 @@ const (
 	// KindTransaction is a base64 wire transaction (at most
 	// MaxTransactionBase64 characters).
 	KindTransaction
-	// KindText is free text from the agent, at most MaxTextBytes bytes:
+	// KindLabel is one line of the agent's own words, at most MaxLabelBytes:
 	// shown as untrusted, never used for a decision.
-	KindText
+	KindLabel
 )
 
 // MaxTransactionBase64 is the base64 length of the largest transaction a
 // cluster accepts (1232 bytes).
 const MaxTransactionBase64 = (1232 + 2) / 3 * 4
 
-// MaxTextBytes bounds a free-text argument.
-const MaxTextBytes = 512
+// MaxLabelBytes bounds a label argument.
+const MaxLabelBytes = 512
 
 // ArgSpec declares one argument of a tool.
 type ArgSpec struct {
@@ -215,7 +215,7 @@ var inventory = []Tool{
 		Write: true, OpenWorld: true,
 		Args: []ArgSpec{
 			{"transaction", KindTransaction, true, "The transaction as base64 wire bytes (legacy or v0), the console's wallet as fee payer, its signature slot left empty (zeros)."},
-			{"label", KindText, false, "Your short description of what the transaction is for. Shown to the human as your words (untrusted); it never changes what is checked."},
+			{"label", KindLabel, false, "Your short description of what the transaction is for. Shown to the human as your words (untrusted); it never changes what is checked."},
 			{"confirm", KindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
 		},
 	},

@@ -101,8 +101,8 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		// signature, one account, a blockhash: 180 characters).
 		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTransactionBase64),
 			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
-	case KindText:
-		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTextBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
+	case KindLabel:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
 	}
 	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))
 }

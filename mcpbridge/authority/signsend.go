@@ -64,8 +64,8 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 		if !ok {
 			return a, argErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", describe(v))
 		}
-		if len(l) > mcpbridge.MaxTextBytes {
-			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), mcpbridge.MaxTextBytes)
+		if len(l) > mcpbridge.MaxLabelBytes {
+			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), mcpbridge.MaxLabelBytes)
 		}
 		if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return a, argErrorf(tool, "label", "label contains a control character; give plain text on one line")
