@@ -54,6 +54,7 @@ func newTool(spec Tool) mcp.Tool {
 			OpenWorldHint:  mcp.ToBoolPtr(spec.OpenWorld),
 		}),
 		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithRawOutputSchema(OutputSchema(spec)),
 	}
 	var order []string
 	for _, a := range spec.Args {
