@@ -21,16 +21,6 @@ import {
   partiallySignTransactionMessageWithSigners, getBase64EncodedWireTransaction,
   generateKeyPairSigner, createNoopSigner, address, getProgramDerivedAddress, getAddressEncoder, AccountRole,
 } from '@solana/kit';
-import {
-  getTransferSolInstruction, getCreateAccountInstruction, getInitializeNonceAccountInstruction,
-  getAdvanceNonceAccountInstruction, SYSTEM_PROGRAM_ADDRESS,
-} from '@solana-program/system';
-import {
-  TOKEN_PROGRAM_ADDRESS, AuthorityType, findAssociatedTokenPda, getApproveInstruction,
-  getSetAuthorityInstruction, getCloseAccountInstruction, getTransferCheckedInstruction,
-  getInitializeMint2Instruction, getMintToInstruction, getCreateAssociatedTokenIdempotentInstruction,
-  getMintSize,
-} from '@solana-program/token';
 import { RpcError } from './rpc.mjs';
 import { isPubkey, b58encode, parseTransaction } from './wire.mjs';
 import { NATIVE_MINT } from './tokens.mjs';
@@ -38,6 +28,16 @@ import { encodeLookupTable, ALT_PROGRAM, MEMO_PROGRAM, COMPUTE_BUDGET_PROGRAM } 
 import { MAX_PROCESSING_AGE } from './ledger.mjs';
 
 const NONCE_ACCOUNT_SIZE = 80n;
+
+const SYSTEM_PROGRAM_ADDRESS = address('11111111111111111111111111111111');
+
+// The program clients load on the first build, not with every ledger start.
+let clients = null;
+function programClients() {
+  clients ??= Promise.all([import('@solana-program/system'), import('@solana-program/token')])
+    .then(([system, token]) => ({ ...system, ...token }));
+  return clients;
+}
 
 // The kinds a test may ask for. Accepted: what solgate signs once approved.
 // Refused: what it must refuse, each for its own reason.
@@ -136,6 +136,13 @@ export class OutsideBuilder {
   }
 
   async build(opts) {
+    const {
+      getTransferSolInstruction, getCreateAccountInstruction, getInitializeNonceAccountInstruction,
+      TOKEN_PROGRAM_ADDRESS, AuthorityType, findAssociatedTokenPda, getApproveInstruction,
+      getSetAuthorityInstruction, getCloseAccountInstruction, getTransferCheckedInstruction,
+      getInitializeMint2Instruction, getMintToInstruction, getCreateAssociatedTokenIdempotentInstruction,
+      getMintSize,
+    } = await programClients();
     const wallet = address(opts.wallet);
     // The wallet as an SDK sees a wallet it does not hold: a signer that
     // signs nothing, so kit leaves its slot empty.
