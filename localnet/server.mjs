@@ -13,7 +13,8 @@
 // Modules: ledger.mjs (chain state, slots, blockhashes, execution),
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
 // wire.mjs (wire formats), tokens.mjs (SPL token layouts), swap.mjs (demo
-// tokens, pools and the Jupiter-compatible /swap/v1 API on the same port).
+// tokens, pools and the Jupiter-compatible /swap/v1 API on the same port),
+// outside.mjs (transactions built with @solana/kit, as an SDK would).
 
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -24,6 +25,7 @@ import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
+import { OutsideBuilder } from './outside.mjs';
 
 const NETWORKS = {
   'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
@@ -100,6 +102,8 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
+  // Transactions built outside solgate with @solana/kit (outside.mjs).
+  Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
   // x402.mjs, the paid API on its own loopback port, only with --paid-api:
   // its packages cost every other ledger start a fifth of a second.
   let paidApi = null;

@@ -50,6 +50,7 @@ const (
 	ToolTransferSOL      = "transfer_sol"
 	ToolSwap             = "swap"
 	ToolTransferToken    = "transfer_token"
+	ToolSignAndSend      = "sign_and_send_transaction"
 	ToolX402Fetch        = "x402_fetch"
 )
 
@@ -98,11 +99,24 @@ const (
 	KindProposalID
 	KindWaitSeconds
 	KindConfirm
+	// KindTransaction is a base64 wire transaction (at most
+	// MaxTransactionBase64 characters).
+	KindTransaction
+	// KindLabel is one line of the agent's own words, at most MaxLabelBytes:
+	// shown as untrusted, never used for a decision.
+	KindLabel
 	KindURL         // an absolute https URL (http only to loopback)
 	KindHTTPMethod  // GET, POST, PUT, PATCH or DELETE
 	KindHTTPHeaders // an object of header names to string values
 	KindText        // free text, bounded
 )
+
+// MaxTransactionBase64 is the base64 length of the largest transaction a
+// cluster accepts (1232 bytes).
+const MaxTransactionBase64 = (1232 + 2) / 3 * 4
+
+// MaxLabelBytes bounds a label argument.
+const MaxLabelBytes = 512
 
 // ArgSpec declares one argument of a tool.
 type ArgSpec struct {
@@ -223,10 +237,10 @@ var inventory = []Tool{
 	},
 	{
 		Name: ToolProposalStatus, Title: "Check a proposal's approval status",
-		Description: `Check a proposal made by transfer_sol, swap or transfer_token. Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
+		Description: `Check a proposal made by a write tool (transfer_sol, swap, transfer_token, sign_and_send_transaction). Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
 		Write:       false, OpenWorld: false,
 		Args: []ArgSpec{
-			{"proposal_id", KindProposalID, true, "The proposal_id returned by transfer_sol, swap or transfer_token."},
+			{"proposal_id", KindProposalID, true, "The proposal_id returned by a write tool."},
 			{"wait_seconds", KindWaitSeconds, false, "Wait up to this many seconds (0 to 45) for the human's decision before answering. Default 0: answer at once."},
 		},
 		Output: append([]OutSpec{
@@ -314,6 +328,34 @@ var inventory = []Tool{
 			OutSpec{"no_cap_applies", OutBool, false, "No per-mint cap bounds this mint.", nil},
 			OutSpec{"priority_fee_lamports", OutDigits, false, "The priority fee.", nil},
 			OutSpec{"compute_unit_limit", OutInteger, false, "The compute unit limit.", nil},
+		),
+	},
+	{
+		Name: ToolSignAndSend, Title: "Sign and send a transaction built elsewhere (needs human approval)",
+		Description: "Sign and send a Solana transaction that something else built (an SDK, a launchpad or payment API, another MCP server), given as a base64 wire transaction, legacy or v0, with the console's wallet as fee payer and its signature slot empty; any other signer must have signed already. solgate judges it by what its exact bytes do in simulation, never by any description: what leaves and arrives per asset, fees, rent, the programs it calls, the signers and the expiry. Programs other than System, SPL Token, Token-2022, Associated Token Account, Compute Budget and Memo must be allowed by the operator; SOL and per-token caps apply to what leaves; approvals to delegates, changes of owner or authority, closes paying others and durable nonces are refused." +
+			fmt.Sprintf(approvalFlow, "5 minutes") +
+			" At execution the same bytes are simulated again: if they would now do worse than approved, nothing is sent. A transaction others signed keeps its blockhash and is refused once that expires.",
+		Write: true, OpenWorld: true,
+		Args: []ArgSpec{
+			{"transaction", KindTransaction, true, "The transaction as base64 wire bytes (legacy or v0), the console's wallet as fee payer, its signature slot left empty (zeros)."},
+			{"label", KindLabel, false, "Your short description of what the transaction is for. Shown to the human as your words (untrusted); it never changes what is checked."},
+			{"confirm", KindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
+		},
+		Output: writeOutput(
+			OutSpec{"sol_out_lamports", OutDigits, false, "SOL (with wrapped SOL) leaving the wallet, fees and rent included.", nil},
+			OutSpec{"sol_in_lamports", OutDigits, false, "SOL (with wrapped SOL) arriving.", nil},
+			OutSpec{"priority_fee_lamports", OutDigits, false, "The priority fee.", nil},
+			OutSpec{"rent_paid_lamports", OutDigits, false, "Rent put into accounts the transaction creates.", nil},
+			OutSpec{"rent_refunded_lamports", OutDigits, false, "Rent returned from the wallet's accounts it closes.", nil},
+			OutSpec{"tokens_out", OutObject, false, "Base units leaving the wallet, by mint.", nil},
+			OutSpec{"tokens_in", OutObject, false, "Base units arriving, by mint.", nil},
+			OutSpec{"programs", OutTexts, false, "Programs called at the top level.", nil},
+			OutSpec{"inner_programs", OutTexts, false, "Programs called inside, from the simulation.", nil},
+			OutSpec{"signers", OutTexts, false, "The required signers, the wallet first.", nil},
+			OutSpec{"cosigners", OutTexts, false, "Signers whose signatures were already present.", nil},
+			OutSpec{"blockhash_refreshed", OutBool, false, "Only the wallet signs: solgate moves the blockhash forward at execution.", nil},
+			OutSpec{"last_valid_block_height", OutInteger, false, "Co-signed: the block height after which it is refused.", nil},
+			OutSpec{"no_cap_applies", OutBool, false, "A token leaving the wallet has no per-mint cap.", nil},
 		),
 	},
 	{

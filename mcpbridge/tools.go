@@ -108,6 +108,13 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxRequestBody))...)
 	case KindWaitSeconds:
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
+	case KindTransaction:
+		// Standard base64 of at least the smallest transaction (one
+		// signature, one account, a blockhash: 180 characters).
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTransactionBase64),
+			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
+	case KindLabel:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
 	}
 	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))
 }

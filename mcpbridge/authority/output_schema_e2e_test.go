@@ -119,6 +119,16 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 	sw["confirm"] = p.Token
 	check(mcpbridge.ToolSwap, a.Call(mcpbridge.ToolSwap, sw), "executed")
 
+	// A transaction built elsewhere: a refused one, then one executed.
+	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, map[string]any{"transaction": outsideTx(w, "approve")}), "denied")
+	ss := map[string]any{"transaction": outsideTx(w, "memo-transfer"), "label": "tip"}
+	id = check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	ss["confirm"] = p.Token
+	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "executed")
+
 	// x402_fetch: a read when no payment is asked, a denial for an origin
 	// the operator did not allow (its payments are in x402_e2e_test.go).
 	if body := check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response").Str("body"); body != "free" {
