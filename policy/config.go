@@ -60,6 +60,11 @@ type Config struct {
 	TokenDelivery     string // DeliveryAgent or DeliveryOperator
 	BreakerDenials    int
 	BreakerWindow     time.Duration
+
+	// AllowActionOrigins are the Solana Action servers (origins as
+	// ParseOrigin spells them) whose transactions may be proposed; empty
+	// refuses every action.
+	AllowActionOrigins []string
 }
 
 // DefaultConfig is the policy with no operator choices made: devnet-style
@@ -96,6 +101,13 @@ func (c Config) Validate() error {
 	for _, a := range c.AllowRecipients {
 		if err := validAddress(a); err != nil {
 			return configErr("allow_recipient", "%q is not a Solana address: %v", a, err)
+		}
+	}
+	for _, o := range c.AllowActionOrigins {
+		if n, err := ParseOrigin(o); err != nil {
+			return configErr("allow_action_origin", "%v", err)
+		} else if n != o {
+			return configErr("allow_action_origin", "%q is not an origin as solgate spells it; give %q", o, n)
 		}
 	}
 	if err := checkCap("max_sol_per_tx", c.MaxLamportsPerTx, false); err != nil {
