@@ -13,7 +13,8 @@
 // Modules: ledger.mjs (chain state, slots, blockhashes, execution),
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
 // wire.mjs (wire formats), tokens.mjs (SPL token layouts), swap.mjs (demo
-// tokens, pools and the Jupiter-compatible /swap/v1 API on the same port).
+// tokens, pools and the Jupiter-compatible /swap/v1 API on the same port),
+// actions.mjs (Solana Actions: /actions.json and /api/actions/*, same port).
 
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -24,6 +25,7 @@ import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
+import { ActionsApi } from './actions.mjs';
 
 const NETWORKS = {
   'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
@@ -99,6 +101,7 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
+  const actionsApi = new ActionsApi(ledger, log);
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {
@@ -151,6 +154,7 @@ function main() {
     };
     if (req.method === 'GET' && (req.url === '/health' || req.url === '/health/')) return send(200, 'ok', 'text/plain');
     if (swapApi.handles(req)) return swapApi.handle(req, res);
+    if (actionsApi.handles(req)) return actionsApi.handle(req, res);
     if (req.method !== 'POST') return send(405, 'Method Not Allowed\n', 'text/plain');
     const chunks = [];
     let size = 0;
