@@ -673,28 +673,7 @@ func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResu
 // here, whether this transaction or another made it, is reported. An RPC
 // failure here proves nothing either way and is not reported.
 func (s *Swapper) controlAfterLanding(ctx context.Context, p *PreparedSwap) string {
-	if len(p.sim.Keys) == 0 {
-		return ""
-	}
-	again, err := s.ex.client.multipleAccounts(ctx, p.sim.Keys)
-	if err != nil || len(again) != len(p.sim.Keys) {
-		return ""
-	}
-	wallet := s.ex.key.PublicKey()
-	var diffs []string
-	for i, k := range p.sim.Keys {
-		b, a := readAccount(p.sim.Before[i]), readAccount(again[i])
-		if k.Equals(wallet) {
-			if !b.owner.Equals(a.owner) || len(b.data) != len(a.data) {
-				diffs = append(diffs, fmt.Sprintf("the wallet account now belongs to program %s with %d bytes of data", a.owner, len(a.data)))
-			}
-			continue
-		}
-		for _, c := range controlChanges(wallet, k, b, a) {
-			diffs = append(diffs, "after landing, "+c.String())
-		}
-	}
-	return strings.Join(diffs, "; ")
+	return controlChangedSince(ctx, s.ex.client, s.ex.key.PublicKey(), p.sim)
 }
 
 // paidFrom names where a swap's input leaves from, as the effects measure

@@ -785,3 +785,56 @@ func (l *Ledger) SetSwapHostile(ctx context.Context, mode string, after int) err
 	}
 	return l.Call(ctx, "localnet_swapHostile", []any{map[string]any{"mode": mode, "after": after}}, nil)
 }
+
+// Outside is a transaction built outside solgate by localnet_buildOutside
+// (outside.mjs, with @solana/kit as an SDK builds it): base64 wire bytes
+// with the wallet's signature slot empty, and the accounts it names.
+type Outside struct {
+	Kind                 string            `json:"kind"`
+	Transaction          string            `json:"transaction"`
+	Version              string            `json:"version"`
+	Blockhash            string            `json:"blockhash"`
+	LastValidBlockHeight *uint64           `json:"lastValidBlockHeight"`
+	Accounts             map[string]string `json:"accounts"`
+}
+
+// OutsideOptions tune a built transaction; zero values are the builder's
+// defaults (1 000 000 lamports, no compute budget).
+type OutsideOptions struct {
+	Lamports uint64 // SOL moved by transfers
+	Amount   uint64 // tokens minted by the launch kinds
+	CUPrice  *uint64
+	CULimit  *uint32
+	// Precreate: token-transfer's recipient account exists beforehand.
+	Precreate bool
+}
+
+// BuildOutside asks the ledger for a transaction of kind (see OUTSIDE_KINDS
+// in outside.mjs) for wallet, setting up on the ledger what it needs.
+func (l *Ledger) BuildOutside(ctx context.Context, kind, wallet string, o OutsideOptions) (Outside, error) {
+	p := map[string]any{"kind": kind, "wallet": wallet}
+	if o.Lamports > 0 {
+		p["lamports"] = o.Lamports
+	}
+	if o.Amount > 0 {
+		p["amount"] = o.Amount
+	}
+	if o.CUPrice != nil {
+		p["cuPrice"] = *o.CUPrice
+	}
+	if o.CULimit != nil {
+		p["cuLimit"] = *o.CULimit
+	}
+	if o.Precreate {
+		p["precreate"] = true
+	}
+	var out Outside
+	err := l.Call(ctx, "localnet_buildOutside", []any{p}, &out)
+	return out, err
+}
+
+// RemoveAccount deletes an account from the ledger, as if its owner had
+// closed it elsewhere.
+func (l *Ledger) RemoveAccount(ctx context.Context, address string) error {
+	return l.Call(ctx, "localnet_removeAccount", []any{address}, nil)
+}

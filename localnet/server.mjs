@@ -14,6 +14,7 @@
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
 // wire.mjs (wire formats), tokens.mjs (SPL token layouts), swap.mjs (demo
 // tokens, pools and the Jupiter-compatible /swap/v1 API on the same port),
+// outside.mjs (transactions built with @solana/kit, as an SDK would),
 // actions.mjs (Solana Actions: /actions.json and /api/actions/*, same port).
 
 import http from 'node:http';
@@ -26,6 +27,7 @@ import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
 import { ActionsApi } from './actions.mjs';
+import { OutsideBuilder } from './outside.mjs';
 
 const NETWORKS = {
   'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
@@ -102,6 +104,8 @@ function main() {
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
   const actionsApi = new ActionsApi(ledger, log);
+  // Transactions built outside solgate with @solana/kit (outside.mjs).
+  Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {
