@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -604,4 +605,64 @@ func controlChangedSince(ctx context.Context, c *Client, wallet solana.PublicKey
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// AllowedProgram is one --allow-program value: a program admitted at the
+// top level of outside transactions, with the operator's label.
+type AllowedProgram struct {
+	ID    solana.PublicKey
+	Label string
+}
+
+func (a AllowedProgram) String() string {
+	if a.Label == "" {
+		return a.ID.String()
+	}
+	return a.ID.String() + "=" + a.Label
+}
+
+// maxProgramLabel bounds an operator's label: it shares a preview line.
+const maxProgramLabel = 40
+
+// ParseAllowedProgram reads "ID" or "ID=LABEL": a base58 program id and a
+// short printable label.
+func ParseAllowedProgram(s string) (AllowedProgram, error) {
+	id, label, _ := strings.Cut(s, "=")
+	pk, err := solana.PublicKeyFromBase58(strings.TrimSpace(id))
+	if err != nil {
+		return AllowedProgram{}, fmt.Errorf("%q is not a program id (%v); accepted: ID or ID=LABEL, a base58 program id and an optional label", id, err)
+	}
+	label = strings.TrimSpace(label)
+	if n := len([]rune(label)); n > maxProgramLabel {
+		return AllowedProgram{}, fmt.Errorf("label of %s is %d characters; accepted: at most %d", pk, n, maxProgramLabel)
+	}
+	for _, r := range label {
+		if !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r) {
+			return AllowedProgram{}, fmt.Errorf("label of %s holds a control or formatting character %U; accepted: printable text", pk, r)
+		}
+	}
+	return AllowedProgram{ID: pk, Label: label}, nil
+}
+
+// OutsideRulesFor collects --allow-program values into rules.
+func OutsideRulesFor(programs []AllowedProgram) OutsideRules {
+	r := OutsideRules{AllowPrograms: map[solana.PublicKey]string{}}
+	for _, p := range programs {
+		r.AllowPrograms[p.ID] = p.Label
+	}
+	return r
+}
+
+// Preview is p in the shape every kind's preview takes: the decoded
+// instructions, each watched account's lamports before and after, the fee
+// and the effects.
+func (p *PreparedOutside) Preview() Preview {
+	pv := Preview{
+		From: p.Tx.FeePayer(), Instructions: p.Instructions, Fee: p.Effects.Fee(), SpendLamports: p.Effects.SOLOut(),
+		MessageSHA256: p.MessageSHA256, Logs: p.Logs, UnitsConsumed: p.UnitsConsumed, Budget: p.Budget, Effects: p.Effects,
+	}
+	for i, k := range p.sim.Keys {
+		pv.Changes = append(pv.Changes, BalanceChange{Account: k, Pre: readAccount(p.sim.Before[i]).lamports, Post: readAccount(p.sim.After[i]).lamports})
+	}
+	return pv
 }

@@ -177,12 +177,18 @@ func TestOutsideRefusedTransactionsSayWhyAndLeaveTheLedgerAlone(t *testing.T) {
 		{"close-to-stranger", func(o localnet.Outside) string {
 			return "close " + o.Accounts["tokenAccount"] + " and send its 2039280 lamports to " + o.Accounts["destination"]
 		}, executor.ErrUnsafeTransaction},
-		{"durable-nonce", func(o localnet.Outside) string { return "durable nonce (AdvanceNonceAccount on " + o.Accounts["nonceAccount"] }, executor.ErrUnsafeTransaction},
+		{"durable-nonce", func(o localnet.Outside) string {
+			return "durable nonce (AdvanceNonceAccount on " + o.Accounts["nonceAccount"]
+		}, executor.ErrUnsafeTransaction},
 		{"unknown-program", func(localnet.Outside) string {
 			return "calls program AddressLookupTab1e1111111111111111111111111, which is not allowed"
 		}, executor.ErrUnsafeTransaction},
-		{"foreign-payer", func(o localnet.Outside) string { return "the fee payer is " + o.Accounts["feePayer"] + ", not the wallet" }, executor.ErrUnsafeTransaction},
-		{"missing-cosigner", func(o localnet.Outside) string { return "signature 1 (signer " + o.Accounts["mint"] + ") is missing or invalid" }, executor.ErrUnsafeTransaction},
+		{"foreign-payer", func(o localnet.Outside) string {
+			return "the fee payer is " + o.Accounts["feePayer"] + ", not the wallet"
+		}, executor.ErrUnsafeTransaction},
+		{"missing-cosigner", func(o localnet.Outside) string {
+			return "signature 1 (signer " + o.Accounts["mint"] + ") is missing or invalid"
+		}, executor.ErrUnsafeTransaction},
 		{"expired-cosigned", func(localnet.Outside) string { return "is no longer valid" }, executor.ErrOutsideExpired},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {

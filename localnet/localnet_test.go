@@ -1091,3 +1091,25 @@ func TestVersionedTransactionWithLookupTable(t *testing.T) {
 		t.Fatalf("loaded account balances pre %v post %v", got.Meta.PreBalances, got.Meta.PostBalances)
 	}
 }
+
+// localnet_buildOutside fails closed on what it does not know: one clear
+// error naming the parameter.
+func TestBuildOutsideRefusesBadParams(t *testing.T) {
+	l, _ := start(t, localnet.Options{})
+	ctx := context.Background()
+	wallet := "9MuwVpMuYQCEGcCt7KfciNQZyfPmchHYrbTXrNDaYYpQ"
+	for _, tc := range []struct {
+		kind, wallet, want string
+	}{
+		{"launch-rocket", wallet, "kind must be one of"},
+		{"memo-transfer", "not-a-key", "wallet must be a base58 public key"},
+	} {
+		if _, err := l.BuildOutside(ctx, tc.kind, tc.wallet, localnet.OutsideOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s/%s: %v, want %q", tc.kind, tc.wallet, err, tc.want)
+		}
+	}
+	out, err := l.BuildOutside(ctx, "memo-transfer", wallet, localnet.OutsideOptions{})
+	if err != nil || out.Transaction == "" || out.Accounts["recipient"] == "" {
+		t.Fatalf("memo-transfer: %+v %v", out, err)
+	}
+}

@@ -59,6 +59,10 @@ type Settings struct {
 	Policy             policy.Config
 	Fees               executor.FeeSettings // every kind's priority fees
 	VerifyWindow       time.Duration        // how long a confirmed transaction is looked for
+
+	// AllowPrograms are programs sign_and_send_transaction admits at the
+	// top level besides the default ones, with the operator's labels.
+	AllowPrograms []executor.AllowedProgram
 }
 
 // defaultSettings is what the console runs with when no source says
@@ -156,6 +160,8 @@ var settings = []setting{
 		tomlString, func(s *Settings) *string { return &s.SwapAPIKeyFile }, parseFilePath("a file path"), plainText),
 	list("swap-program", "aggregator program `ID` judged by whole-wallet simulation, besides the built-in ones (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.SwapPrograms }, parseAddress("program id")),
+	list("allow-program", "program `ID[=LABEL]` a transaction built elsewhere may call at the top level besides System, SPL Token, Token-2022, Associated Token Account, Compute Budget and Memo, shown with LABEL (repeatable)",
+		tomlString, func(s *Settings) *[]executor.AllowedProgram { return &s.AllowPrograms }, parseAllowedProgram),
 	list("allow-uid", "user `UID` whose bridges may connect to the socket (repeatable)",
 		tomlInt, func(s *Settings) *[]uint32 { return &s.AllowUIDs }, parseID("user id")),
 	list("allow-gid", "group `GID` whose members' bridges may connect to the socket (repeatable)",
@@ -444,6 +450,10 @@ func parseSOL(s string) (uint64, error) {
 		return 0, fmt.Errorf("%v; accepted: a SOL amount such as 0.1", err)
 	}
 	return l, nil
+}
+
+func parseAllowedProgram(s string) (executor.AllowedProgram, error) {
+	return executor.ParseAllowedProgram(s)
 }
 
 func parseTokenCap(s string) (policy.TokenCap, error) {

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	solana "github.com/gagliardetto/solana-go"
 	"github.com/spf13/cobra"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/policy"
 )
@@ -129,6 +131,10 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
 			b: lv([]string{addrC}, `["`+addrC+`"]`, []string{addrC}),
 			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
+		"allow-program": {env: "SOLGATE_ALLOW_PROGRAM", toml: "allow_program", def: []executor.AllowedProgram(nil), get: func(s Settings) any { return s.AllowPrograms },
+			a: lv([]string{addrA + "=Lookup tables", addrB}, `["`+addrA+`=Lookup tables", "`+addrB+`"]`, []executor.AllowedProgram{{ID: solana.MustPublicKeyFromBase58(addrA), Label: "Lookup tables"}, {ID: solana.MustPublicKeyFromBase58(addrB)}}),
+			b: lv([]string{addrC}, `["`+addrC+`"]`, []executor.AllowedProgram{{ID: solana.MustPublicKeyFromBase58(addrC)}}),
+			c: lv([]string{addrD + "=stake"}, `["`+addrD+`=stake"]`, []executor.AllowedProgram{{ID: solana.MustPublicKeyFromBase58(addrD), Label: "stake"}})},
 		"allow-uid": {env: "SOLGATE_ALLOW_UID", toml: "allow_uid", def: []uint32(nil), get: func(s Settings) any { return s.AllowUIDs },
 			a: lv([]string{"1001", "0"}, `[1001, 0]`, []uint32{1001, 0}),
 			b: lv([]string{"1002"}, `[1002]`, []uint32{1002}),
@@ -404,6 +410,8 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"uid -1 as uint", nil, []string{"--allow-uid", "4294967295"}, "--allow-uid: ", []string{"not a user id"}},
 		{"gid word", nil, []string{"--allow-gid", "wheel"}, "--allow-gid: ", []string{`"wheel" is not a group id`}},
 		{"swap program", nil, []string{"--swap-program", "jupiter"}, "--swap-program: ", []string{"not a program id"}},
+		{"allow program word", nil, []string{"--allow-program", "jupiter=Jup"}, "--allow-program: ", []string{`"jupiter" is not a program id`, "ID=LABEL"}},
+		{"allow program label with an escape, env", map[string]string{"SOLGATE_ALLOW_PROGRAM": addrA + "=ok\x1b[2J"}, nil, "SOLGATE_ALLOW_PROGRAM: ", []string{"printable text"}},
 		{"rpc scheme", map[string]string{"SOLGATE_RPC": "ftp://x"}, nil, "SOLGATE_RPC: ", []string{"http:// or https://"}},
 		{"empty keypair flag", nil, []string{"--keypair", ""}, "--keypair: ", []string{"empty"}},
 		{"bool env", map[string]string{"SOLGATE_ALLOW_MAINNET": "yes"}, nil, "SOLGATE_ALLOW_MAINNET: ", []string{"true or false"}},
@@ -437,7 +445,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 func TestBadTOMLNamesKeyAndFile(t *testing.T) {
 	isolateEnv(t)
 	for _, tc := range []struct{ name, body, key, says string }{
-		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_gid, allow_mainnet, allow_mint, allow_recipient,"},
+		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_gid, allow_mainnet, allow_mint, allow_program, allow_recipient,"},
 		{"unknown table", "[limits]\nmax = 1", "limits", "unknown key"},
 		{"config names a config", `config = "other.toml"`, "config", "unknown key"},
 		{"both spellings", `allow_recipient = ["` + addrA + `"]` + "\n" + `allow_recipients = ["` + addrB + `"]`, "allow_recipients", "same setting; keep only allow_recipient"},
