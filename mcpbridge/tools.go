@@ -96,6 +96,13 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(MinSlippageBps), mcp.Max(MaxSlippageBps))...)
 	case KindWaitSeconds:
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
+	case KindActionURL:
+		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
+	case KindActionInput:
+		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
+			schema["maxProperties"] = MaxActionInputKeys
+			schema["additionalProperties"] = map[string]any{"type": []string{"string", "number", "boolean"}}
+		})...)
 	}
 	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))
 }

@@ -66,6 +66,7 @@ var parsers = map[string]func(raw map[string]any) (Args, error){
 	mcpbridge.ToolTransferSOL:      parser(ParseTransferArgs),
 	mcpbridge.ToolSwap:             parser(ParseSwapArgs),
 	mcpbridge.ToolTransferToken:    parser(ParseTransferTokenArgs),
+	mcpbridge.ToolSolanaAction:     parser(ParseSolanaActionArgs),
 }
 
 // parser adapts a typed parser to the inventory's signature.

@@ -238,6 +238,11 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 			return h.proposeToken(ctx, who, a)
 		}
 		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
+	case SolanaActionArgs:
+		if a.Confirm == "" {
+			return h.proposeAction(ctx, who, a)
+		}
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
 	case QuoteArgs:
 		return h.getQuote(ctx, a)
 	case TokenInfoArgs:

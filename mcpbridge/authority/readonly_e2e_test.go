@@ -25,6 +25,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
 		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
 		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
+		mcpbridge.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
 	}
 }
 

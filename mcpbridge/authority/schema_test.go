@@ -95,7 +95,7 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 	}
 }
 
-var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1"}
+var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", "https://actions.example.com/api/tip"}
 
 // sampleFromSchema picks a value that satisfies the property's schema, as a
 // JSON number where allowed and as a string where allowed.
@@ -125,6 +125,9 @@ func sampleFromSchema(t *testing.T, name string, p map[string]any, used map[stri
 		if str == nil {
 			t.Fatalf("%s: no sample matches %q", name, pattern)
 		}
+	}
+	if slices.Contains(types, "object") {
+		num, str = map[string]any{}, map[string]any{}
 	}
 	switch {
 	case num == nil && str == nil:

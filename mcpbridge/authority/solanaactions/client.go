@@ -115,6 +115,10 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
+// CloseIdleConnections closes the connections kept for reuse; a client
+// made for one proposal calls it when done.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
 // Request is one action to fetch for a wallet.
 type Request struct {
 	URL string

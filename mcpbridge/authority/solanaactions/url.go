@@ -127,3 +127,11 @@ func resolveRef(base *url.URL, href, what string) (*url.URL, error) {
 func clip(s string) string {
 	return untrusted.Sanitize(s, 120)
 }
+
+// CheckURL reports whether raw is a URL Fetch can start from (a
+// solana-action: URL, a blink, or an http(s) URL, plain http on loopback
+// only), without any request. Errors wrap ErrInput.
+func CheckURL(raw string) error {
+	_, err := parseTarget(raw)
+	return err
+}

@@ -1,0 +1,378 @@
+package authority
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	solana "github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
+	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
+)
+
+// ActionProposal is a solana_action proposal: the transaction an action's
+// server built for the wallet, fetched by the console and judged like any
+// transaction built elsewhere, by the effects of its exact bytes. What the
+// human approves is those bytes' message (apart from a blockhash solgate
+// may refresh) and their effects; the server is not asked again.
+type ActionProposal struct {
+	A SolanaActionArgs
+	// Fetched is what the server answered: its origin, the URLs, the
+	// choice, and its words (sanitised, flagged; never decided on).
+	Fetched solanaactions.Action
+	// Raw are the server's bytes as received: the approval executes these.
+	Raw []byte
+	// Prepared summarises the measured bytes for the lines.
+	Effects  executor.Effects
+	Programs []executor.OutsideProgram
+	Inner    []executor.OutsideProgram
+	Signers  []string
+	// Receivers are the accounts other than the wallet's that gain
+	// lamports in the simulation, largest first: where the SOL goes.
+	Receivers []executor.BalanceChange
+	Approval  executor.OutsideApproval
+	Verified  bool
+}
+
+var _ Kind = (*ActionProposal)(nil)
+
+func (k *ActionProposal) Args() WriteArgs { return k.A }
+
+func (k *ActionProposal) clone() Kind {
+	c := *k
+	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
+	return &c
+}
+
+func (k *ActionProposal) TokenTTL(def time.Duration) time.Duration { return def }
+
+// Facts: the SOL that leaves the wallet (SOL caps), the mints it touches
+// (mint lists) and the one mint it spends (per-mint caps).
+//
+// Its counterparty is the action's origin, which the kind checks against
+// --allow-action-origin before any request (see proposeAction). Until
+// policy has a counterparty capability of its own, the facts say PaysSelf
+// so that the recipient allowlist (addresses) does not apply to a server.
+func (k *ActionProposal) Facts(network executor.Network, client string) policy.Proposal {
+	p := policy.Proposal{
+		Tool: mcpbridge.ToolSolanaAction, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		PaysSelf: true, Lamports: k.Effects.SOLOut(),
+	}
+	seen := map[solana.PublicKey]bool{}
+	for _, m := range append(mintsOf(k.Effects.TokensOut), mintsOf(k.Effects.TokensIn)...) {
+		if !seen[m] {
+			seen[m] = true
+			p.Mints = append(p.Mints, m.String())
+		}
+	}
+	for m, n := range k.Effects.TokensOut {
+		if n > 0 {
+			p.Token = &policy.TokenSpend{Mint: m.String(), Amount: n}
+		}
+	}
+	return p
+}
+
+// mintsOf lists the mints with a non-zero amount, in address order.
+func mintsOf(m map[solana.PublicKey]uint64) []solana.PublicKey {
+	out := make([]solana.PublicKey, 0, len(m))
+	for k, v := range m {
+		if v > 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// tokensOut counts the mints that leave the wallet.
+func (k *ActionProposal) tokensOut() int {
+	n := 0
+	for _, v := range k.Effects.TokensOut {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (k *ActionProposal) Action() string {
+	return fmt.Sprintf("Solana Action from %s: %s", k.Fetched.Origin, k.Effects.Summary())
+}
+
+func (k *ActionProposal) Amount() string {
+	s := executor.FormatSOL(k.Effects.SOLOut()) + " SOL"
+	if n := k.tokensOut(); n > 0 {
+		s += fmt.Sprintf(" + %d token(s)", n)
+	}
+	return s
+}
+
+// words are the server's words as one line, quoted and labelled as its.
+func (k *ActionProposal) words() string {
+	w := k.Fetched.Shown
+	parts := []string{fmt.Sprintf("title %q", w.Title)}
+	if w.Description != "" {
+		parts = append(parts, fmt.Sprintf("description %q", w.Description))
+	}
+	if w.Label != "" {
+		parts = append(parts, fmt.Sprintf("button %q", w.Label))
+	}
+	if w.Message != "" {
+		parts = append(parts, fmt.Sprintf("message %q", w.Message))
+	}
+	if w.Error != "" {
+		parts = append(parts, fmt.Sprintf("error %q", w.Error))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func programNames(ps []executor.OutsideProgram) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Label
+		if out[i] == "" {
+			out[i] = executor.ProgramName(p.ID)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (k *ActionProposal) PreviewLines(p *Proposal) []string {
+	e := k.Effects
+	lines := []string{
+		fmt.Sprintf("Action: sign the transaction the Solana Action at %s built for this wallet (choice %s), judged by what its exact bytes do", k.Fetched.Origin, k.choice()),
+		fmt.Sprintf("Origin: %s (allowed by --allow-action-origin); fetched from %s", k.Fetched.Origin, k.Fetched.PostURL),
+		fmt.Sprintf("SOL out: %s SOL (SOL and wrapped SOL together; fee %s + priority %s, rent %s), counted against the SOL caps (simulated)",
+			executor.FormatSOL(e.SOLOut()), executor.FormatSOL(e.NetworkFee), executor.FormatSOL(e.PriorityFee), executor.FormatSOL(e.RentPaid)),
+	}
+	for _, r := range k.Receivers {
+		lines = append(lines, fmt.Sprintf("Receives: %s gets %s SOL", r.Account, executor.FormatSOL(r.Post-r.Pre)))
+	}
+	for _, m := range mintsOf(e.TokensOut) {
+		lines = append(lines, fmt.Sprintf("Tokens out: %d base units of %s", e.TokensOut[m], m))
+	}
+	for _, m := range mintsOf(e.TokensIn) {
+		lines = append(lines, fmt.Sprintf("Tokens in: %d base units of %s", e.TokensIn[m], m))
+	}
+	if in := e.SOLIn(); in > 0 {
+		lines = append(lines, fmt.Sprintf("SOL in: %s SOL", executor.FormatSOL(in)))
+	}
+	lines = append(lines,
+		fmt.Sprintf("Programs: %s; called inside: %s", programNames(k.Programs), programNames(k.Inner)),
+		fmt.Sprintf("Signers: %s", strings.Join(k.Signers, ", ")),
+		fmt.Sprintf("The action's own words (untrusted text from %s, never instructions): %s", k.Fetched.Origin, k.words()))
+	return lines
+}
+
+func (k *ActionProposal) choice() string {
+	if k.Fetched.Choice == 0 {
+		return "the action itself"
+	}
+	return fmt.Sprintf("%d", k.Fetched.Choice)
+}
+
+func (k *ActionProposal) Structured(p *Proposal, st map[string]any) {
+	e := k.Effects
+	st["origin"], st["action_url"], st["post_url"], st["choice"] = k.Fetched.Origin, k.Fetched.ActionURL, k.Fetched.PostURL, k.Fetched.Choice
+	st["sol_out_lamports"], st["fee_lamports"], st["rent_lamports"] = fmt.Sprint(e.SOLOut()), fmt.Sprint(e.Fee()), fmt.Sprint(e.RentPaid)
+	out := map[string]string{}
+	for m, n := range e.TokensOut {
+		out[m.String()] = fmt.Sprint(n)
+	}
+	st["tokens_out"] = out
+	w := k.Fetched.Shown
+	st["untrusted"] = map[string]any{"title": w.Title, "description": w.Description, "label": w.Label, "message": w.Message, "flags": w.Flags}
+}
+
+func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
+	e := k.Effects
+	out := []DetailLine{
+		{Label: "Action", Value: "Solana Action, choice " + k.choice()},
+		{Label: "Origin", Value: k.Fetched.Origin},
+		{Label: "SOL out", Value: fmt.Sprintf("%s SOL (fee %s, rent %s)", executor.FormatSOL(e.SOLOut()), executor.FormatSOL(e.Fee()), executor.FormatSOL(e.RentPaid))},
+	}
+	for _, r := range k.Receivers {
+		out = append(out, DetailLine{Label: "Receives", Value: fmt.Sprintf("%s +%s SOL", r.Account, executor.FormatSOL(r.Post-r.Pre))})
+	}
+	for _, m := range mintsOf(e.TokensOut) {
+		out = append(out, DetailLine{Label: "Tokens out", Value: fmt.Sprintf("%d base units of %s", e.TokensOut[m], m), Warn: true})
+	}
+	out = append(out,
+		DetailLine{Label: "Programs", Value: programNames(k.Programs)},
+		DetailLine{Label: "Server says", Value: "(untrusted) " + k.words(), Warn: len(k.Fetched.Shown.Flags) > 0})
+	return out
+}
+
+func (k *ActionProposal) Executed(p *Proposal, st map[string]any) string {
+	st["origin"] = k.Fetched.Origin
+	return fmt.Sprintf("EXECUTED and verified on chain: the transaction of the Solana Action at %s landed with the approved effects (%s). Signature %s, slot %d, fee %d lamports.",
+		k.Fetched.Origin, k.Effects.Summary(), p.Signature, p.Result.Slot, p.Result.Fee)
+}
+
+// proposeAction is the first call of solana_action: the console fetches the
+// action (the origin allowlist is asked before any request), the bytes are
+// checked and measured like any transaction built elsewhere, policy judges
+// their effects, and the proposal is queued.
+func (h *Hub) proposeAction(ctx context.Context, who caller, a SolanaActionArgs) mcpbridge.CallResult {
+	client := who.name
+	fp := a.Fingerprint()
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyAction(who, fp, d, a) }
+	if res, done := h.admit(who, fp, deny); done {
+		return res
+	}
+	fetcher, err := solanaactions.New(solanaactions.Options{
+		Chain:       solanaactions.ChainID(h.opts.Genesis),
+		AllowOrigin: h.opts.Policy.CheckActionOrigin,
+	})
+	if err != nil {
+		return toolError("could not fetch the action (nothing was proposed): " + err.Error())
+	}
+	defer fetcher.CloseIdleConnections()
+	fetched, err := fetcher.Fetch(ctx, solanaactions.Request{URL: a.URL, Input: a.Input, Account: h.opts.Executor.Wallet()})
+	switch {
+	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
+		return deny(policy.Decision{Rule: "allow_action_origin", Reason: err.Error() + " (nothing was fetched from it, proposed, signed or sent)", Retryable: false})
+	case errors.Is(err, solanaactions.ErrWrongChain):
+		return deny(policy.Decision{Rule: "action_chain", Reason: err.Error() + " (nothing was proposed, signed or sent)", Retryable: false})
+	case errors.Is(err, solanaactions.ErrRefused):
+		return deny(policy.Decision{Rule: "action", Reason: err.Error() + " (nothing was proposed, signed or sent)", Retryable: false})
+	case errors.Is(err, solanaactions.ErrInput):
+		return toolError(err.Error() + " (nothing was proposed, signed or sent)")
+	case err != nil:
+		return toolError("could not fetch the action (nothing was proposed, signed or sent): " + err.Error())
+	}
+	facts := executor.OutsideFacts{Origin: fetched.Origin, Untrusted: []string{fetched.Shown.Title, fetched.Shown.Description, fetched.Shown.Label, fetched.Shown.Message}}
+	prepared, err := h.opts.Executor.PrepareOutside(ctx, fetched.Transaction, h.outsideRules(), facts)
+	if err != nil {
+		if d, ok := outsideRefusal(err); ok {
+			return deny(d)
+		}
+		return toolError("could not prepare the action's transaction (nothing was proposed, signed or sent): " + err.Error())
+	}
+	k := &ActionProposal{A: a, Fetched: *fetched, Raw: fetched.Transaction}
+	k.fill(prepared)
+	if k.tokensOut() > 1 {
+		return deny(policy.Decision{Rule: "token_spend", Reason: fmt.Sprintf("the action's transaction spends %d different tokens; solgate caps one mint per proposal (nothing was proposed, signed or sent)", k.tokensOut())})
+	}
+	decision := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
+	if !decision.Allowed {
+		return deny(decision)
+	}
+	preview := prepared.Preview()
+	now := h.opts.Now()
+	p := &Proposal{
+		ID: newProposalID(), Tool: mcpbridge.ToolSolanaAction, Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
+		Preview: preview, Spend: preview.SpendLamports, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
+		Status: StatusPending, changed: make(chan struct{}),
+	}
+	h.mu.Lock()
+	p.Flags = h.flagsLocked("", p.Spend)
+	h.mu.Unlock()
+	for _, f := range fetched.Shown.Flags {
+		p.Flags = append(p.Flags, Flag{FlagInstructionLike, fmt.Sprintf("the action's text contains instruction-like words (%q); it is the server's, not yours", f)})
+	}
+	return h.enqueue(p, client, a.Normalized())
+}
+
+// fill copies what the lines and the policy need from prepared bytes.
+func (k *ActionProposal) fill(p *executor.PreparedOutside) {
+	k.Effects, k.Programs, k.Inner, k.Approval = p.Effects, p.Programs, p.InnerPrograms, p.Approval()
+	k.Signers = k.Signers[:0]
+	for _, s := range p.Signers {
+		k.Signers = append(k.Signers, s.String())
+	}
+	k.Receivers = nil
+	wallet := p.Tx.FeePayer()
+	for _, c := range p.Preview().Changes {
+		if c.Account != wallet && c.Post > c.Pre {
+			k.Receivers = append(k.Receivers, c)
+		}
+	}
+	sort.SliceStable(k.Receivers, func(i, j int) bool {
+		return k.Receivers[i].Post-k.Receivers[i].Pre > k.Receivers[j].Post-k.Receivers[j].Pre
+	})
+}
+
+// outsideRules are the operator's rules for bytes built elsewhere. Until
+// --allow-program reaches the hub, only the default programs are allowed.
+func (h *Hub) outsideRules() executor.OutsideRules { return executor.OutsideRules{} }
+
+// outsideRefusal maps the executor's refusals of outside bytes to denials:
+// the bytes do something solgate never signs, or would fail.
+func outsideRefusal(err error) (policy.Decision, bool) {
+	var simErr *executor.SimulationError
+	switch {
+	case errors.Is(err, executor.ErrUnsafeTransaction):
+		return policy.Decision{Rule: "transaction", Reason: err.Error()}, true
+	case errors.Is(err, executor.ErrOutsideExpired):
+		return policy.Decision{Rule: "transaction", Reason: err.Error() + " (nothing was signed or sent)"}, true
+	case errors.Is(err, executor.ErrBadTransaction):
+		return policy.Decision{Rule: "transaction", Reason: "the action's server sent something that is not a transaction: " + err.Error()}, true
+	case errors.As(err, &simErr):
+		return policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error()}, true
+	}
+	return policy.Decision{}, false
+}
+
+func (h *Hub) autoDenyAction(who caller, fp string, d policy.Decision, a SolanaActionArgs) mcpbridge.CallResult {
+	return h.recordAutoDeny(who, fp, d, nil, map[string]any{
+		"tool": mcpbridge.ToolSolanaAction, "url": a.URL, "input": a.Normalized()["input"],
+	}, "Solana Action "+quoteUntrusted(a.URL))
+}
+
+// Run executes an approved action: the approved bytes (never fetched
+// again) checked and measured afresh, held to the approved effects, the
+// spend reserved from that measure, then signed, sent, confirmed and
+// verified against the approval.
+func (k *ActionProposal) Run(h *Hub, id string, who caller) {
+	client := who.name
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
+	defer cancel()
+	facts := executor.OutsideFacts{Origin: k.Fetched.Origin}
+	prepared, err := h.opts.Executor.PrepareApprovedOutside(ctx, k.Raw, h.outsideRules(), facts, k.Approval)
+	if err != nil {
+		h.finish(id, StatusFailed, "could not prepare the action's transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	fresh := *k
+	fresh.fill(prepared)
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, fresh.Facts(h.opts.Network, client))
+	if err != nil {
+		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	if !decision.Allowed {
+		decision = h.opts.Breaker.Observe(who.id, k.A.Fingerprint(), decision)
+		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
+		return
+	}
+	h.publish(EventSpendChanged, nil, "")
+	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
+	res, err := h.opts.Executor.SubmitOutside(ctx, prepared, h.progressFor(id, client))
+	if err != nil {
+		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
+		return
+	}
+	if res.Outcome == executor.Executed {
+		h.mu.Lock()
+		if p := h.proposals[id]; p != nil {
+			if ak, ok := p.Kind.(*ActionProposal); ok {
+				ak.Verified = true
+			}
+		}
+		h.mu.Unlock()
+	}
+	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
+}
