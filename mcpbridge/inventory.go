@@ -7,11 +7,11 @@ import (
 // Tool is the declaration half of one entry of the tool inventory: a tool
 // is declared here once, and its MCP declaration (input schema and
 // annotations, tools.go), ToolNames and IsWriteTool are derived from the
-// entry. Its parser and handler are the console's (mcpbridge/authority,
-// args.go), which the bridge does not import; a test there fails when a
-// declared tool has no parser or a parser no declaration. The handler is the console's (mcpbridge/authority), which
-// dispatches on the parsed arguments' type;
-// TestReadOnlyHintMatchesWhatTheHandlerDoes drives every entry through it.
+// entry. The console, which the bridge does not import, serves it: a write
+// tool is one registered write kind (mcpbridge/authority/registry.go), a read
+// tool one entry of its read table (reads.go). Tests there tie each write
+// entry to exactly one registration and each read entry to one read entry,
+// both ways; TestReadOnlyHintMatchesWhatTheHandlerDoes drives every entry.
 type Tool struct {
 	Name  string
 	Title string

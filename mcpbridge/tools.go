@@ -16,9 +16,9 @@ func ToolNames() []string {
 }
 
 // IsWriteTool reports whether calling the tool can spend funds, from its
-// inventory entry. The hub's approval gate keys off the arguments' type, and
-// clients off the annotations derived from this; a test checks both against
-// what each handler does.
+// inventory entry. The console serves a write tool through its registered
+// write kind, and clients read the annotations derived from this; a test
+// checks both against what each handler does.
 func IsWriteTool(name string) bool {
 	t, ok := LookupTool(name)
 	return ok && t.Write

@@ -101,6 +101,13 @@ func (a SolanaActionArgs) ToolName() string     { return mcpbridge.ToolSolanaAct
 func (a SolanaActionArgs) ConfirmToken() string { return a.Confirm }
 func (a SolanaActionArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 
+// Described names the attempt for a log line (the URL is the agent's text).
+func (a SolanaActionArgs) Described() string { return "Solana Action " + quoteUntrusted(a.URL) }
+
+// Recipient: the agent names no payee; the action's server is the
+// counterparty, judged by its origin.
+func (a SolanaActionArgs) Recipient() string { return "" }
+
 // Normalized: the URL as given (trimmed) and the input as canonical JSON
 // (keys sorted), so the approval binds exactly what the server was asked.
 func (a SolanaActionArgs) Normalized() map[string]string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -50,44 +51,28 @@ type WriteArgs interface {
 	Args
 	// ConfirmToken is the confirmation token, or "" for a proposal.
 	ConfirmToken() string
+	// Described is the attempt in words, for the console log line of a
+	// denial that came before any proposal existed.
+	Described() string
+	// Recipient is the third party the agent names as receiving value
+	// ("" when it names none): look-alike warnings check it.
+	Recipient() string
 }
 
-// parsers is the console's half of the tool inventory: the bridge declares
-// each tool (mcpbridge/inventory.go) and this parses its arguments.
-// TestEveryDeclaredToolHasAParser keeps the two halves matched.
-var parsers = map[string]func(raw map[string]any) (Args, error){
-	mcpbridge.ToolGetBalance:       parser(ParseGetBalanceArgs),
-	mcpbridge.ToolGetTokenBalances: parser(ParseGetTokenBalancesArgs),
-	mcpbridge.ToolGetQuote:         parser(ParseQuoteArgs),
-	mcpbridge.ToolGetTokenInfo:     parser(ParseTokenInfoArgs),
-	mcpbridge.ToolGetSpendStatus:   parser(ParseSpendStatusArgs),
-	mcpbridge.ToolGetTransaction:   parser(ParseGetTransactionArgs),
-	mcpbridge.ToolProposalStatus:   parser(ParseProposalStatusArgs),
-	mcpbridge.ToolTransferSOL:      parser(ParseTransferArgs),
-	mcpbridge.ToolSwap:             parser(ParseSwapArgs),
-	mcpbridge.ToolTransferToken:    parser(ParseTransferTokenArgs),
-	mcpbridge.ToolSolanaAction:     parser(ParseSolanaActionArgs),
-}
-
-// parser adapts a typed parser to the inventory's signature.
-func parser[T Args](f func(map[string]any) (T, error)) func(map[string]any) (Args, error) {
-	return func(raw map[string]any) (Args, error) {
-		a, err := f(raw)
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	}
-}
-
-// ParseArgs parses the arguments of any declared tool with its parser.
+// ParseArgs parses the arguments of any tool the console serves: a write
+// kind's registration or a read tool's entry (reads.go).
 func ParseArgs(tool string, raw map[string]any) (Args, error) {
-	if p, ok := parsers[tool]; ok {
-		if _, declared := mcpbridge.LookupTool(tool); declared {
-			return p(raw)
-		}
+	if wk, ok := defaultKinds.Lookup(tool); ok {
+		return wk.Parse(raw)
 	}
-	return nil, argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(mcpbridge.ToolNames(), ", "))
+	if rt, ok := readTools[tool]; ok {
+		return rt.parse(raw)
+	}
+	return nil, unknownTool(tool)
+}
+
+func unknownTool(tool string) error {
+	return argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(mcpbridge.ToolNames(), ", "))
 }
 
 // DecodeArgs decodes a JSON arguments object keeping numbers exact
@@ -201,7 +186,11 @@ func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 
 func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
 func (a TransferArgs) ConfirmToken() string { return a.Confirm }
-func (a TransferArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferArgs) Recipient() string    { return a.To.String() }
+func (a TransferArgs) Described() string {
+	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To)
+}
+func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{
 		"to":       a.To.String(),
@@ -247,7 +236,11 @@ func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 
 func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
 func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
-func (a TransferTokenArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
+func (a TransferTokenArgs) Described() string {
+	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
+}
+func (a TransferTokenArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TransferTokenArgs) Normalized() map[string]string {
 	return map[string]string{
 		"mint":   a.Mint.String(),
@@ -282,7 +275,11 @@ func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
 
 func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
 func (a SwapArgs) ConfirmToken() string { return a.Confirm }
-func (a SwapArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
+func (a SwapArgs) Described() string {
+	return fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint)
+}
+func (a SwapArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a SwapArgs) Normalized() map[string]string {
 	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
 }

@@ -101,43 +101,6 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 	}
 }
 
-// runTransfer follows one transfer to its end with a context of its own, so
-// a caller that went away cannot leave a reservation unsettled. The approved
-// compute budget binds it: the same unit limit, and a priority fee no higher
-// than the one the human saw.
-func (h *Hub) runTransfer(id string, who caller, a TransferArgs, approved executor.Budget) {
-	client := who.name
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
-	prepared, err := h.opts.Executor.PrepareApprovedTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports}, approved)
-	if err != nil {
-		h.finish(id, StatusFailed, "could not prepare the transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	spend := prepared.Preview.SpendLamports
-	facts := (&TransferProposal{A: a, Spend: spend}).Facts(h.opts.Network, client)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, facts)
-	if err != nil {
-		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(who.id, a.Fingerprint(), decision)
-		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
-		return
-	}
-	h.publish(EventSpendChanged, nil, "")
-
-	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
-	res, err := h.opts.Executor.Submit(ctx, prepared, h.progressFor(id, client))
-	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
-}
-
 // settleOutcome settles the reservation by what the chain said, then
 // finishes the proposal. A landed one settles at its landed effects (SOL and
 // wrapped SOL out, fees and rent included), measured by the effects engine

@@ -8,7 +8,6 @@ package authority
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"sort"
@@ -52,6 +51,10 @@ type Options struct {
 	// NoGrants turns standing grants off (--no-grants): every write waits
 	// for the human.
 	NoGrants bool
+
+	// Kinds are the write kinds served; nil: DefaultKinds (every kind
+	// registered with RegisterKind).
+	Kinds *Registry
 }
 
 func (o *Options) defaults() error {
@@ -63,6 +66,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Kinds == nil {
+		o.Kinds = DefaultKinds()
 	}
 	if o.Breaker == nil {
 		o.Breaker = policy.NewBreaker(o.Policy, o.Now)
@@ -103,6 +109,7 @@ func (o *Options) defaults() error {
 // Hub holds the proposal queue and everything a write needs.
 type Hub struct {
 	opts   Options
+	kinds  *Registry
 	tokens *TokenStore
 	events *broker
 	log    *slog.Logger
@@ -140,6 +147,7 @@ func New(opts Options) (*Hub, error) {
 	}
 	h := &Hub{
 		opts:   opts,
+		kinds:  opts.Kinds,
 		tokens: NewTokenStore(opts.Now),
 		events: newBroker(),
 
@@ -203,52 +211,25 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 	if err != nil {
 		return h.malformedCall(client, req, err)
 	}
-	args, err := ParseArgs(req.Tool, raw)
-	if err != nil {
-		return h.malformedCall(client, req, err)
+	if wk, ok := h.kinds.Lookup(req.Tool); ok {
+		a, err := wk.Parse(raw)
+		if err != nil {
+			return h.malformedCall(client, req, err)
+		}
+		if a.ConfirmToken() == "" {
+			return h.propose(ctx, who, wk, a)
+		}
+		// An approved proposal of any kind runs through the one run skeleton.
+		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.ConfirmToken(), func(p *Proposal) { h.run(p.ID, who, p.Kind) })
 	}
-	// An approved proposal of any kind runs its own execution.
-	run := func(p *Proposal) { p.Kind.Run(h, p.ID, who) }
-	switch a := args.(type) {
-	case TransferArgs:
-		if a.Confirm == "" {
-			return h.proposeTransfer(ctx, who, a)
+	if rt, ok := readTools[req.Tool]; ok {
+		a, err := rt.parse(raw)
+		if err != nil {
+			return h.malformedCall(client, req, err)
 		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
-	case ProposalStatusArgs:
-		return h.proposalStatus(ctx, a)
-	case GetBalanceArgs:
-		return h.getBalance(ctx, a)
-	case GetTokenBalancesArgs:
-		return h.getTokenBalances(ctx, a)
-	case SpendStatusArgs:
-		return h.spendStatus(who)
-	case GetTransactionArgs:
-		return h.getTransaction(ctx, a)
-	case SwapArgs:
-		if a.Confirm == "" {
-			return h.proposeSwap(ctx, who, a)
-		}
-		if h.opts.Swapper == nil {
-			return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL")
-		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
-	case TransferTokenArgs:
-		if a.Confirm == "" {
-			return h.proposeToken(ctx, who, a)
-		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
-	case SolanaActionArgs:
-		if a.Confirm == "" {
-			return h.proposeAction(ctx, who, a)
-		}
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.Confirm, run)
-	case QuoteArgs:
-		return h.getQuote(ctx, a)
-	case TokenInfoArgs:
-		return h.getTokenInfo(ctx, a)
+		return rt.handle(ctx, h, who, a)
 	}
-	return toolError(fmt.Sprintf("tool %q is not handled by this console", req.Tool))
+	return h.malformedCall(client, req, unknownTool(req.Tool))
 }
 
 // Note shows a line in the console log. The demo's scripted agent narrates

@@ -45,8 +45,8 @@ type Proposal struct {
 	Client      string // the name the agent gave (sanitised display text, never a key)
 	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
 	Fingerprint string
-	// Kind is what the proposal spends and how: a *TransferProposal, a
-	// *SwapProposal or a *TokenTransferProposal.
+	// Kind is what the proposal spends and how, as its registered write
+	// kind drafted and prepared it (registry.go).
 	Kind Kind
 	// Preview is computed from the transaction bytes and its simulation.
 	Preview executor.Preview
@@ -83,7 +83,7 @@ func (p *Proposal) snapshot() *Proposal {
 	c := *p
 	c.Flags = append([]Flag(nil), p.Flags...)
 	if p.Kind != nil {
-		c.Kind = p.Kind.clone()
+		c.Kind = p.Kind.Clone()
 	}
 	c.changed = nil
 	return &c

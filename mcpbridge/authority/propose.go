@@ -8,77 +8,67 @@ import (
 	"sort"
 	"time"
 
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
 
-// signatureFee is the network's fee per signature, used only for the cheap
-// policy pre-check before anything is simulated; the real gate uses the fee
-// measured by the simulation.
-const signatureFee = 5000
-
-// proposeTransfer is the first call of transfer_sol: policy first (a denial
-// never bothers the human), then the real transaction is built and
-// simulated, and the preview comes from its bytes.
-func (h *Hub) proposeTransfer(ctx context.Context, who caller, a TransferArgs) mcpbridge.CallResult {
+// propose is the one propose skeleton, for every write kind: admit (the
+// same arguments while pending, pause, breaker, flood), draft, the cheap
+// pre-policy on the draft's facts (a denial never bothers the human), then
+// the exact bytes are built and simulated, policy judges the measured facts,
+// and the proposal is queued. The kind supplies the steps; the order is here.
+func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs) mcpbridge.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDeny(who, fp, d, a) }
+	deny := func(d policy.Decision) mcpbridge.CallResult { return h.denyWrite(who, fp, d, a) }
 	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
-	if a.To.Equals(h.opts.Executor.Wallet()) {
-		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
-	}
-	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
+	env := Env{h}
+	k, err := wk.Draft(ctx, env, a)
 	if err != nil {
-		return deny(policy.AmountTooLarge("lamports", a.Lamports))
+		return h.refused(who, fp, a, err)
 	}
-	k := &TransferProposal{A: a, Spend: estimate}
-	pre := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
-	if !pre.Allowed {
-		return deny(pre)
-	}
-
-	prepared, err := h.opts.Executor.PreviewTransfer(ctx, executor.Transfer{To: a.To, Lamports: a.Lamports})
-	if errors.Is(err, executor.ErrAmountTooLarge) {
-		return deny(policy.AmountTooLarge("lamports", a.Lamports))
-	}
-	if err != nil {
-		var simErr *executor.SimulationError
-		if errors.As(err, &simErr) {
-			return h.autoDeny(who, fp, policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error(), Retryable: false}, a)
-		}
-		return toolError("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
-	}
-	spend := prepared.Preview.SpendLamports
-	k.Spend, k.Budget = spend, prepared.Preview.Budget
 	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
-		return h.autoDeny(who, fp, d, a)
+		return deny(d)
 	}
+	preview, err := k.Prepare(ctx, env)
+	if err != nil {
+		return h.refused(who, fp, a, err)
+	}
+	facts := k.Facts(h.opts.Network, client)
+	decision := policy.Evaluate(h.opts.Policy, facts, h.opts.Spend.State())
+	if !decision.Allowed {
+		return deny(decision)
+	}
+	own := k.Admit(decision)
 
 	now := h.opts.Now()
+	spend := facts.Lamports
 	p := &Proposal{
-		ID:          newProposalID(),
-		Tool:        mcpbridge.ToolTransferSOL,
-		Client:      client,
-		Peer:        who.id,
-		Fingerprint: fp,
-		Kind:        k,
-		Preview:     prepared.Preview,
-		Spend:       spend,
-		CreatedAt:   now,
-		ExpiresAt:   now.Add(h.opts.ProposalTTL),
-		Status:      StatusPending,
-		changed:     make(chan struct{}),
+		ID: newProposalID(), Tool: wk.Tool(), Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
+		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
+		Status: StatusPending, changed: make(chan struct{}),
 	}
+	to := a.Recipient()
 	h.mu.Lock()
-	p.Flags = h.flagsLocked(a.To.String(), spend)
-	h.recipients[a.To.String()] = struct{}{}
+	p.Flags = append(h.flagsLocked(to, spend), own...)
+	if to != "" {
+		h.recipients[to] = struct{}{}
+	}
 	h.mu.Unlock()
 	return h.enqueue(p, client, a.Normalized())
+}
+
+// refused answers a kind's error: a *Refusal is a policy denial, anything
+// else a tool error (nothing was proposed).
+func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.CallResult {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return h.denyWrite(who, fp, r.Decision, a)
+	}
+	return toolError(err.Error())
 }
 
 // admit runs the checks every write proposal starts with. The same
@@ -198,12 +188,19 @@ func (h *Hub) pruneLocked() {
 	}
 }
 
-// autoDeny answers a policy objection as an ordinary tool result, feeds the
-// retry breaker, and shows the denial in the console log.
-func (h *Hub) autoDeny(who caller, fp string, d policy.Decision, a TransferArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(who, fp, d, h.lookAlike(a.To.String()), map[string]any{
-		"tool": mcpbridge.ToolTransferSOL, "to": a.To.String(), "lamports": fmt.Sprint(a.Lamports),
-	}, fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To))
+// denyWrite answers a policy objection to a write as an ordinary tool
+// result, feeds the retry breaker, and shows the denial in the console log,
+// with a look-alike warning when the named recipient resembles a known one.
+func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) mcpbridge.CallResult {
+	var warnings []string
+	if to := a.Recipient(); to != "" {
+		warnings = h.lookAlike(to)
+	}
+	body := map[string]any{"tool": a.ToolName()}
+	for k, v := range a.Normalized() {
+		body[k] = v
+	}
+	return h.recordAutoDeny(who, fp, d, warnings, body, a.Described())
 }
 
 // recordAutoDeny feeds the retry breaker, audits the denial, and shows it in

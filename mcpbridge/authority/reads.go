@@ -218,3 +218,52 @@ func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridg
 		"err": tx.Meta.Err, "balance_changes": changes,
 	}}
 }
+
+// readTool is one read tool's entry: its parser and its handler, side by
+// side, as a write kind's registration pairs them (registry.go).
+type readTool struct {
+	parse  func(raw map[string]any) (Args, error)
+	handle func(ctx context.Context, h *Hub, who caller, a Args) mcpbridge.CallResult
+}
+
+// read pairs a typed parser with its typed handler.
+func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) mcpbridge.CallResult) readTool {
+	return readTool{
+		parse: func(raw map[string]any) (Args, error) {
+			a, err := parse(raw)
+			if err != nil {
+				return nil, err
+			}
+			return a, nil
+		},
+		handle: func(ctx context.Context, h *Hub, who caller, a Args) mcpbridge.CallResult {
+			return handle(ctx, h, who, a.(T))
+		},
+	}
+}
+
+// readTools are the read entries of the bridge's inventory, by tool name;
+// TestInventoryReadToolsHaveEntries ties the two together.
+var readTools = map[string]readTool{
+	mcpbridge.ToolGetBalance: read(ParseGetBalanceArgs, func(ctx context.Context, h *Hub, _ caller, a GetBalanceArgs) mcpbridge.CallResult {
+		return h.getBalance(ctx, a)
+	}),
+	mcpbridge.ToolGetTokenBalances: read(ParseGetTokenBalancesArgs, func(ctx context.Context, h *Hub, _ caller, a GetTokenBalancesArgs) mcpbridge.CallResult {
+		return h.getTokenBalances(ctx, a)
+	}),
+	mcpbridge.ToolGetQuote: read(ParseQuoteArgs, func(ctx context.Context, h *Hub, _ caller, a QuoteArgs) mcpbridge.CallResult {
+		return h.getQuote(ctx, a)
+	}),
+	mcpbridge.ToolGetTokenInfo: read(ParseTokenInfoArgs, func(ctx context.Context, h *Hub, _ caller, a TokenInfoArgs) mcpbridge.CallResult {
+		return h.getTokenInfo(ctx, a)
+	}),
+	mcpbridge.ToolGetSpendStatus: read(ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ SpendStatusArgs) mcpbridge.CallResult {
+		return h.spendStatus(who)
+	}),
+	mcpbridge.ToolGetTransaction: read(ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a GetTransactionArgs) mcpbridge.CallResult {
+		return h.getTransaction(ctx, a)
+	}),
+	mcpbridge.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, _ caller, a ProposalStatusArgs) mcpbridge.CallResult {
+		return h.proposalStatus(ctx, a)
+	}),
+}

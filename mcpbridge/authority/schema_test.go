@@ -16,19 +16,87 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 )
 
-// Every declared tool has a parser here and every parser a declaration: the
-// bridge declares tools without importing this package, so only this test
-// ties the two halves of the inventory together.
-func TestEveryDeclaredToolHasAParser(t *testing.T) {
-	declared := mcpbridge.ToolNames()
-	for _, name := range declared {
-		if _, ok := parsers[name]; !ok {
-			t.Errorf("tool %s is declared to the model but the console has no parser for it", name)
+// Every write entry of the bridge's inventory is exactly one registered
+// write kind, and every registration is a write entry: the bridge declares
+// tools without importing this package, so only this test ties the two
+// halves together. A registration is what the console serves (parse,
+// prepare, facts, lines, verify); the inventory is what the model sees.
+func TestInventoryWriteToolsAreRegistrations(t *testing.T) {
+	if problems := inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, DefaultKinds()); len(problems) > 0 {
+		for _, p := range problems {
+			t.Error(p)
 		}
 	}
-	for name := range parsers {
-		if !slices.Contains(declared, name) {
-			t.Errorf("the console parses %s, which the bridge does not declare", name)
+	// The check itself must be able to fail, on either side.
+	extra, err := NewRegistry(append(registeredKinds(t), fakeKind{tool: "drain_wallet"})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, extra)) == 0 {
+		t.Error("a registration without an inventory entry went unnoticed")
+	}
+	fewer, _ := NewRegistry(registeredKinds(t)[1:]...)
+	if len(inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, fewer)) == 0 {
+		t.Error("an inventory write entry without a registration went unnoticed")
+	}
+	isWrite := func(n string) bool { return mcpbridge.IsWriteTool(n) || n == "drain_wallet" }
+	if len(inventoryMismatch(append(mcpbridge.ToolNames(), "drain_wallet"), isWrite, DefaultKinds())) == 0 {
+		t.Error("an extra inventory write entry went unnoticed")
+	}
+	if _, err := NewRegistry(fakeKind{tool: "swap"}, fakeKind{tool: "swap"}); err == nil {
+		t.Error("a tool registered twice was accepted")
+	}
+}
+
+// inventoryMismatch lists every way the inventory's write entries and the
+// registry differ.
+func inventoryMismatch(declared []string, isWrite func(string) bool, r *Registry) []string {
+	var out []string
+	for _, name := range declared {
+		_, registered := r.Lookup(name)
+		_, read := readTools[name]
+		switch {
+		case isWrite(name) && !registered:
+			out = append(out, "write tool "+name+" is declared to the model but no write kind is registered for it")
+		case isWrite(name) && read:
+			out = append(out, "write tool "+name+" also has a read entry")
+		case !isWrite(name) && registered:
+			out = append(out, "read tool "+name+" is registered as a write kind")
+		}
+	}
+	for _, name := range r.Tools() {
+		if !slices.Contains(declared, name) || !isWrite(name) {
+			out = append(out, "write kind "+name+" is registered but the inventory has no write entry for it")
+		}
+	}
+	return out
+}
+
+func registeredKinds(t *testing.T) []WriteKind {
+	t.Helper()
+	var out []WriteKind
+	for _, name := range DefaultKinds().Tools() {
+		k, _ := DefaultKinds().Lookup(name)
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		t.Fatal("no write kind is registered")
+	}
+	return out
+}
+
+// Every read entry of the inventory has a parser and handler here, and
+// every read entry here is declared.
+func TestInventoryReadToolsHaveEntries(t *testing.T) {
+	declared := mcpbridge.ToolNames()
+	for _, name := range declared {
+		if _, ok := readTools[name]; !ok && !mcpbridge.IsWriteTool(name) {
+			t.Errorf("read tool %s is declared to the model but the console has no entry for it", name)
+		}
+	}
+	for name := range readTools {
+		if !slices.Contains(declared, name) || mcpbridge.IsWriteTool(name) {
+			t.Errorf("the console serves %s as a read tool, which the bridge does not declare as one", name)
 		}
 	}
 }

@@ -14,7 +14,40 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
+)
+
+func init() { RegisterKind(solanaActionKind{}) }
+
+// solanaActionKind registers solana_action.
+type solanaActionKind struct{}
+
+func (solanaActionKind) Tool() string { return mcpbridge.ToolSolanaAction }
+
+func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
+	return ParseSolanaActionArgs(raw)
+}
+
+// Draft asks the origin allowlist about the first server the URL leads to,
+// before any request (every later origin is asked by the fetch, also before
+// its request). The estimate is one signature's fee: nothing is known of
+// the transaction until the server is asked, in Prepare.
+func (solanaActionKind) Draft(_ context.Context, env Env, wa WriteArgs) (Kind, error) {
+	a := wa.(SolanaActionArgs)
+	origin, err := solanaactions.FirstOrigin(a.URL)
+	if err != nil {
+		return nil, errors.New(err.Error() + " (nothing was proposed, signed or sent)")
+	}
+	if err := env.Policy().CheckActionOrigin(origin); err != nil {
+		return nil, refuse(ruleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
+	}
+	return &ActionProposal{A: a, Fetched: solanaactions.Action{Origin: origin}, Effects: executor.Effects{NetworkFee: signatureFee}}, nil
+}
+
+// Rules of solana_action's own denials.
+const (
+	ruleActionOrigin = "allow_action_origin"
+	ruleActionChain  = "action_chain"
+	ruleAction       = "action"
 )
 
 // ActionProposal is a solana_action proposal: the transaction an action's
@@ -45,7 +78,7 @@ var _ Kind = (*ActionProposal)(nil)
 
 func (k *ActionProposal) Args() WriteArgs { return k.A }
 
-func (k *ActionProposal) clone() Kind {
+func (k *ActionProposal) Clone() Kind {
 	c := *k
 	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
 	return &c
@@ -63,7 +96,7 @@ func (k *ActionProposal) TokenTTL(def time.Duration) time.Duration { return def 
 func (k *ActionProposal) Facts(network executor.Network, client string) policy.Proposal {
 	p := policy.Proposal{
 		Tool: mcpbridge.ToolSolanaAction, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
-		PaysSelf: true, Lamports: k.Effects.SOLOut(),
+		PaysSelf: true, Lamports: max(k.Effects.SOLOut(), k.Effects.Fee()),
 	}
 	seen := map[solana.PublicKey]bool{}
 	for _, m := range append(mintsOf(k.Effects.TokensOut), mintsOf(k.Effects.TokensIn)...) {
@@ -220,75 +253,67 @@ func (k *ActionProposal) Executed(p *Proposal, st map[string]any) string {
 		k.Fetched.Origin, k.Effects.Summary(), p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
-// proposeAction is the first call of solana_action: the console fetches the
-// action (the origin allowlist is asked before any request), the bytes are
-// checked and measured like any transaction built elsewhere, policy judges
-// their effects, and the proposal is queued.
-func (h *Hub) proposeAction(ctx context.Context, who caller, a SolanaActionArgs) mcpbridge.CallResult {
-	client := who.name
-	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyAction(who, fp, d, a) }
-	if res, done := h.admit(who, fp, deny); done {
-		return res
-	}
+// Prepare fetches the action (the origin allowlist is asked before each
+// request), then checks and measures the server's bytes like any
+// transaction built elsewhere (PrepareOutside).
+func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
 	fetcher, err := solanaactions.New(solanaactions.Options{
-		Chain:       solanaactions.ChainID(h.opts.Genesis),
-		AllowOrigin: h.opts.Policy.CheckActionOrigin,
+		Chain:       solanaactions.ChainID(env.h.opts.Genesis),
+		AllowOrigin: env.Policy().CheckActionOrigin,
 	})
 	if err != nil {
-		return toolError("could not fetch the action (nothing was proposed): " + err.Error())
+		return executor.Preview{}, errors.New("could not fetch the action (nothing was proposed): " + err.Error())
 	}
 	defer fetcher.CloseIdleConnections()
-	fetched, err := fetcher.Fetch(ctx, solanaactions.Request{URL: a.URL, Input: a.Input, Account: h.opts.Executor.Wallet()})
+	fetched, err := fetcher.Fetch(ctx, solanaactions.Request{URL: k.A.URL, Input: k.A.Input, Account: env.Wallet()})
+	const nothing = " (nothing was proposed, signed or sent)"
 	switch {
 	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
-		return deny(policy.Decision{Rule: "allow_action_origin", Reason: err.Error() + " (nothing was fetched from it, proposed, signed or sent)", Retryable: false})
+		return executor.Preview{}, refuse(ruleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
 	case errors.Is(err, solanaactions.ErrWrongChain):
-		return deny(policy.Decision{Rule: "action_chain", Reason: err.Error() + " (nothing was proposed, signed or sent)", Retryable: false})
+		return executor.Preview{}, refuse(ruleActionChain, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrRefused):
-		return deny(policy.Decision{Rule: "action", Reason: err.Error() + " (nothing was proposed, signed or sent)", Retryable: false})
+		return executor.Preview{}, refuse(ruleAction, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrInput):
-		return toolError(err.Error() + " (nothing was proposed, signed or sent)")
+		return executor.Preview{}, errors.New(err.Error() + nothing)
 	case err != nil:
-		return toolError("could not fetch the action (nothing was proposed, signed or sent): " + err.Error())
+		return executor.Preview{}, errors.New("could not fetch the action" + nothing + ": " + err.Error())
 	}
-	facts := executor.OutsideFacts{Origin: fetched.Origin, Untrusted: []string{fetched.Shown.Title, fetched.Shown.Description, fetched.Shown.Label, fetched.Shown.Message}}
-	prepared, err := h.opts.Executor.PrepareOutside(ctx, fetched.Transaction, h.outsideRules(), facts)
+	k.Fetched, k.Raw = *fetched, fetched.Transaction
+	prepared, err := env.Executor().PrepareOutside(ctx, k.Raw, outsideRulesOf(env), k.outsideFacts())
 	if err != nil {
 		if d, ok := outsideRefusal(err); ok {
-			return deny(d)
+			return executor.Preview{}, &Refusal{d}
 		}
-		return toolError("could not prepare the action's transaction (nothing was proposed, signed or sent): " + err.Error())
+		return executor.Preview{}, errors.New("could not prepare the action's transaction" + nothing + ": " + err.Error())
 	}
-	k := &ActionProposal{A: a, Fetched: *fetched, Raw: fetched.Transaction}
 	k.fill(prepared)
-	if k.tokensOut() > 1 {
-		return deny(policy.Decision{Rule: "token_spend", Reason: fmt.Sprintf("the action's transaction spends %d different tokens; solgate caps one mint per proposal (nothing was proposed, signed or sent)", k.tokensOut())})
+	if n := k.tokensOut(); n > 1 {
+		return executor.Preview{}, refuse("token_spend", fmt.Sprintf("the action's transaction spends %d different tokens; solgate caps one mint per proposal%s", n, nothing))
 	}
-	decision := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
-	if !decision.Allowed {
-		return deny(decision)
+	return prepared.Preview(), nil
+}
+
+// outsideFacts are what the kind knows of the bytes' source: shown,
+// carried, never judged.
+func (k *ActionProposal) outsideFacts() executor.OutsideFacts {
+	w := k.Fetched.Shown
+	return executor.OutsideFacts{Origin: k.Fetched.Origin, Untrusted: []string{w.Title, w.Description, w.Label, w.Message}}
+}
+
+// Admit: the server's instruction-like words are flagged.
+func (k *ActionProposal) Admit(policy.Decision) []Flag {
+	var flags []Flag
+	for _, f := range k.Fetched.Shown.Flags {
+		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("the action's text contains instruction-like words (%q); it is the server's, not yours", f)})
 	}
-	preview := prepared.Preview()
-	now := h.opts.Now()
-	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolSolanaAction, Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
-		Preview: preview, Spend: preview.SpendLamports, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
-		Status: StatusPending, changed: make(chan struct{}),
-	}
-	h.mu.Lock()
-	p.Flags = h.flagsLocked("", p.Spend)
-	h.mu.Unlock()
-	for _, f := range fetched.Shown.Flags {
-		p.Flags = append(p.Flags, Flag{FlagInstructionLike, fmt.Sprintf("the action's text contains instruction-like words (%q); it is the server's, not yours", f)})
-	}
-	return h.enqueue(p, client, a.Normalized())
+	return flags
 }
 
 // fill copies what the lines and the policy need from prepared bytes.
 func (k *ActionProposal) fill(p *executor.PreparedOutside) {
 	k.Effects, k.Programs, k.Inner, k.Approval = p.Effects, p.Programs, p.InnerPrograms, p.Approval()
-	k.Signers = k.Signers[:0]
+	k.Signers = nil
 	for _, s := range p.Signers {
 		k.Signers = append(k.Signers, s.String())
 	}
@@ -303,10 +328,6 @@ func (k *ActionProposal) fill(p *executor.PreparedOutside) {
 		return k.Receivers[i].Post-k.Receivers[i].Pre > k.Receivers[j].Post-k.Receivers[j].Pre
 	})
 }
-
-// outsideRules are the operator's rules for bytes built elsewhere. Until
-// --allow-program reaches the hub, only the default programs are allowed.
-func (h *Hub) outsideRules() executor.OutsideRules { return executor.OutsideRules{} }
 
 // outsideRefusal maps the executor's refusals of outside bytes to denials:
 // the bytes do something solgate never signs, or would fail.
@@ -325,54 +346,41 @@ func outsideRefusal(err error) (policy.Decision, bool) {
 	return policy.Decision{}, false
 }
 
-func (h *Hub) autoDenyAction(who caller, fp string, d policy.Decision, a SolanaActionArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(who, fp, d, nil, map[string]any{
-		"tool": mcpbridge.ToolSolanaAction, "url": a.URL, "input": a.Normalized()["input"],
-	}, "Solana Action "+quoteUntrusted(a.URL))
-}
-
-// Run executes an approved action: the approved bytes (never fetched
-// again) checked and measured afresh, held to the approved effects, the
-// spend reserved from that measure, then signed, sent, confirmed and
-// verified against the approval.
-func (k *ActionProposal) Run(h *Hub, id string, who caller) {
-	client := who.name
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
-	facts := executor.OutsideFacts{Origin: k.Fetched.Origin}
-	prepared, err := h.opts.Executor.PrepareApprovedOutside(ctx, k.Raw, h.outsideRules(), facts, k.Approval)
+// PrepareApproved checks and measures the approved bytes afresh (the server
+// is never asked again), held to the approved effects: worse effects are
+// refused with nothing signed.
+func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+	prepared, err := env.Executor().PrepareApprovedOutside(ctx, k.Raw, outsideRulesOf(env), k.outsideFacts(), k.Approval)
 	if err != nil {
-		h.finish(id, StatusFailed, "could not prepare the action's transaction at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
+		return nil, errors.New("could not prepare the action's transaction at execution, nothing was signed or sent: " + err.Error())
 	}
 	fresh := *k
 	fresh.fill(prepared)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, fresh.Facts(h.opts.Network, client))
-	if err != nil {
-		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(who.id, k.A.Fingerprint(), decision)
-		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
-		return
-	}
-	h.publish(EventSpendChanged, nil, "")
-	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
-	res, err := h.opts.Executor.SubmitOutside(ctx, prepared, h.progressFor(id, client))
-	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	if res.Outcome == executor.Executed {
-		h.mu.Lock()
-		if p := h.proposals[id]; p != nil {
-			if ak, ok := p.Kind.(*ActionProposal); ok {
-				ak.Verified = true
-			}
-		}
-		h.mu.Unlock()
-	}
-	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
+	return &actionExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
 }
+
+// actionExecution submits approved outside bytes; SubmitOutside verifies
+// the landed effects against the approved ones itself.
+type actionExecution struct {
+	ex       *executor.Executor
+	k        *ActionProposal
+	prepared *executor.PreparedOutside
+}
+
+func (e *actionExecution) Kind() Kind        { return e.k }
+func (e *actionExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
+
+func (e *actionExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+	e.prepared.BeforeSend = persist
+	return e.ex.SubmitOutside(ctx, e.prepared, progress)
+}
+
+// Verify: SubmitOutside held the landed effects to the approval.
+func (e *actionExecution) Verify(_ context.Context, res *executor.Result) {
+	e.k.Verified = res.Outcome == executor.Executed
+}
+
+// outsideRulesOf are the operator's rules for bytes built elsewhere. Until
+// --allow-program reaches the hub (the anytx stream's wiring), only the
+// default programs are allowed.
+func outsideRulesOf(Env) executor.OutsideRules { return executor.OutsideRules{} }

@@ -15,7 +15,6 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
 )
 
 // SwapProposal is what a human approves for a swap: the economic terms
@@ -90,27 +89,6 @@ func swapSpend(p executor.SwapPreview) uint64 {
 	return max(p.SpendLamports, p.Fee, signatureFee)
 }
 
-// in is the input mint's label: its decimals let a per-mint cap written in
-// display units apply (a SOL input has none to apply).
-func swapPolicyProposal(network executor.Network, client string, a SwapArgs, in TokenLabel, spend uint64, impactBps uint32) policy.Proposal {
-	p := policy.Proposal{
-		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
-		PaysSelf: true, Lamports: spend,
-		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: impactBps},
-	}
-	for _, m := range []solana.PublicKey{a.InputMint, a.OutputMint} {
-		if !isSOL(m) {
-			p.Mints = append(p.Mints, m.String())
-		}
-	}
-	if !isSOL(a.InputMint) {
-		// The approved input is what the outflow budget holds the swap to at
-		// execution.
-		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: in.Decimals, DecimalsKnown: in.Mint == a.InputMint.String()}
-	}
-	return p
-}
-
 // label reads a mint's facts and metadata; text from the chain is sanitised here.
 func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {
 	if isSOL(mint) {
@@ -158,169 +136,154 @@ func (l TokenLabel) amount(units uint64) string {
 	return whole + "." + frac
 }
 
-func (h *Hub) proposeSwap(ctx context.Context, who caller, a SwapArgs) mcpbridge.CallResult {
-	client := who.name
-	if h.opts.Swapper == nil {
-		return toolError("swaps are not configured on this console: the operator must start it with --swap-api URL (a Jupiter Swap API v1 base)")
-	}
-	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenySwap(who, fp, d, a) }
-	if res, done := h.admit(who, fp, deny); done {
-		return res
+func init() { RegisterKind(swapKind{}) }
+
+// swapKind registers swap.
+type swapKind struct{}
+
+func (swapKind) Tool() string { return mcpbridge.ToolSwap }
+
+func (swapKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSwapArgs(raw) }
+
+// Draft checks that swaps can happen here and reads the input mint, whose
+// decimals apply its per-mint caps; the estimate (for a SOL input, the
+// amount plus a fee) lets the pre-policy refuse before any network call to
+// the swap API.
+func (swapKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
+	a := wa.(SwapArgs)
+	sw := env.Swapper()
+	if sw == nil {
+		return nil, errors.New("swaps are not configured on this console: the operator must start it with --swap-api URL (a Jupiter Swap API v1 base)")
 	}
 	// Jupiter routes mainnet only: on another cluster its transactions name
 	// mainnet's pools and lookup tables, which fail there in confusing ways.
 	// A loopback swap API is a test or local aggregator for this cluster.
-	if !h.opts.Network.IsMainnet() && !executor.IsLoopbackURL(h.opts.Swapper.API().BaseURL()) {
-		return deny(policy.Decision{Rule: "swap_network", Reason: fmt.Sprintf("Jupiter routes mainnet only: this console is on %s and its swap API %s is not on this machine, so no swap can be proposed here (nothing was proposed, signed or sent)", h.opts.Network.Label(), h.opts.Swapper.API().BaseURL())})
+	if n := env.Network(); !n.IsMainnet() && !executor.IsLoopbackURL(sw.API().BaseURL()) {
+		return nil, refuse("swap_network", fmt.Sprintf("Jupiter routes mainnet only: this console is on %s and its swap API %s is not on this machine, so no swap can be proposed here (nothing was proposed, signed or sent)", n.Label(), sw.API().BaseURL()))
 	}
-	// Cheap pre-check before any network call: network, mints, slippage,
-	// uncapped input, and (for SOL input) the caps against the request.
 	estimate := uint64(signatureFee)
 	if isSOL(a.InputMint) {
 		var err error
 		if estimate, err = executor.AddAmounts(a.Amount, signatureFee); err != nil {
-			return deny(policy.AmountTooLarge("amount", a.Amount))
+			return nil, &Refusal{policy.AmountTooLarge("amount", a.Amount)}
 		}
 	}
-	// A token input's decimals apply its per-mint caps (one read of the mint).
-	in, err := h.label(ctx, a.InputMint)
+	in, err := env.Label(ctx, a.InputMint)
 	if err != nil {
-		return toolError("could not read the input mint (nothing was proposed): " + err.Error())
+		return nil, errors.New("could not read the input mint (nothing was proposed): " + err.Error())
 	}
-	if d := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, estimate, 0), h.opts.Spend.State()); !d.Allowed {
-		return deny(d)
-	}
+	return &SwapProposal{A: a, Input: in, Spend: estimate}, nil
+}
 
-	q, err := h.opts.Swapper.Quote(ctx, executor.QuoteRequest{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: uint16(a.SlippageBps)})
+// Prepare quotes the swap, has the API build the transaction, and inspects
+// and simulates its exact bytes; policy then judges the measured spend and
+// the quote's terms.
+func (sp *SwapProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+	a := sp.A
+	q, err := env.Swapper().Quote(ctx, executor.QuoteRequest{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: uint16(a.SlippageBps)})
 	if err != nil {
-		return toolError("could not get a quote (nothing was proposed, signed or sent): " + err.Error())
+		return executor.Preview{}, errors.New("could not get a quote (nothing was proposed, signed or sent): " + err.Error())
 	}
 	impact, err := priceImpactBps(q)
 	if err != nil {
-		return toolError("the quote is unusable (nothing was proposed): " + err.Error())
+		return executor.Preview{}, errors.New("the quote is unusable (nothing was proposed): " + err.Error())
 	}
-	prepared, err := h.opts.Swapper.PrepareSwap(ctx, q)
+	prepared, err := env.Swapper().PrepareSwap(ctx, q)
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
 		case errors.Is(err, executor.ErrEffectsRefused):
-			return deny(policy.Decision{Rule: "effects", Reason: "the swap API's transaction was refused by its effects: " + strings.TrimPrefix(err.Error(), "prepare swap: ")})
+			return executor.Preview{}, refuse("effects", "the swap API's transaction was refused by its effects: "+strings.TrimPrefix(err.Error(), "prepare swap: "))
 		case errors.Is(err, executor.ErrUnsafeTransaction):
-			return deny(policy.Decision{Rule: "transaction_inspection", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
+			return executor.Preview{}, refuse("transaction_inspection", "the swap API's transaction was refused before signing: "+err.Error())
 		case errors.As(err, &simErr):
-			return deny(policy.Decision{Rule: "simulation", Reason: "the swap would fail: " + simErr.Error()})
+			return executor.Preview{}, refuse("simulation", "the swap would fail: "+simErr.Error())
 		case errors.Is(err, executor.ErrSwapRefused):
-			return deny(policy.Decision{Rule: "outflow_budget", Reason: "the swap API's transaction was refused before signing: " + err.Error()})
+			return executor.Preview{}, refuse("outflow_budget", "the swap API's transaction was refused before signing: "+err.Error())
 		}
-		return toolError("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
+		return executor.Preview{}, errors.New("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
-	spend := swapSpend(prepared.Preview)
-	decision := policy.Evaluate(h.opts.Policy, swapPolicyProposal(h.opts.Network, client, a, in, spend, impact), h.opts.Spend.State())
-	if !decision.Allowed {
-		return deny(decision)
-	}
-	out, err := h.label(ctx, a.OutputMint)
+	out, err := env.Label(ctx, a.OutputMint)
 	if err != nil {
-		return toolError("could not read the output mint (nothing was proposed): " + err.Error())
+		return executor.Preview{}, errors.New("could not read the output mint (nothing was proposed): " + err.Error())
 	}
 	var route []string
 	for _, step := range q.Route {
 		route = append(route, untrusted.Sanitize(step.Label, 32))
 	}
+	spend := swapSpend(prepared.Preview)
+	sp.Spend, sp.Terms, sp.Preview, sp.PriceImpactBps = spend, prepared.Terms, prepared.Preview, impact
+	sp.Route, sp.Output, sp.Approval = route, out, prepared.Approval()
+	return executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}, nil
+}
 
-	now := h.opts.Now()
-	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolSwap, Client: client, Peer: who.id, Fingerprint: fp,
-		Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL), Status: StatusPending,
-		changed: make(chan struct{}),
-		Kind: &SwapProposal{
-			A: a, Spend: spend, Terms: prepared.Terms, Preview: prepared.Preview, PriceImpactBps: impact,
-			Route: route, Input: in, Output: out, NoCapApplies: decision.NoCapApplies,
-			Approval: prepared.Approval(),
-		},
+// Admit records "no cap applies" and returns the tokens' warnings.
+func (sp *SwapProposal) Admit(d policy.Decision) []Flag {
+	sp.NoCapApplies = d.NoCapApplies
+	return SwapFlags(sp.Input, sp.Output, sp.NoCapApplies)
+}
+
+// PrepareApproved re-quotes and rebuilds the swap held to the approval: a
+// fresh quote whose minimum out is below the approved one, or a
+// transaction that differs from the approved one, stops everything before
+// signing.
+func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string) (Execution, error) {
+	sw := env.Swapper()
+	if sw == nil {
+		return nil, errors.New("swaps are not configured on this console")
 	}
-	p.Preview = executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}
-	p.Flags = SwapFlags(in, out, decision.NoCapApplies)
-	return h.enqueue(p, client, a.Normalized())
-}
-
-func (h *Hub) autoDenySwap(who caller, fp string, d policy.Decision, a SwapArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(who, fp, d, nil, map[string]any{
-		"tool": mcpbridge.ToolSwap, "input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(), "amount": fmt.Sprint(a.Amount),
-	}, fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint))
-}
-
-// runSwap runs an approved swap: the token is already consumed and the
-// proposal marked executing. The approval binds the deal: a fresh quote whose
-// minimum out is below the approved one stops everything before signing.
-func (h *Hub) runSwap(id string, who caller, sp *SwapProposal) {
-	client := who.name
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
-	progress := h.progressFor(id, client)
-
-	prepared, err := h.opts.Swapper.PrepareApproved(ctx, sp.Approval)
+	prepared, err := sw.PrepareApproved(ctx, sp.Approval)
 	if err != nil {
 		var moved *executor.PriceMovedError
 		switch {
 		case errors.As(err, &moved):
 			// The market cannot meet the approved minimum even with the
 			// slippage tightened to nothing: say by how much it moved.
-			h.finish(id, StatusFailed, moved.Error()+"; nothing was signed or sent", nil, store.ExecFailed)
+			return nil, errors.New(moved.Error() + "; nothing was signed or sent")
 		case errors.Is(err, executor.ErrSwapChanged):
 			// The audit trail names the difference; the token is void.
-			h.audit("swap_changed_at_execution", id, map[string]any{"client": client, "difference": err.Error()})
-			h.finish(id, StatusFailed, err.Error(), nil, store.ExecFailed)
-		default:
-			h.finish(id, StatusFailed, "the swap could not be prepared at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+			env.Audit("swap_changed_at_execution", id, map[string]any{"difference": err.Error()})
+			return nil, err
 		}
-		return
+		return nil, errors.New("the swap could not be prepared at execution, nothing was signed or sent: " + err.Error())
 	}
-	q := prepared.Quote
-	impact, _ := priceImpactBps(q)
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, swapPolicyProposal(h.opts.Network, client, sp.A, sp.Input, swapSpend(prepared.Preview), impact))
-	if err != nil {
-		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	if !decision.Allowed {
-		h.opts.Breaker.Observe(who.id, sp.A.Fingerprint(), decision)
-		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
-		return
-	}
-	h.publish(EventSpendChanged, nil, "")
+	impact, _ := priceImpactBps(prepared.Quote)
+	fresh := *sp
+	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
+	return &swapExecution{sw: sw, k: &fresh, prepared: prepared}, nil
+}
 
-	persist := h.persistBeforeSend(id, prepared.LastValidBlockHeight)
-	signed := prepared.Preview
-	prepared.BeforeSend = func(sig solana.Signature) error {
+type swapExecution struct {
+	sw       *executor.Swapper
+	k        *SwapProposal
+	prepared *executor.PreparedSwap
+	res      *executor.SwapResult
+}
+
+func (e *swapExecution) Kind() Kind        { return e.k }
+func (e *swapExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
+
+func (e *swapExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+	signed := e.prepared.Preview
+	e.prepared.BeforeSend = func(sig solana.Signature) error {
 		// From here on the detail shows the transaction actually signed.
-		h.mu.Lock()
-		if p := h.proposals[id]; p != nil {
-			if sw, ok := p.Kind.(*SwapProposal); ok {
-				sw.Signed = &signed
-			}
-			h.changedLocked(p)
-		}
-		h.mu.Unlock()
+		e.k.Signed = &signed
 		return persist(sig)
 	}
-	res, err := h.opts.Swapper.SubmitSwap(ctx, prepared, progress)
+	res, err := e.sw.SubmitSwap(ctx, e.prepared, progress)
 	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
-		return
+		return nil, err
 	}
-	h.mu.Lock()
-	if p := h.proposals[id]; p != nil {
-		if sw, ok := p.Kind.(*SwapProposal); ok {
-			sw.Received = res.Received
-		}
+	e.res = res
+	return &res.Result, nil
+}
+
+// Verify: the executor checked the minimum out and the outflow budget on
+// the landed transaction; the kind records what the wallet received.
+func (e *swapExecution) Verify(context.Context, *executor.Result) {
+	if e.res != nil {
+		e.k.Received = e.res.Received
 	}
-	h.mu.Unlock()
-	// Settled at the landed effects: wrapped SOL paying the input counts
-	// as SOL, never the wallet's lamports alone.
-	h.settleOutcome(id, &res.Result, prepared.LastValidBlockHeight)
 }
 
 func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {

@@ -298,3 +298,48 @@ func TestSwapAPIRateLimitIsAClearError(t *testing.T) {
 		t.Error("a proposal was queued")
 	}
 }
+
+// A swap denied at execution goes through the same run skeleton as every
+// kind: its Facts are judged by the reservation, and the retry breaker's
+// verdict reaches the agent and holds its next proposal (swaps once dropped
+// Breaker.Observe's result and judged a copy of their facts).
+func TestSwapDeniedAtExecutionTripsTheBreaker(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) {
+		o.Policy.MaxLamportsPerSession = 150_000_000
+		o.Policy.BreakerDenials = 1
+	})
+	a := startAgent(t, w.socket)
+	usdc := w.ledger.DemoMints().USDC.Mint
+	args := swapArgs(w, usdc, 90_000_000)
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose swap: %+v", prop)
+	}
+	sp, err := w.authority.Approve(prop.Structured["proposal_id"].(string), "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Meanwhile a transfer spends most of the session cap.
+	tr := map[string]any{"to": w.allowed.String(), "lamports": 90_000_000}
+	_, tok := w.approved(t, a, tr)
+	tr["confirm"] = tok
+	if ans := a.Call("transfer_sol", tr); ans.Status() != "executed" {
+		t.Fatalf("transfer: %+v", ans)
+	}
+	tokBefore := w.tokenBalance(t, usdc)
+	args["confirm"] = sp.Token
+	ans := a.Call("swap", args)
+	reason := fmt.Sprint(ans.Structured["reason"])
+	if ans.Status() != "failed" || !strings.Contains(reason, "max_sol_per_session") || !strings.Contains(reason, "paused") {
+		t.Fatalf("the swap's denial at execution must carry the breaker's verdict: %+v", ans)
+	}
+	if w.tokenBalance(t, usdc) != tokBefore {
+		t.Fatal("a swap denied at execution moved tokens")
+	}
+	// The breaker holds: the next write from this agent is refused before
+	// anything is built.
+	next := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 1000})
+	if next.Status() != "denied" || next.Structured["rule"] != "retry_breaker" {
+		t.Fatalf("after the breaker tripped: %+v", next)
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -15,13 +18,33 @@ var _ Kind = (*SwapProposal)(nil)
 
 func (sp *SwapProposal) Args() WriteArgs { return sp.A }
 
-func (sp *SwapProposal) clone() Kind { c := *sp; return &c }
+func (sp *SwapProposal) Clone() Kind { c := *sp; return &c }
 
 // TokenTTL: a swap approval binds a price, so it lapses sooner.
 func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(def, swapTokenTTL) }
 
+// Facts: the swap pays the wallet itself; the SOL out as simulated, the
+// mints it touches, the input it spends (when not SOL) and the quote's
+// terms. The input mint's label carries its decimals, so a per-mint cap
+// written in display units applies (a SOL input has none to apply).
 func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Proposal {
-	return swapPolicyProposal(network, client, sp.A, sp.Input, sp.Spend, sp.PriceImpactBps)
+	a := sp.A
+	p := policy.Proposal{
+		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
+		PaysSelf: true, Lamports: sp.Spend,
+		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: sp.PriceImpactBps},
+	}
+	for _, m := range []solana.PublicKey{a.InputMint, a.OutputMint} {
+		if !isSOL(m) {
+			p.Mints = append(p.Mints, m.String())
+		}
+	}
+	if !isSOL(a.InputMint) {
+		// The approved input is what the outflow budget holds the swap to at
+		// execution.
+		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: sp.Input.Decimals, DecimalsKnown: sp.Input.Mint == a.InputMint.String()}
+	}
+	return p
 }
 
 func (sp *SwapProposal) Action() string {
@@ -86,5 +109,3 @@ func (sp *SwapProposal) Executed(p *Proposal, st map[string]any) string {
 	return fmt.Sprintf("EXECUTED and verified on chain: swapped %s %s and received %s %s (approved minimum %s). Signature %s, slot %d, fee %d lamports.",
 		sp.Input.amount(sp.Terms.InAmount), sp.Input, sp.Output.amount(sp.Received), sp.Output, sp.Output.amount(sp.Terms.MinimumOut), p.Signature, p.Result.Slot, p.Result.Fee)
 }
-
-func (sp *SwapProposal) Run(h *Hub, id string, who caller) { h.runSwap(id, who, sp) }

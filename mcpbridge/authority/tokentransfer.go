@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
 )
 
 // TokenTransferProposal is a transfer_token proposal: what the human
@@ -36,7 +37,7 @@ var _ Kind = (*TokenTransferProposal)(nil)
 
 func (k *TokenTransferProposal) Args() WriteArgs { return k.A }
 
-func (k *TokenTransferProposal) clone() Kind { c := *k; return &c }
+func (k *TokenTransferProposal) Clone() Kind { c := *k; return &c }
 
 func (k *TokenTransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
@@ -146,23 +147,27 @@ func symbolText(t TokenLabel) string {
 	return fmt.Sprintf("%q, name %q (untrusted text from the token's metadata)", t.Symbol, t.Name)
 }
 
-// proposeToken is the first call of transfer_token: the mint is read (for
-// decimals and its label), policy runs on the request, then the real
-// transaction is built and simulated and policy runs again on what the
-// simulation measured.
-func (h *Hub) proposeToken(ctx context.Context, who caller, a TransferTokenArgs) mcpbridge.CallResult {
-	client := who.name
-	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.autoDenyToken(who, fp, d, a) }
-	if res, done := h.admit(who, fp, deny); done {
-		return res
+func init() { RegisterKind(transferTokenKind{}) }
+
+// transferTokenKind registers transfer_token.
+type transferTokenKind struct{}
+
+func (transferTokenKind) Tool() string { return mcpbridge.ToolTransferToken }
+
+func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
+	return ParseTransferTokenArgs(raw)
+}
+
+// Draft reads the mint (for decimals and its label), so the pre-policy can
+// judge the request against the per-mint caps before anything is built.
+func (transferTokenKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
+	a := wa.(TransferTokenArgs)
+	if a.To.Equals(env.Wallet()) {
+		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
-	if a.To.Equals(h.opts.Executor.Wallet()) {
-		return toolError(fmt.Sprintf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To))
-	}
-	label, err := h.label(ctx, a.Mint)
+	label, err := env.Label(ctx, a.Mint)
 	if err != nil {
-		return toolError("mint: could not read it as a token mint (nothing was proposed): " + err.Error())
+		return nil, errors.New("mint: could not read it as a token mint (nothing was proposed): " + err.Error())
 	}
 	for _, w := range label.Warnings {
 		if w.Kind == executor.WarnImpostor {
@@ -172,42 +177,35 @@ func (h *Hub) proposeToken(ctx context.Context, who caller, a TransferTokenArgs)
 			break
 		}
 	}
-	k := &TokenTransferProposal{A: a, Token: label, SOLOut: signatureFee}
-	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
-		return deny(d)
-	}
-	prepared, err := h.opts.Executor.PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount})
+	return &TokenTransferProposal{A: a, Token: label, SOLOut: signatureFee}, nil
+}
+
+// Prepare builds and simulates the transfer; policy then judges what the
+// simulation measured.
+func (k *TokenTransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+	a := k.A
+	prepared, err := env.Executor().PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount})
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
 		case errors.Is(err, executor.ErrTokenRefused):
-			return deny(policy.Decision{Rule: "token_mint", Reason: err.Error() + " (nothing was proposed, signed or sent)"})
+			return executor.Preview{}, refuse("token_mint", err.Error()+" (nothing was proposed, signed or sent)")
 		case errors.As(err, &simErr):
-			return deny(policy.Decision{Rule: "simulation", Reason: "the transaction would fail: " + simErr.Error()})
+			return executor.Preview{}, refuse("simulation", "the transaction would fail: "+simErr.Error())
 		case errors.Is(err, executor.ErrInvalidTransfer):
-			return toolError(err.Error() + " (nothing was proposed, signed or sent)")
+			return executor.Preview{}, errors.New(err.Error() + " (nothing was proposed, signed or sent)")
 		}
-		return toolError("could not prepare the token transfer (nothing was proposed, signed or sent): " + err.Error())
+		return executor.Preview{}, errors.New("could not prepare the token transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
 	k.Preview, k.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
 	k.Approval = executor.TokenApproval{Budget: prepared.Preview.Budget, Received: prepared.TokenPreview.Received}
-	decision := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State())
-	if !decision.Allowed {
-		return deny(decision)
-	}
-	k.NoCapApplies = decision.NoCapApplies
+	return prepared.Preview, nil
+}
 
-	now := h.opts.Now()
-	p := &Proposal{
-		ID: newProposalID(), Tool: mcpbridge.ToolTransferToken, Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
-		Preview: prepared.Preview, Spend: k.SOLOut, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
-		Status: StatusPending, changed: make(chan struct{}),
-	}
-	h.mu.Lock()
-	p.Flags = append(h.flagsLocked(a.To.String(), k.SOLOut), tokenFlags(label, prepared.TokenPreview, k.NoCapApplies)...)
-	h.recipients[a.To.String()] = struct{}{}
-	h.mu.Unlock()
-	return h.enqueue(p, client, a.Normalized())
+// Admit records "no cap applies" and returns the token's warnings.
+func (k *TokenTransferProposal) Admit(d policy.Decision) []Flag {
+	k.NoCapApplies = d.NoCapApplies
+	return tokenFlags(k.Token, k.Preview, k.NoCapApplies)
 }
 
 // tokenFlags are a token transfer's warnings: instruction-like metadata,
@@ -230,62 +228,38 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 	return flags
 }
 
-func (h *Hub) autoDenyToken(who caller, fp string, d policy.Decision, a TransferTokenArgs) mcpbridge.CallResult {
-	return h.recordAutoDeny(who, fp, d, h.lookAlike(a.To.String()), map[string]any{
-		"tool": mcpbridge.ToolTransferToken, "mint": a.Mint.String(), "to": a.To.String(), "amount": fmt.Sprint(a.Amount),
-	}, fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To))
-}
-
-// Run executes an approved token transfer: a fresh build and simulation held
-// to the approval (compute budget, net received), the spend reserved from
-// that simulation, then sign, send, confirm, and verify the chain's token
+// PrepareApproved rebuilds and simulates the transfer held to the
+// approval (compute budget, net received); the spend is reserved from that
+// simulation, and after landing the executor checks the chain's token
 // balances of both owners.
-func (k *TokenTransferProposal) Run(h *Hub, id string, who caller) {
-	client := who.name
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
-	defer cancel()
+func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
 	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount}
-	prepared, err := h.opts.Executor.PrepareApprovedTokenTransfer(ctx, t, k.Approval)
+	prepared, err := env.Executor().PrepareApprovedTokenTransfer(ctx, t, k.Approval)
 	if err != nil {
-		h.finish(id, StatusFailed, "could not prepare the token transfer at execution, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
+		return nil, errors.New("could not prepare the token transfer at execution, nothing was signed or sent: " + err.Error())
 	}
 	fresh := *k
 	fresh.Preview, fresh.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, fresh.Facts(h.opts.Network, client))
-	if err != nil {
-		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
-	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(who.id, k.A.Fingerprint(), decision)
-		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
-		return
-	}
-	h.publish(EventSpendChanged, nil, "")
-	h.mu.Lock()
-	if p := h.proposals[id]; p != nil {
-		if tk, ok := p.Kind.(*TokenTransferProposal); ok {
-			tk.Preview, tk.SOLOut = fresh.Preview, fresh.SOLOut
-		}
-	}
-	h.mu.Unlock()
+	return &tokenExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
+}
 
-	prepared.BeforeSend = h.persistBeforeSend(id, prepared.LastValidBlockHeight)
-	res, err := h.opts.Executor.Submit(ctx, prepared.Prepared, h.progressFor(id, client))
-	if err != nil {
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
-		return
-	}
+type tokenExecution struct {
+	ex       *executor.Executor
+	k        *TokenTransferProposal
+	prepared *executor.PreparedToken
+}
+
+func (e *tokenExecution) Kind() Kind        { return e.k }
+func (e *tokenExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
+
+func (e *tokenExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+	e.prepared.BeforeSend = persist
+	return e.ex.Submit(ctx, e.prepared.Prepared, progress)
+}
+
+// Verify: the executor checked the token balances; the kind records it.
+func (e *tokenExecution) Verify(_ context.Context, res *executor.Result) {
 	if res.Outcome == executor.Executed {
-		h.mu.Lock()
-		if p := h.proposals[id]; p != nil {
-			if tk, ok := p.Kind.(*TokenTransferProposal); ok {
-				tk.Verified = true
-			}
-		}
-		h.mu.Unlock()
+		e.k.Verified = true
 	}
-	h.settleOutcome(id, res, prepared.LastValidBlockHeight)
 }

@@ -1,13 +1,44 @@
 package authority
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
+
+// signatureFee is the network's fee per signature, used only for the cheap
+// policy pre-check before anything is simulated; the real gate uses the fee
+// measured by the simulation.
+const signatureFee = 5000
+
+func init() { RegisterKind(transferSOLKind{}) }
+
+// transferSOLKind registers transfer_sol.
+type transferSOLKind struct{}
+
+func (transferSOLKind) Tool() string { return mcpbridge.ToolTransferSOL }
+
+func (transferSOLKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseTransferArgs(raw) }
+
+// Draft: the estimate is the amount plus one signature's fee.
+func (transferSOLKind) Draft(_ context.Context, env Env, wa WriteArgs) (Kind, error) {
+	a := wa.(TransferArgs)
+	if a.To.Equals(env.Wallet()) {
+		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
+	}
+	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
+	if err != nil {
+		return nil, &Refusal{policy.AmountTooLarge("lamports", a.Lamports)}
+	}
+	return &TransferProposal{A: a, Spend: estimate}, nil
+}
 
 // TransferProposal is a transfer_sol proposal: lamports to one recipient.
 type TransferProposal struct {
@@ -22,7 +53,7 @@ type TransferProposal struct {
 var _ Kind = (*TransferProposal)(nil)
 
 func (k *TransferProposal) Args() WriteArgs                          { return k.A }
-func (k *TransferProposal) clone() Kind                              { c := *k; return &c }
+func (k *TransferProposal) Clone() Kind                              { c := *k; return &c }
 func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
 // Facts: a recipient (allowlist) and the SOL outflow (caps).
@@ -70,10 +101,57 @@ func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
 		sol(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
-// Run follows one transfer to its end; the approved compute budget binds it.
-func (k *TransferProposal) Run(h *Hub, id string, who caller) {
-	h.runTransfer(id, who, k.A, k.Budget)
+// Prepare builds and simulates the transfer; the spend is what the
+// simulation measured (amount, fees).
+func (k *TransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+	prepared, err := env.Executor().PreviewTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports})
+	if errors.Is(err, executor.ErrAmountTooLarge) {
+		return executor.Preview{}, &Refusal{policy.AmountTooLarge("lamports", k.A.Lamports)}
+	}
+	if err != nil {
+		var simErr *executor.SimulationError
+		if errors.As(err, &simErr) {
+			return executor.Preview{}, refuse("simulation", "the transaction would fail: "+simErr.Error())
+		}
+		return executor.Preview{}, errors.New("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
+	}
+	k.Spend, k.Budget = prepared.Preview.SpendLamports, prepared.Preview.Budget
+	return prepared.Preview, nil
 }
+
+func (k *TransferProposal) Admit(policy.Decision) []Flag { return nil }
+
+// PrepareApproved rebuilds the transfer held to the approved compute
+// budget: the same unit limit, and a priority fee no higher than the one
+// the human saw.
+func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports}, k.Budget)
+	if err != nil {
+		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
+	}
+	fresh := *k
+	fresh.Spend = prepared.Preview.SpendLamports
+	return &transferExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
+}
+
+// transferExecution submits a prepared SOL transfer through the executor,
+// which verifies the landed balance changes itself.
+type transferExecution struct {
+	ex       *executor.Executor
+	k        *TransferProposal
+	prepared *executor.Prepared
+}
+
+func (e *transferExecution) Kind() Kind        { return e.k }
+func (e *transferExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
+
+func (e *transferExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+	e.prepared.BeforeSend = persist
+	return e.ex.Submit(ctx, e.prepared, progress)
+}
+
+// Verify: the executor compared the landed deltas with the transfer.
+func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 
 // solShort is "0.05 SOL".
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }

@@ -135,3 +135,14 @@ func CheckURL(raw string) error {
 	_, err := parseTarget(raw)
 	return err
 }
+
+// FirstOrigin is the origin of the first server a Fetch of raw would ask
+// (the Action URL's, or for a website URL the site's, whose actions.json is
+// read), as policy.ParseOrigin spells it. No request is made.
+func FirstOrigin(raw string) (string, error) {
+	t, err := parseTarget(raw)
+	if err != nil {
+		return "", err
+	}
+	return originOf(t.url), nil
+}

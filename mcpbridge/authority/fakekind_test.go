@@ -1,0 +1,149 @@
+package authority
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
+)
+
+// FakeScript is what a FakeKind measures and does, and the record of the
+// hooks the skeletons called, in order. It stands in for "any kind" in the
+// tests of the skeletons: the chain is not its business.
+type FakeScript struct {
+	Estimate, Measured, AtExecution uint64 // lamports out at draft, prepare, execution
+	SkipPersist                     bool   // a broken kind that sends without persisting
+	Outcome                         executor.Outcome
+	Downgrade                       string // Verify turns Executed into unexpected effects with this reason
+
+	mu    sync.Mutex
+	steps []string
+}
+
+func (s *FakeScript) step(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steps = append(s.steps, name)
+}
+
+// Steps are the hooks called so far.
+func (s *FakeScript) Steps() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.steps...)
+}
+
+// NewFakeKind registers tool as a kind that follows script.
+func NewFakeKind(tool string, script *FakeScript) WriteKind { return fakeKind{tool: tool, s: script} }
+
+type fakeKind struct {
+	tool string
+	s    *FakeScript
+}
+
+func (f fakeKind) Tool() string { return f.tool }
+
+// Parse takes {"n": "digits", "confirm"?}.
+func (f fakeKind) Parse(raw map[string]any) (WriteArgs, error) {
+	n, _ := raw["n"].(string)
+	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+		return nil, argErrorf(f.tool, "n", "n must be a string of digits")
+	}
+	c, _ := raw["confirm"].(string)
+	return fakeArgs{tool: f.tool, n: n, confirm: c}, nil
+}
+
+func (f fakeKind) Draft(_ context.Context, _ Env, a WriteArgs) (Kind, error) {
+	f.s.step("draft")
+	return &fakeProposal{a: a.(fakeArgs), s: f.s, out: f.s.Estimate}, nil
+}
+
+type fakeArgs struct{ tool, n, confirm string }
+
+func (a fakeArgs) ToolName() string              { return a.tool }
+func (a fakeArgs) Normalized() map[string]string { return map[string]string{"n": a.n} }
+func (a fakeArgs) Fingerprint() string           { return Fingerprint(a.tool, a.Normalized()) }
+func (a fakeArgs) ConfirmToken() string          { return a.confirm }
+func (a fakeArgs) Described() string             { return "fake " + a.n }
+func (a fakeArgs) Recipient() string             { return "" }
+
+type fakeProposal struct {
+	a   fakeArgs
+	s   *FakeScript
+	out uint64
+}
+
+func (k *fakeProposal) Args() WriteArgs { return k.a }
+func (k *fakeProposal) Facts(network executor.Network, client string) policy.Proposal {
+	k.s.step(fmt.Sprintf("facts %d", k.out))
+	return policy.Proposal{Tool: k.a.tool, Fingerprint: k.a.Fingerprint(), ClientID: client, Network: string(network), PaysSelf: true, Lamports: k.out}
+}
+func (k *fakeProposal) Prepare(context.Context, Env) (executor.Preview, error) {
+	k.s.step("prepare")
+	k.out = k.s.Measured
+	return executor.Preview{SpendLamports: k.out}, nil
+}
+func (k *fakeProposal) Admit(policy.Decision) []Flag { k.s.step("admit"); return nil }
+func (k *fakeProposal) PrepareApproved(context.Context, Env, string) (Execution, error) {
+	k.s.step("prepare approved")
+	fresh := *k
+	fresh.out = k.s.AtExecution
+	return &fakeExecution{k: &fresh}, nil
+}
+func (k *fakeProposal) Action() string                       { return "fake " + k.a.n }
+func (k *fakeProposal) Amount() string                       { return k.a.n }
+func (k *fakeProposal) PreviewLines(*Proposal) []string      { return []string{"Action: fake " + k.a.n} }
+func (k *fakeProposal) Structured(*Proposal, map[string]any) {}
+func (k *fakeProposal) Detail(*Proposal) []DetailLine        { return nil }
+func (k *fakeProposal) Executed(*Proposal, map[string]any) string {
+	return "EXECUTED fake"
+}
+func (k *fakeProposal) TokenTTL(def time.Duration) time.Duration { return def }
+func (k *fakeProposal) Clone() Kind                              { c := *k; return &c }
+
+type fakeExecution struct{ k *fakeProposal }
+
+func (e *fakeExecution) Kind() Kind        { return e.k }
+func (e *fakeExecution) LastValid() uint64 { return 1 }
+func (e *fakeExecution) Submit(_ context.Context, persist func(solana.Signature) error, _ func(executor.Progress)) (*executor.Result, error) {
+	var sig solana.Signature
+	_, _ = rand.Read(sig[:])
+	if !e.k.s.SkipPersist {
+		if err := persist(sig); err != nil {
+			return nil, err
+		}
+		e.k.s.step("persist")
+	}
+	e.k.s.step("send")
+	return &executor.Result{Outcome: e.k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
+}
+func (e *fakeExecution) Verify(_ context.Context, res *executor.Result) {
+	e.k.s.step("verify")
+	if e.k.s.Downgrade != "" && res.Outcome == executor.Executed {
+		res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, e.k.s.Downgrade
+	}
+}
+
+// FakeRegistry is the default kinds plus the fake ones.
+func FakeRegistry(fakes ...WriteKind) *Registry {
+	kinds := []WriteKind{}
+	for _, t := range defaultKinds.Tools() {
+		k, _ := defaultKinds.Lookup(t)
+		kinds = append(kinds, k)
+	}
+	for _, f := range fakes {
+		kinds = append(kinds, f)
+	}
+	r, err := NewRegistry(kinds...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
