@@ -445,7 +445,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 func TestBadTOMLNamesKeyAndFile(t *testing.T) {
 	isolateEnv(t)
 	for _, tc := range []struct{ name, body, key, says string }{
-		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_gid, allow_mainnet, allow_mint, allow_program, allow_recipient,"},
+		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_action_origin, allow_gid, allow_mainnet, allow_mint, allow_program, allow_recipient,"},
 		{"unknown table", "[limits]\nmax = 1", "limits", "unknown key"},
 		{"config names a config", `config = "other.toml"`, "config", "unknown key"},
 		{"both spellings", `allow_recipient = ["` + addrA + `"]` + "\n" + `allow_recipients = ["` + addrB + `"]`, "allow_recipients", "same setting; keep only allow_recipient"},
