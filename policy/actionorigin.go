@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"slices"
-	"strings"
 )
 
 // ErrActionOriginNotAllowed: a Solana Action's server is not on the
@@ -20,35 +18,15 @@ var ErrActionOriginNotAllowed = errors.New("action origin not allowed")
 // machine (localhost, 127.0.0.0/8, ::1): an action's transaction fetched in
 // clear text from elsewhere could be swapped on the way.
 func ParseOrigin(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	o, err := CanonicalOrigin(raw)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a URL: %v", raw, err)
+		return "", err
 	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "https" && scheme != "http" {
-		return "", fmt.Errorf("%q: want https://host[:port] (or http:// on loopback)", raw)
-	}
-	if u.User != nil {
-		return "", fmt.Errorf("%q: an origin carries no user name or password", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return "", fmt.Errorf("%q has no host", raw)
-	}
-	if scheme == "http" && !loopbackHost(host) {
+	u, _ := url.Parse(o)
+	if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
 		return "", fmt.Errorf("%q: plain http is accepted on loopback only (localhost, 127.0.0.1, ::1); use https", raw)
 	}
-	port := u.Port()
-	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
-		port = ""
-	}
-	if port != "" {
-		return scheme + "://" + net.JoinHostPort(host, port), nil
-	}
-	if strings.Contains(host, ":") {
-		return scheme + "://[" + host + "]", nil // IPv6 literal
-	}
-	return scheme + "://" + host, nil
+	return o, nil
 }
 
 // loopbackHost: this machine by name or address. Any other name is not
@@ -61,15 +39,14 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// CheckActionOrigin reports whether a Solana Action served from origin (as
-// ParseOrigin spells it) may be proposed: only origins the operator listed
-// with --allow-action-origin. The error names the origin and the flag.
+// CheckActionOrigin holds one origin (as ParseOrigin spells it) to the
+// action origin allowlist, as Evaluate does for an action_origin
+// counterparty. The Solana Actions client asks it before each request to an
+// origin, so that a refused server is never contacted; the error wraps
+// ErrActionOriginNotAllowed and names the origin and the flag.
 func (c Config) CheckActionOrigin(origin string) error {
-	if slices.Contains(c.AllowActionOrigins, origin) {
-		return nil
+	if v := checkCounterparty(c, ActionOrigin(origin)); !v.pass {
+		return fmt.Errorf("%w: %s", ErrActionOriginNotAllowed, v.deny.Reason)
 	}
-	if len(c.AllowActionOrigins) == 0 {
-		return fmt.Errorf("%w: %s (no action origin is allowed; the operator can start the console with --allow-action-origin %s)", ErrActionOriginNotAllowed, origin, origin)
-	}
-	return fmt.Errorf("%w: %s is not on the console's --allow-action-origin list", ErrActionOriginNotAllowed, origin)
+	return nil
 }

@@ -35,7 +35,16 @@ const (
 // percent decimals exist only where the console reads its settings
 // (cmd/solgate/settings.go), through ParseSOL and ParsePercentBps.
 type Config struct {
-	AllowRecipients       []string // base58 public keys; empty refuses every transfer
+	AllowRecipients []string // base58 public keys; empty refuses every transfer
+	// AllowedPrograms are the programs a proposal may call at top level,
+	// id → label (shown in previews). DefaultConfig holds DefaultPrograms;
+	// --allow-program adds to it.
+	AllowedPrograms map[string]string
+	// AllowedActionOrigins and AllowedX402Origins are origins
+	// ("https://host[:port]") whose actions, or paid resources, may be
+	// proposed; empty refuses every one.
+	AllowedActionOrigins  []string
+	AllowedX402Origins    []string
 	MaxLamportsPerTx      uint64
 	MaxLamportsPerSession uint64
 	MaxLamportsPerDay     uint64 // rolling 24 h; 0 = off
@@ -60,11 +69,6 @@ type Config struct {
 	TokenDelivery     string // DeliveryAgent or DeliveryOperator
 	BreakerDenials    int
 	BreakerWindow     time.Duration
-
-	// AllowActionOrigins are the Solana Action servers (origins as
-	// ParseOrigin spells them) whose transactions may be proposed; empty
-	// refuses every action.
-	AllowActionOrigins []string
 }
 
 // DefaultConfig is the policy with no operator choices made: devnet-style
@@ -75,6 +79,7 @@ func DefaultConfig() Config {
 		MaxLamportsPerTx:      DefaultMaxLamportsPerTx,
 		MaxLamportsPerSession: DefaultMaxLamportsPerSession,
 		MaxSlippageBps:        DefaultMaxSlippageBps,
+		AllowedPrograms:       DefaultPrograms(),
 		TokenDelivery:         DeliveryAgent,
 		BreakerDenials:        DefaultBreakerDenials,
 		BreakerWindow:         DefaultBreakerWindow,
@@ -103,11 +108,19 @@ func (c Config) Validate() error {
 			return configErr("allow_recipient", "%q is not a Solana address: %v", a, err)
 		}
 	}
-	for _, o := range c.AllowActionOrigins {
-		if n, err := ParseOrigin(o); err != nil {
-			return configErr("allow_action_origin", "%v", err)
-		} else if n != o {
-			return configErr("allow_action_origin", "%q is not an origin as solgate spells it; give %q", o, n)
+	for id := range c.AllowedPrograms {
+		if err := validAddress(id); err != nil {
+			return configErr("allow_program", "%q is not a program id: %v", id, err)
+		}
+	}
+	for _, l := range []struct {
+		key     string
+		origins []string
+	}{{RuleActionOrigin, c.AllowedActionOrigins}, {RuleX402Origin, c.AllowedX402Origins}} {
+		for _, o := range l.origins {
+			if _, err := CanonicalOrigin(o); err != nil {
+				return configErr(l.key, "%v", err)
+			}
 		}
 	}
 	if err := checkCap("max_sol_per_tx", c.MaxLamportsPerTx, false); err != nil {

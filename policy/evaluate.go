@@ -77,11 +77,14 @@ type Proposal struct {
 	Fingerprint string
 	ClientID    string
 	Network     string // one of the Network* constants
-	// Recipient is who receives value other than the wallet (an owner's
-	// address). A proposal with no recipient must say PaysSelf (a swap
-	// pays the wallet itself); one that says neither is refused.
-	Recipient string
-	PaysSelf  bool
+	// Counterparties are every third party the proposal deals with: its
+	// payee, the programs it calls, the origin it came from (see
+	// counterparty.go). Each must be on its kind's allowlist.
+	Counterparties []Counterparty
+	// PaysSelf says that no payee is named: the value comes back to the
+	// wallet (a swap). A proposal with no counterparty must say so; one
+	// that says so cannot also name a recipient. It waives nothing else.
+	PaysSelf bool
 	// Lamports is the SOL that leaves the wallet: amounts + fee + rent of
 	// accounts it creates.
 	Lamports uint64
@@ -177,7 +180,7 @@ var rules = []rule{
 	{RuleTool, checkTool},
 	{RuleMeasured, checkMeasured},
 	{RuleNetwork, checkNetwork},
-	{RuleRecipient, checkRecipient},
+	{RuleRecipient, checkCounterparties},
 	{RulePerTx, checkPerTx},
 	{RulePerSession, checkPerSession},
 	{RulePerDay, checkPerDay},
@@ -216,16 +219,32 @@ func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 }
 
 // checkTool refuses a proposal that does not say where its value goes: a
-// kind of spend that forgot to state its recipient must not slip past the
-// allowlist.
+// kind of spend that forgot to state its counterparties must not slip past
+// the allowlists.
 func checkTool(_ Config, p Proposal, _ SpendState) verdict {
-	if p.Recipient != "" && p.PaysSelf {
+	if p.PaysSelf && len(p.Recipients()) > 0 {
 		return objection(RuleTool, false, "the %q proposal claims both a recipient and to pay the wallet itself, so it cannot be judged.", p.Tool)
 	}
-	if p.Recipient == "" && !p.PaysSelf {
-		return objection(RuleTool, false, "the %q proposal states no recipient, so the policy cannot judge it.", p.Tool)
+	if len(p.Counterparties) == 0 && !p.PaysSelf {
+		return objection(RuleTool, false, "the %q proposal states no recipient or other counterparty, so the policy cannot judge it.", p.Tool)
+	}
+	for _, c := range p.Counterparties {
+		if c.ID == "" {
+			return objection(RuleTool, false, "the %q proposal states no recipient (its %s counterparty is blank), so the policy cannot judge it.", p.Tool, c.Kind)
+		}
 	}
 	return pass
+}
+
+// Recipients are the proposal's recipient counterparties' addresses.
+func (p Proposal) Recipients() []string {
+	var out []string
+	for _, c := range p.Counterparties {
+		if c.Kind == CounterpartyRecipient {
+			out = append(out, c.ID)
+		}
+	}
+	return out
 }
 
 // checkMeasured refuses a proposal whose spend was never measured. Every real
@@ -256,21 +275,6 @@ func checkNetwork(cfg Config, p Proposal, _ SpendState) verdict {
 		return objection(RuleNetwork, false, "the network could not be identified (the node's genesis hash could not be read), so no write is allowed.")
 	}
 	return objection(RuleNetwork, false, "the network %q is not one solgate knows, so no write is allowed.", p.Network)
-}
-
-func checkRecipient(cfg Config, p Proposal, _ SpendState) verdict {
-	if p.PaysSelf && p.Recipient == "" {
-		return pass // the value comes back to the wallet (checkTool holds the pair)
-	}
-	if len(cfg.AllowRecipients) == 0 {
-		return objection(RuleRecipient, false, "no recipient is allowed yet, so every transfer is refused; the operator can allow %s by starting the console with --allow-recipient %s (or allow_recipient in the config file, or SOLGATE_ALLOW_RECIPIENT).", p.Recipient, p.Recipient)
-	}
-	for _, a := range cfg.AllowRecipients {
-		if a == p.Recipient {
-			return pass
-		}
-	}
-	return objection(RuleRecipient, false, "recipient %s is not on the allowlist; retrying will not help. The operator can allow it with --allow-recipient %s.", p.Recipient, p.Recipient)
 }
 
 func checkPerTx(cfg Config, p Proposal, _ SpendState) verdict {

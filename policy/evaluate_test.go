@@ -9,7 +9,7 @@ import (
 const fee = 5000 // lamports per signature
 
 func transfer(to string, lamports uint64) Proposal {
-	return Proposal{Tool: ToolTransferSOL, Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Recipient: to, Lamports: lamports}
+	return Proposal{Tool: ToolTransferSOL, Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: lamports}
 }
 
 func swap(in, out string, lamports uint64) Proposal {

@@ -8,7 +8,7 @@ import (
 )
 
 func tokenTransfer(to, mint string, amount uint64) Proposal {
-	return Proposal{Tool: ToolTransferToken, ClientID: "claude", Network: NetworkDevnet, Recipient: to, Lamports: 2_039_280 + fee,
+	return Proposal{Tool: ToolTransferToken, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: 2_039_280 + fee,
 		Token: &TokenSpend{Mint: mint, Amount: amount, Decimals: 6, DecimalsKnown: true}}
 }
 

@@ -70,7 +70,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	// flagged here too, from the console's own list.
 	var to string
 	if p.Kind != nil {
-		to = p.Kind.Facts("", "").Recipient
+		to = p.Kind.Args().Recipient()
 	}
 	for _, f := range e.flags {
 		add(wrapStyled(s.warn, "⚠ "+f, d.width)...)

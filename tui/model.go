@@ -639,7 +639,7 @@ func (m *model) notifyFields(e *entry) notifyFields {
 	f := notifyFields{ID: e.p.ID, Tool: e.p.Tool, Amount: e.amount, Network: m.cfg.network.Label(),
 		Flags: e.short, Waiting: len(m.queue.pending)}
 	if e.p.Kind != nil {
-		f.Recipient = e.p.Kind.Facts("", "").Recipient
+		f.Recipient = e.p.Kind.Args().Recipient()
 	}
 	return f
 }

@@ -135,7 +135,7 @@ func TestSolanaActionsThroughTheRealConsole(t *testing.T) {
 	// 4. An origin not allowed: refused with its reason, no request made.
 	ans = a.Call("solana_action", map[string]any{"url": "https://actions.example.com/api/tip"})
 	if ans.Status() != "denied" || ans.Str("rule") != "allow_action_origin" ||
-		!strings.Contains(ans.Str("reason"), "https://actions.example.com is not on the console's --allow-action-origin list") {
+		!strings.Contains(ans.Str("reason"), "https://actions.example.com is not on the action origin allowlist") {
 		t.Fatalf("origin not allowed: %s %v", ans.Text, ans.Structured)
 	}
 	pane.SawAll(t, 30*time.Second, "allow_action_origin")

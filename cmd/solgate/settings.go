@@ -196,7 +196,7 @@ var settings = []setting{
 	withOldTOML(list("allow-recipient", "`ADDR` transfers may go to (repeatable; none = every transfer refused)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowRecipients }, parseAddress("Solana address")), "allow_recipients"),
 	list("allow-action-origin", "`ORIGIN` (https://host[:port]; http:// on loopback only) whose Solana Actions solana_action may fetch and propose (repeatable; none = every action refused)",
-		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowActionOrigins }, parseActionOrigin),
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowedActionOrigins }, parseActionOrigin),
 	scalar("max-sol-per-tx", "largest single spend, in `SOL` (fee included)",
 		tomlDecimal, func(s *Settings) *uint64 { return &s.Policy.MaxLamportsPerTx }, parseSOL, policy.FormatSOL),
 	scalar("max-sol-per-session", "total spend while this console runs, in `SOL`",

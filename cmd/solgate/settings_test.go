@@ -172,7 +172,7 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
 		// Any spelling of an origin is kept as solgate spells it (lower case,
 		// no default port, no trailing slash).
-		"allow-action-origin": {env: "SOLGATE_ALLOW_ACTION_ORIGIN", toml: "allow_action_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowActionOrigins },
+		"allow-action-origin": {env: "SOLGATE_ALLOW_ACTION_ORIGIN", toml: "allow_action_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowedActionOrigins },
 			a: lv([]string{"https://Actions.Example.com:443/", "http://127.0.0.1:8899"}, `["https://Actions.Example.com:443/", "http://127.0.0.1:8899"]`, []string{"https://actions.example.com", "http://127.0.0.1:8899"}),
 			b: lv([]string{"https://tip.example.org:8443"}, `["https://tip.example.org:8443"]`, []string{"https://tip.example.org:8443"}),
 			c: lv([]string{"http://localhost:3000"}, `["http://localhost:3000"]`, []string{"http://localhost:3000"})},
@@ -382,7 +382,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 			"--allow-action-origin: ", []string{"plain http is accepted on loopback only", "use https"}},
 		{"action origin with a path, env", map[string]string{"SOLGATE_ALLOW_ACTION_ORIGIN": "https://example.com/api/actions/tip"}, nil,
 			"SOLGATE_ALLOW_ACTION_ORIGIN: ", []string{"is a URL, not an origin", "give https://example.com"}},
-		{"action origin not a URL, TOML", nil, []string{"--config", file(`allow_action_origin = ["example.com"]`)}, "allow_action_origin in ", []string{"want https://host[:port]"}},
+		{"action origin not a URL, TOML", nil, []string{"--config", file(`allow_action_origin = ["example.com"]`)}, "allow_action_origin in ", []string{"an origin is https://host[:port]"}},
 		{"toml cap text", nil, []string{"--config", badCap}, "max_sol_per_tx in " + badCap + ": ", []string{`"abc"`, "accepted: a SOL amount"}},
 		{"negative cap flag", nil, []string{"--max-sol-per-tx", "-1"}, "--max-sol-per-tx: ", []string{"no sign", "accepted: a SOL amount"}},
 		{"garbage cap env", map[string]string{"SOLGATE_MAX_SOL_PER_SESSION": "lots"}, nil, "SOLGATE_MAX_SOL_PER_SESSION: ", []string{`"lots"`}},

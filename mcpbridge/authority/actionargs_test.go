@@ -47,7 +47,7 @@ func TestSolanaActionArgsRefused(t *testing.T) {
 		says string
 	}{
 		{map[string]any{"url": "http://actions.example.com/api"}, "url", "plain http is accepted on loopback only"},
-		{map[string]any{"url": "ftp://x"}, "url", "want https://host[:port]"},
+		{map[string]any{"url": "ftp://x"}, "url", "an origin is https://host[:port]"},
 		{map[string]any{"url": 5}, "url", "url must be a string"},
 		{map[string]any{"url": "https://x.example/a", "input": "amount=5"}, "input", "input must be an object"},
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": []any{"1"}}}, "input", "input.a must be a string, a number or a boolean"},

@@ -97,7 +97,7 @@ func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.AllowActionOrigins = []string{actionOrigin}
+	cfg.AllowedActionOrigins = []string{actionOrigin}
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,8 @@ type FakeScript struct {
 	Estimate, Measured, AtExecution uint64 // lamports out at draft, prepare, execution
 	SkipPersist                     bool   // a broken kind that sends without persisting
 	Outcome                         executor.Outcome
-	Downgrade                       string // Verify turns Executed into unexpected effects with this reason
+	Downgrade                       string                // Verify turns Executed into unexpected effects with this reason
+	Counterparties                  []policy.Counterparty // named besides paying the wallet itself
 
 	mu    sync.Mutex
 	steps []string
@@ -83,7 +84,7 @@ type fakeProposal struct {
 func (k *fakeProposal) Args() WriteArgs { return k.a }
 func (k *fakeProposal) Facts(network executor.Network, client string) policy.Proposal {
 	k.s.step(fmt.Sprintf("facts %d", k.out))
-	return policy.Proposal{Tool: k.a.tool, Fingerprint: k.a.Fingerprint(), ClientID: client, Network: string(network), PaysSelf: true, Lamports: k.out}
+	return policy.Proposal{Tool: k.a.tool, Fingerprint: k.a.Fingerprint(), ClientID: client, Network: string(network), PaysSelf: true, Lamports: k.out, Counterparties: k.s.Counterparties}
 }
 func (k *fakeProposal) Prepare(context.Context, Env) (executor.Preview, error) {
 	k.s.step("prepare")

@@ -41,7 +41,7 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Recipient: friend.PublicKey().String(), Lamports: 2_005_000}
+	prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(friend.PublicKey().String())}, Lamports: 2_005_000}
 	for _, id := range []string{"landed", "unsent", "lost"} {
 		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: policy.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)

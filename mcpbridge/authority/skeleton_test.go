@@ -165,3 +165,34 @@ func TestRunSkeletonDenialAtExecutionFeedsTheBreaker(t *testing.T) {
 		t.Fatalf("a denial at execution must carry the breaker's verdict: %+v", res)
 	}
 }
+
+// A kind that pays the wallet itself but calls a program, or came from an
+// origin, off its allowlist is denied: pays-self waives no counterparty.
+func TestPaysSelfWaivesNoCounterparty(t *testing.T) {
+	for name, c := range map[string]struct {
+		cp   policy.Counterparty
+		rule string
+	}{
+		"program":       {policy.Program("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"), policy.RuleProgram},
+		"action origin": {policy.ActionOrigin("https://actions.example"), policy.RuleActionOrigin},
+		"x402 origin":   {policy.X402Origin("https://pay.example"), policy.RuleX402Origin},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, Counterparties: []policy.Counterparty{c.cp}}
+			w := fakeWorld(t, s, nil)
+			res := callSocket(t, w, fakeTool, map[string]any{"n": "7"})
+			if res.Structured["status"] != "denied" || res.Structured["rule"] != c.rule {
+				t.Fatalf("pays self with %s: %+v", c.cp, res)
+			}
+			if len(w.authority.Proposals()) != 0 {
+				t.Fatal("a denied proposal was queued")
+			}
+		})
+	}
+	// The default program allowlist admits what solgate's own kinds call.
+	s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, Counterparties: []policy.Counterparty{policy.Program("11111111111111111111111111111111")}}
+	w := fakeWorld(t, s, nil)
+	if res := callSocket(t, w, fakeTool, map[string]any{"n": "8"}); res.Structured["status"] != "pending_approval" {
+		t.Fatalf("pays self calling the System Program: %+v", res)
+	}
+}

@@ -27,27 +27,24 @@ func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
 	return ParseSolanaActionArgs(raw)
 }
 
-// Draft asks the origin allowlist about the first server the URL leads to,
-// before any request (every later origin is asked by the fetch, also before
-// its request). The estimate is one signature's fee: nothing is known of
-// the transaction until the server is asked, in Prepare.
-func (solanaActionKind) Draft(_ context.Context, env Env, wa WriteArgs) (Kind, error) {
+// Draft names the first server the URL leads to as the action_origin
+// counterparty, so the pre-policy judges it before any request (every later
+// origin is asked by the fetch, also before its request). The estimate is
+// one signature's fee: nothing is known of the transaction until the server
+// is asked, in Prepare.
+func (solanaActionKind) Draft(_ context.Context, _ Env, wa WriteArgs) (Kind, error) {
 	a := wa.(SolanaActionArgs)
 	origin, err := solanaactions.FirstOrigin(a.URL)
 	if err != nil {
 		return nil, errors.New(err.Error() + " (nothing was proposed, signed or sent)")
-	}
-	if err := env.Policy().CheckActionOrigin(origin); err != nil {
-		return nil, refuse(ruleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
 	}
 	return &ActionProposal{A: a, Fetched: solanaactions.Action{Origin: origin}, Effects: executor.Effects{NetworkFee: signatureFee}}, nil
 }
 
 // Rules of solana_action's own denials.
 const (
-	ruleActionOrigin = "allow_action_origin"
-	ruleActionChain  = "action_chain"
-	ruleAction       = "action"
+	ruleActionChain = "action_chain"
+	ruleAction      = "action"
 )
 
 // ActionProposal is a solana_action proposal: the transaction an action's
@@ -86,17 +83,20 @@ func (k *ActionProposal) Clone() Kind {
 
 func (k *ActionProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
-// Facts: the SOL that leaves the wallet (SOL caps), the mints it touches
-// (mint lists) and the one mint it spends (per-mint caps).
-//
-// Its counterparty is the action's origin, which the kind checks against
-// --allow-action-origin before any request (see proposeAction). Until
-// policy has a counterparty capability of its own, the facts say PaysSelf
-// so that the recipient allowlist (addresses) does not apply to a server.
+// Facts: the action's origin and every program its bytes call at the top
+// level are its counterparties, each on its own allowlist (the agent names
+// no payee: whoever the bytes pay is judged by the SOL and tokens that leave
+// the wallet, and shown); the SOL out (fees and rent included) for the SOL
+// caps, the mints touched for the mint lists, the one mint spent for the
+// per-mint caps.
 func (k *ActionProposal) Facts(network executor.Network, client string) policy.Proposal {
 	p := policy.Proposal{
 		Tool: mcpbridge.ToolSolanaAction, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
-		PaysSelf: true, Lamports: max(k.Effects.SOLOut(), k.Effects.Fee()),
+		Counterparties: []policy.Counterparty{policy.ActionOrigin(k.Fetched.Origin)},
+		Lamports:       max(k.Effects.SOLOut(), k.Effects.Fee()),
+	}
+	for _, prog := range k.Programs {
+		p.Counterparties = append(p.Counterparties, policy.Program(prog.ID.String()))
 	}
 	seen := map[solana.PublicKey]bool{}
 	for _, m := range append(mintsOf(k.Effects.TokensOut), mintsOf(k.Effects.TokensIn)...) {
@@ -269,7 +269,7 @@ func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview
 	const nothing = " (nothing was proposed, signed or sent)"
 	switch {
 	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
-		return executor.Preview{}, refuse(ruleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
+		return executor.Preview{}, refuse(policy.RuleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
 	case errors.Is(err, solanaactions.ErrWrongChain):
 		return executor.Preview{}, refuse(ruleActionChain, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrRefused):

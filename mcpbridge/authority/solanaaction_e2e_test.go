@@ -148,12 +148,12 @@ func TestOverreachingActionsExtraOutflowIsPreviewedAndCapped(t *testing.T) {
 // An origin the operator did not allow is refused with its reason, and its
 // server is never contacted.
 func TestActionFromAnOriginNotAllowedIsRefusedUncontacted(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.Policy.AllowActionOrigins = []string{"https://actions.example.com"} })
+	w := newWorld(t, func(o *authority.Options) { o.Policy.AllowedActionOrigins = []string{"https://actions.example.com"} })
 	a := startAgent(t, w.socket)
 	ans := a.Call("solana_action", map[string]any{"url": w.ledger.RPC() + "/api/actions/tip"})
 	origin, _ := policy.ParseOrigin(w.ledger.RPC())
 	if ans.Status() != "denied" || ans.Str("rule") != "allow_action_origin" || ans.Structured["retryable"] != false ||
-		!strings.Contains(ans.Str("reason"), origin+" is not on the console's --allow-action-origin list") {
+		!strings.Contains(ans.Str("reason"), origin+" is not on the action origin allowlist") {
 		t.Fatalf("origin not allowed: %+v", ans)
 	}
 	if gets, posts := w.actionRequests(t); gets != 0 || posts != 0 {

@@ -60,7 +60,7 @@ func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return de
 func (k *TransferProposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
 		Tool: mcpbridge.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
-		Recipient: k.A.To.String(), Lamports: k.Spend,
+		Counterparties: []policy.Counterparty{policy.Recipient(k.A.To.String())}, Lamports: k.Spend,
 	}
 }
 

@@ -102,7 +102,7 @@ func (f *fakeAction) requests() []string {
 func clientFor(t *testing.T, allowed ...string) *solanaactions.Client {
 	t.Helper()
 	cfg := policy.DefaultConfig()
-	cfg.AllowActionOrigins = allowed
+	cfg.AllowedActionOrigins = allowed
 	c, err := solanaactions.New(solanaactions.Options{Chain: testChain, AllowOrigin: cfg.CheckActionOrigin, Timeout: 5 * time.Second, MaxBody: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestOriginNotAllowedIsNeverContacted(t *testing.T) {
 	}
 	// Another origin allowed does not help.
 	_, err = fetch(clientFor(t, "https://actions.example.com"), f.srv.URL+"/api/a", nil)
-	wantErr(t, err, solanaactions.ErrOriginNotAllowed, "not on the console's --allow-action-origin list")
+	wantErr(t, err, solanaactions.ErrOriginNotAllowed, "not on the action origin allowlist")
 }
 
 func TestPostGoesOnlyToAnAllowedOrigin(t *testing.T) {
@@ -199,7 +199,7 @@ func TestPlainHTTPOnlyOnLoopback(t *testing.T) {
 		wantErr(t, err, solanaactions.ErrInput, "plain http is accepted on loopback only")
 	}
 	_, err := fetch(clientFor(t), "ftp://example.com/a", nil)
-	wantErr(t, err, solanaactions.ErrInput, "want https://host[:port]")
+	wantErr(t, err, solanaactions.ErrInput, "an origin is https://host[:port]")
 }
 
 func TestChainHeader(t *testing.T) {
@@ -222,7 +222,7 @@ func TestChainHeader(t *testing.T) {
 	_, err = fetch(c, f.srv.URL+"/api/a", nil)
 	wantErr(t, err, solanaactions.ErrWrongChain, "no X-Blockchain-Ids", "mainnet")
 	cfg := policy.DefaultConfig()
-	cfg.AllowActionOrigins = []string{f.origin()}
+	cfg.AllowedActionOrigins = []string{f.origin()}
 	onMainnet, _ := solanaactions.New(solanaactions.Options{Chain: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", AllowOrigin: cfg.CheckActionOrigin})
 	if _, err := fetch(onMainnet, f.srv.URL+"/api/a", nil); err != nil {
 		t.Fatalf("headerless action on mainnet: %v", err)
@@ -269,7 +269,7 @@ func TestOversizedAndSlowAnswersRefused(t *testing.T) {
 	// up (its request context ends), so the test waits on that event.
 	f.routes["/hang"] = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
 	cfg := policy.DefaultConfig()
-	cfg.AllowActionOrigins = []string{f.origin()}
+	cfg.AllowedActionOrigins = []string{f.origin()}
 	quick, _ := solanaactions.New(solanaactions.Options{Chain: testChain, AllowOrigin: cfg.CheckActionOrigin, Timeout: 300 * time.Millisecond})
 	_, err = fetch(quick, f.srv.URL+"/hang", nil)
 	wantErr(t, err, solanaactions.ErrServer, "no complete answer within 300ms")

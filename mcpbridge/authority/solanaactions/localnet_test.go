@@ -53,7 +53,7 @@ func startActionWorld(t *testing.T) actionWorld {
 		t.Fatal(err)
 	}
 	cfg := policy.DefaultConfig()
-	cfg.AllowActionOrigins = []string{origin}
+	cfg.AllowedActionOrigins = []string{origin}
 	var mu sync.Mutex
 	asked := &[]string{}
 	c, err := solanaactions.New(solanaactions.Options{
