@@ -380,7 +380,16 @@ func (e *actionExecution) Verify(_ context.Context, res *executor.Result) {
 	e.k.Verified = res.Outcome == executor.Executed
 }
 
-// outsideRulesOf are the operator's rules for bytes built elsewhere. Until
-// --allow-program reaches the hub (the anytx stream's wiring), only the
-// default programs are allowed.
-func outsideRulesOf(Env) executor.OutsideRules { return executor.OutsideRules{} }
+// outsideRulesOf are the operator's rules for bytes built elsewhere: the
+// programs policy allows at the top level (the defaults and --allow-program),
+// with their labels, so the executor's check and the policy's program
+// counterparties read one list.
+func outsideRulesOf(env Env) executor.OutsideRules {
+	r := executor.OutsideRules{AllowPrograms: map[solana.PublicKey]string{}}
+	for id, label := range env.Policy().AllowedPrograms {
+		if pk, err := solana.PublicKeyFromBase58(id); err == nil {
+			r.AllowPrograms[pk] = label
+		}
+	}
+	return r
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	solana "github.com/gagliardetto/solana-go"
 
@@ -84,6 +85,15 @@ func TestHonestActionExecutesOnlyAfterApprovalWithItsPreviewedEffects(t *testing
 	}
 	if _, posts := w.actionRequests(t); posts != postsBefore {
 		t.Fatalf("the server was asked again at execution (%d POSTs, %d before)", posts, postsBefore)
+	}
+	// Never covered by a standing grant: its effects differ per call.
+	next := a.Call("solana_action", map[string]any{"url": args["url"], "input": map[string]any{"amount": "6000"}})
+	nid, _ := next.Structured["proposal_id"].(string)
+	if next.Status() != "pending_approval" {
+		t.Fatalf("second tip: %+v", next)
+	}
+	if _, _, err := w.authority.ApproveWithGrant(nid, "operator", authority.GrantTerms{Count: 3, Ceiling: 10_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "solana_action is never covered by a grant") {
+		t.Fatalf("grant on an action: %v", err)
 	}
 	// The token is spent: the same call again is refused, nothing moves.
 	again := a.Call("solana_action", map[string]any{"url": args["url"], "input": args["input"], "confirm": done.Str("confirm")})
