@@ -23,8 +23,8 @@ import (
 // signature, and only to bytes it has decoded, checked and measured:
 //   - the wallet is the fee payer (and so a required signer);
 //   - every other required signature is already there and valid;
-//   - every top-level program is allowed (DefaultOutsidePrograms, or the
-//     operator's --allow-program);
+//   - every top-level program is on the allowlist (OutsideRules: the
+//     policy's defaults and the operator's --allow-program);
 //   - no durable nonce; the priority fee within the operator's cap;
 //   - the effects engine's refusals (authority, delegate, freeze, a close
 //     paying a stranger).
@@ -35,14 +35,6 @@ import (
 // approved effects: at execution the bytes are measured again and refused
 // when they would do worse, and the landed effects are verified against the
 // approved ones.
-
-// DefaultOutsidePrograms may be called at the top level without
-// --allow-program: System, SPL Token, Token-2022, the associated token
-// account program, Compute Budget and Memo (v3).
-var DefaultOutsidePrograms = []solana.PublicKey{
-	solana.SystemProgramID, solana.TokenProgramID, solana.Token2022ProgramID,
-	solana.SPLAssociatedTokenAccountProgramID, solana.ComputeBudget, solana.MemoProgramID,
-}
 
 // ErrBadTransaction: the bytes are not a transaction (bad base64, not a
 // canonical legacy or v0 wire transaction). A caller's argument error, not
@@ -59,8 +51,10 @@ var ErrOutsideExpired = errors.New("blockhash expired")
 
 // OutsideRules are the operator's settings that judge outside bytes.
 type OutsideRules struct {
-	// AllowPrograms admits programs besides DefaultOutsidePrograms at the
-	// top level, each with the operator's label ("" for none).
+	// AllowPrograms is the whole allowlist of programs the bytes may call
+	// at the top level, each with its label ("" for its well-known name):
+	// the policy's (policy.DefaultPrograms and --allow-program). Empty
+	// refuses every program.
 	AllowPrograms map[solana.PublicKey]string
 }
 
@@ -223,9 +217,6 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 	}
 	// Programs, deny by default, and the compute budget the bytes carry.
 	allowed := map[solana.PublicKey]string{}
-	for _, k := range DefaultOutsidePrograms {
-		allowed[k] = ProgramName(k)
-	}
 	for k, label := range rules.AllowPrograms {
 		if label == "" {
 			label = ProgramName(k)
@@ -239,7 +230,7 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 		prog := t.static[ix.program]
 		label, ok := allowed[prog]
 		if !ok {
-			return nil, refuse("instruction %d calls program %s, which is not allowed: besides System, SPL Token, Token-2022, Associated Token Account, Compute Budget and Memo, a program must be admitted by the operator with --allow-program %s", i, prog, prog)
+			return nil, refuse("instruction %d calls program %s, which is not allowed: it is not on the program allowlist; the operator can admit it with --allow-program %s", i, prog, prog)
 		}
 		if !seen[prog] {
 			seen[prog] = true
@@ -642,15 +633,6 @@ func ParseAllowedProgram(s string) (AllowedProgram, error) {
 		}
 	}
 	return AllowedProgram{ID: pk, Label: label}, nil
-}
-
-// OutsideRulesFor collects --allow-program values into rules.
-func OutsideRulesFor(programs []AllowedProgram) OutsideRules {
-	r := OutsideRules{AllowPrograms: map[solana.PublicKey]string{}}
-	for _, p := range programs {
-		r.AllowPrograms[p.ID] = p.Label
-	}
-	return r
 }
 
 // Preview is p in the shape every kind's preview takes: the decoded

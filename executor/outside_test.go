@@ -52,6 +52,18 @@ func (f *ledgerFixture) outside(t *testing.T, kind string, o localnet.OutsideOpt
 	return out, raw
 }
 
+// defaultPrograms is the allowlist without --allow-program, as published
+// ids: System, SPL Token, Token-2022, Associated Token Account, Compute
+// Budget, Memo.
+func defaultPrograms() map[solana.PublicKey]string {
+	out := map[solana.PublicKey]string{}
+	for _, id := range []string{"11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+		"ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", "ComputeBudget111111111111111111111111111111", "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"} {
+		out[solana.MustPublicKeyFromBase58(id)] = ""
+	}
+	return out
+}
+
 // lookupTableProgram is the address lookup table program's published id,
 // the "unknown program" of these tests: on every cluster, in no default list.
 var lookupTableProgram = solana.MustPublicKeyFromBase58("AddressLookupTab1e1111111111111111111111111")
@@ -63,7 +75,8 @@ func TestOutsideAcceptedTransactionsExecuteWithTheirPreviewedEffects(t *testing.
 	ctx := context.Background()
 	f := newOutsideFixture(t)
 	wallet := f.key.PublicKey()
-	rules := executor.OutsideRules{AllowPrograms: map[solana.PublicKey]string{lookupTableProgram: "lookup tables"}}
+	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}
+	rules.AllowPrograms[lookupTableProgram] = "lookup tables"
 	for _, tc := range []struct {
 		kind  string
 		check func(t *testing.T, o localnet.Outside, p *executor.PreparedOutside)
@@ -194,7 +207,7 @@ func TestOutsideRefusedTransactionsSayWhyAndLeaveTheLedgerAlone(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			o, raw := f.outside(t, tc.kind, localnet.OutsideOptions{})
 			before, sends := f.balance(t, wallet), f.stats(t).SendsReceived
-			_, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{})
+			_, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{})
 			if err == nil || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want(o)) {
 				t.Fatalf("got %v, want a refusal (%v) naming %q", err, tc.is, tc.want(o))
 			}
@@ -215,7 +228,7 @@ func TestOutsidePriorityFeeIsKeptAndCapped(t *testing.T) {
 	f := newOutsideFixture(t)
 	price, limit := uint64(50_000), uint32(10_000)
 	_, raw := f.outside(t, "memo-transfer", localnet.OutsideOptions{CUPrice: &price, CULimit: &limit})
-	p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{})
+	p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +241,7 @@ func TestOutsidePriorityFeeIsKeptAndCapped(t *testing.T) {
 	}
 	price = 1_000_000 // × 200 000 default units = 200 000 lamports, over the 100 000 default cap
 	_, raw = f.outside(t, "memo-transfer", localnet.OutsideOptions{CUPrice: &price})
-	if _, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{}); err == nil || !strings.Contains(err.Error(), "--max-priority-fee-lamports") {
+	if _, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{}); err == nil || !strings.Contains(err.Error(), "--max-priority-fee-lamports") {
 		t.Fatalf("a priority fee over the cap: %v", err)
 	}
 }
@@ -242,7 +255,7 @@ func TestOutsideWalletOnlyBlockhashIsRefreshed(t *testing.T) {
 	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{})
+	p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +265,7 @@ func TestOutsideWalletOnlyBlockhashIsRefreshed(t *testing.T) {
 	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
 		t.Fatal(err)
 	}
-	q, err := f.ex.PrepareApprovedOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{}, p.Approval())
+	q, err := f.ex.PrepareApprovedOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{}, p.Approval())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +282,7 @@ func TestOutsideWalletOnlyBlockhashIsRefreshed(t *testing.T) {
 
 	// Another message never passes for the approved one.
 	_, other := f.outside(t, "memo-transfer", localnet.OutsideOptions{})
-	if _, err := f.ex.PrepareApprovedOutside(ctx, other, executor.OutsideRules{}, executor.OutsideFacts{}, p.Approval()); !errors.Is(err, executor.ErrWorseThanApproved) {
+	if _, err := f.ex.PrepareApprovedOutside(ctx, other, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{}, p.Approval()); !errors.Is(err, executor.ErrWorseThanApproved) {
 		t.Fatalf("another message under the approval: %v", err)
 	}
 }
@@ -293,7 +306,7 @@ func TestOutsideWorseThanApprovedIsRefusedAtExecution(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			o, raw := f.outside(t, "token-transfer", tc.opts)
-			p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{})
+			p, err := f.ex.PrepareOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,7 +317,7 @@ func TestOutsideWorseThanApprovedIsRefusedAtExecution(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, sends := f.balance(t, f.key.PublicKey()), f.stats(t).SendsReceived
-			_, err = f.ex.PrepareApprovedOutside(ctx, raw, executor.OutsideRules{}, executor.OutsideFacts{}, p.Approval())
+			_, err = f.ex.PrepareApprovedOutside(ctx, raw, executor.OutsideRules{AllowPrograms: defaultPrograms()}, executor.OutsideFacts{}, p.Approval())
 			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %v naming %q", err, tc.is, tc.want)
 			}

@@ -47,6 +47,7 @@ const (
 	ToolTransferSOL      = "transfer_sol"
 	ToolSwap             = "swap"
 	ToolTransferToken    = "transfer_token"
+	ToolSignAndSend      = "sign_and_send_transaction"
 	ToolSolanaAction     = "solana_action"
 )
 
@@ -87,6 +88,12 @@ const (
 	KindProposalID
 	KindWaitSeconds
 	KindConfirm
+	// KindTransaction is a base64 wire transaction (at most
+	// MaxTransactionBase64 characters).
+	KindTransaction
+	// KindText is free text from the agent, at most MaxTextBytes bytes:
+	// shown as untrusted, never used for a decision.
+	KindText
 	// KindActionURL is a Solana Action's URL: https (http on loopback), a
 	// solana-action: URL or a blink.
 	KindActionURL
@@ -101,6 +108,13 @@ const (
 	MaxActionInputKeys  = 32
 	MaxActionInputValue = 1024
 )
+
+// MaxTransactionBase64 is the base64 length of the largest transaction a
+// cluster accepts (1232 bytes).
+const MaxTransactionBase64 = (1232 + 2) / 3 * 4
+
+// MaxTextBytes bounds a free-text argument.
+const MaxTextBytes = 512
 
 // ArgSpec declares one argument of a tool.
 type ArgSpec struct {
@@ -163,10 +177,10 @@ var inventory = []Tool{
 	},
 	{
 		Name: ToolProposalStatus, Title: "Check a proposal's approval status",
-		Description: `Check a proposal made by transfer_sol, swap or transfer_token. Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
+		Description: `Check a proposal made by a write tool (transfer_sol, swap, transfer_token, sign_and_send_transaction). Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`,
 		Write:       false, OpenWorld: false,
 		Args: []ArgSpec{
-			{"proposal_id", KindProposalID, true, "The proposal_id returned by transfer_sol, swap or transfer_token."},
+			{"proposal_id", KindProposalID, true, "The proposal_id returned by a write tool."},
 			{"wait_seconds", KindWaitSeconds, false, "Wait up to this many seconds (0 to 45) for the human's decision before answering. Default 0: answer at once."},
 		},
 	},
@@ -204,6 +218,18 @@ var inventory = []Tool{
 			{"mint", KindAddress, true, "Mint address of the SPL token (SPL Token or Token-2022) to send."},
 			{"to", KindAddress, true, "The recipient's base58 wallet address (the owner, not a token account); the tokens go to its associated token account, created if missing."},
 			{"amount", KindBaseUnits, true, "Amount in the mint's base units (e.g. 1 USDC with 6 decimals = 1000000). A JSON integer or a string of digits; no decimals."},
+			{"confirm", KindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
+		},
+	},
+	{
+		Name: ToolSignAndSend, Title: "Sign and send a transaction built elsewhere (needs human approval)",
+		Description: "Sign and send a Solana transaction that something else built (an SDK, a launchpad or payment API, another MCP server), given as a base64 wire transaction, legacy or v0, with the console's wallet as fee payer and its signature slot empty; any other signer must have signed already. solgate judges it by what its exact bytes do in simulation, never by any description: what leaves and arrives per asset, fees, rent, the programs it calls, the signers and the expiry. Programs other than System, SPL Token, Token-2022, Associated Token Account, Compute Budget and Memo must be allowed by the operator; SOL and per-token caps apply to what leaves; approvals to delegates, changes of owner or authority, closes paying others and durable nonces are refused." +
+			fmt.Sprintf(approvalFlow, "5 minutes") +
+			" At execution the same bytes are simulated again: if they would now do worse than approved, nothing is sent. A transaction others signed keeps its blockhash and is refused once that expires.",
+		Write: true, OpenWorld: true,
+		Args: []ArgSpec{
+			{"transaction", KindTransaction, true, "The transaction as base64 wire bytes (legacy or v0), the console's wallet as fee payer, its signature slot left empty (zeros)."},
+			{"label", KindText, false, "Your short description of what the transaction is for. Shown to the human as your words (untrusted); it never changes what is checked."},
 			{"confirm", KindConfirm, false, "Omit on the first call. After a human approved the proposal, the token from proposal_status (or from the human); the other arguments must be identical to the proposal's."},
 		},
 	},

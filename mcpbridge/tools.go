@@ -96,6 +96,13 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(MinSlippageBps), mcp.Max(MaxSlippageBps))...)
 	case KindWaitSeconds:
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
+	case KindTransaction:
+		// Standard base64 of at least the smallest transaction (one
+		// signature, one account, a blockhash: 180 characters).
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTransactionBase64),
+			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
+	case KindText:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTextBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
 	case KindActionURL:
 		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
 	case KindActionInput:

@@ -78,7 +78,7 @@ func TestSolanaActionsThroughTheRealConsole(t *testing.T) {
 		t.Fatalf("over-reaching action: %s %v", ans.Text, ans.Structured)
 	}
 	pane.WaitApprovable(t, 30*time.Second, id)
-	pane.WaitFor(t, 30*time.Second, collector.String()+" +0.2 SOL", tipJar.String()+" +0.001 SOL", "0.201005 SOL", `(untrusted) title "Tip 0.001 SOL"`)
+	pane.WaitFor(t, 30*time.Second, collector.String()+" +0.2 SOL", tipJar.String()+" +0.001 SOL", "0.201005 SOL", `"the action's title: Tip 0.001 SOL" (untrusted`)
 	pane.Keys(t, "d")
 	pane.WaitFor(t, 30*time.Second, "DENY "+id)
 	pane.Keys(t, "Enter")

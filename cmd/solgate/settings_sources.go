@@ -149,6 +149,15 @@ func (sf *settingFlags) build() (Settings, error) {
 		}
 		s.SwapAPIKey = key
 	}
+	// --allow-program adds to the programs allowed by default.
+	s.Policy.AllowedPrograms = policy.DefaultPrograms()
+	for _, p := range s.AllowPrograms {
+		label := p.Label
+		if label == "" {
+			label = p.ID.String()
+		}
+		s.Policy.AllowedPrograms[p.ID.String()] = label
+	}
 	if err := s.Policy.Validate(); err != nil {
 		return Settings{}, from.blame(err)
 	}

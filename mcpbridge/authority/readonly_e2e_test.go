@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -25,8 +26,19 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
 		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
 		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
+		mcpbridge.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
 		mcpbridge.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
 	}
+}
+
+// outsideTx is a transaction of the ledger's @solana/kit builders for the
+// world's wallet, as base64.
+func outsideTx(w *world, kind string) string {
+	o, err := w.ledger.BuildOutside(context.Background(), kind, w.wallet.String(), localnet.OutsideOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return o.Transaction
 }
 
 // The readOnlyHint a tool declares must match what its handler can do,

@@ -163,7 +163,11 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 	}
 }
 
-var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", "https://actions.example.com/api/tip"}
+var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", sampleTransaction, "https://actions.example.com/api/tip"}
+
+// sampleTransaction is a legacy transfer of 1000 lamports from addrA to
+// addrB, its signature slot empty, as base64 wire bytes.
+const sampleTransaction = "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAEDfDj4eI9aoEQQVWAPScg/UEIaeCnyzbzUFI1pTy84p0HG+nrzvtutOj1l82qryXQxsbvkwtL24OR8pgIDRS9dYQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAgIAAQwCAAAA6AMAAAAAAAA="
 
 // sampleFromSchema picks a value that satisfies the property's schema, as a
 // JSON number where allowed and as a string where allowed.

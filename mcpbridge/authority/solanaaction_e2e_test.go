@@ -56,8 +56,9 @@ func TestHonestActionExecutesOnlyAfterApprovalWithItsPreviewedEffects(t *testing
 		"nothing has been signed or sent",
 		"Origin: " + origin + " (allowed by --allow-action-origin)",
 		"Receives: " + actionTipJar.String() + " gets 0.000005 SOL",
-		`The action's own words (untrusted text from ` + origin + `, never instructions): title "Tip jar"`,
-		`button "Tip"`, `message "Thank you for the tip!"`,
+		`Said (untrusted, never checked): "the action's title: Tip jar"`,
+		`Said (untrusted, never checked): "the action's button: Tip"`,
+		`Said (untrusted, never checked): "the action's message: Thank you for the tip!"`,
 	} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
@@ -117,10 +118,10 @@ func TestOverreachingActionsExtraOutflowIsPreviewedAndCapped(t *testing.T) {
 			t.Fatalf("propose: %+v", ans)
 		}
 		for _, want := range []string{
-			"SOL out: 0.201005 SOL",
+			"Leaves the wallet: 0.201005 SOL",
 			"Receives: " + actionCollector.String() + " gets 0.2 SOL",
 			"Receives: " + actionTipJar.String() + " gets 0.001 SOL",
-			`title "Tip 0.001 SOL"`,
+			`"the action's title: Tip 0.001 SOL"`,
 		} {
 			if !strings.Contains(ans.Text, want) {
 				t.Errorf("preview lacks %q:\n%s", want, ans.Text)
