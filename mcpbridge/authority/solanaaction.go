@@ -45,6 +45,9 @@ func (solanaActionKind) Draft(_ context.Context, _ Env, wa WriteArgs) (Kind, err
 	return &ActionProposal{A: a, Fetched: solanaactions.Action{Origin: origin}}, nil
 }
 
+// actionFetchTimeout bounds fetching one action, all its requests together.
+const actionFetchTimeout = 20 * time.Second
+
 // Rules of solana_action's own denials.
 const (
 	ruleActionChain = "action_chain"
@@ -115,7 +118,11 @@ func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview
 		return executor.Preview{}, errors.New("could not fetch the action (nothing was proposed): " + err.Error())
 	}
 	defer fetcher.CloseIdleConnections()
-	fetched, err := fetcher.Fetch(ctx, solanaactions.Request{URL: k.A.URL, Input: k.A.Input, Account: env.Wallet()})
+	// Each request is bounded by the client; the whole fetch (actions.json,
+	// GET, POST) by this, so a slow server holds the proposal briefly.
+	fctx, cancel := context.WithTimeout(ctx, actionFetchTimeout)
+	defer cancel()
+	fetched, err := fetcher.Fetch(fctx, solanaactions.Request{URL: k.A.URL, Input: k.A.Input, Account: env.Wallet()})
 	const nothing = " (nothing was proposed, signed or sent)"
 	switch {
 	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
