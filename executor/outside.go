@@ -41,6 +41,10 @@ import (
 // a refusal.
 var ErrBadTransaction = errors.New("not a valid transaction")
 
+// ErrProgramNotAllowed: the bytes call a program at the top level that is
+// not on the allowlist. Matched together with ErrUnsafeTransaction.
+var ErrProgramNotAllowed = errors.New("program not allowed")
+
 // ErrWorseThanApproved: at execution the bytes would do more than the
 // approved effects (more out, less in, a new change). Nothing was signed.
 var ErrWorseThanApproved = errors.New("worse than approved")
@@ -230,7 +234,7 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 		prog := t.static[ix.program]
 		label, ok := allowed[prog]
 		if !ok {
-			return nil, refuse("instruction %d calls program %s, which is not allowed: it is not on the program allowlist; the operator can admit it with --allow-program %s", i, prog, prog)
+			return nil, fmt.Errorf("%w: %w", ErrProgramNotAllowed, refuse("instruction %d calls program %s, which is not allowed: it is not on the program allowlist; the operator can admit it with --allow-program %s", i, prog, prog))
 		}
 		if !seen[prog] {
 			seen[prog] = true

@@ -17,12 +17,13 @@ import (
 // Transactions built outside solgate, by localnet's @solana/kit builders
 // (outside.mjs), are judged by their bytes and effects on the real ledger.
 
-// newOutsideFixture is newFixture on 100 ms slots: a co-signed blockhash
-// then lives 15 s, long enough for a loaded machine to prepare twice.
+// newOutsideFixture is newFixture on 200 ms slots: a co-signed blockhash
+// then lives 30 s, long enough for a loaded machine to prepare twice and
+// submit.
 func newOutsideFixture(t *testing.T) *ledgerFixture {
 	t.Helper()
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100})
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200})
 	if err != nil {
 		t.Fatalf("start localnet: %v", err)
 	}
@@ -325,5 +326,61 @@ func TestOutsideWorseThanApprovedIsRefusedAtExecution(t *testing.T) {
 				t.Fatal("something was sent")
 			}
 		})
+	}
+}
+
+// Co-signed bytes keep their blockhash: approved while it was valid, they
+// are refused at execution once it has expired, nothing signed.
+func TestOutsideCosignedExpiredAtExecutionIsRefused(t *testing.T) {
+	ctx := context.Background()
+	f := newOutsideFixture(t)
+	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}
+	_, raw := f.outside(t, "mint-new", localnet.OutsideOptions{})
+	p, err := f.ex.PrepareOutside(ctx, raw, rules, executor.OutsideFacts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.WalletOnly || p.LastValidBlockHeight == 0 {
+		t.Fatalf("wallet only %v, expiry %d: the mint co-signs", p.WalletOnly, p.LastValidBlockHeight)
+	}
+	if err := f.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sends := f.stats(t).SendsReceived
+	if _, err := f.ex.PrepareApprovedOutside(ctx, raw, rules, executor.OutsideFacts{}, p.Approval()); !errors.Is(err, executor.ErrOutsideExpired) {
+		t.Fatalf("got %v, want the blockhash expired", err)
+	}
+	if f.stats(t).SendsReceived != sends {
+		t.Fatal("something was sent")
+	}
+}
+
+// The landed effects are verified against the approved ones: bytes that,
+// between their last simulation and landing, met a world where they take
+// more (the recipient's token account vanished, so its rent is paid) are
+// reported "executed with unexpected effects", never "executed".
+func TestOutsideLandedEffectsAreVerified(t *testing.T) {
+	ctx := context.Background()
+	f := newOutsideFixture(t)
+	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}
+	limit := uint32(200_000)
+	o, raw := f.outside(t, "token-transfer", localnet.OutsideOptions{Precreate: true, CULimit: &limit})
+	p, err := f.ex.PrepareOutside(ctx, raw, rules, executor.OutsideFacts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := f.ex.PrepareApprovedOutside(ctx, raw, rules, executor.OutsideFacts{}, p.Approval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ledger.RemoveAccount(ctx, o.Accounts["destination"]); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.ex.SubmitOutside(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != executor.ExecutedWithUnexpectedEffects || !strings.Contains(res.Reason, "2039280 more than the") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 }

@@ -112,8 +112,13 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 			}
 		}},
 		{"mint-new", []string{"already signed by", "expires by block height"}, func(t *testing.T, o localnet.Outside, preview testkit.Answer) {
-			if got, _ := testkit.OwnerTokens(t, w.chain, w.wallet, o.Accounts["mint"]); got != 1_000_000_000_000 {
+			got, _ := testkit.OwnerTokens(t, w.chain, w.wallet, o.Accounts["mint"])
+			if got != 1_000_000_000_000 {
 				t.Errorf("the wallet holds %d of the new mint, want 1000000000000", got)
+			}
+			// The preview's inflow is what arrived.
+			if in, _ := preview.Structured["tokens_in"].(map[string]any); in[o.Accounts["mint"]] != strconv.FormatUint(got, 10) {
+				t.Errorf("previewed tokens in %v, the ledger shows %d", preview.Structured["tokens_in"], got)
 			}
 			// Rent of the mint (82 bytes) and the token account (165 bytes):
 			// (82 + 128) × 6960 + (165 + 128) × 6960.
@@ -126,7 +131,7 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 				t.Errorf("recipient holds %d wrapped lamports, want 1000000", got)
 			}
 		}},
-		{"unknown-program", []string{"lookup tables (" + lookupTableProgram + ")"}, func(t *testing.T, o localnet.Outside, _ testkit.Answer) {
+		{"unknown-program", []string{"lookup tables (" + lookupTableProgram + ")", "admitted by --allow-program"}, func(t *testing.T, o localnet.Outside, _ testkit.Answer) {
 			if _, err := w.chain.GetAccountInfo(context.Background(), solana.MustPublicKeyFromBase58(o.Accounts["lookupTable"])); err != nil {
 				t.Errorf("the lookup table was not created: %v", err)
 			}
@@ -255,6 +260,9 @@ func TestSignAndSendRefusedThroughTheRealBinary(t *testing.T) {
 			ans := a.Call(tool, map[string]any{"transaction": o.Transaction})
 			if ans.Status() != "denied" || !strings.Contains(ans.Text, tc.want(o)) {
 				t.Fatalf("got %s %v, want denied naming %q", ans.Text, ans.Structured, tc.want(o))
+			}
+			if tc.kind == "unknown-program" && ans.Str("rule") != "allow_program" {
+				t.Errorf("an unknown program is denied by rule %q, want the program allowlist's allow_program", ans.Str("rule"))
 			}
 			if w.balance(t, w.wallet) != before {
 				t.Fatal("the wallet moved")
