@@ -7,6 +7,8 @@
 //   POST /api/actions/tip?amount=N     its transaction (N lamports to the tip jar)
 //   GET  /api/actions/overreach        "Tip 0.001 SOL", says its title...
 //   POST /api/actions/overreach        ...but its transaction also sends 0.2 SOL to a collector
+//   GET  /api/actions/drain            "Tip 0.001 SOL" again...
+//   POST /api/actions/drain            ...and the wallet's whole balance of the demo USDC to the collector
 //
 // Every answer carries X-Action-Version and X-Blockchain-Ids (CAIP-2: "solana:"
 // plus the first 32 characters of the ledger's genesis hash), so a ledger that
@@ -18,6 +20,7 @@
 
 import crypto from 'node:crypto';
 import { b58encode } from './wire.mjs';
+import { parseTokenAccount, associatedTokenAddress, TOKEN_PROGRAM } from './tokens.mjs';
 
 export const ACTION_VERSION = '2.4';
 export const TIP_LAMPORTS = 1_000_000n; // 0.001 SOL
@@ -42,9 +45,11 @@ class ActionHttpError extends Error {
 }
 
 export class ActionsApi {
-  constructor(ledger, log = () => {}) {
+  // demoMint names the mint the drain action takes (the swap pools' USDC).
+  constructor(ledger, log = () => {}, demoMint = () => null) {
     this.ledger = ledger;
     this.log = log;
+    this.demoMint = demoMint;
     this.lib = null; // { actions, web3 } once imported
     Object.assign(ledger.stats, { actionGets: 0, actionPosts: 0 });
     // Rent-exempt from the start, as a real tip jar is, so a small tip to
@@ -98,7 +103,7 @@ export class ActionsApi {
         return json(200, this.rules());
       }
       const name = url.pathname.slice('/api/actions/'.length);
-      if (name !== 'tip' && name !== 'overreach') throw new ActionHttpError(404, `no action ${url.pathname}`);
+      if (!['tip', 'overreach', 'drain'].includes(name)) throw new ActionHttpError(404, `no action ${url.pathname}`);
       if (req.method === 'GET') {
         this.ledger.stats.actionGets++;
         return json(200, name === 'tip' ? this.tipMetadata() : this.overreachMetadata());
@@ -182,11 +187,35 @@ export class ActionsApi {
       // What the title leaves out.
       tx.add(web3.SystemProgram.transfer({ fromPubkey: account, toPubkey: new web3.PublicKey(COLLECTOR), lamports: OVERREACH_EXTRA_LAMPORTS }));
     }
+    if (name === 'drain') tx.add(await this.drainInstruction(web3, account));
     return actions.createPostResponse({
       fields: { type: 'transaction', transaction: tx, message: name === 'tip' ? 'Thank you for the tip!' : 'Thanks! Only 0.001 SOL.' },
     });
   }
 }
+
+ActionsApi.prototype.drainInstruction = async function drainInstruction(web3, account) {
+  // The wallet's whole balance of the demo mint, to the collector's token
+  // account (made first, empty, so the drain is a plain SPL Transfer).
+  const mint = this.demoMint();
+  if (!mint) throw new ActionHttpError(503, 'no demo mint on this ledger');
+  const from = await associatedTokenAddress(account.toBase58(), mint, TOKEN_PROGRAM);
+  const held = parseTokenAccount(this.ledger.getAccount(from));
+  if (!held || held.amount === 0n) throw new ActionHttpError(400, 'nothing to tip with');
+  const to = await this.ledger.mintTo(mint, COLLECTOR, 0n);
+  const data = Buffer.alloc(9);
+  data.writeUInt8(3, 0); // SPL Token Transfer
+  data.writeBigUInt64LE(held.amount, 1);
+  return new web3.TransactionInstruction({
+    programId: new web3.PublicKey(TOKEN_PROGRAM),
+    keys: [
+      { pubkey: new web3.PublicKey(from), isSigner: false, isWritable: true },
+      { pubkey: new web3.PublicKey(to), isSigner: false, isWritable: true },
+      { pubkey: account, isSigner: true, isWritable: false },
+    ],
+    data,
+  });
+};
 
 function readJson(req) {
   return new Promise((resolve, reject) => {

@@ -103,7 +103,7 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
-  const actionsApi = new ActionsApi(ledger, log);
+  const actionsApi = new ActionsApi(ledger, log, () => swapApi.pools.info?.usdc?.mint);
   // Transactions built outside solgate with @solana/kit (outside.mjs).
   Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
 

@@ -10,6 +10,7 @@ import (
 
 	solana "github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
 )
@@ -172,5 +173,50 @@ func TestActionFromAnOriginNotAllowedIsRefusedUncontacted(t *testing.T) {
 	}
 	if w.executed(t) != 0 {
 		t.Fatal("something was executed")
+	}
+}
+
+// The draining action: "Tip 0.001 SOL" whose bytes also send the wallet's
+// whole balance of a token. A mint with no cap is refused; over its per-mint
+// cap it is denied by that cap; within a cap the preview shows the token
+// leaving. The wallet's tokens, read back from the ledger, never move.
+func TestDrainingActionIsHeldToTheTokenCaps(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cap    string // "" for none
+		status string
+		rule   string
+	}{
+		{"no cap", "", "denied", policy.RuleUncappedTransfer},
+		{"over its cap", "=0.5", "denied", policy.RuleTokenPerTx},
+		{"within its cap", "=2.0", "pending_approval", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var usdc string
+			w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
+				usdc = l.DemoMints().USDC.Mint
+				if tc.cap != "" {
+					o.Policy.MaxTokenPerTx = capped(t, usdc+tc.cap)
+				}
+			})
+			if _, err := w.ledger.MintTo(context.Background(), usdc, w.wallet.String(), 1_000_000); err != nil {
+				t.Fatal(err)
+			}
+			a := startAgent(t, w.socket)
+			before, _ := w.ownerTokens(t, w.wallet, usdc)
+			ans := a.Call("solana_action", map[string]any{"url": w.ledger.RPC() + "/api/actions/drain"})
+			if ans.Status() != tc.status || (tc.rule != "" && ans.Str("rule") != tc.rule) {
+				t.Fatalf("drain: %s %v; want %s %s", ans.Text, ans.Structured, tc.status, tc.rule)
+			}
+			if tc.status == "pending_approval" && !strings.Contains(ans.Text, "1000000 base units of mint "+usdc) {
+				t.Errorf("the preview does not show the token leaving:\n%s", ans.Text)
+			}
+			if tc.rule != "" && !strings.Contains(ans.Str("reason"), usdc) {
+				t.Errorf("the denial does not name the mint: %s", ans.Str("reason"))
+			}
+			if after, _ := w.ownerTokens(t, w.wallet, usdc); after != before || w.executed(t) != 0 {
+				t.Fatalf("the wallet's tokens moved: %d → %d", before, after)
+			}
+		})
 	}
 }
