@@ -226,7 +226,8 @@ func (k *ActionProposal) PreviewLines(p *Proposal) []string {
 		lines = append(lines, fmt.Sprintf("Receives: %s gets %s SOL", r.Account, executor.FormatSOL(r.Post-r.Pre)))
 	}
 	for _, l := range k.Outside.PreviewLines(p) {
-		if !strings.HasPrefix(l, "Action: ") {
+		// Its Action line and its From line (the origin) are said above.
+		if !strings.HasPrefix(l, "Action: ") && !strings.HasPrefix(l, "From: ") {
 			lines = append(lines, l)
 		}
 	}
