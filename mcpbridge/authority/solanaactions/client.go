@@ -82,11 +82,12 @@ func New(opts Options) (*Client, error) {
 		tr = &http.Transport{
 			// No proxy from the environment: the origin the operator allowed
 			// is the one spoken to.
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: opts.Timeout,
-			MaxIdleConnsPerHost:   2,
-			IdleConnTimeout:       30 * time.Second,
+			DialContext:            (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			TLSHandshakeTimeout:    5 * time.Second,
+			ResponseHeaderTimeout:  opts.Timeout,
+			MaxResponseHeaderBytes: 64 << 10,
+			MaxIdleConnsPerHost:    2,
+			IdleConnTimeout:        30 * time.Second,
 		}
 	}
 	c := &Client{opts: opts}
