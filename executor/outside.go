@@ -538,23 +538,14 @@ func (e *Executor) SubmitOutside(ctx context.Context, p *PreparedOutside, progre
 		report(progress, Progress{Step: StepDone, Signature: res.Signature, Elapsed: res.Timings.Total, Detail: string(res.Outcome)})
 		return res
 	}
-	report(progress, Progress{Step: StepSigning})
-	t0 := time.Now()
-	raw, sig, err := e.key.signForeign(p.Tx)
+	landed, err := e.sendForeign(ctx, res, p.Tx, p.LastValidBlockHeight, p.BeforeSend, "transaction", progress)
 	if err != nil {
-		return nil, fmt.Errorf("submit transaction: %w", err)
+		return nil, err
 	}
-	res.Signature = sig
-	res.Timings.Sign = time.Since(t0)
-	if p.BeforeSend != nil {
-		if err := p.BeforeSend(sig); err != nil {
-			return nil, fmt.Errorf("submit transaction: before send: %w (nothing was sent)", err)
-		}
-	}
-	if !e.sendAndConfirm(ctx, res, raw, &Prepared{Tx: p.Tx.Tx, LastValidBlockHeight: p.LastValidBlockHeight}, "transaction", progress) {
+	if !landed {
 		return finish(), nil
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	_, ok := e.readBack(ctx, res, "transaction", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
 		return append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...), nil
 	})
@@ -571,6 +562,29 @@ func (e *Executor) SubmitOutside(ctx context.Context, p *PreparedOutside, progre
 	}
 	res.Timings.Verify = time.Since(t0)
 	return finish(), nil
+}
+
+// sendForeign fills the wallet's signature slot of t (every other
+// signature stays as it was), runs beforeSend with the signature, sends and
+// follows the bytes until the chain answers (the confirm loop, expiring
+// after lastValid). It reports whether they landed, for the caller to
+// verify; the error is non-nil only when nothing was sent. noun names the
+// transaction in reasons.
+func (e *Executor) sendForeign(ctx context.Context, res *Result, t *ForeignTx, lastValid uint64, beforeSend func(solana.Signature) error, noun string, progress func(Progress)) (bool, error) {
+	report(progress, Progress{Step: StepSigning})
+	t0 := time.Now()
+	raw, sig, err := e.key.signForeign(t)
+	if err != nil {
+		return false, fmt.Errorf("submit %s: %w", noun, err)
+	}
+	res.Signature = sig
+	res.Timings.Sign = time.Since(t0)
+	if beforeSend != nil {
+		if err := beforeSend(sig); err != nil {
+			return false, fmt.Errorf("submit %s: before send: %w (nothing was sent)", noun, err)
+		}
+	}
+	return e.sendAndConfirm(ctx, res, raw, &Prepared{Tx: t.Tx, LastValidBlockHeight: lastValid}, noun, progress), nil
 }
 
 // controlChangedSince reads the simulation's watched accounts again once a

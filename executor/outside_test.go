@@ -5,10 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
@@ -22,22 +20,7 @@ import (
 // submit.
 func newOutsideFixture(t *testing.T) *ledgerFixture {
 	t.Helper()
-	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200})
-	if err != nil {
-		t.Fatalf("start localnet: %v", err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	key, err := executor.NewRandomKeypair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatalf("fund: %v", err)
-	}
-	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})
-	t.Cleanup(func() { _ = client.Close() })
-	return &ledgerFixture{ledger: l, chain: rpc.New(l.RPC()), key: key, ex: executor.New(client, key, executor.Options{})}
+	return newFixtureOn(t, 200, 10*solana.LAMPORTS_PER_SOL, executor.Options{})
 }
 
 func (f *ledgerFixture) outside(t *testing.T, kind string, o localnet.OutsideOptions) (localnet.Outside, []byte) {

@@ -579,24 +579,14 @@ func (s *Swapper) SubmitSwap(ctx context.Context, p *PreparedSwap, progress func
 		return res
 	}
 
-	report(progress, Progress{Step: StepSigning})
-	t0 := time.Now()
-	raw, sig, err := e.key.signForeign(p.Tx)
+	landed, err := e.sendForeign(ctx, &res.Result, p.Tx, p.LastValidBlockHeight, p.BeforeSend, "swap", progress)
 	if err != nil {
-		return nil, fmt.Errorf("submit swap: %w", err)
+		return nil, err
 	}
-	res.Signature = sig
-	res.Timings.Sign = time.Since(t0)
-	if p.BeforeSend != nil {
-		if err := p.BeforeSend(sig); err != nil {
-			return nil, fmt.Errorf("submit swap: before send: %w (nothing was sent)", err)
-		}
-	}
-
-	if !e.sendAndConfirm(ctx, &res.Result, raw, &Prepared{Tx: p.Tx.Tx, LastValidBlockHeight: p.LastValidBlockHeight}, "swap", progress) {
+	if !landed {
 		return finish(), nil
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	s.verifySwap(ctx, p, res)
 	res.Timings.Verify = time.Since(t0)
 	return finish(), nil

@@ -27,8 +27,14 @@ type ledgerFixture struct {
 
 func newFixture(t testing.TB, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
+	return newFixtureOn(t, 20, fund, opts)
+}
+
+// newFixtureOn is newFixture on a ledger with slots of slotMS.
+func newFixtureOn(t testing.TB, slotMS int, fund uint64, opts executor.Options) *ledgerFixture {
+	t.Helper()
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: slotMS})
 	if err != nil {
 		t.Fatalf("start localnet: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,9 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
+		// A result that breaks its tool's declared outputSchema is a broken
+		// invariant: the model gets an error, never the malformed result.
+		server.WithOutputSchemaValidation(),
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
@@ -90,14 +94,24 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
 	}
+	return ToMCPResult(res), nil
+}
+
+// ToMCPResult is a console answer as the MCP spec wants a tool result: the
+// human-readable text first, then structuredContent and, for clients that
+// read only text, the same JSON serialised in a second text block.
+func ToMCPResult(res CallResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: res.Text}},
 		IsError: res.IsError,
 	}
 	if res.Structured != nil {
 		out.StructuredContent = res.Structured
+		if raw, err := json.Marshal(res.Structured); err == nil {
+			out.Content = append(out.Content, mcp.TextContent{Type: "text", Text: string(raw)})
+		}
 	}
-	return out, nil
+	return out
 }
 
 // ResultFromMCP reads an MCP tool result back into a CallResult: the inverse
@@ -105,15 +119,22 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 // the benchmark).
 func ResultFromMCP(res *mcp.CallToolResult) CallResult {
 	out := CallResult{IsError: res.IsError}
+	var texts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(mcp.TextContent); ok {
-			out.Text += tc.Text
+			texts = append(texts, tc.Text)
 		}
 	}
 	if res.StructuredContent != nil {
 		raw, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(raw, &out.Structured)
+		// The last block is the structured content serialised (ToMCPResult);
+		// the text a person reads is what comes before it.
+		if n := len(texts); n > 1 && json.Valid([]byte(texts[n-1])) {
+			texts = texts[:n-1]
+		}
 	}
+	out.Text = strings.Join(texts, "")
 	return out
 }
 

@@ -54,6 +54,7 @@ func newTool(spec Tool) mcp.Tool {
 			OpenWorldHint:  mcp.ToBoolPtr(spec.OpenWorld),
 		}),
 		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithRawOutputSchema(OutputSchema(spec)),
 	}
 	var order []string
 	for _, a := range spec.Args {
@@ -101,8 +102,8 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		// signature, one account, a blockhash: 180 characters).
 		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTransactionBase64),
 			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
-	case KindText:
-		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTextBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
+	case KindLabel:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
 	case KindActionURL:
 		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
 	case KindActionInput:

@@ -111,3 +111,25 @@ func TestConfigRefusesBadCounterpartyLists(t *testing.T) {
 		t.Error("a counterparty names its kind")
 	}
 }
+
+// A payment whose fee someone else pays (an x402 facilitator) moves no SOL
+// from the wallet; it is measured by its token spend. Without that spend,
+// or without saying who pays the fee, zero lamports is still "not
+// measured".
+func TestZeroSOLOutIsMeasuredOnlyWhenAnotherPaysTheFee(t *testing.T) {
+	usdc := addr(20)
+	pay := Proposal{Tool: "x402_fetch", Network: NetworkDevnet, FeePaidByOther: true, Lamports: 0,
+		Token: &TokenSpend{Mint: usdc, Amount: 10_000, Decimals: 6, DecimalsKnown: true}}
+	if v := checkMeasured(DefaultConfig(), pay, SpendState{}); !v.pass {
+		t.Errorf("a facilitator-paid token payment: %+v", v.deny)
+	}
+	for name, p := range map[string]Proposal{
+		"wallet pays the fee": func() Proposal { q := pay; q.FeePaidByOther = false; return q }(),
+		"no token spend":      func() Proposal { q := pay; q.Token = nil; return q }(),
+		"a zero token spend":  func() Proposal { q := pay; q.Token = &TokenSpend{Mint: usdc}; return q }(),
+	} {
+		if v := checkMeasured(DefaultConfig(), p, SpendState{}); v.pass {
+			t.Errorf("%s: zero lamports passed as measured", name)
+		}
+	}
+}

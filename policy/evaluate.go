@@ -88,6 +88,10 @@ type Proposal struct {
 	// Lamports is the SOL that leaves the wallet: amounts + fee + rent of
 	// accounts it creates.
 	Lamports uint64
+	// FeePaidByOther says the transaction's fee payer is not the wallet (an
+	// x402 facilitator pays it): zero SOL out is then a measure rather than
+	// a skipped simulation, provided a token spend was measured.
+	FeePaidByOther bool
 	// Mints are the non-SOL mints the proposal touches, in or out; they go
 	// through the mint allow and deny lists.
 	Mints []string
@@ -251,7 +255,7 @@ func (p Proposal) Recipients() []string {
 // transaction pays a fee, so zero lamports means the caller skipped the
 // simulation — and a cap check against zero would pass anything.
 func checkMeasured(_ Config, p Proposal, _ SpendState) verdict {
-	if p.Lamports == 0 {
+	if p.Lamports == 0 && !(p.FeePaidByOther && p.Token != nil && p.Token.Amount > 0) {
 		return objection(RuleMeasured, false, "the SOL this transaction spends was not measured (0 lamports); solgate will not judge an unsimulated transaction.")
 	}
 	return pass

@@ -43,16 +43,20 @@ const labelW = 10
 func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
-	field := func(label, value string) {
+	styledField := func(label, value string, st func(string) string) {
 		first := true
 		for _, w := range wrap(value, max(d.width-labelW, 10)) {
 			if first {
-				add(s.label.Render(pad(label, labelW)) + w)
+				add(s.label.Render(pad(label, labelW)) + st(w))
 				first = false
 			} else {
-				add(strings.Repeat(" ", labelW) + w)
+				add(strings.Repeat(" ", labelW) + st(w))
 			}
 		}
+	}
+	field := func(label, value string) { styledField(label, value, func(w string) string { return w }) }
+	warnField := func(label, value string) {
+		styledField(label, value, func(w string) string { return s.warn.Render(w) })
 	}
 	if e == nil {
 		add(wrapStyled(s.dim, "Nothing selected. Proposals appear here as agents make them; a write only happens after you approve it and the agent confirms.", d.width)...)
@@ -63,8 +67,10 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	// Warnings first: they must be seen before the numbers. Addresses in
 	// them are never abbreviated: a look-alike shares exactly the characters
 	// an abbreviation keeps.
-	if e.swap != nil && e.swap.sp.NoCapApplies {
-		add(wrapBanner(s.nocap, e.swap.noCapBanner(s), d.width)...)
+	for _, l := range e.lines {
+		if l.Role == authority.LineBanner {
+			add(wrapBanner(s.nocap, bannerText(s, l.Value), d.width)...)
+		}
 	}
 	// Whatever the kind, a recipient that looks like a known address is
 	// flagged here too, from the console's own list.
@@ -90,23 +96,37 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	}
 
 	d.status(s, e, c, add, field)
-	switch k := p.Kind.(type) {
-	case nil:
+	if p.Kind == nil {
 		field("Action", untrusted.Sanitize(p.Tool, 32)+" — the console received it without its terms, so it cannot show what it does: deny it")
-	case *authority.SwapProposal:
-		e.swap.render(d, c, p, field, func(text string) {
-			for _, w := range wrap(text, max(d.width-labelW, 10)) {
+	}
+	// Every kind through its own lines: the kind says what a line is, the
+	// console how it looks.
+	inInstructions := false
+	for _, l := range e.lines {
+		switch {
+		case l.Role == authority.LineBanner:
+		case l.Role == authority.LineInstruction:
+			label := ""
+			if !inInstructions {
+				label = "Program"
+			}
+			summary := l.Value
+			if d.width < 100 {
+				// The wallet's own address is in the header; every other
+				// address, the recipient's above all, stays whole and wraps.
+				summary = shortenWord(summary, c.wallet)
+			}
+			field(label, l.Label+": "+summary)
+		case l.Warn && l.Label == "":
+			for _, w := range wrap("⚠ "+l.Value, max(d.width-labelW, 10)) {
 				add(strings.Repeat(" ", labelW) + s.warn.Render(w))
 			}
-		})
-	case *authority.TransferProposal:
-		d.transfer(c, p, k, field)
-	default:
-		for _, l := range k.Detail(p) {
-			field(l.Label, untrusted.Sanitize(l.Value, 400))
+		case l.Warn:
+			warnField(l.Label, l.Value)
+		default:
+			field(l.Label, l.Value)
 		}
-		d.instructions(c, p.Preview.Instructions, field)
-		field("SHA-256", p.Preview.MessageSHA256)
+		inInstructions = l.Role == authority.LineInstruction
 	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
 		// The one measure of value, per asset, from the exact bytes.
@@ -117,48 +137,16 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	return d.finish(s, lines)
 }
 
-// transfer adds a SOL transfer's lines, after the status.
-func (d *detail) transfer(c detailContext, p *authority.Proposal, k *authority.TransferProposal, field func(label, value string)) {
-	to := k.A.To.String()
-	field("Action", fmt.Sprintf("transfer %s (%s) to the recipient below", sol(k.A.Lamports), lamports(k.A.Lamports)))
-	field("Recipient", to)
-	field("Spend", fmt.Sprintf("%s (%s): amount + %s", sol(p.Spend), lamports(p.Spend), p.Preview.FeeText()))
-	field("Budget", p.Preview.BudgetText())
-	for i, ch := range p.Preview.Changes {
-		label := ""
-		if i == 0 {
-			label = "Simulated"
-		}
-		// The wallet and the recipient by role: both are in full elsewhere,
-		// and an abbreviation of a look-alike would read as the real one.
-		who := ch.Account.String()
-		switch who {
-		case c.wallet:
-			who = "wallet"
-		case to:
-			who = "recipient"
-		}
-		field(label, alignLeft(who, 21)+" "+alignRight(solSigned(ch.Delta()), 14)+"  "+executor.FormatSOL(ch.Pre)+" → "+executor.FormatSOL(ch.Post))
+// bannerText marks a banner for a terminal without colour: "[!! NO CAP
+// APPLIES !!] — the input is …".
+func bannerText(s styles, text string) string {
+	if !s.noColor {
+		return text
 	}
-	d.instructions(c, p.Preview.Instructions, field)
-	field("SHA-256", p.Preview.MessageSHA256)
-}
-
-// instructions lists decoded instructions. On narrow panes the wallet's own
-// address is abbreviated (it is in the header); every other address, the
-// recipient's above all, stays whole and wraps.
-func (d *detail) instructions(c detailContext, list []executor.InstructionSummary, field func(label, value string)) {
-	for i, ins := range list {
-		label := ""
-		if i == 0 {
-			label = "Program"
-		}
-		summary := untrusted.Sanitize(ins.Summary, 400)
-		if d.width < 100 {
-			summary = shortenWord(summary, c.wallet)
-		}
-		field(label, untrusted.Sanitize(ins.Name, 60)+": "+summary)
+	if i := strings.Index(text, " — "); i > 0 {
+		return "[!! " + text[:i] + " !!]" + text[i:]
 	}
+	return "[!! " + text + " !!]"
 }
 
 func (d *detail) status(s styles, e *entry, c detailContext, add func(...string), field func(string, string)) {

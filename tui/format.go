@@ -2,83 +2,35 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
-// Money is integers end to end; SOL decimals appear only here, for display.
+// Money is integers end to end; SOL decimals appear only for display, and
+// amounts are rendered by the authority's one implementation (lines.go), so
+// a kind's lines and the console's own agree to the digit.
 
 // sol renders lamports as "0.05 SOL".
-func sol(l uint64) string { return executor.FormatSOL(l) + " SOL" }
-
-// solSigned renders a signed lamport delta as "+0.05 SOL" / "−0.050005 SOL".
-func solSigned(d int64) string {
-	switch {
-	case d < 0:
-		return "−" + executor.FormatSOL(uint64(-d)) + " SOL"
-	case d > 0:
-		return "+" + executor.FormatSOL(uint64(d)) + " SOL"
-	}
-	return "0 SOL"
-}
+func sol(l uint64) string { return authority.SOLText(l) }
 
 // lamports renders 50000000 as "50,000,000 lamports".
-func lamports(l uint64) string { return grouped(l) + " lamports" }
+func lamports(l uint64) string { return authority.LamportsText(l) }
 
-func grouped(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) }
+func grouped(n uint64) string { return authority.Grouped(n) }
 
 // groupDigits puts thousands separators into a string of digits.
-func groupDigits(s string) string {
-	if len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+func groupDigits(s string) string { return authority.GroupDigits(s) }
 
-// tokenAmount renders base units with a mint's decimals, exactly (string
-// arithmetic, never floats): 1237500000 at 6 decimals is "1,237.5".
-func tokenAmount(units uint64, decimals uint8) string {
-	s := strconv.FormatUint(units, 10)
-	d := int(decimals)
-	if d == 0 {
-		return groupDigits(s)
-	}
-	if len(s) <= d {
-		s = strings.Repeat("0", d-len(s)+1) + s
-	}
-	whole, frac := s[:len(s)-d], strings.TrimRight(s[len(s)-d:], "0")
-	if frac == "" {
-		return groupDigits(whole)
-	}
-	return groupDigits(whole) + "." + frac
-}
+// tokenAmount renders base units with a mint's decimals, exactly.
+func tokenAmount(units uint64, decimals uint8) string { return authority.TokenAmount(units, decimals) }
 
-// tokenDelta renders post − pre in base units as a signed token amount,
-// without converting to a signed type (no overflow at any size).
+// tokenDelta renders post − pre in base units as a signed token amount.
 func tokenDelta(pre, post uint64, decimals uint8) string {
-	switch {
-	case post > pre:
-		return "+" + tokenAmount(post-pre, decimals)
-	case post < pre:
-		return "−" + tokenAmount(pre-post, decimals)
-	}
-	return "0"
+	return authority.TokenDelta(pre, post, decimals)
 }
 
 // short abbreviates an address or hash to its first and last four characters.
@@ -139,22 +91,6 @@ func padLeft(s string, width int) string {
 	s = fit(s, width)
 	if w := ansi.StringWidth(s); w < width {
 		s = strings.Repeat(" ", width-w) + s
-	}
-	return s
-}
-
-// alignLeft pads s to width cells, never cutting it.
-func alignLeft(s string, width int) string {
-	if w := ansi.StringWidth(s); w < width {
-		return s + strings.Repeat(" ", width-w)
-	}
-	return s
-}
-
-// alignRight right-aligns s in width cells, never cutting it.
-func alignRight(s string, width int) string {
-	if w := ansi.StringWidth(s); w < width {
-		return strings.Repeat(" ", width-w) + s
 	}
 	return s
 }

@@ -764,11 +764,6 @@ func (m *model) logDecision(ev authority.Event) {
 		if e != nil {
 			text += ": " + e.action()
 		}
-		if e != nil && e.swap != nil {
-			v := e.swap
-			text = fmt.Sprintf("EXECUTED ✔ verified %s: swapped %s for %s (approved minimum %s)", p.ID,
-				v.in.amount(v.sp.Terms.InAmount), v.out.amount(v.sp.Received), tokenAmount(v.sp.Terms.MinimumOut, v.out.decimals))
-		}
 		if r := p.Result; r != nil {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}

@@ -23,9 +23,9 @@ type entry struct {
 	client     string   // sanitised client name
 	clientNote []string // instruction-like phrases found in the client name
 	amount     string
-	flags      []string  // sanitised warnings for the detail pane, in full
-	short      string    // compact flags for the queue row
-	swap       *swapView // for swaps
+	flags      []string               // sanitised warnings for the detail pane, in full
+	short      string                 // compact flags for the queue row
+	lines      []authority.DetailLine // the kind's own lines, sanitised
 }
 
 func newEntry(p *authority.Proposal) *entry {
@@ -34,38 +34,33 @@ func newEntry(p *authority.Proposal) *entry {
 		client:     untrusted.Sanitize(p.Client, 48),
 		clientNote: untrusted.Flags(p.Client),
 	}
-	var authorityFlags []authority.Flag
 	var short []string
-	for _, f := range p.Flags {
-		f.Text = untrusted.Sanitize(f.Text, 300)
-		authorityFlags = append(authorityFlags, f)
-		short = appendNew(short, shortFlag(f))
-		e.flags = append(e.flags, f.Text)
-	}
-	// Every kind draws itself through authority.Kind; swaps have a richer view
-	// of their own (two tokens, their untrusted text, losses in red).
-	switch k := p.Kind.(type) {
-	case nil:
+	banner, under := false, map[string]bool{}
+	if p.Kind == nil {
 		e.amount = untrusted.Sanitize(p.Tool, 16) + ", no terms"
 		e.flags = append(e.flags, "the console received this proposal without its terms: deny it")
 		short = appendNew(short, "no terms")
-	case *authority.SwapProposal:
-		e.swap = newSwapView(k)
-		e.amount = e.swap.queueAmount()
-		e.flags = e.swap.warnings(authorityFlags)
-		if k.NoCapApplies {
-			short = appendNew(short, "NO CAP")
-		}
-		if len(e.swap.out.flags)+len(e.swap.in.flags) > 0 {
-			short = appendNew(short, "text!")
-		}
-		for _, t := range []string{e.swap.out.impostor, e.swap.in.impostor} {
-			if t != "" {
-				short = appendNew(short, "not "+t)
+	} else {
+		// Every kind draws itself through its own lines (authority.Kind).
+		e.amount = untrusted.Sanitize(p.Kind.Amount(), 40)
+		for _, l := range p.Kind.Detail(p) {
+			l.Label, l.Value = untrusted.Sanitize(l.Label, 60), untrusted.Sanitize(l.Value, 400)
+			banner = banner || l.Role == authority.LineBanner
+			if l.Warn && l.Label == "" {
+				under[l.Value] = true
 			}
+			e.lines = append(e.lines, l)
 		}
-	default:
-		e.amount = untrusted.Sanitize(k.Amount(), 40)
+	}
+	for _, f := range p.Flags {
+		f.Text = untrusted.Sanitize(f.Text, 300)
+		short = appendNew(short, shortFlag(f))
+		switch {
+		case f.Kind == authority.FlagNoCap && banner: // the banner says it first
+		case under[f.Text]: // shown under the line it is about
+		default:
+			e.flags = appendNew(e.flags, f.Text)
+		}
 	}
 	if len(e.clientNote) > 0 {
 		short = appendNew(short, "text!")
@@ -81,10 +76,7 @@ func newEntry(p *authority.Proposal) *entry {
 // Recipients are written in full: a look-alike shares exactly the
 // characters an abbreviation keeps.
 func (e *entry) action() string {
-	switch {
-	case e.swap != nil:
-		return e.swap.action()
-	case e.p.Kind == nil:
+	if e.p.Kind == nil {
 		return untrusted.Sanitize(e.p.Tool, 32) + " (terms missing)"
 	}
 	return untrusted.Sanitize(e.p.Kind.Action(), 300)
@@ -114,6 +106,9 @@ var shortLabels = map[authority.FlagKind]string{
 // shortFlag is a flag's queue-row label; a kind this console does not know
 // shows the start of its sentence rather than nothing.
 func shortFlag(f authority.Flag) string {
+	if f.Short != "" {
+		return untrusted.Sanitize(f.Short, 16)
+	}
 	if l, ok := shortLabels[f.Kind]; ok {
 		return l
 	}
@@ -439,4 +434,11 @@ func (q *queue) title() string {
 		}
 	}
 	return t
+}
+
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }

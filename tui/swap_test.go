@@ -139,7 +139,7 @@ func TestNoCapAppliesIsProminent(t *testing.T) {
 	m.graceUntil = time.Time{}
 	m.Update(runes("a"))
 	out := screen(t, m, 140, 40)
-	for _, want := range []string{"Approve p_CCCCsw4pQ9: swap 25 USDC for at least 0.1584 SOL", "NO CAP APPLIES to this swap's input", "press y to approve"} {
+	for _, want := range []string{"Approve p_CCCCsw4pQ9: swap 25 USDC for at least 0.1584 SOL", "NO CAP APPLIES — the input is USDC, not SOL", "press y to approve"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("%q not in the mainnet confirmation:\n%s", want, out)
 		}

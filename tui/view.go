@@ -368,8 +368,10 @@ func (m *model) dialogLines(width, height int) []string {
 		}
 		if e := m.queue.byID[m.dialog.id]; e != nil {
 			body = wrap(fmt.Sprintf("Approve %s: %s — on %s?", e.p.ID, e.action(), where), width)
-			if e.swap != nil && e.swap.sp.NoCapApplies {
-				body = append(body, wrapStyled(s.warn, "NO CAP APPLIES to this swap's input", width)...)
+			for _, l := range e.lines {
+				if l.Role == authority.LineBanner {
+					body = append(body, wrapStyled(s.warn, l.Value, width)...)
+				}
 			}
 		}
 		body = append(body, wrapStyled(s.warn, "press y to approve · any other key cancels", width)...)

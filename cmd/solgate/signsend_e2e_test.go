@@ -155,6 +155,12 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 					t.Errorf("the effects view lacks %q:\n%s", want, screen)
 				}
 			}
+			if tc.kind == "memo-transfer" {
+				// A standing grant never covers bytes built elsewhere: A
+				// says so and approves nothing.
+				w.pane.Keys(t, "A")
+				w.pane.WaitFor(t, 30*time.Second, "sign_and_send_transaction is never covered by a grant")
+			}
 			// Not before a: nothing is approved, nothing moved.
 			if st := w.agent.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != "pending" {
 				t.Fatalf("before a: %s %v", st.Text, st.Structured)

@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +101,10 @@ type Answer struct {
 	IsError    bool
 	Text       string
 	Structured map[string]any
+	// Serialized is the text block carrying the structured content as
+	// JSON (the MCP spec's fallback for clients that read only text); it is
+	// not part of Text.
+	Serialized string
 }
 
 // Status is the structured "status" field ("" when absent).
@@ -115,15 +121,25 @@ func (a Answer) Str(key string) string {
 // AnswerOf reads an MCP tool result as the model sees it.
 func AnswerOf(res *mcp.CallToolResult) Answer {
 	out := Answer{IsError: res.IsError}
+	var texts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(mcp.TextContent); ok {
-			out.Text += tc.Text
+			texts = append(texts, tc.Text)
 		}
 	}
 	if res.StructuredContent != nil {
 		raw, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(raw, &out.Structured)
+		// A last block that decodes to the same value as the structured
+		// content is its serialisation, not more text.
+		if n := len(texts); n > 1 {
+			var last any
+			if json.Unmarshal([]byte(texts[n-1]), &last) == nil && reflect.DeepEqual(last, any(out.Structured)) {
+				out.Serialized, texts = texts[n-1], texts[:n-1]
+			}
+		}
 	}
+	out.Text = strings.Join(texts, "")
 	return out
 }
 

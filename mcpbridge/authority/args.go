@@ -13,7 +13,6 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -155,139 +154,7 @@ func present(v any) bool {
 	return true
 }
 
-// ---- transfer_sol ----
-
-// TransferArgs are the arguments of transfer_sol.
-type TransferArgs struct {
-	To       solana.PublicKey
-	Lamports uint64
-	Confirm  string // "" on a proposal
-}
-
-// ParseTransferArgs validates transfer_sol arguments.
-func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
-	const tool = mcpbridge.ToolTransferSOL
-	var a TransferArgs
-	if err := checkArgNames(tool, raw); err != nil {
-		return a, err
-	}
-	var err error
-	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
-		return a, err
-	}
-	if a.Lamports, err = parseUint(tool, lamportsRule, raw["lamports"]); err != nil {
-		return a, err
-	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
-		return a, err
-	}
-	return a, nil
-}
-
-func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
-func (a TransferArgs) ConfirmToken() string { return a.Confirm }
-func (a TransferArgs) Recipient() string    { return a.To.String() }
-func (a TransferArgs) Described() string {
-	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To)
-}
-func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
-func (a TransferArgs) Normalized() map[string]string {
-	return map[string]string{
-		"to":       a.To.String(),
-		"lamports": strconv.FormatUint(a.Lamports, 10),
-	}
-}
-
-// ---- transfer_token ----
-
-// TransferTokenArgs are the arguments of transfer_token.
-type TransferTokenArgs struct {
-	Mint    solana.PublicKey
-	To      solana.PublicKey // the recipient owner
-	Amount  uint64           // base units of Mint
-	Confirm string           // "" on a proposal
-}
-
-// ParseTransferTokenArgs validates transfer_token arguments.
-func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
-	const tool = mcpbridge.ToolTransferToken
-	var a TransferTokenArgs
-	if err := checkArgNames(tool, raw); err != nil {
-		return a, err
-	}
-	var err error
-	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
-		return a, err
-	}
-	if a.Mint.Equals(solana.SolMint) {
-		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
-	}
-	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
-		return a, err
-	}
-	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
-		return a, err
-	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
-		return a, err
-	}
-	return a, nil
-}
-
-func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
-func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
-func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
-func (a TransferTokenArgs) Described() string {
-	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
-}
-func (a TransferTokenArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
-func (a TransferTokenArgs) Normalized() map[string]string {
-	return map[string]string{
-		"mint":   a.Mint.String(),
-		"to":     a.To.String(),
-		"amount": strconv.FormatUint(a.Amount, 10),
-	}
-}
-
-// ---- swap / get_quote ----
-
-// SwapArgs are the arguments of swap.
-type SwapArgs struct {
-	InputMint   solana.PublicKey
-	OutputMint  solana.PublicKey
-	Amount      uint64 // base units of InputMint
-	SlippageBps uint32
-	Confirm     string // "" on a proposal
-}
-
-// ParseSwapArgs validates swap arguments.
-func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
-	q, err := parseSwapTerms(mcpbridge.ToolSwap, raw)
-	if err != nil {
-		return SwapArgs{}, err
-	}
-	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
-	if a.Confirm, err = parseConfirm(mcpbridge.ToolSwap, raw["confirm"]); err != nil {
-		return SwapArgs{}, err
-	}
-	return a, nil
-}
-
-func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
-func (a SwapArgs) ConfirmToken() string { return a.Confirm }
-func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
-func (a SwapArgs) Described() string {
-	return fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint)
-}
-func (a SwapArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
-func (a SwapArgs) Normalized() map[string]string {
-	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
-}
-
-// Quote returns the quote request with the same terms.
-func (a SwapArgs) Quote() QuoteArgs {
-	return QuoteArgs{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: a.SlippageBps}
-}
+// ---- get_quote (and swap's terms) ----
 
 // QuoteArgs are the arguments of get_quote.
 type QuoteArgs struct {

@@ -20,9 +20,14 @@ import (
 type FakeScript struct {
 	Estimate, Measured, AtExecution uint64 // lamports out at draft, prepare, execution
 	SkipPersist                     bool   // a broken kind that sends without persisting
+	Repersist                       bool   // the chain learns the transaction by a second signature (x402)
 	Outcome                         executor.Outcome
 	Downgrade                       string                // Verify turns Executed into unexpected effects with this reason
 	Counterparties                  []policy.Counterparty // named besides paying the wallet itself
+	// GrantTo, when set, makes the Kind (not its arguments) grantable with
+	// this counterparty and the argument n as the amount: terms only the
+	// console learns, as an x402 payment's payee.
+	GrantTo string
 
 	mu    sync.Mutex
 	steps []string
@@ -63,8 +68,21 @@ func (f fakeKind) Parse(raw map[string]any) (WriteArgs, error) {
 
 func (f fakeKind) Draft(_ context.Context, _ Env, a WriteArgs) (Kind, error) {
 	f.s.step("draft")
-	return &fakeProposal{a: a.(fakeArgs), s: f.s, out: f.s.Estimate}, nil
+	k := &fakeProposal{a: a.(fakeArgs), s: f.s, out: f.s.Estimate}
+	if f.s.GrantTo != "" {
+		return &grantableFake{k}, nil
+	}
+	return k, nil
 }
+
+// grantableFake is a fake whose Kind states grant terms.
+type grantableFake struct{ *fakeProposal }
+
+func (g *grantableFake) GrantTerms() (string, uint64) {
+	n, _ := strconv.ParseUint(g.a.n, 10, 64)
+	return g.s.GrantTo, n
+}
+func (g *grantableFake) Clone() Kind { c := *g.fakeProposal; return &grantableFake{&c} }
 
 type fakeArgs struct{ tool, n, confirm string }
 
@@ -123,6 +141,12 @@ func (e *fakeExecution) Submit(_ context.Context, persist func(solana.Signature)
 		e.k.s.step("persist")
 	}
 	e.k.s.step("send")
+	if e.k.s.Repersist {
+		_, _ = rand.Read(sig[:])
+		if err := persist(sig); err != nil {
+			return nil, err
+		}
+	}
 	return &executor.Result{Outcome: e.k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
 }
 func (e *fakeExecution) Verify(_ context.Context, res *executor.Result) {

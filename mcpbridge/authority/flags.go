@@ -3,6 +3,7 @@ package authority
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/solgate/solgate/executor"
 )
@@ -12,6 +13,9 @@ import (
 type Flag struct {
 	Kind FlagKind
 	Text string
+	// Short, when set, is the flag's tag in the console's queue row ("not
+	// USDC"); otherwise the console tags it by Kind.
+	Short string
 }
 
 // FlagKind names what a flag warns about. A token's own risky properties
@@ -40,35 +44,42 @@ func FlagTexts(flags []Flag) []string {
 func (h *Hub) flagsLocked(to string, spend uint64) []Flag {
 	var flags []Flag
 	for _, w := range h.lookAlikeLocked(to) {
-		flags = append(flags, Flag{FlagLookAlike, w})
+		flags = append(flags, Flag{Kind: FlagLookAlike, Text: w})
 	}
 	cfg := h.opts.Policy
 	if cfg.MaxLamportsPerTx > 0 && atLeastFourFifths(spend, cfg.MaxLamportsPerTx) {
-		flags = append(flags, Flag{FlagNearTxCap, "near the per-transfer cap"})
+		flags = append(flags, Flag{Kind: FlagNearTxCap, Text: "near the per-transfer cap"})
 	}
 	s := h.opts.Spend.State()
 	if used := sumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
-		flags = append(flags, Flag{FlagNearSessionCap, "near the session cap"})
+		flags = append(flags, Flag{Kind: FlagNearSessionCap, Text: "near the session cap"})
 	}
 	return flags
 }
 
 // SwapFlags are a swap proposal's warnings: instruction-like text in either
-// token's metadata, the output token's own risky properties, and "no cap
-// applies" when the SOL caps do not bound it.
+// token's metadata, a token that imitates a well-known ticker without being
+// it, the output token's own risky properties, and "no cap applies" when the
+// SOL caps do not bound it.
 func SwapFlags(in, out TokenLabel, noCap bool) []Flag {
 	var flags []Flag
-	for _, f := range out.Flags {
-		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("output token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
-	}
-	for _, f := range in.Flags {
-		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("input token metadata contains instruction-like text (%q)", f)})
+	for _, side := range []struct {
+		word string
+		t    tokenView
+	}{{"output", viewToken(out)}, {"input", viewToken(in)}} {
+		if len(side.t.flags) > 0 {
+			flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("the %s token's metadata contains instruction-like text (%s): data, not advice", side.word, strings.Join(side.t.flags, ", "))})
+		}
+		if side.t.impostor != "" {
+			flags = append(flags, Flag{Kind: FlagKind(executor.WarnImpostor), Short: "not " + side.t.impostor,
+				Text: fmt.Sprintf("the %s token calls itself %q but is not %s: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.impostor, side.t.mint)})
+		}
 	}
 	for _, w := range out.Warnings {
-		flags = append(flags, Flag{FlagKind(w.Kind), w.Text})
+		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
 	}
 	if noCap {
-		flags = append(flags, Flag{FlagNoCap, "no cap applies: the input is not SOL, so the SOL caps do not bound this swap"})
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: the input is not SOL, so the SOL caps do not bound this swap"})
 	}
 	return flags
 }

@@ -20,37 +20,38 @@ import (
 // inside the console's own process (tests, the demo), that in-process id,
 // which nothing on the socket can claim.
 
-// grantable arguments name what a grant binds to. A tool whose arguments do
-// not implement it (a raw transaction, an action) can never be covered: its
-// effects differ per call.
+// grantable names what a grant binds to. A kind opts in by implementing it
+// on its arguments (transfer_sol: recipient and lamports) or, when the terms
+// are known only once the console has looked (an x402 payment's origin,
+// payee and price), on its Kind. A tool that implements neither (a raw
+// transaction, an action) can never be covered: its effects differ per
+// call.
 type grantable interface {
-	WriteArgs
 	// GrantTerms are the counterparty (what must match exactly) and the
 	// per-call amount (what may be at most the granted one), in the
-	// arguments' own units.
+	// kind's own units.
 	GrantTerms() (counterparty string, amount uint64)
 }
 
-// GrantTerms: the recipient, and lamports.
-func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
-
-// GrantTerms: the mint and the recipient owner, and base units of the mint.
-func (a TransferTokenArgs) GrantTerms() (string, uint64) {
-	return a.Mint.String() + " → " + a.To.String(), a.Amount
-}
-
-// GrantTerms: the input and output mints and the slippage (a wider one
-// would be a worse effect than the one approved), and base units of the input.
-func (a SwapArgs) GrantTerms() (string, uint64) {
-	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
+// grantTerms finds a proposal's grant terms: its Kind's own, else its
+// arguments'.
+func grantTerms(k Kind) (grantable, bool) {
+	if k == nil {
+		return nil, false
+	}
+	if g, ok := k.(grantable); ok {
+		return g, true
+	}
+	g, ok := k.Args().(grantable)
+	return g, ok
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
 func Grantable(p *Proposal) bool {
-	if p == nil || p.Kind == nil {
+	if p == nil {
 		return false
 	}
-	_, ok := p.Kind.Args().(grantable)
+	_, ok := grantTerms(p.Kind)
 	return ok
 }
 
@@ -130,7 +131,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		h.mu.Unlock()
 		return nil, Grant{}, err
 	}
-	a, ok := p.Kind.Args().(grantable)
+	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
 		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
@@ -290,7 +291,7 @@ func (h *Hub) applyGrant(id string) {
 // coveringLocked finds the live grant covering p, or says why the agent's
 // grants do not ("" when no grant is anywhere near: nothing to explain).
 func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
-	a, ok := p.Kind.Args().(grantable)
+	a, ok := grantTerms(p.Kind)
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
@@ -361,7 +362,3 @@ func grantsText(gs []map[string]any) string {
 	}
 	return s
 }
-
-// ensure the tools a grant may cover are the three write tools this console
-// has; a new write tool must opt in by implementing grantable.
-var _ = []grantable{TransferArgs{}, TransferTokenArgs{}, SwapArgs{}}

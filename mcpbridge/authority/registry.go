@@ -111,13 +111,6 @@ type Execution interface {
 	Verify(ctx context.Context, res *executor.Result)
 }
 
-// DetailLine is one labelled line of the console's detail pane. Warn marks a
-// line to draw as a warning.
-type DetailLine struct {
-	Label, Value string
-	Warn         bool
-}
-
 // Refusal is a kind's "no" that is a policy denial (an ordinary tool result
 // that feeds the retry breaker), as opposed to a malformed or impossible
 // request (a tool error).

@@ -196,3 +196,50 @@ func TestPaysSelfWaivesNoCounterparty(t *testing.T) {
 		t.Fatalf("pays self calling the System Program: %+v", res)
 	}
 }
+
+// A kind whose grant terms are known only to the console (its Kind, not its
+// arguments, states them; x402's payee and price) can be covered by a
+// standing grant, within its terms.
+func TestAGrantCanCoverTermsTheKindStates(t *testing.T) {
+	s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, GrantTo: "https://pay.example → payee"}
+	w := fakeWorld(t, s, nil)
+	first := callSocket(t, w, fakeTool, map[string]any{"n": "100"})
+	id, _ := first.Structured["proposal_id"].(string)
+	p, _ := w.authority.Proposal(id)
+	if !authority.Grantable(p) {
+		t.Fatal("a kind stating its grant terms is not grantable")
+	}
+	if _, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000, For: time.Minute}); err != nil || g.Counterparty != "https://pay.example → payee" || g.MaxAmount != 100 {
+		t.Fatalf("grant: %+v, %v", g, err)
+	}
+	covered := callSocket(t, w, fakeTool, map[string]any{"n": "90"})
+	if q, _ := w.authority.Proposal(covered.Str("proposal_id")); q == nil || q.Status != authority.StatusApproved || q.Grant == 0 {
+		t.Fatalf("a call within the grant's terms was not approved by it: %+v", q)
+	}
+	over := callSocket(t, w, fakeTool, map[string]any{"n": "101"})
+	if q, _ := w.authority.Proposal(over.Str("proposal_id")); q == nil || q.Status != authority.StatusPending {
+		t.Fatalf("a call above the granted amount was approved: %+v", q)
+	}
+}
+
+// A kind may persist again when the signature the chain knows the
+// transaction by changes (an x402 facilitator signs the settlement): what
+// is recorded, and settled, is the last one.
+func TestRunSkeletonRecordsTheLastPersistedSignature(t *testing.T) {
+	s := &authority.FakeScript{Estimate: 10_000, Measured: 10_000, AtExecution: 10_000, Outcome: executor.Executed, Repersist: true}
+	w := fakeWorld(t, s, nil)
+	res := callSocket(t, w, fakeTool, map[string]any{"n": "9"})
+	id, _ := res.Structured["proposal_id"].(string)
+	p, err := w.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = callSocket(t, w, fakeTool, map[string]any{"n": "9", "confirm": p.Token})
+	r, err := w.store.GetReservation(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Str("signature") == "" || r.Signature != res.Str("signature") || r.State != "settled" {
+		t.Fatalf("recorded %+v, the result says %q", r, res.Str("signature"))
+	}
+}

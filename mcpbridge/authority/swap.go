@@ -356,3 +356,49 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallR
 		"instruction_like_text": l.Flags, "warnings": executor.WarningTexts(l.Warnings),
 	}}
 }
+
+// GrantTerms: the input and output mints and the slippage (a wider one
+// would be a worse effect than the one approved), and base units of the input.
+func (a SwapArgs) GrantTerms() (string, uint64) {
+	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
+}
+
+var _ grantable = SwapArgs{}
+
+// SwapArgs are the arguments of swap.
+type SwapArgs struct {
+	InputMint   solana.PublicKey
+	OutputMint  solana.PublicKey
+	Amount      uint64 // base units of InputMint
+	SlippageBps uint32
+	Confirm     string // "" on a proposal
+}
+
+// ParseSwapArgs validates swap arguments.
+func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
+	q, err := parseSwapTerms(mcpbridge.ToolSwap, raw)
+	if err != nil {
+		return SwapArgs{}, err
+	}
+	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
+	if a.Confirm, err = parseConfirm(mcpbridge.ToolSwap, raw["confirm"]); err != nil {
+		return SwapArgs{}, err
+	}
+	return a, nil
+}
+
+func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
+func (a SwapArgs) ConfirmToken() string { return a.Confirm }
+func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
+func (a SwapArgs) Described() string {
+	return fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint)
+}
+func (a SwapArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a SwapArgs) Normalized() map[string]string {
+	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
+}
+
+// Quote returns the quote request with the same terms.
+func (a SwapArgs) Quote() QuoteArgs {
+	return QuoteArgs{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: a.SlippageBps}
+}

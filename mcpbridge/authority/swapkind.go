@@ -2,6 +2,7 @@ package authority
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -47,13 +49,21 @@ func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Pr
 	return p
 }
 
+// Action is the swap in words, as approved (the minimum out is what the
+// approval binds); once executed, what the wallet received.
 func (sp *SwapProposal) Action() string {
-	return fmt.Sprintf("swap %s %s for at least %s %s (expected %s)",
-		sp.Input.amount(sp.Terms.InAmount), sp.Input, sp.Output.amount(sp.Terms.MinimumOut), sp.Output, sp.Output.amount(sp.Preview.ExpectedOut))
+	in, out := viewToken(sp.Input), viewToken(sp.Output)
+	if sp.Received > 0 {
+		return fmt.Sprintf("swapped %s for %s (approved minimum %s)", in.amount(sp.Terms.InAmount), out.amount(sp.Received), TokenAmount(sp.Terms.MinimumOut, out.decimals))
+	}
+	return fmt.Sprintf("swap %s for at least %s (expected %s)",
+		in.amount(sp.Terms.InAmount), out.amount(sp.Terms.MinimumOut), TokenAmount(sp.Preview.ExpectedOut, out.decimals))
 }
 
+// Amount is the queue's amount column: "0.05 SOL→BAIT".
 func (sp *SwapProposal) Amount() string {
-	return sp.Input.amount(sp.Terms.InAmount) + " " + sp.Input.String() + "→" + sp.Output.String()
+	in, out := viewToken(sp.Input), viewToken(sp.Output)
+	return TokenAmount(sp.Terms.InAmount, in.decimals) + " " + in.symbol + "→" + out.symbol
 }
 
 func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
@@ -82,6 +92,90 @@ func (sp *SwapProposal) Structured(p *Proposal, st map[string]any) {
 	st["max_priority_fee_lamports"], st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = fmt.Sprint(pv.MaxPriorityFee), pv.UnitLimit, fmt.Sprint(pv.UnitPrice)
 }
 
+// tokenView is one side of a swap as people read it: the wrapped-SOL mint
+// is "SOL", a token imitating a well-known ticker (ЅОL in Cyrillic, a bait
+// token calling itself USDC) gets a "?", and a token with no symbol is
+// named by its mint. Only the mint says SOL or USDC; the texts are checked
+// here again, whatever the label says.
+type tokenView struct {
+	mint     string
+	decimals uint8
+	sol      bool
+	symbol   string
+	impostor string // the ticker it imitates without being it; "" if none
+	name     string
+	uri      string
+	flags    []string // instruction-like phrases in its metadata
+	warnings []executor.Warning
+}
+
+func viewToken(l TokenLabel) tokenView {
+	t := tokenView{mint: l.Mint, decimals: l.Decimals, sol: l.Mint == executor.WrappedSOL.String(),
+		name: untrusted.Sanitize(l.Name, 64), uri: untrusted.Sanitize(l.URI, 96), warnings: l.Warnings}
+	sym := strings.TrimSuffix(untrusted.Sanitize(l.Symbol, 12), "?")
+	mint, _ := solana.PublicKeyFromBase58(l.Mint) // unparsable: the zero key, no real mint
+	network := l.Network
+	if network == "" {
+		network = executor.Mainnet // a label from before labels carried their cluster
+	}
+	imitates, impostor := executor.ImitatedTickerOn(network, mint, sym, t.name)
+	switch {
+	case t.sol:
+		sym = "SOL"
+	case impostor:
+		t.impostor = imitates
+		sym += "?"
+	case sym == "":
+		sym = l.String()
+	}
+	t.symbol = sym
+	for _, f := range append(slices.Clone(l.Flags), untrusted.Flags(l.Name+" "+l.Symbol+" "+l.URI)...) {
+		if f = untrusted.Sanitize(f, 40); !slices.Contains(t.flags, f) {
+			t.flags = append(t.flags, f)
+		}
+	}
+	return t
+}
+
+// amount renders base units of this token with its symbol.
+func (t tokenView) amount(units uint64) string {
+	return TokenAmount(units, t.decimals) + " " + t.symbol
+}
+
+// describe adds a token's lines: symbol and full mint, its untrusted name
+// and URI in quotes, and solgate's warnings about the mint under them.
+func (t tokenView) describe(label string, field func(label, value string), warn func(text string)) {
+	if t.sol {
+		field(label, "SOL (native)")
+		return
+	}
+	field(label, fmt.Sprintf("%s · mint %s · %d decimals", t.symbol, t.mint, t.decimals))
+	var meta []string
+	if t.name != "" {
+		meta = append(meta, fmt.Sprintf("name %q", t.name))
+	}
+	if t.uri != "" {
+		meta = append(meta, fmt.Sprintf("uri %q", t.uri))
+	}
+	if len(meta) > 0 {
+		field("", strings.Join(meta, " · ")+" — untrusted text from the token's metadata")
+	}
+	for _, w := range t.warnings {
+		warn(w.Text)
+	}
+}
+
+// sideOf finds which side of the swap a mint is.
+func sideOf(mint solana.PublicKey, in, out tokenView) (tokenView, bool) {
+	switch mint.String() {
+	case out.mint:
+		return out, true
+	case in.mint:
+		return in, true
+	}
+	return tokenView{}, false
+}
+
 // swapBudgetText shows a swap's compute budget as a transfer's is shown.
 func swapBudgetText(pv executor.SwapPreview) string {
 	s := fmt.Sprintf("%d CU limit", pv.UnitLimit)
@@ -91,17 +185,114 @@ func swapBudgetText(pv executor.SwapPreview) string {
 	return s + " · no CU price"
 }
 
-// Detail is the swap in plain labelled lines; the console draws swaps
-// with its own richer view (tui/swap.go) and uses these only as a fallback.
+// Detail is the swap as the console draws it: no-cap banner first, then
+// both tokens with their untrusted text in quotes and solgate's warnings
+// under each, the terms, the fee, the simulated changes, the instructions
+// (those signed, once signed) and the message hash.
 func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
-	out := []DetailLine{{Label: "Action", Value: sp.Action()}}
+	in, out := viewToken(sp.Input), viewToken(sp.Output)
+	pv := sp.Preview
+	var lines []DetailLine
+	field := func(label, value string) { lines = append(lines, DetailLine{Label: label, Value: value}) }
+	warn := func(text string) { lines = append(lines, DetailLine{Value: text, Warn: true}) }
 	if sp.NoCapApplies {
-		out = append(out, DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this swap's input", Warn: true})
+		lines = append(lines, DetailLine{Role: LineBanner, Warn: true,
+			Value: fmt.Sprintf("NO CAP APPLIES — the input is %s, not SOL: solgate's SOL caps do not limit how much of it this swap spends", in.symbol)})
 	}
-	return append(out,
-		DetailLine{Label: "Output", Value: fmt.Sprintf("%s · mint %s · %d decimals", sp.Output, sp.Output.Mint, sp.Output.Decimals)},
-		DetailLine{Label: "Input", Value: fmt.Sprintf("%s · mint %s · %d decimals · paid from %s", sp.Input, sp.Input.Mint, sp.Input.Decimals, sp.Preview.PaidFrom)},
-		DetailLine{Label: "Spend", Value: sol(p.Spend) + " of SOL leaves the wallet (simulated)"})
+	field("Action", sp.Action())
+	if p.Status == StatusExecuted || p.Status == StatusLosses {
+		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
+			out.amount(sp.Received), TokenAmount(sp.Terms.MinimumOut, out.decimals), TokenAmount(pv.ExpectedOut, out.decimals)))
+	}
+	out.describe("Output", field, warn)
+	// The Input line names what actually pays, as the effects of the exact
+	// bytes show it: a swap API may pay "SOL" from the wallet's wrapped SOL.
+	if in.sol && pv.PaidFrom != "" {
+		field("Input", "SOL, paid from "+pv.PaidFrom)
+	} else {
+		in.describe("Input", field, warn)
+		if pv.PaidFrom != "" {
+			field("", "paid from "+pv.PaidFrom)
+		}
+	}
+	route := "direct"
+	if len(sp.Route) > 0 {
+		route = strings.Join(sp.Route, " → ")
+	}
+	field("Terms", fmt.Sprintf("slippage %s%% (%d bps) · price impact %s%% (%d bps) · route %s",
+		policy.FormatPercentBps(uint32(sp.Terms.SlippageBps)), sp.Terms.SlippageBps,
+		policy.FormatPercentBps(sp.PriceImpactBps), sp.PriceImpactBps, route))
+	if sp.NoCapApplies {
+		field("Spend", fmt.Sprintf("%s (%s) of SOL leaves the wallet, for fees and rent; the %s input is bounded by no cap",
+			SOLText(p.Spend), LamportsText(p.Spend), in.amount(sp.Terms.InAmount)))
+	} else {
+		field("Spend", fmt.Sprintf("%s (%s) leaves the wallet: input + fee + rent of accounts it creates", SOLText(p.Spend), LamportsText(p.Spend)))
+	}
+	fee := LamportsText(pv.Fee)
+	if pv.PriorityFee > 0 {
+		fee += fmt.Sprintf(", of which priority fee %s", Grouped(pv.PriorityFee))
+	}
+	if pv.PriorityFeeSource != "" {
+		// What approving binds, as for a transfer: the fee's upper bound.
+		fee += fmt.Sprintf("; approval allows a priority fee up to %s", Grouped(pv.MaxPriorityFee))
+	}
+	field("Fee", fee)
+
+	label := "Simulated"
+	if w := pv.Wallet; w != (executor.BalanceChange{}) {
+		field(label, changeRow("wallet SOL", 16, SOLSigned(w.Delta()), executor.FormatSOL(w.Pre), executor.FormatSOL(w.Post)))
+		label = ""
+	}
+	for _, tc := range pv.Tokens {
+		if t, ok := sideOf(tc.Mint, in, out); ok {
+			field(label, changeRow("wallet "+t.symbol, 16, TokenDelta(tc.Pre, tc.Post, t.decimals)+" "+t.symbol, TokenAmount(tc.Pre, t.decimals), TokenAmount(tc.Post, t.decimals)))
+		} else {
+			// A token the terms do not name: base units and the full mint.
+			field(label, fmt.Sprintf("token account %s of mint %s: %s base units, %d → %d", tc.Account, tc.Mint, TokenDelta(tc.Pre, tc.Post, 0), tc.Pre, tc.Post))
+		}
+		label = ""
+	}
+	if pv.SimulatedOut > 0 {
+		field(label, fmt.Sprintf("simulated output %s (minimum %s)", out.amount(pv.SimulatedOut), TokenAmount(sp.Terms.MinimumOut, out.decimals)))
+	}
+
+	instructions := pv.Instructions
+	if len(instructions) == 0 {
+		instructions = p.Preview.Instructions
+	}
+	if sp.Signed != nil {
+		// From signing on, what matters is the transaction actually signed.
+		instructions = sp.Signed.Instructions
+	}
+	lines = append(lines, instructionLines(instructions)...)
+	if len(pv.Programs) > 0 {
+		names := make([]string, len(pv.Programs))
+		for i, id := range pv.Programs {
+			names[i] = executor.ProgramName(id)
+		}
+		field("Programs", strings.Join(names, ", "))
+	}
+	keys := func(label, what string, list []solana.PublicKey) {
+		for i, k := range list {
+			if i > 0 {
+				label = ""
+			}
+			field(label, k.String()+" "+what)
+		}
+	}
+	keys("Lookup", "(address lookup table)", pv.LookupTables)
+	keys("Cosigner", "(signed already, by the swap API)", pv.Cosigners)
+	sum := pv.MessageSHA256
+	if sum == "" {
+		sum = p.Preview.MessageSHA256
+	}
+	if sg := sp.Signed; sg != nil {
+		field("Signed", sg.MessageSHA256+" (SHA-256 of the message signed at execution; it matched the approval)")
+		field("Approved", sum+" (SHA-256 of the message shown at approval)")
+		return lines
+	}
+	field("SHA-256", sum)
+	return lines
 }
 
 func (sp *SwapProposal) Executed(p *Proposal, st map[string]any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -127,7 +128,8 @@ func (k *TokenTransferProposal) Detail(p *Proposal) []DetailLine {
 		out = append(out, DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
 	}
 	out = append(out, DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", sol(p.Spend), p.Preview.FeeText())})
-	return out
+	out = append(out, instructionLines(p.Preview.Instructions)...)
+	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
 func (k *TokenTransferProposal) Executed(p *Proposal, st map[string]any) string {
@@ -214,16 +216,16 @@ func (k *TokenTransferProposal) Admit(d policy.Decision) []Flag {
 func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 	var flags []Flag
 	for _, f := range l.Flags {
-		flags = append(flags, Flag{FlagInstructionLike, fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
 	}
 	for _, w := range l.Warnings {
-		flags = append(flags, Flag{FlagKind(w.Kind), w.Text})
+		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
 	}
 	if tp.TransferFee > 0 {
-		flags = append(flags, Flag{FlagKind(executor.WarnTransferFee), fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
+		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
 	}
 	if noCap {
-		flags = append(flags, Flag{FlagNoCap, "no cap applies: no per-mint cap bounds this token"})
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
 	}
 	return flags
 }
@@ -261,5 +263,61 @@ func (e *tokenExecution) Submit(ctx context.Context, persist func(solana.Signatu
 func (e *tokenExecution) Verify(_ context.Context, res *executor.Result) {
 	if res.Outcome == executor.Executed {
 		e.k.Verified = true
+	}
+}
+
+// GrantTerms: the mint and the recipient owner, and base units of the mint.
+func (a TransferTokenArgs) GrantTerms() (string, uint64) {
+	return a.Mint.String() + " → " + a.To.String(), a.Amount
+}
+
+var _ grantable = TransferTokenArgs{}
+
+// TransferTokenArgs are the arguments of transfer_token.
+type TransferTokenArgs struct {
+	Mint    solana.PublicKey
+	To      solana.PublicKey // the recipient owner
+	Amount  uint64           // base units of Mint
+	Confirm string           // "" on a proposal
+}
+
+// ParseTransferTokenArgs validates transfer_token arguments.
+func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
+	const tool = mcpbridge.ToolTransferToken
+	var a TransferTokenArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
+		return a, err
+	}
+	if a.Mint.Equals(solana.SolMint) {
+		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+	}
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
+func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
+func (a TransferTokenArgs) Described() string {
+	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
+}
+func (a TransferTokenArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Normalized() map[string]string {
+	return map[string]string{
+		"mint":   a.Mint.String(),
+		"to":     a.To.String(),
+		"amount": strconv.FormatUint(a.Amount, 10),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -86,13 +87,33 @@ func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
 	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
 }
 
+// Detail: the terms, then every simulated change with the wallet and the
+// recipient named by role (both are in full elsewhere, and an abbreviation
+// of a look-alike would read as the real one), the instructions, the hash.
 func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
-	return []DetailLine{
-		{Label: "Action", Value: fmt.Sprintf("transfer %s (%d lamports) to the recipient below", solShort(k.A.Lamports), k.A.Lamports)},
-		{Label: "Recipient", Value: k.A.To.String()},
-		{Label: "Spend", Value: fmt.Sprintf("%s (%d lamports): amount + %s", solShort(p.Spend), p.Spend, p.Preview.FeeText())},
+	to := k.A.To.String()
+	out := []DetailLine{
+		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", SOLText(k.A.Lamports), LamportsText(k.A.Lamports))},
+		{Label: "Recipient", Value: to},
+		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", SOLText(p.Spend), LamportsText(p.Spend), p.Preview.FeeText())},
 		{Label: "Budget", Value: p.Preview.BudgetText()},
 	}
+	for i, ch := range p.Preview.Changes {
+		label := ""
+		if i == 0 {
+			label = "Simulated"
+		}
+		who := ch.Account.String()
+		switch {
+		case ch.Account.Equals(p.Preview.From):
+			who = "wallet"
+		case who == to:
+			who = "recipient"
+		}
+		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+	}
+	out = append(out, instructionLines(p.Preview.Instructions)...)
+	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
 func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
@@ -155,3 +176,49 @@ func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 
 // solShort is "0.05 SOL".
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
+
+// GrantTerms: the recipient, and lamports.
+func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
+
+var _ grantable = TransferArgs{}
+
+// TransferArgs are the arguments of transfer_sol.
+type TransferArgs struct {
+	To       solana.PublicKey
+	Lamports uint64
+	Confirm  string // "" on a proposal
+}
+
+// ParseTransferArgs validates transfer_sol arguments.
+func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
+	const tool = mcpbridge.ToolTransferSOL
+	var a TransferArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	var err error
+	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+		return a, err
+	}
+	if a.Lamports, err = parseUint(tool, lamportsRule, raw["lamports"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
+func (a TransferArgs) ConfirmToken() string { return a.Confirm }
+func (a TransferArgs) Recipient() string    { return a.To.String() }
+func (a TransferArgs) Described() string {
+	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To)
+}
+func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferArgs) Normalized() map[string]string {
+	return map[string]string{
+		"to":       a.To.String(),
+		"lamports": strconv.FormatUint(a.Lamports, 10),
+	}
+}

@@ -1,0 +1,152 @@
+package authority_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
+)
+
+// Every tool answers per the MCP spec: structuredContent, the same JSON
+// serialised in a text block, and an outputSchema that the actual results
+// satisfy. The results here come from the real binary on the ledger, in
+// every status a test can reach cheaply, and are checked with a JSON Schema
+// validator of their own (the bridge also validates; this does not rely on
+// it).
+func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
+	w, mint := tokenWorld(t, func(c *policy.Config, mint string) { c.MaxTokenPerTx = capped(t, mint+"=2.5") })
+	a := startAgent(t, w.socket)
+
+	schemas := map[string]*jsonschema.Schema{}
+	c := jsonschema.NewCompiler()
+	for _, tool := range mcpbridge.ToolDefinitions() {
+		wire, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var def map[string]any
+		_ = json.Unmarshal(wire, &def)
+		out, ok := def["outputSchema"]
+		if !ok {
+			t.Errorf("%s declares no outputSchema", tool.Name)
+			continue
+		}
+		raw, _ := json.Marshal(out)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		url := "mem://" + tool.Name
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		if schemas[tool.Name], err = c.Compile(url); err != nil {
+			t.Fatalf("%s: output schema does not compile: %v", tool.Name, err)
+		}
+	}
+
+	seen := map[string]int{}
+	check := func(tool string, ans testkit.Answer, wantStatus string) testkit.Answer {
+		t.Helper()
+		if ans.IsError {
+			t.Fatalf("%s: tool error: %s", tool, ans.Text)
+		}
+		if ans.Structured == nil || ans.Serialized == "" {
+			t.Fatalf("%s: no structuredContent with its JSON in the text content: %+v", tool, ans)
+		}
+		if wantStatus != "" && ans.Status() != wantStatus {
+			t.Fatalf("%s: status %q, want %q: %s", tool, ans.Status(), wantStatus, ans.Text)
+		}
+		var v any
+		_ = json.Unmarshal([]byte(ans.Serialized), &v)
+		if err := schemas[tool].Validate(v); err != nil {
+			t.Errorf("%s (%s) breaks its outputSchema: %v\n%s", tool, ans.Status(), err, ans.Serialized)
+		}
+		seen[tool]++
+		return ans
+	}
+
+	check(mcpbridge.ToolGetBalance, a.Call(mcpbridge.ToolGetBalance, nil), "")
+	check(mcpbridge.ToolGetTokenBalances, a.Call(mcpbridge.ToolGetTokenBalances, nil), "")
+	check(mcpbridge.ToolGetTokenBalances, a.Call(mcpbridge.ToolGetTokenBalances, map[string]any{"owner": w.stranger.String()}), "")
+	usdc := w.ledger.DemoMints().USDC.Mint
+	check(mcpbridge.ToolGetQuote, a.Call(mcpbridge.ToolGetQuote, map[string]any{"input_mint": w.ledger.DemoMints().WSOL, "output_mint": usdc, "amount": 10_000_000, "slippage_bps": 100}), "")
+	check(mcpbridge.ToolGetTokenInfo, a.Call(mcpbridge.ToolGetTokenInfo, map[string]any{"mint": usdc}), "")
+	check(mcpbridge.ToolGetSpendStatus, a.Call(mcpbridge.ToolGetSpendStatus, nil), "")
+
+	// A transfer: denied, pending, approved, executed, then looked up.
+	check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 1000}), "denied")
+	tr := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
+	id := check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, tr), "pending_approval").Str("proposal_id")
+	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "pending")
+	if _, err := w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	tr["confirm"] = check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "approved").Str("confirm")
+	sig := check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, tr), "executed").Str("signature")
+	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "executed")
+	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": "p_nothing"}), "unknown")
+	check(mcpbridge.ToolGetTransaction, a.Call(mcpbridge.ToolGetTransaction, map[string]any{"signature": sig}), "")
+
+	// A token transfer and a swap, proposed and executed.
+	tt := map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1500000"}
+	id = check(mcpbridge.ToolTransferToken, a.Call(mcpbridge.ToolTransferToken, tt), "pending_approval").Str("proposal_id")
+	p, err := w.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt["confirm"] = p.Token
+	check(mcpbridge.ToolTransferToken, a.Call(mcpbridge.ToolTransferToken, tt), "executed")
+	sw := swapArgs(w, usdc, 20_000_000)
+	id = check(mcpbridge.ToolSwap, a.Call(mcpbridge.ToolSwap, sw), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	sw["confirm"] = p.Token
+	check(mcpbridge.ToolSwap, a.Call(mcpbridge.ToolSwap, sw), "executed")
+
+	// A transaction built elsewhere: a refused one, then one executed.
+	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, map[string]any{"transaction": outsideTx(w, "approve")}), "denied")
+	ss := map[string]any{"transaction": outsideTx(w, "memo-transfer"), "label": "tip"}
+	id = check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	ss["confirm"] = p.Token
+	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "executed")
+
+	// A Solana Action served by the ledger: one whose origin is not
+	// allowed, then the tip proposed and executed.
+	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, map[string]any{"url": "https://actions.example.com/api/tip"}), "denied")
+	sa := map[string]any{"url": w.ledger.RPC() + "/api/actions/tip", "input": map[string]any{"amount": "5000"}}
+	id = check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	sa["confirm"] = p.Token
+	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "executed")
+
+	for _, name := range mcpbridge.ToolNames() {
+		if seen[name] == 0 {
+			t.Errorf("%s was never called here: add it", name)
+		}
+	}
+	// The schemas can fail: a result whose amount is a JSON number, or
+	// whose status is not one the tool declares, is refused.
+	bad := map[string]any{"address": w.wallet.String(), "lamports": 5, "sol": "0", "slot": 1, "network": "localnet"}
+	if schemas[mcpbridge.ToolGetBalance].Validate(bad) == nil {
+		t.Error("get_balance's schema accepts lamports as a JSON number")
+	}
+	if schemas[mcpbridge.ToolSwap].Validate(map[string]any{"status": "approved_by_model"}) == nil {
+		t.Error("swap's schema accepts a status it does not declare")
+	}
+	if !strings.HasPrefix(strings.TrimSpace(a.Call(mcpbridge.ToolGetBalance, nil).Serialized), "{") {
+		t.Error("the serialised structured content is not a JSON object")
+	}
+}
