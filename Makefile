@@ -51,7 +51,7 @@ localnet/node_modules/.package-lock.json: localnet/package-lock.json localnet/pa
 LOCALNET_PORT ?= 8899
 .PHONY: localnet
 localnet: localnet-deps ## run the local test ledger alone on 127.0.0.1:$(LOCALNET_PORT) (Ctrl-C stops it)
-	node localnet/server.mjs --port $(LOCALNET_PORT)
+	node localnet/server.mjs --port $(LOCALNET_PORT) --paid-api
 
 vet: ## go vet
 	$(GO) vet ./...

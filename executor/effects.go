@@ -68,6 +68,10 @@ type Effects struct {
 	// StaleBlockhash: the node does not know the message's blockhash as
 	// recent (set only when it was asked).
 	StaleBlockhash bool
+	// FeePayer is set only by MeasureEffectsFeePayer, for a fee payer that
+	// is not the wallet: NetworkFee and PriorityFee are then zero, since
+	// the wallet pays neither (feepayer.go).
+	FeePayer solana.PublicKey
 }
 
 // Closure is a closed account and where its lamports went (zero: the

@@ -55,6 +55,12 @@ func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, e
 	if eff, err := landedEffects(e.key.PublicKey(), v, tx); err == nil {
 		l.Effects = &eff
 		l.Outflow = max(eff.SOLOut(), tx.Meta.Fee)
+		if len(v.keys) > 0 && !v.keys[0].Equals(e.key.PublicKey()) {
+			// Someone else paid the fee (an x402 facilitator): the wallet
+			// lost only what its own balances say.
+			eff = eff.paidBy(v.keys[0])
+			l.Effects, l.Outflow = &eff, eff.SOLOut()
+		}
 	}
 	return l, nil
 }

@@ -53,6 +53,10 @@ type Options struct {
 	SlotMS int
 	// Stderr, if set, receives the server's log output.
 	Stderr io.Writer
+	// PaidAPI also serves the x402 paid API (x402.mjs) on a loopback port
+	// of its own (Ledger.PaidAPI); off by default, since its packages
+	// slow every start.
+	PaidAPI bool
 }
 
 // Ledger is a running localnet process.
@@ -61,6 +65,7 @@ type Ledger struct {
 	genesisHash string
 	swapAPI     string
 	demo        DemoMints
+	x402        PaidAPI
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -187,6 +192,9 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 	if opts.SlotMS > 0 {
 		args = append(args, "--slot-ms", strconv.Itoa(opts.SlotMS))
 	}
+	if opts.PaidAPI {
+		args = append(args, "--paid-api")
+	}
 
 	cmd := exec.Command(node, args...)
 	cmd.Dir = dir
@@ -234,6 +242,7 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		GenesisHash string    `json:"genesisHash"`
 		SwapAPI     string    `json:"swapApi"`
 		Swap        DemoMints `json:"swap"`
+		X402        PaidAPI   `json:"x402"`
 	}
 	fail := func(reason string) (*Ledger, error) {
 		l.Close()
@@ -249,6 +258,7 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		l.genesisHash = r.GenesisHash
 		l.swapAPI = r.SwapAPI
 		l.demo = r.Swap
+		l.x402 = r.X402
 		return l, nil
 	case <-l.exited:
 		return fail(fmt.Sprintf("server exited before it was ready (%v)", l.exitError()))

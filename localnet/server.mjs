@@ -8,7 +8,7 @@
 // Everything else goes to stderr.
 //
 //   node server.mjs [--port N] [--network localnet|mainnet-beta|devnet|testnet]
-//                   [--genesis-hash HASH] [--slot-ms N] [--quiet]
+//                   [--genesis-hash HASH] [--slot-ms N] [--paid-api] [--quiet]
 //
 // Modules: ledger.mjs (chain state, slots, blockhashes, execution),
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
@@ -53,6 +53,7 @@ function parseCli() {
         network: { type: 'string' },
         'genesis-hash': { type: 'string' },
         'slot-ms': { type: 'string', default: '400' },
+        'paid-api': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
       },
       strict: true,
@@ -75,7 +76,7 @@ function parseCli() {
     if (!isPubkey(values['genesis-hash'])) fail('--genesis-hash must be a base58 32-byte hash');
     genesisHash = values['genesis-hash'];
   }
-  return { port, slotMs, genesisHash, quiet: values.quiet };
+  return { port, slotMs, genesisHash, quiet: values.quiet, paidApi: values['paid-api'] };
 }
 
 // JSON with u64 values: BigInts are written as bare integers (as real nodes
@@ -103,6 +104,9 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
+  // x402.mjs, the paid API on its own loopback port, only with --paid-api:
+  // its packages cost every other ledger start a fifth of a second.
+  let paidApi = null;
   const actionsApi = new ActionsApi(ledger, log, () => swapApi.pools.info?.usdc?.mint);
   // Transactions built outside solgate with @solana/kit (outside.mjs).
   Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
@@ -196,6 +200,7 @@ function main() {
     clearInterval(ticker);
     server.close();
     server.closeAllConnections();
+    paidApi?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -224,8 +229,17 @@ function main() {
   swapApi.setup().then(() => server.listen(opts.port, '127.0.0.1', () => {
     const { port } = server.address();
     const base = `http://127.0.0.1:${port}`;
-    process.stdout.write(`${JSON.stringify({ rpc: base, genesisHash: opts.genesisHash, swapApi: base, swap: swapApi.pools.info })}\n`);
-    log(`listening on http://127.0.0.1:${port} (genesis ${opts.genesisHash}, slot ${opts.slotMs} ms)`);
+    const startPaid = async () => {
+      if (!opts.paidApi) return undefined;
+      const { PaidApi } = await import('./x402.mjs');
+      paidApi = new PaidApi(ledger, log);
+      Object.assign(faults.methods, paidApi.controls());
+      return paidApi.start(base);
+    };
+    startPaid().then((x402) => {
+      process.stdout.write(`${JSON.stringify({ rpc: base, genesisHash: opts.genesisHash, swapApi: base, swap: swapApi.pools.info, x402 })}\n`);
+      log(`listening on http://127.0.0.1:${port} (genesis ${opts.genesisHash}, slot ${opts.slotMs} ms)`);
+    }, (e) => fail(`starting the paid API: ${e.stack}`));
   }), (e) => fail(`setting up the swap pools: ${e.stack}`));
 }
 

@@ -41,8 +41,9 @@ type OutSpec struct {
 }
 
 // Statuses a write tool's result carries (tool errors, which are not
-// validated, say "error" or "refused").
-var writeStatuses = []string{"pending_approval", "denied", "executing", "submitted", "executed", "failed", "executed_with_unexpected_losses"}
+// validated, say "error" or "refused"). "response" is x402_fetch's answer
+// when the server asked no payment: a read, nothing proposed.
+var writeStatuses = []string{"pending_approval", "denied", "executing", "submitted", "executed", "failed", "executed_with_unexpected_losses", "response"}
 
 // proposalStatuses are proposal_status's answers.
 var proposalStatuses = []string{"pending", "approved", "denied", "expired", "executing", "submitted", "executed", "failed", "executed_with_unexpected_losses", "unknown"}

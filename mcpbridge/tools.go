@@ -95,6 +95,17 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 		})...)
 	case KindSlippageBps:
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(MinSlippageBps), mcp.Max(MaxSlippageBps))...)
+	case KindURL:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^[hH][tT][tT][pP][sS]?://"), mcp.MaxLength(MaxURLLen))...)
+	case KindHTTPMethod:
+		return mcp.WithString(a.Name, append(opts, mcp.Enum("GET", "POST", "PUT", "PATCH", "DELETE"))...)
+	case KindHTTPHeaders:
+		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
+			schema["additionalProperties"] = map[string]any{"type": "string"}
+			schema["maxProperties"] = MaxRequestHeaders
+		})...)
+	case KindText:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxRequestBody))...)
 	case KindWaitSeconds:
 		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
 	case KindTransaction:

@@ -64,9 +64,12 @@ func (f grantForm) terms() (authority.GrantTerms, error) {
 	if err != nil || n < 1 || n > authority.MaxGrantCount {
 		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantCount], authority.MaxGrantCount)
 	}
+	// 0 is a ceiling only for a proposal that spends no SOL (an x402
+	// payment, whose fee the facilitator pays): the hub refuses it for any
+	// other.
 	c, err := policy.ParseSOL(f.fields[grantCeiling])
-	if err != nil || c == 0 {
-		return t, fmt.Errorf("%s: give an amount of SOL above 0, e.g. 0.45", grantLabels[grantCeiling])
+	if err != nil {
+		return t, fmt.Errorf("%s: give an amount of SOL, e.g. 0.45 (0 only when the proposal spends no SOL)", grantLabels[grantCeiling])
 	}
 	mins, err := strconv.Atoi(f.fields[grantMinutes])
 	if err != nil || mins < 1 || time.Duration(mins)*time.Minute > authority.MaxGrantFor {

@@ -16,6 +16,7 @@ import (
 	solana "github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/executor/x402"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/policy"
@@ -222,6 +223,8 @@ var settings = []setting{
 		tomlDecimal, func(s *Settings) *uint32 { return &s.Policy.MaxPriceImpactBps }, parsePercent, policy.FormatPercentBps),
 	withOldTOML(list("allow-mint", "`MINT` swaps and token transfers may use (repeatable; none = any mint not denied)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowMints }, parseAddress("mint address")), "allow_mints"),
+	list("allow-x402-origin", "`ORIGIN` x402_fetch may pay, e.g. https://api.example.com (repeatable; none = every x402 payment refused; plain http only on loopback)",
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowedX402Origins }, parseX402Origin),
 	withOldTOML(list("deny-mint", "`MINT` swaps and token transfers may never use (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",
@@ -384,6 +387,20 @@ func parseHTTPURL(emptyMeansOff bool) func(string) (string, error) {
 		}
 		return s, nil
 	}
+}
+
+// parseX402Origin reads an origin x402_fetch may pay: scheme and host
+// (and port) only, https, or plain http to a loopback host; kept in the
+// normalised form the kind compares against.
+func parseX402Origin(s string) (string, error) {
+	accepted := "accepted: an origin such as https://api.example.com (no path), or http://127.0.0.1:PORT for a local API"
+	if err := x402.CheckURL(s); err != nil {
+		return "", fmt.Errorf("%q: %v; %s", s, err, accepted)
+	}
+	if u, err := url.Parse(s); err != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", fmt.Errorf("%q has a path or query; %s", s, accepted)
+	}
+	return x402.Origin(s), nil
 }
 
 // parseSecret checks the API key's shape without ever quoting it.

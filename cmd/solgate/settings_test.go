@@ -204,6 +204,10 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{addrC, addrD}, `["`+addrC+`", "`+addrD+`"]`, []string{addrC, addrD}),
 			b: lv([]string{addrB}, `["`+addrB+`"]`, []string{addrB}),
 			c: lv([]string{addrA}, `["`+addrA+`"]`, []string{addrA})},
+		"allow-x402-origin": {env: "SOLGATE_ALLOW_X402_ORIGIN", toml: "allow_x402_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowedX402Origins },
+			a: lv([]string{"https://API.example.com:443", "http://127.0.0.1:8080/"}, `["https://API.example.com:443", "http://127.0.0.1:8080/"]`, []string{"https://api.example.com", "http://127.0.0.1:8080"}),
+			b: lv([]string{"https://pay.example.org"}, `["https://pay.example.org"]`, []string{"https://pay.example.org"}),
+			c: lv([]string{"http://localhost:9402"}, `["http://localhost:9402"]`, []string{"http://localhost:9402"})},
 		"priority-fee-percentile": {env: "SOLGATE_PRIORITY_FEE_PERCENTILE", toml: "priority_fee_percentile", def: 75, get: func(s Settings) any { return s.Fees.Percentile },
 			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
 		"priority-fee-source": {env: "SOLGATE_PRIORITY_FEE_SOURCE", toml: "priority_fee_source", def: "auto", get: func(s Settings) any { return s.Fees.Source },
@@ -836,5 +840,16 @@ func TestUnknownFlagSaysDidYouMean(t *testing.T) {
 	// Nothing near: no guess, still the way to the list.
 	if stderr, _ := runWithin(t, 30*time.Second, nil, "keygen", "--zzzzzz"); strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "solgate keygen --help") {
 		t.Errorf("a far-off flag: %q", stderr)
+	}
+}
+
+// An x402 origin is an origin: https, or plain http only to loopback, and
+// no path; anything else names the argument and what is accepted.
+func TestX402OriginRefusals(t *testing.T) {
+	for _, bad := range []string{"http://api.example.com", "https://api.example.com/paid", "https://api.example.com/?x=1", "api.example.com", "ftp://api.example.com"} {
+		_, err := consoleSettings(t, "--allow-x402-origin", bad)
+		if err == nil || !strings.Contains(err.Error(), "allow-x402-origin") || !strings.Contains(err.Error(), "accepted") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

@@ -141,7 +141,10 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}
 	spend := p.Spend
 	h.mu.Unlock()
-	if limit := h.ceilingCap(spend); t.Ceiling == 0 || t.Ceiling > limit {
+	// A ceiling of 0 SOL is a bound only on a proposal that spends none (an
+	// x402 payment: its calls are bounded by count, per-call amount and the
+	// per-mint caps).
+	if limit := h.ceilingCap(spend); (t.Ceiling == 0 && spend > 0) || t.Ceiling > limit {
 		return nil, Grant{}, fmt.Errorf("grant %s: ceiling %s SOL: give more than 0 and at most %s SOL (what the session cap leaves after this proposal)",
 			id, executor.FormatSOL(t.Ceiling), executor.FormatSOL(limit))
 	}

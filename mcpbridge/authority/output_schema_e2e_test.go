@@ -3,6 +3,8 @@ package authority_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -20,7 +22,13 @@ import (
 // validator of their own (the bridge also validates; this does not rely on
 // it).
 func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
-	w, mint := tokenWorld(t, func(c *policy.Config, mint string) { c.MaxTokenPerTx = capped(t, mint+"=2.5") })
+	// A server that asks no payment: x402_fetch answers it as a read.
+	free := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("free")) }))
+	t.Cleanup(free.Close)
+	w, mint := tokenWorld(t, func(c *policy.Config, mint string) {
+		c.MaxTokenPerTx = capped(t, mint+"=2.5")
+		c.AllowedX402Origins = []string{free.URL}
+	})
 	a := startAgent(t, w.socket)
 
 	schemas := map[string]*jsonschema.Schema{}
@@ -131,6 +139,13 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 	}
 	sa["confirm"] = p.Token
 	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "executed")
+
+	// x402_fetch: a read when no payment is asked, a denial for an origin
+	// the operator did not allow (its payments are in x402_e2e_test.go).
+	if body := check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response").Str("body"); body != "free" {
+		t.Errorf("x402_fetch read the body %q, want %q", body, "free")
+	}
+	check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": "http://127.0.0.1:9/r"}), "denied")
 
 	for _, name := range mcpbridge.ToolNames() {
 		if seen[name] == 0 {

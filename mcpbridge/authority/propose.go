@@ -68,6 +68,10 @@ func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.C
 	if errors.As(err, &r) {
 		return h.denyWrite(who, fp, r.Decision, a)
 	}
+	var ans *Answered
+	if errors.As(err, &ans) {
+		return ans.Result // no proposal was needed (x402_fetch: no payment asked)
+	}
 	return toolError(err.Error())
 }
 

@@ -28,6 +28,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
 		mcpbridge.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
 		mcpbridge.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
+		mcpbridge.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
 	}
 }
 
@@ -48,10 +49,15 @@ func outsideTx(w *world, kind string) string {
 // never fail; this one fails when a write tool is declared read-only (and
 // when a declared write tool's handler cannot write).
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.Policy.AllowUncappedTokenTransfers = true })
+	w := newWorldLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
+		o.Policy.AllowUncappedTokenTransfers = true
+		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
+	}, nil, authority.ListenConfig{})
 	ctx := context.Background()
-	if _, err := w.ledger.MintTo(ctx, w.ledger.DemoMints().USDC.Mint, w.wallet.String(), 1_000_000); err != nil {
-		t.Fatal(err)
+	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
+		if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 1_000_000); err != nil {
+			t.Fatal(err)
+		}
 	}
 	probes := readOnlyProbes(w)
 	proposals := func() int {

@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -118,6 +119,13 @@ type Refusal struct{ Decision policy.Decision }
 
 func (r *Refusal) Error() string { return r.Decision.Rule + ": " + r.Decision.Reason }
 
+// Answered is a kind's answer from Draft that is neither a proposal nor a
+// refusal: the call needed no approval (x402_fetch, when the server asked
+// no payment, answers with the server's response as a read).
+type Answered struct{ Result mcpbridge.CallResult }
+
+func (a *Answered) Error() string { return a.Result.Text }
+
 // refuse builds a *Refusal.
 func refuse(rule, reason string) error {
 	return &Refusal{Decision: policy.Decision{Rule: rule, Reason: reason}}
@@ -136,6 +144,9 @@ func (e Env) Swapper() *executor.Swapper { return e.h.opts.Swapper }
 func (e Env) Network() executor.Network { return e.h.opts.Network }
 func (e Env) Policy() policy.Config     { return e.h.opts.Policy }
 func (e Env) Wallet() solana.PublicKey  { return e.h.opts.Executor.Wallet() }
+
+// Genesis is the cluster's genesis hash (x402 names the cluster by it).
+func (e Env) Genesis() string { return e.h.opts.Genesis }
 
 // Label reads a mint's facts and sanitised metadata.
 func (e Env) Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {

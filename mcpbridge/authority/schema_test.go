@@ -163,7 +163,7 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 	}
 }
 
-var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", sampleTransaction, "https://actions.example.com/api/tip"}
+var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", sampleTransaction, "https://api.example.com/x", "https://actions.example.com/api/tip"}
 
 // sampleTransaction is a legacy transfer of 1000 lamports from addrA to
 // addrB, its signature slot empty, as base64 wire bytes.
@@ -180,6 +180,12 @@ func sampleFromSchema(t *testing.T, name string, p map[string]any, used map[stri
 		} else {
 			num = float64(1)
 		}
+	}
+	if slices.Contains(types, "object") {
+		return map[string]any{}, map[string]any{}
+	}
+	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0], enum[0]
 	}
 	if slices.Contains(types, "string") {
 		pattern, _ := p["pattern"].(string)
@@ -226,11 +232,16 @@ func outsideSchema(p map[string]any) []any {
 		}
 	}
 	if slices.Contains(types, "string") {
-		re := regexp.MustCompile(p["pattern"].(string))
+		pattern, _ := p["pattern"].(string)
+		re := regexp.MustCompile(pattern)
+		enum, _ := p["enum"].([]any)
 		for _, s := range []string{"!", "0", addrA + "1", " " + addrA} {
-			if !re.MatchString(s) {
+			if !re.MatchString(s) || (len(enum) > 0 && !slices.Contains(enum, any(s))) {
 				bad = append(bad, s)
 			}
+		}
+		if m, ok := p["maxLength"].(float64); ok {
+			bad = append(bad, strings.Repeat("a", int(m)+1))
 		}
 	} else {
 		bad = append(bad, "x")

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
+)
+
+// Paying an x402 API through the real binaries: an MCP client driving
+// `solgate mcp` calls x402_fetch on the localnet paid API (built with the
+// official @x402 packages); the console in a real terminal shows the
+// payment's terms; the human presses a; the paid body arrives and the ledger
+// shows exactly 0.001 moved from the wallet's token account to the
+// merchant's, the fee paid by the facilitator. Then A with a grant of 10 on
+// the next one: nine more pay without a key, and the per-mint session cap
+// (0.011) stops the call that would pass it, with a call left on the grant.
+func TestX402PaidAPIThroughTheConsole(t *testing.T) {
+	bin := testkit.Binary(t)
+	ctx := context.Background()
+	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
+	// cannot age a payment out before the facilitator checks it.
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100, PaidAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	chain := rpc.New(l.RPC())
+	api := l.PaidAPI()
+	key, _ := executor.NewRandomKeypair()
+	if err := l.Fund(ctx, key.PublicKey().String(), solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.MintTo(ctx, api.Mint, key.PublicKey().String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	keyFile := filepath.Join(tmp, "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
+	errLog := filepath.Join(tmp, "stderr")
+	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
+		"--state", filepath.Join(tmp, "state"), "--allow-x402-origin", api.URL,
+		"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.011", "--no-bell") + " 2>>" + shellWords(errLog)
+	p := startTmux(t, 160, 50, console)
+	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
+	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+
+	merchant, facilitator, wallet := solana.MustPublicKeyFromBase58(api.Merchant), solana.MustPublicKeyFromBase58(api.Facilitator), key.PublicKey()
+	balance := func(pk solana.PublicKey) uint64 {
+		t.Helper()
+		out, err := chain.GetBalance(ctx, pk, rpc.CommitmentConfirmed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Value
+	}
+	tokens := func(owner solana.PublicKey) uint64 {
+		t.Helper()
+		n, _ := testkit.OwnerTokens(t, chain, owner, api.Mint)
+		return n
+	}
+	walletSOL, facSOL := balance(wallet), balance(facilitator)
+
+	a := testkit.StartAgent(t, socket, "x402-agent")
+	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
+	propose := func(n int) string {
+		t.Helper()
+		ans := a.Call("x402_fetch", args)
+		id, _ := ans.Structured["proposal_id"].(string)
+		if ans.Status() != "pending_approval" || id == "" {
+			t.Fatalf("call %d: propose: %s %v", n, ans.Text, ans.Structured)
+		}
+		return id
+	}
+	pay := func(n int, id string) {
+		t.Helper()
+		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+		token, _ := st.Structured["confirm"].(string)
+		if st.Status() != "approved" || token == "" {
+			t.Fatalf("call %d: proposal_status: %s %v", n, st.Text, st.Structured)
+		}
+		done := a.Call("x402_fetch", map[string]any{"url": args["url"], "max_amount": 1000, "confirm": token})
+		if done.Status() != "executed" || !strings.Contains(done.Text, "the paid answer") || done.Structured["http_status"] != float64(200) {
+			t.Fatalf("call %d: execute: %s %v", n, done.Text, done.Structured)
+		}
+	}
+
+	// 1. The first payment waits for the human: the console shows the
+	// origin, payTo, the facilitator and the per-mint caps it counts
+	// against. The ledger has not moved.
+	first := propose(1)
+	pane.WaitFor(t, 30*time.Second, first, "a approve")
+	screen := pane.WaitFor(t, 30*time.Second, "Origin", api.URL, "Pay to", "Fee payer", "per session 0.011")
+	if !strings.Contains(screen, "0.001") {
+		t.Errorf("the queue does not show 0.001:\n%s", screen)
+	}
+	if tokens(merchant) != 0 {
+		t.Fatal("a proposal moved funds")
+	}
+	waitGone(t, pane, 30*time.Second, "a waits: just selected")
+	pane.Keys(t, "a")
+	pay(1, first)
+	if got := tokens(wallet); got != 999_000 {
+		t.Fatalf("wallet holds %d after one payment, want 999000", got)
+	}
+	if got := tokens(merchant); got != 1000 {
+		t.Fatalf("merchant holds %d after one payment, want 1000", got)
+	}
+	if got := balance(wallet); got != walletSOL {
+		t.Fatalf("wallet SOL %d → %d: the facilitator should pay the fee", walletSOL, got)
+	}
+	if got := balance(facilitator); got >= facSOL {
+		t.Fatalf("facilitator SOL %d → %d: it paid no fee", facSOL, got)
+	}
+
+	// 2. A grant of 10 on the next one: the form's SOL ceiling defaults to
+	// 0 (an x402 payment spends no SOL); the count is typed.
+	second := propose(2)
+	pane.WaitFor(t, 30*time.Second, second)
+	waitGone(t, pane, 30*time.Second, "a waits: just selected")
+	pane.Keys(t, "A")
+	pane.WaitFor(t, 30*time.Second, "AND GRANT MORE LIKE IT", "further calls like it: 9")
+	pane.Keys(t, "BSpace", "1", "0", "Enter")
+	pane.WaitFor(t, 30*time.Second, "GRANTS (l lists, x ends all): #1 x402-agent 1.0")
+	pay(2, second)
+	// Nine more, no key pressed.
+	for n := 3; n <= 11; n++ {
+		pay(n, propose(n))
+	}
+	if got := tokens(merchant); got != 11_000 {
+		t.Fatalf("merchant holds %d after eleven payments, want 11000", got)
+	}
+	// The twelfth would pass the per-mint session cap (0.011): denied,
+	// though the grant has a call left.
+	over := a.Call("x402_fetch", args)
+	if over.Status() != "denied" || over.Structured["rule"] != "max_token_per_session" {
+		t.Fatalf("twelfth: %s %v", over.Text, over.Structured)
+	}
+	if got := tokens(wallet); got != 989_000 {
+		t.Fatalf("wallet holds %d, want 989000", got)
+	}
+	if got := balance(wallet); got != walletSOL {
+		t.Fatalf("wallet SOL %d → %d after eleven payments", walletSOL, got)
+	}
+	pane.SawAll(t, 30*time.Second, "by grant #1")
+}
+
+// The hostile variants through the real binaries: refused with their
+// reasons, nothing signed, the ledger unchanged; and a facilitator that
+// never submits: after a, the payment is reserved, then released once the
+// ledger has expired its blockhash, and get_spend_status shows it.
+func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
+	bin := testkit.Binary(t)
+	ctx := context.Background()
+	// 200 ms slots: a blockhash lives 30 s unless the test expires it.
+	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200, PaidAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	chain := rpc.New(l.RPC())
+	api := l.PaidAPI()
+	key, _ := executor.NewRandomKeypair()
+	wallet := key.PublicKey()
+	if err := l.Fund(ctx, wallet.String(), solana.LAMPORTS_PER_SOL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.MintTo(ctx, api.Mint, wallet.String(), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	keyFile := filepath.Join(tmp, "id.json")
+	if err := key.WriteFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
+	errLog := filepath.Join(tmp, "stderr")
+	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
+		"--state", filepath.Join(tmp, "state"), "--allow-x402-origin", api.URL,
+		"--max-token-per-tx", api.Mint+"=0.01", "--max-token-per-session", api.Mint+"=0.1", "--no-bell") + " 2>>" + shellWords(errLog)
+	p := startTmux(t, 160, 50, console)
+	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
+	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+	tokens := func() uint64 {
+		t.Helper()
+		n, _ := testkit.OwnerTokens(t, chain, wallet, api.Mint)
+		return n
+	}
+	sends := func() uint64 {
+		t.Helper()
+		s, err := l.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SendsReceived
+	}
+	solBefore, sendsBefore := func() uint64 {
+		out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Value
+	}(), sends()
+
+	a := testkit.StartAgent(t, socket, "hostile-agent")
+	for _, c := range []struct{ path, rule, want string }{
+		{"/hostile/feepayer?wallet=" + wallet.String(), "x402_payment", "as fee payer"},
+		{"/hostile/wsol", "x402_payment", "wrapped SOL"},
+	} {
+		ans := a.Call("x402_fetch", map[string]any{"url": api.URL + c.path})
+		if ans.Status() != "denied" || ans.Structured["rule"] != c.rule || !strings.Contains(ans.Text, c.want) {
+			t.Errorf("%s: %s %v", c.path, ans.Text, ans.Structured)
+		}
+	}
+	approveAndRun := func(path string) (string, testkit.Answer) {
+		t.Helper()
+		args := map[string]any{"url": api.URL + path}
+		ans := a.Call("x402_fetch", args)
+		id, _ := ans.Structured["proposal_id"].(string)
+		if ans.Status() != "pending_approval" {
+			t.Fatalf("%s: propose: %s %v", path, ans.Text, ans.Structured)
+		}
+		pane.WaitFor(t, 30*time.Second, id, "a approve")
+		waitGone(t, pane, 30*time.Second, "a waits: just selected")
+		pane.Keys(t, "a")
+		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+		token, _ := st.Structured["confirm"].(string)
+		if st.Status() != "approved" || token == "" {
+			t.Fatalf("%s: proposal_status: %s %v", path, st.Text, st.Structured)
+		}
+		return id, a.Call("x402_fetch", map[string]any{"url": args["url"], "confirm": token})
+	}
+	// Advertises 0.001, asks more on the retry: refused at execution.
+	if _, res := approveAndRun("/hostile/overprice"); res.Status() != "failed" || !strings.Contains(res.Text, "more than the 0.001") || !strings.Contains(res.Text, "nothing was signed or sent") {
+		t.Fatalf("overprice: %s %v", res.Text, res.Structured)
+	}
+	if tokens() != 1_000_000 || sends() != sendsBefore {
+		t.Fatalf("the hostile variants moved funds: wallet %d, %d sends", tokens(), sends()-sendsBefore)
+	}
+
+	// The facilitator that never submits: reserved while the blockhash lives.
+	id, res := approveAndRun("/nosubmit")
+	if res.Status() != "submitted" && res.Status() != "executing" {
+		t.Fatalf("nosubmit: %s %v", res.Text, res.Structured)
+	}
+	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Token "+api.Mint+": 0 spent, 1000 reserved") {
+		t.Fatalf("while the blockhash lives:\n%s", ss.Text)
+	}
+	if err := l.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	final := a.Call("proposal_status", map[string]any{"proposal_id": id})
+	testkit.Eventually(t, 30*time.Second, "the release after expiry", func() bool {
+		final = a.Call("proposal_status", map[string]any{"proposal_id": id})
+		return final.Status() == "failed"
+	}, func() string { return final.Text })
+	if !strings.Contains(final.Text, "never landed") {
+		t.Errorf("final: %s", final.Text)
+	}
+	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Token "+api.Mint+": 0 spent, 0 reserved") {
+		t.Fatalf("after the release:\n%s", ss.Text)
+	}
+	out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
+	if err != nil || out.Value != solBefore || tokens() != 1_000_000 {
+		t.Fatalf("ledger moved: SOL %d → %d, tokens %d (%v)", solBefore, out.Value, tokens(), err)
+	}
+	pane.SawAll(t, 30*time.Second, "never landed")
+}

@@ -1,0 +1,209 @@
+package x402_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor/x402"
+)
+
+// Published values: CAIP-2 ids of the public clusters as the x402 SVM
+// packages and the CAIP namespace spell them, from the genesis hashes
+// `solana genesis-hash` prints.
+func TestCAIP2FromGenesis(t *testing.T) {
+	for genesis, want := range map[string]string{
+		"5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+		"EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+		"4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY": "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+	} {
+		if got := x402.CAIP2(genesis); got != want {
+			t.Errorf("CAIP2(%s) = %s, want %s", genesis, got, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"solana":         "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+		"solana-devnet":  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+		"solana-testnet": "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+	} {
+		if got := x402.V1Networks[name]; got != want {
+			t.Errorf("v1 %s = %s, want %s", name, got, want)
+		}
+	}
+}
+
+const (
+	devnet   = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+	mint     = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+	payTo    = "7Us1MTDJ7TraDSPewnz7pJp84eJdC8rqQMuEyFHpKky6"
+	feePayer = "BbYmErhtDiRVLYYVHvYRBVE1gyQvAyaxTcveJ1hqjb2s"
+)
+
+func v2Header(t *testing.T, accepts ...map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"x402Version": 2, "error": "Payment required",
+		"resource": map[string]any{"url": "https://api.example.com/data", "description": "weather \x1b[31mnow", "mimeType": "application/json"},
+		"accepts":  accepts,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func exact(network string) map[string]any {
+	return map[string]any{"scheme": "exact", "network": network, "amount": "1000", "asset": mint, "payTo": payTo,
+		"maxTimeoutSeconds": 60, "extra": map[string]any{"feePayer": feePayer, "memo": "order-7"}}
+}
+
+func TestParseV2AndSelectOwnCluster(t *testing.T) {
+	evm := map[string]any{"scheme": "exact", "network": "eip155:8453", "amount": "1000", "asset": "0xabc", "payTo": "0xdef"}
+	upto := exact(devnet)
+	upto["scheme"] = "upto"
+	pr, err := x402.ParsePaymentRequired(v2Header(t, evm, upto, exact(devnet)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x402.Select(pr, devnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Amount != 1000 || r.Asset != mint || r.PayTo != payTo || r.FeePayer != feePayer || r.Memo != "order-7" || pr.ResourceURL != "https://api.example.com/data" {
+		t.Fatalf("chosen %+v from %+v", r, pr)
+	}
+	// The retry echoes the chosen offer byte for byte as `accepted`.
+	name, value, err := x402.PaymentHeader(pr, r, "AAAA")
+	if err != nil || name != "PAYMENT-SIGNATURE" {
+		t.Fatalf("%s %v", name, err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(value)
+	var payload struct {
+		X402Version int             `json:"x402Version"`
+		Accepted    json.RawMessage `json:"accepted"`
+		Payload     struct{ Transaction string }
+	}
+	if err := json.Unmarshal(raw, &payload); err != nil || payload.X402Version != 2 || string(payload.Accepted) != string(r.Raw) || payload.Payload.Transaction != "AAAA" {
+		t.Fatalf("payload %s: %v", raw, err)
+	}
+
+	// On mainnet nothing here is payable: refused, listing what was offered.
+	_, err = x402.Select(pr, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")
+	if !errors.Is(err, x402.ErrNoAcceptableOffer) {
+		t.Fatalf("select on mainnet: %v", err)
+	}
+	for _, want := range []string{"exact on eip155:8453", "upto on " + devnet, "exact on " + devnet} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not list %q", err, want)
+		}
+	}
+}
+
+func TestParseV1Body(t *testing.T) {
+	body := `{"x402Version":1,"error":"X-PAYMENT header is required","accepts":[{"scheme":"exact","network":"solana-devnet",
+	"maxAmountRequired":"2500","resource":"https://api.example.com/v1","description":"v1 data","mimeType":"application/json",
+	"payTo":"` + payTo + `","maxTimeoutSeconds":60,"asset":"` + mint + `","extra":{"feePayer":"` + feePayer + `"}}]}`
+	pr, err := x402.ParsePaymentRequired("", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x402.Select(pr, devnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Version != 1 || r.Amount != 2500 || r.V1Network != "solana-devnet" || pr.ResourceURL != "https://api.example.com/v1" {
+		t.Fatalf("v1 read as %+v / %+v", pr, r)
+	}
+	name, value, err := x402.PaymentHeader(pr, r, "AAAA")
+	raw, _ := base64.StdEncoding.DecodeString(value)
+	if err != nil || name != "X-PAYMENT" || !strings.Contains(string(raw), `"network":"solana-devnet"`) || !strings.Contains(string(raw), `"scheme":"exact"`) {
+		t.Fatalf("v1 header %s %s %v", name, raw, err)
+	}
+}
+
+func TestSelectRefusesIncompleteOffers(t *testing.T) {
+	for name, change := range map[string]func(map[string]any){
+		"no fee payer": func(m map[string]any) { m["extra"] = map[string]any{} },
+		"float amount": func(m map[string]any) { m["amount"] = "0.001" },
+		"zero amount":  func(m map[string]any) { m["amount"] = "0" },
+		"bad asset":    func(m map[string]any) { m["asset"] = "USDC" },
+		"huge amount":  func(m map[string]any) { m["amount"] = "18446744073709551616" },
+		"memo too large": func(m map[string]any) {
+			m["extra"] = map[string]any{"feePayer": feePayer, "memo": strings.Repeat("m", 257)}
+		},
+	} {
+		offer := exact(devnet)
+		change(offer)
+		pr, err := x402.ParsePaymentRequired(v2Header(t, offer), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := x402.Select(pr, devnet); !errors.Is(err, x402.ErrNoAcceptableOffer) || !strings.Contains(err.Error(), "unusable") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := x402.ParsePaymentRequired("", []byte(`{"x402Version":2}`)); err == nil {
+		t.Error("a v2 body without the header was accepted")
+	}
+	if _, err := x402.ParsePaymentRequired("not base64!", nil); err == nil {
+		t.Error("a garbage header was accepted")
+	}
+}
+
+func TestCheckURLAndOrigin(t *testing.T) {
+	for _, ok := range []string{"https://api.example.com/x", "http://127.0.0.1:8080/paid", "http://localhost/x", "http://[::1]:9/x"} {
+		if err := x402.CheckURL(ok); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"http://api.example.com/x", "ftp://x/y", "https://user:pw@api.example.com/", "/relative", "https://a.example.com/#frag"} {
+		if err := x402.CheckURL(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if got := x402.Origin("HTTPS://API.Example.com:443/a?b"); got != "https://api.example.com" {
+		t.Errorf("origin %s", got)
+	}
+	if got := x402.Origin("http://127.0.0.1:8080/paid"); got != "http://127.0.0.1:8080" {
+		t.Errorf("origin %s", got)
+	}
+}
+
+// The console never follows a redirect: a payment header sent to the
+// approved origin must not be replayed to another one. The redirect comes
+// back as the answer, and the other server is never reached.
+func TestDoNeverFollowsRedirects(t *testing.T) {
+	var hit atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hit.Store(true) }))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(5*time.Second), x402.Request{URL: origin.URL + "/paid"}, map[string]string{"PAYMENT-SIGNATURE": "signed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusTemporaryRedirect || hit.Load() {
+		t.Fatalf("status %d, other server reached: %v", resp.Status, hit.Load())
+	}
+}
+
+// A body past MaxBodyBytes is cut and marked.
+func TestDoBoundsTheBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(strings.Repeat("x", x402.MaxBodyBytes+100)))
+	}))
+	defer srv.Close()
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(5*time.Second), x402.Request{URL: srv.URL}, nil)
+	if err != nil || len(resp.Body) != 65536 || !resp.Truncated {
+		t.Fatalf("body %d truncated %v: %v", len(resp.Body), resp.Truncated, err)
+	}
+}
