@@ -104,12 +104,12 @@ function main() {
   rpc.beforeExecuteHook = () => faults.beforeExecute();
   const swapApi = new SwapApi(ledger, log);
   Object.assign(faults.methods, swapApi.controls());
+  // Transactions built outside solgate with @solana/kit (outside.mjs).
+  Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
   // x402.mjs, the paid API on its own loopback port, only with --paid-api:
   // its packages cost every other ledger start a fifth of a second.
   let paidApi = null;
   const actionsApi = new ActionsApi(ledger, log, () => swapApi.pools.info?.usdc?.mint);
-  // Transactions built outside solgate with @solana/kit (outside.mjs).
-  Object.assign(faults.methods, new OutsideBuilder(ledger, log).controls());
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {

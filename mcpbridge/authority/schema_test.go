@@ -163,7 +163,7 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 	}
 }
 
-var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", sampleTransaction, "https://api.example.com/x", "https://actions.example.com/api/tip"}
+var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", "https://api.example.com/x", sampleTransaction, "https://actions.example.com/api/tip"}
 
 // sampleTransaction is a legacy transfer of 1000 lamports from addrA to
 // addrB, its signature slot empty, as base64 wire bytes.
