@@ -100,6 +100,10 @@ type Stats struct {
 	SwapQuotes       uint64 `json:"swapQuotes"`
 	SwapTransactions uint64 `json:"swapTransactions"`
 	SwapFaults       uint64 `json:"swapFaults"`
+	// Actions server counters (actions.mjs): metadata GETs and transaction
+	// POSTs answered.
+	ActionGets  uint64 `json:"actionGets"`
+	ActionPosts uint64 `json:"actionPosts"`
 }
 
 // ErrNodeMissing is returned (wrapped) by Start when `node` is not on PATH.

@@ -14,7 +14,8 @@
 // rpc.mjs (standard methods), faults.mjs (localnet_* controls),
 // wire.mjs (wire formats), tokens.mjs (SPL token layouts), swap.mjs (demo
 // tokens, pools and the Jupiter-compatible /swap/v1 API on the same port),
-// outside.mjs (transactions built with @solana/kit, as an SDK would).
+// outside.mjs (transactions built with @solana/kit, as an SDK would),
+// actions.mjs (Solana Actions: /actions.json and /api/actions/*, same port).
 
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -25,6 +26,7 @@ import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
 import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
+import { ActionsApi } from './actions.mjs';
 import { OutsideBuilder } from './outside.mjs';
 
 const NETWORKS = {
@@ -107,6 +109,7 @@ function main() {
   // x402.mjs, the paid API on its own loopback port, only with --paid-api:
   // its packages cost every other ledger start a fifth of a second.
   let paidApi = null;
+  const actionsApi = new ActionsApi(ledger, log, () => swapApi.pools.info?.usdc?.mint);
 
   // One JSON-RPC request object -> one response object.
   async function handleOne(req) {
@@ -159,6 +162,7 @@ function main() {
     };
     if (req.method === 'GET' && (req.url === '/health' || req.url === '/health/')) return send(200, 'ok', 'text/plain');
     if (swapApi.handles(req)) return swapApi.handle(req, res);
+    if (actionsApi.handles(req)) return actionsApi.handle(req, res);
     if (req.method !== 'POST') return send(405, 'Method Not Allowed\n', 'text/plain');
     const chunks = [];
     let size = 0;

@@ -115,6 +115,13 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
 	case KindLabel:
 		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
+	case KindActionURL:
+		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
+	case KindActionInput:
+		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
+			schema["maxProperties"] = MaxActionInputKeys
+			schema["additionalProperties"] = map[string]any{"type": []string{"string", "number", "boolean"}}
+		})...)
 	}
 	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))
 }

@@ -26,7 +26,7 @@ func TestToolNamesAndKinds(t *testing.T) {
 			writes = append(writes, n)
 		}
 	}
-	if !slices.Equal(writes, []string{ToolTransferSOL, ToolSwap, ToolTransferToken, ToolSignAndSend, ToolX402Fetch}) {
+	if !slices.Equal(writes, []string{ToolTransferSOL, ToolSwap, ToolTransferToken, ToolSignAndSend, ToolSolanaAction, ToolX402Fetch}) {
 		t.Fatalf("write tools %v", writes)
 	}
 	if IsWriteTool("Transfer_SOL") || IsWriteTool("") {

@@ -196,6 +196,8 @@ var settings = []setting{
 	// Policy.
 	withOldTOML(list("allow-recipient", "`ADDR` transfers may go to (repeatable; none = every transfer refused)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowRecipients }, parseAddress("Solana address")), "allow_recipients"),
+	list("allow-action-origin", "`ORIGIN` (https://host[:port]; http:// on loopback only) whose Solana Actions solana_action may fetch and propose (repeatable; none = every action refused)",
+		tomlString, func(s *Settings) *[]string { return &s.Policy.AllowedActionOrigins }, parseActionOrigin),
 	scalar("max-sol-per-tx", "largest single spend, in `SOL` (fee included)",
 		tomlDecimal, func(s *Settings) *uint64 { return &s.Policy.MaxLamportsPerTx }, parseSOL, policy.FormatSOL),
 	scalar("max-sol-per-session", "total spend while this console runs, in `SOL`",
@@ -423,6 +425,20 @@ func parseAddress(what string) func(string) (string, error) {
 		}
 		return s, nil
 	}
+}
+
+// parseActionOrigin reads an origin in any spelling ("HTTPS://Example.com:443/")
+// and keeps solgate's (policy.ParseOrigin). A path is refused rather than
+// dropped: allowing https://host/api/tip would allow all of https://host.
+func parseActionOrigin(s string) (string, error) {
+	o, err := policy.ParseOrigin(s)
+	if err != nil {
+		return "", err
+	}
+	if u, _ := url.Parse(strings.TrimSpace(s)); u != nil && (strings.Trim(u.EscapedPath(), "/") != "" || u.RawQuery != "" || u.Fragment != "") {
+		return "", fmt.Errorf("%q is a URL, not an origin: an origin is allowed whole, so give %s", s, o)
+	}
+	return o, nil
 }
 
 // parseID reads a uid or gid. 4294967295 is (uid_t)-1, which the kernel

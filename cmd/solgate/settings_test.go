@@ -170,6 +170,12 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: lv([]string{addrA, addrB}, `["`+addrA+`", "`+addrB+`"]`, []string{addrA, addrB}),
 			b: lv([]string{addrC}, `["`+addrC+`"]`, []string{addrC}),
 			c: lv([]string{addrD}, `["`+addrD+`"]`, []string{addrD})},
+		// Any spelling of an origin is kept as solgate spells it (lower case,
+		// no default port, no trailing slash).
+		"allow-action-origin": {env: "SOLGATE_ALLOW_ACTION_ORIGIN", toml: "allow_action_origin", def: []string(nil), get: func(s Settings) any { return s.Policy.AllowedActionOrigins },
+			a: lv([]string{"https://Actions.Example.com:443/", "http://127.0.0.1:8899"}, `["https://Actions.Example.com:443/", "http://127.0.0.1:8899"]`, []string{"https://actions.example.com", "http://127.0.0.1:8899"}),
+			b: lv([]string{"https://tip.example.org:8443"}, `["https://tip.example.org:8443"]`, []string{"https://tip.example.org:8443"}),
+			c: lv([]string{"http://localhost:3000"}, `["http://localhost:3000"]`, []string{"http://localhost:3000"})},
 		"max-sol-per-tx": {env: "SOLGATE_MAX_SOL_PER_TX", toml: "max_sol_per_tx", def: uint64(100_000_000), get: func(s Settings) any { return s.Policy.MaxLamportsPerTx },
 			// 0.29 is the float trap: 0.29 * 1e9 in float64 is 289999999.99999994.
 			a: sv("0.29", "0.29", uint64(290_000_000)),
@@ -377,6 +383,11 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 			"SOLGATE_DENY_MINT: ", []string{`"xyz" is not a mint address`, "accepted: a base58 public key"}},
 		{"flag recipient", nil, []string{"--allow-recipient", "0xdeadbeef"},
 			"--allow-recipient: ", []string{`"0xdeadbeef" is not a Solana address`, "accepted"}},
+		{"action origin over plain http, flag", nil, []string{"--allow-action-origin", "http://actions.example.com"},
+			"--allow-action-origin: ", []string{"plain http is accepted on loopback only", "use https"}},
+		{"action origin with a path, env", map[string]string{"SOLGATE_ALLOW_ACTION_ORIGIN": "https://example.com/api/actions/tip"}, nil,
+			"SOLGATE_ALLOW_ACTION_ORIGIN: ", []string{"is a URL, not an origin", "give https://example.com"}},
+		{"action origin not a URL, TOML", nil, []string{"--config", file(`allow_action_origin = ["example.com"]`)}, "allow_action_origin in ", []string{"an origin is https://host[:port]"}},
 		{"toml cap text", nil, []string{"--config", badCap}, "max_sol_per_tx in " + badCap + ": ", []string{`"abc"`, "accepted: a SOL amount"}},
 		{"negative cap flag", nil, []string{"--max-sol-per-tx", "-1"}, "--max-sol-per-tx: ", []string{"no sign", "accepted: a SOL amount"}},
 		{"garbage cap env", map[string]string{"SOLGATE_MAX_SOL_PER_SESSION": "lots"}, nil, "SOLGATE_MAX_SOL_PER_SESSION: ", []string{`"lots"`}},
@@ -439,7 +450,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 func TestBadTOMLNamesKeyAndFile(t *testing.T) {
 	isolateEnv(t)
 	for _, tc := range []struct{ name, body, key, says string }{
-		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_gid, allow_mainnet, allow_mint, allow_program, allow_recipient,"},
+		{"unknown key", `max_sol_per_transfer = 0.1`, "max_sol_per_transfer", "unknown key; accepted keys: allow_action_origin, allow_gid, allow_mainnet, allow_mint, allow_program, allow_recipient,"},
 		{"unknown table", "[limits]\nmax = 1", "limits", "unknown key"},
 		{"config names a config", `config = "other.toml"`, "config", "unknown key"},
 		{"both spellings", `allow_recipient = ["` + addrA + `"]` + "\n" + `allow_recipients = ["` + addrB + `"]`, "allow_recipients", "same setting; keep only allow_recipient"},

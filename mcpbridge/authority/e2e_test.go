@@ -92,6 +92,12 @@ func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.
 
 	cfg := policy.DefaultConfig()
 	cfg.AllowRecipients = []string{allowed.PublicKey().String()}
+	// The ledger's own actions server (localnet/actions.mjs) is allowed.
+	actionOrigin, err := policy.ParseOrigin(l.RPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AllowedActionOrigins = []string{actionOrigin}
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

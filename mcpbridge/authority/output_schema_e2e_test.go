@@ -129,6 +129,17 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 	ss["confirm"] = p.Token
 	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "executed")
 
+	// A Solana Action served by the ledger: one whose origin is not
+	// allowed, then the tip proposed and executed.
+	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, map[string]any{"url": "https://actions.example.com/api/tip"}), "denied")
+	sa := map[string]any{"url": w.ledger.RPC() + "/api/actions/tip", "input": map[string]any{"amount": "5000"}}
+	id = check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	sa["confirm"] = p.Token
+	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "executed")
+
 	// x402_fetch: a read when no payment is asked, a denial for an origin
 	// the operator did not allow (its payments are in x402_e2e_test.go).
 	if body := check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response").Str("body"); body != "free" {

@@ -27,6 +27,7 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
 		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
 		mcpbridge.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
+		mcpbridge.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
 		mcpbridge.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
 	}
 }

@@ -163,7 +163,7 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 	}
 }
 
-var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", "https://api.example.com/x", sampleTransaction}
+var sampleStrings = []string{addrA, addrB, wSOL, solana.Signature{9, 8, 7}.String(), "kR3nT9xQm2vP", "p-1", "https://api.example.com/x", sampleTransaction, "https://actions.example.com/api/tip"}
 
 // sampleTransaction is a legacy transfer of 1000 lamports from addrA to
 // addrB, its signature slot empty, as base64 wire bytes.
@@ -203,6 +203,9 @@ func sampleFromSchema(t *testing.T, name string, p map[string]any, used map[stri
 		if str == nil {
 			t.Fatalf("%s: no sample matches %q", name, pattern)
 		}
+	}
+	if slices.Contains(types, "object") {
+		num, str = map[string]any{}, map[string]any{}
 	}
 	switch {
 	case num == nil && str == nil:

@@ -1,0 +1,120 @@
+package authority
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+)
+
+// SolanaActionArgs are the arguments of solana_action.
+type SolanaActionArgs struct {
+	URL string
+	// Input holds the action's parameter values by name (and
+	// solanaactions.LinkSelector), each as text.
+	Input   map[string]string
+	Confirm string // "" on a proposal
+}
+
+// ParseSolanaActionArgs validates solana_action arguments. The URL's form is
+// checked here (no request is made); what it leads to, when the action is
+// fetched.
+func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
+	const tool = mcpbridge.ToolSolanaAction
+	var a SolanaActionArgs
+	if err := checkArgNames(tool, raw); err != nil {
+		return a, err
+	}
+	u, ok := raw["url"].(string)
+	if !ok {
+		return a, argErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", describe(raw["url"]))
+	}
+	a.URL = strings.TrimSpace(u)
+	if len(a.URL) > mcpbridge.MaxActionURLLen {
+		return a, argErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), mcpbridge.MaxActionURLLen)
+	}
+	if err := solanaactions.CheckURL(a.URL); err != nil {
+		return a, argErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
+	}
+	var err error
+	if a.Input, err = parseActionInput(raw["input"]); err != nil {
+		return a, err
+	}
+	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// parseActionInput reads input: an object whose values are strings, numbers
+// (kept as written, digits exactly) or booleans. Its text is the agent's,
+// passed to the action's server; it decides nothing in solgate.
+func parseActionInput(v any) (map[string]string, error) {
+	const tool = mcpbridge.ToolSolanaAction
+	if v == nil {
+		return nil, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, argErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", describe(v))
+	}
+	if len(obj) > mcpbridge.MaxActionInputKeys {
+		return nil, argErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), mcpbridge.MaxActionInputKeys)
+	}
+	out := make(map[string]string, len(obj))
+	for k, val := range obj {
+		if k == "" || len(k) > 64 || untrusted.Sanitize(k, 0) != k || strings.ContainsAny(k, " {}") {
+			return nil, argErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", quoteUntrusted(k))
+		}
+		var s string
+		switch x := val.(type) {
+		case string:
+			s = x
+		case json.Number:
+			s = x.String()
+		case float64: // arguments not decoded with UseNumber
+			b, _ := json.Marshal(x)
+			s = string(b)
+		case bool:
+			s = "false"
+			if x {
+				s = "true"
+			}
+		default:
+			return nil, argErrorf(tool, "input", "input.%s must be a string, a number or a boolean; got %s", k, describe(val))
+		}
+		if !utf8.ValidString(s) || len(s) > mcpbridge.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
+			return nil, argErrorf(tool, "input", "input.%s must be printable text of at most %d bytes", k, mcpbridge.MaxActionInputValue)
+		}
+		out[k] = s
+	}
+	if len(out) == 0 {
+		return nil, nil // {} and no input mean the same call
+	}
+	return out, nil
+}
+
+func (a SolanaActionArgs) ToolName() string     { return mcpbridge.ToolSolanaAction }
+func (a SolanaActionArgs) ConfirmToken() string { return a.Confirm }
+func (a SolanaActionArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+
+// Described names the attempt for a log line (the URL is the agent's text).
+func (a SolanaActionArgs) Described() string { return "Solana Action " + quoteUntrusted(a.URL) }
+
+// Recipient: the agent names no payee; the action's server is the
+// counterparty, judged by its origin.
+func (a SolanaActionArgs) Recipient() string { return "" }
+
+// Normalized: the URL as given (trimmed) and the input as canonical JSON
+// (keys sorted), so the approval binds exactly what the server was asked.
+func (a SolanaActionArgs) Normalized() map[string]string {
+	n := map[string]string{"url": a.URL}
+	if len(a.Input) > 0 {
+		b, _ := json.Marshal(a.Input) // maps marshal with sorted keys
+		n["input"] = string(b)
+	}
+	return n
+}
