@@ -1,0 +1,104 @@
+package executor_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+)
+
+// rpcCount is what the ledger and the executor counted between two reads.
+type rpcCount struct {
+	requests, calls, simulations uint64 // as the ledger counted them
+	rounds                       int64  // sequential waits, as the executor counted them
+}
+
+func (f *ledgerFixture) count(t *testing.T, during func()) rpcCount {
+	t.Helper()
+	s0, c0 := f.stats(t), f.ex.Client().Stats()
+	during()
+	s1, c1 := f.stats(t), f.ex.Client().Stats()
+	return rpcCount{requests: s1.HTTPRequests - s0.HTTPRequests, calls: s1.RPCCalls - s0.RPCCalls,
+		simulations: s1.Simulations - s0.Simulations, rounds: c1.Rounds - c0.Rounds}
+}
+
+// A proposal's preview is one round of RPCs once a preview of its shape
+// was measured: the exact bytes' reads and simulation as one batch, beside
+// the fee market (two questions on a stock node), and no measuring
+// simulation. Counted by the ledger, at the other end of the wire.
+func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Minute})
+	ctx := context.Background()
+	to := freshAddress(t)
+	preview := func(lamports uint64) *executor.Prepared {
+		t.Helper()
+		p, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: lamports})
+		if err != nil {
+			t.Fatalf("preview %d: %v", lamports, err)
+		}
+		return p
+	}
+	first := preview(1_000_000) // measures the shape's budget the long way
+
+	var second *executor.Prepared
+	got := f.count(t, func() { second = preview(2_000_000) })
+	if got != (rpcCount{requests: 3, calls: 5, simulations: 1, rounds: 1}) {
+		t.Errorf("second preview: %+v; want 3 HTTP requests (one batch of balances, simulation, balances; two fee-market questions), 5 calls, 1 simulation, 1 round", got)
+	}
+	if second.Preview.Budget != first.Preview.Budget || second.Preview.SpendLamports != 2_000_000+fee {
+		t.Errorf("second preview budget %+v spend %d; want the first's budget %+v and spend %d", second.Preview.Budget, second.Preview.SpendLamports, first.Preview.Budget, 2_000_000+fee)
+	}
+
+	// The market moves: the forecast price no longer holds, so the preview
+	// is measured again and carries the fresh price.
+	if err := f.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{7_000, 7_000, 7_000}}); err != nil {
+		t.Fatal(err)
+	}
+	var third *executor.Prepared
+	got = f.count(t, func() { third = preview(3_000_000) })
+	if third.Preview.Budget.UnitPrice != 7_000 || got.simulations != 3 {
+		t.Errorf("after the market moved: unit price %d after %d simulations; want 7000 (measured again: forecast, measuring and exact simulations)", third.Preview.Budget.UnitPrice, got.simulations)
+	}
+	// The transaction needs more units: the exact simulation shows it, and
+	// the budget is measured again rather than kept.
+	if err := f.ledger.SetExtraComputeUnits(ctx, 400); err != nil {
+		t.Fatal(err)
+	}
+	fourth := preview(4_000_000)
+	if fourth.Preview.Budget.Units != third.Preview.Budget.Units+400 {
+		t.Errorf("after units rose by 400: budget measured %d units, the one before %d", fourth.Preview.Budget.Units, third.Preview.Budget.Units)
+	}
+	got = f.count(t, func() { preview(5_000_000) })
+	if got.rounds != 1 || got.simulations != 1 {
+		t.Errorf("the next preview of the new shape took %d rounds and %d simulations, want 1 and 1", got.rounds, got.simulations)
+	}
+}
+
+// A node that refuses batches gets the same reads one after another, and
+// the preview is the same.
+func TestPreviewWithoutBatches(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Minute})
+	ctx := context.Background()
+	if err := f.ledger.RefuseBatches(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	to := freshAddress(t)
+	if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}); err != nil {
+		t.Fatalf("first preview on a node without batches: %v", err)
+	}
+	var p *executor.Prepared
+	got := f.count(t, func() {
+		var err error
+		if p, err = f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000}); err != nil {
+			t.Fatalf("preview: %v", err)
+		}
+	})
+	if got.requests != 5 || got.calls != 5 || got.rounds != 3 {
+		t.Errorf("without batches: %+v; want 5 requests = 5 calls (balances, simulation, balances in turn beside the fee market) in 3 rounds", got)
+	}
+	if p.Preview.SpendLamports != 2_000_000+fee {
+		t.Errorf("spend %d, want %d", p.Preview.SpendLamports, 2_000_000+fee)
+	}
+}
