@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,11 @@ type Store struct {
 	// writer anyway; taking the lock here keeps appends in seq order without
 	// leaning on busy retries, which are left for other processes.
 	writeMu sync.Mutex
+	// queue holds writes waiting for the next group commit (see write).
+	queueMu sync.Mutex
+	queue   []*queuedWrite
+	// commits counts group commits, for tests and figures.
+	commits atomic.Int64
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
@@ -162,37 +168,133 @@ func (s *Store) Close() error {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // write runs fn and the audit append for (kind, proposalID, body) in one
-// transaction.
+// transaction, and returns once that transaction is durable.
+//
+// Group commit: writes that arrive while another commit is being fsynced
+// wait for the writers' lock together, and the first of them to get it
+// commits them all in one transaction (one fsync, one head-file sync),
+// each inside a savepoint of its own, so one write's failure undoes that
+// write alone. No write waits for a group to form, and none returns before
+// the commit holding it is durable: under load a denial's row shares its
+// commit with others, and its answer still follows its row to disk.
 func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
+	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn}
+	s.queueMu.Lock()
+	s.queue = append(s.queue, w)
+	s.queueMu.Unlock()
+
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx, err := s.db.Begin()
-	if err != nil {
-		return AuditEntry{}, fmt.Errorf("begin: %w", err)
+	if w.done {
+		return w.entry, w.err // committed by the writer before us
 	}
-	defer tx.Rollback()
-	if fn != nil {
-		if err := fn(tx); err != nil {
-			return AuditEntry{}, err
+	s.queueMu.Lock()
+	group := s.queue
+	s.queue = nil
+	s.queueMu.Unlock()
+	s.commitGroup(group)
+	return w.entry, w.err
+}
+
+// queuedWrite is one write waiting for its group's commit. Its result
+// fields are written under writeMu, and read by its own writer under it.
+type queuedWrite struct {
+	kind, proposalID string
+	body             any
+	fn               func(tx *sql.Tx) error
+	entry            AuditEntry
+	err              error
+	done             bool
+}
+
+// commitGroup commits group in one transaction, each write in a savepoint.
+// Called with writeMu held.
+func (s *Store) commitGroup(group []*queuedWrite) {
+	finish := func(err error) {
+		for _, w := range group {
+			if !w.done {
+				w.err, w.done = err, true
+			}
 		}
 	}
-	e, err := appendAuditTx(tx, kind, proposalID, body)
+	tx, err := s.db.Begin()
 	if err != nil {
-		return AuditEntry{}, err
+		finish(fmt.Errorf("begin: %w", err))
+		return
+	}
+	defer tx.Rollback()
+	var last *AuditEntry
+	committed := 0
+	for _, w := range group {
+		e, err := writeInSavepoint(tx, w)
+		var broken *savepointBroken
+		if errors.As(err, &broken) {
+			finish(err) // the transaction is in no known state: nothing of it is kept
+			return
+		}
+		if err != nil {
+			w.err, w.done = err, true
+			continue
+		}
+		w.entry = e
+		last = &w.entry
+		committed++
+	}
+	if committed == 0 {
+		return // every write failed on its own; nothing to commit
 	}
 	if err := tx.Commit(); err != nil {
-		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
+		for _, w := range group {
+			if !w.done {
+				w.entry = AuditEntry{}
+			}
+		}
+		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
+		return
 	}
+	finish(nil)
+	s.commits.Add(1)
 	if beforeHeadWrite != nil {
 		beforeHeadWrite()
 	}
 	if s.headFile != nil {
-		// The record is durable already; a head file that lags behind is
+		// The records are durable already; a head file that lags behind is
 		// reported by HeadFileErr and `solgate audit`, and caught up by the
 		// next Open.
-		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: e.Seq, Hash: e.Hash})
+		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: last.Seq, Hash: last.Hash})
 	}
-	return e, nil
+}
+
+// savepointBroken: a write's savepoint could not be set, rolled back or
+// released, so the group's transaction cannot be trusted.
+type savepointBroken struct{ err error }
+
+func (e *savepointBroken) Error() string { return e.err.Error() }
+func (e *savepointBroken) Unwrap() error { return e.err }
+
+// writeInSavepoint runs one write inside the group's transaction; on error
+// the savepoint is rolled back, leaving the group as if it never ran.
+func writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
+	if _, err := tx.Exec(`SAVEPOINT sg_write`); err != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
+	}
+	e, err := func() (AuditEntry, error) {
+		if w.fn != nil {
+			if err := w.fn(tx); err != nil {
+				return AuditEntry{}, err
+			}
+		}
+		return appendAuditTx(tx, w.kind, w.proposalID, w.body)
+	}()
+	if err != nil {
+		if _, rerr := tx.Exec(`ROLLBACK TO sg_write`); rerr != nil {
+			return AuditEntry{}, &savepointBroken{fmt.Errorf("%w (and rolling it back failed: %v)", err, rerr)}
+		}
+	}
+	if _, rerr := tx.Exec(`RELEASE sg_write`); rerr != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: release savepoint: %w", w.kind, rerr)}
+	}
+	return e, err
 }
 
 // beforeHeadWrite, when set by a test, runs between a write's commit and
