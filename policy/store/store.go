@@ -49,6 +49,7 @@ type Store struct {
 	queue   []*queuedWrite
 	// commits counts group commits, for tests and figures.
 	commits atomic.Int64
+	stmts   statements
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
@@ -143,7 +144,7 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	return &Store{db: db, path: p}, nil
+	return &Store{db: db, path: p, stmts: statements{db: db}}, nil
 }
 
 // Path is the database file.
@@ -160,6 +161,7 @@ func (s *Store) Close() error {
 		s.headFile.Close()
 		s.headFile = nil
 	}
+	s.stmts.close()
 	return s.db.Close()
 }
 
@@ -226,7 +228,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 	var last *AuditEntry
 	committed := 0
 	for _, w := range group {
-		e, err := writeInSavepoint(tx, w)
+		e, err := s.writeInSavepoint(tx, w)
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
@@ -274,8 +276,8 @@ func (e *savepointBroken) Unwrap() error { return e.err }
 
 // writeInSavepoint runs one write inside the group's transaction; on error
 // the savepoint is rolled back, leaving the group as if it never ran.
-func writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
-	if _, err := tx.Exec(`SAVEPOINT sg_write`); err != nil {
+func (s *Store) writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
+	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
 		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
 	}
 	e, err := func() (AuditEntry, error) {
@@ -284,14 +286,14 @@ func writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
 				return AuditEntry{}, err
 			}
 		}
-		return appendAuditTx(tx, w.kind, w.proposalID, w.body)
+		return s.appendAuditTx(tx, w.kind, w.proposalID, w.body)
 	}()
 	if err != nil {
-		if _, rerr := tx.Exec(`ROLLBACK TO sg_write`); rerr != nil {
+		if _, rerr := s.txExec(tx, `ROLLBACK TO sg_write`); rerr != nil {
 			return AuditEntry{}, &savepointBroken{fmt.Errorf("%w (and rolling it back failed: %v)", err, rerr)}
 		}
 	}
-	if _, rerr := tx.Exec(`RELEASE sg_write`); rerr != nil {
+	if _, rerr := s.txExec(tx, `RELEASE sg_write`); rerr != nil {
 		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: release savepoint: %w", w.kind, rerr)}
 	}
 	return e, err
@@ -347,13 +349,13 @@ func (s *Store) InsertProposal(p Proposal) error {
 	}
 	_, err := s.write("proposal", p.ID, p, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
+		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, ErrDuplicate)
 		}
-		_, err := tx.Exec(`INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
+		_, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status)
 		if err != nil {
@@ -367,13 +369,13 @@ func (s *Store) InsertProposal(p Proposal) error {
 // SetProposalStatus moves a proposal to status (e.g. "executed", "failed").
 func (s *Store) SetProposalStatus(id, status string) error {
 	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *sql.Tx) error {
-		return setStatusTx(tx, id, status)
+		return s.setStatusTx(tx, id, status)
 	})
 	return err
 }
 
-func setStatusTx(tx *sql.Tx, id, status string) error {
-	res, err := tx.Exec(`UPDATE proposals SET status = ? WHERE id = ?`, status, id)
+func (s *Store) setStatusTx(tx *sql.Tx, id, status string) error {
+	res, err := s.txExec(tx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id)
 	if err != nil {
 		return fmt.Errorf("set proposal %s status: %w", id, err)
 	}
@@ -431,18 +433,18 @@ func (s *Store) RecordDecision(d Decision) error {
 	d.LatencyMS = d.Latency.Milliseconds()
 	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
+		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, ErrDuplicate)
 		}
-		if _, err := tx.Exec(`INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
+		if _, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
 			VALUES (?, ?, ?, ?, ?, ?)`,
 			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS); err != nil {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
 		}
-		return setStatusTx(tx, d.ProposalID, d.Outcome)
+		return s.setStatusTx(tx, d.ProposalID, d.Outcome)
 	})
 	return err
 }
@@ -508,11 +510,11 @@ func (s *Store) RecordExecution(e Execution) error {
 		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 	}
 	_, err = s.write("execution", e.ProposalID, e, func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := s.txExec(tx, `INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
 			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 		}
-		return setStatusTx(tx, e.ProposalID, e.Outcome)
+		return s.setStatusTx(tx, e.ProposalID, e.Outcome)
 	})
 	return err
 }
