@@ -29,7 +29,7 @@ func (f *ledgerFixture) count(t *testing.T, during func()) rpcCount {
 // the fee market (two questions on a stock node), and no measuring
 // simulation. Counted by the ledger, at the other end of the wire.
 func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
-	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Minute})
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
 	ctx := context.Background()
 	to := freshAddress(t)
 	preview := func(lamports uint64) *executor.Prepared {
@@ -79,7 +79,7 @@ func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
 // A node that refuses batches gets the same reads one after another, and
 // the preview is the same.
 func TestPreviewWithoutBatches(t *testing.T) {
-	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Minute})
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
 	ctx := context.Background()
 	if err := f.ledger.RefuseBatches(ctx, true); err != nil {
 		t.Fatal(err)
