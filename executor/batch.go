@@ -46,12 +46,15 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
 	gmaOpts := map[string]any{"encoding": "base64", "commitment": "confirmed"}
-	for _, ch := range chunks {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{keyStrings(ch), gmaOpts}})
+	// Base58 once: the same addresses are asked before and after.
+	names := make([][]string, len(chunks))
+	for i, ch := range chunks {
+		names[i] = keyStrings(ch)
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
 	}
 	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: simParams})
-	for _, ch := range chunks {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{keyStrings(ch), gmaOpts}})
+	for i := range chunks {
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
 	}
 	res, err := c.rpc.RPCCallBatch(ctx, reqs)
 	if err != nil {
