@@ -58,8 +58,8 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	httpClient := &http.Client{
 		Timeout: opts.CallTimeout,
 		Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			Proxy:       http.ProxyFromEnvironment,
+			DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			// Proposals run side by side, each with a batch and the fee
 			// market in flight: with 8 idle connections kept, the rest were
 			// dialled and closed again each time (connect was 2% of the
