@@ -122,11 +122,19 @@ func (s *Store) appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (Au
 		seq, at, kind, proposalID, text, prevHash, hash); err != nil {
 		return AuditEntry{}, fmt.Errorf("append audit %s: %w", kind, err)
 	}
-	if _, err := s.txExec(tx, `INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, seq, hash); err != nil {
-		return AuditEntry{}, fmt.Errorf("append audit %s: move head: %w", kind, err)
-	}
+	// The head row moves once per transaction, to its last entry
+	// (moveHeadTx, from commitGroup).
 	return AuditEntry{Seq: seq, At: fromNanos(at), Kind: kind, ProposalID: proposalID, Body: json.RawMessage(text), PrevHash: prevHash, Hash: hash}, nil
+}
+
+// moveHeadTx records e as the chain's head in the transaction that
+// appended it.
+func (s *Store) moveHeadTx(tx *sql.Tx, e AuditEntry) error {
+	if _, err := s.txExec(tx, `INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, e.Seq, e.Hash); err != nil {
+		return fmt.Errorf("append audit %s: move head: %w", e.Kind, err)
+	}
+	return nil
 }
 
 // AppendAudit appends a free-standing entry (e.g. "console_start",

@@ -245,6 +245,15 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 	if committed == 0 {
 		return // every write failed on its own; nothing to commit
 	}
+	if err := s.moveHeadTx(tx, *last); err != nil {
+		for _, w := range group {
+			if !w.done {
+				w.entry = AuditEntry{}
+			}
+		}
+		finish(err)
+		return
+	}
 	if err := tx.Commit(); err != nil {
 		for _, w := range group {
 			if !w.done {
