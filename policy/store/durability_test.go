@@ -73,7 +73,7 @@ type ack struct {
 // kill is itself followed by more writes and another kill.
 // childWritersEnv makes the child write from that many goroutines at once,
 // so its writes share group commits.
-const childWritersEnv = "SOLGATE_STORE_TEST_WRITERS"
+const childWritersEnv = "STORE_TEST_CHILD_WRITERS" // not SOLGATE_*: a test-only variable of this package
 
 // runGroupWriters is the child with n concurrent writers: each prints its
 // ack only after its own write returned, as the hub answers an agent only
