@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +101,36 @@ func TestPreviewWithoutBatches(t *testing.T) {
 	}
 	if p.Preview.SpendLamports != 2_000_000+fee {
 		t.Errorf("spend %d, want %d", p.Preview.SpendLamports, 2_000_000+fee)
+	}
+}
+
+// A batch whose answers span slots proves nothing about the simulation's
+// pre-state on a node that runs its calls side by side: it is asked again,
+// and after ten such answers nothing is previewed (nothing could be signed).
+func TestBatchAcrossSlotsIsAskedAgain(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
+	ctx := context.Background()
+	to := freshAddress(t)
+	if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ledger.SplitBatchSlots(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	got := f.count(t, func() {
+		if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000}); err != nil {
+			t.Fatalf("preview after two batches across slots: %v", err)
+		}
+	})
+	if got.rounds != 3 || got.simulations != 3 {
+		t.Errorf("two batches across slots: %d rounds, %d simulations; want 3 and 3 (asked again until one slot answered)", got.rounds, got.simulations)
+	}
+
+	if err := f.ledger.SplitBatchSlots(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 3_000_000})
+	if err == nil || !strings.Contains(err.Error(), "cannot be measured alone") {
+		t.Fatalf("every batch across slots: err %v, want the effects refused as unmeasurable", err)
 	}
 }

@@ -410,6 +410,12 @@ func (l *Ledger) RefuseBatches(ctx context.Context, on bool) error {
 	return l.Call(ctx, "localnet_refuseBatches", []any{on}, nil)
 }
 
+// SplitBatchSlots makes the next n JSON-RPC batches span slots: a slot
+// passes between each of their calls.
+func (l *Ledger) SplitBatchSlots(ctx context.Context, n int) error {
+	return l.Call(ctx, "localnet_splitBatchSlots", []any{n}, nil)
+}
+
 // SetLatency delays every non-control answer by d (0 turns it off).
 func (l *Ledger) SetLatency(ctx context.Context, d time.Duration) error {
 	return l.Call(ctx, "localnet_setLatency", []any{d.Milliseconds()}, nil)

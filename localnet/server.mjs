@@ -142,7 +142,12 @@ function main() {
     if (batch) {
       if (req.length === 0) return { status: 200, body: stringify(errorObj(null, -32600, 'Invalid request')) };
       const out = [];
-      for (const r of req) out.push(await handleOne(r)); // sequential: ledger order is request order
+      const split = faults.splitBatchSlots > 0;
+      if (split) faults.splitBatchSlots--;
+      for (const r of req) {
+        if (split && out.length > 0) ledger.advance(1);
+        out.push(await handleOne(r)); // sequential: ledger order is request order
+      }
       return { status: 200, body: stringify(out) };
     }
     return { status: 200, body: stringify(await handleOne(req)) };
