@@ -32,7 +32,7 @@ import (
 // node answers. A node that refuses batches (some paid RPCs do) gets the
 // three calls one after another, as before, and is remembered as such.
 
-// batchRefused marks a client whose node refused a batch once.
+// batchState remembers that a client's node refused a batch once.
 type batchState struct{ refused atomic.Bool }
 
 // aroundSimulation is the effects engine's one round: the watched accounts,
