@@ -8,6 +8,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // rpcCount is what the ledger and the executor counted between two reads.
@@ -132,5 +133,43 @@ func TestBatchAcrossSlotsIsAskedAgain(t *testing.T) {
 	_, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 3_000_000})
 	if err == nil || !strings.Contains(err.Error(), "cannot be measured alone") {
 		t.Fatalf("every batch across slots: err %v, want the effects refused as unmeasurable", err)
+	}
+}
+
+// A reused blockhash past half its age is refreshed in the background: the
+// preview that notices does not wait for it, and the next one builds on the
+// fresh blockhash, still in one round.
+func TestPreviewBlockhashRefreshedInBackground(t *testing.T) {
+	const age = 3 * time.Second
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: age})
+	ctx := context.Background()
+	to := freshAddress(t)
+	preview := func(lamports uint64) *executor.Prepared {
+		t.Helper()
+		p, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: lamports})
+		if err != nil {
+			t.Fatalf("preview %d: %v", lamports, err)
+		}
+		return p
+	}
+	first := preview(1_000_000)
+	time.Sleep(age/2 + 100*time.Millisecond) // behaviour under test: the blockhash passes half its age
+
+	before := f.stats(t).HTTPRequests
+	var second *executor.Prepared
+	got := f.count(t, func() { second = preview(2_000_000) })
+	if second.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash || got.rounds != 1 {
+		t.Fatalf("past half its age: blockhash reused %v, %d rounds; want the reused one, 1 round (the refresh is not waited for)",
+			second.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash, got.rounds)
+	}
+	// The refresh is one more request beside the preview's three.
+	testkit.Eventually(t, 10*time.Second, "the background blockhash refresh", func() bool {
+		return f.stats(t).HTTPRequests >= before+4
+	}, nil)
+	var third *executor.Prepared
+	got = f.count(t, func() { third = preview(3_000_000) })
+	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 3 {
+		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 3 requests",
+			third.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash, got.rounds, got.requests)
 	}
 }
