@@ -164,6 +164,7 @@ func (e *Executor) startMarket(ctx context.Context, accounts []solana.PublicKey)
 		source string
 	}
 	ch := make(chan answer, 1)
+	ctx = besideCalls(ctx)
 	go func() {
 		price, source := e.marketPrice(ctx, accounts, s.Percentile)
 		ch <- answer{price, source}

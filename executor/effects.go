@@ -3,7 +3,6 @@ package executor
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -367,24 +366,15 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 		addrs[i] = k.String()
 	}
 	const attempts = 10
+	simParams := simulationParams(raw, addrs)
 	for attempt := 1; ; attempt++ {
-		before, err := c.multipleAccounts(ctx, watch)
+		// One round: the reads and the simulation go as one batch where the
+		// node takes batches (batch.go says why that proves as much).
+		before, value, again, sameSlot, err := c.aroundSimulation(ctx, watch, simParams)
 		if err != nil {
-			return Effects{}, sim, fmt.Errorf("effects: read accounts before: %w", err)
+			return Effects{}, sim, err
 		}
-		var out struct {
-			Value *simulateValue `json:"value"`
-		}
-		err = c.rpc.RPCCallForInto(ctx, &out, "simulateTransaction", []any{
-			base64.StdEncoding.EncodeToString(raw),
-			map[string]any{
-				"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
-				"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
-			},
-		})
-		if err != nil {
-			return Effects{}, sim, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
-		}
+		out := struct{ Value *simulateValue }{value}
 		if out.Value == nil {
 			return Effects{}, sim, errors.New("effects: the node returned an empty simulation result")
 		}
@@ -394,11 +384,7 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 		if len(out.Value.Accounts) != len(watch) {
 			return Effects{}, sim, fmt.Errorf("effects: the node returned %d simulated accounts for the %d watched; the effects cannot be measured, so nothing is signed", len(out.Value.Accounts), len(watch))
 		}
-		again, err := c.multipleAccounts(ctx, watch)
-		if err != nil {
-			return Effects{}, sim, fmt.Errorf("effects: read accounts after the simulation: %w", err)
-		}
-		if !sameStates(wallet, before, again) {
+		if !sameSlot || !sameStates(wallet, before, again) {
 			if attempt < attempts {
 				continue
 			}

@@ -224,15 +224,10 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	if err != nil {
 		return nil, err
 	}
-	tx, budget, bh, err := e.budgeted(ctx, "token transfer", ixs, maxAge, approved)
+	tx, _, bh, preview, sim, err := e.budgetedSimulation(ctx, "token transfer", ixs, maxAge, approved)
 	if err != nil {
 		return nil, err
 	}
-	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee)
-	if err != nil {
-		return nil, err
-	}
-	preview.Budget = budget
 	tp, err := measureToken(t, info, src, dst, preview.Effects, sim)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,8 @@ type Executor struct {
 	recent recentBlockhash
 	// feeSource is the fee estimate an auto source settled on (nil: not yet).
 	feeSource atomic.Pointer[string]
+	// forecasts are the budgets previews last measured, per shape.
+	forecasts forecasts
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.
@@ -177,15 +179,10 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	start := time.Now()
 
 	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
-	tx, budget, bh, err := e.budgeted(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved)
+	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved)
 	if err != nil {
 		return nil, err
 	}
-	preview, _, err := e.simulate(ctx, tx, budget.PriorityFee)
-	if err != nil {
-		return nil, err
-	}
-	preview.Budget = budget
 	// What may leave at most: the amount, the signatures' fee and the
 	// priority fee. The simulation's measure can be larger (the balance is
 	// read before it, so anything of ours landing in between counts too),
@@ -261,22 +258,48 @@ func (e *Executor) measureBudget(ctx context.Context, build func(Budget) (*solan
 
 // recentBlockhash remembers the last blockhash fetched, for previews.
 type recentBlockhash struct {
-	mu      sync.Mutex
-	value   rpc.LatestBlockhashResult
-	fetched time.Time
+	mu         sync.Mutex
+	value      rpc.LatestBlockhashResult
+	fetched    time.Time
+	refreshing bool
+	// forgotten: a fetch started before this may not install its answer.
+	forgotten time.Time
 }
 
 // get returns a blockhash fetched at most maxAge ago, fetching one if needed;
-// maxAge 0 always fetches (and refreshes what previews reuse).
+// maxAge 0 always fetches (and refreshes what previews reuse). Past half
+// its age a reused blockhash is refreshed in the background, so previews
+// arriving steadily never wait for one.
 func (r *recentBlockhash) get(ctx context.Context, c *Client, maxAge time.Duration) (rpc.LatestBlockhashResult, error) {
 	if maxAge > 0 {
 		r.mu.Lock()
 		v, at := r.value, r.fetched
+		age := time.Since(at)
+		fresh := !at.IsZero() && age < maxAge
+		if fresh && age > maxAge/2 && !r.refreshing {
+			r.refreshing = true
+			go r.refresh(c)
+		}
 		r.mu.Unlock()
-		if !at.IsZero() && time.Since(at) < maxAge {
+		if fresh {
 			return v, nil
 		}
 	}
+	return r.fetch(ctx, c)
+}
+
+// refresh fetches a blockhash for later previews, outside any caller's
+// context (a preview that finished must not cancel it).
+func (r *recentBlockhash) refresh(c *Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = r.fetch(ctx, c)
+	r.mu.Lock()
+	r.refreshing = false
+	r.mu.Unlock()
+}
+
+func (r *recentBlockhash) fetch(ctx context.Context, c *Client) (rpc.LatestBlockhashResult, error) {
 	at := time.Now()
 	out, err := c.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
@@ -286,7 +309,7 @@ func (r *recentBlockhash) get(ctx context.Context, c *Client, maxAge time.Durati
 		return rpc.LatestBlockhashResult{}, errors.New("node returned an empty answer")
 	}
 	r.mu.Lock()
-	if at.After(r.fetched) {
+	if at.After(r.fetched) && at.After(r.forgotten) {
 		r.value, r.fetched = *out.Value, at
 	}
 	r.mu.Unlock()
@@ -295,7 +318,7 @@ func (r *recentBlockhash) get(ctx context.Context, c *Client, maxAge time.Durati
 
 func (r *recentBlockhash) forget() {
 	r.mu.Lock()
-	r.fetched = time.Time{}
+	r.fetched, r.forgotten = time.Time{}, time.Now()
 	r.mu.Unlock()
 }
 

@@ -18,6 +18,8 @@ export class Faults {
     this.dropSends = 0; // next N sendTransaction calls: answer with the signature, never execute
     this.failCalls = 0; // next N non-control HTTP requests: HTTP 503
     this.latencyMs = 0; // delay before every non-control answer
+    this.refuseBatches = false; // answer JSON-RPC batches with HTTP 400
+    this.splitBatchSlots = 0; // next N batches: a slot passes between their calls
     this.stealOnSend = null; // { from, to, lamports }: moved after the next send's preflight, before it executes
 
     const count = (v, name) => {
@@ -63,6 +65,19 @@ export class Faults {
       localnet_lagGetTransaction: ([ms]) => {
         this.ledger.getTransactionLagMs = count(ms ?? 0, 'ms');
         return { lagMs: this.ledger.getTransactionLagMs };
+      },
+      // Answer every JSON-RPC batch with HTTP 400, as RPCs that do not
+      // serve batches do.
+      // The next N batches are answered across slots: a slot passes
+      // between their calls, as on a node that runs a batch's calls side
+      // by side while its banks move on.
+      localnet_splitBatchSlots: ([n]) => {
+        this.splitBatchSlots = count(n, 'n');
+        return { splitBatchSlots: this.splitBatchSlots };
+      },
+      localnet_refuseBatches: ([on]) => {
+        this.refuseBatches = !!on;
+        return { refuseBatches: this.refuseBatches };
       },
       localnet_setLatency: ([ms]) => {
         this.latencyMs = count(ms ?? 0, 'ms');

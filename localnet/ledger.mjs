@@ -60,7 +60,7 @@ export class Ledger {
     this.stats = {
       sendsReceived: 0, sendsDropped: 0, sendsRejected: 0,
       transactionsExecuted: 0, transactionsFailed: 0, airdrops: 0,
-      simulations: 0, rpcCalls: 0, failedCalls: 0, prioritizationFeeQueries: 0,
+      simulations: 0, rpcCalls: 0, httpRequests: 0, failedCalls: 0, prioritizationFeeQueries: 0,
     };
 
     // The faucet behind requestAirdrop: a real keypair whose transfers are

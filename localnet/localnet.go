@@ -90,7 +90,9 @@ type Stats struct {
 	Airdrops             uint64 `json:"airdrops"`
 	Simulations          uint64 `json:"simulations"`
 	RPCCalls             uint64 `json:"rpcCalls"`
-	FailedCalls          uint64 `json:"failedCalls"` // HTTP 503s injected by FailNextCalls
+	// HTTPRequests counts RPC round trips: a batch of calls is one.
+	HTTPRequests uint64 `json:"httpRequests"`
+	FailedCalls  uint64 `json:"failedCalls"` // HTTP 503s injected by FailNextCalls
 	// PrioritizationFeeQueries counts getRecentPrioritizationFees calls.
 	PrioritizationFeeQueries uint64 `json:"prioritizationFeeQueries"`
 	Slot                     uint64 `json:"slot"`
@@ -414,6 +416,18 @@ func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
 // it confirmed (0 turns it off).
 func (l *Ledger) LagGetTransaction(ctx context.Context, d time.Duration) error {
 	return l.Call(ctx, "localnet_lagGetTransaction", []any{d.Milliseconds()}, nil)
+}
+
+// RefuseBatches makes the ledger answer every JSON-RPC batch with HTTP 400,
+// as RPCs that do not serve batches do (false serves them again).
+func (l *Ledger) RefuseBatches(ctx context.Context, on bool) error {
+	return l.Call(ctx, "localnet_refuseBatches", []any{on}, nil)
+}
+
+// SplitBatchSlots makes the next n JSON-RPC batches span slots: a slot
+// passes between each of their calls.
+func (l *Ledger) SplitBatchSlots(ctx context.Context, n int) error {
+	return l.Call(ctx, "localnet_splitBatchSlots", []any{n}, nil)
 }
 
 // SetLatency delays every non-control answer by d (0 turns it off).

@@ -141,15 +141,24 @@ function main() {
       ? req.length > 0 && req.every((r) => faults.isControl(r?.method))
       : faults.isControl(req?.method);
     if (!control) {
+      ledger.stats.httpRequests++; // round trips: a batch is one
       if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
       if (faults.takeFailure()) {
         return { status: 503, body: 'Service Unavailable (localnet_failNextCalls)\n', text: true };
       }
     }
+    if (batch && faults.refuseBatches) {
+      return { status: 400, body: stringify(errorObj(null, -32600, 'batch requests are not served here (localnet_refuseBatches)')) };
+    }
     if (batch) {
       if (req.length === 0) return { status: 200, body: stringify(errorObj(null, -32600, 'Invalid request')) };
       const out = [];
-      for (const r of req) out.push(await handleOne(r)); // sequential: ledger order is request order
+      const split = faults.splitBatchSlots > 0;
+      if (split) faults.splitBatchSlots--;
+      for (const r of req) {
+        if (split && out.length > 0) ledger.advance(1);
+        out.push(await handleOne(r)); // sequential: ledger order is request order
+      }
       return { status: 200, body: stringify(out) };
     }
     return { status: 200, body: stringify(await handleOne(req)) };

@@ -22,14 +22,33 @@ func startCPUSplit(ledgerPid int) *cpuSplit {
 	return &cpuSplit{ledgerPid: ledgerPid, self: rusage(syscall.RUSAGE_SELF), children: rusage(syscall.RUSAGE_CHILDREN), ledger: procCPU(ledgerPid)}
 }
 
+// cpuFigures are the CPU milliseconds per item of each party.
+type cpuFigures struct {
+	Self, Children, Ledger float64
+}
+
 // stop reports the CPU per item spent by each party since start.
-func (c *cpuSplit) stop(items int) string {
+func (c *cpuSplit) stop(items int) cpuFigures {
 	self := rusage(syscall.RUSAGE_SELF) - c.self
 	children := rusage(syscall.RUSAGE_CHILDREN) - c.children
 	ledger := procCPU(c.ledgerPid) - c.ledger
-	per := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", ms(d)/float64(items)) }
-	return fmt.Sprintf("CPU per proposal: hub process with the agents' MCP clients %s, solgate mcp bridges %s (start-up included), ledger %s",
-		per(self), per(children), per(ledger))
+	per := func(d time.Duration) float64 { return ms(d) / float64(items) }
+	return cpuFigures{Self: per(self), Children: per(children), Ledger: per(ledger)}
+}
+
+func (f cpuFigures) String() string {
+	return fmt.Sprintf("CPU per proposal: hub process with the agents' MCP clients %.2f ms, solgate mcp bridges %.2f ms (start-up included), ledger %.2f ms",
+		f.Self, f.Children, f.Ledger)
+}
+
+// bound is the rate the CPU figures allow on cpus cores: cpus ÷ the CPU
+// one proposal costs all parties together.
+func (f cpuFigures) bound(cpus int) float64 {
+	sum := f.Self + f.Children + f.Ledger
+	if sum <= 0 {
+		return 0
+	}
+	return float64(cpus) * 1000 / sum
 }
 
 func rusage(who int) time.Duration {

@@ -48,8 +48,8 @@ func measureFloors(ctx context.Context, w *world, n int) ([]row, error) {
 	}
 	return []row{
 		latencyRow("floor: fsynced SQLite commit (audit append)", commits, nil,
-			"store.AppendAudit on a scratch store in the same temp filesystem; a proposal costs one such commit, a decision another, and the store runs them one at a time"),
+			"store.AppendAudit on a scratch store in the same temp filesystem; a proposal costs one such commit, a decision another; writes that arrive during a commit share the next one (group commit)"),
 		latencyRow("floor: localnet RPC round trip (getLatestBlockhash)", rpcs, nil,
-			"the Node ledger on loopback; a proposal makes four RPC calls (the fee market beside a measuring simulation, then balances, then the simulation), plus a blockhash at most once a second"),
+			"the Node ledger on loopback; a proposal waits for one round: balances, simulation and balances as one batch, with the fee market asked beside it (see the round-trips row); blockhashes are refreshed in the background"),
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -45,6 +46,7 @@ func main() {
 	slotMS := flag.Int("slot-ms", 20, "localnet slot time in milliseconds")
 	strict := flag.Bool("strict", false, "exit 1 when a goal is missed (default: only when a measurement or an integrity check fails)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (which hosts the hub) to this file")
+	profileThroughput := flag.Bool("throughput-profile", true, "profile the bench process (the console's hub) during the throughput run through bridges, beside -out as console-throughput.pprof, and print its top 10")
 	only := flag.String("only", strings.Join(sections, ","), "comma-separated sections to run: "+strings.Join(sections, ", "))
 	var c counts // 0: the mode's default, filled in below
 	flag.IntVar(&c.ColdStartRuns, "coldstart-runs", 0, "cold starts of each server (default 30, quick 10)")
@@ -97,6 +99,9 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	if *profileThroughput && *cpuprofile == "" {
+		throughputProfile = filepath.Join(filepath.Dir(*out), "console-throughput.pprof")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := runSuite(ctx, *bin, *refDir, *slotMS, c, run)
@@ -112,6 +117,8 @@ func main() {
 	rep.Settings = map[string]any{"counts": c, "slot_ms": *slotMS, "solgate": *bin}
 
 	printTable(os.Stdout, rep.Rows)
+	rep.Profile = lastProfile
+	rep.Profile.print()
 	for _, f := range rep.Integrity {
 		fmt.Println("INTEGRITY FAILURE:", f)
 	}

@@ -125,6 +125,8 @@ type report struct {
 	Settings  map[string]any `json:"settings"`
 	Rows      []row          `json:"rows"`
 	Integrity []string       `json:"integrity_failures,omitempty"`
+	// Profile summarises the CPU profile of the throughput run.
+	Profile *profileSummary `json:"throughput_profile,omitempty"`
 }
 
 type machine struct {

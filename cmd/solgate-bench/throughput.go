@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -76,6 +77,10 @@ func startOperator(h *authority.Hub, want, workers int) *operator {
 	op.stop = func() { cancel(); close(done) }
 	return op
 }
+
+// lastProfile is the summary of the last throughput profile, for the
+// table's footer.
+var lastProfile *profileSummary
 
 // proposer is one concurrent agent of a throughput run.
 type proposer interface {
@@ -204,6 +209,10 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 			}
 		}()
 	}
+	stopProfile := func() *profileSummary { return nil }
+	if viaBridges {
+		stopProfile = startThroughputProfile()
+	}
 	cpu := startCPUSplit(w.ledger.Pid())
 	start := time.Now()
 	close(release)
@@ -224,6 +233,10 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	elapsed := time.Since(start)
 	closeBridges() // their CPU time is accounted once they have exited
 	split := cpu.stop(total)
+	prof := stopProfile()
+	if prof != nil {
+		lastProfile = prof
+	}
 
 	// Lost or duplicated? Compare what the agents were told, what the
 	// subscriber saw, what the hub holds and what the database recorded.
@@ -293,8 +306,15 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	if !viaBridges {
 		name, who, g = "hub throughput, socket clients (no bridges)", "HTTP clients on the console socket, no MCP", nil
 	}
-	note := fmt.Sprintf("%d agents (%s), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s",
-		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split)
+	note := fmt.Sprintf("%d agents (%s), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s; bound their sum puts on %d cores: %.0f /s",
+		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split, runtime.NumCPU(), split.bound(runtime.NumCPU()))
+	if prof != nil {
+		// The profile tells the agents' MCP clients (the bench's) from the
+		// console's hub inside the bench process.
+		console := split.Self * (1 - prof.AgentShare())
+		note += fmt.Sprintf("; of the hub process's CPU the agents' MCP clients took %.0f%% (profile), so solgate's own (console %.2f + bridge %.2f) is %.2f ms a proposal",
+			100*prof.AgentShare(), console, split.Children, console+split.Children)
+	}
 	if len(integrity) > 0 {
 		note = fmt.Sprintf("%d agents, %d proposals: INTEGRITY FAILURES, see below", agents, total)
 	}

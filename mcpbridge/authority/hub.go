@@ -121,6 +121,7 @@ type Hub struct {
 	pendingOf      map[string]int    // user (caller.owner) → its pending proposals (flood control)
 	preparing      map[string]int    // user → its admitted proposals being prepared
 	preparingTotal int
+	pruneAt        int // len(proposals) past which pruneLocked scans again
 	seq            int64
 	paused         bool
 	clients        map[string]time.Time // client → last seen

@@ -177,6 +177,13 @@ func (h *Hub) pruneLocked() {
 	if h.opts.Store == nil {
 		return // nothing else could answer for them
 	}
+	// In batches of a quarter of KeepFinished: scanning and sorting every
+	// proposal on each enqueue was O(n log n) a proposal, under h.mu, once
+	// the cap was reached.
+	if len(h.proposals) <= h.pruneAt {
+		return
+	}
+	defer func() { h.pruneAt = len(h.proposals) + h.opts.KeepFinished/4 }()
 	var finished []*Proposal
 	for _, p := range h.proposals {
 		if p.Status.Final() {

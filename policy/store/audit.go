@@ -100,7 +100,7 @@ func entryHash(prevHash string, canonical []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, error) {
+func (s *Store) appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, error) {
 	if kind == "" {
 		return AuditEntry{}, errors.New("append audit: empty kind")
 	}
@@ -109,7 +109,7 @@ func appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, e
 		return AuditEntry{}, fmt.Errorf("append audit %s: encode body: %w", kind, err)
 	}
 	prevSeq, prevHash := int64(0), GenesisHash
-	switch err := tx.QueryRow(`SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&prevSeq, &prevHash); {
+	switch err := s.txQueryRow(tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&prevSeq, &prevHash); {
 	case errors.Is(err, sql.ErrNoRows):
 		prevSeq, prevHash = 0, GenesisHash
 	case err != nil:
@@ -118,15 +118,23 @@ func appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, e
 	seq := prevSeq + 1
 	at := time.Now().UnixNano()
 	hash := entryHash(prevHash, canonicalEntry(seq, at, kind, proposalID, text))
-	if _, err := tx.Exec(`INSERT INTO audit (seq, at, kind, proposal_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := s.txExec(tx, `INSERT INTO audit (seq, at, kind, proposal_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		seq, at, kind, proposalID, text, prevHash, hash); err != nil {
 		return AuditEntry{}, fmt.Errorf("append audit %s: %w", kind, err)
 	}
-	if _, err := tx.Exec(`INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, seq, hash); err != nil {
-		return AuditEntry{}, fmt.Errorf("append audit %s: move head: %w", kind, err)
-	}
+	// The head row moves once per transaction, to its last entry
+	// (moveHeadTx, from commitGroup).
 	return AuditEntry{Seq: seq, At: fromNanos(at), Kind: kind, ProposalID: proposalID, Body: json.RawMessage(text), PrevHash: prevHash, Hash: hash}, nil
+}
+
+// moveHeadTx records e as the chain's head in the transaction that
+// appended it.
+func (s *Store) moveHeadTx(tx *sql.Tx, e AuditEntry) error {
+	if _, err := s.txExec(tx, `INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, e.Seq, e.Hash); err != nil {
+		return fmt.Errorf("append audit %s: move head: %w", e.Kind, err)
+	}
+	return nil
 }
 
 // AppendAudit appends a free-standing entry (e.g. "console_start",

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +34,9 @@ func runWriterChild(dir string) int {
 		return 2
 	}
 	round := os.Getenv("SOLGATE_STORE_TEST_ROUND")
+	if n, _ := strconv.Atoi(os.Getenv(childWritersEnv)); n > 1 {
+		return runGroupWriters(st, round, n)
+	}
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("r%s-p%d", round, i)
 		var e AuditEntry
@@ -67,12 +71,47 @@ type ack struct {
 // mid-stream, reopens the database, and every acknowledged record is there
 // with an intact chain. Three rounds on one database, so recovery after a
 // kill is itself followed by more writes and another kill.
-func TestKillNineLosesNothingAcknowledged(t *testing.T) {
+// childWritersEnv makes the child write from that many goroutines at once,
+// so its writes share group commits.
+const childWritersEnv = "STORE_TEST_CHILD_WRITERS" // not SOLGATE_*: a test-only variable of this package
+
+// runGroupWriters is the child with n concurrent writers: each prints its
+// ack only after its own write returned, as the hub answers an agent only
+// after its row is written.
+func runGroupWriters(st *Store, round string, n int) int {
+	var mu sync.Mutex
+	fail := make(chan int, n)
+	for g := 0; g < n; g++ {
+		go func() {
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("r%s-g%d-n%d", round, g, i)
+				e, err := st.AppendAudit("note", id, map[string]any{"g": g, "i": i})
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "child append:", err)
+					fail <- 2
+					return
+				}
+				mu.Lock()
+				fmt.Printf("ack %d %s %s\n", e.Seq, e.Hash, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	return <-fail
+}
+
+func TestKillNineLosesNothingAcknowledged(t *testing.T) { killNineRounds(t, 1) }
+
+// With eight writers at once, writes share commits: still nothing
+// acknowledged is lost.
+func TestKillNineLosesNothingAcknowledgedUnderGroupCommit(t *testing.T) { killNineRounds(t, 8) }
+
+func killNineRounds(t *testing.T, writers int) {
 	dir := t.TempDir()
 	var acks []ack
 	for round := 0; round < 3; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childDirEnv+"="+dir, "SOLGATE_STORE_TEST_ROUND="+strconv.Itoa(round))
+		cmd.Env = append(os.Environ(), childDirEnv+"="+dir, "SOLGATE_STORE_TEST_ROUND="+strconv.Itoa(round), childWritersEnv+"="+strconv.Itoa(writers))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {

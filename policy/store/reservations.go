@@ -58,13 +58,13 @@ func (s *Store) PutReservation(r Reservation) error {
 	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
+		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
 		}
-		if _, err := tx.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := s.txExec(tx, `INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid, r.Mint, tokens); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
@@ -86,7 +86,7 @@ func (s *Store) UpdateReservation(r Reservation) error {
 		return fmt.Errorf("update reservation %s: %w", r.ID, err)
 	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?, last_valid_block_height = ?
+		res, err := s.txExec(tx, `UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?, last_valid_block_height = ?
 			WHERE id = ? AND state IN ('reserved', 'unknown')`,
 			lamports, r.State, r.Signature, nanos(r.UpdatedAt), lastValid, r.ID)
 		if err != nil {
@@ -96,7 +96,7 @@ func (s *Store) UpdateReservation(r Reservation) error {
 			return nil
 		}
 		var state string
-		switch err := tx.QueryRow(`SELECT state FROM reservations WHERE id = ?`, r.ID).Scan(&state); {
+		switch err := s.txQueryRow(tx, `SELECT state FROM reservations WHERE id = ?`, r.ID).Scan(&state); {
 		case errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("update reservation %s: %w", r.ID, ErrNotFound)
 		case err != nil:

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,12 @@ type Store struct {
 	// writer anyway; taking the lock here keeps appends in seq order without
 	// leaning on busy retries, which are left for other processes.
 	writeMu sync.Mutex
+	// queue holds writes waiting for the next group commit (see write).
+	queueMu sync.Mutex
+	queue   []*queuedWrite
+	// commits counts group commits, for tests and figures.
+	commits atomic.Int64
+	stmts   statements
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
@@ -137,7 +144,7 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	return &Store{db: db, path: p}, nil
+	return &Store{db: db, path: p, stmts: statements{db: db}}, nil
 }
 
 // Path is the database file.
@@ -154,6 +161,7 @@ func (s *Store) Close() error {
 		s.headFile.Close()
 		s.headFile = nil
 	}
+	s.stmts.close()
 	return s.db.Close()
 }
 
@@ -162,37 +170,142 @@ func (s *Store) Close() error {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // write runs fn and the audit append for (kind, proposalID, body) in one
-// transaction.
+// transaction, and returns once that transaction is durable.
+//
+// Group commit: writes that arrive while another commit is being fsynced
+// wait for the writers' lock together, and the first of them to get it
+// commits them all in one transaction (one fsync, one head-file sync),
+// each inside a savepoint of its own, so one write's failure undoes that
+// write alone. No write waits for a group to form, and none returns before
+// the commit holding it is durable: under load a denial's row shares its
+// commit with others, and its answer still follows its row to disk.
 func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
+	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn}
+	s.queueMu.Lock()
+	s.queue = append(s.queue, w)
+	s.queueMu.Unlock()
+
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx, err := s.db.Begin()
-	if err != nil {
-		return AuditEntry{}, fmt.Errorf("begin: %w", err)
+	if w.done {
+		return w.entry, w.err // committed by the writer before us
 	}
-	defer tx.Rollback()
-	if fn != nil {
-		if err := fn(tx); err != nil {
-			return AuditEntry{}, err
+	s.queueMu.Lock()
+	group := s.queue
+	s.queue = nil
+	s.queueMu.Unlock()
+	s.commitGroup(group)
+	return w.entry, w.err
+}
+
+// queuedWrite is one write waiting for its group's commit. Its result
+// fields are written under writeMu, and read by its own writer under it.
+type queuedWrite struct {
+	kind, proposalID string
+	body             any
+	fn               func(tx *sql.Tx) error
+	entry            AuditEntry
+	err              error
+	done             bool
+}
+
+// commitGroup commits group in one transaction, each write in a savepoint.
+// Called with writeMu held.
+func (s *Store) commitGroup(group []*queuedWrite) {
+	finish := func(err error) {
+		for _, w := range group {
+			if !w.done {
+				w.err, w.done = err, true
+			}
 		}
 	}
-	e, err := appendAuditTx(tx, kind, proposalID, body)
+	tx, err := s.db.Begin()
 	if err != nil {
-		return AuditEntry{}, err
+		finish(fmt.Errorf("begin: %w", err))
+		return
+	}
+	defer tx.Rollback()
+	var last *AuditEntry
+	committed := 0
+	for _, w := range group {
+		e, err := s.writeInSavepoint(tx, w)
+		var broken *savepointBroken
+		if errors.As(err, &broken) {
+			finish(err) // the transaction is in no known state: nothing of it is kept
+			return
+		}
+		if err != nil {
+			w.err, w.done = err, true
+			continue
+		}
+		w.entry = e
+		last = &w.entry
+		committed++
+	}
+	if committed == 0 {
+		return // every write failed on its own; nothing to commit
+	}
+	if err := s.moveHeadTx(tx, *last); err != nil {
+		for _, w := range group {
+			if !w.done {
+				w.entry = AuditEntry{}
+			}
+		}
+		finish(err)
+		return
 	}
 	if err := tx.Commit(); err != nil {
-		return AuditEntry{}, fmt.Errorf("commit %s: %w", kind, err)
+		for _, w := range group {
+			if !w.done {
+				w.entry = AuditEntry{}
+			}
+		}
+		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
+		return
 	}
+	finish(nil)
+	s.commits.Add(1)
 	if beforeHeadWrite != nil {
 		beforeHeadWrite()
 	}
 	if s.headFile != nil {
-		// The record is durable already; a head file that lags behind is
+		// The records are durable already; a head file that lags behind is
 		// reported by HeadFileErr and `solgate audit`, and caught up by the
 		// next Open.
-		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: e.Seq, Hash: e.Hash})
+		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: last.Seq, Hash: last.Hash})
 	}
-	return e, nil
+}
+
+// savepointBroken: a write's savepoint could not be set, rolled back or
+// released, so the group's transaction cannot be trusted.
+type savepointBroken struct{ err error }
+
+func (e *savepointBroken) Error() string { return e.err.Error() }
+func (e *savepointBroken) Unwrap() error { return e.err }
+
+// writeInSavepoint runs one write inside the group's transaction; on error
+// the savepoint is rolled back, leaving the group as if it never ran.
+func (s *Store) writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
+	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
+	}
+	e, err := func() (AuditEntry, error) {
+		if w.fn != nil {
+			if err := w.fn(tx); err != nil {
+				return AuditEntry{}, err
+			}
+		}
+		return s.appendAuditTx(tx, w.kind, w.proposalID, w.body)
+	}()
+	if err != nil {
+		if _, rerr := s.txExec(tx, `ROLLBACK TO sg_write`); rerr != nil {
+			return AuditEntry{}, &savepointBroken{fmt.Errorf("%w (and rolling it back failed: %v)", err, rerr)}
+		}
+	}
+	if _, rerr := s.txExec(tx, `RELEASE sg_write`); rerr != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: release savepoint: %w", w.kind, rerr)}
+	}
+	return e, err
 }
 
 // beforeHeadWrite, when set by a test, runs between a write's commit and
@@ -245,13 +358,13 @@ func (s *Store) InsertProposal(p Proposal) error {
 	}
 	_, err := s.write("proposal", p.ID, p, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
+		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, ErrDuplicate)
 		}
-		_, err := tx.Exec(`INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
+		_, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status)
 		if err != nil {
@@ -265,13 +378,13 @@ func (s *Store) InsertProposal(p Proposal) error {
 // SetProposalStatus moves a proposal to status (e.g. "executed", "failed").
 func (s *Store) SetProposalStatus(id, status string) error {
 	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *sql.Tx) error {
-		return setStatusTx(tx, id, status)
+		return s.setStatusTx(tx, id, status)
 	})
 	return err
 }
 
-func setStatusTx(tx *sql.Tx, id, status string) error {
-	res, err := tx.Exec(`UPDATE proposals SET status = ? WHERE id = ?`, status, id)
+func (s *Store) setStatusTx(tx *sql.Tx, id, status string) error {
+	res, err := s.txExec(tx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id)
 	if err != nil {
 		return fmt.Errorf("set proposal %s status: %w", id, err)
 	}
@@ -329,18 +442,18 @@ func (s *Store) RecordDecision(d Decision) error {
 	d.LatencyMS = d.Latency.Milliseconds()
 	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
+		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, ErrDuplicate)
 		}
-		if _, err := tx.Exec(`INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
+		if _, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
 			VALUES (?, ?, ?, ?, ?, ?)`,
 			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS); err != nil {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
 		}
-		return setStatusTx(tx, d.ProposalID, d.Outcome)
+		return s.setStatusTx(tx, d.ProposalID, d.Outcome)
 	})
 	return err
 }
@@ -406,11 +519,11 @@ func (s *Store) RecordExecution(e Execution) error {
 		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 	}
 	_, err = s.write("execution", e.ProposalID, e, func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := s.txExec(tx, `INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
 			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 		}
-		return setStatusTx(tx, e.ProposalID, e.Outcome)
+		return s.setStatusTx(tx, e.ProposalID, e.Outcome)
 	})
 	return err
 }

@@ -1,0 +1,201 @@
+package executor
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+)
+
+// The effects engine reads the watched accounts, simulates the exact bytes
+// and reads the accounts again. Those three calls go to the node as one
+// JSON-RPC batch: one round trip instead of three, which is most of a
+// proposal's latency on a node a millisecond away.
+//
+// A batch must not weaken what the three calls prove together (the
+// simulation's pre-state is the state read before it). Two cases:
+//   - a node that runs a batch's calls in order (localnet does, and so do
+//     nodes whose methods are synchronous) gives the same guarantee as three
+//     calls in a row: the reads agree, so nothing landed in between;
+//   - a node that runs them side by side (Agave joins a batch's futures)
+//     may not keep the order, so every answer must also come from the same
+//     slot: at one commitment, one slot is one frozen bank, whose state the
+//     simulation started from and both reads saw.
+//
+// Both checks apply to every batch, so the guarantee holds whichever kind of
+// node answers. A node that refuses batches (some paid RPCs do) gets the
+// three calls one after another, as before, and is remembered as such.
+
+// batchState remembers that a client's node refused a batch once.
+type batchState struct{ refused atomic.Bool }
+
+// aroundSimulation is the effects engine's one round: the watched accounts,
+// the simulation of raw with their post-state, and the accounts again.
+// sameSlot reports whether all answers came from one slot (always true
+// when the calls went one after another, where order is the guarantee).
+func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+	if c.batch.refused.Load() {
+		return c.aroundSimulationInTurn(ctx, watch, simParams)
+	}
+	chunks := accountChunks(watch)
+	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
+	gmaOpts := map[string]any{"encoding": "base64", "commitment": "confirmed"}
+	// Base58 once: the same addresses are asked before and after.
+	names := make([][]string, len(chunks))
+	for i, ch := range chunks {
+		names[i] = keyStrings(ch)
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+	}
+	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: simParams})
+	for i := range chunks {
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+	}
+	res, err := c.rpc.RPCCallBatch(ctx, reqs)
+	if err != nil {
+		if batchUnsupported(err) {
+			c.batch.refused.Store(true)
+			return c.aroundSimulationInTurn(ctx, watch, simParams)
+		}
+		return nil, nil, nil, false, fmt.Errorf("effects: batch of reads and simulation: %s", rpcErrorText(err))
+	}
+	byID := make(map[int]*jsonrpc.RPCResponse, len(res))
+	for _, r := range res {
+		if r == nil {
+			continue
+		}
+		var id int
+		switch v := r.ID.(type) {
+		case json.Number:
+			n, err := v.Int64()
+			if err != nil {
+				continue
+			}
+			id = int(n)
+		case float64:
+			id = int(v)
+		default:
+			continue
+		}
+		byID[id] = r
+	}
+	if len(byID) != len(reqs) {
+		// Not an answer to our batch: take the node for one that does not
+		// do batches, and ask in turn.
+		c.batch.refused.Store(true)
+		return c.aroundSimulationInTurn(ctx, watch, simParams)
+	}
+	slots := map[uint64]bool{}
+	read := func(from int, what string) ([]*rpc.Account, error) {
+		var accts []*rpc.Account
+		for i, ch := range chunks {
+			var v rpc.GetMultipleAccountsResult
+			if err := batchAnswer(byID[from+i], &v); err != nil {
+				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: %s", what, rpcErrorText(err))
+			}
+			if len(v.Value) != len(ch) {
+				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: node returned the wrong number of accounts", what)
+			}
+			slots[v.Context.Slot] = true
+			accts = append(accts, v.Value...)
+		}
+		return accts, nil
+	}
+	if before, err = read(0, "before"); err != nil {
+		return nil, nil, nil, false, err
+	}
+	var sim struct {
+		Context rpc.Context    `json:"context"`
+		Value   *simulateValue `json:"value"`
+	}
+	if err := batchAnswer(byID[len(chunks)], &sim); err != nil {
+		return nil, nil, nil, false, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
+	}
+	slots[sim.Context.Slot] = true
+	if again, err = read(len(chunks)+1, "after the simulation"); err != nil {
+		return nil, nil, nil, false, err
+	}
+	return before, sim.Value, again, len(slots) == 1, nil
+}
+
+// aroundSimulationInTurn makes the same three reads one after another, for
+// a node that does not take batches: their order is the guarantee.
+func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+	before, err = c.multipleAccounts(ctx, watch)
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("effects: read accounts before: %w", err)
+	}
+	var sim struct {
+		Value *simulateValue `json:"value"`
+	}
+	if err := c.rpc.RPCCallForInto(ctx, &sim, "simulateTransaction", simParams); err != nil {
+		return nil, nil, nil, false, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
+	}
+	again, err = c.multipleAccounts(ctx, watch)
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("effects: read accounts after the simulation: %w", err)
+	}
+	return before, sim.Value, again, true, nil
+}
+
+// simulationParams are simulateTransaction's parameters for the effects
+// engine: the exact bytes, unsigned, with the post-state of addrs.
+func simulationParams(raw []byte, addrs []string) []any {
+	return []any{
+		base64.StdEncoding.EncodeToString(raw),
+		map[string]any{
+			"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
+			"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
+		},
+	}
+}
+
+// accountChunks splits keys into getMultipleAccounts-sized pieces (nodes
+// answer at most 100 accounts a call).
+func accountChunks(keys []solana.PublicKey) [][]solana.PublicKey {
+	var out [][]solana.PublicKey
+	for len(keys) > 0 {
+		n := min(len(keys), 100)
+		out = append(out, keys[:n])
+		keys = keys[n:]
+	}
+	return out
+}
+
+// batchAnswer decodes one answer of a batch into out, or returns the node's
+// error for that call.
+func batchAnswer(r *jsonrpc.RPCResponse, out any) error {
+	if r == nil {
+		return errors.New("no answer in the batch")
+	}
+	if r.Error != nil {
+		return r.Error
+	}
+	if len(r.Result) == 0 || string(r.Result) == "null" {
+		return errors.New("the node returned an empty answer")
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("could not decode the answer: %w", err)
+	}
+	return nil
+}
+
+// batchUnsupported: the node answered, but not with a batch (an HTTP 4xx
+// other than 429, or a body that is not a JSON-RPC batch answer). Transport
+// failures, 429 and 5xx say nothing about batches.
+func batchUnsupported(err error) bool {
+	var httpErr *jsonrpc.HTTPError
+	if errors.As(err, &httpErr) {
+		return httpErr.Code >= 400 && httpErr.Code < 500 && httpErr.Code != 429
+	}
+	if retryable(err) {
+		return false
+	}
+	var rpcErr *jsonrpc.RPCError
+	return !errors.As(err, &rpcErr) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,175 @@
+package executor_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
+)
+
+// rpcCount is what the ledger and the executor counted between two reads.
+type rpcCount struct {
+	requests, calls, simulations uint64 // as the ledger counted them
+	rounds                       int64  // sequential waits, as the executor counted them
+}
+
+func (f *ledgerFixture) count(t *testing.T, during func()) rpcCount {
+	t.Helper()
+	s0, c0 := f.stats(t), f.ex.Client().Stats()
+	during()
+	s1, c1 := f.stats(t), f.ex.Client().Stats()
+	return rpcCount{requests: s1.HTTPRequests - s0.HTTPRequests, calls: s1.RPCCalls - s0.RPCCalls,
+		simulations: s1.Simulations - s0.Simulations, rounds: c1.Rounds - c0.Rounds}
+}
+
+// A proposal's preview is one round of RPCs once a preview of its shape
+// was measured: the exact bytes' reads and simulation as one batch, beside
+// the fee market (two questions on a stock node), and no measuring
+// simulation. Counted by the ledger, at the other end of the wire.
+func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
+	ctx := context.Background()
+	to := freshAddress(t)
+	preview := func(lamports uint64) *executor.Prepared {
+		t.Helper()
+		p, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: lamports})
+		if err != nil {
+			t.Fatalf("preview %d: %v", lamports, err)
+		}
+		return p
+	}
+	first := preview(1_000_000) // measures the shape's budget the long way
+
+	var second *executor.Prepared
+	got := f.count(t, func() { second = preview(2_000_000) })
+	if got != (rpcCount{requests: 3, calls: 5, simulations: 1, rounds: 1}) {
+		t.Errorf("second preview: %+v; want 3 HTTP requests (one batch of balances, simulation, balances; two fee-market questions), 5 calls, 1 simulation, 1 round", got)
+	}
+	if second.Preview.Budget != first.Preview.Budget || second.Preview.SpendLamports != 2_000_000+fee {
+		t.Errorf("second preview budget %+v spend %d; want the first's budget %+v and spend %d", second.Preview.Budget, second.Preview.SpendLamports, first.Preview.Budget, 2_000_000+fee)
+	}
+
+	// The market moves: the forecast price no longer holds, so the preview
+	// is measured again and carries the fresh price.
+	if err := f.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{7_000, 7_000, 7_000}}); err != nil {
+		t.Fatal(err)
+	}
+	var third *executor.Prepared
+	got = f.count(t, func() { third = preview(3_000_000) })
+	if third.Preview.Budget.UnitPrice != 7_000 || got.simulations != 3 {
+		t.Errorf("after the market moved: unit price %d after %d simulations; want 7000 (measured again: forecast, measuring and exact simulations)", third.Preview.Budget.UnitPrice, got.simulations)
+	}
+	// The transaction needs more units: the exact simulation shows it, and
+	// the budget is measured again rather than kept.
+	if err := f.ledger.SetExtraComputeUnits(ctx, 400); err != nil {
+		t.Fatal(err)
+	}
+	fourth := preview(4_000_000)
+	if fourth.Preview.Budget.Units != third.Preview.Budget.Units+400 {
+		t.Errorf("after units rose by 400: budget measured %d units, the one before %d", fourth.Preview.Budget.Units, third.Preview.Budget.Units)
+	}
+	got = f.count(t, func() { preview(5_000_000) })
+	if got.rounds != 1 || got.simulations != 1 {
+		t.Errorf("the next preview of the new shape took %d rounds and %d simulations, want 1 and 1", got.rounds, got.simulations)
+	}
+}
+
+// A node that refuses batches gets the same reads one after another, and
+// the preview is the same.
+func TestPreviewWithoutBatches(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
+	ctx := context.Background()
+	if err := f.ledger.RefuseBatches(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	to := freshAddress(t)
+	if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}); err != nil {
+		t.Fatalf("first preview on a node without batches: %v", err)
+	}
+	var p *executor.Prepared
+	got := f.count(t, func() {
+		var err error
+		if p, err = f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000}); err != nil {
+			t.Fatalf("preview: %v", err)
+		}
+	})
+	if got.requests != 5 || got.calls != 5 || got.rounds != 3 {
+		t.Errorf("without batches: %+v; want 5 requests = 5 calls (balances, simulation, balances in turn beside the fee market) in 3 rounds", got)
+	}
+	if p.Preview.SpendLamports != 2_000_000+fee {
+		t.Errorf("spend %d, want %d", p.Preview.SpendLamports, 2_000_000+fee)
+	}
+}
+
+// A batch whose answers span slots proves nothing about the simulation's
+// pre-state on a node that runs its calls side by side: it is asked again,
+// and after ten such answers nothing is previewed (nothing could be signed).
+func TestBatchAcrossSlotsIsAskedAgain(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
+	ctx := context.Background()
+	to := freshAddress(t)
+	if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ledger.SplitBatchSlots(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	got := f.count(t, func() {
+		if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000}); err != nil {
+			t.Fatalf("preview after two batches across slots: %v", err)
+		}
+	})
+	if got.rounds != 3 || got.simulations != 3 {
+		t.Errorf("two batches across slots: %d rounds, %d simulations; want 3 and 3 (asked again until one slot answered)", got.rounds, got.simulations)
+	}
+
+	if err := f.ledger.SplitBatchSlots(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 3_000_000})
+	if err == nil || !strings.Contains(err.Error(), "cannot be measured alone") {
+		t.Fatalf("every batch across slots: err %v, want the effects refused as unmeasurable", err)
+	}
+}
+
+// A reused blockhash past half its age is refreshed in the background: the
+// preview that notices does not wait for it, and the next one builds on the
+// fresh blockhash, still in one round.
+func TestPreviewBlockhashRefreshedInBackground(t *testing.T) {
+	const age = 3 * time.Second
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: age})
+	ctx := context.Background()
+	to := freshAddress(t)
+	preview := func(lamports uint64) *executor.Prepared {
+		t.Helper()
+		p, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: lamports})
+		if err != nil {
+			t.Fatalf("preview %d: %v", lamports, err)
+		}
+		return p
+	}
+	first := preview(1_000_000)
+	time.Sleep(age/2 + 100*time.Millisecond) // behaviour under test: the blockhash passes half its age
+
+	before := f.stats(t).HTTPRequests
+	var second *executor.Prepared
+	got := f.count(t, func() { second = preview(2_000_000) })
+	if second.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash || got.rounds != 1 {
+		t.Fatalf("past half its age: blockhash reused %v, %d rounds; want the reused one, 1 round (the refresh is not waited for)",
+			second.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash, got.rounds)
+	}
+	// The refresh is one more request beside the preview's three.
+	testkit.Eventually(t, 10*time.Second, "the background blockhash refresh", func() bool {
+		return f.stats(t).HTTPRequests >= before+4
+	}, nil)
+	var third *executor.Prepared
+	got = f.count(t, func() { third = preview(3_000_000) })
+	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 3 {
+		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 3 requests",
+			third.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash, got.rounds, got.requests)
+	}
+}
