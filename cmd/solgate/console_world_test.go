@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +145,19 @@ func approvedToken(t *testing.T, a *testkit.Agent, id, what string) string {
 		t.Fatalf("%s: proposal_status: %s %v", what, st.Text, st.Structured)
 	}
 	return token
+}
+
+// waitGone polls the screen until it no longer shows text.
+func waitGone(t *testing.T, pane testkit.Pane, d time.Duration, text string) {
+	t.Helper()
+	waitUntil(t, d, "the screen to stop showing "+text, func() bool { return !strings.Contains(pane.Screen(), text) }, pane)
+}
+
+// waitUntil polls what the test can see (a screen) until ok holds.
+func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool, pane testkit.Pane) {
+	t.Helper()
+	testkit.Eventually(t, d, what, ok, func() string {
+		errs, _ := os.ReadFile(pane.ErrLog)
+		return fmt.Sprintf("screen:\n%s\nmain screen:\n%s\nstderr:\n%s", pane.Screen(), pane.Normal(), errs)
+	})
 }
