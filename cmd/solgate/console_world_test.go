@@ -43,9 +43,7 @@ func newConsoleWorld(t *testing.T, opts localnet.Options, lamports uint64) *cons
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), lamports); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Fund(t, l, key.PublicKey(), lamports)
 	tmp := t.TempDir()
 	keyFile := filepath.Join(tmp, "id.json")
 	if err := key.WriteFile(keyFile); err != nil {
@@ -99,11 +97,7 @@ func (w *consoleWorld) startConsole(t *testing.T, name string, cols, rows int, f
 // balance reads pk's lamports back from the ledger.
 func (w *consoleWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
 	t.Helper()
-	out, err := w.chain.GetBalance(context.Background(), pk, rpc.CommitmentConfirmed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Value
+	return testkit.Balance(t, w.chain, pk)
 }
 
 // tokens reads back the base units of mint that owner holds.
@@ -111,16 +105,6 @@ func (w *consoleWorld) tokens(t *testing.T, owner solana.PublicKey, mint string)
 	t.Helper()
 	n, _ := testkit.OwnerTokens(t, w.chain, owner, mint)
 	return n
-}
-
-// sends is how many transactions the ledger has received.
-func (w *consoleWorld) sends(t *testing.T) uint64 {
-	t.Helper()
-	s, err := w.l.Stats(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.SendsReceived
 }
 
 // pendingID is the proposal id of an answer that must be waiting for the

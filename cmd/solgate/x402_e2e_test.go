@@ -132,7 +132,7 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 	pane, socket := w.startConsole(t, "console", 160, 50, "--allow-x402-origin", api.URL,
 		"--max-token-per-tx", api.Mint+"=0.01", "--max-token-per-session", api.Mint+"=0.1")
 	tokens := func() uint64 { t.Helper(); return w.tokens(t, wallet, api.Mint) }
-	sends := func() uint64 { t.Helper(); return w.sends(t) }
+	sends := func() uint64 { t.Helper(); return testkit.Sends(t, w.l) }
 	solBefore, sendsBefore := w.balance(t, wallet), sends()
 
 	a := testkit.StartAgent(t, socket, "hostile-agent")
@@ -202,7 +202,7 @@ func TestX402PinnedPayToThroughTheConsole(t *testing.T) {
 	wallet, merchant := w.wallet, solana.MustPublicKeyFromBase58(api.Merchant)
 	w.mintToWallet(t, api.Mint, 1_000_000)
 	tokens := func(owner solana.PublicKey) uint64 { t.Helper(); return w.tokens(t, owner, api.Mint) }
-	sends := func() uint64 { t.Helper(); return w.sends(t) }
+	sends := func() uint64 { t.Helper(); return testkit.Sends(t, w.l) }
 	start := func(name, recipient string) (testkit.Pane, string) {
 		t.Helper()
 		return w.startConsole(t, name, 160, 50, "--allow-x402-origin", api.URL, "--x402-pin-pay-to", "--allow-recipient", recipient,

@@ -99,7 +99,7 @@ func TestX402FetchPaysThroughTheBridge(t *testing.T) {
 func TestX402FetchRefusals(t *testing.T) {
 	w, api := x402World(t, withTokenCaps("0.01", ""))
 	a := startAgent(t, w.socket)
-	before := w.sends(t)
+	before := testkit.Sends(t, w.ledger)
 	for _, c := range []struct {
 		args       map[string]any
 		rule, want string
@@ -114,8 +114,8 @@ func TestX402FetchRefusals(t *testing.T) {
 			t.Errorf("%v: %+v", c.args, ans)
 		}
 	}
-	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || w.sends(t) != before {
-		t.Fatalf("refusals moved funds: wallet %d, %d sends", got, w.sends(t)-before)
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || testkit.Sends(t, w.ledger) != before {
+		t.Fatalf("refusals moved funds: wallet %d, %d sends", got, testkit.Sends(t, w.ledger)-before)
 	}
 	if p := w.authority.Proposals(); len(p) != 0 {
 		t.Fatalf("refusals queued %d proposals", len(p))
@@ -356,7 +356,7 @@ func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
 	if !strings.Contains(ans.Text, "Pay to: "+api.Merchant) {
 		t.Fatalf("propose: %+v", ans)
 	}
-	before := w.sends(t)
+	before := testkit.Sends(t, w.ledger)
 	res := w.execute(t, a, "x402_fetch", id, args)
 	if res.Status() != "failed" || !strings.Contains(res.Text, "changed since approval") || !strings.Contains(res.Text, thief.PublicKey().String()) {
 		t.Fatalf("execute: %+v", res)
@@ -364,8 +364,8 @@ func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
 	if got, _ := w.ownerTokens(t, thief.PublicKey(), api.Mint); got != 1 {
 		t.Fatalf("the swapped payee holds %d, want 1", got)
 	}
-	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || w.sends(t) != before {
-		t.Fatalf("wallet holds %d, %d sends", got, w.sends(t)-before)
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || testkit.Sends(t, w.ledger) != before {
+		t.Fatalf("wallet holds %d, %d sends", got, testkit.Sends(t, w.ledger)-before)
 	}
 	w.noTokenSpend(t)
 }

@@ -61,16 +61,6 @@ func withTokenCaps(perTx, perSession string) func(*policy.Config, localnet.PaidA
 	}
 }
 
-// sends is how many transactions the ledger has received.
-func (w *world) sends(t *testing.T) uint64 {
-	t.Helper()
-	s, err := w.ledger.Stats(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.SendsReceived
-}
-
 // proposeX402 calls x402_fetch with args and requires a proposal waiting
 // for the human; it returns the answer and the proposal's id.
 func proposeX402(t *testing.T, a *testkit.Agent, args map[string]any) (testkit.Answer, string) {
