@@ -17,24 +17,33 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 )
 
-// newX402Fixture is newFixture on a ledger that also serves the paid API.
-func newX402Fixture(t *testing.T, fund uint64) *ledgerFixture {
+// newX402Fixture is newFixture on a ledger started with lopts that also
+// serves the paid API: the wallet holds 1 SOL and tokens base units of the
+// API's asset.
+func newX402Fixture(t *testing.T, lopts localnet.Options, tokens uint64) (*ledgerFixture, localnet.PaidAPI) {
 	t.Helper()
 	ctx := context.Background()
-	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
-	// cannot age the payment out before the facilitator checks it.
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 100, PaidAPI: true})
+	lopts.PaidAPI = true
+	l, chain := testkit.StartLedger(t, lopts)
 	key, err := executor.NewRandomKeypair()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Fund(ctx, key.PublicKey().String(), fund); err != nil {
+	if err := l.Fund(ctx, key.PublicKey().String(), solana.LAMPORTS_PER_SOL); err != nil {
 		t.Fatalf("fund: %v", err)
 	}
 	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})
 	t.Cleanup(func() { _ = client.Close() })
-	return &ledgerFixture{ledger: l, chain: chain, key: key, ex: executor.New(client, key, executor.Options{})}
+	f := &ledgerFixture{ledger: l, chain: chain, key: key, ex: executor.New(client, key, executor.Options{})}
+	api := l.PaidAPI()
+	f.mintTo(t, api.Mint, key.PublicKey(), tokens)
+	return f, api
 }
+
+// x402Slots are the slots the x402 tests run on: 100 ms, so a blockhash
+// lives 15 s and a machine under load cannot age the payment out before
+// the facilitator checks it.
+var x402Slots = localnet.Options{SlotMS: 100}
 
 // x402Offer fetches path from the localnet paid API and parses its 402.
 func x402Offer(t *testing.T, f *ledgerFixture, path string) (*x402.PaymentRequired, x402.Requirement, error) {
@@ -63,16 +72,34 @@ func x402Payment(t *testing.T, r x402.Requirement) executor.X402Payment {
 	}
 }
 
+// retryPaid signs the prepared payment p as token owner and retries url
+// with it in the header pr's version names; it returns the wallet's own
+// signature, the header's name and the server's answer.
+func retryPaid(t *testing.T, f *ledgerFixture, pr *x402.PaymentRequired, req x402.Requirement, p *executor.PreparedX402, url string) (solana.Signature, string, *x402.Response) {
+	t.Helper()
+	b64, own, err := f.ex.SignX402(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, value, err := x402.PaymentHeader(pr, req, b64)
+	if err != nil {
+		t.Fatalf("header %q: %v", name, err)
+	}
+	resp, err := x402.Do(context.Background(), x402.NewHTTPClient(60*time.Second), x402.Request{URL: url}, map[string]string{name: value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return own, name, resp
+}
+
 // The whole exact payment against the official packages' resource server
 // and facilitator: the 402 read, the payment built and measured, signed as
 // token owner only, retried, co-signed and submitted by the facilitator;
 // the ledger shows exactly 0.001 moved, the fee paid by the facilitator.
 func TestX402PaysPaidAPIOnLedger(t *testing.T) {
 	ctx := context.Background()
-	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
-	api := f.ledger.PaidAPI()
+	f, api := newX402Fixture(t, x402Slots, 1_000_000)
 	wallet := f.key.PublicKey()
-	f.mintTo(t, api.Mint, wallet, 1_000_000)
 
 	pr, req, err := x402Offer(t, f, "/paid")
 	if err != nil {
@@ -103,20 +130,12 @@ func TestX402PaysPaidAPIOnLedger(t *testing.T) {
 	facSOL := f.balance(t, solana.MustPublicKeyFromBase58(api.Facilitator))
 	merchantBefore, _ := testkit.OwnerTokens(t, f.chain, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint)
 
-	b64, own, err := f.ex.SignX402(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own, name, resp := retryPaid(t, f, pr, req, p, api.URL+"/paid")
 	if own.IsZero() || !p.Tx.Signatures[0].IsZero() {
 		t.Fatalf("signed: own %s, fee payer slot %s: want only the wallet's signature", own, p.Tx.Signatures[0])
 	}
-	name, value, err := x402.PaymentHeader(pr, req, b64)
-	if err != nil || name != "PAYMENT-SIGNATURE" {
-		t.Fatalf("header %q: %v", name, err)
-	}
-	resp, err := x402.Do(ctx, x402.NewHTTPClient(60*time.Second), x402.Request{URL: api.URL + "/paid"}, map[string]string{name: value})
-	if err != nil {
-		t.Fatal(err)
+	if name != "PAYMENT-SIGNATURE" {
+		t.Fatalf("header %q", name)
 	}
 	if resp.Status != 200 || !strings.Contains(string(resp.Body), "the paid answer") {
 		t.Fatalf("paid retry: %d %q (PAYMENT-REQUIRED %q)", resp.Status, resp.Body, resp.Header.Get("PAYMENT-REQUIRED"))
@@ -148,10 +167,8 @@ func TestX402PaysPaidAPIOnLedger(t *testing.T) {
 
 func TestX402HostileOffersRefusedNothingSigned(t *testing.T) {
 	ctx := context.Background()
-	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
-	api := f.ledger.PaidAPI()
+	f, api := newX402Fixture(t, x402Slots, 1_000_000)
 	wallet := f.key.PublicKey()
-	f.mintTo(t, api.Mint, wallet, 1_000_000)
 	f.mintTo(t, "So11111111111111111111111111111111111111112", wallet, 50_000_000)
 	sends := f.stats(t).SendsReceived
 	sol := f.balance(t, wallet)
@@ -199,10 +216,8 @@ func TestX402HostileOffersRefusedNothingSigned(t *testing.T) {
 // reports is never found, and once the blockhash has expired it never can be.
 func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 	ctx := context.Background()
-	f := newX402Fixture(t, solana.LAMPORTS_PER_SOL)
-	api := f.ledger.PaidAPI()
+	f, api := newX402Fixture(t, x402Slots, 1_000_000)
 	wallet := f.key.PublicKey()
-	f.mintTo(t, api.Mint, wallet, 1_000_000)
 	pr, req, err := x402Offer(t, f, "/nosubmit")
 	if err != nil {
 		t.Fatal(err)
@@ -211,14 +226,9 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b64, _, err := f.ex.SignX402(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, value, _ := x402.PaymentHeader(pr, req, b64)
-	resp, err := x402.Do(ctx, x402.NewHTTPClient(60*time.Second), x402.Request{URL: api.URL + "/nosubmit"}, map[string]string{name: value})
-	if err != nil || resp.Status != 200 {
-		t.Fatalf("retry: %v %+v", err, resp)
+	_, _, resp := retryPaid(t, f, pr, req, p, api.URL+"/nosubmit")
+	if resp.Status != 200 {
+		t.Fatalf("retry: %+v", resp)
 	}
 	st, err := x402.ParseSettlement(resp.Header.Get("PAYMENT-RESPONSE"))
 	if err != nil || !st.Success {
@@ -246,24 +256,15 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 // network, never mainnet).
 func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	ctx := context.Background()
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 100, Network: "devnet", PaidAPI: true})
-	key, _ := executor.NewRandomKeypair()
-	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
-	client := executor.NewClient(l.RPC(), executor.ClientOptions{RetryBase: 20 * time.Millisecond})
-	t.Cleanup(func() { _ = client.Close() })
-	ex := executor.New(client, key, executor.Options{})
-	if n, genesis, err := client.DetectNetwork(ctx); err != nil || n != executor.Devnet || genesis != "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" || n.Guarded() {
+	f, api := newX402Fixture(t, localnet.Options{SlotMS: 100, Network: "devnet"}, 5000)
+	l, chain, key := f.ledger, f.chain, f.key
+	if n, genesis, err := f.ex.Client().DetectNetwork(ctx); err != nil || n != executor.Devnet || genesis != "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" || n.Guarded() {
 		t.Fatalf("network %s (%s): %v", n, genesis, err)
 	}
-	api := l.PaidAPI()
 	if api.V1Network != "solana-devnet" {
 		t.Fatalf("v1 network %q", api.V1Network)
 	}
-	if _, err := l.MintTo(ctx, api.Mint, key.PublicKey().String(), 5000); err != nil {
-		t.Fatal(err)
-	}
-	hc := x402.NewHTTPClient(60 * time.Second)
-	resp, err := x402.Do(ctx, hc, x402.Request{URL: api.URL + "/v1/paid"}, nil)
+	resp, err := x402.Do(ctx, x402.NewHTTPClient(60*time.Second), x402.Request{URL: api.URL + "/v1/paid"}, nil)
 	if err != nil || resp.Status != 402 || resp.Header.Get("PAYMENT-REQUIRED") != "" {
 		t.Fatalf("v1 402: %v %+v", err, resp)
 	}
@@ -275,18 +276,13 @@ func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	if err != nil || pr.Version != 1 || req.Network != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" || req.Amount != 1000 {
 		t.Fatalf("v1 offer %+v: %v", req, err)
 	}
-	p, err := ex.PrepareX402Payment(ctx, x402Payment(t, req))
+	p, err := f.ex.PrepareX402Payment(ctx, x402Payment(t, req))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b64, _, err := ex.SignX402(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, value, _ := x402.PaymentHeader(pr, req, b64)
-	paid, err := x402.Do(ctx, hc, x402.Request{URL: api.URL + "/v1/paid"}, map[string]string{name: value})
-	if err != nil || name != "X-PAYMENT" || paid.Status != 200 {
-		t.Fatalf("v1 retry %s: %v %d %s", name, err, paid.Status, paid.Body)
+	_, name, paid := retryPaid(t, f, pr, req, p, api.URL+"/v1/paid")
+	if name != "X-PAYMENT" || paid.Status != 200 {
+		t.Fatalf("v1 retry %s: %d %s", name, paid.Status, paid.Body)
 	}
 	st, err := x402.ParseSettlement(paid.Header.Get("X-PAYMENT-RESPONSE"))
 	if err != nil || !st.Success {

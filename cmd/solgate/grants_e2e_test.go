@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,66 +26,27 @@ import (
 // down by that plus the fees of the ten transactions. A restarted console
 // has no grant: the same bridge process's next proposal waits.
 func TestRunbookTrialUnderAGrant(t *testing.T) {
-	bin := testkit.Binary(t)
-	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	chain := rpc.New(l.RPC())
-	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
+	w := newConsoleWorld(t, localnet.Options{SlotMS: 20}, 10*solana.LAMPORTS_PER_SOL)
 	savingsKey, _ := executor.NewRandomKeypair()
 	savings := savingsKey.PublicKey()
-	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	sockDir := testkit.SocketDir(t)
-	socket := filepath.Join(sockDir, "c.sock")
-	errLog := filepath.Join(tmp, "stderr")
-	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-		"--state", filepath.Join(tmp, "state"), "--allow-recipient", savings.String(),
-		"--max-sol-per-tx", "0.06", "--max-sol-per-session", "0.501", "--no-bell") + " 2>>" + shellWords(errLog)
+	console, socket, errLog := w.consoleCommand(t, "console", "--allow-recipient", savings.String(),
+		"--max-sol-per-tx", "0.06", "--max-sol-per-session", "0.501")
 	// The console runs twice in the one pane: the second time is the restart.
-	p := startTmux(t, 160, 45, console+"; echo CONSOLE-RESTART; exec "+console)
-	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
-	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+	pane := openConsole(t, 160, 45, console+"; echo CONSOLE-RESTART; exec "+console, errLog)
 
-	balance := func(pk solana.PublicKey) uint64 {
-		t.Helper()
-		out, err := chain.GetBalance(ctx, pk, rpc.CommitmentConfirmed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.Value
-	}
-	walletBefore := balance(key.PublicKey())
+	walletBefore := w.balance(t, w.wallet)
 
 	a := testkit.StartAgent(t, socket, "runbook-agent")
 	const step = 50_000_000 // 0.05 SOL
 	args := map[string]any{"to": savings.String(), "lamports": step}
 	proposeOne := func(n int) string {
 		t.Helper()
-		ans := a.Call("transfer_sol", args)
-		id, _ := ans.Structured["proposal_id"].(string)
-		if ans.Status() != "pending_approval" || id == "" {
-			t.Fatalf("transfer %d: propose: %s %v", n, ans.Text, ans.Structured)
-		}
-		return id
+		return pendingID(t, a.Call("transfer_sol", args), fmt.Sprintf("transfer %d", n))
 	}
 	var sigs []string
 	execute := func(n int, id string) {
 		t.Helper()
-		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-		token, _ := st.Structured["confirm"].(string)
-		if st.Status() != "approved" || token == "" {
-			t.Fatalf("transfer %d: proposal_status: %s %v", n, st.Text, st.Structured)
-		}
+		token := approvedToken(t, a, id, fmt.Sprintf("transfer %d", n))
 		done := a.Call("transfer_sol", map[string]any{"to": savings.String(), "lamports": step, "confirm": token})
 		sig, _ := done.Structured["signature"].(string)
 		if done.Status() != "executed" || sig == "" {
@@ -140,12 +99,12 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 
 	// 4. The ledger: exactly 0.5 SOL at savings; the wallet down by that
 	// plus the fees the ledger charged for the ten transactions.
-	if got := balance(savings); got != 10*step {
+	if got := w.balance(t, savings); got != 10*step {
 		t.Errorf("savings received %d lamports, want exactly %d", got, 10*step)
 	}
 	var fees uint64
 	for _, s := range sigs {
-		tx, err := chain.GetTransaction(ctx, solana.MustSignatureFromBase58(s), &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
+		tx, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(s), &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
 		if err != nil || tx.Meta == nil {
 			t.Fatalf("getTransaction %s: %v", s, err)
 		}
@@ -154,13 +113,13 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 	if len(sigs) != 10 || fees == 0 {
 		t.Fatalf("%d signatures, fees %d", len(sigs), fees)
 	}
-	if got := walletBefore - balance(key.PublicKey()); got != 10*step+fees {
+	if got := walletBefore - w.balance(t, w.wallet); got != 10*step+fees {
 		t.Errorf("wallet down %d, want %d (0.5 SOL + %d of fees)", got, 10*step+fees, fees)
 	}
 
 	// The audit trail, read by the real binary: the grant's terms, and
 	// decisions made by it.
-	trail, err := exec.Command(bin, "audit", "--state", filepath.Join(tmp, "state"), "--json").CombinedOutput()
+	trail, err := exec.Command(w.bin, "audit", "--state", w.statePath("console"), "--json").CombinedOutput()
 	if err != nil {
 		t.Fatalf("solgate audit: %v\n%s", err, trail)
 	}
@@ -186,19 +145,4 @@ func TestRunbookTrialUnderAGrant(t *testing.T) {
 	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Standing grants: none for you") {
 		t.Errorf("get_spend_status after the restart: %s", ss.Text)
 	}
-}
-
-// waitGone polls the screen until it no longer shows text.
-func waitGone(t *testing.T, pane testkit.Pane, d time.Duration, text string) {
-	t.Helper()
-	waitUntil(t, d, "the screen to stop showing "+text, func() bool { return !strings.Contains(pane.Screen(), text) }, pane)
-}
-
-// waitUntil polls what the test can see (a screen) until ok holds.
-func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool, pane testkit.Pane) {
-	t.Helper()
-	testkit.Eventually(t, d, what, ok, func() string {
-		errs, _ := os.ReadFile(pane.ErrLog)
-		return fmt.Sprintf("screen:\n%s\nmain screen:\n%s\nstderr:\n%s", pane.Screen(), pane.Normal(), errs)
-	})
 }

@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 )
@@ -25,10 +22,10 @@ import (
 // on every cluster, in no default allow list.
 const lookupTableProgram = "AddressLookupTab1e1111111111111111111111111"
 
+// outsideWorld is the console world with the console open (0.1 SOL per
+// transaction, 1 SOL per session, plus extra flags) and one agent on it.
 type outsideWorld struct {
-	l      *localnet.Ledger
-	chain  *rpc.Client
-	wallet solana.PublicKey
+	*consoleWorld
 	pane   testkit.Pane
 	socket string
 	agent  *testkit.Agent
@@ -36,41 +33,11 @@ type outsideWorld struct {
 
 func startOutsideWorld(t *testing.T, extra ...string) *outsideWorld {
 	t.Helper()
-	bin := testkit.Binary(t)
-	ctx := context.Background()
 	// 400 ms slots: a co-signed blockhash lives a minute, time enough for
 	// a loaded machine to propose, draw and approve.
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 400})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), 10*solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
-	errLog := filepath.Join(tmp, "stderr")
-	args := append([]string{bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-		"--state", filepath.Join(tmp, "state"), "--max-sol-per-tx", "0.1", "--max-sol-per-session", "1", "--no-bell"}, extra...)
-	p := startTmux(t, 180, 60, shellWords(args...)+" 2>>"+shellWords(errLog))
-	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
-	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
-	return &outsideWorld{l: l, chain: rpc.New(l.RPC()), wallet: key.PublicKey(), pane: pane, socket: socket, agent: testkit.StartAgent(t, socket, "sdk-agent")}
-}
-
-func (w *outsideWorld) balance(t *testing.T, pk solana.PublicKey) uint64 {
-	t.Helper()
-	out, err := w.chain.GetBalance(context.Background(), pk, rpc.CommitmentConfirmed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Value
+	w := newConsoleWorld(t, localnet.Options{SlotMS: 400}, 10*solana.LAMPORTS_PER_SOL)
+	pane, socket := w.startConsole(t, "console", 180, 60, append([]string{"--max-sol-per-tx", "0.1", "--max-sol-per-session", "1"}, extra...)...)
+	return &outsideWorld{consoleWorld: w, pane: pane, socket: socket, agent: testkit.StartAgent(t, socket, "sdk-agent")}
 }
 
 func (w *outsideWorld) build(t *testing.T, kind string, o localnet.OutsideOptions) localnet.Outside {
@@ -142,10 +109,7 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 			args := map[string]any{"transaction": o.Transaction, "label": "pay for order 4417"}
 			before := w.balance(t, w.wallet)
 			ans := w.agent.Call(tool, args)
-			id := ans.Str("proposal_id")
-			if ans.Status() != "pending_approval" || id == "" {
-				t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
-			}
+			id := pendingID(t, ans, tc.kind)
 			if !strings.Contains(ans.Text, "pay for order 4417") || !strings.Contains(ans.Text, "untrusted") {
 				t.Errorf("the label is not shown as the agent's untrusted words:\n%s", ans.Text)
 			}
@@ -169,12 +133,7 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 				t.Fatal("a proposal moved funds")
 			}
 			w.pane.Keys(t, "a")
-			st := w.agent.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-			token := st.Str("confirm")
-			if st.Status() != "approved" || token == "" {
-				t.Fatalf("proposal_status: %s %v", st.Text, st.Structured)
-			}
-			args["confirm"] = token
+			args["confirm"] = approvedToken(t, w.agent, id, tc.kind)
 			done := w.agent.Call(tool, args)
 			if done.Status() != "executed" {
 				t.Fatalf("execute: %s %v", done.Text, done.Structured)
@@ -201,23 +160,16 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 		limit := uint32(200_000)
 		o := w.build(t, "token-transfer", localnet.OutsideOptions{Precreate: true, CULimit: &limit})
 		args := map[string]any{"transaction": o.Transaction}
-		ans := w.agent.Call(tool, args)
-		id := ans.Str("proposal_id")
-		if ans.Status() != "pending_approval" || id == "" {
-			t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
-		}
+		id := pendingID(t, w.agent.Call(tool, args), "worse at execution")
 		w.pane.WaitApprovable(t, 30*time.Second, id)
 		w.pane.Keys(t, "a")
-		st := w.agent.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-		if st.Status() != "approved" || st.Str("confirm") == "" {
-			t.Fatalf("proposal_status: %s %v", st.Text, st.Structured)
-		}
+		token := approvedToken(t, w.agent, id, "worse at execution")
 		if err := w.l.RemoveAccount(context.Background(), o.Accounts["destination"]); err != nil {
 			t.Fatal(err)
 		}
 		before := w.balance(t, w.wallet)
 		tokens, _ := testkit.OwnerTokens(t, w.chain, w.wallet, o.Accounts["mint"])
-		args["confirm"] = st.Str("confirm")
+		args["confirm"] = token
 		done := w.agent.Call(tool, args)
 		if done.Status() != "failed" || !strings.Contains(done.Text, "more than was approved") || !strings.Contains(done.Text, "nothing was signed or sent") {
 			t.Fatalf("execute: %s %v", done.Text, done.Structured)

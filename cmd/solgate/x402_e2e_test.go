@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
@@ -24,72 +23,28 @@ import (
 // the next one: nine more pay without a key, and the per-mint session cap
 // (0.011) stops the call that would pass it, with a call left on the grant.
 func TestX402PaidAPIThroughTheConsole(t *testing.T) {
-	bin := testkit.Binary(t)
-	ctx := context.Background()
 	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
 	// cannot age a payment out before the facilitator checks it.
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100, PaidAPI: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	chain := rpc.New(l.RPC())
-	api := l.PaidAPI()
-	key, _ := executor.NewRandomKeypair()
-	if err := l.Fund(ctx, key.PublicKey().String(), solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.MintTo(ctx, api.Mint, key.PublicKey().String(), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
-	errLog := filepath.Join(tmp, "stderr")
-	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-		"--state", filepath.Join(tmp, "state"), "--allow-x402-origin", api.URL,
-		"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.011", "--no-bell") + " 2>>" + shellWords(errLog)
-	p := startTmux(t, 160, 50, console)
-	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
-	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
+	w := newConsoleWorld(t, localnet.Options{SlotMS: 100, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	api := w.l.PaidAPI()
+	w.mintToWallet(t, api.Mint, 1_000_000)
+	pane, socket := w.startConsole(t, "console", 160, 50, "--allow-x402-origin", api.URL,
+		"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.011")
 
-	merchant, facilitator, wallet := solana.MustPublicKeyFromBase58(api.Merchant), solana.MustPublicKeyFromBase58(api.Facilitator), key.PublicKey()
-	balance := func(pk solana.PublicKey) uint64 {
-		t.Helper()
-		out, err := chain.GetBalance(ctx, pk, rpc.CommitmentConfirmed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.Value
-	}
-	tokens := func(owner solana.PublicKey) uint64 {
-		t.Helper()
-		n, _ := testkit.OwnerTokens(t, chain, owner, api.Mint)
-		return n
-	}
+	merchant, facilitator, wallet := solana.MustPublicKeyFromBase58(api.Merchant), solana.MustPublicKeyFromBase58(api.Facilitator), w.wallet
+	balance := func(pk solana.PublicKey) uint64 { t.Helper(); return w.balance(t, pk) }
+	tokens := func(owner solana.PublicKey) uint64 { t.Helper(); return w.tokens(t, owner, api.Mint) }
 	walletSOL, facSOL := balance(wallet), balance(facilitator)
 
 	a := testkit.StartAgent(t, socket, "x402-agent")
 	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
 	propose := func(n int) string {
 		t.Helper()
-		ans := a.Call("x402_fetch", args)
-		id, _ := ans.Structured["proposal_id"].(string)
-		if ans.Status() != "pending_approval" || id == "" {
-			t.Fatalf("call %d: propose: %s %v", n, ans.Text, ans.Structured)
-		}
-		return id
+		return pendingID(t, a.Call("x402_fetch", args), fmt.Sprintf("call %d", n))
 	}
 	pay := func(n int, id string) {
 		t.Helper()
-		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-		token, _ := st.Structured["confirm"].(string)
-		if st.Status() != "approved" || token == "" {
-			t.Fatalf("call %d: proposal_status: %s %v", n, st.Text, st.Structured)
-		}
+		token := approvedToken(t, a, id, fmt.Sprintf("call %d", n))
 		done := a.Call("x402_fetch", map[string]any{"url": args["url"], "max_amount": 1000, "confirm": token})
 		if done.Status() != "executed" || !strings.Contains(done.Text, "the paid answer") || done.Structured["http_status"] != float64(200) {
 			t.Fatalf("call %d: execute: %s %v", n, done.Text, done.Structured)
@@ -169,57 +124,16 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 // never submits: after a, the payment is reserved, then released once the
 // ledger has expired its blockhash, and get_spend_status shows it.
 func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
-	bin := testkit.Binary(t)
 	ctx := context.Background()
 	// 200 ms slots: a blockhash lives 30 s unless the test expires it.
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 200, PaidAPI: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	chain := rpc.New(l.RPC())
-	api := l.PaidAPI()
-	key, _ := executor.NewRandomKeypair()
-	wallet := key.PublicKey()
-	if err := l.Fund(ctx, wallet.String(), solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.MintTo(ctx, api.Mint, wallet.String(), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	socket := filepath.Join(testkit.SocketDir(t), "c.sock")
-	errLog := filepath.Join(tmp, "stderr")
-	console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-		"--state", filepath.Join(tmp, "state"), "--allow-x402-origin", api.URL,
-		"--max-token-per-tx", api.Mint+"=0.01", "--max-token-per-session", api.Mint+"=0.1", "--no-bell") + " 2>>" + shellWords(errLog)
-	p := startTmux(t, 160, 50, console)
-	pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
-	pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
-	tokens := func() uint64 {
-		t.Helper()
-		n, _ := testkit.OwnerTokens(t, chain, wallet, api.Mint)
-		return n
-	}
-	sends := func() uint64 {
-		t.Helper()
-		s, err := l.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.SendsReceived
-	}
-	solBefore, sendsBefore := func() uint64 {
-		out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.Value
-	}(), sends()
+	w := newConsoleWorld(t, localnet.Options{SlotMS: 200, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	l, api, wallet := w.l, w.l.PaidAPI(), w.wallet
+	w.mintToWallet(t, api.Mint, 1_000_000)
+	pane, socket := w.startConsole(t, "console", 160, 50, "--allow-x402-origin", api.URL,
+		"--max-token-per-tx", api.Mint+"=0.01", "--max-token-per-session", api.Mint+"=0.1")
+	tokens := func() uint64 { t.Helper(); return w.tokens(t, wallet, api.Mint) }
+	sends := func() uint64 { t.Helper(); return testkit.Sends(t, w.l) }
+	solBefore, sendsBefore := w.balance(t, wallet), sends()
 
 	a := testkit.StartAgent(t, socket, "hostile-agent")
 	for _, c := range []struct{ path, rule, want string }{
@@ -234,20 +148,11 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 	approveAndRun := func(path string) (string, testkit.Answer) {
 		t.Helper()
 		args := map[string]any{"url": api.URL + path}
-		ans := a.Call("x402_fetch", args)
-		id, _ := ans.Structured["proposal_id"].(string)
-		if ans.Status() != "pending_approval" {
-			t.Fatalf("%s: propose: %s %v", path, ans.Text, ans.Structured)
-		}
+		id := pendingID(t, a.Call("x402_fetch", args), path)
 		pane.WaitFor(t, 30*time.Second, id, "a approve")
 		waitGone(t, pane, 30*time.Second, "a waits: just selected")
 		pane.Keys(t, "a")
-		st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-		token, _ := st.Structured["confirm"].(string)
-		if st.Status() != "approved" || token == "" {
-			t.Fatalf("%s: proposal_status: %s %v", path, st.Text, st.Structured)
-		}
-		return id, a.Call("x402_fetch", map[string]any{"url": args["url"], "confirm": token})
+		return id, a.Call("x402_fetch", map[string]any{"url": args["url"], "confirm": approvedToken(t, a, id, path)})
 	}
 	// Advertises 0.001, asks more on the retry: refused at execution.
 	if _, res := approveAndRun("/hostile/overprice"); res.Status() != "failed" || !strings.Contains(res.Text, "more than the 0.001") || !strings.Contains(res.Text, "nothing was signed or sent") {
@@ -279,9 +184,8 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 	if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "Token "+api.Mint+": 0 spent, 0 reserved") {
 		t.Fatalf("after the release:\n%s", ss.Text)
 	}
-	out, err := chain.GetBalance(ctx, wallet, rpc.CommitmentConfirmed)
-	if err != nil || out.Value != solBefore || tokens() != 1_000_000 {
-		t.Fatalf("ledger moved: SOL %d → %d, tokens %d (%v)", solBefore, out.Value, tokens(), err)
+	if sol := w.balance(t, wallet); sol != solBefore || tokens() != 1_000_000 {
+		t.Fatalf("ledger moved: SOL %d → %d, tokens %d", solBefore, sol, tokens())
 	}
 	pane.SawAll(t, 30*time.Second, "never landed")
 }
@@ -293,52 +197,16 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 // allowlist holds the merchant proposes it (the preview says payTo is
 // pinned) and, after a, pays it.
 func TestX402PinnedPayToThroughTheConsole(t *testing.T) {
-	bin := testkit.Binary(t)
-	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 100, PaidAPI: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	chain := rpc.New(l.RPC())
-	api := l.PaidAPI()
-	key, _ := executor.NewRandomKeypair()
-	wallet, merchant := key.PublicKey(), solana.MustPublicKeyFromBase58(api.Merchant)
-	if err := l.Fund(ctx, wallet.String(), solana.LAMPORTS_PER_SOL); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.MintTo(ctx, api.Mint, wallet.String(), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	keyFile := filepath.Join(tmp, "id.json")
-	if err := key.WriteFile(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	tokens := func(owner solana.PublicKey) uint64 {
-		t.Helper()
-		n, _ := testkit.OwnerTokens(t, chain, owner, api.Mint)
-		return n
-	}
-	sends := func() uint64 {
-		t.Helper()
-		s, err := l.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.SendsReceived
-	}
+	w := newConsoleWorld(t, localnet.Options{SlotMS: 100, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	api := w.l.PaidAPI()
+	wallet, merchant := w.wallet, solana.MustPublicKeyFromBase58(api.Merchant)
+	w.mintToWallet(t, api.Mint, 1_000_000)
+	tokens := func(owner solana.PublicKey) uint64 { t.Helper(); return w.tokens(t, owner, api.Mint) }
+	sends := func() uint64 { t.Helper(); return testkit.Sends(t, w.l) }
 	start := func(name, recipient string) (testkit.Pane, string) {
 		t.Helper()
-		socket := filepath.Join(testkit.SocketDir(t), name+".sock")
-		errLog := filepath.Join(tmp, name+".stderr")
-		console := shellWords(bin, "console", "--rpc", l.RPC(), "--keypair", keyFile, "--socket", socket,
-			"--state", filepath.Join(tmp, name), "--allow-x402-origin", api.URL, "--x402-pin-pay-to", "--allow-recipient", recipient,
-			"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.01", "--no-bell") + " 2>>" + shellWords(errLog)
-		p := startTmux(t, 160, 50, console)
-		pane := testkit.Pane{Server: p.name, Target: p.name, ErrLog: errLog}
-		pane.WaitFor(t, 30*time.Second, "QUEUE", "agents: none connected")
-		return pane, socket
+		return w.startConsole(t, name, 160, 50, "--allow-x402-origin", api.URL, "--x402-pin-pay-to", "--allow-recipient", recipient,
+			"--max-token-per-tx", api.Mint+"=0.001", "--max-token-per-session", api.Mint+"=0.01")
 	}
 	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
 
@@ -363,18 +231,11 @@ func TestX402PinnedPayToThroughTheConsole(t *testing.T) {
 	pane, socket := start("merchant", api.Merchant)
 	b := testkit.StartAgent(t, socket, "pin-agent")
 	ans = b.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" || id == "" {
-		t.Fatalf("pinned, merchant allowed: %s %v", ans.Text, ans.Structured)
-	}
+	id := pendingID(t, ans, "pinned, merchant allowed")
 	pane.WaitFor(t, 30*time.Second, id, "Pay to", "pinned: on --allow-recipient")
 	waitGone(t, pane, 30*time.Second, "a waits: just selected")
 	pane.Keys(t, "a")
-	st := b.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-	token, _ := st.Structured["confirm"].(string)
-	if st.Status() != "approved" || token == "" {
-		t.Fatalf("proposal_status: %s %v", st.Text, st.Structured)
-	}
+	token := approvedToken(t, b, id, "pinned, merchant allowed")
 	done := b.Call("x402_fetch", map[string]any{"url": args["url"], "max_amount": 1000, "confirm": token})
 	if done.Status() != "executed" || done.Structured["http_status"] != float64(200) {
 		t.Fatalf("execute: %s %v", done.Text, done.Structured)

@@ -97,6 +97,17 @@ func Balance(t testing.TB, chain *rpc.Client, pub solana.PublicKey) uint64 {
 	return out.Value
 }
 
+// Sends is how many transactions l has received (sendTransaction calls),
+// whether or not they landed: a refusal that sent nothing leaves it as it was.
+func Sends(t testing.TB, l *localnet.Ledger) uint64 {
+	t.Helper()
+	s, err := l.Stats(context.Background())
+	if err != nil {
+		t.Fatalf("ledger stats: %v", err)
+	}
+	return s.SendsReceived
+}
+
 // OwnerTokens reads every token account owner holds of mint straight from the
 // ledger (never through solgate) and sums their amounts; n is how many
 // accounts there are. The amount is bytes 64..72 of an SPL token account, the

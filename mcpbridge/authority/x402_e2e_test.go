@@ -19,56 +19,6 @@ import (
 	"github.com/solgate/solgate/policy"
 )
 
-// x402World is a console whose policy allows the localnet paid API's
-// origin, with per-mint caps on its asset, and a wallet holding 1.0 of it.
-// Slots of 100 ms: a blockhash lives 15 s, so a machine under load cannot
-// age the payment out between its build and the facilitator's check.
-func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	return x402WorldSlots(t, 100, tweak)
-}
-
-// x402WorldSlots is x402World on a ledger with slots of slotMS.
-func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	return x402WorldOn(t, localnet.Options{SlotMS: slotMS}, tweak)
-}
-
-// x402WorldOn is x402World on a ledger started with lopts (and the paid API).
-func x402WorldOn(t *testing.T, lopts localnet.Options, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	t.Helper()
-	var api localnet.PaidAPI
-	lopts.PaidAPI = true
-	w := newWorldLedger(t, lopts, func(o *authority.Options, l *localnet.Ledger) {
-		api = l.PaidAPI()
-		o.Policy.AllowedX402Origins = []string{api.URL}
-		o.FollowInterval = 50 * time.Millisecond
-		if tweak != nil {
-			tweak(&o.Policy, api)
-		}
-	}, nil, authority.ListenConfig{})
-	if _, err := w.ledger.MintTo(context.Background(), api.Mint, w.wallet.String(), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	return w, api
-}
-
-func withTokenCaps(perTx, perSession string) func(*policy.Config, localnet.PaidAPI) {
-	return func(c *policy.Config, api localnet.PaidAPI) {
-		tc := func(s string) []policy.TokenCap {
-			v, err := policy.ParseTokenCap(api.Mint + "=" + s)
-			if err != nil {
-				panic(err)
-			}
-			return []policy.TokenCap{v}
-		}
-		if perTx != "" {
-			c.MaxTokenPerTx = tc(perTx)
-		}
-		if perSession != "" {
-			c.MaxTokenPerSession = tc(perSession)
-		}
-	}
-}
-
 // Through the real bridge: a read without payment; a 402 proposed with
 // its terms; approved, the paid body arrives and the ledger shows exactly
 // 0.001 moved wallet → merchant, fee paid by the facilitator.
@@ -84,11 +34,7 @@ func TestX402FetchPaysThroughTheBridge(t *testing.T) {
 	}
 
 	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" || id == "" {
-		t.Fatalf("propose: %+v", ans)
-	}
+	ans, id := proposeX402(t, a, args)
 	for _, want := range []string{"pay 0.001 ", "(1000 base units, 6 decimals)", "Origin: " + api.URL, "Pay to: " + api.Merchant,
 		"Facilitator: " + api.Facilitator, "A paid answer (localnet)", "per session 0.1", "SOL spend: none"} {
 		if !strings.Contains(ans.Text, want) {
@@ -153,14 +99,7 @@ func TestX402FetchPaysThroughTheBridge(t *testing.T) {
 func TestX402FetchRefusals(t *testing.T) {
 	w, api := x402World(t, withTokenCaps("0.01", ""))
 	a := startAgent(t, w.socket)
-	sends := func() uint64 {
-		s, err := w.ledger.Stats(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.SendsReceived
-	}
-	before := sends()
+	before := testkit.Sends(t, w.ledger)
 	for _, c := range []struct {
 		args       map[string]any
 		rule, want string
@@ -175,8 +114,8 @@ func TestX402FetchRefusals(t *testing.T) {
 			t.Errorf("%v: %+v", c.args, ans)
 		}
 	}
-	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || sends() != before {
-		t.Fatalf("refusals moved funds: wallet %d, %d sends", got, sends()-before)
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || testkit.Sends(t, w.ledger) != before {
+		t.Fatalf("refusals moved funds: wallet %d, %d sends", got, testkit.Sends(t, w.ledger)-before)
 	}
 	if p := w.authority.Proposals(); len(p) != 0 {
 		t.Fatalf("refusals queued %d proposals", len(p))
@@ -189,9 +128,8 @@ func TestX402FetchOverpriceOnRetryRefused(t *testing.T) {
 	w, api := x402World(t, withTokenCaps("0.01", ""))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/overprice"}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "pay 0.001 ") {
+	ans, id := proposeX402(t, a, args)
+	if !strings.Contains(ans.Text, "pay 0.001 ") {
 		t.Fatalf("propose: %+v", ans)
 	}
 	res := w.execute(t, a, "x402_fetch", id, args)
@@ -201,9 +139,7 @@ func TestX402FetchOverpriceOnRetryRefused(t *testing.T) {
 	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 {
 		t.Fatalf("wallet holds %d", got)
 	}
-	if s := w.authority.SpendSummary(); len(s.Tokens) > 0 && (s.Tokens[0].Spent != 0 || s.Tokens[0].Reserved != 0) {
-		t.Fatalf("spend after refusal: %+v", s.Tokens)
-	}
+	w.noTokenSpend(t)
 }
 
 // A facilitator that claims success and never submits: the reservation is
@@ -214,11 +150,7 @@ func TestX402FetchNeverSubmittedReleasedAtExpiry(t *testing.T) {
 	w, api := x402WorldSlots(t, 200, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/nosubmit"}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" {
-		t.Fatalf("propose: %+v", ans)
-	}
+	_, id := proposeX402(t, a, args)
 	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
@@ -268,11 +200,7 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
 	args := map[string]any{"url": api.URL + "/paid", "max_amount": 1000}
 
-	first := a.Call("x402_fetch", args)
-	id, _ := first.Structured["proposal_id"].(string)
-	if first.Status() != "pending_approval" {
-		t.Fatalf("propose: %+v", first)
-	}
+	_, id := proposeX402(t, a, args)
 	// The grant's ceiling is in SOL; an x402 payment spends none, so its
 	// ceiling is 0 and its bound the count, the per-call amount and the
 	// per-mint caps.
@@ -332,11 +260,7 @@ func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
 	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/nosettle"}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" {
-		t.Fatalf("propose: %+v", ans)
-	}
+	_, id := proposeX402(t, a, args)
 	res := w.execute(t, a, "x402_fetch", id, args)
 	if res.Status() != "submitted" || !strings.Contains(fmt.Sprint(res.Structured["reason"]), "no settlement signature") {
 		t.Fatalf("execute: %+v", res)
@@ -376,11 +300,7 @@ func TestX402FetchSellerMemo(t *testing.T) {
 	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/memo"}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" {
-		t.Fatalf("propose: %+v", ans)
-	}
+	ans, id := proposeX402(t, a, args)
 	memo, _ := ans.Structured["memo"].(string)
 	if strings.ContainsRune(ans.Text, 0x1b) || strings.ContainsRune(memo, 0x1b) || !strings.Contains(memo, "order-7") {
 		t.Fatalf("memo shown as %q:\n%s", memo, ans.Text)
@@ -404,9 +324,8 @@ func TestX402FetchV1OnDevnet(t *testing.T) {
 	w, api := x402WorldOn(t, localnet.Options{SlotMS: 100, Network: "devnet"}, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/v1/paid"}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" || ans.Structured["x402_version"] != float64(1) || ans.Structured["x402_network"] != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" {
+	ans, id := proposeX402(t, a, args)
+	if ans.Structured["x402_version"] != float64(1) || ans.Structured["x402_network"] != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" {
 		t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
 	}
 	res := w.execute(t, a, "x402_fetch", id, args)
@@ -432,20 +351,12 @@ func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
 	if _, err := w.ledger.MintTo(context.Background(), api.Mint, thief.PublicKey().String(), 1); err != nil {
 		t.Fatal(err)
 	}
-	sends := func() uint64 {
-		s, err := w.ledger.Stats(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.SendsReceived
-	}
 	args := map[string]any{"url": api.URL + "/hostile/switchpayto?to=" + thief.PublicKey().String()}
-	ans := a.Call("x402_fetch", args)
-	id, _ := ans.Structured["proposal_id"].(string)
-	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "Pay to: "+api.Merchant) {
+	ans, id := proposeX402(t, a, args)
+	if !strings.Contains(ans.Text, "Pay to: "+api.Merchant) {
 		t.Fatalf("propose: %+v", ans)
 	}
-	before := sends()
+	before := testkit.Sends(t, w.ledger)
 	res := w.execute(t, a, "x402_fetch", id, args)
 	if res.Status() != "failed" || !strings.Contains(res.Text, "changed since approval") || !strings.Contains(res.Text, thief.PublicKey().String()) {
 		t.Fatalf("execute: %+v", res)
@@ -453,10 +364,8 @@ func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
 	if got, _ := w.ownerTokens(t, thief.PublicKey(), api.Mint); got != 1 {
 		t.Fatalf("the swapped payee holds %d, want 1", got)
 	}
-	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || sends() != before {
-		t.Fatalf("wallet holds %d, %d sends", got, sends()-before)
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 || testkit.Sends(t, w.ledger) != before {
+		t.Fatalf("wallet holds %d, %d sends", got, testkit.Sends(t, w.ledger)-before)
 	}
-	if s := w.authority.SpendSummary(); len(s.Tokens) > 0 && (s.Tokens[0].Spent != 0 || s.Tokens[0].Reserved != 0) {
-		t.Fatalf("spend after refusal: %+v", s.Tokens)
-	}
+	w.noTokenSpend(t)
 }
