@@ -98,3 +98,13 @@ func (c *Client) DetectNetwork(ctx context.Context) (Network, string, error) {
 	}
 	return IdentifyNetwork(h.String(), c.endpoint), h.String(), nil
 }
+
+// CAIP2 is the CAIP-2 id of the cluster with this genesis hash: "solana:"
+// and the hash's first 32 characters. x402 offers and the Actions
+// X-Blockchain-Ids header (sRFC 31) both name clusters this way.
+func CAIP2(genesisHash string) string {
+	if len(genesisHash) > 32 {
+		genesisHash = genesisHash[:32]
+	}
+	return "solana:" + genesisHash
+}

@@ -60,7 +60,7 @@ func x402Offer(t *testing.T, f *ledgerFixture, path string) (*x402.PaymentRequir
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := x402.Select(pr, x402.CAIP2(f.ledger.GenesisHash()))
+	req, err := x402.Select(pr, executor.CAIP2(f.ledger.GenesisHash()))
 	return pr, req, err
 }
 
@@ -272,7 +272,7 @@ func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := x402.Select(pr, x402.CAIP2(l.GenesisHash()))
+	req, err := x402.Select(pr, executor.CAIP2(l.GenesisHash()))
 	if err != nil || pr.Version != 1 || req.Network != "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" || req.Amount != 1000 {
 		t.Fatalf("v1 offer %+v: %v", req, err)
 	}

@@ -192,15 +192,6 @@ func decodeBase64(s string) ([]byte, error) {
 	return base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
 }
 
-// CAIP2 is the CAIP-2 id of the cluster with this genesis hash: "solana:"
-// and the hash's first 32 characters.
-func CAIP2(genesisHash string) string {
-	if len(genesisHash) > 32 {
-		genesisHash = genesisHash[:32]
-	}
-	return "solana:" + genesisHash
-}
-
 // V1Networks maps x402 v1's network names to CAIP-2 ids (the public
 // clusters'; v1 has no name for any other).
 var V1Networks = map[string]string{

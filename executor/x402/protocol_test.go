@@ -15,19 +15,9 @@ import (
 	"github.com/solgate/solgate/executor/x402"
 )
 
-// Published values: CAIP-2 ids of the public clusters as the x402 SVM
-// packages and the CAIP namespace spell them, from the genesis hashes
-// `solana genesis-hash` prints.
-func TestCAIP2FromGenesis(t *testing.T) {
-	for genesis, want := range map[string]string{
-		"5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-		"EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-		"4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY": "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
-	} {
-		if got := x402.CAIP2(genesis); got != want {
-			t.Errorf("CAIP2(%s) = %s, want %s", genesis, got, want)
-		}
-	}
+// Published values: x402 v1's network names and the CAIP-2 ids of the
+// public clusters they stand for, as the x402 SVM packages spell them.
+func TestV1NetworkNames(t *testing.T) {
 	for name, want := range map[string]string{
 		"solana":         "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
 		"solana-devnet":  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",

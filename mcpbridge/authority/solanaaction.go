@@ -111,7 +111,7 @@ func (k *ActionProposal) Facts(network executor.Network, client string) policy.P
 // request), then prepares the server's bytes as an OutsideProposal.
 func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
 	fetcher, err := solanaactions.New(solanaactions.Options{
-		Chain:       solanaactions.ChainID(env.Genesis()),
+		Chain:       executor.CAIP2(env.Genesis()),
 		AllowOrigin: env.Policy().CheckActionOrigin,
 	})
 	if err != nil {

@@ -290,7 +290,7 @@ func x402Offer(ctx context.Context, env Env, a X402FetchArgs, origin string, res
 	if err != nil {
 		return nil, refuse("x402_offer", "the server answered 402 but its payment offer cannot be read: "+untrusted.Sanitize(err.Error(), 300))
 	}
-	req, err := x402.Select(pr, x402.CAIP2(env.Genesis()))
+	req, err := x402.Select(pr, executor.CAIP2(env.Genesis()))
 	if err != nil {
 		return nil, refuse("x402_scheme", untrusted.Sanitize(err.Error(), 600))
 	}

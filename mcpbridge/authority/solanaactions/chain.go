@@ -8,19 +8,9 @@ import (
 	"github.com/solgate/solgate/executor"
 )
 
-// ChainID is the CAIP-2 id of the cluster with this genesis hash, as the
-// Actions headers spell it: "solana:" and the hash's first 32 characters
-// (CAIP-2's Solana namespace; sRFC 31 for X-Blockchain-Ids).
-func ChainID(genesisHash string) string {
-	if len(genesisHash) > 32 {
-		genesisHash = genesisHash[:32]
-	}
-	return "solana:" + genesisHash
-}
-
 // mainnetChainID is what a server that sends no X-Blockchain-Ids means:
 // sRFC 31 has clients treat the header's absence as a mainnet action.
-var mainnetChainID = ChainID(executor.GenesisMainnetBeta)
+var mainnetChainID = executor.CAIP2(executor.GenesisMainnetBeta)
 
 // SpecVersion is the Actions spec this client implements
 // (@solana/actions-spec 2.4). An action that declares a newer one is

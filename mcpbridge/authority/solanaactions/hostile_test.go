@@ -21,20 +21,6 @@ import (
 	"github.com/solgate/solgate/policy"
 )
 
-// The published CAIP-2 ids (sRFC 31; @solana/actions BLOCKCHAIN_IDS): the
-// genesis hash's first 32 characters. Spelled here, never imported.
-func TestChainIDIsCAIP2OfTheGenesisHash(t *testing.T) {
-	for genesis, want := range map[string]string{
-		"5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-		"EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-		"4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY": "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
-	} {
-		if got := solanaactions.ChainID(genesis); got != want {
-			t.Errorf("ChainID(%s) = %s; want %s", genesis, got, want)
-		}
-	}
-}
-
 const testChain = "solana:TestChain1111111111111111111111"
 
 // fakeAction is an action server on loopback whose answers a test chooses.

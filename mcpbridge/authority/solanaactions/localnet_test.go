@@ -15,6 +15,7 @@ import (
 	solana "github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
@@ -57,7 +58,7 @@ func startActionWorld(t *testing.T) actionWorld {
 	var mu sync.Mutex
 	asked := &[]string{}
 	c, err := solanaactions.New(solanaactions.Options{
-		Chain: solanaactions.ChainID(l.GenesisHash()),
+		Chain: executor.CAIP2(l.GenesisHash()),
 		AllowOrigin: func(o string) error {
 			mu.Lock()
 			*asked = append(*asked, o)
