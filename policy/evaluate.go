@@ -95,9 +95,10 @@ type Proposal struct {
 	// Mints are the non-SOL mints the proposal touches, in or out; they go
 	// through the mint allow and deny lists.
 	Mints []string
-	// Token is the non-SOL mint the proposal spends (nil: it spends only
-	// SOL); it needs a per-mint cap or the uncapped opt-in.
-	Token *TokenSpend
+	// Tokens are the non-SOL mints the proposal spends, one entry per
+	// mint (empty: it spends only SOL); each needs its own per-mint cap or
+	// the uncapped opt-in.
+	Tokens []TokenSpend
 	// Quote is set for a proposal priced by a quote (a swap).
 	Quote *QuoteFacts
 }
@@ -255,7 +256,7 @@ func (p Proposal) Recipients() []string {
 // transaction pays a fee, so zero lamports means the caller skipped the
 // simulation — and a cap check against zero would pass anything.
 func checkMeasured(_ Config, p Proposal, _ SpendState) verdict {
-	if p.Lamports == 0 && !(p.FeePaidByOther && p.Token != nil && p.Token.Amount > 0) {
+	if p.Lamports == 0 && !(p.FeePaidByOther && p.spendsToken()) {
 		return objection(RuleMeasured, false, "the SOL this transaction spends was not measured (0 lamports); solgate will not judge an unsimulated transaction.")
 	}
 	return pass
@@ -336,10 +337,11 @@ func checkPerDay(cfg Config, p Proposal, s SpendState) verdict {
 }
 
 func checkMints(cfg Config, p Proposal, _ SpendState) verdict {
-	mints := p.Mints
-	if p.Token != nil {
-		mints = append([]string{p.Token.Mint}, mints...)
+	var mints []string
+	for _, t := range p.Tokens {
+		mints = append(mints, t.Mint)
 	}
+	mints = append(mints, p.Mints...)
 	for _, m := range mints {
 		if m == "" {
 			return objection(RuleMints, false, "a mint the proposal touches is not named, so it cannot be judged.")

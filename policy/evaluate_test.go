@@ -21,7 +21,7 @@ func swap(in, out string, lamports uint64) Proposal {
 		}
 	}
 	if in != NativeMint {
-		p.Token = &TokenSpend{Mint: in, Amount: 1_000_000, Decimals: 6, DecimalsKnown: true}
+		p.Tokens = []TokenSpend{{Mint: in, Amount: 1_000_000, Decimals: 6, DecimalsKnown: true}}
 	}
 	return p
 }

@@ -184,12 +184,11 @@ func (k *OutsideProposal) Facts(network executor.Network, client string) policy.
 	for _, m := range k.mints() {
 		p.Mints = append(p.Mints, m.String())
 	}
-	// At most one mint leaves (Prepare refuses more): the policy holds
-	// one token spend to its per-mint caps.
-	if out := sortedKeys(k.Effects.TokensOut); len(out) > 0 {
-		m := out[0]
+	// Every mint that leaves is its own token spend, each held to its own
+	// per-mint caps.
+	for _, m := range sortedKeys(k.Effects.TokensOut) {
 		l := k.Tokens[m]
-		p.Token = &policy.TokenSpend{Mint: m.String(), Amount: k.Effects.TokensOut[m], Decimals: l.Decimals, DecimalsKnown: l.Mint == m.String()}
+		p.Tokens = append(p.Tokens, policy.TokenSpend{Mint: m.String(), Amount: k.Effects.TokensOut[m], Decimals: l.Decimals, DecimalsKnown: l.Mint == m.String()})
 	}
 	for _, prog := range k.Programs {
 		p.Counterparties = append(p.Counterparties, policy.Program(prog.ID.String()))
@@ -264,9 +263,6 @@ func (k *OutsideProposal) Prepare(ctx context.Context, env Env) (executor.Previe
 		return executor.Preview{}, outsideRefusal(err)
 	}
 	k.take(p)
-	if out := sortedKeys(k.Effects.TokensOut); len(out) > 1 {
-		return executor.Preview{}, refuse("token_spend", fmt.Sprintf("%d different tokens would leave the wallet (%s); solgate holds one token per transaction to its caps, so it does not sign this (nothing was signed or sent)", len(out), mintList(out)))
-	}
 	k.Approval = p.Approval()
 	if err := k.labelMints(ctx, env); err != nil {
 		return executor.Preview{}, err
