@@ -282,14 +282,6 @@ func outsideRules(env Env) executor.OutsideRules {
 	return r
 }
 
-func mintList(ms []solana.PublicKey) string {
-	s := make([]string, len(ms))
-	for i, m := range ms {
-		s[i] = m.String()
-	}
-	return strings.Join(s, ", ")
-}
-
 // take records what p measured.
 func (k *OutsideProposal) take(p *executor.PreparedOutside) {
 	k.Effects, k.Programs, k.InnerPrograms = p.Effects, p.Programs, p.InnerPrograms
