@@ -245,7 +245,7 @@ func (s *Spend) SettleMeasured(id string, actualLamports uint64, tokensOut map[s
 		return err
 	}
 	reserved := e.tokens
-	if tokensOut != nil && len(e.tokens) > 0 {
+	if tokensOut != nil {
 		landed := make(map[string]uint64, len(e.tokens))
 		for m := range e.tokens {
 			landed[m] = tokensOut[m]

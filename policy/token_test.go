@@ -249,10 +249,22 @@ func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
 	if err != nil || r.State != store.StateSettled || len(r.Tokens) != 2 || r.Tokens[0].Amount != 2 || r.Tokens[1].Amount != 40 {
 		t.Fatalf("settled reservation a as stored: %+v %v", r, err)
 	}
+	// A mint that landed without being reserved (a SOL-only spend that
+	// moved a token after all) is counted as spent: the ledger records what
+	// landed, not what was hoped.
+	solOnly := twoMintSpend(usdc, 0, bonk, 0)
+	solOnly.Tokens = nil
+	if d, err := s.Reserve("sol", cfg, solOnly); err != nil || !d.Allowed {
+		t.Fatalf("reserve a SOL-only spend: %+v %v", d, err)
+	}
+	must(t, s.SettleMeasured("sol", fee, map[string]uint64{usdc: 1}))
+	if r, err := st.GetReservation("sol"); err != nil || len(r.Tokens) != 1 || r.Tokens[0] != (store.TokenAmount{Mint: usdc, Amount: 1}) {
+		t.Fatalf("settled SOL-only reservation as stored: %+v %v", r, err)
+	}
 	if d, _ := s.Reserve("c", cfg, twoMintSpend(usdc, 1, bonk, 31)); d.Allowed || d.Rule != RuleTokenPerSession || !strings.Contains(d.Reason, bonk) {
 		t.Fatalf("40 + 30 + 31 of the second mint over its cap of 100: %+v", d)
 	}
-	want := map[string]TokenTotals{usdc: {SessionSpent: 2, SessionReserved: 3, DaySpent: 2, DayReserved: 3}, bonk: {SessionSpent: 40, SessionReserved: 30, DaySpent: 40, DayReserved: 30}}
+	want := map[string]TokenTotals{usdc: {SessionSpent: 3, SessionReserved: 3, DaySpent: 3, DayReserved: 3}, bonk: {SessionSpent: 40, SessionReserved: 30, DaySpent: 40, DayReserved: 30}}
 	if got := s.State().Tokens; got[usdc] != want[usdc] || got[bonk] != want[bonk] {
 		t.Fatalf("per-mint totals %+v, want %+v", got, want)
 	}
@@ -270,7 +282,7 @@ func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
 	// After a restart the earlier session's settled spend counts only in
 	// the day; the open reservation still holds both mints.
 	got := s2.State().Tokens
-	if got[usdc] != (TokenTotals{SessionReserved: 3, DaySpent: 2, DayReserved: 3}) || got[bonk] != (TokenTotals{SessionReserved: 30, DaySpent: 40, DayReserved: 30}) {
+	if got[usdc] != (TokenTotals{SessionReserved: 3, DaySpent: 3, DayReserved: 3}) || got[bonk] != (TokenTotals{SessionReserved: 30, DaySpent: 40, DayReserved: 30}) {
 		t.Fatalf("per-mint totals after restart %+v", got)
 	}
 }
