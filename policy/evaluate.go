@@ -16,6 +16,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	solana "github.com/gagliardetto/solana-go"
 )
@@ -129,6 +130,10 @@ type Decision struct {
 	// per-mint cap bounds (admitted by an uncapped opt-in); the preview must
 	// say so plainly.
 	NoCapApplies bool
+	// UncappedMints name the mints NoCapApplies is about, comma-separated
+	// (a string keeps Decision comparable), so a preview of a spend of
+	// several mints can say which one no cap bounds.
+	UncappedMints string
 }
 
 // Sentinel errors, reachable through Decision.Err, for callers that want to
@@ -162,9 +167,10 @@ func AmountTooLarge(what string, amount uint64) Decision {
 // verdict is one rule's answer. Its zero value is an objection, so a rule
 // that forgets to answer denies instead of waving the proposal through.
 type verdict struct {
-	pass  bool
-	noCap bool
-	deny  Decision
+	pass     bool
+	noCap    bool
+	uncapped []string // the mints noCap is about
+	deny     Decision
 }
 
 var pass = verdict{pass: true}
@@ -201,6 +207,7 @@ var rules = []rule{
 // list has passed.
 func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 	noCap := false
+	var uncapped []string
 	for _, r := range rules {
 		v := r.check(cfg, p, s)
 		if !v.pass {
@@ -215,12 +222,13 @@ func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 			return d
 		}
 		noCap = noCap || v.noCap
+		uncapped = append(uncapped, v.uncapped...)
 	}
 	reason := "allowed: every policy rule passed."
 	if noCap {
 		reason = "allowed: every policy rule passed. No cap applies: this spends a token that no per-mint cap bounds, and the SOL caps do not measure tokens."
 	}
-	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap}
+	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap, UncappedMints: strings.Join(uncapped, ", ")}
 }
 
 // checkTool refuses a proposal that does not say where its value goes: a

@@ -191,6 +191,7 @@ func (p Proposal) spendsToken() bool {
 // a kind that did so has mis-measured, and two halves could each pass.
 func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
 	noCap := false
+	var uncapped []string
 	for i, t := range p.Tokens {
 		for _, u := range p.Tokens[:i] {
 			if u.Mint == t.Mint {
@@ -201,9 +202,11 @@ func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
 		if !v.pass {
 			return v
 		}
-		noCap = noCap || v.noCap
+		if v.noCap {
+			noCap, uncapped = true, append(uncapped, t.Mint)
+		}
 	}
-	return verdict{pass: true, noCap: noCap}
+	return verdict{pass: true, noCap: noCap, uncapped: uncapped}
 }
 
 func checkOneTokenSpend(cfg Config, p Proposal, s SpendState, t TokenSpend) verdict {

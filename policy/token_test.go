@@ -210,7 +210,7 @@ func TestEveryMintOfAProposalMeetsItsOwnCaps(t *testing.T) {
 		{name: "second mint uncapped, opted in", cfg: func(c *Config) {
 			both(c)
 			c.MaxTokenPerTx, c.MaxTokenPerSession, c.AllowUncappedTokenTransfers = c.MaxTokenPerTx[:1], nil, true
-		}, p: twoMintSpend(usdc, 1, bonk, 1), allowed: true, noCap: true},
+		}, p: twoMintSpend(usdc, 1, bonk, 1), allowed: true, noCap: true, uncapped: bonk},
 		{name: "the same mint twice is refused, not summed", cfg: both, p: twoMintSpend(usdc, 6, usdc, 6), rule: RuleMints, says: []string{"twice"}},
 		{name: "second mint on the deny list", cfg: func(c *Config) { both(c); c.DenyMints = []string{bonk} }, p: twoMintSpend(usdc, 1, bonk, 1), rule: RuleMints, says: []string{bonk}},
 	}

@@ -44,8 +44,8 @@ func spendOf(t *testing.T, a *testkit.Agent, mint string) (spent, reserved strin
 }
 
 // proposeApproveExecute runs a sign_and_send_transaction through the human's
-// approval and returns the executed answer.
-func (w *outsideWorld) proposeApproveExecute(t *testing.T, o localnet.Outside) testkit.Answer {
+// approval and returns the proposal's answer and the executed one.
+func (w *outsideWorld) proposeApproveExecute(t *testing.T, o localnet.Outside) (proposed, done testkit.Answer) {
 	t.Helper()
 	const tool = "sign_and_send_transaction"
 	args := map[string]any{"transaction": o.Transaction}
@@ -61,11 +61,11 @@ func (w *outsideWorld) proposeApproveExecute(t *testing.T, o localnet.Outside) t
 		t.Fatalf("proposal_status: %s %v", st.Text, st.Structured)
 	}
 	args["confirm"] = st.Str("confirm")
-	done := w.agent.Call(tool, args)
+	done = w.agent.Call(tool, args)
 	if done.Status() != "executed" {
 		t.Fatalf("execute: %s %v", done.Text, done.Structured)
 	}
-	return done
+	return ans, done
 }
 
 func TestSignAndSendTwoMintsEachHeldToItsOwnCaps(t *testing.T) {
@@ -137,7 +137,11 @@ func TestSignAndSendUncappedSecondMintWithOptIn(t *testing.T) {
 	usdc, uncapped := newMintAddress(t), newMintAddress(t)
 	w := startOutsideWorld(t, "--max-token-per-tx", usdc+"=500000", "--allow-uncapped-token-transfers")
 	o := w.build(t, "two-token-transfer", localnet.OutsideOptions{Mints: []string{usdc, uncapped}, Amounts: []uint64{100_000, 7}})
-	w.proposeApproveExecute(t, o)
+	// The human is told which of the two mints no cap bounds.
+	proposed, _ := w.proposeApproveExecute(t, o)
+	if !strings.Contains(proposed.Text, "no per-mint cap ("+uncapped+")") {
+		t.Errorf("the proposal does not name the uncapped mint %s:\n%s", uncapped, proposed.Text)
+	}
 	if got, _ := testkit.OwnerTokens(t, w.chain, solana.MustPublicKeyFromBase58(o.Accounts["recipient"]), uncapped); got != 7 {
 		t.Errorf("the recipient holds %d of the uncapped mint, want 7", got)
 	}

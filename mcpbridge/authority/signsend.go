@@ -140,7 +140,9 @@ type OutsideProposal struct {
 	// NoCapApplies: a mint out has no per-mint cap and was admitted by
 	// --allow-uncapped-token-transfers.
 	NoCapApplies bool
-	Approval     executor.OutsideApproval
+	// Uncapped names the mints out that no per-mint cap bounds.
+	Uncapped string
+	Approval executor.OutsideApproval
 	// Landed is the verified execution's measure.
 	Landed *executor.Effects
 }
@@ -282,6 +284,14 @@ func outsideRules(env Env) executor.OutsideRules {
 	return r
 }
 
+// uncappedText names the uncapped mints out.
+func (k *OutsideProposal) uncappedText() string {
+	if k.Uncapped == "" {
+		return "mint not named"
+	}
+	return k.Uncapped
+}
+
 // take records what p measured.
 func (k *OutsideProposal) take(p *executor.PreparedOutside) {
 	k.Effects, k.Programs, k.InnerPrograms = p.Effects, p.Programs, p.InnerPrograms
@@ -317,7 +327,7 @@ func (k *OutsideProposal) labelMints(ctx context.Context, env Env) error {
 // too, and a program the operator admitted is still one whose instructions
 // solgate does not decode (its effects are what was judged).
 func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
-	k.NoCapApplies = d.NoCapApplies
+	k.NoCapApplies, k.Uncapped = d.NoCapApplies, d.UncappedMints
 	var flags []Flag
 	for _, line := range k.Told.Untrusted {
 		for _, f := range untrusted.Flags(line) {
@@ -343,7 +353,7 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 		}
 	}
 	if k.NoCapApplies {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap"})
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
 	}
 	return flags
 }
@@ -513,7 +523,7 @@ func (k *OutsideProposal) PreviewLines(p *Proposal) []string {
 		"Signers: "+k.signersText(),
 		"Expiry: "+k.expiryText())
 	if k.NoCapApplies {
-		lines = append(lines, "Token spend: NO CAP APPLIES — a token leaving the wallet has no per-mint cap; admitted by --allow-uncapped-token-transfers")
+		lines = append(lines, "Token spend: NO CAP APPLIES — a token leaving the wallet has no per-mint cap ("+k.uncappedText()+"); admitted by --allow-uncapped-token-transfers")
 	}
 	return append(lines, "Binding: the approval binds this message (apart from its blockhash) and these effects: at execution anything worse is refused")
 }
