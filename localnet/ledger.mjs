@@ -408,8 +408,10 @@ export class Ledger {
     return this.balance(address);
   }
 
-  createMint(decimals, authority, token2022 = false, extensions = {}, freezeAuthority = null) {
-    const mint = b58encode(crypto.randomBytes(32));
+  // at: the mint's address (a test that must name the mint before it
+  // exists, e.g. in a console's caps); random when absent.
+  createMint(decimals, authority, token2022 = false, extensions = {}, freezeAuthority = null, at = null) {
+    const mint = at ?? b58encode(crypto.randomBytes(32));
     const mintAuthority = authority ?? this.mintAuthority.address;
     const state = { mintAuthority, supply: 0n, decimals, freezeAuthority };
     const data = token2022 ? encodeMint2022(state, extensions) : encodeMint(state);

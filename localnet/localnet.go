@@ -835,6 +835,11 @@ type OutsideOptions struct {
 	CULimit  *uint32
 	// Precreate: token-transfer's recipient account exists beforehand.
 	Precreate bool
+	// Mints and Amounts: two-token-transfer's two mints (created at these
+	// addresses if absent; empty: new random mints) and how many base
+	// units of each leave.
+	Mints   []string
+	Amounts []uint64
 }
 
 // BuildOutside asks the ledger for a transaction of kind (see OUTSIDE_KINDS
@@ -855,6 +860,12 @@ func (l *Ledger) BuildOutside(ctx context.Context, kind, wallet string, o Outsid
 	}
 	if o.Precreate {
 		p["precreate"] = true
+	}
+	if len(o.Mints) > 0 {
+		p["mints"] = o.Mints
+	}
+	if len(o.Amounts) > 0 {
+		p["amounts"] = o.Amounts
 	}
 	var out Outside
 	err := l.Call(ctx, "localnet_buildOutside", []any{p}, &out)

@@ -42,7 +42,7 @@ function programClients() {
 // The kinds a test may ask for. Accepted: what solgate signs once approved.
 // Refused: what it must refuse, each for its own reason.
 export const OUTSIDE_KINDS = [
-  'memo-transfer', 'v0-lookup', 'mint-new', 'wsol-transfer', 'token-transfer',
+  'memo-transfer', 'v0-lookup', 'mint-new', 'wsol-transfer', 'token-transfer', 'two-token-transfer',
   'approve', 'set-authority', 'close-to-stranger', 'durable-nonce', 'unknown-program',
   'foreign-payer', 'missing-cosigner', 'expired-cosigned',
 ];
@@ -85,6 +85,12 @@ export class OutsideBuilder {
           if (opts[k] !== undefined && !(Number.isSafeInteger(opts[k]) && opts[k] >= 0)) throw bad(`${k} must be a non-negative integer`);
         }
         if (opts.precreate !== undefined && typeof opts.precreate !== 'boolean') throw bad('precreate must be true or false');
+        if (opts.mints !== undefined && !(Array.isArray(opts.mints) && opts.mints.length === 2 && opts.mints.every(isPubkey))) {
+          throw bad('mints must be two base58 addresses');
+        }
+        if (opts.amounts !== undefined && !(Array.isArray(opts.amounts) && opts.amounts.length === 2 && opts.amounts.every((n) => Number.isSafeInteger(n) && n >= 0))) {
+          throw bad('amounts must be two non-negative integers');
+        }
         try {
           return await this.build(opts);
         } catch (e) {
@@ -110,9 +116,12 @@ export class OutsideBuilder {
     return s;
   }
 
-  /** A mint (9 decimals, authority the ledger's) and `amount` of it in the wallet's ATA. */
-  async walletTokens(wallet, amount) {
-    const mint = this.ledger.createMint(9);
+  /**
+   * A mint (9 decimals, authority the ledger's) and `amount` of it in the
+   * wallet's ATA. at: the mint's address, created there unless it exists.
+   */
+  async walletTokens(wallet, amount, at = null) {
+    const mint = at && this.ledger.getAccount(at) ? at : this.ledger.createMint(9, undefined, false, {}, null, at);
     const ata = await this.ledger.mintTo(mint, wallet, BigInt(amount));
     return { mint: address(mint), ata: address(ata) };
   }
@@ -227,6 +236,25 @@ export class OutsideBuilder {
           getCreateAssociatedTokenIdempotentInstruction({ payer: walletSigner, ata: dst, owner: to.address, mint }),
           getTransferCheckedInstruction({ source: ata, mint, destination: dst, authority: walletSigner, amount: BigInt(opts.amount ?? 250_000), decimals: 9 }),
         );
+        break;
+      }
+      case 'two-token-transfer': {
+        // Two mints leave in one transaction, to one stranger: what a
+        // payment splitter or a multi-asset deposit builds. mints: where the
+        // two mints are (created there if absent), so a console's per-mint
+        // caps can name them before they exist; amounts: of each.
+        const to = await generateKeyPairSigner();
+        const amounts = opts.amounts ?? [250_000, 250_000];
+        accounts.recipient = to.address;
+        for (const i of [0, 1]) {
+          const { mint, ata } = await this.walletTokens(wallet, 1_000_000, opts.mints?.[i] ?? null);
+          const [dst] = await findAssociatedTokenPda({ owner: to.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+          // The recipient's account exists beforehand: only tokens leave.
+          await this.ledger.mintTo(String(mint), String(to.address), 0n);
+          accounts[`mint${i}`] = mint;
+          accounts[`destination${i}`] = dst;
+          ixs.push(getTransferCheckedInstruction({ source: ata, mint, destination: dst, authority: walletSigner, amount: BigInt(amounts[i]), decimals: 9 }));
+        }
         break;
       }
       case 'approve': {

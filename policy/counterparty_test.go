@@ -119,14 +119,14 @@ func TestConfigRefusesBadCounterpartyLists(t *testing.T) {
 func TestZeroSOLOutIsMeasuredOnlyWhenAnotherPaysTheFee(t *testing.T) {
 	usdc := addr(20)
 	pay := Proposal{Tool: "x402_fetch", Network: NetworkDevnet, FeePaidByOther: true, Lamports: 0,
-		Token: &TokenSpend{Mint: usdc, Amount: 10_000, Decimals: 6, DecimalsKnown: true}}
+		Tokens: []TokenSpend{{Mint: usdc, Amount: 10_000, Decimals: 6, DecimalsKnown: true}}}
 	if v := checkMeasured(DefaultConfig(), pay, SpendState{}); !v.pass {
 		t.Errorf("a facilitator-paid token payment: %+v", v.deny)
 	}
 	for name, p := range map[string]Proposal{
 		"wallet pays the fee": func() Proposal { q := pay; q.FeePaidByOther = false; return q }(),
-		"no token spend":      func() Proposal { q := pay; q.Token = nil; return q }(),
-		"a zero token spend":  func() Proposal { q := pay; q.Token = &TokenSpend{Mint: usdc}; return q }(),
+		"no token spend":      func() Proposal { q := pay; q.Tokens = nil; return q }(),
+		"a zero token spend":  func() Proposal { q := pay; q.Tokens = []TokenSpend{{Mint: usdc}}; return q }(),
 	} {
 		if v := checkMeasured(DefaultConfig(), p, SpendState{}); v.pass {
 			t.Errorf("%s: zero lamports passed as measured", name)

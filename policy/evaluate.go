@@ -16,6 +16,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	solana "github.com/gagliardetto/solana-go"
 )
@@ -95,9 +96,10 @@ type Proposal struct {
 	// Mints are the non-SOL mints the proposal touches, in or out; they go
 	// through the mint allow and deny lists.
 	Mints []string
-	// Token is the non-SOL mint the proposal spends (nil: it spends only
-	// SOL); it needs a per-mint cap or the uncapped opt-in.
-	Token *TokenSpend
+	// Tokens are the non-SOL mints the proposal spends, one entry per
+	// mint (empty: it spends only SOL); each needs its own per-mint cap or
+	// the uncapped opt-in.
+	Tokens []TokenSpend
 	// Quote is set for a proposal priced by a quote (a swap).
 	Quote *QuoteFacts
 }
@@ -128,6 +130,10 @@ type Decision struct {
 	// per-mint cap bounds (admitted by an uncapped opt-in); the preview must
 	// say so plainly.
 	NoCapApplies bool
+	// UncappedMints name the mints NoCapApplies is about, comma-separated
+	// (a string keeps Decision comparable), so a preview of a spend of
+	// several mints can say which one no cap bounds.
+	UncappedMints string
 }
 
 // Sentinel errors, reachable through Decision.Err, for callers that want to
@@ -161,9 +167,10 @@ func AmountTooLarge(what string, amount uint64) Decision {
 // verdict is one rule's answer. Its zero value is an objection, so a rule
 // that forgets to answer denies instead of waving the proposal through.
 type verdict struct {
-	pass  bool
-	noCap bool
-	deny  Decision
+	pass     bool
+	noCap    bool
+	uncapped []string // the mints noCap is about
+	deny     Decision
 }
 
 var pass = verdict{pass: true}
@@ -200,6 +207,7 @@ var rules = []rule{
 // list has passed.
 func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 	noCap := false
+	var uncapped []string
 	for _, r := range rules {
 		v := r.check(cfg, p, s)
 		if !v.pass {
@@ -214,12 +222,13 @@ func Evaluate(cfg Config, p Proposal, s SpendState) Decision {
 			return d
 		}
 		noCap = noCap || v.noCap
+		uncapped = append(uncapped, v.uncapped...)
 	}
 	reason := "allowed: every policy rule passed."
 	if noCap {
 		reason = "allowed: every policy rule passed. No cap applies: this spends a token that no per-mint cap bounds, and the SOL caps do not measure tokens."
 	}
-	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap}
+	return Decision{Allowed: true, Reason: reason, NoCapApplies: noCap, UncappedMints: strings.Join(uncapped, ", ")}
 }
 
 // checkTool refuses a proposal that does not say where its value goes: a
@@ -255,7 +264,7 @@ func (p Proposal) Recipients() []string {
 // transaction pays a fee, so zero lamports means the caller skipped the
 // simulation — and a cap check against zero would pass anything.
 func checkMeasured(_ Config, p Proposal, _ SpendState) verdict {
-	if p.Lamports == 0 && !(p.FeePaidByOther && p.Token != nil && p.Token.Amount > 0) {
+	if p.Lamports == 0 && !(p.FeePaidByOther && p.spendsToken()) {
 		return objection(RuleMeasured, false, "the SOL this transaction spends was not measured (0 lamports); solgate will not judge an unsimulated transaction.")
 	}
 	return pass
@@ -336,10 +345,11 @@ func checkPerDay(cfg Config, p Proposal, s SpendState) verdict {
 }
 
 func checkMints(cfg Config, p Proposal, _ SpendState) verdict {
-	mints := p.Mints
-	if p.Token != nil {
-		mints = append([]string{p.Token.Mint}, mints...)
+	var mints []string
+	for _, t := range p.Tokens {
+		mints = append(mints, t.Mint)
 	}
+	mints = append(mints, p.Mints...)
 	for _, m := range mints {
 		if m == "" {
 			return objection(RuleMints, false, "a mint the proposal touches is not named, so it cannot be judged.")

@@ -21,7 +21,7 @@ func swap(in, out string, lamports uint64) Proposal {
 		}
 	}
 	if in != NativeMint {
-		p.Token = &TokenSpend{Mint: in, Amount: 1_000_000, Decimals: 6, DecimalsKnown: true}
+		p.Tokens = []TokenSpend{{Mint: in, Amount: 1_000_000, Decimals: 6, DecimalsKnown: true}}
 	}
 	return p
 }
@@ -204,6 +204,7 @@ type evalCase struct {
 	rule      string
 	retryable bool
 	noCap     bool
+	uncapped  string   // the mints named as uncapped; checked when set
 	says      []string // words the reason must contain
 }
 
@@ -218,6 +219,9 @@ func runEvalCases(t *testing.T, tests []evalCase) {
 			d := Evaluate(cfg, tt.p, tt.s)
 			if d.Allowed != tt.allowed || d.Rule != tt.rule || d.Retryable != tt.retryable || d.NoCapApplies != tt.noCap {
 				t.Fatalf("Evaluate = %+v; want allowed=%v rule=%q retryable=%v noCap=%v", d, tt.allowed, tt.rule, tt.retryable, tt.noCap)
+			}
+			if tt.uncapped != "" && d.UncappedMints != tt.uncapped {
+				t.Fatalf("uncapped mints %v, want %v", d.UncappedMints, tt.uncapped)
 			}
 			for _, s := range tt.says {
 				if !strings.Contains(d.Reason, s) {

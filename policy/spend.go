@@ -3,6 +3,8 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,11 +31,10 @@ const (
 
 type spendEntry struct {
 	lamports uint64
-	// mint and tokens are the non-SOL mint the spend moves and how many
-	// base units (empty, 0: SOL only). Held as reserved, counted as spent
-	// on settle: a token transfer that lands verified moved exactly this.
-	mint      string
-	tokens    uint64
+	// tokens are the non-SOL mints the spend moves, base units by mint
+	// address (nil: SOL only). Held as reserved, counted as spent on
+	// settle, where each becomes what the landed transaction moved.
+	tokens    map[string]uint64
 	state     string
 	signature string
 	lastValid uint64    // block height past which the signed transaction cannot land
@@ -83,7 +84,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range open {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, mint: r.Mint, tokens: r.TokenAmount, state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
 		s.open = addCapped(s.open, r.Lamports)
 	}
 	settled, err := st.SettledSince(now().Add(-DayWindow))
@@ -91,7 +92,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range settled {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, mint: r.Mint, tokens: r.TokenAmount, state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, at: r.CreatedAt}
 		s.settledDay = append(s.settledDay, dayEntry{at: r.CreatedAt, lamports: r.Lamports})
 	}
 	return s, nil
@@ -135,33 +136,32 @@ func (s *Spend) stateLocked() SpendState {
 func (s *Spend) tokenTotalsLocked(cutoff time.Time) map[string]TokenTotals {
 	var out map[string]TokenTotals
 	for _, e := range s.entries {
-		if e.mint == "" {
-			continue
-		}
-		var t TokenTotals
-		switch e.state {
-		case StateReserved, StateUnknown:
-			t.SessionReserved, t.DayReserved = e.tokens, e.tokens
-		case StateSettled:
-			if e.thisSession {
-				t.SessionSpent = e.tokens
+		for mint, n := range e.tokens {
+			var t TokenTotals
+			switch e.state {
+			case StateReserved, StateUnknown:
+				t.SessionReserved, t.DayReserved = n, n
+			case StateSettled:
+				if e.thisSession {
+					t.SessionSpent = n
+				}
+				if e.at.After(cutoff) {
+					t.DaySpent = n
+				}
 			}
-			if e.at.After(cutoff) {
-				t.DaySpent = e.tokens
+			if t == (TokenTotals{}) {
+				continue
 			}
+			if out == nil {
+				out = map[string]TokenTotals{}
+			}
+			sum := out[mint]
+			sum.SessionSpent = addCapped(sum.SessionSpent, t.SessionSpent)
+			sum.SessionReserved = addCapped(sum.SessionReserved, t.SessionReserved)
+			sum.DaySpent = addCapped(sum.DaySpent, t.DaySpent)
+			sum.DayReserved = addCapped(sum.DayReserved, t.DayReserved)
+			out[mint] = sum
 		}
-		if t == (TokenTotals{}) {
-			continue
-		}
-		if out == nil {
-			out = map[string]TokenTotals{}
-		}
-		sum := out[e.mint]
-		sum.SessionSpent = addCapped(sum.SessionSpent, t.SessionSpent)
-		sum.SessionReserved = addCapped(sum.SessionReserved, t.SessionReserved)
-		sum.DaySpent = addCapped(sum.DaySpent, t.DaySpent)
-		sum.DayReserved = addCapped(sum.DayReserved, t.DayReserved)
-		out[e.mint] = sum
 	}
 	return out
 }
@@ -184,20 +184,22 @@ func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
 		return d, nil
 	}
 	now := s.now()
-	var mint string
-	var tokens uint64
-	if p.Token != nil {
-		mint, tokens = p.Token.Mint, p.Token.Amount
+	var tokens map[string]uint64
+	for _, t := range p.Tokens {
+		if tokens == nil {
+			tokens = map[string]uint64{}
+		}
+		tokens[t.Mint] = t.Amount // Evaluate refused a mint listed twice
 	}
 	if s.store != nil {
-		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Mint: mint, TokenAmount: tokens, State: StateReserved, CreatedAt: now, UpdatedAt: now})
+		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Tokens: storeTokens(tokens), State: StateReserved, CreatedAt: now, UpdatedAt: now})
 		if err != nil {
 			// Fail closed: an unrecorded reservation would be forgotten by a
 			// restart, and the cap with it.
 			return Decision{Rule: RuleLedger, Reason: "the spend could not be recorded, so it was not allowed."}, fmt.Errorf("reserve %s: %w", id, err)
 		}
 	}
-	s.entries[id] = &spendEntry{lamports: p.Lamports, mint: mint, tokens: tokens, state: StateReserved, at: now, thisSession: true}
+	s.entries[id] = &spendEntry{lamports: p.Lamports, tokens: tokens, state: StateReserved, at: now, thisSession: true}
 	s.open = addCapped(s.open, p.Lamports)
 	return d, nil
 }
@@ -219,7 +221,7 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 		return nil
 	}
 	return s.store.UpdateReservation(store.Reservation{
-		ID: id, Lamports: lamports, Mint: e.mint, TokenAmount: e.tokens, State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
+		ID: id, Lamports: lamports, Tokens: storeTokens(e.tokens), State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
 		CreatedAt: e.at, UpdatedAt: s.now(),
 	})
 }
@@ -232,8 +234,9 @@ func (s *Spend) Settle(id string, actualLamports uint64) error {
 }
 
 // SettleMeasured is Settle with each mint's measured outflow (base units,
-// by mint address): the entry's token amount becomes what the landed
-// transaction moved of its mint. nil keeps the reserved amount.
+// by mint address): each reserved mint's amount becomes what the landed
+// transaction moved of it. nil keeps the reserved amounts. A mint that left
+// but was never reserved is counted too: what landed is what was spent.
 func (s *Spend) SettleMeasured(id string, actualLamports uint64, tokensOut map[string]uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,8 +245,17 @@ func (s *Spend) SettleMeasured(id string, actualLamports uint64, tokensOut map[s
 		return err
 	}
 	reserved := e.tokens
-	if tokensOut != nil && e.mint != "" {
-		e.tokens = tokensOut[e.mint]
+	if tokensOut != nil {
+		landed := make(map[string]uint64, len(e.tokens))
+		for m := range e.tokens {
+			landed[m] = tokensOut[m]
+		}
+		for m, n := range tokensOut {
+			if n > 0 && m != NativeMint {
+				landed[m] = n
+			}
+		}
+		e.tokens = landed
 	}
 	if err := s.persist(id, e, actualLamports, StateSettled, e.signature); err != nil {
 		e.tokens = reserved // nothing changed: still reserved as it was
@@ -339,4 +351,30 @@ func (s *Spend) openTotal() uint64 {
 		}
 	}
 	return t
+}
+
+// tokensByMint reads a stored reservation's token amounts (nil: none).
+func tokensByMint(ts []store.TokenAmount) map[string]uint64 {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make(map[string]uint64, len(ts))
+	for _, t := range ts {
+		out[t.Mint] = addCapped(out[t.Mint], t.Amount)
+	}
+	return out
+}
+
+// storeTokens lists token amounts for the store, sorted by mint so a
+// reservation's row is the same bytes whatever the map order.
+func storeTokens(m map[string]uint64) []store.TokenAmount {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]store.TokenAmount, 0, len(m))
+	for mint, n := range m {
+		out = append(out, store.TokenAmount{Mint: mint, Amount: n})
+	}
+	slices.SortFunc(out, func(a, b store.TokenAmount) int { return strings.Compare(a.Mint, b.Mint) })
+	return out
 }

@@ -135,7 +135,7 @@ func capFor(caps []TokenCap, mint string) (TokenAmount, bool) {
 	return TokenAmount{}, false
 }
 
-// TokenSpend is the non-SOL mint a proposal spends, as measured: Amount in
+// TokenSpend is one non-SOL mint a proposal spends, as measured: Amount in
 // base units (a token transfer's simulated decrease, a swap's approved
 // input). Decimals come from the mint on chain; DecimalsKnown is false when
 // they were not read, and then a display-unit cap cannot be applied.
@@ -174,13 +174,42 @@ type TokenTotals struct {
 	DaySpent, DayReserved         uint64
 }
 
-// checkTokenSpend: anything that spends a non-SOL mint needs a per-mint cap
-// that holds, or the uncapped opt-in.
-func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
-	t := p.Token
-	if t == nil {
-		return pass
+// spendsToken reports whether some mint's measured out is above zero.
+func (p Proposal) spendsToken() bool {
+	for _, t := range p.Tokens {
+		if t.Amount > 0 {
+			return true
+		}
 	}
+	return false
+}
+
+// checkTokenSpend: every non-SOL mint a proposal spends needs a per-mint cap
+// that holds, or the uncapped opt-in. Each mint is judged on its own against
+// its own caps and ledger totals; the first that fails is the answer, and
+// the reason names it. A mint listed twice is refused rather than summed:
+// a kind that did so has mis-measured, and two halves could each pass.
+func checkTokenSpend(cfg Config, p Proposal, s SpendState) verdict {
+	noCap := false
+	var uncapped []string
+	for i, t := range p.Tokens {
+		for _, u := range p.Tokens[:i] {
+			if u.Mint == t.Mint {
+				return objection(RuleMints, false, "the proposal lists mint %s twice among its token spends, so it cannot be judged.", t.Mint)
+			}
+		}
+		v := checkOneTokenSpend(cfg, p, s, t)
+		if !v.pass {
+			return v
+		}
+		if v.noCap {
+			noCap, uncapped = true, append(uncapped, t.Mint)
+		}
+	}
+	return verdict{pass: true, noCap: noCap, uncapped: uncapped}
+}
+
+func checkOneTokenSpend(cfg Config, p Proposal, s SpendState, t TokenSpend) verdict {
 	if t.Mint == "" || t.Mint == NativeMint {
 		return objection(RuleMints, false, "the token spend names no mint other than SOL, so it cannot be judged.")
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 
 func tokenTransfer(to, mint string, amount uint64) Proposal {
 	return Proposal{Tool: ToolTransferToken, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: 2_039_280 + fee,
-		Token: &TokenSpend{Mint: mint, Amount: amount, Decimals: 6, DecimalsKnown: true}}
+		Tokens: []TokenSpend{{Mint: mint, Amount: amount, Decimals: 6, DecimalsKnown: true}}}
 }
 
 func capOf(t *testing.T, s string) TokenCap {
@@ -48,7 +49,7 @@ func TestTokenSpendRules(t *testing.T) {
 		{name: "display cap finer than the mint", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=0.0000001")} },
 			p: tokenTransfer(addr(1), usdc, 1), rule: RuleTokenPerTx, says: []string{"7 decimals", "has 6"}},
 		{name: "display cap with unknown decimals", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=1.5")} },
-			p: func() Proposal { p := tokenTransfer(addr(1), usdc, 1); p.Token.DecimalsKnown = false; return p }(), rule: RuleTokenPerTx, says: []string{"decimals were not read"}},
+			p: func() Proposal { p := tokenTransfer(addr(1), usdc, 1); p.Tokens[0].DecimalsKnown = false; return p }(), rule: RuleTokenPerTx, says: []string{"decimals were not read"}},
 		{name: "a cap on another mint does not cap this one", cfg: func(c *Config) { c.MaxTokenPerTx = []TokenCap{capOf(t, scam+"=1")} },
 			p: tokenTransfer(addr(1), usdc, 5), rule: RuleUncappedTransfer},
 		{name: "per-session cap counts reservations of the mint", cfg: func(c *Config) { c.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10")} },
@@ -180,5 +181,108 @@ func TestTokenSpendSettlesAtTheMeasuredOutflow(t *testing.T) {
 	}
 	if got := s.State().Tokens[usdc].SessionSpent; got != 1_600 {
 		t.Errorf("session spent of %s: %d, want 600 measured + 1000 reserved", usdc, got)
+	}
+}
+
+// twoMintSpend spends a of mint m1 and b of mint m2 in one transaction, as
+// a transaction built elsewhere may.
+func twoMintSpend(m1 string, a uint64, m2 string, b uint64) Proposal {
+	return Proposal{Tool: "sign_and_send_transaction", ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Program("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")}, Lamports: fee,
+		Tokens: []TokenSpend{{Mint: m1, Amount: a, Decimals: 6, DecimalsKnown: true}, {Mint: m2, Amount: b, Decimals: 6, DecimalsKnown: true}}}
+}
+
+// Every mint a proposal spends is held to its own caps and its own ledger
+// totals; the denial names the mint that failed, whichever position it has.
+func TestEveryMintOfAProposalMeetsItsOwnCaps(t *testing.T) {
+	usdc, bonk := addr(20), addr(21)
+	both := func(c *Config) {
+		c.MaxTokenPerTx = []TokenCap{capOf(t, usdc+"=10"), capOf(t, bonk+"=100")}
+		c.MaxTokenPerSession = []TokenCap{capOf(t, bonk+"=150")}
+	}
+	tests := []evalCase{
+		{name: "both within their caps", cfg: both, p: twoMintSpend(usdc, 10, bonk, 100), allowed: true},
+		{name: "second mint over its per-tx cap", cfg: both, p: twoMintSpend(usdc, 10, bonk, 101), rule: RuleTokenPerTx, says: []string{bonk, "101"}},
+		{name: "first mint over its per-tx cap", cfg: both, p: twoMintSpend(usdc, 11, bonk, 1), rule: RuleTokenPerTx, says: []string{usdc, "11"}},
+		{name: "second mint over its session cap counting its own ledger only", cfg: both, p: twoMintSpend(usdc, 1, bonk, 60),
+			s: SpendState{Tokens: map[string]TokenTotals{usdc: {SessionSpent: 1000}, bonk: {SessionSpent: 91}}}, rule: RuleTokenPerSession, says: []string{bonk}},
+		{name: "second mint uncapped", cfg: func(c *Config) { both(c); c.MaxTokenPerTx = c.MaxTokenPerTx[:1]; c.MaxTokenPerSession = nil },
+			p: twoMintSpend(usdc, 1, bonk, 1), rule: RuleUncappedTransfer, says: []string{"spends token " + bonk, "--allow-uncapped-token-transfers"}},
+		{name: "second mint uncapped, opted in", cfg: func(c *Config) {
+			both(c)
+			c.MaxTokenPerTx, c.MaxTokenPerSession, c.AllowUncappedTokenTransfers = c.MaxTokenPerTx[:1], nil, true
+		}, p: twoMintSpend(usdc, 1, bonk, 1), allowed: true, noCap: true, uncapped: bonk},
+		{name: "the same mint twice is refused, not summed", cfg: both, p: twoMintSpend(usdc, 6, usdc, 6), rule: RuleMints, says: []string{"twice"}},
+		{name: "second mint on the deny list", cfg: func(c *Config) { both(c); c.DenyMints = []string{bonk} }, p: twoMintSpend(usdc, 1, bonk, 1), rule: RuleMints, says: []string{bonk}},
+	}
+	runEvalCases(t, tests)
+}
+
+// A reservation of two mints holds both, settles each to what landed, and
+// both survive a restart through the store's rows.
+func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
+	usdc, bonk := addr(20), addr(21)
+	dir := t.TempDir()
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10"), capOf(t, bonk+"=100")}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpend(st, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Reserve("a", cfg, twoMintSpend(usdc, 4, bonk, 40)); err != nil || !d.Allowed {
+		t.Fatalf("reserve: %+v %v", d, err)
+	}
+	if d, err := s.Reserve("b", cfg, twoMintSpend(usdc, 3, bonk, 30)); err != nil || !d.Allowed {
+		t.Fatalf("reserve: %+v %v", d, err)
+	}
+	r, err := st.GetReservation("a")
+	if err != nil || len(r.Tokens) != 2 || r.Tokens[0] != (store.TokenAmount{Mint: usdc, Amount: 4}) || r.Tokens[1] != (store.TokenAmount{Mint: bonk, Amount: 40}) {
+		t.Fatalf("stored reservation a: %+v %v", r, err)
+	}
+	// What landed moved less of the first mint than reserved.
+	must(t, s.SettleMeasured("a", fee, map[string]uint64{usdc: 2, bonk: 40}))
+	r, err = st.GetReservation("a")
+	if err != nil || r.State != store.StateSettled || len(r.Tokens) != 2 || r.Tokens[0].Amount != 2 || r.Tokens[1].Amount != 40 {
+		t.Fatalf("settled reservation a as stored: %+v %v", r, err)
+	}
+	// A mint that landed without being reserved (a SOL-only spend that
+	// moved a token after all) is counted as spent: the ledger records what
+	// landed, not what was hoped.
+	solOnly := twoMintSpend(usdc, 0, bonk, 0)
+	solOnly.Tokens = nil
+	if d, err := s.Reserve("sol", cfg, solOnly); err != nil || !d.Allowed {
+		t.Fatalf("reserve a SOL-only spend: %+v %v", d, err)
+	}
+	must(t, s.SettleMeasured("sol", fee, map[string]uint64{usdc: 1}))
+	if r, err := st.GetReservation("sol"); err != nil || len(r.Tokens) != 1 || r.Tokens[0] != (store.TokenAmount{Mint: usdc, Amount: 1}) {
+		t.Fatalf("settled SOL-only reservation as stored: %+v %v", r, err)
+	}
+	if d, _ := s.Reserve("c", cfg, twoMintSpend(usdc, 1, bonk, 31)); d.Allowed || d.Rule != RuleTokenPerSession || !strings.Contains(d.Reason, bonk) {
+		t.Fatalf("40 + 30 + 31 of the second mint over its cap of 100: %+v", d)
+	}
+	want := map[string]TokenTotals{usdc: {SessionSpent: 3, SessionReserved: 3, DaySpent: 3, DayReserved: 3}, bonk: {SessionSpent: 40, SessionReserved: 30, DaySpent: 40, DayReserved: 30}}
+	if got := s.State().Tokens; got[usdc] != want[usdc] || got[bonk] != want[bonk] {
+		t.Fatalf("per-mint totals %+v, want %+v", got, want)
+	}
+	must(t, st.Close())
+
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	s2, err := NewSpend(st2, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After a restart the earlier session's settled spend counts only in
+	// the day; the open reservation still holds both mints.
+	got := s2.State().Tokens
+	if got[usdc] != (TokenTotals{SessionReserved: 3, DaySpent: 3, DayReserved: 3}) || got[bonk] != (TokenTotals{SessionReserved: 30, DaySpent: 40, DayReserved: 30}) {
+		t.Fatalf("per-mint totals after restart %+v", got)
 	}
 }

@@ -11,7 +11,7 @@ func TestX402OriginAndCaps(t *testing.T) {
 	const mint = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 	p := Proposal{Tool: "x402_fetch", Fingerprint: "f", ClientID: "c", Network: NetworkLocalnet, FeePaidByOther: true,
 		Counterparties: []Counterparty{X402Origin("http://127.0.0.1:8402")}, Mints: []string{mint},
-		Token: &TokenSpend{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}
+		Tokens: []TokenSpend{{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}}
 	cfg := DefaultConfig()
 	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || d.Rule != RuleX402Origin || !strings.Contains(d.Reason, "--allow-x402-origin http://127.0.0.1:8402") {
 		t.Fatalf("no origin allowed: %+v", d)
@@ -51,7 +51,7 @@ func TestX402PayToPinnedByOptIn(t *testing.T) {
 	const other = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 	p := Proposal{Tool: "x402_fetch", Fingerprint: "f", ClientID: "c", Network: NetworkLocalnet, FeePaidByOther: true,
 		Counterparties: []Counterparty{X402Origin("http://127.0.0.1:8402"), X402PayTo(payTo)}, Mints: []string{mint},
-		Token: &TokenSpend{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}
+		Tokens: []TokenSpend{{Mint: mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}}}
 	cfg := DefaultConfig()
 	cfg.AllowedX402Origins = []string{"http://127.0.0.1:8402"}
 	cfg.MaxTokenPerTx = []TokenCap{{Mint: mint, Amount: TokenAmount{Text: "0.001"}}}

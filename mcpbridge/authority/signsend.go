@@ -140,7 +140,9 @@ type OutsideProposal struct {
 	// NoCapApplies: a mint out has no per-mint cap and was admitted by
 	// --allow-uncapped-token-transfers.
 	NoCapApplies bool
-	Approval     executor.OutsideApproval
+	// Uncapped names the mints out that no per-mint cap bounds.
+	Uncapped string
+	Approval executor.OutsideApproval
 	// Landed is the verified execution's measure.
 	Landed *executor.Effects
 }
@@ -184,12 +186,11 @@ func (k *OutsideProposal) Facts(network executor.Network, client string) policy.
 	for _, m := range k.mints() {
 		p.Mints = append(p.Mints, m.String())
 	}
-	// At most one mint leaves (Prepare refuses more): the policy holds
-	// one token spend to its per-mint caps.
-	if out := sortedKeys(k.Effects.TokensOut); len(out) > 0 {
-		m := out[0]
+	// Every mint that leaves is its own token spend, each held to its own
+	// per-mint caps.
+	for _, m := range sortedKeys(k.Effects.TokensOut) {
 		l := k.Tokens[m]
-		p.Token = &policy.TokenSpend{Mint: m.String(), Amount: k.Effects.TokensOut[m], Decimals: l.Decimals, DecimalsKnown: l.Mint == m.String()}
+		p.Tokens = append(p.Tokens, policy.TokenSpend{Mint: m.String(), Amount: k.Effects.TokensOut[m], Decimals: l.Decimals, DecimalsKnown: l.Mint == m.String()})
 	}
 	for _, prog := range k.Programs {
 		p.Counterparties = append(p.Counterparties, policy.Program(prog.ID.String()))
@@ -264,9 +265,6 @@ func (k *OutsideProposal) Prepare(ctx context.Context, env Env) (executor.Previe
 		return executor.Preview{}, outsideRefusal(err)
 	}
 	k.take(p)
-	if out := sortedKeys(k.Effects.TokensOut); len(out) > 1 {
-		return executor.Preview{}, refuse("token_spend", fmt.Sprintf("%d different tokens would leave the wallet (%s); solgate holds one token per transaction to its caps, so it does not sign this (nothing was signed or sent)", len(out), mintList(out)))
-	}
 	k.Approval = p.Approval()
 	if err := k.labelMints(ctx, env); err != nil {
 		return executor.Preview{}, err
@@ -286,12 +284,12 @@ func outsideRules(env Env) executor.OutsideRules {
 	return r
 }
 
-func mintList(ms []solana.PublicKey) string {
-	s := make([]string, len(ms))
-	for i, m := range ms {
-		s[i] = m.String()
+// uncappedText names the uncapped mints out.
+func (k *OutsideProposal) uncappedText() string {
+	if k.Uncapped == "" {
+		return "mint not named"
 	}
-	return strings.Join(s, ", ")
+	return k.Uncapped
 }
 
 // take records what p measured.
@@ -329,7 +327,7 @@ func (k *OutsideProposal) labelMints(ctx context.Context, env Env) error {
 // too, and a program the operator admitted is still one whose instructions
 // solgate does not decode (its effects are what was judged).
 func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
-	k.NoCapApplies = d.NoCapApplies
+	k.NoCapApplies, k.Uncapped = d.NoCapApplies, d.UncappedMints
 	var flags []Flag
 	for _, line := range k.Told.Untrusted {
 		for _, f := range untrusted.Flags(line) {
@@ -355,7 +353,7 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 		}
 	}
 	if k.NoCapApplies {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap"})
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
 	}
 	return flags
 }
@@ -525,7 +523,7 @@ func (k *OutsideProposal) PreviewLines(p *Proposal) []string {
 		"Signers: "+k.signersText(),
 		"Expiry: "+k.expiryText())
 	if k.NoCapApplies {
-		lines = append(lines, "Token spend: NO CAP APPLIES — a token leaving the wallet has no per-mint cap; admitted by --allow-uncapped-token-transfers")
+		lines = append(lines, "Token spend: NO CAP APPLIES — a token leaving the wallet has no per-mint cap ("+k.uncappedText()+"); admitted by --allow-uncapped-token-transfers")
 	}
 	return append(lines, "Binding: the approval binds this message (apart from its blockhash) and these effects: at execution anything worse is refused")
 }

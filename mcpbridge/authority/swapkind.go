@@ -44,7 +44,7 @@ func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Pr
 	if !isSOL(a.InputMint) {
 		// The approved input is what the outflow budget holds the swap to at
 		// execution.
-		p.Token = &policy.TokenSpend{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: sp.Input.Decimals, DecimalsKnown: sp.Input.Mint == a.InputMint.String()}
+		p.Tokens = []policy.TokenSpend{{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: sp.Input.Decimals, DecimalsKnown: sp.Input.Mint == a.InputMint.String()}}
 	}
 	return p
 }

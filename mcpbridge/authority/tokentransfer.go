@@ -60,7 +60,7 @@ func (k *TokenTransferProposal) Facts(network executor.Network, client string) p
 	return policy.Proposal{
 		Tool: mcpbridge.ToolTransferToken, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		Counterparties: []policy.Counterparty{policy.Recipient(k.A.To.String())}, Lamports: k.SOLOut, Mints: []string{k.A.Mint.String()},
-		Token: &policy.TokenSpend{Mint: k.A.Mint.String(), Amount: sent, Decimals: k.Token.Decimals, DecimalsKnown: true},
+		Tokens: []policy.TokenSpend{{Mint: k.A.Mint.String(), Amount: sent, Decimals: k.Token.Decimals, DecimalsKnown: true}},
 	}
 }
 

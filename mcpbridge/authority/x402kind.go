@@ -106,7 +106,7 @@ func (k *X402Proposal) Facts(network executor.Network, client string) policy.Pro
 		Tool: mcpbridge.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		FeePaidByOther: true,
 		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin), policy.X402PayTo(k.Offer.PayTo)}, Mints: []string{k.Offer.Asset},
-		Token: &policy.TokenSpend{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset},
+		Tokens: []policy.TokenSpend{{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset}},
 	}
 }
 

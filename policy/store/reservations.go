@@ -20,17 +20,40 @@ const (
 type Reservation struct {
 	ID       string `json:"id"`
 	Lamports uint64 `json:"lamports"`
-	// Mint and TokenAmount: the non-SOL mint the spend moves and how many
-	// base units, held against the per-mint caps (empty, 0: SOL only).
-	Mint        string `json:"mint,omitempty"`
-	TokenAmount uint64 `json:"token_amount,omitempty"`
-	State       string `json:"state"`
-	Signature   string `json:"signature,omitempty"`
+	// Tokens are the non-SOL mints the spend moves and how many base units
+	// of each, held against the per-mint caps (empty: SOL only).
+	Tokens    []TokenAmount `json:"tokens,omitempty"`
+	State     string        `json:"state"`
+	Signature string        `json:"signature,omitempty"`
 	// LastValidBlockHeight is the height past which Signature's transaction
 	// can no longer land (0: unknown, e.g. a reservation from schema 1).
 	LastValidBlockHeight uint64    `json:"last_valid_block_height,omitempty"`
 	CreatedAt            time.Time `json:"created_at"`
 	UpdatedAt            time.Time `json:"updated_at"`
+}
+
+// TokenAmount is one mint's base units in a reservation.
+type TokenAmount struct {
+	Mint   string `json:"mint"`
+	Amount uint64 `json:"amount"`
+}
+
+// putTokens replaces a reservation's token rows inside the caller's
+// transaction, so they change together with the reservation or not at all.
+func putTokens(tx *sql.Tx, id string, ts []TokenAmount) error {
+	if _, err := tx.Exec(`DELETE FROM reservation_tokens WHERE reservation_id = ?`, id); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		n, err := toInt64("token amount", t.Amount)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO reservation_tokens (reservation_id, mint, amount) VALUES (?, ?, ?)`, id, t.Mint, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PutReservation records a new reservation (state reserved unless given).
@@ -52,9 +75,10 @@ func (s *Store) PutReservation(r Reservation) error {
 	if err != nil {
 		return fmt.Errorf("put reservation %s: %w", r.ID, err)
 	}
-	tokens, err := toInt64("token_amount", r.TokenAmount)
-	if err != nil {
-		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+	for _, t := range r.Tokens {
+		if _, err := toInt64("token amount", t.Amount); err != nil || t.Mint == "" {
+			return fmt.Errorf("put reservation %s: token %q: amount %d is not storable or the mint is blank", r.ID, t.Mint, t.Amount)
+		}
 	}
 	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
 		var n int
@@ -64,8 +88,11 @@ func (s *Store) PutReservation(r Reservation) error {
 		if n > 0 {
 			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
 		}
-		if _, err := s.txExec(tx, `INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid, r.Mint, tokens); err != nil {
+		if _, err := s.txExec(tx, `INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid); err != nil {
+			return fmt.Errorf("put reservation %s: %w", r.ID, err)
+		}
+		if err := putTokens(tx, r.ID, r.Tokens); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
 		return nil
@@ -93,6 +120,11 @@ func (s *Store) UpdateReservation(r Reservation) error {
 			return fmt.Errorf("update reservation %s: %w", r.ID, err)
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
+			// A settlement replaces each mint's reserved amount with
+			// what landed.
+			if err := putTokens(tx, r.ID, r.Tokens); err != nil {
+				return fmt.Errorf("update reservation %s: %w", r.ID, err)
+			}
 			return nil
 		}
 		var state string
@@ -107,23 +139,50 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	return err
 }
 
-const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height, mint, token_amount`
+const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height`
 
-func scanReservations(rows *sql.Rows) ([]Reservation, error) {
-	defer rows.Close()
+// scanReservations reads the rows, then each one's token rows (after the
+// first query is closed: the pool may hold a single connection).
+func (s *Store) scanReservations(rows *sql.Rows) ([]Reservation, error) {
 	var out []Reservation
 	for rows.Next() {
 		var r Reservation
-		var lamports, created, updated, lastValid, tokens int64
-		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid, &r.Mint, &tokens); err != nil {
+		var lamports, created, updated, lastValid int64
+		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		r.TokenAmount = uint64(tokens)
 		r.Lamports, r.CreatedAt, r.UpdatedAt = uint64(lamports), fromNanos(created), fromNanos(updated)
 		r.LastValidBlockHeight = uint64(lastValid)
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	rows.Close()
+	for i := range out {
+		ts, err := s.db.Query(`SELECT mint, amount FROM reservation_tokens WHERE reservation_id = ? ORDER BY mint`, out[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		for ts.Next() {
+			var t TokenAmount
+			var n int64
+			if err := ts.Scan(&t.Mint, &n); err != nil {
+				ts.Close()
+				return nil, err
+			}
+			t.Amount = uint64(n)
+			out[i].Tokens = append(out[i].Tokens, t)
+		}
+		err = ts.Err()
+		ts.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // GetReservation reads one reservation back.
@@ -132,7 +191,7 @@ func (s *Store) GetReservation(id string) (Reservation, error) {
 	if err != nil {
 		return Reservation{}, fmt.Errorf("reservation %s: %w", id, err)
 	}
-	rs, err := scanReservations(rows)
+	rs, err := s.scanReservations(rows)
 	if err != nil {
 		return Reservation{}, fmt.Errorf("reservation %s: %w", id, err)
 	}
@@ -149,7 +208,7 @@ func (s *Store) OpenReservations() ([]Reservation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open reservations: %w", err)
 	}
-	return scanReservations(rows)
+	return s.scanReservations(rows)
 }
 
 // InFlight lists open reservations that carry a signature: transactions that
@@ -160,7 +219,7 @@ func (s *Store) InFlight() ([]Reservation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("in-flight reservations: %w", err)
 	}
-	return scanReservations(rows)
+	return s.scanReservations(rows)
 }
 
 // SettledSince lists settled reservations created at or after t, for
@@ -170,7 +229,7 @@ func (s *Store) SettledSince(t time.Time) ([]Reservation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("settled since %s: %w", t, err)
 	}
-	return scanReservations(rows)
+	return s.scanReservations(rows)
 }
 
 // DaySpendSince sums the settled lamports of reservations created at or

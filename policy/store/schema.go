@@ -101,6 +101,20 @@ CREATE INDEX executions_proposal ON executions(proposal_id);
 	// the per-mint caps survive a restart like the SOL ones.
 	`ALTER TABLE reservations ADD COLUMN mint TEXT NOT NULL DEFAULT '';
 ALTER TABLE reservations ADD COLUMN token_amount INTEGER NOT NULL DEFAULT 0;`,
+	// 6: a reservation may spend several mints (a transaction built
+	// elsewhere), each held against its own caps: one row per mint. The
+	// single mint of version 5 moves here; its columns are no longer written.
+	`
+CREATE TABLE reservation_tokens (
+	reservation_id TEXT NOT NULL REFERENCES reservations(id),
+	mint           TEXT NOT NULL CHECK (mint != ''),
+	amount         INTEGER NOT NULL CHECK (amount >= 0),
+	PRIMARY KEY (reservation_id, mint)
+);
+INSERT INTO reservation_tokens (reservation_id, mint, amount)
+	SELECT id, mint, token_amount FROM reservations WHERE mint != '';
+UPDATE reservations SET mint = '', token_amount = 0;
+`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A token reservation written under schema 5 (one mint in the
+// reservations row) keeps holding its mint after migration 6 moves it to
+// one row per mint, and a new reservation stores each of its mints.
+func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixNano()
+	for _, q := range []string{`DROP TABLE reservation_tokens`, `DELETE FROM schema_version WHERE version = 6`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, mint, token_amount) VALUES ('old', 5000, 'reserved', '', ?, ?, 'MintA', 7)`, now, now); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.GetReservation("old")
+	if err != nil || len(r.Tokens) != 1 || r.Tokens[0] != (TokenAmount{Mint: "MintA", Amount: 7}) {
+		t.Fatalf("schema-5 reservation after migration: %+v %v", r, err)
+	}
+	at := time.Now()
+	if err := st.PutReservation(Reservation{ID: "new", Lamports: 5000, Tokens: []TokenAmount{{Mint: "MintA", Amount: 1}, {Mint: "MintB", Amount: 2}}, CreatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	open, err := st.OpenReservations()
+	if err != nil || len(open) != 2 || len(open[1].Tokens) != 2 || open[1].Tokens[1] != (TokenAmount{Mint: "MintB", Amount: 2}) {
+		t.Fatalf("open reservations: %+v %v", open, err)
+	}
+	if err := st.PutReservation(Reservation{ID: "blank", Lamports: 5000, Tokens: []TokenAmount{{Mint: "", Amount: 1}}, CreatedAt: at}); err == nil {
+		t.Fatal("a token amount with a blank mint was stored")
+	}
+	if _, err := st.GetReservation("blank"); err == nil {
+		t.Fatal("a refused reservation left a row")
+	}
+}
