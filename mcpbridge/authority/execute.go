@@ -153,6 +153,7 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			verdict, landing, err := fate(ctx, h.opts.Executor, sig, lastValid)
 			cancel()
+			h.followRounds.Add(1)
 			if err != nil {
 				h.log.Info("following unknown outcome", "proposal", id, "err", err)
 				continue

@@ -16,3 +16,8 @@ func MostConnsOfOnePeer(l *SocketListener) int {
 	}
 	return most
 }
+
+// FollowRounds is how many times the followers of unknown outcomes have
+// asked the chain: a test that checks what a follower does not do waits
+// for it to have looked, rather than for time to pass.
+func FollowRounds(h *Hub) uint64 { return h.followRounds.Load() }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/solgate/solgate/executor"
@@ -133,6 +134,7 @@ type Hub struct {
 	grants         map[int]*Grant // live standing grants by number (grant.go); memory only
 	grantSeq       int
 	executions     sync.WaitGroup
+	followRounds   atomic.Uint64 // rounds the followers of unknown outcomes made; tests wait on it
 	closed         bool
 	done           chan struct{} // closed by Close: background followers stop
 

@@ -268,9 +268,12 @@ func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
 	if err := w.ledger.ExpireBlockhash(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// The follower keeps looking and never releases it: wait for a few of
-	// its rounds (the passage of time is the behaviour under test).
-	time.Sleep(500 * time.Millisecond)
+	// The follower keeps looking and never releases it: wait until it has
+	// asked the chain three more times after the expiry.
+	seen := authority.FollowRounds(w.authority)
+	testkit.Eventually(t, 30*time.Second, "three follower rounds after the expiry", func() bool {
+		return authority.FollowRounds(w.authority) >= seen+3
+	}, func() string { return fmt.Sprintf("%d rounds", authority.FollowRounds(w.authority)-seen) })
 	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Reserved != 1000 || s.Tokens[0].Spent != 0 {
 		t.Fatalf("after expiry: %+v", s.Tokens)
 	}

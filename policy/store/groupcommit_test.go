@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // Writes that arrive while a commit is in flight share the next commit,
@@ -63,19 +65,13 @@ func TestGroupCommitKeepsEachWriteAlone(t *testing.T) {
 		}()
 	}
 	// An event, not a sleep: the queue holds every writer.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	queued := func() int {
 		st.queueMu.Lock()
-		waiting := len(st.queue)
-		st.queueMu.Unlock()
-		if waiting == n+ghosts {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writers queued", waiting)
-		}
-		time.Sleep(time.Millisecond) // polling the queue's length
+		defer st.queueMu.Unlock()
+		return len(st.queue)
 	}
+	testkit.Eventually(t, 30*time.Second, "every writer queued", func() bool { return queued() == n+ghosts },
+		func() string { return fmt.Sprintf("%d of %d queued", queued(), n+ghosts) })
 	held = false
 	st.writeMu.Unlock()
 	wg.Wait()
