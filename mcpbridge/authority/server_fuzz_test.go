@@ -40,20 +40,34 @@ func FuzzDecodeCallRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded request refused: %v (%s)", err, again)
 		}
-		if back.Tool != req.Tool || back.Client != req.Client || !bytes.Equal(compact(back.Arguments), compact(req.Arguments)) {
+		if back.Tool != req.Tool || back.Client != req.Client || !bytes.Equal(canonical(back.Arguments), canonical(req.Arguments)) {
 			t.Fatalf("round trip changed the request: %+v vs %+v", back, req)
 		}
 	})
 }
 
-// compact normalises JSON for comparison; absent arguments encode as null.
-func compact(raw json.RawMessage) []byte {
+// canonical normalises JSON for comparison: absent arguments encode as
+// null, and two spellings of one value compare equal (json.Marshal escapes
+// "&" as \u0026; numbers keep their text).
+func canonical(raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return []byte("null")
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			return raw
+		}
+		return b.Bytes()
+	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return raw
 	}
-	return b.Bytes()
+	return bytes.TrimSpace(b.Bytes())
 }
