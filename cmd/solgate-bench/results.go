@@ -26,7 +26,7 @@ const (
 // goal is a bound on one statistic of a row.
 type goal struct {
 	Stat  string  `json:"stat"`  // "p50", "p99" or "value"
-	Op    string  `json:"op"`    // "<" or ">="
+	Op    string  `json:"op"`    // "<", "<=" or ">="
 	Limit float64 `json:"limit"` // in the row's unit
 	Text  string  `json:"text"`  // as printed, e.g. "p99 < 5 ms"
 }
@@ -41,8 +41,11 @@ func (g *goal) met(r *row) bool {
 	default:
 		v = r.Value
 	}
-	if g.Op == ">=" {
+	switch g.Op {
+	case ">=":
 		return v >= g.Limit
+	case "<=":
+		return v <= g.Limit
 	}
 	return v < g.Limit
 }

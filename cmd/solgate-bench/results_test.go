@@ -33,12 +33,15 @@ func TestGoalsAreJudgedAndMissesPrinted(t *testing.T) {
 	fast := latencyRow("fast", []time.Duration{time.Millisecond, 2 * time.Millisecond}, p99, "")
 	slow := latencyRow("slow", []time.Duration{time.Millisecond, 9 * time.Millisecond}, p99, "why it is slow")
 	ratio := singleRow("ratio", 10, "x", 4.9, &goal{Stat: "value", Op: ">=", Limit: 5, Text: "≥ 5×"}, "")
+	atMost := &goal{Stat: "value", Op: "<=", Limit: 1, Text: "≤ 1 ms"}
+	onLimit := singleRow("on the limit", 10, "ms", 1, atMost, "")
+	overLimit := singleRow("over the limit", 10, "ms", 1.01, atMost, "")
 	info := latencyRow("info", []time.Duration{time.Millisecond}, nil, "")
 	empty := latencyRow("empty", nil, p99, "")
 	for _, tc := range []struct {
 		r    row
 		want string
-	}{{fast, verdictPass}, {slow, verdictMiss}, {ratio, verdictMiss}, {info, verdictInfo}, {empty, verdictError}} {
+	}{{fast, verdictPass}, {slow, verdictMiss}, {ratio, verdictMiss}, {onLimit, verdictPass}, {overLimit, verdictMiss}, {info, verdictInfo}, {empty, verdictError}} {
 		if tc.r.Verdict != tc.want {
 			t.Errorf("%s: verdict %q, want %q", tc.r.Name, tc.r.Verdict, tc.want)
 		}

@@ -302,25 +302,42 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	}
 
 	rate := float64(total) / elapsed.Seconds()
-	name, who, g := "hub throughput (propose + deny)", "real solgate mcp processes", &goal{Stat: "value", Op: ">=", Limit: 2000, Text: "≥ 2,000 /s"}
+	// No absolute goal on throughput (issue 24): on 2 cores it is bounded by
+	// the CPU a proposal costs all parties, the Node ledger included, so it
+	// is reported beside that bound; the goal is on solgate's own CPU.
+	name, who := "hub throughput (propose + deny)", "real solgate mcp processes"
 	if !viaBridges {
-		name, who, g = "hub throughput, socket clients (no bridges)", "HTTP clients on the console socket, no MCP", nil
+		name, who = "hub throughput, socket clients (no bridges)", "HTTP clients on the console socket, no MCP"
 	}
+	cores := runtime.NumCPU()
 	note := fmt.Sprintf("%d agents (%s), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s; bound their sum puts on %d cores: %.0f /s",
-		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split, runtime.NumCPU(), split.bound(runtime.NumCPU()))
+		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split, cores, split.bound(cores))
+	var own *row
 	if prof != nil {
 		// The profile tells the agents' MCP clients (the bench's) from the
 		// console's hub inside the bench process.
 		console := split.Self * (1 - prof.AgentShare())
-		note += fmt.Sprintf("; of the hub process's CPU the agents' MCP clients took %.0f%% (profile), so solgate's own (console %.2f + bridge %.2f) is %.2f ms a proposal",
-			100*prof.AgentShare(), console, split.Children, console+split.Children)
+		note += fmt.Sprintf("; of the hub process's CPU the agents' MCP clients took %.0f%% (profile)", 100*prof.AgentShare())
+		if viaBridges {
+			r := singleRow("solgate's own CPU per proposal (console + bridge)", total, "ms", console+split.Children,
+				&goal{Stat: "value", Op: "<=", Limit: 1, Text: "≤ 1 ms"},
+				fmt.Sprintf("console %.2f ms (the hub process's %.2f ms less the agents' MCP clients' %.0f%%, from the profile) + solgate mcp bridge %.2f ms (RUSAGE_CHILDREN: accounted at exit, start-up included); the ledger's %.2f ms is not solgate's",
+					console, split.Self, 100*prof.AgentShare(), split.Children, split.Ledger))
+			own = &r
+		}
 	}
 	if len(integrity) > 0 {
 		note = fmt.Sprintf("%d agents, %d proposals: INTEGRITY FAILURES, see below", agents, total)
 	}
-	r := singleRow(name, total, "proposals/s", rate, g, note)
+	r := singleRow(name, total, "proposals/s", rate, nil, note)
+	bound := singleRow("… bound the CPU figures put on the cores ("+fmt.Sprint(cores)+" ÷ CPU a proposal of console, bridges and ledger)", total, "proposals/s", split.bound(cores), nil,
+		fmt.Sprintf("%d ÷ (%.2f + %.2f + %.2f ms)", cores, split.Self, split.Children, split.Ledger))
 	if len(integrity) > 0 {
 		r.Verdict = verdictError // the integrity failures are listed below the table
 	}
-	return []row{r}, integrity, nil
+	rows := []row{r, bound}
+	if own != nil {
+		rows = append(rows, *own)
+	}
+	return rows, integrity, nil
 }
