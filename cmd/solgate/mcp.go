@@ -1,6 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/mcpbridge"
@@ -31,10 +37,53 @@ as SOLGATE_SOCKET.`,
 			if err != nil {
 				return err
 			}
+			relayRuntime()
+			stop, err := startBridgeProfile(os.Getenv(bridgeProfileEnv))
+			if err != nil {
+				return err
+			}
+			defer stop()
 			b := mcpbridge.NewBridge(s.Socket, buildVersion())
 			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	sf = registerSettings(cmd.Flags(), "socket")
 	return cmd
+}
+
+// bridgeProfileEnv is a debugging aid, off unless set: a directory where each
+// `solgate mcp` process writes a CPU profile of its life (from its command's
+// start to its exit) as solgate-mcp-PID.pprof, so the bridges of a
+// benchmark run can be profiled together (go tool pprof -top bin/solgate
+// DIR/*.pprof). Package initialisation, before main, is not in it: see
+// GODEBUG=inittrace=1 for that.
+const bridgeProfileEnv = "SOLGATE_MCP_CPUPROFILE"
+
+func startBridgeProfile(dir string) (stop func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	path := filepath.Join(dir, fmt.Sprintf("solgate-mcp-%d.pprof", os.Getpid()))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", bridgeProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", bridgeProfileEnv, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// relayRuntime sizes the Go runtime for what a bridge is: a relay that
+// waits on its stdin and the console's socket and does a little JSON
+// between the two. It needs no parallelism, and with one P the scheduler
+// no longer wakes a second thread to spin for work at every hand-off
+// between goroutines; those wake-ups were a quarter of a bridge's CPU per
+// call with 50 bridges on 2 cores. GOMAXPROCS in the environment still
+// wins.
+func relayRuntime() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
