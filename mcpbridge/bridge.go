@@ -94,22 +94,33 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	return ToMCPResult(res), nil
+	return toMCPResult(res), nil
 }
 
-// ToMCPResult is a console answer as the MCP spec wants a tool result: the
+// relayedResult is a console answer (CallResult on the wire) as the bridge
+// relays it: the structured content stays the console's JSON text. Decoding
+// it into maps only to encode it again, as structuredContent and as the text
+// block that repeats it, was most of a bridge's CPU per call.
+type relayedResult struct {
+	IsError    bool            `json:"isError"`
+	Text       string          `json:"text"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+}
+
+// toMCPResult is a console answer as the MCP spec wants a tool result: the
 // human-readable text first, then structuredContent and, for clients that
-// read only text, the same JSON serialised in a second text block.
-func ToMCPResult(res CallResult) *mcp.CallToolResult {
+// read only text, the same JSON serialised in a second text block. The
+// structured content goes out as the console wrote it; mcp-go still
+// validates it against the tool's outputSchema (WithOutputSchemaValidation
+// decodes a json.RawMessage for that) before the model sees it.
+func toMCPResult(res relayedResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: res.Text}},
 		IsError: res.IsError,
 	}
 	if res.Structured != nil {
 		out.StructuredContent = res.Structured
-		if raw, err := json.Marshal(res.Structured); err == nil {
-			out.Content = append(out.Content, mcp.TextContent{Type: "text", Text: string(raw)})
-		}
+		out.Content = append(out.Content, mcp.TextContent{Type: "text", Text: string(res.Structured)})
 	}
 	return out
 }
@@ -184,28 +195,42 @@ var ErrUnreadableAnswer = errors.New("unreadable answer")
 // answer that does not decode wraps ErrUnreadableAnswer.
 func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult, error) {
 	var res CallResult
+	err := postCall(ctx, c, req, &res)
+	return res, err
+}
+
+// postCall is PostCall decoding the answer into res.
+func postCall(ctx context.Context, c *http.Client, req CallRequest, res any) error {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return res, fmt.Errorf("encode call: %w", err)
+		return fmt.Errorf("encode call: %w", err)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
 	if err != nil {
-		return res, err
+		return err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(hreq)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&res); err != nil {
-		return res, fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(res); err != nil {
+		return fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
 	}
-	return res, nil
+	return nil
 }
 
-func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) {
-	res, err := PostCall(ctx, b.client, req)
+func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, error) {
+	var res relayedResult
+	err := postCall(ctx, b.client, req, &res)
+	if err == nil && !structuredIsObject(res.Structured) {
+		// What CallResult's map would not have decoded.
+		err = fmt.Errorf("%w: its structured content is not a JSON object", ErrUnreadableAnswer)
+	}
+	if err == nil && string(res.Structured) == "null" {
+		res.Structured = nil
+	}
 	var nc *NoConsoleError
 	var na *NotAdmittedError
 	switch {
@@ -219,6 +244,12 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) 
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}
 	return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+}
+
+// structuredIsObject reports whether raw, a JSON value the decoder accepted,
+// is an object, null or absent: the answers CallResult.Structured holds.
+func structuredIsObject(raw json.RawMessage) bool {
+	return len(raw) == 0 || raw[0] == '{' || string(raw) == "null"
 }
 
 // clientInfo is the MCP client's self-description from initialize.
