@@ -56,9 +56,9 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		// A result that breaks its tool's declared outputSchema is a broken
-		// invariant: the model gets an error, never the malformed result.
-		server.WithOutputSchemaValidation(),
+		// No WithOutputSchemaValidation: forward checks every result
+		// against its tool's declaration itself (outputCheck), on the JSON
+		// text as it came, where mcp-go would decode it into maps first.
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
@@ -94,6 +94,14 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
 	}
+	// A result that breaks its tool's declared outputSchema is a broken
+	// invariant: the model gets an error, never the malformed result. Tool
+	// errors need not match the success shape.
+	if !res.IsError && res.Structured != nil {
+		if err := checkOutput(req.Params.Name, res.Structured); err != nil {
+			return mcp.NewToolResultError("output schema validation failed: " + err.Error()), nil
+		}
+	}
 	return toMCPResult(res), nil
 }
 
@@ -110,9 +118,8 @@ type relayedResult struct {
 // toMCPResult is a console answer as the MCP spec wants a tool result: the
 // human-readable text first, then structuredContent and, for clients that
 // read only text, the same JSON serialised in a second text block. The
-// structured content goes out as the console wrote it; mcp-go still
-// validates it against the tool's outputSchema (WithOutputSchemaValidation
-// decodes a json.RawMessage for that) before the model sees it.
+// structured content goes out as the console wrote it (forward has checked
+// it against the tool's outputSchema).
 func toMCPResult(res relayedResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: res.Text}},
