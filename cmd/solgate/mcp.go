@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +46,9 @@ as SOLGATE_SOCKET.`,
 			}
 			defer stop()
 			b := mcpbridge.NewBridge(s.Socket, buildVersion())
-			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			in, restore := pollableStdin(cmd.InOrStdin())
+			defer restore()
+			return b.ServeStdio(cmd.Context(), in, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	sf = registerSettings(cmd.Flags(), "socket")
@@ -85,5 +89,32 @@ func startBridgeProfile(dir string) (stop func(), err error) {
 func relayRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
+	}
+}
+
+// pollableStdin is stdin as a file the Go runtime's poller waits on, when
+// it is a pipe or a socket (how MCP clients start their servers). A pipe
+// inherited in blocking mode is read by a thread parked in the kernel, and
+// every line that arrives then costs thread hand-offs before a goroutine
+// runs: with 50 bridges on 2 cores, about a fifth of their CPU per call.
+// A terminal is left as it is: its mode is shared with the shell. restore
+// puts the blocking mode back for whoever else holds the same pipe.
+func pollableStdin(std io.Reader) (in io.Reader, restore func()) {
+	var st syscall.Stat_t
+	if std != io.Reader(os.Stdin) || syscall.Fstat(0, &st) != nil {
+		return std, func() {}
+	}
+	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
+		return std, func() {}
+	}
+	if syscall.SetNonblock(0, true) != nil {
+		return std, func() {}
+	}
+	// os.NewFile sees the descriptor non-blocking and registers it with
+	// the poller; os.Stdin, made at start-up, is no longer read.
+	f := os.NewFile(0, "stdin")
+	return f, func() {
+		_ = syscall.SetNonblock(0, false)
+		runtime.KeepAlive(f) // its finalizer would close descriptor 0
 	}
 }
