@@ -22,7 +22,7 @@ import (
 // over its Unix socket; if no console answers, every tool fails closed.
 type Bridge struct {
 	socket   string
-	client   *http.Client
+	calls    *callClient
 	presence *http.Client // no overall timeout: its one request lasts as long as the bridge
 	mcp      *server.MCPServer
 	life     context.Context // ServeStdio's; ends the presence request with the bridge
@@ -42,7 +42,7 @@ const notAdmittedRetry = 30 * time.Second
 
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
-	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
+	b := &Bridge{socket: socket, calls: newCallClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
 	// Announce presence once the client has a name: at the legacy
 	// initialize handshake, or at the first request of a client on the
 	// stateless protocol, which names itself in every request.
@@ -74,6 +74,7 @@ func NewBridge(socket, version string) *Bridge {
 func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer b.calls.closeIdle()
 	b.life = ctx
 	s := server.NewStdioServer(b.mcp)
 	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
@@ -202,35 +203,38 @@ var ErrUnreadableAnswer = errors.New("unreadable answer")
 // answer that does not decode wraps ErrUnreadableAnswer.
 func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult, error) {
 	var res CallResult
-	err := postCall(ctx, c, req, &res)
-	return res, err
-}
-
-// postCall is PostCall decoding the answer into res.
-func postCall(ctx context.Context, c *http.Client, req CallRequest, res any) error {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("encode call: %w", err)
+		return res, fmt.Errorf("encode call: %w", err)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return res, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(hreq)
 	if err != nil {
-		return err
+		return res, err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(res); err != nil {
-		return fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return res, fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
 	}
-	return nil
+	return res, nil
 }
 
 func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, error) {
 	var res relayedResult
-	err := postCall(ctx, b.client, req, &res)
+	body, err := json.Marshal(req)
+	if err != nil {
+		return res, fmt.Errorf("encode call: %w", err)
+	}
+	status, answer, err := b.calls.post(ctx, CallPath, body)
+	if err == nil {
+		if uerr := json.Unmarshal(answer, &res); uerr != nil {
+			err = fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, status, uerr)
+		}
+	}
 	if err == nil && !structuredIsObject(res.Structured) {
 		// What CallResult's map would not have decoded.
 		err = fmt.Errorf("%w: its structured content is not a JSON object", ErrUnreadableAnswer)

@@ -68,7 +68,8 @@ func startBridge(tb testing.TB, sock string) *stdioPeer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- NewBridge(sock, "bench").ServeStdio(ctx, inR, outW, io.Discard) }()
-	tb.Cleanup(func() { inW.Close(); cancel(); <-done; outR.Close() })
+	// The answers nobody reads any more must not hold the bridge's writes.
+	tb.Cleanup(func() { inW.Close(); outR.Close(); cancel(); <-done })
 	p := &stdioPeer{in: inW, out: bufio.NewReader(outR)}
 	p.roundTrip(tb, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
 	p.send(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
