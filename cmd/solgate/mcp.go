@@ -28,7 +28,8 @@ proposal that a human must approve in ` + "`solgate console`" + `; if no console
 running, every tool fails closed and says so.
 
 stdout carries only MCP frames; logs go to stderr. --socket can also be given
-as SOLGATE_SOCKET.`,
+as SOLGATE_SOCKET. A debugging aid: with SOLGATE_MCP_CPUPROFILE=DIR each
+bridge writes a CPU profile of its life to DIR/solgate-mcp-PID.pprof.`,
 		Example: `  claude mcp add solgate -- solgate mcp
   # a console running as its own account (README, "Run it safely"):
   claude mcp add solgate -- solgate mcp --socket /run/solgate/console.sock

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -68,5 +69,29 @@ func TestMCPLeavesItsStdinPipeAsItFoundIt(t *testing.T) {
 	}
 	if nonblocking() {
 		t.Error("solgate mcp left its stdin pipe non-blocking after it exited")
+	}
+}
+
+// SOLGATE_MCP_CPUPROFILE=DIR (a debugging aid) leaves one CPU profile per
+// bridge in DIR when it exits, readable by its user only.
+func TestMCPWritesItsCPUProfileWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+	cmd.Env = append(os.Environ(), "SOLGATE_MCP_CPUPROFILE="+dir)
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"serverInfo"`) {
+		t.Fatalf("solgate mcp: %v\n%s", err, out)
+	}
+	path := fmt.Sprintf("%s/solgate-mcp-%d.pprof", dir, cmd.Process.Pid)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("no profile where asked: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the profile's mode is %04o, want 0600", fi.Mode().Perm())
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Errorf("the profile is not a gzipped pprof file (%d bytes, %v)", len(raw), err)
 	}
 }
