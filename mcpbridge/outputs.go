@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A tool's result is declared next to its arguments (Tool.Output), and its
@@ -147,7 +148,6 @@ func newOutputCheck(t Tool) *outputCheck {
 	c := &outputCheck{fields: make(map[string]*OutSpec, len(t.Output))}
 	for i := range t.Output {
 		o := &t.Output[i]
-		outProperty(*o) // panics on a kind with no schema, as OutputSchema does
 		c.fields[o.Name] = o
 		if o.Required {
 			c.required = append(c.required, o.Name)
@@ -156,11 +156,12 @@ func newOutputCheck(t Tool) *outputCheck {
 	return c
 }
 
-// outputChecks are every tool's, compiled once.
-var outputChecks = func() map[string]*outputCheck {
-	m := make(map[string]*outputCheck, len(inventory))
+// outputChecks are every tool's, compiled on first use: a bridge's start-up
+// is paid by every agent that starts one, a check only by the tools called.
+var outputChecks = func() map[string]func() *outputCheck {
+	m := make(map[string]func() *outputCheck, len(inventory))
 	for _, t := range inventory {
-		m[t.Name] = newOutputCheck(t)
+		m[t.Name] = sync.OnceValue(func() *outputCheck { return newOutputCheck(t) })
 	}
 	return m
 }()
@@ -171,7 +172,7 @@ func checkOutput(tool string, raw []byte) error {
 	if !ok {
 		return &errOutput{want: "belongs to no declared tool"}
 	}
-	return c.check(raw)
+	return c().check(raw)
 }
 
 // errOutput is a result that breaks its tool's outputSchema. Its message
