@@ -109,7 +109,7 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 // relayedResult is a console answer (CallResult on the wire) as the bridge
 // relays it: the structured content stays the console's JSON text. Decoding
 // it into maps only to encode it again, as structuredContent and as the text
-// block that repeats it, was most of a bridge's CPU per call.
+// block that repeats it, was a large part of a bridge's CPU per call.
 type relayedResult struct {
 	IsError    bool            `json:"isError"`
 	Text       string          `json:"text"`

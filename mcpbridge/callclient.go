@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -25,9 +26,10 @@ import (
 // uid is checked (dialConsole), and a console that refuses our user is a
 // *NotAdmittedError.
 type callClient struct {
-	path    string
-	dialer  net.Dialer
-	timeout time.Duration // bounds each whole call
+	path        string
+	dialer      net.Dialer
+	timeout     time.Duration // bounds each whole call
+	idleTimeout time.Duration // how long an unused connection stays open
 
 	mu   sync.Mutex
 	idle []*callConn // kept-alive connections, the most recent last
@@ -37,16 +39,22 @@ type callClient struct {
 // few at a time (one agent), and the console bounds each uid's connections.
 const maxIdleCalls = 4
 
+// idleCallTimeout closes a connection no call has used for that long, as
+// net/http's client did for the bridge: the console counts each uid's
+// connections, and an agent that went quiet should not hold any.
+const idleCallTimeout = 30 * time.Second
+
 // maxAnswerBytes bounds a console's answer.
 const maxAnswerBytes = 4 << 20
 
 type callConn struct {
-	c  *net.UnixConn
-	br *bufio.Reader
+	c    *net.UnixConn
+	br   *bufio.Reader
+	idle *time.Timer // closes it while it waits in the pool
 }
 
 func newCallClient(path string, timeout time.Duration) *callClient {
-	cc := &callClient{path: path, timeout: timeout, dialer: net.Dialer{Timeout: consoleDialTimeout}}
+	cc := &callClient{path: path, timeout: timeout, idleTimeout: idleCallTimeout, dialer: net.Dialer{Timeout: consoleDialTimeout}}
 	if timeout > 0 && timeout < consoleDialTimeout {
 		cc.dialer.Timeout = timeout
 	}
@@ -93,6 +101,8 @@ func (cc *callClient) conn(ctx context.Context) (*callConn, error) {
 		conn := cc.idle[n-1]
 		cc.idle = cc.idle[:n-1]
 		cc.mu.Unlock()
+		// Out of the pool, the timer finds nothing to close.
+		conn.idle.Stop()
 		if conn.open() {
 			return conn, nil
 		}
@@ -113,6 +123,14 @@ func (cc *callClient) putIdle(conn *callConn) {
 		return
 	}
 	cc.idle = append(cc.idle, conn)
+	conn.idle = time.AfterFunc(cc.idleTimeout, func() {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		if i := slices.Index(cc.idle, conn); i >= 0 {
+			cc.idle = slices.Delete(cc.idle, i, i+1)
+			conn.c.Close()
+		}
+	})
 }
 
 // closeIdle closes the kept-alive connections.
@@ -120,6 +138,7 @@ func (cc *callClient) closeIdle() {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	for _, conn := range cc.idle {
+		conn.idle.Stop()
 		conn.c.Close()
 	}
 	cc.idle = nil

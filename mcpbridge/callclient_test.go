@@ -19,6 +19,7 @@ type connConsole struct {
 	mu      sync.Mutex
 	callers []net.Conn // the connection of each call, in order
 	idle    chan net.Conn
+	closed  chan net.Conn
 }
 
 type connKey struct{}
@@ -35,7 +36,7 @@ func startConnConsole(t *testing.T, answer []byte) (*connConsole, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &connConsole{idle: make(chan net.Conn, 64)}
+	cc := &connConsole{idle: make(chan net.Conn, 64), closed: make(chan net.Conn, 64)}
 	mux := http.NewServeMux()
 	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
 		cc.mu.Lock()
@@ -48,8 +49,11 @@ func startConnConsole(t *testing.T, answer []byte) (*connConsole, string) {
 		Handler:     mux,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 		ConnState: func(c net.Conn, s http.ConnState) {
-			if s == http.StateIdle {
+			switch s {
+			case http.StateIdle:
 				cc.idle <- c
+			case http.StateClosed:
+				cc.closed <- c
 			}
 		},
 	}
@@ -159,5 +163,38 @@ func TestBridgeAbandonedCallEndsAtTheConsole(t *testing.T) {
 	case <-ended:
 	case <-time.After(20 * time.Second): // a bound on failure only
 		t.Fatal("the console still holds the call of a bridge whose client went away")
+	}
+}
+
+// A connection no call has used for idleCallTimeout is closed, as net/http's
+// client did: the console counts each uid's connections, and an agent that
+// went quiet holds none. (The timeout is shortened here: the passage of
+// time is the behaviour under test.)
+func TestBridgeClosesAnIdleConnection(t *testing.T) {
+	answer, err := os.ReadFile("testdata/pending_transfer_sol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, sock := startConnConsole(t, answer)
+	b := NewBridge(sock, "test")
+	b.calls.idleTimeout = 50 * time.Millisecond
+	res, err := b.call(context.Background(), CallRequest{Tool: ToolTransferSOL, Arguments: []byte(`{}`)})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	first := console.calls()[0]
+	bound := time.After(20 * time.Second) // a bound on failure only
+	for waiting := true; waiting; {
+		select {
+		case c := <-console.closed:
+			waiting = c != first
+		case <-bound:
+			t.Fatal("the bridge kept its idle connection open")
+		}
+	}
+	b.calls.mu.Lock()
+	defer b.calls.mu.Unlock()
+	if len(b.calls.idle) != 0 {
+		t.Errorf("%d connections still in the pool after the console saw them closed", len(b.calls.idle))
 	}
 }
