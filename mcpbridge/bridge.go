@@ -22,7 +22,7 @@ import (
 // over its Unix socket; if no console answers, every tool fails closed.
 type Bridge struct {
 	socket   string
-	client   *http.Client
+	calls    *callClient
 	presence *http.Client // no overall timeout: its one request lasts as long as the bridge
 	mcp      *server.MCPServer
 	life     context.Context // ServeStdio's; ends the presence request with the bridge
@@ -42,7 +42,7 @@ const notAdmittedRetry = 30 * time.Second
 
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
-	b := &Bridge{socket: socket, client: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
+	b := &Bridge{socket: socket, calls: newCallClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
 	// Announce presence once the client has a name: at the legacy
 	// initialize handshake, or at the first request of a client on the
 	// stateless protocol, which names itself in every request.
@@ -56,9 +56,9 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		// A result that breaks its tool's declared outputSchema is a broken
-		// invariant: the model gets an error, never the malformed result.
-		server.WithOutputSchemaValidation(),
+		// No WithOutputSchemaValidation: forward checks every result
+		// against its tool's declaration itself (outputCheck), on the JSON
+		// text as it came, where mcp-go would decode it into maps first.
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
@@ -74,6 +74,7 @@ func NewBridge(socket, version string) *Bridge {
 func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer b.calls.closeIdle()
 	b.life = ctx
 	s := server.NewStdioServer(b.mcp)
 	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
@@ -94,22 +95,40 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	return ToMCPResult(res), nil
+	// A result that breaks its tool's declared outputSchema is a broken
+	// invariant: the model gets an error, never the malformed result. Tool
+	// errors need not match the success shape.
+	if !res.IsError && res.Structured != nil {
+		if err := checkOutput(req.Params.Name, res.Structured); err != nil {
+			return mcp.NewToolResultError("output schema validation failed: " + err.Error()), nil
+		}
+	}
+	return toMCPResult(res), nil
 }
 
-// ToMCPResult is a console answer as the MCP spec wants a tool result: the
+// relayedResult is a console answer (CallResult on the wire) as the bridge
+// relays it: the structured content stays the console's JSON text. Decoding
+// it into maps only to encode it again, as structuredContent and as the text
+// block that repeats it, was a large part of a bridge's CPU per call.
+type relayedResult struct {
+	IsError    bool            `json:"isError"`
+	Text       string          `json:"text"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+}
+
+// toMCPResult is a console answer as the MCP spec wants a tool result: the
 // human-readable text first, then structuredContent and, for clients that
-// read only text, the same JSON serialised in a second text block.
-func ToMCPResult(res CallResult) *mcp.CallToolResult {
+// read only text, the same JSON serialised in a second text block. The
+// structured content goes out as the console wrote it (forward has checked
+// it against the tool's outputSchema).
+func toMCPResult(res relayedResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: res.Text}},
 		IsError: res.IsError,
 	}
 	if res.Structured != nil {
 		out.StructuredContent = res.Structured
-		if raw, err := json.Marshal(res.Structured); err == nil {
-			out.Content = append(out.Content, mcp.TextContent{Type: "text", Text: string(raw)})
-		}
+		out.Content = append(out.Content, mcp.TextContent{Type: "text", Text: string(res.Structured)})
 	}
 	return out
 }
@@ -198,14 +217,31 @@ func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult,
 		return res, err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&res); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
 		return res, fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, resp.StatusCode, err)
 	}
 	return res, nil
 }
 
-func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) {
-	res, err := PostCall(ctx, b.client, req)
+func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, error) {
+	var res relayedResult
+	body, err := json.Marshal(req)
+	if err != nil {
+		return res, fmt.Errorf("encode call: %w", err)
+	}
+	status, answer, err := b.calls.post(ctx, CallPath, body)
+	if err == nil {
+		if uerr := json.Unmarshal(answer, &res); uerr != nil {
+			err = fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, status, uerr)
+		}
+	}
+	if err == nil && !structuredIsObject(res.Structured) {
+		// What CallResult's map would not have decoded.
+		err = fmt.Errorf("%w: its structured content is not a JSON object", ErrUnreadableAnswer)
+	}
+	if err == nil && string(res.Structured) == "null" {
+		res.Structured = nil
+	}
 	var nc *NoConsoleError
 	var na *NotAdmittedError
 	switch {
@@ -219,6 +255,12 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (CallResult, error) 
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}
 	return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+}
+
+// structuredIsObject reports whether raw, a JSON value the decoder accepted,
+// is an object, null or absent: the answers CallResult.Structured holds.
+func structuredIsObject(raw json.RawMessage) bool {
+	return len(raw) == 0 || raw[0] == '{' || string(raw) == "null"
 }
 
 // clientInfo is the MCP client's self-description from initialize.

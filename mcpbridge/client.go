@@ -76,21 +76,9 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		// Proxy stays nil: HTTP_PROXY in the environment must not send the
 		// bridge's requests anywhere but the socket.
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, "unix", path)
+			c, err := dialConsole(ctx, &dialer, path)
 			if err != nil {
-				if na := notAdmittedDial(path, err); na != nil {
-					return nil, na
-				}
-				return nil, &NoConsoleError{Path: path, Err: err}
-			}
-			uid, err := peerUIDOf(c.(*net.UnixConn))
-			if err != nil {
-				c.Close()
-				return nil, fmt.Errorf("check the console serving %s: %w", path, err)
-			}
-			if err := trustedServer(path, uid); err != nil {
-				c.Close()
-				return nil, err
+				return nil, err // not a nil *UnixConn in a non-nil net.Conn
 			}
 			return c, nil
 		},
@@ -99,6 +87,31 @@ func NewUnixHTTPClient(path string, timeout time.Duration) *http.Client {
 		IdleConnTimeout:     30 * time.Second,
 	}
 	return &http.Client{Transport: refusalTransport{base: transport, path: path}, Timeout: timeout}
+}
+
+// dialConsole connects to the console's socket at path and checks whom it
+// reached: a failed connection is a *NoConsoleError or a
+// *NotAdmittedError, a server that may not be our console is refused (see
+// trustedServer).
+func dialConsole(ctx context.Context, dialer *net.Dialer, path string) (*net.UnixConn, error) {
+	c, err := dialer.DialContext(ctx, "unix", path)
+	if err != nil {
+		if na := notAdmittedDial(path, err); na != nil {
+			return nil, na
+		}
+		return nil, &NoConsoleError{Path: path, Err: err}
+	}
+	uc := c.(*net.UnixConn)
+	uid, err := peerUIDOf(uc)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("check the console serving %s: %w", path, err)
+	}
+	if err := trustedServer(path, uid); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return uc, nil
 }
 
 // ErrNotAdmitted means the console refused this process's user.

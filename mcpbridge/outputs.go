@@ -1,8 +1,14 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"encoding/json"
+	"encoding/json/jsontext"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 )
 
 // A tool's result is declared next to its arguments (Tool.Output), and its
@@ -126,4 +132,259 @@ func outProperty(o OutSpec) map[string]any {
 		return map[string]any{}
 	}
 	panic(fmt.Sprintf("mcpbridge: output field %s has no schema for kind %d", o.Name, o.Kind))
+}
+
+// outputCheck is a tool's declared result compiled for checking a result's
+// JSON text as it streams past: the same rules as its OutputSchema, without
+// decoding the result into maps first. The bridge checks every successful
+// result with it before the model sees it; TestOutputCheckAgreesWithTheSchema
+// holds it to a JSON Schema validator's verdict on the same declaration.
+type outputCheck struct {
+	fields   map[string]*OutSpec
+	required []string
+}
+
+func newOutputCheck(t Tool) *outputCheck {
+	c := &outputCheck{fields: make(map[string]*OutSpec, len(t.Output))}
+	for i := range t.Output {
+		o := &t.Output[i]
+		c.fields[o.Name] = o
+		if o.Required {
+			c.required = append(c.required, o.Name)
+		}
+	}
+	return c
+}
+
+// outputChecks are every tool's, compiled on first use: a bridge's start-up
+// is paid by every agent that starts one, a check only by the tools called.
+var outputChecks = func() map[string]func() *outputCheck {
+	m := make(map[string]func() *outputCheck, len(inventory))
+	for _, t := range inventory {
+		m[t.Name] = sync.OnceValue(func() *outputCheck { return newOutputCheck(t) })
+	}
+	return m
+}()
+
+// checkOutput checks a tool's structured result against its declaration.
+func checkOutput(tool string, raw []byte) error {
+	c, ok := outputChecks[tool]
+	if !ok {
+		return &errOutput{want: "belongs to no declared tool"}
+	}
+	return c().check(raw)
+}
+
+// errOutput is a result that breaks its tool's outputSchema. Its message
+// names the field and what the schema wants, never the value: a result may
+// carry a confirmation token.
+type errOutput struct{ field, want string }
+
+func (e *errOutput) Error() string {
+	if e.field == "" {
+		return "the result " + e.want
+	}
+	return e.field + ": " + e.want
+}
+
+// check reports whether raw, one JSON value, is what the tool declares: an
+// object whose declared fields have their kinds (and values, for an enum),
+// with every required field present. Fields it does not declare may hold
+// anything. A member name twice in one object is refused.
+func (c *outputCheck) check(raw []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf("the result is not JSON: %w", err)
+	}
+	if tok.Kind() != '{' {
+		return &errOutput{want: "must be an object"}
+	}
+	seen := 0
+	var present []bool
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return fmt.Errorf("the result is not JSON: %w", err)
+		}
+		spec, declared := c.fields[name.String()]
+		if !declared {
+			if err := dec.SkipValue(); err != nil {
+				return fmt.Errorf("the result is not JSON: %w", err)
+			}
+			continue
+		}
+		if spec.Required {
+			if present == nil {
+				present = make([]bool, len(c.required))
+			}
+			for i, r := range c.required {
+				if r == spec.Name && !present[i] {
+					present[i] = true
+					seen++
+				}
+			}
+		}
+		if err := checkField(dec, spec); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return fmt.Errorf("the result is not JSON: %w", err)
+	}
+	if dec.PeekKind() != 0 {
+		return &errOutput{want: "must be one JSON value"}
+	}
+	if seen < len(c.required) {
+		for i, r := range c.required {
+			if present == nil || !present[i] {
+				return &errOutput{field: r, want: "is required"}
+			}
+		}
+	}
+	return nil
+}
+
+// checkField reads one field's value and checks it against its OutSpec, by
+// the rules outProperty writes into the schema.
+func checkField(dec *jsontext.Decoder, o *OutSpec) error {
+	bad := func(want string) error { return &errOutput{field: o.Name, want: want} }
+	switch o.Kind {
+	case OutAny:
+		if err := dec.SkipValue(); err != nil {
+			return fmt.Errorf("the result is not JSON: %w", err)
+		}
+		return nil
+	case OutObject:
+		if dec.PeekKind() != '{' {
+			return bad("must be an object")
+		}
+		if err := dec.SkipValue(); err != nil {
+			return fmt.Errorf("the result is not JSON: %w", err)
+		}
+		return nil
+	case OutTexts, OutObjects:
+		item, want := jsontext.Kind('"'), "must be an array of strings or null"
+		if o.Kind == OutObjects {
+			item, want = '{', "must be an array of objects or null"
+		}
+		switch dec.PeekKind() {
+		case 'n':
+			_, err := dec.ReadToken()
+			return err
+		case '[':
+		default:
+			return bad(want)
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		for dec.PeekKind() != ']' {
+			if k := dec.PeekKind(); k != item {
+				if k == 0 {
+					_, err := dec.ReadToken()
+					return fmt.Errorf("the result is not JSON: %w", err)
+				}
+				return bad(want)
+			}
+			if err := dec.SkipValue(); err != nil {
+				return fmt.Errorf("the result is not JSON: %w", err)
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf("the result is not JSON: %w", err)
+	}
+	switch o.Kind {
+	case OutBool:
+		if k := tok.Kind(); k != 't' && k != 'f' {
+			return bad("must be a boolean")
+		}
+		return nil
+	case OutInteger:
+		if tok.Kind() != '0' || !isIntegral(tok.String()) {
+			return bad("must be an integer")
+		}
+		return nil
+	}
+	// The string kinds.
+	if tok.Kind() != '"' {
+		return bad("must be a string")
+	}
+	s := tok.String()
+	switch o.Kind {
+	case OutDigits:
+		if !allDigits(s) {
+			return bad("must be a string of digits")
+		}
+	case OutAddress:
+		if !isBase58(s, 32, 88) {
+			return bad("must be a base58 string of 32 to 88 characters")
+		}
+	}
+	if len(o.Enum) > 0 && !slices.Contains(o.Enum, s) {
+		return bad("must be one of " + strings.Join(o.Enum, ", "))
+	}
+	return nil
+}
+
+// isIntegral is JSON Schema's "integer" for a JSON number: its value has no
+// fractional part, however it is written (2, 2.0, 20e-1 and 0.2e1 all are).
+// It works on the digits, so that an exponent of a billion costs nothing.
+func isIntegral(num string) bool {
+	mant, exp, _ := strings.Cut(strings.ToLower(num), "e")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(mant, "-"), ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return true // zero
+	}
+	e := 0
+	if exp != "" {
+		n, err := strconv.Atoi(exp)
+		switch {
+		case err != nil && strings.HasPrefix(exp, "-"), n < -1<<40:
+			return false // a non-zero value times 10^-huge
+		case err != nil, n > 1<<40:
+			return true
+		}
+		e = n
+	}
+	// The value is digits × 10^(e - len(frac)): integral when that power
+	// is not negative, or when digits end in as many zeros as it takes away.
+	shift := e - len(frac)
+	zeros := len(digits) - len(strings.TrimRight(digits, "0"))
+	return shift >= 0 || zeros >= -shift
+}
+
+// allDigits is the pattern ^[0-9]+$.
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isBase58 is the pattern ^[1-9A-HJ-NP-Za-km-z]{min,max}$ (base58Class).
+func isBase58(s string, minLen, maxLen int) bool {
+	if len(s) < minLen || len(s) > maxLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '1' && c <= '9', c >= 'A' && c <= 'H', c >= 'J' && c <= 'N', c >= 'P' && c <= 'Z',
+			c >= 'a' && c <= 'k', c >= 'm' && c <= 'z':
+		default:
+			return false
+		}
+	}
+	return true
 }

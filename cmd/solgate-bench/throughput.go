@@ -122,6 +122,7 @@ func measureThroughput(ctx context.Context, w *world, agents, total int) ([]row,
 	if err != nil {
 		direct = []row{errorRow("hub throughput, socket clients", err)}
 	}
+	rows = append(rows, bridgeBreakdown(ctx, w)...)
 	return append(rows, direct...), append(integrity, bad...), nil
 }
 
@@ -233,6 +234,7 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	elapsed := time.Since(start)
 	closeBridges() // their CPU time is accounted once they have exited
 	split := cpu.stop(total)
+	noteBridgeRun(viaBridges, split, agents, total)
 	prof := stopProfile()
 	if prof != nil {
 		lastProfile = prof

@@ -1,6 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/mcpbridge"
@@ -20,7 +28,8 @@ proposal that a human must approve in ` + "`solgate console`" + `; if no console
 running, every tool fails closed and says so.
 
 stdout carries only MCP frames; logs go to stderr. --socket can also be given
-as SOLGATE_SOCKET.`,
+as SOLGATE_SOCKET. A debugging aid: with SOLGATE_MCP_CPUPROFILE=DIR each
+bridge writes a CPU profile of its life to DIR/solgate-mcp-PID.pprof.`,
 		Example: `  claude mcp add solgate -- solgate mcp
   # a console running as its own account (README, "Run it safely"):
   claude mcp add solgate -- solgate mcp --socket /run/solgate/console.sock
@@ -31,10 +40,82 @@ as SOLGATE_SOCKET.`,
 			if err != nil {
 				return err
 			}
+			relayRuntime()
+			stop, err := startBridgeProfile(os.Getenv(bridgeProfileEnv))
+			if err != nil {
+				return err
+			}
+			defer stop()
 			b := mcpbridge.NewBridge(s.Socket, buildVersion())
-			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			in, restore := pollableStdin(cmd.InOrStdin())
+			defer restore()
+			return b.ServeStdio(cmd.Context(), in, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	sf = registerSettings(cmd.Flags(), "socket")
 	return cmd
+}
+
+// bridgeProfileEnv is a debugging aid, off unless set: a directory where each
+// `solgate mcp` process writes a CPU profile of its life (from its command's
+// start to its exit) as solgate-mcp-PID.pprof, so the bridges of a
+// benchmark run can be profiled together (go tool pprof -top bin/solgate
+// DIR/*.pprof). Package initialisation, before main, is not in it: see
+// GODEBUG=inittrace=1 for that.
+const bridgeProfileEnv = "SOLGATE_MCP_CPUPROFILE"
+
+func startBridgeProfile(dir string) (stop func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	path := filepath.Join(dir, fmt.Sprintf("solgate-mcp-%d.pprof", os.Getpid()))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", bridgeProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", bridgeProfileEnv, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// relayRuntime sizes the Go runtime for what a bridge is: a relay that
+// waits on its stdin and the console's socket and does a little JSON
+// between the two. It needs no parallelism, and with one P the scheduler
+// no longer wakes a second thread to spin for work at every hand-off
+// between goroutines; those wake-ups were a quarter of a bridge's CPU per
+// call with 50 bridges on 2 cores. GOMAXPROCS in the environment still
+// wins.
+func relayRuntime() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+}
+
+// pollableStdin is stdin as a file the Go runtime's poller waits on, when
+// it is a pipe or a socket (how MCP clients start their servers). A pipe
+// inherited in blocking mode is read by a thread parked in the kernel, and
+// every line that arrives then costs thread hand-offs before a goroutine
+// runs: with 50 bridges on 2 cores, about a fifth of their CPU per call.
+// A terminal is left as it is: its mode is shared with the shell. restore
+// puts the blocking mode back for whoever else holds the same pipe.
+func pollableStdin(std io.Reader) (in io.Reader, restore func()) {
+	var st syscall.Stat_t
+	if std != io.Reader(os.Stdin) || syscall.Fstat(0, &st) != nil {
+		return std, func() {}
+	}
+	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
+		return std, func() {}
+	}
+	if syscall.SetNonblock(0, true) != nil {
+		return std, func() {}
+	}
+	// os.NewFile sees the descriptor non-blocking and registers it with
+	// the poller; os.Stdin, made at start-up, is no longer read.
+	f := os.NewFile(0, "stdin")
+	return f, func() {
+		_ = syscall.SetNonblock(0, false)
+		runtime.KeepAlive(f) // its finalizer would close descriptor 0
+	}
 }

@@ -496,6 +496,7 @@ var otherVariables = []string{
 	// Set by the console for --notify-command, in the command's environment only.
 	"SOLGATE_PROPOSAL_ID", "SOLGATE_TOOL", "SOLGATE_AMOUNT", "SOLGATE_RECIPIENT", "SOLGATE_NETWORK", "SOLGATE_FLAGS", "SOLGATE_WAITING",
 	"SOLGATE_TUI_FLOOD", "SOLGATE_TUI_FLOOD_WINDOW", "SOLGATE_TUI_FPS",
+	"SOLGATE_MCP_CPUPROFILE", // a debugging aid: each `solgate mcp` writes a CPU profile there (mcp.go)
 }
 
 // refuseUnknownEnv fails on a SOLGATE_* variable that is neither a setting

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/solgate/solgate/localnet/testkit"
+)
+
+// solgate mcp reads a piped stdin through the runtime's poller, which
+// needs the pipe in non-blocking mode; that mode belongs to the pipe, not
+// to the process, so it must be put back when the bridge exits. Here the
+// test holds the same pipe as the bridge's stdin and reads its mode while
+// the bridge serves and after it has exited.
+func TestMCPLeavesItsStdinPipeAsItFoundIt(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// r.Fd() would set the mode itself: read it through the raw descriptor.
+	raw, err := r.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonblocking := func() bool {
+		t.Helper()
+		var flags uintptr
+		var errno syscall.Errno
+		if err := raw.Control(func(fd uintptr) { flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0) }); err != nil || errno != 0 {
+			t.Fatal(err, errno)
+		}
+		return flags&syscall.O_NONBLOCK != 0
+	}
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+	cmd.Stdin = r
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pipe in blocking mode, as an MCP client's spawn hands it over
+	// (and as Start would leave it: Fd sets it so).
+	r.Fd()
+	if nonblocking() {
+		t.Fatal("the pipe is non-blocking before solgate mcp ran")
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"serverInfo"`) {
+		t.Fatalf("no initialize answer: %q, %v", line, err)
+	}
+	// The answer came after the bridge set its stdin up.
+	if !nonblocking() {
+		t.Error("solgate mcp reads its piped stdin in blocking mode: a thread parks in the kernel for every line")
+	}
+	w.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("solgate mcp at EOF: %v", err)
+	}
+	if nonblocking() {
+		t.Error("solgate mcp left its stdin pipe non-blocking after it exited")
+	}
+}
+
+// SOLGATE_MCP_CPUPROFILE=DIR (a debugging aid) leaves one CPU profile per
+// bridge in DIR when it exits, readable by its user only.
+func TestMCPWritesItsCPUProfileWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+	cmd.Env = append(os.Environ(), "SOLGATE_MCP_CPUPROFILE="+dir)
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"serverInfo"`) {
+		t.Fatalf("solgate mcp: %v\n%s", err, out)
+	}
+	path := fmt.Sprintf("%s/solgate-mcp-%d.pprof", dir, cmd.Process.Pid)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("no profile where asked: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the profile's mode is %04o, want 0600", fi.Mode().Perm())
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Errorf("the profile is not a gzipped pprof file (%d bytes, %v)", len(raw), err)
+	}
+}

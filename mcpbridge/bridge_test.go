@@ -1,0 +1,248 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeConsole serves the socket API on a fresh socket, answering each call
+// with answer's bytes after delay, and holds presence requests open: the
+// console's side at no cost worth measuring, so that a benchmark of the
+// bridge measures the bridge, and so that a test can send what a console
+// would not.
+func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Duration) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "sgbb")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "console.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
+		var req CallRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if delay > 0 {
+			// Stands for the console's work on other agents' calls.
+			time.Sleep(delay)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer(req))
+	})
+	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	tb.Cleanup(func() { srv.Close() })
+	return sock
+}
+
+// stdioPeer is an MCP client's end of a bridge's stdio, speaking raw lines.
+type stdioPeer struct {
+	in  *io.PipeWriter
+	out *bufio.Reader
+}
+
+func startBridge(tb testing.TB, sock string) *stdioPeer {
+	tb.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- NewBridge(sock, "bench").ServeStdio(ctx, inR, outW, io.Discard) }()
+	// The answers nobody reads any more must not hold the bridge's writes.
+	tb.Cleanup(func() { inW.Close(); outR.Close(); cancel(); <-done })
+	p := &stdioPeer{in: inW, out: bufio.NewReader(outR)}
+	p.roundTrip(tb, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	p.send(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p
+}
+
+func (p *stdioPeer) send(tb testing.TB, line string) {
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func (p *stdioPeer) roundTrip(tb testing.TB, line string) string {
+	p.send(tb, line)
+	got, err := p.out.ReadString('\n')
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
+}
+
+// cannedAnswer answers every call with the same bytes.
+func cannedAnswer(raw []byte) func(CallRequest) []byte {
+	return func(CallRequest) []byte { return raw }
+}
+
+// toolResult is one tools/call answer line as an MCP client reads it.
+type toolResult struct {
+	Result struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	} `json:"result"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (p *stdioPeer) call(t *testing.T, tool, args string) toolResult {
+	t.Helper()
+	line := p.roundTrip(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`)
+	var res toolResult
+	if err := json.Unmarshal([]byte(line), &res); err != nil {
+		t.Fatalf("answer line is not JSON: %v\n%s", err, line)
+	}
+	if res.Error != nil {
+		t.Fatalf("protocol error: %s", res.Error.Message)
+	}
+	return res
+}
+
+// answerWith is a console answer whose structured content is structured.
+func answerWith(t *testing.T, isError bool, text, structured string) []byte {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"isError": isError, "text": text, "structured": json.RawMessage(structured)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// The bridge relays the console's answer: its text, then its structured
+// content both as structuredContent and serialised in a second text block,
+// and the values exactly as the console wrote them. An integer above 2^53
+// used to come out rounded, as the bridge decoded it into a float64 and
+// encoded it again.
+func TestBridgeRelaysTheConsolesAnswer(t *testing.T) {
+	pending, err := os.ReadFile("testdata/pending_transfer_sol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var console struct {
+		Text       string          `json:"text"`
+		Structured json.RawMessage `json:"structured"`
+	}
+	if err := json.Unmarshal(pending, &console); err != nil {
+		t.Fatal(err)
+	}
+	const bigSlot = `{"found":true,"signature":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW","slot":9007199254740993}`
+	sock := fakeConsole(t, func(req CallRequest) []byte {
+		if req.Tool == ToolGetTransaction {
+			return answerWith(t, false, "landed", bigSlot)
+		}
+		return pending
+	}, 0)
+	p := startBridge(t, sock)
+
+	res := p.call(t, ToolTransferSOL, `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`)
+	if res.Result.IsError || len(res.Result.Content) != 2 {
+		t.Fatalf("want a result with two text blocks, got %+v", res.Result)
+	}
+	if got := res.Result.Content[0].Text; got != console.Text {
+		t.Errorf("text block: got %q, want the console's text %q", got, console.Text)
+	}
+	if !sameJSON(t, res.Result.StructuredContent, console.Structured) {
+		t.Errorf("structuredContent %s is not the console's %s", res.Result.StructuredContent, console.Structured)
+	}
+	if !sameJSON(t, []byte(res.Result.Content[1].Text), console.Structured) {
+		t.Errorf("the second text block %s is not the console's structured content %s", res.Result.Content[1].Text, console.Structured)
+	}
+
+	res = p.call(t, ToolGetTransaction, `{"signature":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"}`)
+	for where, raw := range map[string]string{"structuredContent": string(res.Result.StructuredContent), "text block": res.Result.Content[len(res.Result.Content)-1].Text} {
+		if !strings.Contains(raw, `"slot":9007199254740993`) {
+			t.Errorf("%s changed the slot 9007199254740993: %s", where, raw)
+		}
+	}
+}
+
+// sameJSON compares two JSON texts as values, numbers by their digits.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	decode := func(raw []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, raw)
+		}
+		return v
+	}
+	return reflect.DeepEqual(decode(a), decode(b))
+}
+
+// A console answer that breaks the tool's declared outputSchema never
+// reaches the model as a result: it becomes a tool error that says so. Tool
+// errors themselves are relayed as they are (they need not match the
+// success schema), and an answer whose structured content is no object is
+// unreadable.
+func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
+	var mu sync.Mutex
+	next := ""
+	sock := fakeConsole(t, func(CallRequest) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return []byte(next)
+	}, 0)
+	p := startBridge(t, sock)
+	answer := func(raw []byte) {
+		mu.Lock()
+		next = string(raw)
+		mu.Unlock()
+	}
+	const args = `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`
+	for name, structured := range map[string]string{
+		"a status transfer_sol does not declare": `{"status":"approved_by_model","proposal_id":"p_1"}`,
+		"an amount as a JSON number":             `{"status":"pending_approval","spend_lamports":10005000}`,
+		"no status":                              `{"proposal_id":"p_1"}`,
+		"retryable as a string":                  `{"status":"denied","retryable":"no"}`,
+	} {
+		answer(answerWith(t, false, "looks fine", structured))
+		res := p.call(t, ToolTransferSOL, args)
+		text := ""
+		for _, c := range res.Result.Content {
+			text += c.Text
+		}
+		if !res.Result.IsError || !strings.Contains(text, "output schema") {
+			t.Errorf("%s: want a tool error about the output schema, got isError=%v %q", name, res.Result.IsError, text)
+		}
+	}
+
+	answer(answerWith(t, true, "lamports: must be a positive integer", `{"status":"error"}`))
+	res := p.call(t, ToolTransferSOL, args)
+	if !res.Result.IsError || res.Result.Content[0].Text != "lamports: must be a positive integer" {
+		t.Errorf("a tool error was not relayed as it is: %+v", res.Result)
+	}
+
+	answer(answerWith(t, false, "a list", `["pending_approval"]`))
+	res = p.call(t, ToolTransferSOL, args)
+	if !res.Result.IsError || !strings.Contains(res.Result.Content[0].Text, "unreadable answer") {
+		t.Errorf("structured content that is no object: want an unreadable-answer error, got %+v", res.Result)
+	}
+}

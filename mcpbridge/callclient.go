@@ -1,0 +1,218 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// callClient posts the bridge's tool calls to the console's socket API. It
+// speaks the same HTTP/1.1 as any client (the console's side is net/http),
+// but writes each request and reads its answer on the calling goroutine,
+// over connections it keeps open. net/http's client hands every request to
+// two goroutines of its own per connection; in a relay that spends its life
+// waiting, those hand-offs were the largest part of its CPU per call after
+// mcp-go. Each connection is dialled like NewUnixHTTPClient's: the console's
+// uid is checked (dialConsole), and a console that refuses our user is a
+// *NotAdmittedError.
+type callClient struct {
+	path        string
+	dialer      net.Dialer
+	timeout     time.Duration // bounds each whole call
+	idleTimeout time.Duration // how long an unused connection stays open
+
+	mu   sync.Mutex
+	idle []*callConn // kept-alive connections, the most recent last
+}
+
+// maxIdleCalls is how many idle connections a bridge keeps: its calls are
+// few at a time (one agent), and the console bounds each uid's connections.
+const maxIdleCalls = 4
+
+// idleCallTimeout closes a connection no call has used for that long, as
+// net/http's client did for the bridge: the console counts each uid's
+// connections, and an agent that went quiet should not hold any.
+const idleCallTimeout = 30 * time.Second
+
+// maxAnswerBytes bounds a console's answer.
+const maxAnswerBytes = 4 << 20
+
+type callConn struct {
+	c    *net.UnixConn
+	br   *bufio.Reader
+	idle *time.Timer // closes it while it waits in the pool
+}
+
+func newCallClient(path string, timeout time.Duration) *callClient {
+	cc := &callClient{path: path, timeout: timeout, idleTimeout: idleCallTimeout, dialer: net.Dialer{Timeout: consoleDialTimeout}}
+	if timeout > 0 && timeout < consoleDialTimeout {
+		cc.dialer.Timeout = timeout
+	}
+	return cc
+}
+
+// post sends body to the socket API's path and returns the answer's status
+// and body. A failed connection is a *NoConsoleError or *NotAdmittedError,
+// as from NewUnixHTTPClient.
+func (cc *callClient) post(ctx context.Context, path string, body []byte) (int, []byte, error) {
+	if cc.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cc.timeout)
+		defer cancel()
+	}
+	conn, err := cc.conn(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	status, ans, reuse, err := conn.roundTrip(ctx, path, body)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	if err == nil && status == http.StatusForbidden && ans.refused {
+		err = &NotAdmittedError{Path: cc.path, UID: uint32(os.Geteuid())}
+	}
+	if reuse && err == nil {
+		cc.putIdle(conn)
+	} else {
+		conn.c.Close()
+	}
+	return status, ans.body, err
+}
+
+// conn is a kept-alive connection the console has not closed, or a new one.
+func (cc *callClient) conn(ctx context.Context) (*callConn, error) {
+	for {
+		cc.mu.Lock()
+		n := len(cc.idle)
+		if n == 0 {
+			cc.mu.Unlock()
+			break
+		}
+		conn := cc.idle[n-1]
+		cc.idle = cc.idle[:n-1]
+		cc.mu.Unlock()
+		// Out of the pool, the timer finds nothing to close.
+		conn.idle.Stop()
+		if conn.open() {
+			return conn, nil
+		}
+		conn.c.Close()
+	}
+	c, err := dialConsole(ctx, &cc.dialer, cc.path)
+	if err != nil {
+		return nil, err
+	}
+	return &callConn{c: c, br: bufio.NewReaderSize(c, 8<<10)}, nil
+}
+
+func (cc *callClient) putIdle(conn *callConn) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if len(cc.idle) >= maxIdleCalls {
+		conn.c.Close()
+		return
+	}
+	cc.idle = append(cc.idle, conn)
+	conn.idle = time.AfterFunc(cc.idleTimeout, func() {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		if i := slices.Index(cc.idle, conn); i >= 0 {
+			cc.idle = slices.Delete(cc.idle, i, i+1)
+			conn.c.Close()
+		}
+	})
+}
+
+// closeIdle closes the kept-alive connections.
+func (cc *callClient) closeIdle() {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for _, conn := range cc.idle {
+		conn.idle.Stop()
+		conn.c.Close()
+	}
+	cc.idle = nil
+}
+
+// open reports whether an idle connection can carry another request: the
+// console has neither closed it (its idle timeout, a restart) nor sent
+// anything unasked. It looks without waiting, so that a request is never
+// written into a connection that is already gone.
+func (conn *callConn) open() bool {
+	if conn.br.Buffered() > 0 {
+		return false
+	}
+	raw, err := conn.c.SyscallConn()
+	if err != nil {
+		return false
+	}
+	alive := false
+	err = raw.Read(func(fd uintptr) bool {
+		var b [1]byte
+		// Nothing to read is an open connection; 0 bytes is the console's
+		// close, and bytes are an answer nobody asked for.
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		alive = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+		return true // look once, never wait
+	})
+	return err == nil && alive
+}
+
+// answer is what roundTrip read.
+type answer struct {
+	body    []byte
+	refused bool // the console's refusal of our user (RefusalHeader)
+}
+
+// roundTrip writes one request and reads its answer. reuse says whether the
+// connection may carry another request.
+func (conn *callConn) roundTrip(ctx context.Context, path string, body []byte) (status int, ans answer, reuse bool, err error) {
+	// A cancelled or expired context ends the wait by ending the
+	// connection's deadline; the connection is then not reused.
+	if d, ok := ctx.Deadline(); ok {
+		conn.c.SetDeadline(d)
+	} else {
+		conn.c.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { conn.c.SetDeadline(time.Unix(1, 0)) })
+	defer func() {
+		if !stop() {
+			reuse = false
+		}
+	}()
+
+	req := make([]byte, 0, 128+len(path)+len(body))
+	req = append(req, "POST "...)
+	req = append(req, path...)
+	req = append(req, " HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: "...)
+	req = strconv.AppendInt(req, int64(len(body)), 10)
+	req = append(req, "\r\n\r\n"...)
+	req = append(req, body...)
+	if _, err := conn.c.Write(req); err != nil {
+		return 0, ans, false, err
+	}
+	resp, err := http.ReadResponse(conn.br, nil)
+	if err != nil {
+		return 0, ans, false, err
+	}
+	defer resp.Body.Close()
+	ans.refused = resp.Header.Get(RefusalHeader) != ""
+	ans.body, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	if err != nil {
+		return resp.StatusCode, ans, false, err
+	}
+	if len(ans.body) > maxAnswerBytes {
+		return resp.StatusCode, ans, false, fmt.Errorf("answer larger than %d bytes", maxAnswerBytes)
+	}
+	return resp.StatusCode, ans, !resp.Close, nil
+}
