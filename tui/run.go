@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -75,6 +77,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	h := opts.Hub
 
+	// SIGINT and SIGTERM end the console through ctx. Bubble Tea's own
+	// handler is off: it hands the signal to the event loop with a send that
+	// blocks for ever when the loop has already ended through ctx (the
+	// caller's handler of the same signal), and its exit waits for it.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Subscribe before taking the snapshot so nothing falls between them;
@@ -102,6 +110,7 @@ func Run(ctx context.Context, opts Options) error {
 		// renderer.go draws instead: Bubble Tea's own renderer
 		// wakes at its frame rate even when nothing changed.
 		tea.WithoutRenderer(),
+		tea.WithoutSignalHandler(),
 	)
 	done := make(chan struct{})
 	go func() {
