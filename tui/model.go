@@ -176,7 +176,7 @@ func (m *model) Init() tea.Cmd {
 }
 
 // title is the window title: it announces how many proposals wait. The
-// screen sets it with the frame whenever it changes.
+// renderer sets it with the frame whenever it changes.
 func (m *model) title() string { return windowTitle(len(m.queue.pending)) }
 
 // Update applies one message. Key presses become actions; actions become
