@@ -94,6 +94,9 @@ type consoleSetup struct {
 	// prepare runs once the ledger and wallet exist, before the console
 	// starts, and returns more flags and environment (NAME=value) for it.
 	prepare func(t *testing.T, l *localnet.Ledger, wallet solana.PublicKey) (flags, env []string)
+	// then is a shell command the pane runs after the console exits; the
+	// pane's process is then a shell with the console as its child.
+	then string
 }
 
 func startConsole(t *testing.T, extraFlags ...string) *consoleWorld {
@@ -133,6 +136,9 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		flags, env := cs.prepare(t, l, key.Pub)
 		args = append(args, flags...)
 		command = "exec env " + shellJoin(env) + " " + shellJoin(args) + " 2>" + shellQuote(term.errLog)
+	}
+	if cs.then != "" {
+		command = strings.TrimPrefix(command, "exec ") + "; " + cs.then
 	}
 	if out, err := term.tmux("new-session", "-d", "-s", "console", "-x", "140", "-y", "40", command); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)

@@ -158,8 +158,9 @@ func TestOperatorUnderFlood(t *testing.T) {
 		case <-time.After(time.Second):
 			missed++
 		}
-		// Not in step with the renderer's ticks: a press right after a
-		// frame waits longest, one right before it least.
+		// Not in step with the flood's frames: a press within 1/fps of a
+		// frame waits for the end of that interval, one after a quiet spell
+		// is drawn at once.
 		time.Sleep(200*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond)))) // behaviour under test: an operator's typing pace
 	}
 	elapsed := time.Since(start)

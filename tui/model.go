@@ -131,7 +131,6 @@ type model struct {
 	showWallet bool
 	ticking    bool
 	notice     string // one-line feedback for the last key, cleared by the next
-	titleN     int    // waiting proposals the window title announces; -1: not set yet
 }
 
 func newModel(cfg config, proposals []*authority.Proposal, st authorityState) *model {
@@ -152,7 +151,6 @@ func newModel(cfg config, proposals []*authority.Proposal, st authorityState) *m
 		log:      eventLog{loc: cfg.loc},
 		progress: map[string]executor.Progress{},
 		mine:     map[string]bool{},
-		titleN:   -1,
 	}
 	m.help.Styles = cfg.styles.help
 	for _, p := range proposals {
@@ -170,22 +168,16 @@ func newModel(cfg config, proposals []*authority.Proposal, st authorityState) *m
 // Init starts the countdown tick when something is counting down, and the
 // redraw at the end of the opening grace period.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.maybeTick(), m.retitle()}
+	cmds := []tea.Cmd{m.maybeTick()}
 	if m.inGrace() {
 		cmds = append(cmds, m.graceEnd())
 	}
 	return tea.Batch(cmds...)
 }
 
-// retitle sets the window title when the number of waiting proposals
-// changed since it was last set.
-func (m *model) retitle() tea.Cmd {
-	if n := len(m.queue.pending); n != m.titleN {
-		m.titleN = n
-		return tea.SetWindowTitle(windowTitle(n))
-	}
-	return nil
-}
+// title is the window title: it announces how many proposals wait. The
+// renderer sets it with the frame whenever it changes.
+func (m *model) title() string { return windowTitle(len(m.queue.pending)) }
 
 // Update applies one message. Key presses become actions; actions become
 // commands; their results come back as actionDoneMsg.
@@ -201,11 +193,6 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.queue.selected != m.detail.shownID {
 		m.detail.shownID, m.detail.offset = m.queue.selected, 0
-	}
-	if m.titleN >= 0 { // Init set it: from then on it follows the queue
-		if t := m.retitle(); t != nil {
-			cmd = tea.Batch(cmd, t)
-		}
 	}
 	if m.width > 0 && m.lay.rows != m.queue.Len() && (m.lay.rows < m.lay.queueRows || m.queue.Len() < m.lay.queueRows) {
 		m.relayout() // the queue grew into or shrank out of its rows

@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -75,6 +77,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	h := opts.Hub
 
+	// SIGINT and SIGTERM end the console through ctx. Bubble Tea's own
+	// handler is off: it hands the signal to the event loop with a send that
+	// blocks for ever when the loop has already ended through ctx (the
+	// caller's handler of the same signal), and its exit waits for it.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Subscribe before taking the snapshot so nothing falls between them;
@@ -83,12 +91,26 @@ func Run(ctx context.Context, opts Options) error {
 	defer unsubscribe()
 	m := newModel(configFor(opts), h.Proposals(), readState(h))
 
-	p := tea.NewProgram(m,
+	t, err := openTTY(opts.Input, opts.Output)
+	if err != nil {
+		return err
+	}
+	rnd := newRenderer(opts.Output, frameInterval(opts.FPS))
+	rnd.open()
+	// Whatever ends the program (q, a signal, ctx, an error, a recovered
+	// panic), the operator gets the terminal back as it was, before
+	// anything below prints to it.
+	restore := func() { rnd.close(); t.restore() }
+	defer restore()
+
+	p := tea.NewProgram(rendered{m: m, r: rnd, restore: restore},
 		tea.WithContext(ctx),
 		tea.WithInput(opts.Input),
 		tea.WithOutput(opts.Output),
-		tea.WithAltScreen(),
-		tea.WithFPS(fpsOf(opts.FPS)),
+		// renderer.go draws instead: Bubble Tea's own renderer wakes at
+		// its frame rate even when nothing changed.
+		tea.WithoutRenderer(),
+		tea.WithoutSignalHandler(),
 	)
 	done := make(chan struct{})
 	go func() {
@@ -96,12 +118,14 @@ func Run(ctx context.Context, opts Options) error {
 		if opts.Width > 0 && opts.Height > 0 {
 			p.Send(tea.WindowSizeMsg{Width: opts.Width, Height: opts.Height})
 		}
+		go t.watchSize(ctx, p.Send)
 		forward(ctx, events, h, p.Send)
 	}()
 
-	_, err := p.Run()
+	_, err = p.Run()
 	cancel()
 	<-done
+	restore()
 	if n := h.DenyAllPending(decidedBy, closedReason); n > 0 {
 		fmt.Fprintf(opts.Output, "solgate: %d pending proposal(s) denied: %s\n", n, closedReason)
 	}
@@ -141,21 +165,26 @@ func configFor(opts Options) config {
 	}
 }
 
-// defaultFPS is the renderer's rate. Bubble Tea draws a changed screen
-// only at its next tick, so the rate bounds how long a key press takes to
-// show: at 10 fps up to 100 ms, at 120 fps (its maximum) up to 8 ms. The
-// renderer also wakes at this rate when nothing changed, which is most of an
-// idle console's CPU. Measured with TestOperatorUnderFlood on 2 shared cores:
-// key press to frame p99 100 ms at 10 fps, 17.5 ms at 60, 9 ms at 120; idle
-// CPU 0.2% of a core at 10 fps, 0.9% at 120. The operator's key wins.
+// defaultFPS caps how often the screen may be redrawn: changes that follow
+// a frame within 1/120 s are drawn together at the end of that interval.
+// The first change after a quiet spell (a key press, usually) is drawn at
+// once, and nothing is drawn, or awake, while nothing changes (renderer.go).
+// Bubble Tea's standard renderer, used before, drew only at its ticks and
+// ticked at this rate even when idle: key → frame p99 9 ms at 120 fps but
+// 0.9-1.6 % of a core idle, 100 ms at 10 fps for 0.2 % idle. Drawn on
+// change (solgate-bench -only console, 2 shared cores): key → frame p50
+// 0.5 ms, and idle CPU 0 clock ticks in 60 s.
 const defaultFPS = 120
 
 func fpsOf(fps int) int {
 	if fps <= 0 {
 		return defaultFPS
 	}
-	return min(fps, 120) // Bubble Tea's own cap
+	return min(fps, 120) // Bubble Tea's own cap, kept as the renderer's
 }
+
+// frameInterval is the shortest time between two frames.
+func frameInterval(fps int) time.Duration { return time.Second / time.Duration(fpsOf(fps)) }
 
 // graceOf applies the default and the cap: a longer lock would make the
 // console feel broken, and DESIGN.md promises at most a second.

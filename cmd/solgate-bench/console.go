@@ -107,7 +107,7 @@ func measureFlood(ctx context.Context, full bool) []row {
 	n, _ := strconv.Atoi(m[1])
 	lat := row{Name: name + " (" + m[6] + ")", N: n, Unit: "ms", P50: f(m[2]), P99: f(m[3]),
 		Goal: &goal{Stat: "p99", Op: "<", Limit: 16, Text: "p99 < 16 ms"},
-		Note: fmt.Sprintf("key written to the console's input → frame with its effect written, %s fps, flood control at its defaults; %s key presses missed; agent's answers %s", m[7], m[4], m[8])}
+		Note: fmt.Sprintf("key written to the console's input → frame with its effect written, drawn on change at most %s frames/s, flood control at its defaults; %s key presses missed; agent's answers %s", m[7], m[4], m[8])}
 	lat.judge()
 	return []row{lat,
 		singleRow("console CPU during that flood", 1, "%", f(m[5]), nil,
