@@ -39,9 +39,11 @@ type batchState struct{ refused atomic.Bool }
 // the simulation of raw with their post-state, and the accounts again.
 // sameSlot reports whether all answers came from one slot (always true
 // when the calls went one after another, where order is the guarantee).
-func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+// beside, when not nil, are calls that ride in the same batch (see
+// besideBatch); their answers are in beside.answers afterwards.
+func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey, simParams []any, beside *besideBatch) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
 	if c.batch.refused.Load() {
-		return c.aroundSimulationInTurn(ctx, watch, simParams)
+		return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
 	}
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
@@ -56,11 +58,15 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	for i := range chunks {
 		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
 	}
+	besideFrom := len(reqs)
+	for _, call := range beside.list() {
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: call.params})
+	}
 	res, err := c.rpc.RPCCallBatch(ctx, reqs)
 	if err != nil {
 		if batchUnsupported(err) {
 			c.batch.refused.Store(true)
-			return c.aroundSimulationInTurn(ctx, watch, simParams)
+			return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
 		}
 		return nil, nil, nil, false, fmt.Errorf("effects: batch of reads and simulation: %s", rpcErrorText(err))
 	}
@@ -88,7 +94,18 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 		// Not an answer to our batch: take the node for one that does not
 		// do batches, and ask in turn.
 		c.batch.refused.Store(true)
-		return c.aroundSimulationInTurn(ctx, watch, simParams)
+		return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
+	}
+	if beside != nil {
+		beside.answers = make([]marketAnswer, len(beside.calls))
+		for i := range beside.calls {
+			r := byID[besideFrom+i]
+			if r.Error != nil {
+				beside.answers[i].err = r.Error
+			} else {
+				beside.answers[i].result = r.Result
+			}
+		}
 	}
 	slots := map[uint64]bool{}
 	read := func(from int, what string) ([]*rpc.Account, error) {
@@ -125,7 +142,16 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 
 // aroundSimulationInTurn makes the same three reads one after another, for
 // a node that does not take batches: their order is the guarantee.
-func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.PublicKey, simParams []any, beside *besideBatch) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+	if beside != nil {
+		// Asked beside the three, as they would be without a batch.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			beside.answers = c.askInTurn(besideCalls(ctx), beside.calls)
+		}()
+		defer func() { <-done }()
+	}
 	before, err = c.multipleAccounts(ctx, watch)
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("effects: read accounts before: %w", err)
@@ -141,6 +167,22 @@ func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.Publ
 		return nil, nil, nil, false, fmt.Errorf("effects: read accounts after the simulation: %w", err)
 	}
 	return before, sim.Value, again, true, nil
+}
+
+// besideBatch are calls that need none of the effects engine's answers
+// (the fee market's), sent in its batch so they cost no request of their
+// own. They are not part of what the batch proves: their answers carry no
+// slot and are not compared.
+type besideBatch struct {
+	calls   []marketCall
+	answers []marketAnswer // in the order of calls, once asked
+}
+
+func (b *besideBatch) list() []marketCall {
+	if b == nil {
+		return nil
+	}
+	return b.calls
 }
 
 // simulationParams are simulateTransaction's parameters for the effects

@@ -324,7 +324,9 @@ type simulateValue struct {
 // signature slot possibly empty) once, with the post-state of every account
 // the message can write, and measures the effects. checkBlockhash also asks
 // the node whether the blockhash is recent (for bytes built elsewhere).
-func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wallet solana.PublicKey, checkBlockhash bool) (Effects, simulation, error) {
+//
+// beside, when not nil, are calls asked in the same round (besideBatch).
+func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wallet solana.PublicKey, checkBlockhash bool, beside *besideBatch) (Effects, simulation, error) {
 	var sim simulation
 	// The watch list: the wallet, then every account the message can
 	// write. A node accepts at most as many addresses as the message has
@@ -370,7 +372,7 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 	for attempt := 1; ; attempt++ {
 		// One round: the reads and the simulation go as one batch where the
 		// node takes batches (batch.go says why that proves as much).
-		before, value, again, sameSlot, err := c.aroundSimulation(ctx, watch, simParams)
+		before, value, again, sameSlot, err := c.aroundSimulation(ctx, watch, simParams, beside)
 		if err != nil {
 			return Effects{}, sim, err
 		}
@@ -836,7 +838,7 @@ func (e *Executor) MeasureEffects(ctx context.Context, tx *solana.Transaction, p
 	if err != nil {
 		return Effects{}, fmt.Errorf("effects: encode transaction: %w", err)
 	}
-	eff, _, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), e.key.PublicKey(), false)
+	eff, _, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), e.key.PublicKey(), false, nil)
 	return eff, err
 }
 

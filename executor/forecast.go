@@ -102,7 +102,7 @@ func (e *Executor) budgetedSimulation(ctx context.Context, what string, ixs []so
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, err
 	}
-	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee)
+	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee, nil)
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, sim, err
 	}
@@ -129,8 +129,23 @@ func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []so
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, fmt.Errorf("prepare %s: build transaction: %w", what, err)
 	}
-	market := e.startMarket(ctx, writableAccounts(tx))
-	preview, sim, err := e.simulate(ctx, tx, f.budget.PriorityFee)
+	// The fee market rides in the simulation's batch when its source is
+	// known: one request to the node, not three.
+	var beside *besideBatch
+	market := func() (uint64, string) { return 0, "" }
+	if q, ok := e.marketQuestion(writableAccounts(tx)); ok {
+		beside = &besideBatch{calls: q.calls}
+		market = func() (uint64, string) {
+			if len(beside.answers) != len(q.calls) {
+				return 0, "no priority fee: the fee market was not asked"
+			}
+			price, source, _ := q.read(beside.answers)
+			return price, source
+		}
+	} else {
+		market = e.startMarket(ctx, writableAccounts(tx))
+	}
+	preview, sim, err := e.simulate(ctx, tx, f.budget.PriorityFee, beside)
 	price, source := market()
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, sim, err

@@ -27,9 +27,9 @@ func (f *ledgerFixture) count(t *testing.T, during func()) rpcCount {
 }
 
 // A proposal's preview is one round of RPCs once a preview of its shape
-// was measured: the exact bytes' reads and simulation as one batch, beside
-// the fee market (two questions on a stock node), and no measuring
-// simulation. Counted by the ledger, at the other end of the wire.
+// was measured: the exact bytes' reads and simulation, and the fee market
+// (two questions on a stock node), as one batch: one HTTP request, and no
+// measuring simulation. Counted by the ledger, at the other end of the wire.
 func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
 	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
 	ctx := context.Background()
@@ -46,8 +46,8 @@ func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
 
 	var second *executor.Prepared
 	got := f.count(t, func() { second = preview(2_000_000) })
-	if got != (rpcCount{requests: 3, calls: 5, simulations: 1, rounds: 1}) {
-		t.Errorf("second preview: %+v; want 3 HTTP requests (one batch of balances, simulation, balances; two fee-market questions), 5 calls, 1 simulation, 1 round", got)
+	if got != (rpcCount{requests: 1, calls: 5, simulations: 1, rounds: 1}) {
+		t.Errorf("second preview: %+v; want 1 HTTP request (one batch of balances, simulation, balances and two fee-market questions), 5 calls, 1 simulation, 1 round", got)
 	}
 	if second.Preview.Budget != first.Preview.Budget || second.Preview.SpendLamports != 2_000_000+fee {
 		t.Errorf("second preview budget %+v spend %d; want the first's budget %+v and spend %d", second.Preview.Budget, second.Preview.SpendLamports, first.Preview.Budget, 2_000_000+fee)
@@ -162,14 +162,14 @@ func TestPreviewBlockhashRefreshedInBackground(t *testing.T) {
 		t.Fatalf("past half its age: blockhash reused %v, %d rounds; want the reused one, 1 round (the refresh is not waited for)",
 			second.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash, got.rounds)
 	}
-	// The refresh is one more request beside the preview's three.
+	// The refresh is one more request beside the preview's one.
 	testkit.Eventually(t, 10*time.Second, "the background blockhash refresh", func() bool {
-		return f.stats(t).HTTPRequests >= before+4
+		return f.stats(t).HTTPRequests >= before+2
 	}, nil)
 	var third *executor.Prepared
 	got = f.count(t, func() { third = preview(3_000_000) })
-	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 3 {
-		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 3 requests",
+	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 1 {
+		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 1 request",
 			third.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash, got.rounds, got.requests)
 	}
 }
