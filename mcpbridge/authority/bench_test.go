@@ -3,7 +3,11 @@ package authority_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +41,7 @@ func BenchmarkProposeDeny(b *testing.B) {
 	}
 	propose(1_000_000) // warm: blockhash, fee market, connections
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0, ledger0 := processCPU(), ledgerCPU(b, w)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := propose(1_000_001 + uint64(i))
@@ -47,6 +51,21 @@ func BenchmarkProposeDeny(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
+}
+
+// ledgerCPU is the ledger process's user+system time, from /proc (Linux).
+func ledgerCPU(b *testing.B, w *world) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.ledger.Pid()))
+	if err != nil {
+		b.Skipf("ledger CPU: %v", err)
+	}
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ
+	return time.Duration(ut+st) * time.Second / ticks
 }
 
 func processCPU() time.Duration {
