@@ -47,7 +47,7 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	}
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
-	gmaOpts := map[string]any{"encoding": "base64", "commitment": "confirmed"}
+	gmaOpts := accountsOpts
 	// Base58 once: the same addresses are asked before and after.
 	names := make([][]string, len(chunks))
 	for i, ch := range chunks {
@@ -111,7 +111,7 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	read := func(from int, what string) ([]*rpc.Account, error) {
 		var accts []*rpc.Account
 		for i, ch := range chunks {
-			var v rpc.GetMultipleAccountsResult
+			var v accountsAnswer
 			if err := batchAnswer(byID[from+i], &v); err != nil {
 				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: %s", what, rpcErrorText(err))
 			}
@@ -186,16 +186,31 @@ func (b *besideBatch) list() []marketCall {
 }
 
 // simulationParams are simulateTransaction's parameters for the effects
-// engine: the exact bytes, unsigned, with the post-state of addrs.
+// engine: the exact bytes, unsigned, with the post-state of addrs. The
+// options are structs and written-out JSON, not maps: the RPC client's
+// encoder sorts a map's keys by reflection on every request.
 func simulationParams(raw []byte, addrs []string) []any {
-	return []any{
-		base64.StdEncoding.EncodeToString(raw),
-		map[string]any{
-			"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
-			"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
-		},
-	}
+	return []any{base64.StdEncoding.EncodeToString(raw), simulationOpts{
+		Encoding: "base64", SigVerify: false, Commitment: "confirmed", InnerInstructions: true,
+		Accounts: simulatedAccounts{Encoding: "base64", Addresses: addrs},
+	}}
 }
+
+type simulationOpts struct {
+	Encoding          string            `json:"encoding"`
+	SigVerify         bool              `json:"sigVerify"`
+	Commitment        string            `json:"commitment"`
+	InnerInstructions bool              `json:"innerInstructions"`
+	Accounts          simulatedAccounts `json:"accounts"`
+}
+
+type simulatedAccounts struct {
+	Encoding  string   `json:"encoding"`
+	Addresses []string `json:"addresses"`
+}
+
+// accountsOpts are getMultipleAccounts' options for the effects engine.
+var accountsOpts = json.RawMessage(`{"encoding":"base64","commitment":"confirmed"}`)
 
 // accountChunks splits keys into getMultipleAccounts-sized pieces (nodes
 // answer at most 100 accounts a call).

@@ -315,7 +315,7 @@ type simulation struct {
 type simulateValue struct {
 	Err               any                    `json:"err"`
 	Logs              []string               `json:"logs"`
-	Accounts          []*rpc.Account         `json:"accounts"`
+	Accounts          accountList            `json:"accounts"`
 	UnitsConsumed     *uint64                `json:"unitsConsumed"`
 	InnerInstructions []rpc.InnerInstruction `json:"innerInstructions"`
 }
