@@ -34,6 +34,29 @@ type tokenShape struct {
 type tokenShapes struct {
 	mu sync.Mutex
 	m  map[string]tokenShape
+	// mints are the mints as the last token preview read them.
+	mints map[solana.PublicKey]*TokenInfo
+}
+
+// RecentTokenInfo is mint as the last token transfer preview read it, if
+// one did: for what does not change (its program and decimals) and for a
+// label to show until the next read. Whatever judges a transfer comes from
+// its own preview's read.
+func (e *Executor) RecentTokenInfo(mint solana.PublicKey) (*TokenInfo, bool) {
+	s := &e.tokenShapes
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, ok := s.mints[mint]
+	return info, ok
+}
+
+func (s *tokenShapes) putMint(info *TokenInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mints == nil || len(s.mints) >= maxForecasts {
+		s.mints = map[solana.PublicKey]*TokenInfo{}
+	}
+	s.mints[info.Mint] = info
 }
 
 func tokenShapeKey(t TokenTransfer) string { return string(t.Mint[:]) + string(t.To[:]) }

@@ -274,6 +274,7 @@ func (e *Executor) preparedToken(t TokenTransfer, b builtToken, start time.Time,
 	if err != nil {
 		return nil, err
 	}
+	e.tokenShapes.putMint(info)
 	tp.CreatesAccount = create
 	for _, w := range info.Warnings {
 		if _, refused := refusedExtensions[w.Kind]; !refused {
