@@ -47,20 +47,19 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	}
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
-	gmaOpts := accountsOpts
-	// Base58 once: the same addresses are asked before and after.
-	names := make([][]string, len(chunks))
+	// Base58 and JSON once: the same addresses are asked before and after.
+	names := make([]any, len(chunks))
 	for i, ch := range chunks {
-		names[i] = keyStrings(ch)
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+		names[i] = encodedParams([]any{keyStrings(ch), accountsOpts})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: names[i]})
 	}
-	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: simParams})
+	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: encodedParams(simParams)})
 	for i := range chunks {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: names[i]})
 	}
 	besideFrom := len(reqs)
 	for _, call := range beside.list() {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: call.params})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: encodedParams(call.params)})
 	}
 	res, err := c.rpc.RPCCallBatch(ctx, reqs)
 	if err != nil {
@@ -167,6 +166,18 @@ func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.Publ
 		return nil, nil, nil, false, fmt.Errorf("effects: read accounts after the simulation: %w", err)
 	}
 	return before, sim.Value, again, true, nil
+}
+
+// encodedParams is params as JSON, which the RPC client copies as it is:
+// its own encoder walks []any by reflection on every request, and took
+// more CPU than anything else in building a batch. On an error the params
+// go as they are, and the client reports it.
+func encodedParams(params []any) any {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return params
+	}
+	return json.RawMessage(raw)
 }
 
 // besideBatch are calls that need none of the effects engine's answers

@@ -222,7 +222,7 @@ func tritonQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 	return marketQuestion{
 		calls: []marketCall{{"getRecentPrioritizationFees", params}},
 		read: func(a []marketAnswer) (uint64, string, error) {
-			var out []slotFee
+			var out slotFeeList
 			if err := a[0].decode(&out); err != nil {
 				return 0, "", fmt.Errorf("getRecentPrioritizationFees with a percentile failed (%w)", err)
 			}
@@ -299,7 +299,7 @@ func standardQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 
 func standardFrom(a []marketAnswer, p int) (uint64, string) {
 	fees := func(a marketAnswer) ([]uint64, error) {
-		var out []slotFee
+		var out slotFeeList
 		if err := a.decode(&out); err != nil {
 			return nil, err
 		}
