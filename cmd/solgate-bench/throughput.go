@@ -322,5 +322,8 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	if len(integrity) > 0 {
 		r.Verdict = verdictError // the integrity failures are listed below the table
 	}
+	if prof != nil && len(integrity) == 0 {
+		return []row{r, consoleBreakdownRow(prof, split.Self*(1-prof.AgentShare()), total)}, integrity, nil
+	}
 	return []row{r}, integrity, nil
 }
