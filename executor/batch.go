@@ -47,19 +47,19 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	}
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
-	// Base58 and JSON once: the same addresses are asked before and after.
-	names := make([]any, len(chunks))
+	// Base58 once: the same addresses are asked before and after.
+	names := make([][]string, len(chunks))
 	for i, ch := range chunks {
-		names[i] = encodedParams([]any{keyStrings(ch), accountsOpts})
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: names[i]})
+		names[i] = keyStrings(ch)
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], accountsOpts}})
 	}
-	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: encodedParams(simParams)})
+	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: simParams})
 	for i := range chunks {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: names[i]})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], accountsOpts}})
 	}
 	besideFrom := len(reqs)
 	for _, call := range beside.list() {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: encodedParams(call.params)})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: call.params})
 	}
 	res, err := c.rpc.RPCCallBatch(ctx, reqs)
 	if err != nil {
@@ -168,18 +168,6 @@ func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.Publ
 	return before, sim.Value, again, true, nil
 }
 
-// encodedParams is params as JSON, which the RPC client copies as it is:
-// its own encoder walks []any by reflection on every request, and took
-// more CPU than anything else in building a batch. On an error the params
-// go as they are, and the client reports it.
-func encodedParams(params []any) any {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return params
-	}
-	return json.RawMessage(raw)
-}
-
 // besideBatch are calls that need none of the effects engine's answers
 // (the fee market's), sent in its batch so they cost no request of their
 // own. They are not part of what the batch proves: their answers carry no
@@ -198,8 +186,10 @@ func (b *besideBatch) list() []marketCall {
 
 // simulationParams are simulateTransaction's parameters for the effects
 // engine: the exact bytes, unsigned, with the post-state of addrs. The
-// options are structs and written-out JSON, not maps: the RPC client's
-// encoder sorts a map's keys by reflection on every request.
+// options are structs, not maps: the RPC client's encoder sorts a map's
+// keys by reflection on every request (about four times the cost of the
+// whole batch's encoding with structs), and it parses a json.RawMessage
+// again to check it.
 func simulationParams(raw []byte, addrs []string) []any {
 	return []any{base64.StdEncoding.EncodeToString(raw), simulationOpts{
 		Encoding: "base64", SigVerify: false, Commitment: "confirmed", InnerInstructions: true,
@@ -221,7 +211,12 @@ type simulatedAccounts struct {
 }
 
 // accountsOpts are getMultipleAccounts' options for the effects engine.
-var accountsOpts = json.RawMessage(`{"encoding":"base64","commitment":"confirmed"}`)
+var accountsOpts = accountsOptions{Encoding: "base64", Commitment: "confirmed"}
+
+type accountsOptions struct {
+	Encoding   string `json:"encoding"`
+	Commitment string `json:"commitment"`
+}
 
 // accountChunks splits keys into getMultipleAccounts-sized pieces (nodes
 // answer at most 100 accounts a call).

@@ -222,8 +222,8 @@ func tritonQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 	return marketQuestion{
 		calls: []marketCall{{"getRecentPrioritizationFees", params}},
 		read: func(a []marketAnswer) (uint64, string, error) {
-			var out slotFeeList
-			if err := a[0].decode(&out); err != nil {
+			out, err := a[0].slotFees()
+			if err != nil {
 				return 0, "", fmt.Errorf("getRecentPrioritizationFees with a percentile failed (%w)", err)
 			}
 			fee, n, ok := percentile(slotFees(out), p)
@@ -299,8 +299,8 @@ func standardQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 
 func standardFrom(a []marketAnswer, p int) (uint64, string) {
 	fees := func(a marketAnswer) ([]uint64, error) {
-		var out slotFeeList
-		if err := a.decode(&out); err != nil {
+		out, err := a.slotFees()
+		if err != nil {
 			return nil, err
 		}
 		return slotFees(out), nil

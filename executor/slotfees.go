@@ -7,11 +7,25 @@ import (
 )
 
 // slotFeeList is getRecentPrioritizationFees' answer: about 150 slots,
-// asked twice a proposal. Decoded by reflection it was most of a preview's
-// JSON work, so the compact form every node writes is read directly, and
-// anything else (whitespace, another key, a number that is not a plain
-// unsigned integer) by encoding/json, with its errors.
+// asked twice a proposal. Decoded by encoding/json it was most of a
+// preview's JSON work, so the compact form every node writes is read
+// directly (parseSlotFees), and anything else (whitespace, another key, a
+// number that is not a plain unsigned integer) by encoding/json, with its
+// errors.
 type slotFeeList []slotFee
+
+// slotFees reads the answer as a fee list.
+func (a marketAnswer) slotFees() (slotFeeList, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if out, ok := parseSlotFees(a.result); ok {
+		return out, nil
+	}
+	var out slotFeeList
+	err := a.decode(&out)
+	return out, err
+}
 
 func (l *slotFeeList) UnmarshalJSON(b []byte) error {
 	if out, ok := parseSlotFees(b); ok {
@@ -26,6 +40,8 @@ func (l *slotFeeList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// parseSlotFees reads exactly `[{"prioritizationFee":N,"slot":N},…]` (keys
+// in either order, each once), and reports false for anything else.
 func parseSlotFees(b []byte) (slotFeeList, bool) {
 	if string(b) == "null" {
 		return nil, true

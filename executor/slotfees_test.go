@@ -21,6 +21,17 @@ func FuzzSlotFeeList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var want []slotFee
 		wantErr := json.Unmarshal(in, &want)
+		// What the direct reading takes, encoding/json takes alike.
+		if direct, ok := parseSlotFees(in); ok {
+			if wantErr != nil || len(direct) != len(want) {
+				t.Fatalf("%s: read directly as %d fees; encoding/json: %d, err %v", in, len(direct), len(want), wantErr)
+			}
+			for i := range want {
+				if direct[i] != want[i] {
+					t.Fatalf("%s: fee %d read directly as %+v, want %+v", in, i, direct[i], want[i])
+				}
+			}
+		}
 		var got slotFeeList
 		gotErr := json.Unmarshal(in, &got)
 		if (wantErr == nil) != (gotErr == nil) {
