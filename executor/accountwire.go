@@ -2,7 +2,6 @@ package executor
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 
 	"github.com/gagliardetto/solana-go"
@@ -11,13 +10,15 @@ import (
 
 // The effects engine reads accounts from every proposal's batch: the
 // watched accounts before and after, and their simulated post-state.
-// Decoding them as solana-go's rpc.Account was most of the batch's JSON
-// cost (a big.Int for the rent epoch, reflection for the data wrapper), and
-// the engine reads only lamports, owner and data. accountList decodes just
-// those, strictly: data must be base64, as the engine asks.
+// Decoding them as solana-go's rpc.Account (a big.Int for the rent epoch,
+// a method for the data wrapper, so each value scanned twice) was most of
+// the batch's JSON cost, and the engine reads only lamports, owner and
+// data. wireAccounts decodes just those as plain fields, and accounts()
+// turns them into rpc.Account strictly: data must be base64, as the engine
+// asks, and anything unreadable is an error, never an empty account.
 
-// accountList is a node's list of accounts (null: no such account).
-type accountList []*rpc.Account
+// wireAccounts is a node's list of accounts (null: no such account).
+type wireAccounts []*wireAccount
 
 // wireAccount is an account as the engine reads it from an answer.
 type wireAccount struct {
@@ -26,24 +27,19 @@ type wireAccount struct {
 	Data     []string `json:"data"` // [base64, "base64"]
 }
 
-func (l *accountList) UnmarshalJSON(b []byte) error {
-	var wire []*wireAccount
-	if err := json.Unmarshal(b, &wire); err != nil {
-		return err
-	}
-	out := make(accountList, len(wire))
-	for i, w := range wire {
+func (l wireAccounts) accounts() ([]*rpc.Account, error) {
+	out := make([]*rpc.Account, len(l))
+	for i, w := range l {
 		if w == nil {
 			continue
 		}
 		a, err := w.account()
 		if err != nil {
-			return fmt.Errorf("account %d: %w", i, err)
+			return nil, fmt.Errorf("account %d: %w", i, err)
 		}
 		out[i] = a
 	}
-	*l = out
-	return nil
+	return out, nil
 }
 
 func (w *wireAccount) account() (*rpc.Account, error) {
@@ -63,6 +59,6 @@ func (w *wireAccount) account() (*rpc.Account, error) {
 
 // accountsAnswer is getMultipleAccounts' answer as the engine reads it.
 type accountsAnswer struct {
-	Context rpc.Context `json:"context"`
-	Value   accountList `json:"value"`
+	Context rpc.Context  `json:"context"`
+	Value   wireAccounts `json:"value"`
 }

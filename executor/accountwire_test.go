@@ -17,10 +17,14 @@ func TestAccountListDecoding(t *testing.T) {
 	if err := json.Unmarshal([]byte(answer), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Context.Slot != 7 || len(got.Value) != 3 || got.Value[1] != nil {
+	accts, err := got.Value.accounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Context.Slot != 7 || len(accts) != 3 || accts[1] != nil {
 		t.Fatalf("decoded %+v", got)
 	}
-	a, c := got.Value[0], got.Value[2]
+	a, c := accts[0], accts[2]
 	if a.Lamports != 42 || a.Owner.String() != "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" || string(a.Data.GetBinary()) != "\x01\x02\x03" {
 		t.Errorf("first account: lamports %d owner %s data %x", a.Lamports, a.Owner, a.Data.GetBinary())
 	}
@@ -35,8 +39,11 @@ func TestAccountListDecoding(t *testing.T) {
 		{`{"data":["AQID","base64"],"lamports":1,"owner":"0OIl"}`, "owner"},
 		{`{"data":["AQID","base64"],"lamports":-1,"owner":"11111111111111111111111111111111"}`, "cannot unmarshal"},
 	} {
-		var v accountList
+		var v wireAccounts
 		err := json.Unmarshal([]byte("["+bad.account+"]"), &v)
+		if err == nil {
+			_, err = v.accounts()
+		}
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want one saying %q", bad.account, err, bad.want)
 		}

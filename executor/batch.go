@@ -117,8 +117,12 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 			if len(v.Value) != len(ch) {
 				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: node returned the wrong number of accounts", what)
 			}
+			read, err := v.Value.accounts()
+			if err != nil {
+				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: %v", what, err)
+			}
 			slots[v.Context.Slot] = true
-			accts = append(accts, v.Value...)
+			accts = append(accts, read...)
 		}
 		return accts, nil
 	}

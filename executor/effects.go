@@ -315,7 +315,7 @@ type simulation struct {
 type simulateValue struct {
 	Err               any                    `json:"err"`
 	Logs              []string               `json:"logs"`
-	Accounts          accountList            `json:"accounts"`
+	Accounts          wireAccounts           `json:"accounts"`
 	UnitsConsumed     *uint64                `json:"unitsConsumed"`
 	InnerInstructions []rpc.InnerInstruction `json:"innerInstructions"`
 }
@@ -392,11 +392,15 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 			}
 			return Effects{}, sim, fmt.Errorf("effects: the watched accounts changed during each of %d simulations (other transactions landing); the effects cannot be measured alone, so nothing is signed", attempts)
 		}
-		sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: out.Value.Accounts}
+		after, err := out.Value.Accounts.accounts()
+		if err != nil {
+			return Effects{}, sim, fmt.Errorf("effects: the simulated accounts cannot be read (%v), so nothing is signed", err)
+		}
+		sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: after}
 		if out.Value.UnitsConsumed != nil {
 			sim.UnitsConsumed = *out.Value.UnitsConsumed
 		}
-		return measureStates(wallet, v, watch, before, out.Value.Accounts, out.Value.InnerInstructions), sim, nil
+		return measureStates(wallet, v, watch, before, after, out.Value.InnerInstructions), sim, nil
 	}
 }
 

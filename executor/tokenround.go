@@ -118,7 +118,11 @@ func (e *Executor) tokenInOneRound(ctx context.Context, t TokenTransfer, maxAge 
 	if err := reads.answers[0].decode(&got); err != nil || len(got.Value) != 3 {
 		return builtToken{}, fmt.Errorf("token transfer: read the mint and the recipient: %v", err)
 	}
-	info, err := tokenInfoFrom(t.Mint, mdAddr, got.Value[0], got.Value[1])
+	read, err := got.Value.accounts()
+	if err != nil {
+		return builtToken{}, fmt.Errorf("token transfer: read the mint and the recipient: %w", err)
+	}
+	info, err := tokenInfoFrom(t.Mint, mdAddr, read[0], read[1])
 	if err != nil {
 		return builtToken{}, err
 	}
@@ -144,7 +148,7 @@ func (e *Executor) tokenInOneRound(ctx context.Context, t TokenTransfer, maxAge 
 	if srcAcct < 0 || dstAcct < 0 {
 		return builtToken{}, errors.New("token transfer: the simulation did not read the token accounts")
 	}
-	create, err := checkTokenAccounts(t, wallet, src, dst, sim.Before[srcAcct], sim.Before[dstAcct], got.Value[2])
+	create, err := checkTokenAccounts(t, wallet, src, dst, sim.Before[srcAcct], sim.Before[dstAcct], read[2])
 	if err != nil || create != shape.create {
 		return builtToken{}, errShapeChanged
 	}
