@@ -39,28 +39,33 @@ type batchState struct{ refused atomic.Bool }
 // the simulation of raw with their post-state, and the accounts again.
 // sameSlot reports whether all answers came from one slot (always true
 // when the calls went one after another, where order is the guarantee).
-func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+// beside, when not nil, are calls that ride in the same batch (see
+// besideBatch); their answers are in beside.answers afterwards.
+func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey, simParams []any, beside *besideBatch) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
 	if c.batch.refused.Load() {
-		return c.aroundSimulationInTurn(ctx, watch, simParams)
+		return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
 	}
 	chunks := accountChunks(watch)
 	reqs := make(jsonrpc.RPCRequests, 0, 2*len(chunks)+1)
-	gmaOpts := map[string]any{"encoding": "base64", "commitment": "confirmed"}
 	// Base58 once: the same addresses are asked before and after.
 	names := make([][]string, len(chunks))
 	for i, ch := range chunks {
 		names[i] = keyStrings(ch)
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], accountsOpts}})
 	}
 	reqs = append(reqs, &jsonrpc.RPCRequest{Method: "simulateTransaction", Params: simParams})
 	for i := range chunks {
-		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], gmaOpts}})
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{names[i], accountsOpts}})
+	}
+	besideFrom := len(reqs)
+	for _, call := range beside.list() {
+		reqs = append(reqs, &jsonrpc.RPCRequest{Method: call.method, Params: call.params})
 	}
 	res, err := c.rpc.RPCCallBatch(ctx, reqs)
 	if err != nil {
 		if batchUnsupported(err) {
 			c.batch.refused.Store(true)
-			return c.aroundSimulationInTurn(ctx, watch, simParams)
+			return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
 		}
 		return nil, nil, nil, false, fmt.Errorf("effects: batch of reads and simulation: %s", rpcErrorText(err))
 	}
@@ -88,21 +93,36 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 		// Not an answer to our batch: take the node for one that does not
 		// do batches, and ask in turn.
 		c.batch.refused.Store(true)
-		return c.aroundSimulationInTurn(ctx, watch, simParams)
+		return c.aroundSimulationInTurn(ctx, watch, simParams, beside)
+	}
+	if beside != nil {
+		beside.answers = make([]marketAnswer, len(beside.calls))
+		for i := range beside.calls {
+			r := byID[besideFrom+i]
+			if r.Error != nil {
+				beside.answers[i].err = r.Error
+			} else {
+				beside.answers[i].result = r.Result
+			}
+		}
 	}
 	slots := map[uint64]bool{}
 	read := func(from int, what string) ([]*rpc.Account, error) {
 		var accts []*rpc.Account
 		for i, ch := range chunks {
-			var v rpc.GetMultipleAccountsResult
+			var v accountsAnswer
 			if err := batchAnswer(byID[from+i], &v); err != nil {
 				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: %s", what, rpcErrorText(err))
 			}
 			if len(v.Value) != len(ch) {
 				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: node returned the wrong number of accounts", what)
 			}
+			read, err := v.Value.accounts()
+			if err != nil {
+				return nil, fmt.Errorf("effects: read accounts %s: getMultipleAccounts: %v", what, err)
+			}
 			slots[v.Context.Slot] = true
-			accts = append(accts, v.Value...)
+			accts = append(accts, read...)
 		}
 		return accts, nil
 	}
@@ -125,7 +145,16 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 
 // aroundSimulationInTurn makes the same three reads one after another, for
 // a node that does not take batches: their order is the guarantee.
-func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.PublicKey, simParams []any) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.PublicKey, simParams []any, beside *besideBatch) (before []*rpc.Account, out *simulateValue, again []*rpc.Account, sameSlot bool, err error) {
+	if beside != nil {
+		// Asked beside the three, as they would be without a batch.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			beside.answers = c.askInTurn(besideCalls(ctx), beside.calls)
+		}()
+		defer func() { <-done }()
+	}
 	before, err = c.multipleAccounts(ctx, watch)
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("effects: read accounts before: %w", err)
@@ -143,16 +172,54 @@ func (c *Client) aroundSimulationInTurn(ctx context.Context, watch []solana.Publ
 	return before, sim.Value, again, true, nil
 }
 
-// simulationParams are simulateTransaction's parameters for the effects
-// engine: the exact bytes, unsigned, with the post-state of addrs.
-func simulationParams(raw []byte, addrs []string) []any {
-	return []any{
-		base64.StdEncoding.EncodeToString(raw),
-		map[string]any{
-			"encoding": "base64", "sigVerify": false, "commitment": "confirmed", "innerInstructions": true,
-			"accounts": map[string]any{"encoding": "base64", "addresses": addrs},
-		},
+// besideBatch are calls that need none of the effects engine's answers
+// (the fee market's), sent in its batch so they cost no request of their
+// own. They are not part of what the batch proves: their answers carry no
+// slot and are not compared.
+type besideBatch struct {
+	calls   []marketCall
+	answers []marketAnswer // in the order of calls, once asked
+}
+
+func (b *besideBatch) list() []marketCall {
+	if b == nil {
+		return nil
 	}
+	return b.calls
+}
+
+// simulationParams are simulateTransaction's parameters for the effects
+// engine: the exact bytes, unsigned, with the post-state of addrs. The
+// options are structs, not maps: the RPC client's encoder sorts a map's
+// keys by reflection on every request (about four times the cost of the
+// whole batch's encoding with structs), and it parses a json.RawMessage
+// again to check it.
+func simulationParams(raw []byte, addrs []string) []any {
+	return []any{base64.StdEncoding.EncodeToString(raw), simulationOpts{
+		Encoding: "base64", SigVerify: false, Commitment: "confirmed", InnerInstructions: true,
+		Accounts: simulatedAccounts{Encoding: "base64", Addresses: addrs},
+	}}
+}
+
+type simulationOpts struct {
+	Encoding          string            `json:"encoding"`
+	SigVerify         bool              `json:"sigVerify"`
+	Commitment        string            `json:"commitment"`
+	InnerInstructions bool              `json:"innerInstructions"`
+	Accounts          simulatedAccounts `json:"accounts"`
+}
+
+type simulatedAccounts struct {
+	Encoding  string   `json:"encoding"`
+	Addresses []string `json:"addresses"`
+}
+
+// accountsOpts are getMultipleAccounts' options for the effects engine.
+var accountsOpts = accountsOptions{Encoding: "base64", Commitment: "confirmed"}
+
+type accountsOptions struct {
+	Encoding   string `json:"encoding"`
+	Commitment string `json:"commitment"`
 }
 
 // accountChunks splits keys into getMultipleAccounts-sized pieces (nodes

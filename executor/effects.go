@@ -315,7 +315,7 @@ type simulation struct {
 type simulateValue struct {
 	Err               any                    `json:"err"`
 	Logs              []string               `json:"logs"`
-	Accounts          []*rpc.Account         `json:"accounts"`
+	Accounts          wireAccounts           `json:"accounts"`
 	UnitsConsumed     *uint64                `json:"unitsConsumed"`
 	InnerInstructions []rpc.InnerInstruction `json:"innerInstructions"`
 }
@@ -324,7 +324,9 @@ type simulateValue struct {
 // signature slot possibly empty) once, with the post-state of every account
 // the message can write, and measures the effects. checkBlockhash also asks
 // the node whether the blockhash is recent (for bytes built elsewhere).
-func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wallet solana.PublicKey, checkBlockhash bool) (Effects, simulation, error) {
+//
+// beside, when not nil, are calls asked in the same round (besideBatch).
+func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wallet solana.PublicKey, checkBlockhash bool, beside *besideBatch) (Effects, simulation, error) {
 	var sim simulation
 	// The watch list: the wallet, then every account the message can
 	// write. A node accepts at most as many addresses as the message has
@@ -370,7 +372,7 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 	for attempt := 1; ; attempt++ {
 		// One round: the reads and the simulation go as one batch where the
 		// node takes batches (batch.go says why that proves as much).
-		before, value, again, sameSlot, err := c.aroundSimulation(ctx, watch, simParams)
+		before, value, again, sameSlot, err := c.aroundSimulation(ctx, watch, simParams, beside)
 		if err != nil {
 			return Effects{}, sim, err
 		}
@@ -390,11 +392,15 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 			}
 			return Effects{}, sim, fmt.Errorf("effects: the watched accounts changed during each of %d simulations (other transactions landing); the effects cannot be measured alone, so nothing is signed", attempts)
 		}
-		sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: out.Value.Accounts}
+		after, err := out.Value.Accounts.accounts()
+		if err != nil {
+			return Effects{}, sim, fmt.Errorf("effects: the simulated accounts cannot be read (%v), so nothing is signed", err)
+		}
+		sim = simulation{Logs: out.Value.Logs, Keys: watch, Before: before, After: after}
 		if out.Value.UnitsConsumed != nil {
 			sim.UnitsConsumed = *out.Value.UnitsConsumed
 		}
-		return measureStates(wallet, v, watch, before, out.Value.Accounts, out.Value.InnerInstructions), sim, nil
+		return measureStates(wallet, v, watch, before, after, out.Value.InnerInstructions), sim, nil
 	}
 }
 
@@ -836,7 +842,7 @@ func (e *Executor) MeasureEffects(ctx context.Context, tx *solana.Transaction, p
 	if err != nil {
 		return Effects{}, fmt.Errorf("effects: encode transaction: %w", err)
 	}
-	eff, _, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), e.key.PublicKey(), false)
+	eff, _, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), e.key.PublicKey(), false, nil)
 	return eff, err
 }
 

@@ -2,9 +2,11 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
@@ -120,19 +122,94 @@ func heliusLevel(p int) string {
 }
 
 func (e *Executor) heliusPrice(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string, error) {
+	q := heliusQuestion(accounts, p)
+	return q.read(e.client.askInTurn(ctx, q.calls))
+}
+
+func (e *Executor) tritonPrice(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string, error) {
+	q := tritonQuestion(accounts, p)
+	return q.read(e.client.askInTurn(ctx, q.calls))
+}
+
+// marketCall is one JSON-RPC call of a fee-market question, and
+// marketAnswer its answer: the raw result, or why there is none.
+type marketCall struct {
+	method string
+	params []any
+}
+
+type marketAnswer struct {
+	result json.RawMessage
+	err    error
+}
+
+// marketQuestion is a fee-market question as calls that need nothing but
+// the transaction's accounts, so they can ride in the effects engine's
+// batch (besideBatch), and how to read their answers (in order).
+type marketQuestion struct {
+	calls []marketCall
+	read  func([]marketAnswer) (uint64, string, error)
+}
+
+// marketQuestion is the question the settings ask of the source already
+// known; ok is false when there is none to ask in a batch (a fixed fee, or
+// an auto source not probed yet: the probe asks the long way).
+func (e *Executor) marketQuestion(accounts []solana.PublicKey) (q marketQuestion, ok bool) {
+	s := e.opts.Fees
+	if s.Fixed {
+		return marketQuestion{}, false
+	}
+	if len(accounts) > 128 {
+		accounts = accounts[:128] // the methods take at most 128
+	}
+	src := s.Source
+	if src == "" || src == FeeSourceAuto {
+		known := e.feeSource.Load()
+		if known == nil {
+			return marketQuestion{}, false
+		}
+		src = *known
+	}
+	p := s.Percentile
+	switch src {
+	case FeeSourceHelius:
+		q = heliusQuestion(accounts, p)
+	case FeeSourceTriton:
+		q = tritonQuestion(accounts, p)
+	default:
+		q = standardQuestion(accounts, p)
+	}
+	read := q.read
+	// As marketPrice answers: a source that fails means no priority fee.
+	q.read = func(a []marketAnswer) (uint64, string, error) {
+		price, text, err := read(a)
+		if err != nil && src != FeeSourceStandard {
+			return 0, "no priority fee: " + err.Error(), nil
+		}
+		return price, text, err
+	}
+	return q, true
+}
+
+func heliusQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 	level := heliusLevel(p)
-	var out struct {
-		PriorityFeeEstimate *float64 `json:"priorityFeeEstimate"`
-	}
 	params := []any{map[string]any{"accountKeys": keyStrings(accounts), "options": map[string]any{"priorityLevel": level}}}
-	if err := e.client.rpc.RPCCallForInto(ctx, &out, "getPriorityFeeEstimate", params); err != nil {
-		return 0, "", fmt.Errorf("getPriorityFeeEstimate failed (%w)", err)
+	return marketQuestion{
+		calls: []marketCall{{"getPriorityFeeEstimate", params}},
+		read: func(a []marketAnswer) (uint64, string, error) {
+			var out struct {
+				PriorityFeeEstimate *float64 `json:"priorityFeeEstimate"`
+			}
+			if err := a[0].decode(&out); err != nil {
+				return 0, "", fmt.Errorf("getPriorityFeeEstimate failed (%w)", err)
+			}
+			f := out.PriorityFeeEstimate
+			if f == nil || math.IsNaN(*f) || *f < 0 || *f > float64(math.MaxUint32)*1e3 {
+				return 0, "", errors.New("getPriorityFeeEstimate gave no usable priorityFeeEstimate")
+			}
+			return uint64(math.Ceil(*f)), fmt.Sprintf("Helius getPriorityFeeEstimate, %s", level), nil
+		},
 	}
-	f := out.PriorityFeeEstimate
-	if f == nil || math.IsNaN(*f) || *f < 0 || *f > float64(math.MaxUint32)*1e3 {
-		return 0, "", errors.New("getPriorityFeeEstimate gave no usable priorityFeeEstimate")
-	}
-	return uint64(math.Ceil(*f)), fmt.Sprintf("Helius getPriorityFeeEstimate, %s", level), nil
 }
 
 type slotFee struct {
@@ -140,17 +217,45 @@ type slotFee struct {
 	PrioritizationFee uint64 `json:"prioritizationFee"`
 }
 
-func (e *Executor) tritonPrice(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string, error) {
-	var out []slotFee
+func tritonQuestion(accounts []solana.PublicKey, p int) marketQuestion {
 	params := []any{keyStrings(accounts), map[string]any{"percentile": p * 100}}
-	if err := e.client.rpc.RPCCallForInto(ctx, &out, "getRecentPrioritizationFees", params); err != nil {
-		return 0, "", fmt.Errorf("getRecentPrioritizationFees with a percentile failed (%w)", err)
+	return marketQuestion{
+		calls: []marketCall{{"getRecentPrioritizationFees", params}},
+		read: func(a []marketAnswer) (uint64, string, error) {
+			out, err := a[0].slotFees()
+			if err != nil {
+				return 0, "", fmt.Errorf("getRecentPrioritizationFees with a percentile failed (%w)", err)
+			}
+			fee, n, ok := percentile(slotFees(out), p)
+			if !ok {
+				return 0, fmt.Sprintf("no priority fee: Triton's p%d is zero in all %d slots", p, len(out)), nil
+			}
+			return fee, fmt.Sprintf("Triton p%d of fees paid, p%d over %d slots", p, p, n), nil
+		},
 	}
-	fee, n, ok := percentile(slotFees(out), p)
-	if !ok {
-		return 0, fmt.Sprintf("no priority fee: Triton's p%d is zero in all %d slots", p, len(out)), nil
+}
+
+// decode reads the answer into out, or returns why there is none.
+func (a marketAnswer) decode(out any) error {
+	if a.err != nil {
+		return a.err
 	}
-	return fee, fmt.Sprintf("Triton p%d of fees paid, p%d over %d slots", p, p, n), nil
+	if len(a.result) == 0 {
+		return errors.New("no answer")
+	}
+	if err := json.Unmarshal(a.result, out); err != nil {
+		return fmt.Errorf("could not decode the answer: %w", err)
+	}
+	return nil
+}
+
+// askInTurn makes calls one after another, outside any batch.
+func (c *Client) askInTurn(ctx context.Context, calls []marketCall) []marketAnswer {
+	out := make([]marketAnswer, len(calls))
+	for i, call := range calls {
+		out[i].err = c.rpc.RPCCallForInto(ctx, &out[i].result, call.method, call.params)
+	}
+	return out
 }
 
 func slotFees(in []slotFee) []uint64 {
@@ -165,13 +270,37 @@ func slotFees(in []slotFee) []uint64 {
 // the accounts and for the global market, and bids the larger: the
 // accounts' minimums alone are mostly zero on a busy cluster.
 func (e *Executor) standardPrice(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string) {
-	ask := func(keys []solana.PublicKey) ([]uint64, error) {
-		var out []slotFee
-		params := []any{}
-		if len(keys) > 0 {
-			params = append(params, keyStrings(keys))
-		}
-		if err := e.client.rpc.RPCCallForInto(ctx, &out, "getRecentPrioritizationFees", params); err != nil {
+	q := standardQuestion(accounts, p)
+	// Both questions at once: the second costs no extra round trip of wait.
+	answers := make([]marketAnswer, len(q.calls))
+	var asked sync.WaitGroup
+	for i := 1; i < len(q.calls); i++ {
+		asked.Go(func() { answers[i] = e.client.askInTurn(ctx, q.calls[i:i+1])[0] })
+	}
+	answers[0] = e.client.askInTurn(ctx, q.calls[:1])[0]
+	asked.Wait()
+	price, text, _ := q.read(answers)
+	return price, text
+}
+
+// standardQuestion asks getRecentPrioritizationFees for the accounts and,
+// when there are any, for the global market. Its reader never fails: an
+// RPC that cannot say means no priority fee.
+func standardQuestion(accounts []solana.PublicKey, p int) marketQuestion {
+	calls := []marketCall{{"getRecentPrioritizationFees", []any{}}}
+	if len(accounts) > 0 {
+		calls = []marketCall{{"getRecentPrioritizationFees", []any{keyStrings(accounts)}}, calls[0]}
+	}
+	return marketQuestion{calls: calls, read: func(a []marketAnswer) (uint64, string, error) {
+		price, text := standardFrom(a, p)
+		return price, text, nil
+	}}
+}
+
+func standardFrom(a []marketAnswer, p int) (uint64, string) {
+	fees := func(a marketAnswer) ([]uint64, error) {
+		out, err := a.slotFees()
+		if err != nil {
 			return nil, err
 		}
 		return slotFees(out), nil
@@ -183,38 +312,26 @@ func (e *Executor) standardPrice(ctx context.Context, accounts []solana.PublicKe
 		}
 		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + ")"
 	}
-	// Both questions at once: the second costs no extra round trip of wait.
-	var (
-		global    []uint64
-		globalErr error
-		asked     = make(chan struct{})
-	)
-	go func() {
-		defer close(asked)
-		if len(accounts) > 0 {
-			global, globalErr = ask(nil)
-		}
-	}()
-	mine, err := ask(accounts)
-	<-asked
+	mine, err := fees(a[0])
 	if err != nil {
 		return fail(err)
 	}
-	if len(accounts) == 0 {
-		global = mine
-	} else if globalErr != nil {
-		return fail(globalErr)
+	global := mine
+	if len(a) > 1 {
+		if global, err = fees(a[1]); err != nil {
+			return fail(err)
+		}
 	}
 	if len(mine) == 0 && len(global) == 0 {
 		return 0, "no priority fee: the node reported no recent fees"
 	}
-	a, na, okA := percentile(mine, p)
+	am, na, okA := percentile(mine, p)
 	g, ng, okG := percentile(global, p)
 	switch {
 	case !okA && !okG:
 		return 0, fmt.Sprintf("no priority fee: no recent non-zero fees among %d slots", max(len(mine), len(global)))
-	case okA && (!okG || a >= g):
-		return a, fmt.Sprintf("p%d of %d recent fees for its accounts, standard method", p, na)
+	case okA && (!okG || am >= g):
+		return am, fmt.Sprintf("p%d of %d recent fees for its accounts, standard method", p, na)
 	}
 	return g, fmt.Sprintf("p%d of %d recent fees of the global market, standard method", p, ng)
 }

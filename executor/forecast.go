@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,16 +67,23 @@ func (f *forecasts) forget(key string) {
 
 // shapeKey names what decides a transaction's compute: each instruction's
 // program, account count, data length and leading data bytes (the
-// instruction's tag), never its amounts or addresses. A wrong guess costs a
-// forecast miss, not a wrong budget: the exact simulation checks it.
+// instruction's tag: four bytes for the System program, one for the token
+// programs and the others solgate builds), never its amounts or addresses.
+// A wrong guess costs a forecast miss, not a wrong budget: the exact
+// simulation checks it.
 func shapeKey(ixs []solana.Instruction) string {
 	var b []byte
 	for _, ix := range ixs {
-		b = append(b, ix.ProgramID().Bytes()...)
+		program := ix.ProgramID()
+		b = append(b, program.Bytes()...)
 		data, _ := ix.Data()
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(ix.Accounts())))
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
-		b = append(b, data[:min(len(data), 4)]...)
+		tag := 1
+		if program.Equals(solana.SystemProgramID) {
+			tag = 4
+		}
+		b = append(b, data[:min(len(data), tag)]...)
 	}
 	return string(b)
 }
@@ -83,13 +91,16 @@ func shapeKey(ixs []solana.Instruction) string {
 // budgetedSimulation builds ixs behind their compute budget and simulates
 // the exact bytes through the effects engine: budgeted then simulate, in
 // one round when a preview's forecast holds. preview.Budget is set.
-func (e *Executor) budgetedSimulation(ctx context.Context, what string, ixs []solana.Instruction, maxAge time.Duration, approved *Budget) (*solana.Transaction, Budget, rpc.LatestBlockhashResult, Preview, simulation, error) {
+//
+// extra, when not nil, are reads asked in the round that simulates the
+// exact bytes (besideBatch); its answers are set once that round is done.
+func (e *Executor) budgetedSimulation(ctx context.Context, what string, ixs []solana.Instruction, maxAge time.Duration, approved *Budget, extra *besideBatch) (*solana.Transaction, Budget, rpc.LatestBlockhashResult, Preview, simulation, error) {
 	forecastable := maxAge > 0 && approved == nil
 	key := ""
 	if forecastable {
 		key = shapeKey(ixs)
 		if f, ok := e.forecasts.get(key); ok {
-			tx, b, bh, preview, sim, err := e.forecastSimulation(ctx, what, ixs, maxAge, f)
+			tx, b, bh, preview, sim, err := e.forecastSimulation(ctx, what, ixs, maxAge, f, extra)
 			if err == nil {
 				return tx, b, bh, preview, sim, nil
 			}
@@ -102,7 +113,7 @@ func (e *Executor) budgetedSimulation(ctx context.Context, what string, ixs []so
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, err
 	}
-	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee)
+	preview, sim, err := e.simulate(ctx, tx, budget.PriorityFee, extra)
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, sim, err
 	}
@@ -120,7 +131,7 @@ func (forecastMiss) Error() string { return "forecast budget does not hold" }
 
 // forecastSimulation builds on f's budget and simulates the exact bytes
 // while the fee market is asked; the result stands only when f holds.
-func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []solana.Instruction, maxAge time.Duration, f forecast) (*solana.Transaction, Budget, rpc.LatestBlockhashResult, Preview, simulation, error) {
+func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []solana.Instruction, maxAge time.Duration, f forecast, extra *besideBatch) (*solana.Transaction, Budget, rpc.LatestBlockhashResult, Preview, simulation, error) {
 	bh, err := e.recent.get(ctx, e.client, maxAge)
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, err
@@ -129,8 +140,28 @@ func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []so
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, fmt.Errorf("prepare %s: build transaction: %w", what, err)
 	}
-	market := e.startMarket(ctx, writableAccounts(tx))
-	preview, sim, err := e.simulate(ctx, tx, f.budget.PriorityFee)
+	// The fee market rides in the simulation's batch when its source is
+	// known: one request to the node, not three.
+	beside := extra
+	market := func() (uint64, string) { return 0, "" }
+	if q, ok := e.marketQuestion(writableAccounts(tx)); ok {
+		// The market's calls first, then the extra ones.
+		beside = &besideBatch{calls: append(slices.Clone(q.calls), extra.list()...)}
+		n := len(q.calls)
+		market = func() (uint64, string) {
+			if len(beside.answers) != len(beside.calls) {
+				return 0, "no priority fee: the fee market was not asked"
+			}
+			if extra != nil {
+				extra.answers = beside.answers[n:]
+			}
+			price, source, _ := q.read(beside.answers[:n])
+			return price, source
+		}
+	} else {
+		market = e.startMarket(ctx, writableAccounts(tx))
+	}
+	preview, sim, err := e.simulate(ctx, tx, f.budget.PriorityFee, beside)
 	price, source := market()
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, sim, err

@@ -342,7 +342,7 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 		return nil, err
 	}
 	view := txView{keys: faccounts, writable: fwritable, signers: p.Signers, ixs: viewIxs(final), blockhash: final.blockhash, priorityFee: p.Budget.PriorityFee}
-	eff, sim, err := e.client.simulateEffects(ctx, final.Raw, view, wallet, false)
+	eff, sim, err := e.client.simulateEffects(ctx, final.Raw, view, wallet, false, nil)
 	if err != nil {
 		return nil, err
 	}

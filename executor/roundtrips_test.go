@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
@@ -27,9 +29,9 @@ func (f *ledgerFixture) count(t *testing.T, during func()) rpcCount {
 }
 
 // A proposal's preview is one round of RPCs once a preview of its shape
-// was measured: the exact bytes' reads and simulation as one batch, beside
-// the fee market (two questions on a stock node), and no measuring
-// simulation. Counted by the ledger, at the other end of the wire.
+// was measured: the exact bytes' reads and simulation, and the fee market
+// (two questions on a stock node), as one batch: one HTTP request, and no
+// measuring simulation. Counted by the ledger, at the other end of the wire.
 func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
 	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
 	ctx := context.Background()
@@ -46,8 +48,8 @@ func TestPreviewIsOneRoundOfRPCs(t *testing.T) {
 
 	var second *executor.Prepared
 	got := f.count(t, func() { second = preview(2_000_000) })
-	if got != (rpcCount{requests: 3, calls: 5, simulations: 1, rounds: 1}) {
-		t.Errorf("second preview: %+v; want 3 HTTP requests (one batch of balances, simulation, balances; two fee-market questions), 5 calls, 1 simulation, 1 round", got)
+	if got != (rpcCount{requests: 1, calls: 5, simulations: 1, rounds: 1}) {
+		t.Errorf("second preview: %+v; want 1 HTTP request (one batch of balances, simulation, balances and two fee-market questions), 5 calls, 1 simulation, 1 round", got)
 	}
 	if second.Preview.Budget != first.Preview.Budget || second.Preview.SpendLamports != 2_000_000+fee {
 		t.Errorf("second preview budget %+v spend %d; want the first's budget %+v and spend %d", second.Preview.Budget, second.Preview.SpendLamports, first.Preview.Budget, 2_000_000+fee)
@@ -162,14 +164,67 @@ func TestPreviewBlockhashRefreshedInBackground(t *testing.T) {
 		t.Fatalf("past half its age: blockhash reused %v, %d rounds; want the reused one, 1 round (the refresh is not waited for)",
 			second.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash, got.rounds)
 	}
-	// The refresh is one more request beside the preview's three.
+	// The refresh is one more request beside the preview's one.
 	testkit.Eventually(t, 10*time.Second, "the background blockhash refresh", func() bool {
-		return f.stats(t).HTTPRequests >= before+4
+		return f.stats(t).HTTPRequests >= before+2
 	}, nil)
 	var third *executor.Prepared
 	got = f.count(t, func() { third = preview(3_000_000) })
-	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 3 {
-		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 3 requests",
+	if third.Tx.Message.RecentBlockhash == first.Tx.Message.RecentBlockhash || got.rounds != 1 || got.requests != 1 {
+		t.Errorf("after the refresh: new blockhash %v, %d rounds, %d requests; want a new one in 1 round of 1 request",
 			third.Tx.Message.RecentBlockhash != first.Tx.Message.RecentBlockhash, got.rounds, got.requests)
+	}
+}
+
+// A token transfer's preview builds on the mint and recipient the last
+// preview of them read, and reads them again in the round that simulates:
+// one round, one request. When the recipient's account appears meanwhile,
+// the bytes built on the old read would create it, so the preview reads
+// first, as the long way does, and shows no creation; the next one is one
+// round again. Counted by the ledger.
+func TestTokenPreviewIsOneRoundOfRPCs(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the counts
+	mintS, err := f.ledger.CreateMint(ctx, 6, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := solana.MustPublicKeyFromBase58(mintS)
+	f.mintTo(t, mintS, f.key.PublicKey(), 5_000_000)
+	to := freshAddress(t)
+	preview := func(amount uint64) *executor.PreparedToken {
+		t.Helper()
+		p, err := f.ex.PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: mint, To: to, Amount: amount})
+		if err != nil {
+			t.Fatalf("preview %d: %v", amount, err)
+		}
+		return p
+	}
+	first := preview(1_000) // reads first, and measures the shape's budget
+
+	var second *executor.PreparedToken
+	got := f.count(t, func() { second = preview(2_000) })
+	if got != (rpcCount{requests: 1, calls: 6, simulations: 1, rounds: 1}) {
+		t.Errorf("second preview: %+v; want 1 HTTP request (balances, simulation, balances, two fee-market questions, the mint and recipient), 6 calls, 1 simulation, 1 round", got)
+	}
+	tp1, tp2 := first.TokenPreview, second.TokenPreview
+	if !tp2.CreatesAccount || tp2.Rent != tp1.Rent || tp2.Rent == 0 || tp2.Received != 2_000 || !tp2.Destination.Equals(tp1.Destination) ||
+		tp2.Mint.Decimals != 6 || second.Preview.Budget != first.Preview.Budget || len(second.Preview.Instructions) != len(first.Preview.Instructions) {
+		t.Errorf("one-round preview %+v budget %+v, %d instructions; want the long way's %+v budget %+v, %d instructions, receiving 2000",
+			tp2, second.Preview.Budget, len(second.Preview.Instructions), tp1, first.Preview.Budget, len(first.Preview.Instructions))
+	}
+
+	// The recipient's account appears: what the last preview read no
+	// longer holds, and the preview must not show a creation.
+	f.mintTo(t, mintS, to, 1)
+	var third *executor.PreparedToken
+	got = f.count(t, func() { third = preview(3_000) })
+	if tp := third.TokenPreview; tp.CreatesAccount || tp.Rent != 0 || tp.Received != 3_000 || len(third.Preview.Instructions) != len(first.Preview.Instructions)-1 || got.rounds < 2 {
+		t.Errorf("after the account appeared: creates=%v rent=%d received=%d, %d instructions, %d rounds; want no creation, no rent, 3000, one instruction fewer, read first (2 rounds or more)",
+			tp.CreatesAccount, tp.Rent, tp.Received, len(third.Preview.Instructions), got.rounds)
+	}
+	got = f.count(t, func() { preview(4_000) })
+	if got.rounds != 1 || got.requests != 1 {
+		t.Errorf("the next preview: %+v; want 1 round, 1 request", got)
 	}
 }

@@ -110,8 +110,9 @@ func (b BalanceChange) Delta() int64 { return int64(b.Post) - int64(b.Pre) }
 
 // simulate runs the unsigned transaction through the effects engine
 // (sigVerify off, since it is not signed yet), so the preview shows measured
-// effects rather than intentions. priorityFee is the compute budget's.
-func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction, priorityFee uint64) (Preview, simulation, error) {
+// effects rather than intentions. priorityFee is the compute budget's;
+// beside, when not nil, are calls asked in the same round (besideBatch).
+func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction, priorityFee uint64, beside *besideBatch) (Preview, simulation, error) {
 	msg, err := tx.Message.MarshalBinary()
 	if err != nil {
 		return Preview{}, simulation{}, fmt.Errorf("simulate: encode message: %w", err)
@@ -122,7 +123,7 @@ func (e *Executor) simulate(ctx context.Context, tx *solana.Transaction, priorit
 	}
 	sum := sha256.Sum256(msg)
 	wallet := tx.Message.AccountKeys[0]
-	eff, sim, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), wallet, false)
+	eff, sim, err := e.client.simulateEffects(ctx, raw, viewOfTransaction(tx, priorityFee), wallet, false, beside)
 	if err != nil {
 		return Preview{}, sim, err
 	}

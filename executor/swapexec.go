@@ -417,7 +417,7 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	// account the message can write, and asks whether the blockhash is
 	// recent (a durable nonce's is not).
 	p.view = viewOfForeign(p.Tx, insp)
-	eff, sim, err := e.client.simulateEffects(ctx, p.Tx.Raw, p.view, wallet, true)
+	eff, sim, err := e.client.simulateEffects(ctx, p.Tx.Raw, p.view, wallet, true, nil)
 	if err != nil {
 		return err
 	}

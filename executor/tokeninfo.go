@@ -123,7 +123,12 @@ func (c *Client) TokenInfo(ctx context.Context, mint solana.PublicKey) (*TokenIn
 	if res == nil || len(res.Value) != 2 {
 		return nil, fmt.Errorf("token info %s: node returned the wrong number of accounts", mint)
 	}
-	m := res.Value[0]
+	return tokenInfoFrom(mint, mdAddr, res.Value[0], res.Value[1])
+}
+
+// tokenInfoFrom reads the mint account m and its Metaplex metadata account
+// md (at mdAddr; nil when absent), as TokenInfo asks for them.
+func tokenInfoFrom(mint, mdAddr solana.PublicKey, m, md *rpc.Account) (*TokenInfo, error) {
 	if m == nil || m.Data == nil {
 		return nil, fmt.Errorf("token info %s: %w: the account does not exist", mint, ErrNotAMint)
 	}
@@ -132,7 +137,7 @@ func (c *Client) TokenInfo(ctx context.Context, mint solana.PublicKey) (*TokenIn
 		return nil, fmt.Errorf("token info %s: %w", mint, err)
 	}
 	info.Mint = mint
-	if md := res.Value[1]; md != nil && md.Data != nil && md.Owner.Equals(solana.TokenMetadataProgramID) {
+	if md != nil && md.Data != nil && md.Owner.Equals(solana.TokenMetadataProgramID) {
 		if meta, of, err := ParseMetaplexMetadata(md.Data.GetBinary()); err == nil && of.Equals(mint) {
 			meta.Account = mdAddr
 			info.Metadata = meta

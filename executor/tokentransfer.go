@@ -155,22 +155,33 @@ func (e *Executor) tokenAccounts(ctx context.Context, t TokenTransfer) (*TokenIn
 	if err != nil {
 		return nil, zero, zero, false, fmt.Errorf("token transfer: read accounts: %w", err)
 	}
-	s, d, to := readAccount(accts[0]), readAccount(accts[1]), readAccount(accts[2])
+	create, err := checkTokenAccounts(t, wallet, src, dst, accts[0], accts[1], accts[2])
+	if err != nil {
+		return nil, zero, zero, false, err
+	}
+	return info, src, dst, create, nil
+}
+
+// checkTokenAccounts refuses what cannot or must not be sent, from the
+// states of the wallet's token account, the recipient's and the recipient
+// owner's address; create reports that the recipient's does not exist.
+func checkTokenAccounts(t TokenTransfer, wallet, src, dst solana.PublicKey, srcAcct, dstAcct, toAcct *rpc.Account) (create bool, err error) {
+	s, d, to := readAccount(srcAcct), readAccount(dstAcct), readAccount(toAcct)
 	switch {
 	case to.token != nil:
-		return nil, zero, zero, false, fmt.Errorf("%w: to %s is itself a token account (of mint %s); give the owner's address, and solgate sends to the owner's associated token account", ErrInvalidTransfer, t.To, to.token.mint)
+		return false, fmt.Errorf("%w: to %s is itself a token account (of mint %s); give the owner's address, and solgate sends to the owner's associated token account", ErrInvalidTransfer, t.To, to.token.mint)
 	case s.token == nil || !s.token.mint.Equals(t.Mint) || !s.token.owner.Equals(wallet):
-		return nil, zero, zero, false, fmt.Errorf("%w: the wallet %s has no associated token account for mint %s (expected %s)", ErrInvalidTransfer, wallet, t.Mint, src)
-	case frozen(accts[0]):
-		return nil, zero, zero, false, fmt.Errorf("%w: the wallet's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, src)
+		return false, fmt.Errorf("%w: the wallet %s has no associated token account for mint %s (expected %s)", ErrInvalidTransfer, wallet, t.Mint, src)
+	case frozen(srcAcct):
+		return false, fmt.Errorf("%w: the wallet's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, src)
 	case s.token.amount < t.Amount:
-		return nil, zero, zero, false, fmt.Errorf("%w: the wallet holds %d base units of %s, fewer than the %d asked", ErrInvalidTransfer, s.token.amount, t.Mint, t.Amount)
+		return false, fmt.Errorf("%w: the wallet holds %d base units of %s, fewer than the %d asked", ErrInvalidTransfer, s.token.amount, t.Mint, t.Amount)
 	case d.exists && (d.token == nil || !d.token.mint.Equals(t.Mint) || !d.token.owner.Equals(t.To)):
-		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's associated token account %s exists but is not a %s account owned by %s", ErrTokenRefused, dst, t.Mint, t.To)
-	case d.exists && frozen(accts[1]):
-		return nil, zero, zero, false, fmt.Errorf("%w: the recipient's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, dst)
+		return false, fmt.Errorf("%w: the recipient's associated token account %s exists but is not a %s account owned by %s", ErrTokenRefused, dst, t.Mint, t.To)
+	case d.exists && frozen(dstAcct):
+		return false, fmt.Errorf("%w: the recipient's token account %s is frozen by the mint's freeze authority", ErrTokenRefused, dst)
 	}
-	return info, src, dst, !d.exists, nil
+	return !d.exists, nil
 }
 
 // frozen reads a token account's state byte (2 = frozen).
@@ -215,23 +226,55 @@ func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge tim
 	}
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
+	payer := e.key.PublicKey()
+	if maxAge > 0 && approved == nil {
+		if shape, ok := e.tokenShapes.get(t); ok {
+			built, err := e.tokenInOneRound(ctx, t, maxAge, shape)
+			if err == nil {
+				return e.preparedToken(t, built, start, meter)
+			}
+			// The guess did not hold (or anything failed): the long way
+			// reads first and reports its own errors.
+			e.tokenShapes.forget(t)
+		}
+	}
 	info, src, dst, create, err := e.tokenAccounts(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	payer := e.key.PublicKey()
 	ixs, err := tokenInstructions(payer, t, info, src, dst, create)
 	if err != nil {
 		return nil, err
 	}
-	tx, _, bh, preview, sim, err := e.budgetedSimulation(ctx, "token transfer", ixs, maxAge, approved)
+	tx, _, bh, preview, sim, err := e.budgetedSimulation(ctx, "token transfer", ixs, maxAge, approved, nil)
 	if err != nil {
 		return nil, err
 	}
+	e.tokenShapes.put(t, tokenShape{program: info.Program, decimals: info.Decimals, create: create})
+	return e.preparedToken(t, builtToken{info: info, src: src, dst: dst, create: create, tx: tx, bh: bh, preview: preview, sim: sim}, start, meter)
+}
+
+// builtToken is a token transfer built and simulated, with what it was
+// built from.
+type builtToken struct {
+	info     *TokenInfo
+	src, dst solana.PublicKey
+	create   bool
+	tx       *solana.Transaction
+	bh       rpc.LatestBlockhashResult
+	preview  Preview
+	sim      simulation
+}
+
+// preparedToken measures the token movement of b and holds it to t.
+func (e *Executor) preparedToken(t TokenTransfer, b builtToken, start time.Time, meter *ctxMeter) (*PreparedToken, error) {
+	payer := e.key.PublicKey()
+	info, src, dst, create, tx, bh, preview, sim := b.info, b.src, b.dst, b.create, b.tx, b.bh, b.preview, b.sim
 	tp, err := measureToken(t, info, src, dst, preview.Effects, sim)
 	if err != nil {
 		return nil, err
 	}
+	e.tokenShapes.putMint(info)
 	tp.CreatesAccount = create
 	for _, w := range info.Warnings {
 		if _, refused := refusedExtensions[w.Kind]; !refused {

@@ -26,6 +26,9 @@ type Executor struct {
 	feeSource atomic.Pointer[string]
 	// forecasts are the budgets previews last measured, per shape.
 	forecasts forecasts
+	// tokenShapes are what token transfer previews last read, per mint and
+	// recipient (tokenround.go).
+	tokenShapes tokenShapes
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.
@@ -179,7 +182,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	start := time.Now()
 
 	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
-	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved)
+	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved, nil)
 	if err != nil {
 		return nil, err
 	}

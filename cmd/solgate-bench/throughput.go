@@ -341,5 +341,8 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	if own != nil {
 		rows = append(rows, *own)
 	}
+	if prof != nil && len(integrity) == 0 {
+		rows = append(rows, consoleBreakdownRow(prof, split.Self*(1-prof.AgentShare()), total))
+	}
 	return rows, integrity, nil
 }

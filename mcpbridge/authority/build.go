@@ -25,6 +25,9 @@ type Setup struct {
 	// VerifyWindow is how long a confirmed transaction is looked for
 	// before its outcome is unknown; zero: executor.DefaultVerifyWindow.
 	VerifyWindow time.Duration
+	// PreviewBlockhashAge is how long previews may reuse a blockhash
+	// (tests that count RPCs); zero: the executor's default.
+	PreviewBlockhashAge time.Duration
 	// SwapAPI is the aggregator's API; nil: swaps are refused.
 	SwapAPI      *executor.SwapClient
 	SwapPrograms []solana.PublicKey // aggregator programs allowed besides Jupiter v6
@@ -69,7 +72,7 @@ func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
-	ex := executor.New(s.Client, s.Key, executor.Options{Fees: s.Fees, VerifyWindow: s.VerifyWindow})
+	ex := executor.New(s.Client, s.Key, executor.Options{Fees: s.Fees, VerifyWindow: s.VerifyWindow, PreviewBlockhashAge: s.PreviewBlockhashAge})
 	if err := Reconcile(ctx, ex, spend, s.Store, s.ReconcileNow, s.Progress); err != nil {
 		return nil, err
 	}

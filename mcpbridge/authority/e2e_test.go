@@ -45,13 +45,13 @@ type world struct {
 	allowed, stranger solana.PublicKey
 }
 
-func newWorld(t *testing.T, tweak func(*authority.Options)) *world {
+func newWorld(t testing.TB, tweak func(*authority.Options)) *world {
 	t.Helper()
 	return newWorldListen(t, tweak, authority.ListenConfig{})
 }
 
 // newWorldListen is newWorld with the socket's listener configured.
-func newWorldListen(t *testing.T, tweak func(*authority.Options), lc authority.ListenConfig) *world {
+func newWorldListen(t testing.TB, tweak func(*authority.Options), lc authority.ListenConfig) *world {
 	t.Helper()
 	return newWorldOnListen(t, func(o *authority.Options, _ *localnet.Ledger) {
 		if tweak != nil {
@@ -62,26 +62,26 @@ func newWorldListen(t *testing.T, tweak func(*authority.Options), lc authority.L
 
 // newWorldOn is newWorld with a tweak that also sees the ledger (its demo
 // mints and programs exist only once it runs).
-func newWorldOn(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)) *world {
+func newWorldOn(t testing.TB, tweak func(*authority.Options, *localnet.Ledger)) *world {
 	t.Helper()
 	return newWorldOnListen(t, tweak, authority.ListenConfig{})
 }
 
-func newWorldOnListen(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldOnListen(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
 	return newWorldSetup(t, tweak, nil, lc)
 }
 
 // newWorldSetup is newWorldOn that may also change what the authority is
 // built from (e.g. its swap programs); setupTweak may be nil.
-func newWorldSetup(t *testing.T, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
 	return newWorldLedger(t, localnet.Options{SlotMS: 20}, tweak, setupTweak, lc)
 }
 
 // newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one
 // reporting a public cluster's genesis hash).
-func newWorldLedger(t *testing.T, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
 	l, chain := testkit.StartLedger(t, lopts)

@@ -75,6 +75,10 @@ type Proposal struct {
 	Signature string
 	Result    *executor.Result
 
+	// text is previewText as the proposal was recorded with: what it
+	// previews never changes once queued, and the answer reuses it.
+	text string
+
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending
 }

@@ -114,11 +114,12 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 
 // enqueue records and queues a new proposal; shared by every write tool.
 func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
+	p.text = previewText(p, h.opts.Network)
 	if h.opts.Store != nil {
 		args, _ := json.Marshal(normalized)
 		if err := h.opts.Store.InsertProposal(store.Proposal{
 			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
-			Preview: previewText(p, h.opts.Network), CreatedAt: p.CreatedAt, Status: string(StatusPending),
+			Preview: p.text, CreatedAt: p.CreatedAt, Status: string(StatusPending),
 		}); err != nil {
 			// Fail closed: an unrecorded proposal could be approved without a trace.
 			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())

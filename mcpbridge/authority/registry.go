@@ -153,6 +153,9 @@ func (e Env) Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, erro
 	return e.h.label(ctx, mint)
 }
 
+// LabelOf is the label of a mint the executor has read.
+func (e Env) LabelOf(info *executor.TokenInfo) TokenLabel { return e.h.labelOf(info) }
+
 // Audit appends a row to the audit trail.
 func (e Env) Audit(kind, proposalID string, body map[string]any) { e.h.audit(kind, proposalID, body) }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 
 	"github.com/solgate/solgate/mcpbridge"
 )
@@ -72,10 +73,21 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
 }
 
+// writeJSON answers v with its length given: a body written as it is
+// encoded goes out chunked once it outgrows the server's buffer (a
+// proposal's answer does), which costs both ends.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	body, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(body)
 }
 
 // Serve answers bridges on l until it is closed.

@@ -98,6 +98,12 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 	if err != nil {
 		return TokenLabel{}, err
 	}
+	return h.labelOf(info), nil
+}
+
+// labelOf is the label of a mint as read from the chain.
+func (h *Hub) labelOf(info *executor.TokenInfo) TokenLabel {
+	mint := info.Mint
 	l := TokenLabel{Mint: mint.String(), Decimals: info.Decimals, Warnings: info.Warnings, Network: h.opts.Network}
 	if md := info.Metadata; md != nil {
 		l.Name = untrusted.Sanitize(md.Name, 48)
@@ -108,7 +114,7 @@ func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, err
 			l.Warnings = append(slices.Clone(l.Warnings), w)
 		}
 	}
-	return l, nil
+	return l
 }
 
 func (l TokenLabel) String() string {

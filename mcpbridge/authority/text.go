@@ -125,7 +125,11 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		b.WriteString("(This is the proposal already waiting for these exact arguments.)\n")
 	}
 	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
-	b.WriteString(previewText(p, n))
+	if p.text != "" {
+		b.WriteString(p.text)
+	} else {
+		b.WriteString(previewText(p, n))
+	}
 	b.WriteString("\n" + capsText(v) + "\n")
 	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call %s again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
 		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)

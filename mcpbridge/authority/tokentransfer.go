@@ -162,24 +162,36 @@ func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
 
 // Draft reads the mint (for decimals and its label), so the pre-policy can
 // judge the request against the per-mint caps before anything is built.
+// A mint a preview read already is not read again here: the pre-policy
+// needs only its decimals, which do not change, and Prepare labels the
+// proposal from its own read (so a proposal is one round of RPCs).
 func (transferTokenKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
 	a := wa.(TransferTokenArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
-	label, err := env.Label(ctx, a.Mint)
-	if err != nil {
-		return nil, errors.New("mint: could not read it as a token mint (nothing was proposed): " + err.Error())
+	var label TokenLabel
+	if info, ok := env.Executor().RecentTokenInfo(a.Mint); ok {
+		label = env.LabelOf(info)
+	} else {
+		var err error
+		if label, err = env.Label(ctx, a.Mint); err != nil {
+			return nil, errors.New("mint: could not read it as a token mint (nothing was proposed): " + err.Error())
+		}
 	}
+	return &TokenTransferProposal{A: a, Token: markImpostor(label), SOLOut: signatureFee}, nil
+}
+
+// markImpostor: a ticker that imitates a real token's (USDC, SOL, ...)
+// without being it is shown with a "?" in every line that names it.
+func markImpostor(label TokenLabel) TokenLabel {
 	for _, w := range label.Warnings {
 		if w.Kind == executor.WarnImpostor {
-			// Its ticker imitates a real token's (USDC, SOL, ...) without
-			// being it: every line that names it says so with a "?".
 			label.Symbol += "?"
 			break
 		}
 	}
-	return &TokenTransferProposal{A: a, Token: label, SOLOut: signatureFee}, nil
+	return label
 }
 
 // Prepare builds and simulates the transfer; policy then judges what the
@@ -200,6 +212,10 @@ func (k *TokenTransferProposal) Prepare(ctx context.Context, env Env) (executor.
 		return executor.Preview{}, errors.New("could not prepare the token transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
 	k.Preview, k.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
+	if info := prepared.TokenPreview.Mint; info != nil {
+		// The label the proposal shows is the one its own preview read.
+		k.Token = markImpostor(env.LabelOf(info))
+	}
 	k.Approval = executor.TokenApproval{Budget: prepared.Preview.Budget, Received: prepared.TokenPreview.Received}
 	return prepared.Preview, nil
 }

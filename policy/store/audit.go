@@ -64,6 +64,16 @@ func canonicalBody(body any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if out, ok := sortKeys(raw); ok {
+		return string(out), nil
+	}
+	return canonicalRoundTrip(raw)
+}
+
+// canonicalRoundTrip is the definition of the canonical form: decoded and
+// marshalled again, maps marshalling with sorted keys. sortKeys is the
+// fast way to the same bytes.
+func canonicalRoundTrip(raw []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // keep large integers (lamports, slots) exact
 	var v any

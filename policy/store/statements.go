@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -58,4 +59,17 @@ func (s *Store) txQueryRow(tx *sql.Tx, query string, args ...any) *sql.Row {
 		return st.QueryRow(args...)
 	}
 	return tx.QueryRow(query, args...)
+}
+
+// insertedOne turns an INSERT … ON CONFLICT DO NOTHING that inserted no
+// row into ErrDuplicate: the first record stands.
+func insertedOne(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("%s: %w", what, ErrDuplicate)
+	}
+	return nil
 }

@@ -357,20 +357,15 @@ func (s *Store) InsertProposal(p Proposal) error {
 		return fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)
 	}
 	_, err := s.write("proposal", p.ID, p, func(tx *sql.Tx) error {
-		var n int
-		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM proposals WHERE id = ?`, p.ID).Scan(&n); err != nil {
-			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
-		}
-		if n > 0 {
-			return fmt.Errorf("insert proposal %s: %w", p.ID, ErrDuplicate)
-		}
-		_, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		// One statement: the primary key finds a duplicate (no row
+		// inserted), where a look-up first cost a second one.
+		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status)
 		if err != nil {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
 		}
-		return nil
+		return insertedOne(res, "insert proposal "+p.ID)
 	})
 	return err
 }
@@ -441,17 +436,14 @@ func (s *Store) RecordDecision(d Decision) error {
 	}
 	d.LatencyMS = d.Latency.Milliseconds()
 	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
-		var n int
-		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM decisions WHERE proposal_id = ?`, d.ProposalID).Scan(&n); err != nil {
+		res, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal_id) DO NOTHING`,
+			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS)
+		if err != nil {
 			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
 		}
-		if n > 0 {
-			return fmt.Errorf("record decision %s: %w", d.ProposalID, ErrDuplicate)
-		}
-		if _, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
-			VALUES (?, ?, ?, ?, ?, ?)`,
-			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS); err != nil {
-			return fmt.Errorf("record decision %s: %w", d.ProposalID, err)
+		if err := insertedOne(res, "record decision "+d.ProposalID); err != nil {
+			return err
 		}
 		return s.setStatusTx(tx, d.ProposalID, d.Outcome)
 	})

@@ -1,0 +1,82 @@
+package authority_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority"
+)
+
+// BenchmarkProposeDeny is one proposal of the throughput run, in one
+// process: a client on the console's socket proposes a SOL transfer, and the
+// operator denies it. The ledger runs in its own process, so the
+// cpu-ms/op metric (this process's user+system time a proposal) is the
+// console's hub plus one in-process HTTP client; -cpuprofile tells them
+// apart.
+func BenchmarkProposeDeny(b *testing.B) {
+	w := newWorldB(b)
+	c := mcpbridge.NewUnixHTTPClient(w.socket, 30*time.Second)
+	defer c.CloseIdleConnections()
+	ctx := context.Background()
+	to := w.allowed.String()
+	propose := func(lamports uint64) string {
+		args, _ := json.Marshal(map[string]any{"to": to, "lamports": lamports})
+		res, err := mcpbridge.PostCall(ctx, c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Status() != "pending_approval" {
+			b.Fatalf("want pending_approval, got %q: %s", res.Status(), res.Text)
+		}
+		return res.Str("proposal_id")
+	}
+	propose(1_000_000) // warm: blockhash, fee market, connections
+	b.ReportAllocs()
+	cpu0, ledger0 := processCPU(), ledgerCPU(b, w)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := propose(1_000_001 + uint64(i))
+		if _, err := w.authority.Deny(id, "bench", "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
+}
+
+// ledgerCPU is the ledger process's user+system time, from /proc (Linux).
+func ledgerCPU(b *testing.B, w *world) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.ledger.Pid()))
+	if err != nil {
+		b.Skipf("ledger CPU: %v", err)
+	}
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ
+	return time.Duration(ut+st) * time.Second / ticks
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// newWorldB is newWorld for a benchmark, with flood control out of the way.
+func newWorldB(b *testing.B) *world {
+	return newWorld(b, func(o *authority.Options) {
+		o.MaxPendingPerUID, o.MaxPending, o.ProposalsPerMinute = math.MaxInt32, math.MaxInt32, math.MaxInt32
+	})
+}
