@@ -57,8 +57,17 @@ type Store struct {
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
 	headFile *os.File
-	headErr  error
-	headNote string
+	// The head file is written by one goroutine at a time (writeHeads),
+	// always with the newest head committed, and no write or commit waits
+	// for it. headMu guards the fields below; headIdle is signalled when
+	// the writer stops.
+	headMu    sync.Mutex
+	headIdle  *sync.Cond
+	headBusy  bool
+	headNext  *headRecord // committed, not yet in the file
+	headNextF *os.File
+	headErr   error
+	headNote  string
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
@@ -112,6 +121,9 @@ func (s *Store) HeadFileNote() string { return s.headNote }
 func (s *Store) HeadFileErr() error {
 	s.lockWriters()
 	defer s.unlockWriters()
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	s.flushHeadLocked()
 	return s.headErr
 }
 
@@ -147,7 +159,9 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	return &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}, nil
+	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
+	s.headIdle = sync.NewCond(&s.headMu)
+	return s, nil
 }
 
 // Path is the database file.
@@ -156,11 +170,14 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database and the head file.
 func (s *Store) Close() error {
 	// The writers' lock: a write still in flight (a bridge's handler that
-	// ends its grants as the console shuts down) finishes, its head-file
-	// write included, before the files close under it; one that comes later
-	// fails on the closed database.
+	// ends its grants as the console shuts down) finishes, and the head
+	// file catches up, before the files close under them; a write that
+	// comes later fails on the closed database.
 	s.lockWriters()
 	defer s.unlockWriters()
+	s.headMu.Lock()
+	s.flushHeadLocked()
+	s.headMu.Unlock()
 	if s.headFile != nil {
 		s.headFile.Close()
 		s.headFile = nil
@@ -198,10 +215,10 @@ func (s *Store) unlockWriters() { <-s.writers }
 // own, so one write's failure undoes that write alone. No write waits for a
 // group to form, and none returns before the commit holding it is durable:
 // under load a denial's row shares its commit with others, and its answer
-// still follows its row to disk. The audit head file is written after the
-// commit with the writers' lock still held, but no write waits for it: the
-// records are durable already, and a head file one commit behind after a
-// crash is caught up by the next Open, as it always was.
+// still follows its row to disk. The audit head file follows the commits
+// (writeHeads), but no write or commit waits for it: the records are
+// durable already, and a head file behind after a crash is caught up by
+// the next Open, as it always was.
 func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
 	return s.queue(kind, proposalID, body, fn).await(s)
 }
@@ -236,21 +253,56 @@ func (w *queuedWrite) await(s *Store) (AuditEntry, error) {
 	s.queued = nil
 	s.queueMu.Unlock()
 	head, moved := s.commitGroup(group)
-	if !moved || s.headFile == nil {
-		s.unlockWriters()
-		return w.entry, w.err
+	if moved && s.headFile != nil {
+		s.noteHead(head, s.headFile)
 	}
-	// The head file's sync is not on any writer's path; the next commit
-	// waits for it, so the file never goes back.
-	f := s.headFile
-	go func() {
-		defer s.unlockWriters()
+	s.unlockWriters()
+	return w.entry, w.err
+}
+
+// noteHead hands a committed head to the head file's writer, starting it
+// when it is not running. No writer waits for the file: the records are
+// durable already. Called with the writers' lock held, so heads arrive in
+// commit order.
+func (s *Store) noteHead(h headRecord, f *os.File) {
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	s.headNext, s.headNextF = &h, f
+	if !s.headBusy {
+		s.headBusy = true
+		go s.writeHeads()
+	}
+}
+
+// writeHeads writes the newest noted head until none is left: heads
+// committed while a write is being synced are folded into the next, so
+// the file only moves forward and never lags by more than the commits
+// of one sync. A crash in between leaves it behind the database, which
+// the next Open catches up and reports, as it always could.
+func (s *Store) writeHeads() {
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	for s.headNext != nil {
+		h, f := *s.headNext, s.headNextF
+		s.headNext = nil
+		s.headMu.Unlock()
 		if beforeHeadWrite != nil {
 			beforeHeadWrite()
 		}
-		s.headErr = writeHeadSlot(f, head)
-	}()
-	return w.entry, w.err
+		err := writeHeadSlot(f, h)
+		s.headMu.Lock()
+		s.headErr = err
+	}
+	s.headBusy = false
+	s.headIdle.Broadcast()
+}
+
+// flushHeadLocked waits, with headMu held, until the head file names the
+// last commit (or failed to).
+func (s *Store) flushHeadLocked() {
+	for s.headBusy {
+		s.headIdle.Wait()
+	}
 }
 
 // queuedWrite is one write waiting for its group's commit. Its result
