@@ -190,8 +190,7 @@ func (s *Store) Close() error {
 // must go through the methods so the audit chain stays complete.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// lockWriters takes the writers' lock; unlockWriters gives it back (from
-// any goroutine: a commit hands it to its head-file write).
+// lockWriters takes the writers' lock; unlockWriters gives it back.
 func (s *Store) lockWriters()   { s.writers <- struct{}{} }
 func (s *Store) unlockWriters() { <-s.writers }
 
