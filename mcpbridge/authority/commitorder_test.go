@@ -80,6 +80,33 @@ func addedProposal(t *testing.T, events <-chan authority.Event) string {
 	}
 }
 
+// auditKindsOf lists the kinds of a proposal's audit entries, in order,
+// read back from the database.
+func auditKindsOf(t *testing.T, st *store.Store, id string) string {
+	t.Helper()
+	entries, err := st.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range entries {
+		if e.ProposalID == id {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	return strings.Join(kinds, ",")
+}
+
+// proposalRows counts a proposal's rows and its decision's in the database.
+func proposalRows(t *testing.T, st *store.Store, id string) int {
+	t.Helper()
+	var rows int
+	if err := st.DB().QueryRow(`SELECT (SELECT COUNT(*) FROM proposals WHERE id = ?) + (SELECT COUNT(*) FROM decisions WHERE proposal_id = ?)`, id, id).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 type heldReply struct {
 	ans     testkit.Answer
 	err     error
@@ -119,9 +146,8 @@ func proposeAndApproveWhileHeld(t *testing.T, w *world) (id string, holder *writ
 	}()
 	<-entered
 
-	var rows int
-	if err := w.store.DB().QueryRow(`SELECT (SELECT COUNT(*) FROM proposals WHERE id = ?) + (SELECT COUNT(*) FROM decisions WHERE proposal_id = ?)`, id, id).Scan(&rows); err != nil || rows != 0 {
-		t.Fatalf("rows of %s while the write lock is held: %d, %v", id, rows, err)
+	if rows := proposalRows(t, w.store, id); rows != 0 {
+		t.Fatalf("rows of %s while the write lock is held: %d", id, rows)
 	}
 	if p, _ := w.authority.Proposal(id); p == nil || p.Status != authority.StatusPending || p.Token != "" {
 		t.Fatalf("while its record commits the proposal is %+v; want pending, no token", p)
@@ -171,17 +197,7 @@ func TestProposalShownBeforeItsRecordButNothingAnsweredBeforeIt(t *testing.T) {
 	if dec, err := w.store.GetDecision(id); err != nil || dec.Outcome != store.OutcomeApproved {
 		t.Fatalf("decision row: %+v, %v", dec, err)
 	}
-	entries, err := w.store.Audit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, e := range entries {
-		if e.ProposalID == id {
-			kinds = append(kinds, e.Kind)
-		}
-	}
-	if strings.Join(kinds, ",") != "proposal,decision" {
+	if kinds := auditKindsOf(t, w.store, id); kinds != "proposal,decision" {
 		t.Fatalf("audit entries of %s in order: %v; want proposal, decision", id, kinds)
 	}
 }
@@ -220,21 +236,10 @@ func TestFailedInsertWithdrawsTheShownProposal(t *testing.T) {
 	if p, _ := w.authority.Proposal(id); p == nil || p.Status != authority.StatusFailed || p.Token != "" {
 		t.Fatalf("hub holds %+v; want failed, no token", p)
 	}
-	var rows int
-	if err := w.store.DB().QueryRow(`SELECT (SELECT COUNT(*) FROM proposals WHERE id = ?) + (SELECT COUNT(*) FROM decisions WHERE proposal_id = ?)`, id, id).Scan(&rows); err != nil || rows != 0 {
-		t.Fatalf("rows of the withdrawn proposal: %d, %v", rows, err)
+	if rows := proposalRows(t, w.store, id); rows != 0 {
+		t.Fatalf("rows of the withdrawn proposal: %d", rows)
 	}
-	entries, err := w.store.Audit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, e := range entries {
-		if e.ProposalID == id {
-			kinds = append(kinds, e.Kind)
-		}
-	}
-	if strings.Join(kinds, ",") != "proposal_withdrawn" {
+	if kinds := auditKindsOf(t, w.store, id); kinds != "proposal_withdrawn" {
 		t.Fatalf("audit entries of %s: %v; want proposal_withdrawn", id, kinds)
 	}
 
