@@ -90,14 +90,7 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 		return nil, fmt.Errorf("%s %s: the approval could not be recorded, so no token was issued: %w", verb, id, err)
 	}
 	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
-	if h.pendingByFP[p.Fingerprint] == p.ID {
-		delete(h.pendingByFP, p.Fingerprint)
-		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
-			h.pendingOf[owner]--
-		} else {
-			delete(h.pendingOf, owner)
-		}
-	}
+	h.unpendLocked(p)
 	if st == StatusApproved {
 		ttl := p.Kind.TokenTTL(h.opts.TokenTTL) // a swap approval binds a price: it lapses sooner
 		token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)

@@ -187,6 +187,19 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	return res
 }
 
+// unpendLocked takes p out of the pending counts (same-arguments lookup
+// and flood limits), once, when it stops waiting for a decision.
+func (h *Hub) unpendLocked(p *Proposal) {
+	if h.pendingByFP[p.Fingerprint] == p.ID {
+		delete(h.pendingByFP, p.Fingerprint)
+		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
+			h.pendingOf[owner]--
+		} else {
+			delete(h.pendingOf, owner)
+		}
+	}
+}
+
 // recording is a proposal's insert on its way to disk: done is closed once
 // it is durable, or once it failed, err then saying why.
 type recording struct {
@@ -222,14 +235,7 @@ func (h *Hub) withdraw(p *Proposal, err error) {
 	p.record.err = err
 	close(p.record.done)
 	p.Status, p.Reason, p.Token = StatusFailed, "withdrawn: the console could not record the proposal: "+err.Error(), ""
-	if h.pendingByFP[p.Fingerprint] == p.ID {
-		delete(h.pendingByFP, p.Fingerprint)
-		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
-			h.pendingOf[owner]--
-		} else {
-			delete(h.pendingOf, owner)
-		}
-	}
+	h.unpendLocked(p)
 	h.changedLocked(p)
 	snap := p.snapshot()
 	h.mu.Unlock()

@@ -33,6 +33,20 @@ func holdCommits(t *testing.T, st *Store) (release func()) {
 	return release
 }
 
+// queueInsertThenDecision queues proposal p1's insert, then its approval
+// (as the operator pressing a key at once), and returns when both wait.
+func queueInsertThenDecision(t *testing.T, st *Store) (insert *Queued, decided chan error) {
+	t.Helper()
+	insert = st.QueueProposal(Proposal{ID: "p1", Client: "c", Tool: "transfer_sol", Fingerprint: "fp", CreatedAt: time.Now()})
+	decided = make(chan error, 1)
+	go func() {
+		decided <- st.RecordDecision(Decision{ProposalID: "p1", DecidedBy: "operator", DecidedAt: time.Now(), Outcome: OutcomeApproved})
+	}()
+	testkit.Eventually(t, 30*time.Second, "the decision queued behind the insert", func() bool { return queuedWrites(st) == 2 },
+		func() string { return fmt.Sprintf("%d queued", queuedWrites(st)) })
+	return insert, decided
+}
+
 // A decision queued after a proposal's insert (the hub shows a proposal
 // while its insert is being committed, and the operator may press a key at
 // once) is never durable before that insert: while the insert waits for
@@ -42,13 +56,7 @@ func TestDecisionQueuedAfterAnInsertWaitsForIt(t *testing.T) {
 	st, dir := openTemp(t)
 	release := holdCommits(t, st)
 
-	insert := st.QueueProposal(Proposal{ID: "p1", Client: "c", Tool: "transfer_sol", Fingerprint: "fp", CreatedAt: time.Now()})
-	decided := make(chan error, 1)
-	go func() {
-		decided <- st.RecordDecision(Decision{ProposalID: "p1", DecidedBy: "operator", DecidedAt: time.Now(), Outcome: OutcomeApproved})
-	}()
-	testkit.Eventually(t, 30*time.Second, "the decision queued behind the insert", func() bool { return queuedWrites(st) == 2 },
-		func() string { return fmt.Sprintf("%d queued", queuedWrites(st)) })
+	insert, decided := queueInsertThenDecision(t, st)
 	select {
 	case err := <-decided:
 		t.Fatalf("the decision returned (%v) while its proposal's insert was not committed", err)
@@ -101,13 +109,7 @@ func TestDecisionBehindAFailedInsertFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := holdCommits(t, st)
-	insert := st.QueueProposal(Proposal{ID: "p1", Client: "c", Tool: "transfer_sol", Fingerprint: "fp", CreatedAt: time.Now()})
-	decided := make(chan error, 1)
-	go func() {
-		decided <- st.RecordDecision(Decision{ProposalID: "p1", DecidedBy: "operator", DecidedAt: time.Now(), Outcome: OutcomeApproved})
-	}()
-	testkit.Eventually(t, 30*time.Second, "the decision queued behind the insert", func() bool { return queuedWrites(st) == 2 },
-		func() string { return fmt.Sprintf("%d queued", queuedWrites(st)) })
+	insert, decided := queueInsertThenDecision(t, st)
 	release()
 
 	if err := insert.Wait(); err == nil || !strings.Contains(err.Error(), "injected store failure") {
