@@ -41,7 +41,9 @@ func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
 }
 
 // decide claims a pending proposal, records the decision in the store with
-// the hub unlocked, and only then applies it. The write fsyncs; holding h.mu
+// the hub unlocked, and only then applies it. The decision's write is queued
+// after the proposal's own insert (enqueue), so it is durable only once that
+// insert is, and a token never precedes either. The write fsyncs; holding h.mu
 // across it would make every call from every bridge, reads included, wait
 // behind each decision's disk write.
 //
@@ -74,6 +76,11 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p.deciding = false
+	if p.Status != StatusPending {
+		// Withdrawn while the decision was written: its insert failed, so
+		// the decision found no row either (see enqueue).
+		return nil, fmt.Errorf("%s %s: %w (it is %s: %s)", verb, id, ErrNotPending, p.Status, p.Reason)
+	}
 	if err != nil && st == StatusApproved {
 		// Still pending; if its time ran out while the write failed, the
 		// expiry that backed off from the claim is due now.
@@ -83,14 +90,7 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 		return nil, fmt.Errorf("%s %s: the approval could not be recorded, so no token was issued: %w", verb, id, err)
 	}
 	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
-	if h.pendingByFP[p.Fingerprint] == p.ID {
-		delete(h.pendingByFP, p.Fingerprint)
-		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
-			h.pendingOf[owner]--
-		} else {
-			delete(h.pendingOf, owner)
-		}
-	}
+	h.unpendLocked(p)
 	if st == StatusApproved {
 		ttl := p.Kind.TokenTTL(h.opts.TokenTTL) // a swap approval binds a price: it lapses sooner
 		token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)

@@ -81,6 +81,7 @@ type Proposal struct {
 
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending
+	record   *recording    // its insert in the store (see Hub.enqueue); nil without a store
 }
 
 func (p *Proposal) snapshot() *Proposal {

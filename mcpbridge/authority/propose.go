@@ -82,9 +82,10 @@ func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.C
 func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
 	h.mu.Lock()
 	if id, ok := h.pendingByFP[fp]; ok {
-		p := h.proposals[id].snapshot()
+		p := h.proposals[id]
+		snap := p.snapshot()
 		h.mu.Unlock()
-		return pendingResult(p, h.SpendSummary(), h.opts.Network, true), true
+		return h.repeatedResult(p, snap), true
 	}
 	paused := h.paused
 	full := h.floodFullLocked(who.owner())
@@ -113,27 +114,32 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 }
 
 // enqueue records and queues a new proposal; shared by every write tool.
+//
+// The commit rule (store.write) allows the proposal to be shown while its
+// record is being committed, and no more: its insert is queued in the store
+// before the proposal can be seen, so an operator's decision on it (or a
+// grant's, or the expiry's) is queued after the insert and is durable only
+// with it or after it; a decision on a proposal whose insert failed finds
+// no row and fails. The agent's answer, the grant and the expiry timer wait
+// for the insert to be durable. A failed insert withdraws the proposal
+// (withdraw): fail closed, audited.
 func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
 	p.text = previewText(p, h.opts.Network)
+	var row store.Proposal
 	if h.opts.Store != nil {
 		args, _ := json.Marshal(normalized)
-		if err := h.opts.Store.InsertProposal(store.Proposal{
+		row = store.Proposal{
 			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
 			Preview: p.text, CreatedAt: p.CreatedAt, Status: string(StatusPending),
-		}); err != nil {
-			// Fail closed: an unrecorded proposal could be approved without a trace.
-			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
 		}
 	}
 	h.mu.Lock()
 	if id, ok := h.pendingByFP[p.Fingerprint]; ok {
 		// An identical call won the race while this one was being prepared.
-		existing := h.proposals[id].snapshot()
+		existing := h.proposals[id]
+		snap := existing.snapshot()
 		h.mu.Unlock()
-		if h.opts.Store != nil {
-			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
-		}
-		return pendingResult(existing, h.SpendSummary(), h.opts.Network, true)
+		return h.repeatedResult(existing, snap)
 	}
 	owner := ownerOf(p.Peer)
 	full := ""
@@ -145,12 +151,15 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	}
 	if full != "" {
 		// Concurrent proposals all passed admit; only this count, taken
-		// under the lock with the insert, is exact.
+		// under the lock with the queueing, is exact.
 		h.mu.Unlock()
-		if h.opts.Store != nil {
-			_ = h.opts.Store.SetProposalStatus(p.ID, string(StatusExpired))
-		}
 		return h.floodDenied(caller{name: client, id: p.Peer}, full, h.pendingLimitDecision(full))
+	}
+	var insert *store.Queued
+	if h.opts.Store != nil {
+		// Queued under h.mu, before anyone can see the proposal: see above.
+		insert = h.opts.Store.QueueProposal(row)
+		p.record = &recording{done: make(chan struct{})}
 	}
 	h.seq++
 	p.Seq = h.seq
@@ -161,14 +170,80 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	snap := p.snapshot()
 	h.mu.Unlock()
 
-	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.publish(EventProposalAdded, snap, "")
+	if insert != nil {
+		if err := insert.Wait(); err != nil {
+			// Fail closed: an unrecorded proposal could be approved without a trace.
+			h.withdraw(p, err)
+			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+		}
+		close(p.record.done)
+	}
+	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
 	res := pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
 	h.applyGrant(p.ID)
 	return res
+}
+
+// unpendLocked takes p out of the pending counts (same-arguments lookup
+// and flood limits), once, when it stops waiting for a decision.
+func (h *Hub) unpendLocked(p *Proposal) {
+	if h.pendingByFP[p.Fingerprint] == p.ID {
+		delete(h.pendingByFP, p.Fingerprint)
+		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
+			h.pendingOf[owner]--
+		} else {
+			delete(h.pendingOf, owner)
+		}
+	}
+}
+
+// recording is a proposal's insert on its way to disk: done is closed once
+// it is durable, or once it failed, err then saying why.
+type recording struct {
+	done chan struct{}
+	err  error
+}
+
+// recorded waits until p's record is durable; the error says why it never
+// will be. A hub without a store records nothing and waits for nothing.
+func (p *Proposal) recorded() error {
+	if p.record == nil {
+		return nil
+	}
+	<-p.record.done
+	return p.record.err
+}
+
+// repeatedResult answers the same arguments while p is pending with p
+// (snap), once p's record is durable.
+func (h *Hub) repeatedResult(p, snap *Proposal) mcpbridge.CallResult {
+	if err := p.recorded(); err != nil {
+		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+	}
+	return pendingResult(snap, h.SpendSummary(), h.opts.Network, true)
+}
+
+// withdraw takes back a proposal whose insert failed after it was shown:
+// it leaves the queue and the screen as failed, and nothing can be decided
+// on it (a decision finds no row in the store, and decide refuses a
+// proposal that is no longer pending).
+func (h *Hub) withdraw(p *Proposal, err error) {
+	h.mu.Lock()
+	p.record.err = err
+	close(p.record.done)
+	p.Status, p.Reason, p.Token = StatusFailed, "withdrawn: the console could not record the proposal: "+err.Error(), ""
+	h.unpendLocked(p)
+	h.changedLocked(p)
+	snap := p.snapshot()
+	h.mu.Unlock()
+	h.tokens.Revoke(p.ID) // none can exist (an approval needs the row); fail closed all the same
+	h.log.Error("proposal withdrawn: its record failed", "id", p.ID, "err", err)
+	h.audit("proposal_withdrawn", p.ID, map[string]string{"client": p.Client, "tool": p.Tool, "fingerprint": p.Fingerprint, "reason": err.Error()})
+	h.publish(EventProposalExpired, snap, snap.Reason)
 }
 
 // pruneLocked forgets the oldest finished proposals beyond KeepFinished, so

@@ -24,6 +24,17 @@ func (h *Hub) proposalStatus(ctx context.Context, a ProposalStatusArgs) mcpbridg
 			h.mu.Unlock()
 			return h.storedStatus(a.ProposalID)
 		}
+		if p.record != nil {
+			select {
+			case <-p.record.done:
+			default:
+				// Nothing about a proposal is said before its record is
+				// durable (or withdrawn, which the next turn reports).
+				h.mu.Unlock()
+				_ = p.recorded()
+				continue
+			}
+		}
 		h.expireTokenLocked(p)
 		waiting := p.Status == StatusPending || p.Status == StatusExecuting || p.Status == StatusSubmitted
 		if !waiting || a.WaitSeconds == 0 {

@@ -214,6 +214,10 @@ func (s *Store) Audit() ([]AuditEntry, error) {
 func (s *Store) VerifyAudit() (badSeq int64, err error) {
 	// The file is read before and after the database: a console appending
 	// meanwhile moves it forward, never back.
+	// This store may be writing the file: let its last commit's head land.
+	s.headMu.Lock()
+	s.flushHeadLocked()
+	s.headMu.Unlock()
 	path := s.HeadFilePath()
 	before, ferr := readHeadFile(path)
 	entries, head, err := s.readAudit()

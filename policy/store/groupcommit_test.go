@@ -35,11 +35,11 @@ func TestGroupCommitKeepsEachWriteAlone(t *testing.T) {
 
 	// Hold the writers' lock, as a commit in flight does, until every
 	// writer is queued behind it: they must then go in one commit.
-	st.writeMu.Lock()
+	st.lockWriters()
 	held := true
 	defer func() {
 		if held {
-			st.writeMu.Unlock()
+			st.unlockWriters()
 		}
 	}()
 
@@ -68,12 +68,12 @@ func TestGroupCommitKeepsEachWriteAlone(t *testing.T) {
 	queued := func() int {
 		st.queueMu.Lock()
 		defer st.queueMu.Unlock()
-		return len(st.queue)
+		return len(st.queued)
 	}
 	testkit.Eventually(t, 30*time.Second, "every writer queued", func() bool { return queued() == n+ghosts },
 		func() string { return fmt.Sprintf("%d of %d queued", queued(), n+ghosts) })
 	held = false
-	st.writeMu.Unlock()
+	st.unlockWriters()
 	wg.Wait()
 
 	if got := st.commits.Load() - commitsBefore; got != 1 {

@@ -45,6 +45,11 @@ func TestHeadFileFollowsEveryAppend(t *testing.T) {
 		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
 			t.Fatal(err)
 		}
+		// The head file follows each commit, but no writer waits for it:
+		// HeadFileErr takes the writers' lock, so the write has landed.
+		if err := st.HeadFileErr(); err != nil {
+			t.Fatal(err)
+		}
 		var hash string
 		if err := st.DB().QueryRow(`SELECT hash FROM audit WHERE seq = ?`, i).Scan(&hash); err != nil {
 			t.Fatal(err)
@@ -104,6 +109,9 @@ func TestHeadFileCatchesTruncationWithMovedHeadRow(t *testing.T) {
 func TestHeadFileBehindTheDatabase(t *testing.T) {
 	st := seedAudit(t, 2)
 	dir := filepath.Dir(st.Path())
+	if err := st.HeadFileErr(); err != nil { // entry 2's head write has landed
+		t.Fatal(err)
+	}
 	st.headFile.Close() // as if the console died between commit and head write
 	st.headFile = nil
 	if _, err := st.AppendAudit("note", "", map[string]int{"i": 3}); err != nil {

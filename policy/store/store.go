@@ -40,13 +40,16 @@ var (
 type Store struct {
 	db   *sql.DB
 	path string
-	// writeMu serialises writers inside this process. SQLite allows one
-	// writer anyway; taking the lock here keeps appends in seq order without
-	// leaning on busy retries, which are left for other processes.
-	writeMu sync.Mutex
+	// writers is the writers' lock (a channel of capacity one: holding it
+	// is a value inside). It serialises writers inside this process; SQLite
+	// allows one writer anyway, and taking the lock here keeps appends in
+	// seq order without leaning on busy retries, which are left for other
+	// processes. A channel rather than a mutex so that a queued write can
+	// wait for the lock or for its own commit, whichever comes first.
+	writers chan struct{}
 	// queue holds writes waiting for the next group commit (see write).
 	queueMu sync.Mutex
-	queue   []*queuedWrite
+	queued  []*queuedWrite
 	// commits counts group commits, for tests and figures.
 	commits atomic.Int64
 	stmts   statements
@@ -54,8 +57,17 @@ type Store struct {
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
 	headFile *os.File
-	headErr  error
-	headNote string
+	// The head file is written by one goroutine at a time (writeHeads),
+	// always with the newest head committed, and no write or commit waits
+	// for it. headMu guards the fields below; headIdle is signalled when
+	// the writer stops.
+	headMu    sync.Mutex
+	headIdle  *sync.Cond
+	headBusy  bool
+	headNext  *headRecord // committed, not yet in the file
+	headNextF *os.File
+	headErr   error
+	headNote  string
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
@@ -107,8 +119,11 @@ func (s *Store) HeadFileNote() string { return s.headNote }
 
 // HeadFileErr is the last failure to write the audit head file, or nil.
 func (s *Store) HeadFileErr() error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.lockWriters()
+	defer s.unlockWriters()
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	s.flushHeadLocked()
 	return s.headErr
 }
 
@@ -144,7 +159,9 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	return &Store{db: db, path: p, stmts: statements{db: db}}, nil
+	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
+	s.headIdle = sync.NewCond(&s.headMu)
+	return s, nil
 }
 
 // Path is the database file.
@@ -153,10 +170,14 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database and the head file.
 func (s *Store) Close() error {
 	// The writers' lock: a write still in flight (a bridge's handler that
-	// ends its grants as the console shuts down) finishes before the files
-	// close under it; one that comes later fails on the closed database.
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	// ends its grants as the console shuts down) finishes, and the head
+	// file catches up, before the files close under them; a write that
+	// comes later fails on the closed database.
+	s.lockWriters()
+	defer s.unlockWriters()
+	s.headMu.Lock()
+	s.flushHeadLocked()
+	s.headMu.Unlock()
 	if s.headFile != nil {
 		s.headFile.Close()
 		s.headFile = nil
@@ -169,37 +190,122 @@ func (s *Store) Close() error {
 // must go through the methods so the audit chain stays complete.
 func (s *Store) DB() *sql.DB { return s.db }
 
+// lockWriters takes the writers' lock; unlockWriters gives it back.
+func (s *Store) lockWriters()   { s.writers <- struct{}{} }
+func (s *Store) unlockWriters() { <-s.writers }
+
 // write runs fn and the audit append for (kind, proposalID, body) in one
 // transaction, and returns once that transaction is durable.
 //
+// The commit rule: no answer to the agent, no decision and no token may
+// come before the record it depends on is durable. A method that returns
+// nil has made its record durable (fsynced). A caller that queues a write
+// (queue) and acts before awaiting it may only do what does not depend on
+// the record, and must await it before anything that does.
+//
+// Order: writes commit in the order they were queued, a later one in the
+// same commit as an earlier one or in a later commit, never before it. So a
+// decision queued after its proposal's insert cannot be durable before the
+// insert, and fails (its proposal row is missing) if the insert failed.
+//
 // Group commit: writes that arrive while another commit is being fsynced
-// wait for the writers' lock together, and the first of them to get it
-// commits them all in one transaction (one fsync, one head-file sync),
-// each inside a savepoint of its own, so one write's failure undoes that
-// write alone. No write waits for a group to form, and none returns before
-// the commit holding it is durable: under load a denial's row shares its
-// commit with others, and its answer still follows its row to disk.
+// wait together, and the first of them to get the writers' lock commits
+// them all in one transaction (one fsync), each inside a savepoint of its
+// own, so one write's failure undoes that write alone. No write waits for a
+// group to form, and none returns before the commit holding it is durable:
+// under load a denial's row shares its commit with others, and its answer
+// still follows its row to disk. The audit head file follows the commits
+// (writeHeads), but no write or commit waits for it: the records are
+// durable already, and a head file behind after a crash is caught up by
+// the next Open, as it always was.
 func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
-	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn}
-	s.queueMu.Lock()
-	s.queue = append(s.queue, w)
-	s.queueMu.Unlock()
+	return s.queue(kind, proposalID, body, fn).await(s)
+}
 
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if w.done {
-		return w.entry, w.err // committed by the writer before us
+// queue puts a write in line for the next group commit and returns at once;
+// await it for its result.
+func (s *Store) queue(kind, proposalID string, body any, fn func(tx *sql.Tx) error) *queuedWrite {
+	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn, ready: make(chan struct{})}
+	s.queueMu.Lock()
+	s.queued = append(s.queued, w)
+	s.queueMu.Unlock()
+	return w
+}
+
+// await returns once w's commit is durable, or w failed: either another
+// writer committed it, or this one takes the writers' lock and commits
+// everything queued.
+func (w *queuedWrite) await(s *Store) (AuditEntry, error) {
+	select {
+	case <-w.ready:
+		return w.entry, w.err // committed by another writer
+	case s.writers <- struct{}{}:
+	}
+	select {
+	case <-w.ready: // committed while we waited for the lock
+		s.unlockWriters()
+		return w.entry, w.err
+	default:
 	}
 	s.queueMu.Lock()
-	group := s.queue
-	s.queue = nil
+	group := s.queued
+	s.queued = nil
 	s.queueMu.Unlock()
-	s.commitGroup(group)
+	head, moved := s.commitGroup(group)
+	if moved && s.headFile != nil {
+		s.noteHead(head, s.headFile)
+	}
+	s.unlockWriters()
 	return w.entry, w.err
 }
 
+// noteHead hands a committed head to the head file's writer, starting it
+// when it is not running. No writer waits for the file: the records are
+// durable already. Called with the writers' lock held, so heads arrive in
+// commit order.
+func (s *Store) noteHead(h headRecord, f *os.File) {
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	s.headNext, s.headNextF = &h, f
+	if !s.headBusy {
+		s.headBusy = true
+		go s.writeHeads()
+	}
+}
+
+// writeHeads writes the newest noted head until none is left: heads
+// committed while a write is being synced are folded into the next, so
+// the file only moves forward and never lags by more than the commits
+// of one sync. A crash in between leaves it behind the database, which
+// the next Open catches up and reports, as it always could.
+func (s *Store) writeHeads() {
+	s.headMu.Lock()
+	defer s.headMu.Unlock()
+	for s.headNext != nil {
+		h, f := *s.headNext, s.headNextF
+		s.headNext = nil
+		s.headMu.Unlock()
+		if beforeHeadWrite != nil {
+			beforeHeadWrite()
+		}
+		err := writeHeadSlot(f, h)
+		s.headMu.Lock()
+		s.headErr = err
+	}
+	s.headBusy = false
+	s.headIdle.Broadcast()
+}
+
+// flushHeadLocked waits, with headMu held, until the head file names the
+// last commit (or failed to).
+func (s *Store) flushHeadLocked() {
+	for s.headBusy {
+		s.headIdle.Wait()
+	}
+}
+
 // queuedWrite is one write waiting for its group's commit. Its result
-// fields are written under writeMu, and read by its own writer under it.
+// fields are written by the committing writer before ready is closed.
 type queuedWrite struct {
 	kind, proposalID string
 	body             any
@@ -207,11 +313,19 @@ type queuedWrite struct {
 	entry            AuditEntry
 	err              error
 	done             bool
+	ready            chan struct{} // closed once entry and err are final
 }
 
-// commitGroup commits group in one transaction, each write in a savepoint.
-// Called with writeMu held.
-func (s *Store) commitGroup(group []*queuedWrite) {
+// commitGroup commits group in one transaction, each write in a savepoint,
+// and releases every write of it. moved reports a commit that moved the
+// audit chain's head to head, which the head file must then follow. Called
+// with the writers' lock held.
+func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) {
+	defer func() {
+		for _, w := range group {
+			close(w.ready)
+		}
+	}()
 	finish := func(err error) {
 		for _, w := range group {
 			if !w.done {
@@ -222,7 +336,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		finish(fmt.Errorf("begin: %w", err))
-		return
+		return headRecord{}, false
 	}
 	defer tx.Rollback()
 	var last *AuditEntry
@@ -232,7 +346,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
-			return
+			return headRecord{}, false
 		}
 		if err != nil {
 			w.err, w.done = err, true
@@ -243,7 +357,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 		committed++
 	}
 	if committed == 0 {
-		return // every write failed on its own; nothing to commit
+		return headRecord{}, false // every write failed on its own; nothing to commit
 	}
 	if err := s.moveHeadTx(tx, *last); err != nil {
 		for _, w := range group {
@@ -252,7 +366,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 			}
 		}
 		finish(err)
-		return
+		return headRecord{}, false
 	}
 	if err := tx.Commit(); err != nil {
 		for _, w := range group {
@@ -261,19 +375,14 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 			}
 		}
 		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
-		return
+		return headRecord{}, false
 	}
 	finish(nil)
 	s.commits.Add(1)
-	if beforeHeadWrite != nil {
-		beforeHeadWrite()
-	}
-	if s.headFile != nil {
-		// The records are durable already; a head file that lags behind is
-		// reported by HeadFileErr and `solgate audit`, and caught up by the
-		// next Open.
-		s.headErr = writeHeadSlot(s.headFile, headRecord{Seq: last.Seq, Hash: last.Hash})
-	}
+	// The records are durable already; a head file that lags behind is
+	// reported by HeadFileErr and `solgate audit`, and caught up by the
+	// next Open.
+	return headRecord{Seq: last.Seq, Hash: last.Hash}, true
 }
 
 // savepointBroken: a write's savepoint could not be set, rolled back or
@@ -343,9 +452,33 @@ type Proposal struct {
 }
 
 // InsertProposal records a new proposal (status "pending" when empty).
-func (s *Store) InsertProposal(p Proposal) error {
+func (s *Store) InsertProposal(p Proposal) error { return s.QueueProposal(p).Wait() }
+
+// Queued is a write put in line for the next commit but perhaps not yet
+// durable; see write for what may and may not be done before Wait.
+type Queued struct {
+	s   *Store
+	w   *queuedWrite
+	err error // refused before it was queued
+}
+
+// Wait returns once the write is durable (nil), or why it failed. It may be
+// called more than once.
+func (q *Queued) Wait() error {
+	if q.err != nil {
+		return q.err
+	}
+	_, err := q.w.await(q.s)
+	return err
+}
+
+// QueueProposal puts the insert of a new proposal (and its audit entry) in
+// line and returns at once. Writes queued after it (the proposal's
+// decision) commit with it or after it, never before; nothing that depends
+// on the proposal's record may be answered before Wait returns nil.
+func (s *Store) QueueProposal(p Proposal) *Queued {
 	if p.ID == "" {
-		return errors.New("insert proposal: empty id")
+		return &Queued{err: errors.New("insert proposal: empty id")}
 	}
 	if p.Status == "" {
 		p.Status = "pending"
@@ -354,9 +487,9 @@ func (s *Store) InsertProposal(p Proposal) error {
 		p.Args = json.RawMessage("{}")
 	}
 	if !json.Valid(p.Args) {
-		return fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)
+		return &Queued{err: fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)}
 	}
-	_, err := s.write("proposal", p.ID, p, func(tx *sql.Tx) error {
+	w := s.queue("proposal", p.ID, p, func(tx *sql.Tx) error {
 		// One statement: the primary key finds a duplicate (no row
 		// inserted), where a look-up first cost a second one.
 		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
@@ -367,7 +500,7 @@ func (s *Store) InsertProposal(p Proposal) error {
 		}
 		return insertedOne(res, "insert proposal "+p.ID)
 	})
-	return err
+	return &Queued{s: s, w: w}
 }
 
 // SetProposalStatus moves a proposal to status (e.g. "executed", "failed").

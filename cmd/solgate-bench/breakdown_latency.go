@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+)
+
+// previewAloneRow times the part of propose → visible that is the ledger's
+// round and the effects engine, apart from everything else solgate does on
+// that path: the console's own executor previews n transfers in-process,
+// one after another, as the hub's Prepare does (one batch of balances,
+// simulation of the exact bytes and balances, the fee market beside it,
+// then the effects decoded). Read beside "propose → visible": the
+// difference is the bridge, the socket, admission, policy and publishing.
+func previewAloneRow(ctx context.Context, c *console, w *world, n int) row {
+	const name = "info: the proposal's round of RPCs alone (in-process preview)"
+	var took []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if _, err := c.exec.PreviewTransfer(ctx, executor.Transfer{To: w.recipient, Lamports: w.nextAmount()}); err != nil {
+			return errorRow(name, fmt.Errorf("preview transfer: %w", err))
+		}
+		took = append(took, time.Since(start))
+	}
+	return latencyRow(name, took, nil,
+		"executor.PreviewTransfer on the console's executor, called directly: the ledger's round (balances, simulation and balances as one batch, the fee market beside it) and the effects decoding; propose → visible less this is the bridge, socket, admission, policy and publishing")
+}
