@@ -12,7 +12,7 @@ import (
 // round and the effects engine, apart from everything else solgate does on
 // that path: the console's own executor previews n transfers in-process,
 // one after another, as the hub's Prepare does (one batch of balances,
-// simulation of the exact bytes and balances, the fee market beside it,
+// simulation of the exact bytes, balances and the fee market in one batch,
 // then the effects decoded). Read beside "propose → visible": the
 // difference is the bridge, the socket, admission, policy and publishing.
 func previewAloneRow(ctx context.Context, c *console, w *world, n int) row {
@@ -26,5 +26,5 @@ func previewAloneRow(ctx context.Context, c *console, w *world, n int) row {
 		took = append(took, time.Since(start))
 	}
 	return latencyRow(name, took, nil,
-		"executor.PreviewTransfer on the console's executor, called directly: the ledger's round (balances, simulation and balances as one batch, the fee market beside it) and the effects decoding; propose → visible less this is the bridge, socket, admission, policy and publishing")
+		"executor.PreviewTransfer on the console's executor, called directly: the ledger's round (balances, simulation, balances and the fee market as one batch) and the effects decoding; propose → visible less this is the bridge, socket, admission, policy and publishing")
 }

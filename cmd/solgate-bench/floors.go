@@ -50,6 +50,6 @@ func measureFloors(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("floor: fsynced SQLite commit (audit append)", commits, nil,
 			"store.AppendAudit on a scratch store in the same temp filesystem; a proposal costs one such commit, a decision another; writes that arrive during a commit share the next one (group commit)"),
 		latencyRow("floor: localnet RPC round trip (getLatestBlockhash)", rpcs, nil,
-			"the Node ledger on loopback; a proposal waits for one round: balances, simulation and balances as one batch, with the fee market asked beside it (see the round-trips row); blockhashes are refreshed in the background"),
+			"the Node ledger on loopback; a proposal waits for one round: balances, simulation, balances and the fee market as one batch (see the round-trips row); blockhashes are refreshed in the background"),
 	}, nil
 }

@@ -127,10 +127,10 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 	rounds := per(float64(client1.Rounds - client0.Rounds))
 	return []row{
 		singleRow("RPC round trips per proposal (one after another)", n, "rounds", rounds, &goal{Stat: "value", Op: "<", Limit: 1.05, Text: "≈ 1 (< 1.05)"},
-			fmt.Sprintf("counted by the executor: calls a proposal waits for in turn (the fee market's, asked beside them, are not); %.2f HTTP requests from the executor; the ledger served %.2f requests, %.2f JSON-RPC calls and %.2f simulations a proposal (a background blockhash refresh included)",
+			fmt.Sprintf("counted by the executor: calls a proposal waits for in turn (the fee market's ride in the same batch); %.2f HTTP requests from the executor; the ledger served %.2f requests, %.2f JSON-RPC calls and %.2f simulations a proposal (a background blockhash refresh included)",
 				per(float64(client1.Calls-client0.Calls)), per(float64(ledger1.HTTPRequests-ledger0.HTTPRequests)), per(float64(ledger1.RPCCalls-ledger0.RPCCalls)), per(float64(ledger1.Simulations-ledger0.Simulations)))),
 		latencyRow("propose → visible at the hub", visible, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
-			"agent's transfer_sol call → EventProposalAdded at a hub subscriber; includes the bridge, the socket, policy, one round of RPCs (balances, simulation and balances as one batch, the fee market beside it; the first proposal of a shape also measures its compute units first); the proposal is shown while its fsynced SQLite insert commits, and the pending_approval answer (next row) waits for it"),
+			"agent's transfer_sol call → EventProposalAdded at a hub subscriber; includes the bridge, the socket, policy, one round of RPCs (balances, simulation, balances and the fee market as one batch; the first proposal of a shape also measures its compute units first); the proposal is shown while its fsynced SQLite insert commits, and the pending_approval answer (next row) waits for it"),
 		latencyRow("propose round trip (pending_approval answer)", roundTrip, nil, ""),
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
