@@ -11,7 +11,7 @@ import (
 // previewAloneRow times the part of propose → visible that is the ledger's
 // round and the effects engine, apart from everything else solgate does on
 // that path: the console's own executor previews n transfers in-process,
-// one after another, as the hub's Prepare does (one batch of balances,
+// one after another, as the hub's Prepare does (balances,
 // simulation of the exact bytes, balances and the fee market in one batch,
 // then the effects decoded). Read beside "propose → visible": the
 // difference is the bridge, the socket, admission, policy and publishing.
