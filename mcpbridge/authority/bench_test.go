@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +42,7 @@ func BenchmarkProposeDeny(b *testing.B) {
 	}
 	propose(1_000_000) // warm: blockhash, fee market, connections
 	b.ReportAllocs()
-	cpu0, ledger0 := processCPU(), ledgerCPU(b, w)
+	cpu0, ledger0, gc0 := processCPU(), ledgerCPU(b, w), gcCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := propose(1_000_001 + uint64(i))
@@ -52,6 +53,16 @@ func BenchmarkProposeDeny(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
+	b.ReportMetric((gcCPU()-gc0)*1e3/float64(b.N), "gc-cpu-ms/op")
+}
+
+// gcCPU is the runtime's estimate of the CPU seconds the garbage collector
+// has spent (mark assists, mark workers, pauses): the share of cpu-ms/op
+// that GC settings move.
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64()
 }
 
 // ledgerCPU is the ledger process's user+system time, from /proc (Linux).

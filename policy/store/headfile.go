@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -46,14 +47,37 @@ func (s *Store) HeadFilePath() string { return filepath.Join(filepath.Dir(s.path
 // The file is only created that way, when missing or behind.
 const headSlotSize = 128
 
-func headCRC(h headRecord) string {
-	return fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(fmt.Sprintf("%d:%s", h.Seq, h.Hash))))
+// headCRC is the slot's check: the CRC-32 of "seq:hash", as 8 hex digits.
+func headCRC(h headRecord) string { return string(appendHeadCRC(nil, h)) }
+
+// appendHeadCRC and formatHeadSlot append their fields rather than go
+// through fmt: every commit writes a slot (TestHeadSlotFormat holds them to
+// the fmt definitions).
+func appendHeadCRC(dst []byte, h headRecord) []byte {
+	var buf [96]byte
+	in := strconv.AppendInt(buf[:0], h.Seq, 10)
+	in = append(append(in, ':'), h.Hash...)
+	sum := crc32.ChecksumIEEE(in)
+	const digits = "0123456789abcdef"
+	for shift := 28; shift >= 0; shift -= 4 {
+		dst = append(dst, digits[sum>>shift&0xf])
+	}
+	return dst
 }
 
 func formatHeadSlot(h headRecord) []byte {
-	line := fmt.Sprintf(`{"seq":%d,"hash":%q,"crc":%q}`, h.Seq, h.Hash, headCRC(h))
-	out := []byte(line + strings.Repeat(" ", headSlotSize-1-len(line)) + "\n")
-	return out
+	out := make([]byte, 0, headSlotSize)
+	out = append(out, `{"seq":`...)
+	out = strconv.AppendInt(out, h.Seq, 10)
+	out = append(out, `,"hash":`...)
+	out = strconv.AppendQuote(out, h.Hash)
+	out = append(out, `,"crc":"`...)
+	out = appendHeadCRC(out, h)
+	out = append(out, `"}`...)
+	for len(out) < headSlotSize-1 {
+		out = append(out, ' ')
+	}
+	return append(out, '\n')
 }
 
 // createHeadFile writes a new head file with both slots at h: temporary

@@ -3,6 +3,9 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +191,23 @@ func TestHeadFileTornSlot(t *testing.T) {
 	}
 	if seq, _ := readHead(t, dir); seq != 4 {
 		t.Fatalf("head file at %d after Open, want 4", seq)
+	}
+}
+
+// The slot and its check, as fmt writes them: the definition
+// formatHeadSlot and headCRC must keep to, byte for byte (head files
+// written before stay readable, and `solgate audit` reads either).
+func TestHeadSlotFormat(t *testing.T) {
+	hash := strings.Repeat("0123456789abcdef", 4)
+	for _, h := range []headRecord{{0, GenesisHash}, {1, hash}, {9, hash}, {10, hash}, {123456789, strings.ToUpper(hash)}, {math.MaxInt64, hash}} {
+		crc := fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(fmt.Sprintf("%d:%s", h.Seq, h.Hash))))
+		line := fmt.Sprintf(`{"seq":%d,"hash":%q,"crc":%q}`, h.Seq, h.Hash, crc)
+		want := line + strings.Repeat(" ", headSlotSize-1-len(line)) + "\n"
+		if got := headCRC(h); got != crc {
+			t.Errorf("headCRC(%d): %q, want %q", h.Seq, got, crc)
+		}
+		if got := string(formatHeadSlot(h)); got != want {
+			t.Errorf("formatHeadSlot(%d):\n%q\nwant\n%q", h.Seq, got, want)
+		}
 	}
 }
