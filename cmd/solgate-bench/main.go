@@ -122,6 +122,9 @@ func main() {
 	for _, f := range rep.Integrity {
 		fmt.Println("INTEGRITY FAILURE:", f)
 	}
+	if rep.Machine.Runtime != "" {
+		fmt.Printf("\nthe in-process hub ran with %s\n", rep.Machine.Runtime)
+	}
 	fmt.Printf("\n%s suite, %s; load average before %s, after %s (%d CPUs). JSON: %s\n",
 		mode, rep.Took, rep.Machine.LoadBefore, rep.Machine.LoadAfter, rep.Machine.CPUs, *out)
 	if err := writeJSON(*out, rep); err != nil {

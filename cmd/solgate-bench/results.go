@@ -140,6 +140,8 @@ type machine struct {
 	LoadBefore  string `json:"loadavg_before,omitempty"`
 	LoadAfter   string `json:"loadavg_after,omitempty"`
 	Commit      string `json:"commit,omitempty"`
+	// Runtime names the collector settings the in-process hub ran with.
+	Runtime string `json:"runtime,omitempty"`
 }
 
 func formatFigure(v float64, unit string) string {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // runSuite starts one ledger and runs each section on a console of its own.
@@ -16,6 +18,11 @@ func runSuite(ctx context.Context, bin, refDir string, slotMS int, c counts, run
 	}}
 	if _, err := os.Stat(bin); err != nil {
 		return rep, fmt.Errorf("solgate binary %s: %w (run `make build` first)", bin, err)
+	}
+	// The hub runs in this process: give it the console's collector
+	// settings, as `solgate console` does at start.
+	if authority.ConsoleRuntime(os.Getenv) {
+		rep.Machine.Runtime = "the console's GC settings (mcpbridge/authority/runtime.go)"
 	}
 	progress("starting localnet (slot %d ms)", slotMS)
 	w, err := startWorld(ctx, slotMS, bin)

@@ -105,7 +105,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return err
 	}
 	defer reopen()
-	consoleRuntime(os.Getenv)
+	authority.ConsoleRuntime(os.Getenv)
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees, verifyWindow: s.VerifyWindow,
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,

@@ -1,8 +1,10 @@
-package main
+package authority
 
 import "runtime/debug"
 
-// The console's garbage collector. The hub allocates about 100 KB a
+// The garbage collector of the process that hosts the hub: the console,
+// and the benchmark, which hosts a hub in-process and must run it as the
+// console does. The hub allocates about 100 KB a
 // proposal over a live heap of a few MB, so at the default GOGC=100 it
 // collects every few dozen proposals, and each cycle's mark workers run on
 // otherwise idle cores, which still costs the process CPU. At 400 the
@@ -20,9 +22,10 @@ const (
 	consoleMemoryLimit = 128 << 20
 )
 
-// consoleRuntime applies the console's GC settings unless the environment
-// (getenv) sets either knob, and reports whether it did.
-func consoleRuntime(getenv func(string) string) bool {
+// ConsoleRuntime applies the console's GC settings unless the environment
+// (getenv) sets either knob, and reports whether it did. Call it once, at
+// the start of a process that hosts the hub.
+func ConsoleRuntime(getenv func(string) string) bool {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return false
 	}

@@ -1,4 +1,4 @@
-package main
+package authority
 
 import (
 	"runtime/debug"
@@ -19,8 +19,8 @@ func TestConsoleRuntimeSetsTheCollector(t *testing.T) {
 	defer func() { debug.SetGCPercent(p0); debug.SetMemoryLimit(l0) }()
 	debug.SetMemoryLimit(1 << 62)
 
-	if !consoleRuntime(func(string) string { return "" }) {
-		t.Fatal("consoleRuntime did not apply its settings with neither GOGC nor GOMEMLIMIT set")
+	if !ConsoleRuntime(func(string) string { return "" }) {
+		t.Fatal("ConsoleRuntime did not apply its settings with neither GOGC nor GOMEMLIMIT set")
 	}
 	if p, l := gcKnobs(); p != 400 || l != 128*1024*1024 {
 		t.Fatalf("runtime reports GOGC=%d GOMEMLIMIT=%d bytes, want 400 and 134217728 (128 MiB)", p, l)
@@ -33,7 +33,7 @@ func TestConsoleRuntimeLeavesTheOperatorsSetting(t *testing.T) {
 	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(1 << 62)
-		applied := consoleRuntime(func(k string) string {
+		applied := ConsoleRuntime(func(k string) string {
 			if k == env {
 				return "200"
 			}
