@@ -192,7 +192,11 @@ func (e *errOutput) Error() string {
 // with every required field present. Fields it does not declare may hold
 // anything. A member name twice in one object is refused.
 func (c *outputCheck) check(raw []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	r := checkReaders.Get().(*checkReader)
+	defer r.put()
+	r.src.Reset(raw)
+	r.dec.Reset(&r.src)
+	dec := &r.dec
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return fmt.Errorf("the result is not JSON: %w", err)
@@ -243,6 +247,22 @@ func (c *outputCheck) check(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// checkReader is a decoder kept between checks: a new jsontext.Decoder
+// at every call allocates its buffers and state afresh.
+type checkReader struct {
+	src bytes.Reader
+	dec jsontext.Decoder
+}
+
+var checkReaders = sync.Pool{New: func() any { return new(checkReader) }}
+
+// put returns r to the pool holding nothing of the result it read.
+func (r *checkReader) put() {
+	r.src.Reset(nil)
+	r.dec.Reset(&r.src)
+	checkReaders.Put(r)
 }
 
 // checkField reads one field's value and checks it against its OutSpec, by
