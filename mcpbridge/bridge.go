@@ -86,9 +86,15 @@ func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 }
 
 func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	args, err := json.Marshal(req.GetRawArguments())
-	if err != nil {
-		return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
+	// The arguments as the client wrote them (mcp-go keeps them); encoding
+	// the call checks and compacts them once, as encoding them here first
+	// would again.
+	args := req.Params.RawArguments
+	if len(args) == 0 {
+		var err error
+		if args, err = json.Marshal(req.GetRawArguments()); err != nil {
+			return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
+		}
 	}
 	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
 	if err != nil {

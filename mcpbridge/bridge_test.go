@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,8 +46,12 @@ func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Dura
 			// Stands for the console's work on other agents' calls.
 			time.Sleep(delay)
 		}
+		body := answer(req)
+		// With its length, as the console sends its answers
+		// (authority/server.go), not chunked.
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer(req))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
 	})
 	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	srv := &http.Server{Handler: mux}

@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -196,5 +197,44 @@ func TestBridgeClosesAnIdleConnection(t *testing.T) {
 	defer b.calls.mu.Unlock()
 	if len(b.calls.idle) != 0 {
 		t.Errorf("%d connections still in the pool after the console saw them closed", len(b.calls.idle))
+	}
+}
+
+// A call the console never answers ends at the client's bound with the
+// context's timeout error, and its connection is not kept. (The bound is
+// shortened here: the passage of time is the behaviour under test.)
+func TestCallEndsAtItsBoundWhenTheConsoleNeverAnswers(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sgcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "console.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go io.Copy(io.Discard, c) // reads the request, never answers
+		}
+	}()
+	cc := newCallClient(sock, 200*time.Millisecond)
+	start := time.Now()
+	_, _, err = cc.post(context.Background(), CallPath, []byte(`{}`))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("post to a console that never answers: %v, want context.DeadlineExceeded", err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond {
+		t.Errorf("the call ended after %v, before its bound", took)
+	}
+	if n := len(cc.idle); n != 0 {
+		t.Errorf("%d connections kept after a call that timed out", n)
 	}
 }

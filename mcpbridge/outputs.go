@@ -84,54 +84,128 @@ func writeOutput(kind ...OutSpec) []OutSpec {
 	return append(out, kind...)
 }
 
-// OutputSchema is the JSON Schema of a tool's structured result.
+// OutputSchema is the JSON Schema of a tool's structured result. It is
+// written out directly, as encoding/json would write the same schema held
+// in maps (members in name order, a field declared twice as declared
+// last): building and encoding those maps took a bridge about half a
+// millisecond at every start-up. The tools' snapshots (testdata/tools) hold
+// the bytes.
 func OutputSchema(t Tool) json.RawMessage {
-	props := map[string]any{}
-	var required []string
+	last := make(map[string]int, len(t.Output))
+	for i, o := range t.Output {
+		last[o.Name] = i
+	}
+	names := make([]string, 0, len(last))
+	for name := range last {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, 160*len(names)+64)
+	b = append(b, `{"properties":{`...)
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, name)
+		b = append(b, ':')
+		b = appendOutProperty(b, &t.Output[last[name]])
+	}
+	b = append(b, '}')
+	first := true
 	for _, o := range t.Output {
-		p := outProperty(o)
-		p["description"] = o.Desc
-		if len(o.Enum) > 0 {
-			p["enum"] = o.Enum
+		if !o.Required {
+			continue
 		}
-		props[o.Name] = p
-		if o.Required {
-			required = append(required, o.Name)
+		if first {
+			b = append(b, `,"required":[`...)
+			first = false
+		} else {
+			b = append(b, ',')
 		}
+		b = appendJSONString(b, o.Name)
 	}
-	schema := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		schema["required"] = required
+	if !first {
+		b = append(b, ']')
 	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		panic(fmt.Sprintf("mcpbridge: output schema of %s: %v", t.Name, err))
-	}
-	return raw
+	return append(b, `,"type":"object"}`...)
 }
 
-func outProperty(o OutSpec) map[string]any {
+// appendOutProperty writes one field's schema, its members in name order.
+func appendOutProperty(b []byte, o *OutSpec) []byte {
+	typ, items, pattern := outShape(o)
+	b = append(b, `{"description":`...)
+	b = appendJSONString(b, o.Desc)
+	if len(o.Enum) > 0 {
+		b = append(b, `,"enum":[`...)
+		for i, e := range o.Enum {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, e)
+		}
+		b = append(b, ']')
+	}
+	if items != "" {
+		b = append(b, `,"items":{"type":`...)
+		b = appendJSONString(b, items)
+		b = append(b, '}')
+	}
+	if pattern != "" {
+		b = append(b, `,"pattern":`...)
+		b = appendJSONString(b, pattern)
+	}
+	if typ != "" {
+		b = append(b, `,"type":`...)
+		b = append(b, typ...)
+	}
+	return append(b, '}')
+}
+
+// outShape is a field kind's JSON Schema: its type (as JSON), the type of
+// its items for an array, and its pattern. OutAny has none of them.
+func outShape(o *OutSpec) (typ, items, pattern string) {
+	const nullableArray = `["array","null"]`
 	switch o.Kind {
 	case OutDigits:
-		return map[string]any{"type": "string", "pattern": "^[0-9]+$"}
+		return `"string"`, "", "^[0-9]+$"
 	case OutText:
-		return map[string]any{"type": "string"}
+		return `"string"`, "", ""
 	case OutAddress:
-		return map[string]any{"type": "string", "pattern": "^" + base58Class + "{32,88}$"}
+		return `"string"`, "", "^" + base58Class + "{32,88}$"
 	case OutInteger:
-		return map[string]any{"type": "integer"}
+		return `"integer"`, "", ""
 	case OutBool:
-		return map[string]any{"type": "boolean"}
+		return `"boolean"`, "", ""
 	case OutTexts:
-		return map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "string"}}
+		return nullableArray, "string", ""
 	case OutObject:
-		return map[string]any{"type": "object"}
+		return `"object"`, "", ""
 	case OutObjects:
-		return map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "object"}}
+		return nullableArray, "object", ""
 	case OutAny:
-		return map[string]any{}
+		return "", "", ""
 	}
 	panic(fmt.Sprintf("mcpbridge: output field %s has no schema for kind %d", o.Name, o.Kind))
+}
+
+// appendJSONString writes s as encoding/json does (<, > and & escaped too).
+// Plain printable ASCII, the usual case, needs no escaping.
+func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcpbridge: %q as JSON: %v", s, err))
+	}
+	return append(b, q...)
 }
 
 // outputCheck is a tool's declared result compiled for checking a result's
@@ -192,7 +266,11 @@ func (e *errOutput) Error() string {
 // with every required field present. Fields it does not declare may hold
 // anything. A member name twice in one object is refused.
 func (c *outputCheck) check(raw []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	r := checkReaders.Get().(*checkReader)
+	defer r.put()
+	r.src.Reset(raw)
+	r.dec.Reset(&r.src)
+	dec := &r.dec
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return fmt.Errorf("the result is not JSON: %w", err)
@@ -245,8 +323,24 @@ func (c *outputCheck) check(raw []byte) error {
 	return nil
 }
 
+// checkReader is a decoder kept between checks: a new jsontext.Decoder
+// at every call allocates its buffers and state afresh.
+type checkReader struct {
+	src bytes.Reader
+	dec jsontext.Decoder
+}
+
+var checkReaders = sync.Pool{New: func() any { return new(checkReader) }}
+
+// put returns r to the pool holding nothing of the result it read.
+func (r *checkReader) put() {
+	r.src.Reset(nil)
+	r.dec.Reset(&r.src)
+	checkReaders.Put(r)
+}
+
 // checkField reads one field's value and checks it against its OutSpec, by
-// the rules outProperty writes into the schema.
+// the rules outShape writes into the schema.
 func checkField(dec *jsontext.Decoder, o *OutSpec) error {
 	bad := func(want string) error { return &errOutput{field: o.Name, want: want} }
 	switch o.Kind {

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/mcpbridge"
+	// One P for a bridge from the start of initialisation (see relayRuntime).
+	_ "github.com/solgate/solgate/cmd/solgate/relayprocs"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -86,7 +88,8 @@ func startBridgeProfile(dir string) (stop func(), err error) {
 // no longer wakes a second thread to spin for work at every hand-off
 // between goroutines; those wake-ups were a quarter of a bridge's CPU per
 // call with 50 bridges on 2 cores. GOMAXPROCS in the environment still
-// wins.
+// wins. Package relayprocs has already done it at initialisation when the
+// command is spelt `solgate mcp`; this covers any other spelling.
 func relayRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
