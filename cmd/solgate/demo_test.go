@@ -193,6 +193,13 @@ func TestDemoReadableAt120x34(t *testing.T) {
 	p.pane().WaitApprovable(t, 30*time.Second, "")
 	p.keys("a")
 	p.sawAll(90*time.Second, "That's the story")
+	// The console draws each change as it comes, so a capture can fall
+	// between the frame that adds the last entry and the one that settles
+	// the log around it: wait for the newest entry to be shown whole.
+	const last = "That's the story: nothing moved without your key press. Press q to leave."
+	testkit.Eventually(t, 30*time.Second, "the story's last entry shown whole in the log", func() bool {
+		return strings.Contains(strings.Join(logEntries(p.screen()), "\n"), last)
+	}, p.screen)
 
 	// Scroll from the newest entry back to the oldest, collecting entries.
 	seen := map[string]bool{}
@@ -223,7 +230,7 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		"denied by allow_recipient",
 		"The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.",
 		"a token transfer, bounded by a per-mint cap.",
-		"That's the story: nothing moved without your key press. Press q to leave.",
+		last,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("%q cannot be read in the log at 120x34; entries seen:\n%s", want, text)
