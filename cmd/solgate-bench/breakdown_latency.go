@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/solgate/solgate/executor"
@@ -33,8 +34,34 @@ func previewAloneRow(ctx context.Context, c *console, w *world, n int) row {
 // preview spent waiting for the ledger's answers (executor.Preview.RPC,
 // the executor's meter: wall time with a call in flight). Taken per
 // proposal, not as a difference of percentiles, whose tails need not
-// belong to the same proposals.
-func shareRow(share []time.Duration) row {
-	return latencyRow("info: propose → visible, solgate's share", share, nil,
-		"per proposal: agent's transfer_sol call → EventProposalAdded at a hub subscriber, less that proposal's preview's wait for RPC answers; what remains is the agent's MCP client, the bridge, the socket, admission, policy, building, effects decoding and publishing (and, for the first proposal of a shape, nothing of the measuring simulation's wait: that is RPC wait too)")
+// belong to the same proposals. The note names what the samples include
+// that a steady console would not pay: the first proposal (a fresh bridge
+// connection, and its shape's compute units measured by a simulation of
+// their own, whose wait is subtracted), and the bench process's garbage
+// collections over the run (its hub runs with the console's settings).
+func shareRow(share []time.Duration, gc gcStats) row {
+	const name = "info: propose → visible, solgate's share"
+	if len(share) == 0 {
+		return errorRow(name, fmt.Errorf("no proposals measured"))
+	}
+	return latencyRow(name, share, nil, fmt.Sprintf(
+		"per proposal: agent's transfer_sol call → EventProposalAdded at a hub subscriber, less that proposal's preview's wait for RPC answers: the agent's MCP client, the bridge, the socket, admission, policy, building, effects decoding, queueing the record and publishing. Included: the first proposal (fresh connections, its shape's units measured first), %.2f ms of the samples; %d GC cycles of the bench process during the run, %.2f ms of stop-the-world pauses in all",
+		float64(share[0])/1e6, gc.cycles, float64(gc.pause)/1e6))
+}
+
+// gcStats are the garbage collector's cycles and stop-the-world pause time
+// of this process (the in-process hub's, the bench's own clients' too).
+type gcStats struct {
+	cycles uint32
+	pause  time.Duration
+}
+
+func readGC() gcStats {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return gcStats{cycles: m.NumGC, pause: time.Duration(m.PauseTotalNs)}
+}
+
+func (g gcStats) since(o gcStats) gcStats {
+	return gcStats{cycles: g.cycles - o.cycles, pause: g.pause - o.pause}
 }

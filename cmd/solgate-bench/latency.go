@@ -102,6 +102,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		return nil, err
 	}
 	client0 := c.exec.Client().Stats()
+	gc0 := readGC()
 	for i := 0; i < n; i++ {
 		lamports := w.nextAmount()
 		seen := watch.expect(lamports)
@@ -125,6 +126,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		}
 		tokenLat = append(tokenLat, d)
 	}
+	gc1 := readGC()
 	ledger1, err := w.ledger.Stats(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +145,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
 		alone,
-		shareRow(share),
+		shareRow(share, gc1.since(gc0)),
 	}, nil
 }
 
