@@ -93,6 +93,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 
 	to := w.recipient.String()
 	var visible, share, roundTrip, tokenLat []time.Duration
+	var windows []window // each proposal's start and sight, for the share row's GC count
 	// Round trips: the executor counts the calls a proposal waits for one
 	// after another (its rounds) and its HTTP requests; the ledger counts
 	// the requests and JSON-RPC calls it served (a background blockhash
@@ -116,6 +117,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		case ev := <-seen:
 			visible = append(visible, ev.at.Sub(start))
 			share = append(share, ev.at.Sub(start)-ev.rpcWait)
+			windows = append(windows, window{start, ev.at})
 		case <-time.After(10 * time.Second):
 			return nil, fmt.Errorf("proposal %s (%d lamports) never reached a hub subscriber", id, lamports)
 		}
@@ -145,7 +147,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
 		alone,
-		shareRow(share, gc1.since(gc0)),
+		shareRow(share, windows, gc1.since(gc0)),
 	}, nil
 }
 
