@@ -207,6 +207,9 @@ func TestTokenPreviewIsOneRoundOfRPCs(t *testing.T) {
 	if got != (rpcCount{requests: 1, calls: 6, simulations: 1, rounds: 1}) {
 		t.Errorf("second preview: %+v; want 1 HTTP request (balances, simulation, balances, two fee-market questions, the mint and recipient), 6 calls, 1 simulation, 1 round", got)
 	}
+	if r := second.Preview.RPC; r.Rounds != got.rounds || r.Calls != 1 || r.Waiting <= 0 {
+		t.Errorf("second preview carries RPC %+v; want the %d round(s) counted, 1 HTTP request and its wait", r, got.rounds)
+	}
 	tp1, tp2 := first.TokenPreview, second.TokenPreview
 	if !tp2.CreatesAccount || tp2.Rent != tp1.Rent || tp2.Rent == 0 || tp2.Received != 2_000 || !tp2.Destination.Equals(tp1.Destination) ||
 		tp2.Mint.Decimals != 6 || second.Preview.Budget != first.Preview.Budget || len(second.Preview.Instructions) != len(first.Preview.Instructions) {
@@ -226,5 +229,40 @@ func TestTokenPreviewIsOneRoundOfRPCs(t *testing.T) {
 	got = f.count(t, func() { preview(4_000) })
 	if got.rounds != 1 || got.requests != 1 {
 		t.Errorf("the next preview: %+v; want 1 round, 1 request", got)
+	}
+}
+
+// A preview carries the time it spent waiting for the node's answers, so a
+// proposal's latency can be split into the ledger's part and solgate's own
+// (the bench's "solgate's share" row). With the ledger told to answer each
+// request 100 ms late, that delay is in the preview's wait, and not in the
+// rest of its wall time.
+func TestPreviewCarriesItsRPCWait(t *testing.T) {
+	f := newFixture(t, 10*1_000_000_000, executor.Options{PreviewBlockhashAge: time.Hour}) // no background refresh inside the wait
+	ctx := context.Background()
+	to := freshAddress(t)
+	if _, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000}); err != nil {
+		t.Fatal(err) // measures the shape: the next preview is one round
+	}
+	const latency = 100 * time.Millisecond
+	if err := f.ledger.SetLatency(ctx, latency); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.ledger.SetLatency(ctx, 0) }()
+	start := time.Now()
+	p, err := f.ex.PreviewTransfer(ctx, executor.Transfer{To: to, Lamports: 2_000_000})
+	wall := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Preview.RPC
+	if got.Rounds != 1 || got.Calls != 1 {
+		t.Errorf("preview RPC %+v; want 1 round in 1 HTTP request", got)
+	}
+	if got.Waiting < latency || got.Waiting > wall {
+		t.Errorf("preview waited %v for RPC answers in a wall time of %v; want at least the ledger's injected %v, and no more than the wall time", got.Waiting, wall, latency)
+	}
+	if own := wall - got.Waiting; own >= latency {
+		t.Errorf("wall − RPC wait = %v: the ledger's injected %v is not all in the wait", own, latency)
 	}
 }

@@ -72,6 +72,12 @@ type Preview struct {
 	// Effects is the effects engine's measure of the exact bytes: the one
 	// measure of value the preview, the caps and the verification read.
 	Effects Effects
+	// RPC counts the round trips preparing this preview took and the wall
+	// time spent waiting for the node's answers, so that a proposal's
+	// latency can be split into the ledger's part and solgate's own. Set
+	// by the SOL and token transfer previews; zero for the other kinds.
+	// A preview retried on a fresh blockhash counts the retry only.
+	RPC CallStats
 }
 
 // FeeText shows the fee in its parts, for the preview and the console:

@@ -281,6 +281,8 @@ func (e *Executor) preparedToken(t TokenTransfer, b builtToken, start time.Time,
 			tp.Flags = append(tp.Flags, w)
 		}
 	}
+	stats := meter.stats()
+	preview.RPC = stats
 	pt := &PreparedToken{
 		Prepared: &Prepared{
 			// The landed effects may take no more SOL than the fees and the
@@ -290,7 +292,7 @@ func (e *Executor) preparedToken(t TokenTransfer, b builtToken, start time.Time,
 			LastValidBlockHeight: bh.LastValidBlockHeight,
 			Preview:              preview,
 			simulateTook:         time.Since(start),
-			stats:                meter.stats(),
+			stats:                stats,
 		},
 		Token:        t,
 		TokenPreview: tp,

@@ -191,6 +191,8 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	// read before it, so anything of ours landing in between counts too),
 	// which only makes the caps stricter; the landed effects must fit this.
 	fee := addOrMax(uint64(tx.Message.Header.NumRequiredSignatures)*LamportsPerSignature, budget.PriorityFee)
+	stats := meter.stats()
+	preview.RPC = stats
 	return &Prepared{
 		limits:               &Limits{SOLOut: addOrMax(t.Lamports, fee)},
 		Transfer:             t,
@@ -198,7 +200,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 		LastValidBlockHeight: bh.LastValidBlockHeight,
 		Preview:              preview,
 		simulateTook:         time.Since(start),
-		stats:                meter.stats(),
+		stats:                stats,
 	}, nil
 }
 

@@ -14,13 +14,20 @@ import (
 // (every proposal of the run has its own amount).
 type addedWatch struct {
 	mu      sync.Mutex
-	waiting map[uint64]chan time.Time
+	waiting map[uint64]chan added
 	stop    func()
+}
+
+// added is a proposal seen at the subscriber: when, and how long its
+// preview waited for the ledger's answers (the executor's own meter).
+type added struct {
+	at      time.Time
+	rpcWait time.Duration
 }
 
 func watchAdded(h *authority.Hub) *addedWatch {
 	ch, cancel := h.Subscribe(1 << 14)
-	w := &addedWatch{waiting: map[uint64]chan time.Time{}}
+	w := &addedWatch{waiting: map[uint64]chan added{}}
 	done := make(chan struct{})
 	w.stop = func() { cancel(); close(done) }
 	go func() {
@@ -42,7 +49,7 @@ func watchAdded(h *authority.Hub) *addedWatch {
 				delete(w.waiting, k.A.Lamports)
 				w.mu.Unlock()
 				if c != nil {
-					c <- at
+					c <- added{at: at, rpcWait: ev.Proposal.Preview.RPC.Waiting}
 				}
 			}
 		}
@@ -51,8 +58,8 @@ func watchAdded(h *authority.Hub) *addedWatch {
 }
 
 // expect registers interest before the call that causes the event.
-func (w *addedWatch) expect(lamports uint64) <-chan time.Time {
-	c := make(chan time.Time, 1)
+func (w *addedWatch) expect(lamports uint64) <-chan added {
+	c := make(chan added, 1)
 	w.mu.Lock()
 	w.waiting[lamports] = c
 	w.mu.Unlock()
@@ -85,7 +92,8 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 	defer watch.stop()
 
 	to := w.recipient.String()
-	var visible, roundTrip, tokenLat []time.Duration
+	var visible, share, roundTrip, tokenLat []time.Duration
+	var windows []window // each proposal's start and sight, for the share row's GC count
 	// Round trips: the executor counts the calls a proposal waits for one
 	// after another (its rounds) and its HTTP requests; the ledger counts
 	// the requests and JSON-RPC calls it served (a background blockhash
@@ -95,6 +103,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		return nil, err
 	}
 	client0 := c.exec.Client().Stats()
+	gc0 := readGC()
 	for i := 0; i < n; i++ {
 		lamports := w.nextAmount()
 		seen := watch.expect(lamports)
@@ -105,8 +114,10 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		}
 		roundTrip = append(roundTrip, time.Since(start))
 		select {
-		case at := <-seen:
-			visible = append(visible, at.Sub(start))
+		case ev := <-seen:
+			visible = append(visible, ev.at.Sub(start))
+			share = append(share, ev.at.Sub(start)-ev.rpcWait)
+			windows = append(windows, window{start, ev.at})
 		case <-time.After(10 * time.Second):
 			return nil, fmt.Errorf("proposal %s (%d lamports) never reached a hub subscriber", id, lamports)
 		}
@@ -117,6 +128,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		}
 		tokenLat = append(tokenLat, d)
 	}
+	gc1 := readGC()
 	ledger1, err := w.ledger.Stats(ctx)
 	if err != nil {
 		return nil, err
@@ -135,6 +147,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
 		alone,
+		shareRow(share, windows, gc1.since(gc0)),
 	}, nil
 }
 
