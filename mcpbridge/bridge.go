@@ -76,9 +76,7 @@ func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 	defer cancel()
 	defer b.calls.closeIdle()
 	b.life = ctx
-	s := server.NewStdioServer(b.mcp)
-	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
-	err := s.Listen(ctx, in, out)
+	err := serveLines(ctx, b.mcp, in, out, log.New(logw, "solgate mcp: ", log.LstdFlags))
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

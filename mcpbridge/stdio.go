@@ -1,0 +1,241 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The bridge's stdio transport: lines in, mcp-go's MCPServer.HandleMessage,
+// lines out. The protocol (initialize and version negotiation, tools/list,
+// tools/call, ping, notifications, cancellation, errors) stays mcp-go's;
+// only the loop around it is ours. mcp-go's StdioServer reads each line in a
+// new goroutine, decodes it four times before HandleMessage does (a copy,
+// then three probes for answers to server-initiated requests, which this
+// bridge never makes) and hands tool calls to a pool of five workers, so a
+// sixth long-polling proposal_status waits behind the others.
+// TestStdioTransportAnswersAsMCPGoStdioServer holds the two to the same
+// answers.
+
+// maxConcurrentRequests bounds the requests served at once. Past it a
+// request is served on the reading goroutine, as StdioServer does when its
+// queue is full: the client that floods waits for its own answers.
+const maxConcurrentRequests = 64
+
+// serveLines speaks MCP over in/out for srv until in ends (nil) or ctx ends
+// (ctx's error).
+func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logger *log.Logger) error {
+	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, 100)}
+	if err := srv.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer srv.UnregisterSession(ctx, sess.SessionID())
+	ctx = srv.WithContext(ctx, sess)
+	// Ending the session releases every handler still waiting on it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	w := &frameWriter{out: out, logger: logger}
+	go func() {
+		for {
+			select {
+			case n := <-sess.notifications:
+				w.write(n)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	slots := make(chan struct{}, maxConcurrentRequests)
+	read := make(chan error, 1)
+	// One reader for the bridge's life. A read blocked on a silent client
+	// cannot be interrupted; when ctx ends first it is left behind, as
+	// StdioServer leaves its own.
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				// A last line without its newline is dropped, as
+				// StdioServer drops it.
+				if err == io.EOF {
+					err = nil
+				} else {
+					logger.Printf("Error reading input: %v", err)
+				}
+				read <- err
+				return
+			}
+			if ctx.Err() != nil {
+				read <- ctx.Err()
+				return
+			}
+			serveLine(ctx, srv, bytes.TrimSpace(line), w, slots, &inflight)
+		}
+	}()
+	select {
+	case err := <-read:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// serveLine answers one line: a parse error for what is not JSON, requests
+// on their own goroutine (a proposal_status long-poll must not hold the
+// next line), notifications in order on the reading goroutine, so that a
+// notifications/cancelled is acted on before the next line is read.
+func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frameWriter, slots chan struct{}, inflight *sync.WaitGroup) {
+	var base struct {
+		Method string `json:"method"`
+		ID     any    `json:"id,omitempty"`
+	}
+	err := json.Unmarshal(line, &base)
+	if _, bad := errors.AsType[*json.SyntaxError](err); bad {
+		w.write(mcp.JSONRPCError{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(nil),
+			Error:   mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil),
+		})
+		return
+	}
+	if err == nil && base.ID != nil {
+		select {
+		case slots <- struct{}{}:
+			inflight.Go(func() {
+				defer func() { <-slots }()
+				w.answer(ctx, srv, base.ID, line)
+			})
+			return
+		default:
+		}
+	}
+	w.answer(ctx, srv, base.ID, line)
+}
+
+// frameWriter writes whole frames, one line each, one at a time.
+type frameWriter struct {
+	mu     sync.Mutex
+	out    io.Writer
+	logger *log.Logger
+}
+
+// answer runs HandleMessage and writes its response, if any. A panicking
+// handler answers INTERNAL_ERROR, as in StdioServer, instead of ending the
+// bridge.
+func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, id any, line []byte) {
+	resp := func() (resp mcp.JSONRPCMessage) {
+		defer func() {
+			if r := recover(); r != nil {
+				w.logger.Printf("panic recovered in stdio message handler: %v", r)
+				if id != nil {
+					resp = mcp.JSONRPCError{
+						JSONRPC: mcp.JSONRPC_VERSION,
+						ID:      mcp.NewRequestId(id),
+						Error:   mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil),
+					}
+				}
+			}
+		}()
+		return srv.HandleMessage(ctx, line)
+	}()
+	if resp != nil {
+		w.write(resp)
+	}
+}
+
+func (w *frameWriter) write(msg any) {
+	frame, err := json.Marshal(msg)
+	if err != nil {
+		w.logger.Printf("Error writing response: %v", err)
+		return
+	}
+	frame = append(frame, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.out.Write(frame); err != nil {
+		w.logger.Printf("Error writing response: %v", err)
+	}
+}
+
+// stdioSession is the one client of a stdio bridge, as mcp-go's server
+// sees it: its client info (which names the agent in the console), its
+// capabilities, negotiated version and log level.
+type stdioSession struct {
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	clientInfo    atomic.Pointer[mcp.Implementation]
+	capabilities  atomic.Pointer[mcp.ClientCapabilities]
+	version       atomic.Pointer[string]
+	logLevel      atomic.Pointer[mcp.LoggingLevel]
+}
+
+var (
+	_ server.SessionWithClientInfo      = (*stdioSession)(nil)
+	_ server.SessionWithLogging         = (*stdioSession)(nil)
+	_ server.SessionWithProtocolVersion = (*stdioSession)(nil)
+)
+
+func (s *stdioSession) SessionID() string { return "stdio" }
+
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return s.notifications
+}
+
+func (s *stdioSession) Initialize() {
+	level := mcp.LoggingLevelError
+	s.logLevel.Store(&level)
+	s.initialized.Store(true)
+}
+
+func (s *stdioSession) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdioSession) GetClientInfo() mcp.Implementation {
+	if ci := s.clientInfo.Load(); ci != nil {
+		return *ci
+	}
+	return mcp.Implementation{}
+}
+
+func (s *stdioSession) SetClientInfo(ci mcp.Implementation) { s.clientInfo.Store(&ci) }
+
+func (s *stdioSession) GetClientCapabilities() mcp.ClientCapabilities {
+	if c := s.capabilities.Load(); c != nil {
+		return *c
+	}
+	return mcp.ClientCapabilities{}
+}
+
+func (s *stdioSession) SetClientCapabilities(c mcp.ClientCapabilities) { s.capabilities.Store(&c) }
+
+func (s *stdioSession) ProtocolVersion() string {
+	if v := s.version.Load(); v != nil {
+		return *v
+	}
+	return ""
+}
+
+// SetProtocolVersion is how mcp-go records the version initialize settled on.
+func (s *stdioSession) SetProtocolVersion(v string) { s.version.Store(&v) }
+
+func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(&level) }
+
+func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
+	if l := s.logLevel.Load(); l != nil {
+		return *l
+	}
+	return mcp.LoggingLevelError
+}
