@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -159,5 +161,51 @@ func TestStdioTransportAnswersAsMCPGoStdioServer(t *testing.T) {
 	// cancelled call's.
 	if _, ok := ours[4][0].(map[string]any)["result"]; !ok {
 		t.Errorf("transfer_sol's answer has no result: %v", ours[4])
+	}
+}
+
+// toolResultFrame must write what json.Marshal writes of the same answer,
+// as JSON, for every result the bridge builds, and leave the rest alone.
+func TestToolResultFrameIsWhatJSONMarshalWrites(t *testing.T) {
+	results := []*mcp.CallToolResult{
+		toMCPResult(relayedResult{Text: "pending: <b>approve</b> & \u2028 \"quoted\"\n", Structured: json.RawMessage("{\"status\":\"pending_approval\",\n \"note\":\"a <tag> & \u00e9\" }")}),
+		toMCPResult(relayedResult{IsError: true, Text: "no approval console is running"}),
+		toMCPResult(relayedResult{Text: ""}),
+		mcp.NewToolResultError("output schema validation failed: x"),
+		{},
+	}
+	for _, res := range results {
+		for _, id := range []any{7, "w", nil} {
+			for _, result := range []any{*res, res} {
+				msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), result)
+				frame, ok := toolResultFrame(msg)
+				if !ok {
+					t.Fatalf("%#v: not written", msg)
+				}
+				want, err := json.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var g, w any
+				if err := json.Unmarshal(frame, &g); err != nil {
+					t.Fatalf("%s: %v", frame, err)
+				}
+				if bytes.ContainsAny(frame, "\n\r") {
+					t.Errorf("frame spans lines: %q", frame)
+				}
+				_ = json.Unmarshal(want, &w)
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("ours %s\njson %s", frame, want)
+				}
+			}
+		}
+	}
+	meta := toMCPResult(relayedResult{Text: "x"})
+	meta.Meta = &mcp.Meta{AdditionalFields: map[string]any{"k": 1}}
+	image := &mcp.CallToolResult{Content: []mcp.Content{mcp.ImageContent{Type: "image", Data: "AA==", MIMEType: "image/png"}}}
+	for _, res := range []any{*meta, *image, mcp.InitializeResult{}, mcp.JSONRPCError{}} {
+		if _, ok := toolResultFrame(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), res)); ok {
+			t.Errorf("%#v written by the fast path", res)
+		}
 	}
 }
