@@ -57,9 +57,7 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		}
 	}()
 
-	var inflight sync.WaitGroup
-	defer inflight.Wait()
-	slots := make(chan struct{}, maxConcurrentRequests)
+	pool := &requestPool{work: make(chan func()), quit: make(chan struct{})}
 	read := make(chan error, 1)
 	// One reader for the bridge's life. A read blocked on a silent client
 	// cannot be interrupted; when ctx ends first it is left behind, as
@@ -83,22 +81,27 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 				read <- ctx.Err()
 				return
 			}
-			serveLine(ctx, srv, bytes.TrimSpace(line), w, slots, &inflight)
+			serveLine(ctx, srv, bytes.TrimSpace(line), w, pool)
 		}
 	}()
+	var err error
 	select {
-	case err := <-read:
-		return err
+	case err = <-read:
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	// The requests still in flight end with the session, as StdioServer
+	// ends them, rather than hold the bridge open for a long-poll.
+	cancel()
+	pool.stop()
+	return err
 }
 
 // serveLine answers one line: a parse error for what is not JSON, requests
 // on their own goroutine (a proposal_status long-poll must not hold the
 // next line), notifications in order on the reading goroutine, so that a
 // notifications/cancelled is acted on before the next line is read.
-func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frameWriter, slots chan struct{}, inflight *sync.WaitGroup) {
+func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frameWriter, pool *requestPool) {
 	var base struct {
 		Method string `json:"method"`
 		ID     any    `json:"id,omitempty"`
@@ -112,18 +115,58 @@ func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frame
 		})
 		return
 	}
-	if err == nil && base.ID != nil {
-		select {
-		case slots <- struct{}{}:
-			inflight.Go(func() {
-				defer func() { <-slots }()
-				w.answer(ctx, srv, base.ID, line)
-			})
-			return
-		default:
-		}
+	if err == nil && base.ID != nil && pool.run(func() { w.answer(ctx, srv, base.ID, line) }) {
+		return
 	}
 	w.answer(ctx, srv, base.ID, line)
+}
+
+// requestPool runs requests on goroutines that stay for the next one. A
+// fresh goroutine per request grew its stack again through mcp-go's and
+// encoding/json's frames each time: 8 % of a bridge's CPU per call.
+type requestPool struct {
+	work    chan func() // unbuffered: a send succeeds only to an idle worker
+	quit    chan struct{}
+	mu      sync.Mutex
+	workers int
+	stopped bool
+	done    sync.WaitGroup
+}
+
+// run starts job on an idle worker, or on a new one while there are fewer
+// than maxConcurrentRequests; false when all are busy.
+func (p *requestPool) run(job func()) bool {
+	select {
+	case p.work <- job:
+		return true
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || p.workers >= maxConcurrentRequests {
+		return false
+	}
+	p.workers++
+	p.done.Go(func() {
+		for {
+			job()
+			select {
+			case job = <-p.work:
+			case <-p.quit:
+				return
+			}
+		}
+	})
+	return true
+}
+
+// stop ends the workers once idle and waits for them.
+func (p *requestPool) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	close(p.quit)
+	p.done.Wait()
 }
 
 // frameWriter writes whole frames, one line each, one at a time.

@@ -209,3 +209,28 @@ func TestToolResultFrameIsWhatJSONMarshalWrites(t *testing.T) {
 		}
 	}
 }
+
+// Long-polls run side by side, more of them than StdioServer's five
+// workers, and closing stdin ends those still held instead of waiting out
+// their 45 s.
+func TestStdioTransportServesLongPollsTogetherAndEndsThemAtEOF(t *testing.T) {
+	const polls = 8
+	held := make(chan struct{}, polls)
+	b := NewBridge(holdingConsole(t, held), "test")
+	inR, inW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- b.ServeStdio(context.Background(), inR, io.Discard, io.Discard) }()
+	for i := range polls {
+		frame := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"proposal_status","arguments":{"proposal_id":"p-1","wait_seconds":45}}}` + "\n"
+		if _, err := io.WriteString(inW, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range polls {
+		<-held // each call reached the console while the others are held
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("ServeStdio after EOF: %v", err)
+	}
+}
