@@ -11,6 +11,7 @@ import (
 	"log"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -327,15 +328,11 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 		if !isText || tc.Annotations != nil || tc.Meta != nil || tc.Type != "text" {
 			return nil, false
 		}
-		text, err := json.Marshal(tc.Text)
-		if err != nil {
-			return nil, false
-		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"text","text":`)
-		b.Write(text)
+		writeJSONString(&b, tc.Text)
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')
@@ -352,4 +349,65 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 	}
 	b.WriteString("}}")
 	return b.Bytes(), true
+}
+
+// writeJSONString writes s as a JSON string the way json.Marshal does:
+// HTML characters, U+2028 and U+2029 escaped, invalid UTF-8 made U+FFFD. The
+// second text block of a result is the structured JSON itself, quotes and
+// all, and json.Marshal's generic path cost more than the escaping.
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(s[start:i])
+			b.WriteString("\ufffd")
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b.WriteString(s[start:i])
+			b.WriteString(`\u202`)
+			b.WriteByte(hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
 }

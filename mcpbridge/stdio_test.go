@@ -171,6 +171,7 @@ func TestToolResultFrameIsWhatJSONMarshalWrites(t *testing.T) {
 		toMCPResult(relayedResult{Text: "pending: <b>approve</b> & \u2028 \"quoted\"\n", Structured: json.RawMessage("{\"status\":\"pending_approval\",\n \"note\":\"a <tag> & \u00e9\" }")}),
 		toMCPResult(relayedResult{IsError: true, Text: "no approval console is running"}),
 		toMCPResult(relayedResult{Text: ""}),
+		toMCPResult(relayedResult{Text: "bad \xff\xfe utf-8, \x00\x01\x1f\b\f\t\r control, \u2029 \\ back, \U0001F600 \u00e9 é"}),
 		mcp.NewToolResultError("output schema validation failed: x"),
 		{},
 	}
@@ -232,5 +233,17 @@ func TestStdioTransportServesLongPollsTogetherAndEndsThemAtEOF(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Fatalf("ServeStdio after EOF: %v", err)
+	}
+}
+
+// writeJSONString writes the bytes json.Marshal writes for a string.
+func TestWriteJSONStringIsJSONMarshals(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "<a href='x'>&amp;</a>", "\x00\x01\b\f\n\r\t\x1f\x7f", "\u2028\u2029\u00e9\U0001F600", "bad \xff\xfe\xc3 end", `{"status":"pending_approval","id":"p_1"}`} {
+		var b bytes.Buffer
+		writeJSONString(&b, s)
+		want, _ := json.Marshal(s)
+		if b.String() != string(want) {
+			t.Errorf("%q: ours %s, json %s", s, b.String(), want)
+		}
 	}
 }
