@@ -82,7 +82,8 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 				read <- ctx.Err()
 				return
 			}
-			serveLine(ctx, srv, bytes.TrimSpace(line), w, pool)
+			// JSON's own white space only, as json.Unmarshal skips it.
+			serveLine(ctx, srv, bytes.Trim(line, " \t\r\n"), w, pool)
 		}
 	}()
 	var err error

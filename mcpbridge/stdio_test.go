@@ -133,6 +133,8 @@ func TestStdioTransportAnswersAsMCPGoStdioServer(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"method":`, 1},
 		{``, 1},
 		{`[1,2]`, 1},
+		{" \t{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"ping\"}\r", 1},
+		{"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"ping\"}\u00a0", 1},
 		{`{"jsonrpc":"2.0","id":8,"method":5}`, 1},
 		{`{"jsonrpc":"1.0","id":9,"method":"ping"}`, 1},
 		{`{"jsonrpc":"2.0","id":10,"method":"logging/setLevel","params":{"level":"debug"}}`, 1},
