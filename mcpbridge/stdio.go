@@ -21,10 +21,11 @@ import (
 // lines out. The protocol (initialize and version negotiation, tools/list,
 // tools/call, ping, notifications, cancellation, errors) stays mcp-go's;
 // only the loop around it is ours. mcp-go's StdioServer reads each line in a
-// new goroutine, decodes it four times before HandleMessage does (a copy,
-// then three probes for answers to server-initiated requests, which this
-// bridge never makes) and hands tool calls to a pool of five workers, so a
-// sixth long-polling proposal_status waits behind the others.
+// new goroutine, decodes it five times before HandleMessage does (a copy,
+// three probes for answers to server-initiated requests, which this bridge
+// never makes, and the dispatch; ours decodes it once, for the dispatch) and
+// hands tool calls to a pool of five workers, so a sixth long-polling
+// proposal_status waits behind the others.
 // TestStdioTransportAnswersAsMCPGoStdioServer holds the two to the same
 // answers.
 
