@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,12 +22,13 @@ import (
 // connection and no state. Every tool call is forwarded to the console's hub
 // over its Unix socket; if no console answers, every tool fails closed.
 type Bridge struct {
-	socket   string
-	calls    *callClient
-	presence *http.Client // no overall timeout: its one request lasts as long as the bridge
-	mcp      *server.MCPServer
-	life     context.Context // ServeStdio's; ends the presence request with the bridge
-	present  sync.Once
+	socket    string
+	calls     *callClient
+	presence  *http.Client // no overall timeout: its one request lasts as long as the bridge
+	mcp       *server.MCPServer
+	life      context.Context // ServeStdio's; ends the presence request with the bridge
+	present   sync.Once
+	announced atomic.Bool // set once the presence request has started
 }
 
 // bridgeTimeout must exceed the longest call the hub can hold open: an
@@ -51,7 +53,10 @@ func NewBridge(socket, version string) *Bridge {
 		b.announce(ClientInfo{Name: m.Params.ClientInfo.Name, Version: m.Params.ClientInfo.Version})
 	})
 	hooks.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
-		b.announce(clientInfo(ctx))
+		// Once announced, a request costs only this load.
+		if !b.announced.Load() {
+			b.announce(clientInfo(ctx))
+		}
 	})
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
@@ -76,9 +81,7 @@ func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 	defer cancel()
 	defer b.calls.closeIdle()
 	b.life = ctx
-	s := server.NewStdioServer(b.mcp)
-	s.SetErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags))
-	err := s.Listen(ctx, in, out)
+	err := serveLines(ctx, b.mcp, in, out, log.New(logw, "solgate mcp: ", log.LstdFlags))
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -169,7 +172,10 @@ func (b *Bridge) announce(ci ClientInfo) {
 	if ci.Name == "" || b.life == nil {
 		return
 	}
-	b.present.Do(func() { go b.stayPresent(b.life, ci) })
+	b.present.Do(func() {
+		b.announced.Store(true)
+		go b.stayPresent(b.life, ci)
+	})
 }
 
 // stayPresent holds a presence request open to the console for as long as

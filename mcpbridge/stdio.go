@@ -1,0 +1,415 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The bridge's stdio transport: lines in, mcp-go's MCPServer.HandleMessage,
+// lines out. The protocol (initialize and version negotiation, tools/list,
+// tools/call, ping, notifications, cancellation, errors) stays mcp-go's;
+// only the loop around it is ours. mcp-go's StdioServer reads each line in a
+// new goroutine, decodes it five times before HandleMessage does (a copy,
+// three probes for answers to server-initiated requests, which this bridge
+// never makes, and the dispatch; ours decodes it once, for the dispatch) and
+// hands tool calls to a pool of five workers, so a sixth long-polling
+// proposal_status waits behind the others.
+// TestStdioTransportAnswersAsMCPGoStdioServer holds the two to the same
+// answers.
+
+// maxConcurrentRequests bounds the requests served at once. Past it a
+// request is served on the reading goroutine, as StdioServer does when its
+// queue is full: the client that floods waits for its own answers.
+const maxConcurrentRequests = 64
+
+// serveLines speaks MCP over in/out for srv until in ends (nil) or ctx ends
+// (ctx's error).
+func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logger *log.Logger) error {
+	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, 100)}
+	if err := srv.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer srv.UnregisterSession(ctx, sess.SessionID())
+	ctx = srv.WithContext(ctx, sess)
+	// Ending the session releases every handler still waiting on it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	w := &frameWriter{out: out, logger: logger}
+	go func() {
+		for {
+			select {
+			case n := <-sess.notifications:
+				w.write(n)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	pool := &requestPool{work: make(chan func()), quit: make(chan struct{})}
+	read := make(chan error, 1)
+	// One reader for the bridge's life. A read blocked on a silent client
+	// cannot be interrupted; when ctx ends first it is left behind, as
+	// StdioServer leaves its own.
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				// A last line without its newline is dropped, as
+				// StdioServer drops it.
+				if err == io.EOF {
+					err = nil
+				} else {
+					logger.Printf("Error reading input: %v", err)
+				}
+				read <- err
+				return
+			}
+			if ctx.Err() != nil {
+				read <- ctx.Err()
+				return
+			}
+			// JSON's own white space only, as json.Unmarshal skips it.
+			serveLine(ctx, srv, bytes.Trim(line, " \t\r\n"), w, pool)
+		}
+	}()
+	var err error
+	select {
+	case err = <-read:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	// The requests still in flight end with the session, as StdioServer
+	// ends them, rather than hold the bridge open for a long-poll.
+	cancel()
+	pool.stop()
+	return err
+}
+
+// serveLine answers one line: a parse error for what is not JSON, requests
+// on their own goroutine (a proposal_status long-poll must not hold the
+// next line), notifications in order on the reading goroutine, so that a
+// notifications/cancelled is acted on before the next line is read.
+func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frameWriter, pool *requestPool) {
+	var base struct {
+		Method string `json:"method"`
+		ID     any    `json:"id,omitempty"`
+	}
+	err := json.Unmarshal(line, &base)
+	if _, bad := errors.AsType[*json.SyntaxError](err); bad {
+		w.write(mcp.JSONRPCError{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(nil),
+			Error:   mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil),
+		})
+		return
+	}
+	if err == nil && base.ID != nil && pool.run(func() { w.answer(ctx, srv, base.ID, line) }) {
+		return
+	}
+	w.answer(ctx, srv, base.ID, line)
+}
+
+// requestPool runs requests on goroutines that stay for the next one. A
+// fresh goroutine per request grew its stack again through mcp-go's and
+// encoding/json's frames each time: 8 % of a bridge's CPU per call.
+type requestPool struct {
+	work    chan func() // unbuffered: a send succeeds only to an idle worker
+	quit    chan struct{}
+	mu      sync.Mutex
+	workers int
+	stopped bool
+	done    sync.WaitGroup
+}
+
+// run starts job on an idle worker, or on a new one while there are fewer
+// than maxConcurrentRequests; false when all are busy.
+func (p *requestPool) run(job func()) bool {
+	select {
+	case p.work <- job:
+		return true
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || p.workers >= maxConcurrentRequests {
+		return false
+	}
+	p.workers++
+	p.done.Go(func() {
+		for {
+			job()
+			select {
+			case job = <-p.work:
+			case <-p.quit:
+				return
+			}
+		}
+	})
+	return true
+}
+
+// stop ends the workers once idle and waits for them.
+func (p *requestPool) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	close(p.quit)
+	p.done.Wait()
+}
+
+// frameWriter writes whole frames, one line each, one at a time.
+type frameWriter struct {
+	mu     sync.Mutex
+	out    io.Writer
+	logger *log.Logger
+}
+
+// answer runs HandleMessage and writes its response, if any. A panicking
+// handler answers INTERNAL_ERROR, as in StdioServer, instead of ending the
+// bridge.
+func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, id any, line []byte) {
+	resp := func() (resp mcp.JSONRPCMessage) {
+		defer func() {
+			if r := recover(); r != nil {
+				w.logger.Printf("panic recovered in stdio message handler: %v", r)
+				if id != nil {
+					resp = mcp.JSONRPCError{
+						JSONRPC: mcp.JSONRPC_VERSION,
+						ID:      mcp.NewRequestId(id),
+						Error:   mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil),
+					}
+				}
+			}
+		}()
+		return srv.HandleMessage(ctx, line)
+	}()
+	if resp != nil {
+		w.write(resp)
+	}
+}
+
+func (w *frameWriter) write(msg any) {
+	frame, ok := toolResultFrame(msg)
+	var err error
+	if !ok {
+		frame, err = json.Marshal(msg)
+	}
+	if err != nil {
+		w.logger.Printf("Error writing response: %v", err)
+		return
+	}
+	frame = append(frame, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.out.Write(frame); err != nil {
+		w.logger.Printf("Error writing response: %v", err)
+	}
+}
+
+// stdioSession is the one client of a stdio bridge, as mcp-go's server
+// sees it: its client info (which names the agent in the console), its
+// capabilities, negotiated version and log level.
+type stdioSession struct {
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	clientInfo    atomic.Pointer[mcp.Implementation]
+	capabilities  atomic.Pointer[mcp.ClientCapabilities]
+	version       atomic.Pointer[string]
+	logLevel      atomic.Pointer[mcp.LoggingLevel]
+}
+
+var (
+	_ server.SessionWithClientInfo      = (*stdioSession)(nil)
+	_ server.SessionWithLogging         = (*stdioSession)(nil)
+	_ server.SessionWithProtocolVersion = (*stdioSession)(nil)
+)
+
+func (s *stdioSession) SessionID() string { return "stdio" }
+
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return s.notifications
+}
+
+func (s *stdioSession) Initialize() {
+	level := mcp.LoggingLevelError
+	s.logLevel.Store(&level)
+	s.initialized.Store(true)
+}
+
+func (s *stdioSession) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdioSession) GetClientInfo() mcp.Implementation {
+	if ci := s.clientInfo.Load(); ci != nil {
+		return *ci
+	}
+	return mcp.Implementation{}
+}
+
+func (s *stdioSession) SetClientInfo(ci mcp.Implementation) { s.clientInfo.Store(&ci) }
+
+func (s *stdioSession) GetClientCapabilities() mcp.ClientCapabilities {
+	if c := s.capabilities.Load(); c != nil {
+		return *c
+	}
+	return mcp.ClientCapabilities{}
+}
+
+func (s *stdioSession) SetClientCapabilities(c mcp.ClientCapabilities) { s.capabilities.Store(&c) }
+
+func (s *stdioSession) ProtocolVersion() string {
+	if v := s.version.Load(); v != nil {
+		return *v
+	}
+	return ""
+}
+
+// SetProtocolVersion is how mcp-go records the version initialize settled on.
+func (s *stdioSession) SetProtocolVersion(v string) { s.version.Store(&v) }
+
+func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(&level) }
+
+func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
+	if l := s.logLevel.Load(); l != nil {
+		return *l
+	}
+	return mcp.LoggingLevelError
+}
+
+// toolResultFrame writes the answer to a tools/call as the bridge builds it
+// (text blocks and the console's structured JSON) without going through
+// CallToolResult.MarshalJSON, which puts it in a map, encodes that and has
+// json.Marshal check the output again: a sixth of a bridge's CPU per call.
+// Any other answer, or a result with a field this does not write, is left
+// to json.Marshal (ok false). The keys come in the order MarshalJSON's map
+// gives them.
+func toolResultFrame(msg any) (frame []byte, ok bool) {
+	resp, isResp := msg.(mcp.JSONRPCResponse)
+	if !isResp {
+		return nil, false
+	}
+	var res *mcp.CallToolResult
+	switch r := resp.Result.(type) {
+	case mcp.CallToolResult:
+		res = &r
+	case *mcp.CallToolResult:
+		res = r
+	default:
+		return nil, false
+	}
+	structured, rawStructured := res.StructuredContent.(json.RawMessage)
+	if res.Meta != nil || res.ResultType != "" || len(res.InputRequests) > 0 || res.RequestState != "" ||
+		len(res.RawStructuredContent) > 0 || (res.StructuredContent != nil && !rawStructured) || resp.JSONRPC != mcp.JSONRPC_VERSION {
+		return nil, false
+	}
+	id, err := json.Marshal(resp.ID)
+	if err != nil {
+		return nil, false
+	}
+	var b bytes.Buffer
+	b.Grow(len(id) + 2*len(structured) + 160)
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"result":{"content":[`)
+	for i, c := range res.Content {
+		tc, isText := c.(mcp.TextContent)
+		if !isText || tc.Annotations != nil || tc.Meta != nil || tc.Type != "text" {
+			return nil, false
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		writeJSONString(&b, tc.Text)
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	if res.IsError {
+		b.WriteString(`,"isError":true`)
+	}
+	if structured != nil {
+		b.WriteString(`,"structuredContent":`)
+		// Compact also keeps the frame on one line whatever the console's
+		// spacing, and refuses what is not JSON.
+		if json.Compact(&b, structured) != nil {
+			return nil, false
+		}
+	}
+	b.WriteString("}}")
+	return b.Bytes(), true
+}
+
+// writeJSONString writes s as a JSON string the way json.Marshal does:
+// HTML characters, U+2028 and U+2029 escaped, invalid UTF-8 made U+FFFD. The
+// second text block of a result is the structured JSON itself, quotes and
+// all, and json.Marshal's generic path cost more than the escaping.
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(s[start:i])
+			b.WriteString("\ufffd")
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b.WriteString(s[start:i])
+			b.WriteString(`\u202`)
+			b.WriteByte(hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}

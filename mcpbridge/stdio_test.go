@@ -1,0 +1,251 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// stdioStep is one frame an MCP client sends and how many answer lines it
+// waits for before the next.
+type stdioStep struct {
+	frame   string
+	answers int
+}
+
+// holdingConsole answers get_balance and transfer_sol with valid console
+// answers and holds every proposal_status call until its request ends,
+// telling held when one arrived: a long-poll that only a cancellation ends.
+func holdingConsole(t *testing.T, held chan<- struct{}) string {
+	t.Helper()
+	pending, err := os.ReadFile("testdata/pending_transfer_sol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "sgst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "console.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
+		var req CallRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var body []byte
+		switch req.Tool {
+		case "proposal_status":
+			held <- struct{}{}
+			<-r.Context().Done()
+			return
+		case "get_balance":
+			// Naming the caller puts the client info the session kept
+			// into the comparison.
+			body = answerWith(t, false, "1 SOL, asked by "+req.Client.Name+" "+req.Client.Version,
+				`{"address":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":"1000000000","sol":"1","slot":42,"network":"localnet"}`)
+		default:
+			body = pending
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+	})
+	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return sock
+}
+
+// driveStdio runs listen (a transport serving a fresh bridge on sock) and
+// sends steps, returning each step's answers decoded.
+func driveStdio(t *testing.T, listen func(ctx context.Context, b *Bridge, in io.Reader, out io.Writer) error, sock string, held <-chan struct{}, steps []stdioStep) [][]any {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	b := NewBridge(sock, "test")
+	go func() { b.life = ctx; done <- listen(ctx, b, inR, outW) }()
+	defer func() { inW.Close(); outR.Close(); cancel(); <-done }()
+	lines := bufio.NewReader(outR)
+	var got [][]any
+	for _, s := range steps {
+		if _, err := io.WriteString(inW, s.frame+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if s.answers < 0 {
+			// The held call: wait until the console has it, so that the
+			// cancellation that follows finds it in flight.
+			<-held
+			got = append(got, nil)
+			continue
+		}
+		var answers []any
+		for range s.answers {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatalf("after %s: %v", s.frame, err)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(line), &v); err != nil {
+				t.Fatalf("answer to %s is not JSON: %v\n%s", s.frame, err, line)
+			}
+			answers = append(answers, v)
+		}
+		got = append(got, answers)
+	}
+	return got
+}
+
+func TestStdioTransportAnswersAsMCPGoStdioServer(t *testing.T) {
+	held := make(chan struct{}, 1)
+	sock := holdingConsole(t, held)
+	steps := []stdioStep{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"diff","version":"1"}}}`, 1},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 1},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_balance","arguments":{}}}`, 1},
+		{`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"transfer_sol","arguments":{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}}}`, 1},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`, 1},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":6,"method":"no/such/method","params":{}}`, 1},
+		{`{"jsonrpc":"2.0","id":7,"method":`, 1},
+		{``, 1},
+		{`[1,2]`, 1},
+		{" \t{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"ping\"}\r", 1},
+		{"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"ping\"}\u00a0", 1},
+		{`{"jsonrpc":"2.0","id":8,"method":5}`, 1},
+		{`{"jsonrpc":"1.0","id":9,"method":"ping"}`, 1},
+		{`{"jsonrpc":"2.0","id":10,"method":"logging/setLevel","params":{"level":"debug"}}`, 1},
+		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"proposal_status","arguments":{"proposal_id":"p-1","wait_seconds":45}}}`, -1},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,"reason":"the user gave up"}}`, 1},
+		{`{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"diff","version":"2"}}}`, 1},
+		{`{"jsonrpc":"2.0","id":13,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"diff","version":"3"}}}`, 1},
+		{`{"jsonrpc":"2.0","id":14,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"diff","version":"4"}}}`, 1},
+		{`{"jsonrpc":"2.0","id":15,"result":{}}`, 0},
+		{`{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"get_balance","arguments":{}}}`, 1},
+	}
+	theirs := driveStdio(t, func(ctx context.Context, b *Bridge, in io.Reader, out io.Writer) error {
+		s := server.NewStdioServer(b.mcp)
+		s.SetErrorLogger(log.New(io.Discard, "", 0))
+		return s.Listen(ctx, in, out)
+	}, sock, held, steps)
+	ours := driveStdio(t, func(ctx context.Context, b *Bridge, in io.Reader, out io.Writer) error {
+		return serveLines(ctx, b.mcp, in, out, log.New(io.Discard, "", 0))
+	}, sock, held, steps)
+	for i, s := range steps {
+		if !reflect.DeepEqual(theirs[i], ours[i]) {
+			t.Errorf("%s\nStdioServer answered %v\nours answered       %v", s.frame, theirs[i], ours[i])
+		}
+	}
+	// The comparison must have seen real answers: a tool result and the
+	// cancelled call's.
+	if _, ok := ours[4][0].(map[string]any)["result"]; !ok {
+		t.Errorf("transfer_sol's answer has no result: %v", ours[4])
+	}
+}
+
+// toolResultFrame must write what json.Marshal writes of the same answer,
+// as JSON, for every result the bridge builds, and leave the rest alone.
+func TestToolResultFrameIsWhatJSONMarshalWrites(t *testing.T) {
+	results := []*mcp.CallToolResult{
+		toMCPResult(relayedResult{Text: "pending: <b>approve</b> & \u2028 \"quoted\"\n", Structured: json.RawMessage("{\"status\":\"pending_approval\",\n \"note\":\"a <tag> & \u00e9\" }")}),
+		toMCPResult(relayedResult{IsError: true, Text: "no approval console is running"}),
+		toMCPResult(relayedResult{Text: ""}),
+		toMCPResult(relayedResult{Text: "bad \xff\xfe utf-8, \x00\x01\x1f\b\f\t\r control, \u2029 \\ back, \U0001F600 \u00e9 é"}),
+		mcp.NewToolResultError("output schema validation failed: x"),
+		{},
+	}
+	for _, res := range results {
+		for _, id := range []any{7, "w", nil} {
+			for _, result := range []any{*res, res} {
+				msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), result)
+				frame, ok := toolResultFrame(msg)
+				if !ok {
+					t.Fatalf("%#v: not written", msg)
+				}
+				want, err := json.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var g, w any
+				if err := json.Unmarshal(frame, &g); err != nil {
+					t.Fatalf("%s: %v", frame, err)
+				}
+				if bytes.ContainsAny(frame, "\n\r") {
+					t.Errorf("frame spans lines: %q", frame)
+				}
+				_ = json.Unmarshal(want, &w)
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("ours %s\njson %s", frame, want)
+				}
+			}
+		}
+	}
+	meta := toMCPResult(relayedResult{Text: "x"})
+	meta.Meta = &mcp.Meta{AdditionalFields: map[string]any{"k": 1}}
+	image := &mcp.CallToolResult{Content: []mcp.Content{mcp.ImageContent{Type: "image", Data: "AA==", MIMEType: "image/png"}}}
+	for _, res := range []any{*meta, *image, mcp.InitializeResult{}, mcp.JSONRPCError{}} {
+		if _, ok := toolResultFrame(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), res)); ok {
+			t.Errorf("%#v written by the fast path", res)
+		}
+	}
+}
+
+// Long-polls run side by side, more of them than StdioServer's five
+// workers, and closing stdin ends those still held instead of waiting out
+// their 45 s.
+func TestStdioTransportServesLongPollsTogetherAndEndsThemAtEOF(t *testing.T) {
+	const polls = 8
+	held := make(chan struct{}, polls)
+	b := NewBridge(holdingConsole(t, held), "test")
+	inR, inW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- b.ServeStdio(context.Background(), inR, io.Discard, io.Discard) }()
+	for i := range polls {
+		frame := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"proposal_status","arguments":{"proposal_id":"p-1","wait_seconds":45}}}` + "\n"
+		if _, err := io.WriteString(inW, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range polls {
+		<-held // each call reached the console while the others are held
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("ServeStdio after EOF: %v", err)
+	}
+}
+
+// writeJSONString writes the bytes json.Marshal writes for a string.
+func TestWriteJSONStringIsJSONMarshals(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "<a href='x'>&amp;</a>", "\x00\x01\b\f\n\r\t\x1f\x7f", "\u2028\u2029\u00e9\U0001F600", "bad \xff\xfe\xc3 end", `{"status":"pending_approval","id":"p_1"}`} {
+		var b bytes.Buffer
+		writeJSONString(&b, s)
+		want, _ := json.Marshal(s)
+		if b.String() != string(want) {
+			t.Errorf("%q: ours %s, json %s", s, b.String(), want)
+		}
+	}
+}
