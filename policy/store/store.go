@@ -53,6 +53,14 @@ type Store struct {
 	// commits counts group commits, for tests and figures.
 	commits atomic.Int64
 	stmts   statements
+	// chain is the audit chain's head as of the last commit, kept by the
+	// writers (it is read and set with the writers' lock held) so that an
+	// append need not look it up; chainKnown false means read it from the
+	// database first: at the first write, and after any commit that failed,
+	// when what the database holds is not known for sure. An append whose
+	// seq another process took reads it again (appendAuditTx).
+	chain      headRecord
+	chainKnown bool
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
@@ -211,7 +219,8 @@ func (s *Store) unlockWriters() { <-s.writers }
 // Group commit: writes that arrive while another commit is being fsynced
 // wait together, and the first of them to get the writers' lock commits
 // them all in one transaction (one fsync), each inside a savepoint of its
-// own, so one write's failure undoes that write alone. No write waits for a
+// own when there are several, so one write's failure undoes that write
+// alone. No write waits for a
 // group to form, and none returns before the commit holding it is durable:
 // under load a denial's row shares its commit with others, and its answer
 // still follows its row to disk. The audit head file follows the commits
@@ -316,8 +325,8 @@ type queuedWrite struct {
 	ready            chan struct{} // closed once entry and err are final
 }
 
-// commitGroup commits group in one transaction, each write in a savepoint,
-// and releases every write of it. moved reports a commit that moved the
+// commitGroup commits group in one transaction, each write in a savepoint
+// (writeInGroup), and releases every write of it. moved reports a commit that moved the
 // audit chain's head to head, which the head file must then follow. Called
 // with the writers' lock held.
 func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) {
@@ -339,10 +348,20 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		return headRecord{}, false
 	}
 	defer tx.Rollback()
+	// Until this transaction is known to have committed, the chain's head
+	// is whatever the database says next time.
+	chain, known := s.chain, s.chainKnown
+	s.chainKnown = false
+	if !known {
+		if chain, err = s.readChainHeadTx(tx); err != nil {
+			finish(err)
+			return headRecord{}, false
+		}
+	}
 	var last *AuditEntry
 	committed := 0
 	for _, w := range group {
-		e, err := s.writeInSavepoint(tx, w)
+		e, err := s.writeInGroup(tx, w, chain, len(group) == 1)
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
@@ -354,10 +373,14 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		}
 		w.entry = e
 		last = &w.entry
+		chain = headRecord{Seq: e.Seq, Hash: e.Hash}
 		committed++
 	}
 	if committed == 0 {
-		return headRecord{}, false // every write failed on its own; nothing to commit
+		// Every write failed on its own and the transaction rolls back:
+		// the chain is where it was.
+		s.chain, s.chainKnown = chain, true
+		return headRecord{}, false
 	}
 	if err := s.moveHeadTx(tx, *last); err != nil {
 		for _, w := range group {
@@ -378,6 +401,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		return headRecord{}, false
 	}
 	finish(nil)
+	s.chain, s.chainKnown = chain, true
 	s.commits.Add(1)
 	// The records are durable already; a head file that lags behind is
 	// reported by HeadFileErr and `solgate audit`, and caught up by the
@@ -392,20 +416,27 @@ type savepointBroken struct{ err error }
 func (e *savepointBroken) Error() string { return e.err.Error() }
 func (e *savepointBroken) Unwrap() error { return e.err }
 
-// writeInSavepoint runs one write inside the group's transaction; on error
-// the savepoint is rolled back, leaving the group as if it never ran.
-func (s *Store) writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
-	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
-		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
-	}
-	e, err := func() (AuditEntry, error) {
+// writeInGroup runs one write, and its audit append after chain, inside
+// the group's transaction. In a group of several, each write has a
+// savepoint, rolled back on error, leaving the group as if that write never
+// ran. A write alone needs none: when it fails, nothing of its transaction
+// is committed (commitGroup), which is what the savepoint would have done.
+func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
+	run := func() (AuditEntry, error) {
 		if w.fn != nil {
 			if err := w.fn(tx); err != nil {
 				return AuditEntry{}, err
 			}
 		}
-		return s.appendAuditTx(tx, w.kind, w.proposalID, w.body)
-	}()
+		return s.appendAuditTx(tx, chain, w.kind, w.proposalID, w.body)
+	}
+	if alone {
+		return run()
+	}
+	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
+	}
+	e, err := run()
 	if err != nil {
 		if _, rerr := s.txExec(tx, `ROLLBACK TO sg_write`); rerr != nil {
 			return AuditEntry{}, &savepointBroken{fmt.Errorf("%w (and rolling it back failed: %v)", err, rerr)}
