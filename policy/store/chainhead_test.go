@@ -96,14 +96,14 @@ func TestChainHeadAfterAFailedWrite(t *testing.T) {
 	wantChain(t, st, 3)
 }
 
-// Another process appending to the same trail (a second Store here; a
-// second console is refused by the state lock, but nothing in the store
-// relies on that) moves the head under this writer's copy: the append
-// finds its seq taken, reads the head again, and chains onto the other's
-// entries.
+// Another process appending to the same trail (a second Store here, opened
+// as a tool opens it, without the head file; a second console is refused
+// by the state lock, but nothing in the store relies on that) moves the
+// head under this writer's copy: the append finds its seq taken, reads the
+// head again, and chains onto the other's entries.
 func TestChainHeadAfterAnotherWriter(t *testing.T) {
 	st, dir := openTemp(t)
-	other, err := Open(dir)
+	other, err := OpenExisting(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

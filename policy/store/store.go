@@ -76,7 +76,22 @@ type Store struct {
 	headNextF *os.File
 	headErr   error
 	headNote  string
+	// headSynced is when the file was last synced; headWake (capacity one)
+	// rouses a writer pacing its syncs (writeHeads), headUrgent tells it
+	// to sync now (a flush).
+	headSynced time.Time
+	headWake   chan struct{}
+	headUrgent bool
 }
+
+// headSyncEvery paces the head file's data syncs: each head is written to
+// the file as soon as it is committed, but synced at most once in this
+// time, so a stream of commits pays one sync for many heads. It bounds
+// what a machine crash (not a process crash: the page cache keeps the
+// write) can leave the file behind the database by, which the next Open
+// catches up and reports, as it does for a console stopped between a
+// commit and its head write. A var for tests.
+var headSyncEvery = 5 * time.Millisecond
 
 // Open opens (creating if needed) the database in dir, creating dir with
 // mode 0700 since it holds the spend history. Pending migrations are
@@ -169,6 +184,7 @@ func open(dir string) (*Store, error) {
 	}
 	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
 	s.headIdle = sync.NewCond(&s.headMu)
+	s.headWake = make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -279,36 +295,82 @@ func (s *Store) noteHead(h headRecord, f *os.File) {
 	if !s.headBusy {
 		s.headBusy = true
 		go s.writeHeads()
+		return
+	}
+	s.wakeHeadWriter()
+}
+
+func (s *Store) wakeHeadWriter() {
+	select {
+	case s.headWake <- struct{}{}:
+	default: // already roused
 	}
 }
 
 // writeHeads writes the newest noted head until none is left: heads
-// committed while a write is being synced are folded into the next, so
-// the file only moves forward and never lags by more than the commits
-// of one sync. A crash in between leaves it behind the database, which
-// the next Open catches up and reports, as it always could.
+// committed while one is being written are folded into the next, so the
+// file only moves forward. Each head is written at once; the data sync
+// comes at most once in headSyncEvery (sooner on a flush), for the newest
+// head written. A crash in between leaves the file behind the database,
+// which the next Open catches up and reports, as it always could.
 func (s *Store) writeHeads() {
 	s.headMu.Lock()
 	defer s.headMu.Unlock()
-	for s.headNext != nil {
-		h, f := *s.headNext, s.headNextF
-		s.headNext = nil
-		s.headMu.Unlock()
-		if beforeHeadWrite != nil {
-			beforeHeadWrite()
+	var unsynced *os.File // written since the last sync
+	for {
+		if s.headNext != nil {
+			h, f := *s.headNext, s.headNextF
+			s.headNext = nil
+			s.headMu.Unlock()
+			if beforeHeadWrite != nil {
+				beforeHeadWrite()
+			}
+			err := writeHeadSlot(f, h)
+			s.headMu.Lock()
+			s.headErr = err
+			if err == nil {
+				unsynced = f
+			}
+			continue
 		}
-		err := writeHeadSlot(f, h)
+		if unsynced == nil {
+			break
+		}
+		if wait := time.Until(s.headSynced.Add(headSyncEvery)); wait > 0 && !s.headUrgent {
+			// Wait out the pace; a newer head or a flush rouses it.
+			s.headMu.Unlock()
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.headWake:
+			}
+			t.Stop()
+			s.headMu.Lock()
+			continue
+		}
+		f := unsynced
+		unsynced = nil
+		s.headMu.Unlock()
+		if beforeHeadSync != nil {
+			beforeHeadSync()
+		}
+		err := dataSync(f)
 		s.headMu.Lock()
-		s.headErr = err
+		s.headSynced = time.Now()
+		if err != nil {
+			s.headErr = fmt.Errorf("sync audit head file %s: %w", f.Name(), err)
+		}
 	}
-	s.headBusy = false
+	s.headBusy, s.headUrgent = false, false
 	s.headIdle.Broadcast()
 }
 
 // flushHeadLocked waits, with headMu held, until the head file names the
-// last commit (or failed to).
+// last commit, synced (or failed to).
 func (s *Store) flushHeadLocked() {
 	for s.headBusy {
+		s.headUrgent = true
+		s.wakeHeadWriter()
 		s.headIdle.Wait()
 	}
 }
@@ -450,7 +512,8 @@ func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone
 
 // beforeHeadWrite, when set by a test, runs between a write's commit and
 // its head-file update: the moment Close must not interleave with.
-var beforeHeadWrite func()
+// beforeHeadSync runs before each data sync of the head file.
+var beforeHeadWrite, beforeHeadSync func()
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
