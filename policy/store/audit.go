@@ -110,7 +110,11 @@ func entryHash(prevHash string, canonical []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (s *Store) appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (AuditEntry, error) {
+// appendAuditTx appends one entry after prev, the chain's head as this
+// transaction has it (see chainHead). When the entry's seq is taken, the
+// head was stale (another process appended): it is read again from the
+// database and the append tried once more.
+func (s *Store) appendAuditTx(tx *sql.Tx, prev headRecord, kind, proposalID string, body any) (AuditEntry, error) {
 	if kind == "" {
 		return AuditEntry{}, errors.New("append audit: empty kind")
 	}
@@ -118,23 +122,36 @@ func (s *Store) appendAuditTx(tx *sql.Tx, kind, proposalID string, body any) (Au
 	if err != nil {
 		return AuditEntry{}, fmt.Errorf("append audit %s: encode body: %w", kind, err)
 	}
-	prevSeq, prevHash := int64(0), GenesisHash
-	switch err := s.txQueryRow(tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&prevSeq, &prevHash); {
-	case errors.Is(err, sql.ErrNoRows):
-		prevSeq, prevHash = 0, GenesisHash
-	case err != nil:
-		return AuditEntry{}, fmt.Errorf("append audit %s: read chain head: %w", kind, err)
-	}
-	seq := prevSeq + 1
 	at := time.Now().UnixNano()
-	hash := entryHash(prevHash, canonicalEntry(seq, at, kind, proposalID, text))
-	if _, err := s.txExec(tx, `INSERT INTO audit (seq, at, kind, proposal_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		seq, at, kind, proposalID, text, prevHash, hash); err != nil {
-		return AuditEntry{}, fmt.Errorf("append audit %s: %w", kind, err)
+	for retried := false; ; retried = true {
+		seq := prev.Seq + 1
+		hash := entryHash(prev.Hash, canonicalEntry(seq, at, kind, proposalID, text))
+		_, err := s.txExec(tx, `INSERT INTO audit (seq, at, kind, proposal_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			seq, at, kind, proposalID, text, prev.Hash, hash)
+		if err == nil {
+			// The head row moves once per transaction, to its last entry
+			// (moveHeadTx, from commitGroup).
+			return AuditEntry{Seq: seq, At: fromNanos(at), Kind: kind, ProposalID: proposalID, Body: json.RawMessage(text), PrevHash: prev.Hash, Hash: hash}, nil
+		}
+		fresh, rerr := s.readChainHeadTx(tx)
+		if retried || rerr != nil || fresh == prev {
+			return AuditEntry{}, fmt.Errorf("append audit %s: %w", kind, err)
+		}
+		prev = fresh
 	}
-	// The head row moves once per transaction, to its last entry
-	// (moveHeadTx, from commitGroup).
-	return AuditEntry{Seq: seq, At: fromNanos(at), Kind: kind, ProposalID: proposalID, Body: json.RawMessage(text), PrevHash: prevHash, Hash: hash}, nil
+}
+
+// readChainHeadTx reads the chain's newest entry (seq 0 and GenesisHash
+// for an empty trail).
+func (s *Store) readChainHeadTx(tx *sql.Tx) (headRecord, error) {
+	h := headRecord{Hash: GenesisHash}
+	switch err := s.txQueryRow(tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &h.Hash); {
+	case errors.Is(err, sql.ErrNoRows):
+		return headRecord{Hash: GenesisHash}, nil
+	case err != nil:
+		return headRecord{}, fmt.Errorf("read audit chain head: %w", err)
+	}
+	return h, nil
 }
 
 // moveHeadTx records e as the chain's head in the transaction that

@@ -53,6 +53,14 @@ type Store struct {
 	// commits counts group commits, for tests and figures.
 	commits atomic.Int64
 	stmts   statements
+	// chain is the audit chain's head as of the last commit, kept by the
+	// writers (it is read and set with the writers' lock held) so that an
+	// append need not look it up; chainKnown false means read it from the
+	// database first: at the first write, and after any commit that failed,
+	// when what the database holds is not known for sure. An append whose
+	// seq another process took reads it again (appendAuditTx).
+	chain      headRecord
+	chainKnown bool
 	// headFile: every commit also writes the chain's head to HeadFileName
 	// (only for a console's Open, after the file was checked against the
 	// database). headErr is the last failure to write it.
@@ -68,7 +76,22 @@ type Store struct {
 	headNextF *os.File
 	headErr   error
 	headNote  string
+	// headSynced is when the file was last synced; headWake (capacity one)
+	// rouses a writer pacing its syncs (writeHeads), headUrgent tells it
+	// to sync now (a flush).
+	headSynced time.Time
+	headWake   chan struct{}
+	headUrgent bool
 }
+
+// headSyncEvery paces the head file's data syncs: each head is written to
+// the file as soon as it is committed, but synced at most once in this
+// time, so a stream of commits pays one sync for many heads. It bounds
+// what a machine crash (not a process crash: the page cache keeps the
+// write) can leave the file behind the database by, which the next Open
+// catches up and reports, as it does for a console stopped between a
+// commit and its head write. A var for tests.
+var headSyncEvery = 5 * time.Millisecond
 
 // Open opens (creating if needed) the database in dir, creating dir with
 // mode 0700 since it holds the spend history. Pending migrations are
@@ -161,6 +184,7 @@ func open(dir string) (*Store, error) {
 	}
 	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
 	s.headIdle = sync.NewCond(&s.headMu)
+	s.headWake = make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -211,7 +235,8 @@ func (s *Store) unlockWriters() { <-s.writers }
 // Group commit: writes that arrive while another commit is being fsynced
 // wait together, and the first of them to get the writers' lock commits
 // them all in one transaction (one fsync), each inside a savepoint of its
-// own, so one write's failure undoes that write alone. No write waits for a
+// own when there are several, so one write's failure undoes that write
+// alone. No write waits for a
 // group to form, and none returns before the commit holding it is durable:
 // under load a denial's row shares its commit with others, and its answer
 // still follows its row to disk. The audit head file follows the commits
@@ -270,36 +295,82 @@ func (s *Store) noteHead(h headRecord, f *os.File) {
 	if !s.headBusy {
 		s.headBusy = true
 		go s.writeHeads()
+		return
+	}
+	s.wakeHeadWriter()
+}
+
+func (s *Store) wakeHeadWriter() {
+	select {
+	case s.headWake <- struct{}{}:
+	default: // already roused
 	}
 }
 
 // writeHeads writes the newest noted head until none is left: heads
-// committed while a write is being synced are folded into the next, so
-// the file only moves forward and never lags by more than the commits
-// of one sync. A crash in between leaves it behind the database, which
-// the next Open catches up and reports, as it always could.
+// committed while one is being written are folded into the next, so the
+// file only moves forward. Each head is written at once; the data sync
+// comes at most once in headSyncEvery (sooner on a flush), for the newest
+// head written. A crash in between leaves the file behind the database,
+// which the next Open catches up and reports, as it always could.
 func (s *Store) writeHeads() {
 	s.headMu.Lock()
 	defer s.headMu.Unlock()
-	for s.headNext != nil {
-		h, f := *s.headNext, s.headNextF
-		s.headNext = nil
-		s.headMu.Unlock()
-		if beforeHeadWrite != nil {
-			beforeHeadWrite()
+	var unsynced *os.File // written since the last sync
+	for {
+		if s.headNext != nil {
+			h, f := *s.headNext, s.headNextF
+			s.headNext = nil
+			s.headMu.Unlock()
+			if beforeHeadWrite != nil {
+				beforeHeadWrite()
+			}
+			err := writeHeadSlot(f, h)
+			s.headMu.Lock()
+			s.headErr = err
+			if err == nil {
+				unsynced = f
+			}
+			continue
 		}
-		err := writeHeadSlot(f, h)
+		if unsynced == nil {
+			break
+		}
+		if wait := time.Until(s.headSynced.Add(headSyncEvery)); wait > 0 && !s.headUrgent {
+			// Wait out the pace; a newer head or a flush rouses it.
+			s.headMu.Unlock()
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.headWake:
+			}
+			t.Stop()
+			s.headMu.Lock()
+			continue
+		}
+		f := unsynced
+		unsynced = nil
+		s.headMu.Unlock()
+		if beforeHeadSync != nil {
+			beforeHeadSync()
+		}
+		err := dataSync(f)
 		s.headMu.Lock()
-		s.headErr = err
+		s.headSynced = time.Now()
+		if err != nil {
+			s.headErr = fmt.Errorf("sync audit head file %s: %w", f.Name(), err)
+		}
 	}
-	s.headBusy = false
+	s.headBusy, s.headUrgent = false, false
 	s.headIdle.Broadcast()
 }
 
 // flushHeadLocked waits, with headMu held, until the head file names the
-// last commit (or failed to).
+// last commit, synced (or failed to).
 func (s *Store) flushHeadLocked() {
 	for s.headBusy {
+		s.headUrgent = true
+		s.wakeHeadWriter()
 		s.headIdle.Wait()
 	}
 }
@@ -316,8 +387,8 @@ type queuedWrite struct {
 	ready            chan struct{} // closed once entry and err are final
 }
 
-// commitGroup commits group in one transaction, each write in a savepoint,
-// and releases every write of it. moved reports a commit that moved the
+// commitGroup commits group in one transaction, each write in a savepoint
+// (writeInGroup), and releases every write of it. moved reports a commit that moved the
 // audit chain's head to head, which the head file must then follow. Called
 // with the writers' lock held.
 func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) {
@@ -339,10 +410,20 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		return headRecord{}, false
 	}
 	defer tx.Rollback()
+	// Until this transaction is known to have committed, the chain's head
+	// is whatever the database says next time.
+	chain, known := s.chain, s.chainKnown
+	s.chainKnown = false
+	if !known {
+		if chain, err = s.readChainHeadTx(tx); err != nil {
+			finish(err)
+			return headRecord{}, false
+		}
+	}
 	var last *AuditEntry
 	committed := 0
 	for _, w := range group {
-		e, err := s.writeInSavepoint(tx, w)
+		e, err := s.writeInGroup(tx, w, chain, len(group) == 1)
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
@@ -354,10 +435,14 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		}
 		w.entry = e
 		last = &w.entry
+		chain = headRecord{Seq: e.Seq, Hash: e.Hash}
 		committed++
 	}
 	if committed == 0 {
-		return headRecord{}, false // every write failed on its own; nothing to commit
+		// Every write failed on its own and the transaction rolls back:
+		// the chain is where it was.
+		s.chain, s.chainKnown = chain, true
+		return headRecord{}, false
 	}
 	if err := s.moveHeadTx(tx, *last); err != nil {
 		for _, w := range group {
@@ -378,6 +463,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		return headRecord{}, false
 	}
 	finish(nil)
+	s.chain, s.chainKnown = chain, true
 	s.commits.Add(1)
 	// The records are durable already; a head file that lags behind is
 	// reported by HeadFileErr and `solgate audit`, and caught up by the
@@ -392,20 +478,27 @@ type savepointBroken struct{ err error }
 func (e *savepointBroken) Error() string { return e.err.Error() }
 func (e *savepointBroken) Unwrap() error { return e.err }
 
-// writeInSavepoint runs one write inside the group's transaction; on error
-// the savepoint is rolled back, leaving the group as if it never ran.
-func (s *Store) writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error) {
-	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
-		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
-	}
-	e, err := func() (AuditEntry, error) {
+// writeInGroup runs one write, and its audit append after chain, inside
+// the group's transaction. In a group of several, each write has a
+// savepoint, rolled back on error, leaving the group as if that write never
+// ran. A write alone needs none: when it fails, nothing of its transaction
+// is committed (commitGroup), which is what the savepoint would have done.
+func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
+	run := func() (AuditEntry, error) {
 		if w.fn != nil {
 			if err := w.fn(tx); err != nil {
 				return AuditEntry{}, err
 			}
 		}
-		return s.appendAuditTx(tx, w.kind, w.proposalID, w.body)
-	}()
+		return s.appendAuditTx(tx, chain, w.kind, w.proposalID, w.body)
+	}
+	if alone {
+		return run()
+	}
+	if _, err := s.txExec(tx, `SAVEPOINT sg_write`); err != nil {
+		return AuditEntry{}, &savepointBroken{fmt.Errorf("%s: savepoint: %w", w.kind, err)}
+	}
+	e, err := run()
 	if err != nil {
 		if _, rerr := s.txExec(tx, `ROLLBACK TO sg_write`); rerr != nil {
 			return AuditEntry{}, &savepointBroken{fmt.Errorf("%w (and rolling it back failed: %v)", err, rerr)}
@@ -419,7 +512,8 @@ func (s *Store) writeInSavepoint(tx *sql.Tx, w *queuedWrite) (AuditEntry, error)
 
 // beforeHeadWrite, when set by a test, runs between a write's commit and
 // its head-file update: the moment Close must not interleave with.
-var beforeHeadWrite func()
+// beforeHeadSync runs before each data sync of the head file.
+var beforeHeadWrite, beforeHeadSync func()
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
