@@ -77,7 +77,7 @@ func measureConsoleProcess(ctx context.Context) []row {
 	return []row{
 		singleRow("console RSS, nothing queued", 1, "MB", kb(idle[3]), nil, "VmRSS of the real solgate console (hub, store and TUI) in tmux"),
 		singleRow("console RSS at 10,000 proposals", 1, "MB", kb(full[1]), nil, "VmRSS after 10,000 proposals queued through the socket"),
-		singleRow("console idle CPU over "+idle[1], 1, "%", cpu, nil, "utime+stime from /proc while nothing happens"),
+		singleRow("console idle CPU over "+idle[1], 1, "%", cpu, &goal{Stat: "value", Op: "<", Limit: 0.3, Text: "< 0.3 %"}, "utime+stime from /proc while nothing happens"),
 	}
 }
 
