@@ -18,14 +18,12 @@ import (
 	"time"
 )
 
-// fakeConsole serves the socket API on a fresh socket, answering each call
-// with answer's bytes after delay, and holds presence requests open: the
-// console's side at no cost worth measuring, so that a benchmark of the
-// bridge measures the bridge, and so that a test can send what a console
-// would not.
-func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Duration) string {
+// listenConsoleSocket listens on a fresh Unix socket in a short temporary
+// directory (socket paths are limited to about 100 bytes, too few for a
+// test's TempDir), removed when the test ends.
+func listenConsoleSocket(tb testing.TB) (net.Listener, string) {
 	tb.Helper()
-	dir, err := os.MkdirTemp("", "sgbb")
+	dir, err := os.MkdirTemp("", "sgcs")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -35,6 +33,17 @@ func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Dura
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return ln, sock
+}
+
+// fakeConsole serves the socket API on a fresh socket, answering each call
+// with answer's bytes after delay, and holds presence requests open: the
+// console's side at no cost worth measuring, so that a benchmark of the
+// bridge measures the bridge, and so that a test can send what a console
+// would not.
+func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Duration) string {
+	tb.Helper()
+	ln, sock := listenConsoleSocket(tb)
 	mux := http.NewServeMux()
 	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
 		var req CallRequest

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -27,16 +26,7 @@ type connKey struct{}
 
 func startConnConsole(t *testing.T, answer []byte) (*connConsole, string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "sgcc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "console.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, sock := listenConsoleSocket(t)
 	cc := &connConsole{idle: make(chan net.Conn, 64), closed: make(chan net.Conn, 64)}
 	mux := http.NewServeMux()
 	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
@@ -204,16 +194,7 @@ func TestBridgeClosesAnIdleConnection(t *testing.T) {
 // context's timeout error, and its connection is not kept. (The bound is
 // shortened here: the passage of time is the behaviour under test.)
 func TestCallEndsAtItsBoundWhenTheConsoleNeverAnswers(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sgcc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "console.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, sock := listenConsoleSocket(t)
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -227,7 +208,7 @@ func TestCallEndsAtItsBoundWhenTheConsoleNeverAnswers(t *testing.T) {
 	}()
 	cc := newCallClient(sock, 200*time.Millisecond)
 	start := time.Now()
-	_, _, err = cc.post(context.Background(), CallPath, []byte(`{}`))
+	_, _, err := cc.post(context.Background(), CallPath, []byte(`{}`))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("post to a console that never answers: %v, want context.DeadlineExceeded", err)
 	}

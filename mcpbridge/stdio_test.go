@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -35,16 +33,7 @@ func holdingConsole(t *testing.T, held chan<- struct{}) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "sgst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "console.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, sock := listenConsoleSocket(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
 		var req CallRequest
