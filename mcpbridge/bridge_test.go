@@ -36,6 +36,23 @@ func listenConsoleSocket(tb testing.TB) (net.Listener, string) {
 	return ln, sock
 }
 
+// serveFakeConsole serves mux on ln, with presence requests held open as the
+// console holds them, until the test ends.
+func serveFakeConsole(tb testing.TB, ln net.Listener, mux *http.ServeMux) {
+	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	tb.Cleanup(func() { srv.Close() })
+}
+
+// writeAnswer sends a call's answer with its length, as the console sends
+// its answers (authority/server.go), not chunked.
+func writeAnswer(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
 // fakeConsole serves the socket API on a fresh socket, answering each call
 // with answer's bytes after delay, and holds presence requests open: the
 // console's side at no cost worth measuring, so that a benchmark of the
@@ -56,16 +73,9 @@ func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Dura
 			time.Sleep(delay)
 		}
 		body := answer(req)
-		// With its length, as the console sends its answers
-		// (authority/server.go), not chunked.
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		_, _ = w.Write(body)
+		writeAnswer(w, body)
 	})
-	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	tb.Cleanup(func() { srv.Close() })
+	serveFakeConsole(tb, ln, mux)
 	return sock
 }
 

@@ -136,15 +136,12 @@ func TestBridgeAbandonedCallEndsAtTheConsole(t *testing.T) {
 		<-r.Context().Done()
 		close(ended)
 	})
-	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	os.Remove(sock)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	serveFakeConsole(t, ln, mux)
 
 	p := startBridge(t, sock)
 	p.send(t, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"proposal_status","arguments":{"proposal_id":"p_1","wait_seconds":45}}}`)

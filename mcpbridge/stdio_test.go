@@ -55,14 +55,9 @@ func holdingConsole(t *testing.T, held chan<- struct{}) string {
 		default:
 			body = pending
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		_, _ = w.Write(body)
+		writeAnswer(w, body)
 	})
-	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	serveFakeConsole(t, ln, mux)
 	return sock
 }
 

@@ -252,15 +252,7 @@ func TestRunIdleWritesNothingAndWakesNothing(t *testing.T) {
 		t.Errorf("%d sampled goroutine runs in %s idle (≈%d wake-ups), want next to none", woke, idle, 8*woke)
 	}
 
-	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not end with its context")
-	}
+	cancelRun(t, cancel, errc)
 	out.mu.Lock()
 	last := out.all[len(out.all)-1]
 	out.mu.Unlock()

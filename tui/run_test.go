@@ -163,15 +163,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs
 	screen.waitFor(t, p.ID)
-	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not end with its context")
-	}
+	cancelRun(t, cancel, errc)
 	if st := w.status(t, p.ID); st != authority.StatusDenied {
 		t.Errorf("pending proposal is %s after the console closed", st)
 	}
@@ -207,4 +199,19 @@ func (s *syncWriter) waitFor(t *testing.T, want string) {
 		return s.w.(*bytes.Buffer).String()
 	}
 	testkit.Eventually(t, 20*time.Second, "the console showing "+want, func() bool { return strings.Contains(text(), want) }, nil)
+}
+
+// cancelRun ends a Run through its context and waits for it to return
+// without error.
+func cancelRun(t *testing.T, cancel context.CancelFunc, errc <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end with its context")
+	}
 }
