@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -49,6 +48,7 @@ const maxAnswerBytes = 4 << 20
 
 type callConn struct {
 	c    *net.UnixConn
+	rw   io.ReadWriter // c, through pollIO where there is one
 	br   *bufio.Reader
 	idle *time.Timer // closes it while it waits in the pool
 }
@@ -121,7 +121,12 @@ func (cc *callClient) conn(ctx context.Context) (*callConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &callConn{c: c, br: bufio.NewReaderSize(c, 8<<10)}, nil
+	rc, err := c.SyscallConn()
+	if err != nil {
+		rc = nil
+	}
+	rw := pollReadWriter(rc, c)
+	return &callConn{c: c, rw: rw, br: bufio.NewReaderSize(rw, 8<<10)}, nil
 }
 
 func (cc *callClient) putIdle(conn *callConn) {
@@ -173,11 +178,9 @@ func (conn *callConn) open() bool {
 	}
 	alive := false
 	err = raw.Read(func(fd uintptr) bool {
-		var b [1]byte
 		// Nothing to read is an open connection; 0 bytes is the console's
 		// close, and bytes are an answer nobody asked for.
-		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		alive = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+		alive = !peekClosed(fd)
 		return true // look once, never wait
 	})
 	return err == nil && alive
@@ -210,7 +213,7 @@ func (conn *callConn) roundTrip(ctx context.Context, deadline time.Time, path st
 	req = strconv.AppendInt(req, int64(len(body)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, body...)
-	if _, err := conn.c.Write(req); err != nil {
+	if _, err := conn.rw.Write(req); err != nil {
 		return 0, ans, false, err
 	}
 	resp, err := http.ReadResponse(conn.br, nil)
