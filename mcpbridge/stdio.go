@@ -320,8 +320,17 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	// Room for the whole frame and its newline (frameWriter adds it), so
+	// that neither makes the buffer grow and copy what it holds: the text
+	// blocks, one of them the structured JSON quoted, and that JSON again.
+	size := len(id) + len(structured) + 96
+	for _, c := range res.Content {
+		if tc, isText := c.(mcp.TextContent); isText {
+			size += len(tc.Text) + len(tc.Text)/4 + 32
+		}
+	}
 	var b bytes.Buffer
-	b.Grow(len(id) + 2*len(structured) + 160)
+	b.Grow(size)
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.Write(id)
 	b.WriteString(`,"result":{"content":[`)
