@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -316,7 +318,7 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 		len(res.RawStructuredContent) > 0 || (res.StructuredContent != nil && !rawStructured) || resp.JSONRPC != mcp.JSONRPC_VERSION {
 		return nil, false
 	}
-	id, err := json.Marshal(resp.ID)
+	id, err := requestIDJSON(resp.ID)
 	if err != nil {
 		return nil, false
 	}
@@ -360,6 +362,28 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 	}
 	b.WriteString("}}")
 	return b.Bytes(), true
+}
+
+// requestIDJSON is json.Marshal(id): the request's id as the client sent it,
+// which mcp-go holds as a string, an int64 or a float64. The common ones are
+// written here; json.Marshal's generic path was a twentieth of the frame.
+func requestIDJSON(id mcp.RequestId) ([]byte, error) {
+	switch v := id.Value().(type) {
+	case int64:
+		return strconv.AppendInt(nil, v, 10), nil
+	case float64:
+		// An integer a float64 holds exactly is written as that integer,
+		// as json.Marshal writes it; -0 and the rest go to json.Marshal.
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (v != 0 || !math.Signbit(v)) {
+			return strconv.AppendInt(nil, int64(v), 10), nil
+		}
+	case string:
+		var b bytes.Buffer
+		b.Grow(len(v) + 2)
+		writeJSONString(&b, v)
+		return b.Bytes(), nil
+	}
+	return json.Marshal(id)
 }
 
 // writeJSONString writes s as a JSON string the way json.Marshal does:

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -231,5 +232,45 @@ func TestWriteJSONStringIsJSONMarshals(t *testing.T) {
 		if b.String() != string(want) {
 			t.Errorf("%q: ours %s, json %s", s, b.String(), want)
 		}
+	}
+}
+
+// requestIDJSON writes every id as json.Marshal writes it: ids as mcp-go
+// decodes them (a string, an int64, a float64 for a number in a request
+// mcp-go re-reads as any) and the values it passes to json.Marshal. It went
+// red with the 2^53 bound lifted (2^60 is written 1152921504606847000) and
+// with -0 written as 0.
+func TestRequestIDJSONIsJSONMarshal(t *testing.T) {
+	for _, v := range []any{
+		int64(0), int64(1), int64(-7), int64(math.MaxInt64), int64(math.MinInt64),
+		0.0, math.Copysign(0, -1), 1.0, 7.0, -3.0, 1.5, 1e15, float64(1<<53 - 1), float64(-(1<<53 - 1)), float64(1 << 53), float64(1 << 60), 1e21, 1e-7, math.MaxFloat64,
+		int(3), uint8(4),
+		"", "a", "<&>", "\u2028\u2029", "quote \" and \\ and \n\t\x01", "\xff\xfe bad", "日本語 😀",
+		nil, true,
+	} {
+		checkRequestID(t, v)
+	}
+}
+
+func FuzzRequestIDJSON(f *testing.F) {
+	f.Add("id-1", int64(1), 1.0)
+	f.Add("<\u2028>\xff", int64(-1), math.Copysign(0, -1))
+	f.Fuzz(func(t *testing.T, s string, i int64, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			x = 0 // json.Marshal refuses them, and no JSON id holds one
+		}
+		for _, v := range []any{s, i, x} {
+			checkRequestID(t, v)
+		}
+	})
+}
+
+func checkRequestID(t *testing.T, v any) {
+	t.Helper()
+	id := mcp.NewRequestId(v)
+	want, wantErr := json.Marshal(id)
+	got, err := requestIDJSON(id)
+	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
+		t.Fatalf("id %#v: %s, %v; json.Marshal: %s, %v", v, got, err, want, wantErr)
 	}
 }
