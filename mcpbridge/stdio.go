@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -49,7 +50,12 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	w := &frameWriter{out: out, logger: logger}
+	// A client that closed our stdout reads no answer again: the session
+	// ends, rather than forward calls whose answers nobody will read (the
+	// runtime's SIGPIPE did this while stdout was os.Stdout).
+	closed := make(chan struct{})
+	var closeOnce sync.Once
+	w := &frameWriter{out: out, logger: logger, closed: func() { closeOnce.Do(func() { close(closed) }) }}
 	go func() {
 		for {
 			select {
@@ -92,6 +98,8 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	var err error
 	select {
 	case err = <-read:
+	case <-closed:
+		logger.Printf("stdout closed by the client: ending")
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -179,6 +187,7 @@ type frameWriter struct {
 	mu     sync.Mutex
 	out    io.Writer
 	logger *log.Logger
+	closed func() // out's reader has gone (EPIPE)
 }
 
 // answer runs HandleMessage and writes its response, if any. A panicking
@@ -220,6 +229,9 @@ func (w *frameWriter) write(msg any) {
 	defer w.mu.Unlock()
 	if _, err := w.out.Write(frame); err != nil {
 		w.logger.Printf("Error writing response: %v", err)
+		if errors.Is(err, syscall.EPIPE) && w.closed != nil {
+			w.closed()
+		}
 	}
 }
 

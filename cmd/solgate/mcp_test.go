@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
 )
@@ -103,5 +104,45 @@ func TestMCPWritesItsCPUProfileWhenAsked(t *testing.T) {
 	raw, err := os.ReadFile(path)
 	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
 		t.Errorf("the profile is not a gzipped pprof file (%d bytes, %v)", len(raw), err)
+	}
+}
+
+// A client that closes the bridge's stdout can read no answer again, so the
+// bridge ends, while its stdin is still open, rather than go on forwarding
+// calls to the console whose answers nobody reads. (With stdout as
+// os.Stdout the runtime's SIGPIPE ended it; stdout is now written through
+// the poller, and the bridge ends itself.)
+func TestMCPEndsWhenItsStdoutIsClosed(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outW.Close()
+	var stderr strings.Builder
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outR.Close()
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("solgate mcp ended with %v; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second): // a bound on a hang, not a wait
+		cmd.Process.Kill()
+		t.Fatalf("solgate mcp still runs 30 s after its stdout was closed; stderr: %s", stderr.String())
 	}
 }
