@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log"
 	"math"
@@ -272,5 +273,75 @@ func checkRequestID(t *testing.T, v any) {
 	got, err := requestIDJSON(id)
 	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
 		t.Fatalf("id %#v: %s, %v; json.Marshal: %s, %v", v, got, err, want, wantErr)
+	}
+}
+
+// routeLine reads every line as json.Unmarshal into {Method string; ID any}
+// does: a syntax error or not, decoded or not, with or without an id, and
+// the same id. It went red when the fast path took an id of 1e400 (beyond
+// a float64), a method that is not a string, bytes after the object, or
+// skipped a name it does not know ("ID" is the id to json.Unmarshal).
+func TestRouteLineAgreesWithUnmarshal(t *testing.T) {
+	fast := 0
+	for _, line := range routeSeeds {
+		checkRoute(t, []byte(line))
+		if _, ok := fastRoute([]byte(line)); ok {
+			fast++
+		}
+	}
+	// The requests clients write take the fast path.
+	if fast < 6 {
+		t.Errorf("%d of the seeds took the fast path, want at least the 6 requests", fast)
+	}
+}
+
+var routeSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transfer_sol","arguments":{"to":"x","lamports":1}}}`,
+	`{"jsonrpc":"2.0","id":"a-1","method":"tools/list"}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+	`{"method":"ping","id":-0.5,"jsonrpc":"2.0"}`,
+	` { "jsonrpc" : "2.0" , "id" : 7 , "method" : "ping" } `,
+	`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":7}`,
+	`{"jsonrpc":"2.0","id":1,"method":null}`,
+	`{"jsonrpc":"2.0","ID":1,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"x":1e400}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":"\u00e9\ud83d\ude00","method":"ping"}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+	`{"jsonrpc":"2.0","id":1,"method":"ping"} x`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"}{}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"`,
+	`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+	`"ping"`,
+	`null`,
+	``,
+	`not json`,
+}
+
+func FuzzRouteLine(f *testing.F) {
+	for _, line := range routeSeeds {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(checkRoute)
+}
+
+func checkRoute(t *testing.T, line []byte) {
+	t.Helper()
+	var base struct {
+		Method string `json:"method"`
+		ID     any    `json:"id,omitempty"`
+	}
+	err := json.Unmarshal(line, &base)
+	_, syntaxErr := errors.AsType[*json.SyntaxError](err)
+	got := routeLine(line)
+	if got.syntaxErr != syntaxErr || got.decoded != (err == nil) || got.hasID() != (base.ID != nil) || !reflect.DeepEqual(got.requestID(), base.ID) {
+		t.Fatalf("%q: syntax error %v, decoded %v, id %#v (has %v); json.Unmarshal: %v, id %#v",
+			line, got.syntaxErr, got.decoded, got.requestID(), got.hasID(), err, base.ID)
 	}
 }
