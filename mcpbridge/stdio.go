@@ -314,7 +314,14 @@ func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, route l
 }
 
 func (w *frameWriter) write(msg any) {
-	frame, ok := toolResultFrame(msg)
+	buf := frameBuffers.Get().(*[]byte)
+	defer func() {
+		// A frame far larger than a tool result is not kept.
+		if cap(*buf) <= 64<<10 {
+			frameBuffers.Put(buf)
+		}
+	}()
+	frame, ok := appendToolResultFrame((*buf)[:0], msg)
 	var err error
 	if !ok {
 		frame, err = json.Marshal(msg)
@@ -324,6 +331,9 @@ func (w *frameWriter) write(msg any) {
 		return
 	}
 	frame = append(frame, '\n')
+	if ok {
+		*buf = frame[:0]
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.out.Write(frame); err != nil {
@@ -333,6 +343,11 @@ func (w *frameWriter) write(msg any) {
 		}
 	}
 }
+
+// frameBuffers keeps the buffers tool results are written into: the frame
+// is written out and forgotten, and a new one of a few kilobytes a call
+// was a fiftieth of a bridge's CPU.
+var frameBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // stdioSession is the one client of a stdio bridge, as mcp-go's server
 // sees it: its client info (which names the agent in the console), its
@@ -411,6 +426,11 @@ func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
 // to json.Marshal (ok false). The keys come in the order MarshalJSON's map
 // gives them.
 func toolResultFrame(msg any) (frame []byte, ok bool) {
+	return appendToolResultFrame(nil, msg)
+}
+
+// appendToolResultFrame is toolResultFrame written into dst's room.
+func appendToolResultFrame(dst []byte, msg any) (frame []byte, ok bool) {
 	resp, isResp := msg.(mcp.JSONRPCResponse)
 	if !isResp {
 		return nil, false
@@ -442,7 +462,7 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 			size += len(tc.Text) + len(tc.Text)/4 + 32
 		}
 	}
-	var b bytes.Buffer
+	b := bytes.NewBuffer(dst[:0])
 	b.Grow(size)
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.Write(id)
@@ -456,7 +476,7 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"text","text":`)
-		writeJSONString(&b, tc.Text)
+		writeJSONString(b, tc.Text)
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')
@@ -467,7 +487,7 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 		b.WriteString(`,"structuredContent":`)
 		// Compact also keeps the frame on one line whatever the console's
 		// spacing, and refuses what is not JSON.
-		if json.Compact(&b, structured) != nil {
+		if json.Compact(b, structured) != nil {
 			return nil, false
 		}
 	}
