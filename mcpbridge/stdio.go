@@ -286,7 +286,7 @@ type frameWriter struct {
 	mu     sync.Mutex
 	out    io.Writer
 	logger *log.Logger
-	closed func() // out's reader has gone (EPIPE)
+	closed func() // out's reader has gone (EPIPE, or ECONNRESET on a socket)
 }
 
 // answer runs HandleMessage and writes its response, if any. A panicking
@@ -338,7 +338,7 @@ func (w *frameWriter) write(msg any) {
 	defer w.mu.Unlock()
 	if _, err := w.out.Write(frame); err != nil {
 		w.logger.Printf("Error writing response: %v", err)
-		if errors.Is(err, syscall.EPIPE) && w.closed != nil {
+		if (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) && w.closed != nil {
 			w.closed()
 		}
 	}
