@@ -31,6 +31,8 @@ func answerSeeds(t testing.TB) [][]byte {
 		[]byte(`{"text":1}`),
 		[]byte(`{"isError":"yes"}`),
 		[]byte(`{"text":"bad \xff utf8"}`),
+		[]byte(`{"text":"lone \ud800 and \udc00 halves"}`),
+		[]byte(`{"text":"\u0000\/\b\f"}`),
 		[]byte(`{"text":"x","other":{"deep":[true,null]}}`),
 		[]byte(`{"text":"x"} trailing`),
 		[]byte(`{"text":"x"}{"text":"y"}`),

@@ -313,6 +313,7 @@ var routeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"x":1e400}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{}}`,
 	`{"jsonrpc":"2.0","id":"\u00e9\ud83d\ude00","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"\ud800 lone","method":"p\u0069ng"}`,
 	"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
 	`{"jsonrpc":"2.0","id":1,"method":"ping"} x`,
 	`{"jsonrpc":"2.0","id":1,"method":"ping"}{}`,
