@@ -84,3 +84,38 @@ func checkAnswerAgrees(t *testing.T, answer []byte) {
 		t.Fatalf("%q: decoded %+v, json.Unmarshal %+v", answer, got, want)
 	}
 }
+
+// encodeCall writes what json.Marshal writes of a call, and fails where it
+// fails. It went red without the HTML escaping of the arguments and with
+// them left uncompacted.
+func TestEncodeCallIsJSONMarshal(t *testing.T) {
+	for _, args := range []string{
+		`{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`,
+		` { "a" : [ 1 , 2 ] , "b" : "<&>\u2028" } `,
+		`{"s":"` + "\u2028\u2029 raw" + `","n":1e400}`,
+		"{\"bad\":\"\xff\"}",
+		`{"a":1`,
+		`[]`, `null`, `7`, ``,
+	} {
+		checkEncodeCall(t, "claude-code <x>", "1.0 & 2", "transfer_sol", []byte(args))
+	}
+	checkEncodeCall(t, "", "", "", nil)
+}
+
+func FuzzEncodeCall(f *testing.F) {
+	f.Add("claude", "1", "transfer_sol", []byte(`{"to":"x","lamports":1}`))
+	f.Add("<\u2028>\xff", "\"", "", []byte(" { \"a\" : \"<&>\" } "))
+	f.Fuzz(func(t *testing.T, name, version, tool string, args []byte) {
+		checkEncodeCall(t, name, version, tool, args)
+	})
+}
+
+func checkEncodeCall(t *testing.T, name, version, tool string, args []byte) {
+	t.Helper()
+	req := CallRequest{Client: ClientInfo{Name: name, Version: version}, Tool: tool, Arguments: args}
+	want, wantErr := json.Marshal(req)
+	got, err := encodeCall(req)
+	if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
+		t.Fatalf("%+v: %s, %v; json.Marshal: %s, %v", req, got, err, want, wantErr)
+	}
+}

@@ -238,7 +238,7 @@ func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult,
 
 func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, error) {
 	var res relayedResult
-	body, err := json.Marshal(req)
+	body, err := encodeCall(req)
 	if err != nil {
 		return res, fmt.Errorf("encode call: %w", err)
 	}
@@ -268,6 +268,33 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, erro
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}
 	return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+}
+
+// encodeCall is json.Marshal(req): the strings written as json.Marshal
+// writes them, the arguments compacted and HTML-escaped as it does a
+// json.RawMessage. json.Marshal's generic path over CallRequest was a
+// sixtieth of a bridge's CPU per call.
+func encodeCall(req CallRequest) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(64 + len(req.Client.Name) + len(req.Client.Version) + len(req.Tool) + len(req.Arguments))
+	b.WriteString(`{"client":{"name":`)
+	writeJSONString(&b, req.Client.Name)
+	b.WriteString(`,"version":`)
+	writeJSONString(&b, req.Client.Version)
+	b.WriteString(`},"tool":`)
+	writeJSONString(&b, req.Tool)
+	b.WriteString(`,"arguments":`)
+	if req.Arguments == nil {
+		b.WriteString("null")
+	} else {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, req.Arguments); err != nil {
+			return nil, err
+		}
+		json.HTMLEscape(&b, compact.Bytes())
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // decodeAnswer is json.Unmarshal(answer, res) for a console's answer. The
