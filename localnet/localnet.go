@@ -33,6 +33,13 @@ import (
 // DirEnv names the environment variable that overrides where server.mjs lives.
 const DirEnv = "SOLGATE_LOCALNET_DIR"
 
+// NodeFlagsEnv names an environment variable whose words are passed to
+// node before server.mjs, for profiling the ledger under a real workload
+// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" or "--trace-gc"): node refuses
+// --cpu-prof in NODE_OPTIONS. A debugging aid of the test ledger only, so
+// it is not one of solgate's SOLGATE_* settings.
+const NodeFlagsEnv = "LOCALNET_NODE_FLAGS"
+
 // DefaultStartTimeout bounds startup when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
 
@@ -181,7 +188,7 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		return nil, fmt.Errorf("%w in %s: run `npm ci --prefix localnet` (from the repository root)", ErrDepsMissing, dir)
 	}
 
-	args := []string{"server.mjs", "--port", "0"}
+	args := append(strings.Fields(os.Getenv(NodeFlagsEnv)), "server.mjs", "--port", "0")
 	if opts.Network != "" && opts.GenesisHash != "" {
 		return nil, errors.New("localnet: set Options.Network or Options.GenesisHash, not both")
 	}
