@@ -24,14 +24,22 @@ for (let i = 0; i < B58.length; i++) B58_DIGIT[B58.charCodeAt(i)] = i;
 // carry < 2^53). Both are exact; TestBase58MatchesTheReference holds them
 // to a reference implementation.
 const B58_5 = 58 ** 5;
+// Scratch limbs shared by both directions (single-threaded, never held
+// across calls), grown for the longest input seen; allocating them per call
+// cost more than the arithmetic on a 32-byte key.
+let scratch = new Float64Array(64);
+function limbsFor(n) {
+  if (scratch.length < n) scratch = new Float64Array(n);
+  return scratch;
+}
 
 export function b58encode(bytes) {
   const n = bytes.length;
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
   // 2 bytes become at most 2.74 base-58 digits, so (n/2 + 1) * 2.74 / 5 limbs
-  // are enough; one more for rounding.
-  const limbs = new Float64Array((((n - zeros) >> 1) + 2) * 0.55 + 2 | 0);
+  // are enough; more for rounding.
+  const limbs = limbsFor((((n - zeros) >> 1) + 2) * 0.55 + 2 | 0);
   let used = 0; // limbs in use, least significant first
   let i = zeros;
   if ((n - zeros) & 1) {
@@ -51,28 +59,46 @@ export function b58encode(bytes) {
       carry = q;
     }
   }
-  const digits = new Uint8Array(used * 5); // least significant first
-  let nd = 0;
-  for (let k = 0; k < used; k++) {
-    let v = limbs[k];
-    const last = k === used - 1;
-    for (let d = 0; d < 5 && (!last || v > 0); d++) {
-      const q = Math.floor(v / 58);
-      digits[nd++] = v - q * 58;
-      v = q;
+  let out = zeros > 0 ? '1'.repeat(zeros) : '';
+  for (let k = used - 1; k >= 0; k--) {
+    // Five digits a limb, most significant first; the top limb without
+    // its leading zeros.
+    const v = limbs[k];
+    let p = B58_5 / 58;
+    let started = k < used - 1;
+    for (let d = 0; d < 5; d++) {
+      const q = Math.floor(v / p) % 58;
+      if (q !== 0 || started) {
+        out += B58[q];
+        started = true;
+      }
+      p /= 58;
     }
   }
-  let out = '1'.repeat(zeros);
-  while (nd > 0) out += B58[digits[--nd]];
   return out;
 }
 
+/** The bytes of a base58 string; throws on characters outside the alphabet. */
 export function b58decode(str) {
+  const { limbs, used, zeros } = decodeLimbs(str);
+  let len = used * 2;
+  if (used > 0 && limbs[used - 1] < 256) len--;
+  const out = new Uint8Array(zeros + len);
+  for (let k = 0, o = out.length - 1; k < used; k++) {
+    out[o--] = limbs[k] & 0xff;
+    if (o >= zeros) out[o--] = limbs[k] >>> 8;
+  }
+  return out;
+}
+
+const decoded = { limbs: scratch, used: 0, zeros: 0 };
+
+function decodeLimbs(str) {
   if (typeof str !== 'string') throw new Error('expected a base58 string');
   const n = str.length;
   let zeros = 0;
   while (zeros < n && str.charCodeAt(zeros) === 49) zeros++; // '1'
-  const limbs = new Float64Array(((n - zeros) * 0.37 + 2) | 0); // 58 < 2^5.86, 16 bits a limb
+  const limbs = limbsFor(((n - zeros) * 0.37 + 2) | 0); // 58 < 2^5.86, 16 bits a limb
   let used = 0;
   for (let i = zeros; i < n;) {
     let mul = 1;
@@ -95,14 +121,10 @@ export function b58decode(str) {
       carry = q;
     }
   }
-  let len = used * 2;
-  if (used > 0 && limbs[used - 1] < 256) len--;
-  const out = new Uint8Array(zeros + len);
-  for (let k = 0, o = out.length - 1; k < used; k++) {
-    out[o--] = limbs[k] & 0xff;
-    if (o >= zeros) out[o--] = limbs[k] >>> 8;
-  }
-  return out;
+  decoded.limbs = limbs;
+  decoded.used = used;
+  decoded.zeros = zeros;
+  return decoded;
 }
 
 /** Decode a base58 public key; throws a readable error unless it is 32 bytes. */
@@ -117,12 +139,27 @@ export function decodePubkey(str) {
   return bytes;
 }
 
+// Strings isPubkey found to be keys: every request checks the same few
+// (a pure function of the string, so never stale). Cleared when full.
+const knownKeys = new Set();
+
 export function isPubkey(str) {
+  if (typeof str !== 'string') return false;
+  if (knownKeys.has(str)) return true;
+  // A 32-byte key is 32 ('1' for each zero byte) to 44 characters.
+  if (str.length < 32 || str.length > 44) return false;
+  let ok;
   try {
-    return typeof str === 'string' && b58decode(str).length === 32;
+    const { limbs, used, zeros } = decodeLimbs(str);
+    ok = zeros + used * 2 - (used > 0 && limbs[used - 1] < 256 ? 1 : 0) === 32;
   } catch {
     return false;
   }
+  if (ok) {
+    if (knownKeys.size >= 4096) knownKeys.clear();
+    knownKeys.add(str);
+  }
+  return ok;
 }
 
 // ---------------------------------------------------------------- compact-u16
