@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { Ledger } from './ledger.mjs';
 import { Rpc, RpcError } from './rpc.mjs';
 import { Faults } from './faults.mjs';
-import { b58encode, isPubkey, jsonText } from './wire.mjs';
+import { b58encode, isPubkey } from './wire.mjs';
 import { SwapApi } from './swap.mjs';
 import { ActionsApi } from './actions.mjs';
 import { OutsideBuilder } from './outside.mjs';
@@ -79,8 +79,14 @@ function parseCli() {
   return { port, slotMs, genesisHash, quiet: values.quiet, paidApi: values['paid-api'] };
 }
 
-// Every answer's text: BigInts written as bare integers (wire.mjs jsonText).
-const stringify = jsonText;
+// JSON with u64 values: BigInts are written as bare integers (as real nodes
+// write lamports and rentEpoch = 18446744073709551615), never as strings or
+// lossy floats.
+const BIG_MARK = `__big_${crypto.randomBytes(6).toString('hex')}_`;
+const BIG_RE = new RegExp(`"${BIG_MARK}(-?\\d+)"`, 'g');
+function stringify(v) {
+  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${BIG_MARK}${x}` : x)).replace(BIG_RE, '$1');
+}
 
 function errorObj(id, code, message, data) {
   const error = { code, message };

@@ -28,6 +28,8 @@ const B58_5 = 58 ** 5;
 // across calls), grown for the longest input seen; allocating them per call
 // cost more than the arithmetic on a 32-byte key.
 let scratch = new Float64Array(64);
+let chars = Buffer.allocUnsafe(128);
+const B58_CODES = Uint8Array.from(B58, (c) => c.charCodeAt(0));
 function limbsFor(n) {
   if (scratch.length < n) scratch = new Float64Array(n);
   return scratch;
@@ -59,7 +61,11 @@ export function b58encode(bytes) {
       carry = q;
     }
   }
-  let out = zeros > 0 ? '1'.repeat(zeros) : '';
+  // The characters go to a scratch buffer and become one string: appending
+  // them one by one made a string object a character.
+  if (chars.length < zeros + used * 5) chars = Buffer.allocUnsafe(zeros + used * 5);
+  let o = 0;
+  while (o < zeros) chars[o++] = 49; // '1'
   for (let k = used - 1; k >= 0; k--) {
     // Five digits a limb, most significant first; the top limb without
     // its leading zeros.
@@ -69,13 +75,13 @@ export function b58encode(bytes) {
     for (let d = 0; d < 5; d++) {
       const q = Math.floor(v / p) % 58;
       if (q !== 0 || started) {
-        out += B58[q];
+        chars[o++] = B58_CODES[q];
         started = true;
       }
       p /= 58;
     }
   }
-  return out;
+  return chars.toString('latin1', 0, o);
 }
 
 /** The bytes of a base58 string; throws on characters outside the alphabet. */
@@ -433,66 +439,4 @@ export function txErrorText(err) {
     return `Transaction results in an account (${err.InsufficientFundsForRent.account_index}) with insufficient funds for rent`;
   }
   return JSON.stringify(err);
-}
-
-// ---------------------------------------------------------------- JSON
-
-// Quoted object keys: answers repeat a few dozen field names.
-const quotedKeys = new Map();
-
-/**
- * JSON text of v as JSON.stringify writes it, except that a BigInt is
- * written as a bare integer (as real nodes write u64s such as lamports and
- * rentEpoch 18446744073709551615), never as a string or a lossy float.
- * Every answer goes through it, so it is written for the shapes answers
- * have (plain objects, arrays, strings, numbers, BigInts, booleans, null);
- * a value with toJSON is written as what toJSON returns, as JSON.stringify
- * does. It replaced JSON.stringify with a replacer that marked BigInts and a
- * regular expression that unmarked them, at about three times the cost.
- */
-export function jsonText(v) {
-  const t = valueText(v, '');
-  return t;
-}
-
-function valueText(v, key) {
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v);
-    case 'number':
-      return Number.isFinite(v) ? String(v) : 'null';
-    case 'bigint':
-      return v.toString();
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'object': {
-      if (v === null) return 'null';
-      if (typeof v.toJSON === 'function') return valueText(v.toJSON(key), key);
-      if (Array.isArray(v)) {
-        let s = '[';
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) s += ',';
-          const t = valueText(v[i], String(i));
-          s += t === undefined ? 'null' : t;
-        }
-        return `${s}]`;
-      }
-      let s = '{';
-      let first = true;
-      for (const k of Object.keys(v)) {
-        const t = valueText(v[k], k);
-        if (t === undefined) continue;
-        let q = quotedKeys.get(k);
-        if (q === undefined) {
-          q = JSON.stringify(k);
-          if (quotedKeys.size < 1024) quotedKeys.set(k, q);
-        }
-        s += first ? `${q}:${t}` : `,${q}:${t}`;
-        first = false;
-      }
-      return `${s}}`;
-    }
-    default:
-      return undefined; // undefined, functions and symbols, skipped as JSON.stringify skips them
-  }
 }
