@@ -41,16 +41,19 @@ const DirEnv = "SOLGATE_LOCALNET_DIR"
 const NodeFlagsEnv = "LOCALNET_NODE_FLAGS"
 
 // nodeFlags are the V8 settings the ledger runs with (NodeFlagsEnv's come
-// after them, so they can override). --min-semi-space-size=16 starts the
-// young generation at its 16 MiB maximum instead of growing it from 1 MiB:
-// a proposal's batch leaves ~50 KB of garbage, much of it litesvm's
-// native-backed objects, which make each scavenge cost ~1.5-2 ms. With the
-// default sizing a scavenge came every ~60-90 batches (40 in 3,500 under
-// load), so more than 1% of requests waited behind one, inside the p99 of
-// the proposal's round. At 16 MiB it is one in ~230 batches (15 in 3,500),
-// with half to two thirds of the total pause time; it costs ~10-30 MB of
-// memory a ledger.
-var nodeFlags = []string{"--min-semi-space-size=16"}
+// after them, so they can override). A proposal's batch leaves ~50 KB of
+// garbage, much of it litesvm's native-backed objects, which make
+// scavenges dear; traced with --trace-gc-nvp over 3,200 batches at load
+// 8-14 on 2 cores:
+//   - --min-semi-space-size=16 starts the young generation at its 16 MiB
+//     maximum instead of growing it from 1 MiB: 32 -> 11 scavenges, so one
+//     request in ~300 waits behind one rather than one in 100 (inside the
+//     p99 of the proposal's round). It costs ~10-30 MB of memory a ledger.
+//   - --no-parallel-scavenge has the main thread scavenge alone: on a busy
+//     2-core machine the parallel scavenge waited for helper threads that
+//     were not scheduled (median pause 7-15 ms at 16 MiB, against 4-5 ms
+//     alone). Total pause time 175-280 ms by default, 60-96 ms with both.
+var nodeFlags = []string{"--min-semi-space-size=16", "--no-parallel-scavenge"}
 
 // DefaultStartTimeout bounds startup when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
