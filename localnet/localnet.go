@@ -40,21 +40,6 @@ const DirEnv = "SOLGATE_LOCALNET_DIR"
 // it is not one of solgate's SOLGATE_* settings.
 const NodeFlagsEnv = "LOCALNET_NODE_FLAGS"
 
-// nodeFlags are the V8 settings the ledger runs with (NodeFlagsEnv's come
-// after them, so they can override). A proposal's batch leaves ~50 KB of
-// garbage, much of it litesvm's native-backed objects, which make
-// scavenges dear; traced with --trace-gc-nvp over 3,200 batches at load
-// 8-14 on 2 cores:
-//   - --min-semi-space-size=16 starts the young generation at its 16 MiB
-//     maximum instead of growing it from 1 MiB: 32 -> 11 scavenges, so one
-//     request in ~300 waits behind one rather than one in 100 (inside the
-//     p99 of the proposal's round). It costs ~10-30 MB of memory a ledger.
-//   - --no-parallel-scavenge has the main thread scavenge alone: on a busy
-//     2-core machine the parallel scavenge waited for helper threads that
-//     were not scheduled (median pause 7-15 ms at 16 MiB, against 4-5 ms
-//     alone). Total pause time 175-280 ms by default, 60-96 ms with both.
-var nodeFlags = []string{"--min-semi-space-size=16", "--no-parallel-scavenge"}
-
 // DefaultStartTimeout bounds startup when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
 
@@ -203,7 +188,13 @@ func Start(ctx context.Context, opts Options) (*Ledger, error) {
 		return nil, fmt.Errorf("%w in %s: run `npm ci --prefix localnet` (from the repository root)", ErrDepsMissing, dir)
 	}
 
-	args := append(append(append([]string{}, nodeFlags...), strings.Fields(os.Getenv(NodeFlagsEnv))...), "server.mjs", "--port", "0")
+	// Node runs with V8's defaults. Tried under the proposal batch at load
+	// 5-12 on 2 cores: --min-semi-space-size=16 cut scavenges ~3x (total
+	// pause 90-100 -> 20-40 ms a bench run) and --no-parallel-scavenge
+	// shortened each under load, but neither moved the ledger's CPU or its
+	// p99: the slowest requests did not coincide with a collection (they
+	// waited for a core), so they are not set.
+	args := append(strings.Fields(os.Getenv(NodeFlagsEnv)), "server.mjs", "--port", "0")
 	if opts.Network != "" && opts.GenesisHash != "" {
 		return nil, errors.New("localnet: set Options.Network or Options.GenesisHash, not both")
 	}
