@@ -149,7 +149,8 @@ export class Ledger {
   getAccount(address) {
     // The raw binding, not LiteSVM.getAccount: the wrapper builds
     // @solana/kit address codecs on every call, which made a read cost
-    // ~80 µs against ~5 µs here (each proposal's batch reads about eight).
+    // ~80 µs against ~5 µs here (a proposal's batch makes about ten account
+    // and balance reads).
     const a = this.inner.getAccount(addressBytes(address));
     if (a === null) return null;
     return { lamports: a.lamports(), owner: b58encode(a.owner()), data: a.data(), executable: a.executable(), rentEpoch: RENT_EPOCH_EXEMPT };
