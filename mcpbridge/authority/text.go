@@ -151,7 +151,7 @@ func effectsStructured(e executor.Effects) map[string]any {
 		out := map[string]string{}
 		for k, v := range m {
 			if v > 0 {
-				out[k.String()] = fmt.Sprint(v)
+				out[executor.KeyString(k)] = fmt.Sprint(v)
 			}
 		}
 		return out
