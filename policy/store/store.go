@@ -387,16 +387,39 @@ type queuedWrite struct {
 	ready            chan struct{} // closed once entry and err are final
 }
 
-// commitGroup commits group in one transaction, each write in a savepoint
-// (writeInGroup), and releases every write of it. moved reports a commit that moved the
-// audit chain's head to head, which the head file must then follow. Called
-// with the writers' lock held.
+// commitGroup commits group in one transaction and releases every write
+// of it. moved reports a commit that moved the audit chain's head to head,
+// which the head file must then follow. Called with the writers' lock held.
+//
+// A group of several is first run without savepoints: writes almost never
+// fail, and a savepoint and its release were two of a write's five or six
+// statements. Should any write fail, that transaction is rolled back
+// whole, and the group runs again with each write in a savepoint of its
+// own (writeInGroup), where the failure undoes that write alone. A write's
+// answer is only what the committed pass gave it.
 func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) {
 	defer func() {
 		for _, w := range group {
 			close(w.ready)
 		}
 	}()
+	if len(group) > 1 {
+		if head, moved, ok := s.tryGroup(group, false, true); ok {
+			return head, moved
+		}
+		for _, w := range group {
+			w.entry, w.err, w.done = AuditEntry{}, nil, false
+		}
+	}
+	head, moved, _ = s.tryGroup(group, len(group) > 1, false)
+	return head, moved
+}
+
+// tryGroup runs group in one transaction, each write in a savepoint when
+// savepoints is set, and commits it. On an optimistic attempt, a write
+// that fails ends it (ok false) with nothing committed and no write
+// answered; otherwise every write is answered.
+func (s *Store) tryGroup(group []*queuedWrite, savepoints, optimistic bool) (head headRecord, moved, ok bool) {
 	finish := func(err error) {
 		for _, w := range group {
 			if !w.done {
@@ -407,7 +430,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 	tx, err := s.db.Begin()
 	if err != nil {
 		finish(fmt.Errorf("begin: %w", err))
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
 	defer tx.Rollback()
 	// Until this transaction is known to have committed, the chain's head
@@ -417,19 +440,24 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 	if !known {
 		if chain, err = s.readChainHeadTx(tx); err != nil {
 			finish(err)
-			return headRecord{}, false
+			return headRecord{}, false, true
 		}
 	}
 	var last *AuditEntry
 	committed := 0
 	for _, w := range group {
-		e, err := s.writeInGroup(tx, w, chain, len(group) == 1)
+		e, err := s.writeInGroup(tx, w, chain, !savepoints)
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
-			return headRecord{}, false
+			return headRecord{}, false, true
 		}
 		if err != nil {
+			if optimistic {
+				// Rolled back whole (the deferred Rollback); the next pass
+				// reads the chain's head again.
+				return headRecord{}, false, false
+			}
 			w.err, w.done = err, true
 			continue
 		}
@@ -442,7 +470,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		// Every write failed on its own and the transaction rolls back:
 		// the chain is where it was.
 		s.chain, s.chainKnown = chain, true
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
 	if err := s.moveHeadTx(tx, *last); err != nil {
 		for _, w := range group {
@@ -451,7 +479,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 			}
 		}
 		finish(err)
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
 	if err := tx.Commit(); err != nil {
 		for _, w := range group {
@@ -460,7 +488,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 			}
 		}
 		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
 	finish(nil)
 	s.chain, s.chainKnown = chain, true
@@ -468,7 +496,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 	// The records are durable already; a head file that lags behind is
 	// reported by HeadFileErr and `solgate audit`, and caught up by the
 	// next Open.
-	return headRecord{Seq: last.Seq, Hash: last.Hash}, true
+	return headRecord{Seq: last.Seq, Hash: last.Hash}, true, true
 }
 
 // savepointBroken: a write's savepoint could not be set, rolled back or
@@ -479,10 +507,11 @@ func (e *savepointBroken) Error() string { return e.err.Error() }
 func (e *savepointBroken) Unwrap() error { return e.err }
 
 // writeInGroup runs one write, and its audit append after chain, inside
-// the group's transaction. In a group of several, each write has a
-// savepoint, rolled back on error, leaving the group as if that write never
-// ran. A write alone needs none: when it fails, nothing of its transaction
-// is committed (commitGroup), which is what the savepoint would have done.
+// the group's transaction. Unless alone, the write has a savepoint, rolled
+// back on error, leaving the group as if that write never ran. A write
+// alone (in its transaction, or in a pass without savepoints) needs none:
+// when it fails, nothing of its transaction is committed (commitGroup),
+// which is what the savepoint would have done.
 func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
 	run := func() (AuditEntry, error) {
 		if w.fn != nil {
