@@ -55,21 +55,19 @@ func (o ClientOptions) withDefaults() ClientOptions {
 // NewClient connects to a JSON-RPC endpoint. Nothing is sent until the first call.
 func NewClient(endpoint string, opts ClientOptions) *Client {
 	opts = opts.withDefaults()
-	httpClient := &http.Client{
-		Timeout: opts.CallTimeout,
-		Transport: &http.Transport{
-			Proxy:       http.ProxyFromEnvironment,
-			DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			// Proposals run side by side, each with a batch and the fee
-			// market in flight: with 8 idle connections kept, the rest were
-			// dialled and closed again each time (connect was 2% of the
-			// console's CPU in the throughput profile, and the ledger paid
-			// for the accepts).
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: 10 * time.Second,
-		},
-	}
+	dial := (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	httpClient := newRPCHTTPClient(endpoint, &http.Transport{
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: dial,
+		// Proposals run side by side, each with a batch and the fee
+		// market in flight: with 8 idle connections kept, the rest were
+		// dialled and closed again each time (connect was 2% of the
+		// console's CPU in the throughput profile, and the ledger paid
+		// for the accepts).
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}, opts.CallTimeout, dial)
 	meter := &callMeter{}
 	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
 	return &Client{
