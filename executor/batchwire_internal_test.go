@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 )
@@ -144,6 +147,12 @@ func BenchmarkBatchWire(b *testing.B) {
 
 // BenchmarkBatchRoundTrip is BenchmarkBatchWire over loopback HTTP, beside
 // solana-go's CallBatch on the same answer.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func BenchmarkBatchRoundTrip(b *testing.B) {
 	names := []string{"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T"}
 	reqs := func() jsonrpc.RPCRequests {
@@ -166,20 +175,25 @@ func BenchmarkBatchRoundTrip(b *testing.B) {
 	defer srv.Close()
 	ctx := context.Background()
 	old := jsonrpc.NewClientWithOpts(srv.URL, &jsonrpc.RPCClientOpts{HTTPClient: srv.Client()})
+	dial := (&net.Dialer{}).DialContext
+	plain := newRPCHTTPClient(srv.URL, &http.Transport{DialContext: dial}, 10*time.Second, dial)
 	for _, bc := range []struct {
 		name string
 		call func() (jsonrpc.RPCResponses, error)
 	}{
 		{"solana-go", func() (jsonrpc.RPCResponses, error) { return old.CallBatch(ctx, reqs()) }},
 		{"postBatch", func() (jsonrpc.RPCResponses, error) { return postBatch(ctx, srv.Client(), srv.URL, reqs()) }},
+		{"postBatch-plain", func() (jsonrpc.RPCResponses, error) { return postBatch(ctx, plain, srv.URL, reqs()) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := processCPU()
 			for b.Loop() {
 				if _, err := bc.call(); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
 }
