@@ -62,12 +62,15 @@ func appendAnswerString(b []byte, s string) ([]byte, error) {
 	start := len(b)
 	b = append(b, '"')
 	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
-			b = append(b, c)
-			i++
-			continue
+		run := i
+		for run < len(s) && answerPlain[s[run]] {
+			run++ // the common case, kept tight: answers are mostly text
+		}
+		b = append(b, s[i:run]...)
+		if i = run; i >= len(s) {
+			break
+		}
+		switch c := s[i]; {
 		case c == '"' || c == '\\':
 			b = append(b, '\\', c)
 			i++
@@ -224,3 +227,15 @@ func appendAnswerValue(b []byte, v any) ([]byte, error) {
 	}
 	return appendMarshalled(b, v)
 }
+
+// answerPlain marks the ASCII bytes encoding/json writes in a string as
+// they are.
+var answerPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
+		t[c] = false
+	}
+	return t
+}()

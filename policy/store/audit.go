@@ -60,6 +60,9 @@ func (e *AuditError) Unwrap() error { return e.Err }
 // canonicalBody renders body as compact JSON with object keys sorted, so the
 // same value always hashes the same however it was produced.
 func canonicalBody(body any) (string, error) {
+	if text, ok := canonicalRecord(body); ok {
+		return text, nil
+	}
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return "", err
