@@ -80,11 +80,11 @@ func (k *TransferProposal) PreviewLines(p *Proposal) []string {
 }
 
 func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
-	st["to"], st["lamports"], st["fee_lamports"] = executor.KeyString(k.A.To), fmt.Sprint(k.A.Lamports), fmt.Sprint(p.Preview.Fee)
+	st["to"], st["lamports"], st["fee_lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10), strconv.FormatUint(p.Preview.Fee, 10)
 	bu := p.Preview.Budget
-	st["network_fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(p.Preview.NetworkFee()), fmt.Sprint(bu.PriorityFee)
+	st["network_fee_lamports"], st["priority_fee_lamports"] = strconv.FormatUint(p.Preview.NetworkFee(), 10), strconv.FormatUint(bu.PriorityFee, 10)
 	st["priority_fee_source"], st["priority_fee_capped"] = bu.Source, bu.Capped
-	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
+	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, strconv.FormatUint(bu.UnitPrice, 10)
 }
 
 // Detail: the terms, then every simulated change with the wallet and the
@@ -117,7 +117,7 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 }
 
 func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
-	st["to"], st["lamports"] = executor.KeyString(k.A.To), fmt.Sprint(k.A.Lamports)
+	st["to"], st["lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10)
 	return fmt.Sprintf("EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
 		sol(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
 }
