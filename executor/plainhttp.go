@@ -64,7 +64,9 @@ func newRPCHTTPClient(endpoint string, std *http.Transport, timeout time.Duratio
 func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" {
 		closeBody(req)
-		return nil, fmt.Errorf("plain HTTP transport asked for %s", req.URL.Scheme)
+		// A plain-HTTP endpoint that redirects elsewhere (to HTTPS, say):
+		// the RPC URL should name where the node answers.
+		return nil, fmt.Errorf("the RPC endpoint sent the call on to %s: give that URL as the RPC endpoint", req.URL.Redacted())
 	}
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {

@@ -192,3 +192,16 @@ func TestPlainTransportOnlyForPlainHTTP(t *testing.T) {
 		}
 	}
 }
+
+// A plain-HTTP endpoint that redirects to HTTPS is refused with what to do,
+// not followed over a transport that does no TLS.
+func TestPlainTransportRefusesARedirectToHTTPS(t *testing.T) {
+	srv, _ := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://rpc.example.invalid/", http.StatusTemporaryRedirect)
+	})
+	c := plainClient(t, srv.URL, 10*time.Second)
+	_, err := post(c, context.Background(), srv.URL, "x")
+	if err == nil || !strings.Contains(err.Error(), "give that URL as the RPC endpoint") || !strings.Contains(err.Error(), "https://rpc.example.invalid/") {
+		t.Fatalf("redirect to https: %v", err)
+	}
+}
