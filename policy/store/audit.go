@@ -117,7 +117,7 @@ func entryHash(prevHash string, canonical []byte) string {
 // transaction has it (see chainHead). When the entry's seq is taken, the
 // head was stale (another process appended): it is read again from the
 // database and the append tried once more.
-func (s *Store) appendAuditTx(tx *sql.Tx, prev headRecord, kind, proposalID string, body any) (AuditEntry, error) {
+func (s *Store) appendAuditTx(tx *writeTx, prev headRecord, kind, proposalID string, body any) (AuditEntry, error) {
 	if kind == "" {
 		return AuditEntry{}, errors.New("append audit: empty kind")
 	}
@@ -146,7 +146,7 @@ func (s *Store) appendAuditTx(tx *sql.Tx, prev headRecord, kind, proposalID stri
 
 // readChainHeadTx reads the chain's newest entry (seq 0 and GenesisHash
 // for an empty trail).
-func (s *Store) readChainHeadTx(tx *sql.Tx) (headRecord, error) {
+func (s *Store) readChainHeadTx(tx *writeTx) (headRecord, error) {
 	h := headRecord{Hash: GenesisHash}
 	switch err := s.txQueryRow(tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &h.Hash); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -159,7 +159,7 @@ func (s *Store) readChainHeadTx(tx *sql.Tx) (headRecord, error) {
 
 // moveHeadTx records e as the chain's head in the transaction that
 // appended it.
-func (s *Store) moveHeadTx(tx *sql.Tx, e AuditEntry) error {
+func (s *Store) moveHeadTx(tx *writeTx, e AuditEntry) error {
 	if _, err := s.txExec(tx, `INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, e.Seq, e.Hash); err != nil {
 		return fmt.Errorf("append audit %s: move head: %w", e.Kind, err)

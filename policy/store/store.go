@@ -52,7 +52,9 @@ type Store struct {
 	queued  []*queuedWrite
 	// commits counts group commits, for tests and figures.
 	commits atomic.Int64
-	stmts   statements
+	// wc is the writers' own connection (statements.go), nil until the
+	// first write; used with the writers' lock held.
+	wc *writeConn
 	// chain is the audit chain's head as of the last commit, kept by the
 	// writers (it is read and set with the writers' lock held) so that an
 	// append need not look it up; chainKnown false means read it from the
@@ -182,7 +184,7 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
+	s := &Store{db: db, path: p, writers: make(chan struct{}, 1)}
 	s.headIdle = sync.NewCond(&s.headMu)
 	s.headWake = make(chan struct{}, 1)
 	return s, nil
@@ -206,7 +208,7 @@ func (s *Store) Close() error {
 		s.headFile.Close()
 		s.headFile = nil
 	}
-	s.stmts.close()
+	s.dropWriter()
 	return s.db.Close()
 }
 
@@ -243,13 +245,13 @@ func (s *Store) unlockWriters() { <-s.writers }
 // (writeHeads), but no write or commit waits for it: the records are
 // durable already, and a head file behind after a crash is caught up by
 // the next Open, as it always was.
-func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
+func (s *Store) write(kind, proposalID string, body any, fn func(tx *writeTx) error) (AuditEntry, error) {
 	return s.queue(kind, proposalID, body, fn).await(s)
 }
 
 // queue puts a write in line for the next group commit and returns at once;
 // await it for its result.
-func (s *Store) queue(kind, proposalID string, body any, fn func(tx *sql.Tx) error) *queuedWrite {
+func (s *Store) queue(kind, proposalID string, body any, fn func(tx *writeTx) error) *queuedWrite {
 	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn, ready: make(chan struct{})}
 	s.queueMu.Lock()
 	s.queued = append(s.queued, w)
@@ -380,7 +382,7 @@ func (s *Store) flushHeadLocked() {
 type queuedWrite struct {
 	kind, proposalID string
 	body             any
-	fn               func(tx *sql.Tx) error
+	fn               func(tx *writeTx) error
 	entry            AuditEntry
 	err              error
 	done             bool
@@ -427,12 +429,23 @@ func (s *Store) tryGroup(group []*queuedWrite, savepoints, optimistic bool) (hea
 			}
 		}
 	}
-	tx, err := s.db.Begin()
+	wc, err := s.writer()
 	if err != nil {
 		finish(fmt.Errorf("begin: %w", err))
 		return headRecord{}, false, true
 	}
-	defer tx.Rollback()
+	tx, err := wc.begin()
+	if err != nil {
+		s.dropWriter()
+		finish(fmt.Errorf("begin: %w", err))
+		return headRecord{}, false, true
+	}
+	ended := false // committed: nothing to roll back
+	defer func() {
+		if !ended {
+			tx.rollback()
+		}
+	}()
 	// Until this transaction is known to have committed, the chain's head
 	// is whatever the database says next time.
 	chain, known := s.chain, s.chainKnown
@@ -481,7 +494,7 @@ func (s *Store) tryGroup(group []*queuedWrite, savepoints, optimistic bool) (hea
 		finish(err)
 		return headRecord{}, false, true
 	}
-	if err := tx.Commit(); err != nil {
+	if err := tx.commit(); err != nil {
 		for _, w := range group {
 			if !w.done {
 				w.entry = AuditEntry{}
@@ -490,6 +503,7 @@ func (s *Store) tryGroup(group []*queuedWrite, savepoints, optimistic bool) (hea
 		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
 		return headRecord{}, false, true
 	}
+	ended = true
 	finish(nil)
 	s.chain, s.chainKnown = chain, true
 	s.commits.Add(1)
@@ -512,7 +526,7 @@ func (e *savepointBroken) Unwrap() error { return e.err }
 // alone (in its transaction, or in a pass without savepoints) needs none:
 // when it fails, nothing of its transaction is committed (commitGroup),
 // which is what the savepoint would have done.
-func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
+func (s *Store) writeInGroup(tx *writeTx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
 	run := func() (AuditEntry, error) {
 		if w.fn != nil {
 			if err := w.fn(tx); err != nil {
@@ -612,7 +626,7 @@ func (s *Store) QueueProposal(p Proposal) *Queued {
 	if !json.Valid(p.Args) {
 		return &Queued{err: fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)}
 	}
-	w := s.queue("proposal", p.ID, p, func(tx *sql.Tx) error {
+	w := s.queue("proposal", p.ID, p, func(tx *writeTx) error {
 		// One statement: the primary key finds a duplicate (no row
 		// inserted), where a look-up first cost a second one.
 		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
@@ -628,13 +642,13 @@ func (s *Store) QueueProposal(p Proposal) *Queued {
 
 // SetProposalStatus moves a proposal to status (e.g. "executed", "failed").
 func (s *Store) SetProposalStatus(id, status string) error {
-	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *sql.Tx) error {
+	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *writeTx) error {
 		return s.setStatusTx(tx, id, status)
 	})
 	return err
 }
 
-func (s *Store) setStatusTx(tx *sql.Tx, id, status string) error {
+func (s *Store) setStatusTx(tx *writeTx, id, status string) error {
 	res, err := s.txExec(tx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id)
 	if err != nil {
 		return fmt.Errorf("set proposal %s status: %w", id, err)
@@ -691,7 +705,7 @@ func (s *Store) RecordDecision(d Decision) error {
 		return fmt.Errorf("record decision %s: outcome %q is not approved, denied or expired", d.ProposalID, d.Outcome)
 	}
 	d.LatencyMS = d.Latency.Milliseconds()
-	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
+	_, err := s.write("decision", d.ProposalID, d, func(tx *writeTx) error {
 		res, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal_id) DO NOTHING`,
 			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS)
@@ -766,7 +780,7 @@ func (s *Store) RecordExecution(e Execution) error {
 	if err != nil {
 		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 	}
-	_, err = s.write("execution", e.ProposalID, e, func(tx *sql.Tx) error {
+	_, err = s.write("execution", e.ProposalID, e, func(tx *writeTx) error {
 		if _, err := s.txExec(tx, `INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
 			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
