@@ -28,15 +28,22 @@ type simulationAnswer struct {
 // shape into out; false: not of that shape (out is then undefined).
 func scanAccountsAnswer(b []byte, out *accountsAnswer) bool {
 	s := answerScanner{b: b}
-	ok := s.object(func(key string) bool {
-		switch key {
-		case "context":
-			return s.context(&out.Context)
-		case "value":
-			return s.accountList(&out.Value)
+	mark, ok := s.open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.next(mark, n); !ok || !more {
+			break
 		}
-		return false
-	})
+		switch string(key) {
+		case "context":
+			ok = s.context(&out.Context)
+		case "value":
+			ok = s.accountList(&out.Value)
+		default:
+			ok = false
+		}
+	}
 	return ok && s.end()
 }
 
@@ -45,26 +52,35 @@ func scanAccountsAnswer(b []byte, out *accountsAnswer) bool {
 // null) or one with inner instructions is left to encoding/json.
 func scanSimulationAnswer(b []byte, out *simulationAnswer) bool {
 	s := answerScanner{b: b}
-	ok := s.object(func(key string) bool {
-		switch key {
+	mark, ok := s.open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.next(mark, n); !ok || !more {
+			break
+		}
+		switch string(key) {
 		case "context":
-			return s.context(&out.Context)
+			ok = s.context(&out.Context)
 		case "value":
 			if s.null() {
 				out.Value = nil
-				return true
+			} else {
+				out.Value = new(simulateValue)
+				ok = s.simulateValue(out.Value)
 			}
-			out.Value = new(simulateValue)
-			return s.simulateValue(out.Value)
+		default:
+			ok = false
 		}
-		return false
-	})
+	}
 	return ok && s.end()
 }
 
 type answerScanner struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	keys [24][]byte // the keys of the objects being read, outermost first
+	n    int        // how many of keys are in use
 }
 
 func (s *answerScanner) space() {
@@ -103,48 +119,62 @@ func (s *answerScanner) null() bool {
 	return false
 }
 
-// object reads an object, calling field for each key; field consumes the
-// value or declines. A key seen twice is declined: encoding/json's rules
-// for repeated keys are its own.
-func (s *answerScanner) object(field func(key string) bool) bool {
-	if !s.byte('{') {
-		return false
-	}
-	if s.byte('}') {
-		return true
-	}
-	var seen [16]string
-	n := 0
-	for {
-		key, ok := s.plainString()
-		if !ok || !s.byte(':') {
-			return false
-		}
-		for _, k := range seen[:n] {
-			if k == key {
-				return false
-			}
-		}
-		if n == len(seen) {
-			return false
-		}
-		seen[n] = key
-		n++
-		if !field(key) {
-			return false
-		}
-		if s.byte(',') {
-			continue
-		}
-		return s.byte('}')
-	}
+// open consumes the '{' of an object; mark is for next.
+func (s *answerScanner) open() (mark int, ok bool) {
+	return s.n, s.byte('{')
 }
 
-// plainString reads a string of printable ASCII without escapes.
+// next reads the n-th key of the object open began (more: false at its
+// closing brace, which it consumes). A key seen twice in one object is
+// declined: encoding/json's rules for repeated keys are its own.
+func (s *answerScanner) next(mark, n int) (key []byte, more, ok bool) {
+	if n == 0 {
+		if s.byte('}') {
+			return nil, false, true
+		}
+	} else if !s.byte(',') {
+		s.n = mark
+		return nil, false, s.byte('}')
+	}
+	key, ok = s.plainBytes()
+	if !ok || !s.byte(':') {
+		return nil, false, false
+	}
+	for _, k := range s.keys[mark:s.n] {
+		if string(k) == string(key) {
+			return nil, false, false
+		}
+	}
+	if s.n == len(s.keys) {
+		return nil, false, false
+	}
+	s.keys[s.n] = key
+	s.n++
+	return key, true, true
+}
+
+// plainString reads a string of printable ASCII without escapes. The
+// texts every answer repeats are given as constants, not copied.
 func (s *answerScanner) plainString() (string, bool) {
+	b, ok := s.plainBytes()
+	switch string(b) {
+	case "":
+		return "", ok
+	case "base64":
+		return "base64", ok
+	case systemProgramText:
+		return systemProgramText, ok
+	}
+	return string(b), ok
+}
+
+const systemProgramText = "11111111111111111111111111111111"
+
+// plainBytes is plainString's text, not copied.
+func (s *answerScanner) plainBytes() ([]byte, bool) {
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return "", false
+		return nil, false
 	}
 	start := s.i + 1
 	for j := start; j < len(s.b); j++ {
@@ -152,12 +182,12 @@ func (s *answerScanner) plainString() (string, bool) {
 		switch {
 		case c == '"':
 			s.i = j + 1
-			return string(s.b[start:j]), true
+			return s.b[start:j], true
 		case c < 0x20 || c > 0x7e || c == '\\':
-			return "", false
+			return nil, false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // uint64 reads a plain non-negative integer that fits: digits, no
@@ -186,6 +216,15 @@ func (s *answerScanner) uint64() (uint64, bool) {
 	return v, true
 }
 
+// literal consumes lit if it is next.
+func (s *answerScanner) literal(lit string) bool {
+	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
 // skip passes over a value the engine does not read: null, a boolean, a
 // plain integer (signed), a plain string, or (depth > 0) an array or object
 // of those, nested at most depth deep (a node's preBalances, returnData,
@@ -198,16 +237,12 @@ func (s *answerScanner) skip(depth int) bool {
 	switch c := s.b[s.i]; {
 	case c == 'n':
 		return s.null()
-	case c == 't' || c == 'f':
-		for _, lit := range []string{"true", "false"} {
-			if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
-				s.i += len(lit)
-				return true
-			}
-		}
-		return false
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
 	case c == '"':
-		_, ok := s.plainString()
+		_, ok := s.plainBytes()
 		return ok
 	case c == '-':
 		s.i++
@@ -234,24 +269,37 @@ func (s *answerScanner) skip(depth int) bool {
 			return s.byte(']')
 		}
 	case c == '{' && depth > 0:
-		return s.object(func(string) bool { return s.skip(depth - 1) })
+		mark, ok := s.open()
+		for n := 0; ok; n++ {
+			var more bool
+			if _, more, ok = s.next(mark, n); !ok || !more {
+				return ok
+			}
+			ok = s.skip(depth - 1)
+		}
 	}
 	return false
 }
 
 // context reads rpc.Context: the slot, and a node's apiVersion skipped.
 func (s *answerScanner) context(c *rpc.Context) bool {
-	return s.object(func(key string) bool {
-		switch key {
-		case "slot":
-			v, ok := s.uint64()
-			c.Slot = v
+	mark, ok := s.open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.next(mark, n); !ok || !more {
 			return ok
-		case "apiVersion":
-			return s.skip(0)
 		}
-		return false
-	})
+		switch string(key) {
+		case "slot":
+			c.Slot, ok = s.uint64()
+		case "apiVersion":
+			ok = s.skip(0)
+		default:
+			ok = false
+		}
+	}
+	return false
 }
 
 // accountList reads a list of accounts or nulls (null: no list).
@@ -263,11 +311,11 @@ func (s *answerScanner) accountList(out *wireAccounts) bool {
 	if !s.byte('[') {
 		return false
 	}
-	list := wireAccounts{}
 	if s.byte(']') {
-		*out = list
+		*out = wireAccounts{}
 		return true
 	}
+	list := make(wireAccounts, 0, 4)
 	for {
 		if s.null() {
 			list = append(list, nil)
@@ -287,23 +335,27 @@ func (s *answerScanner) accountList(out *wireAccounts) bool {
 }
 
 func (s *answerScanner) account(a *wireAccount) bool {
-	return s.object(func(key string) bool {
-		switch key {
-		case "lamports":
-			v, ok := s.uint64()
-			a.Lamports = v
+	mark, ok := s.open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.next(mark, n); !ok || !more {
 			return ok
-		case "owner":
-			v, ok := s.plainString()
-			a.Owner = v
-			return ok
-		case "data":
-			return s.strings(&a.Data)
-		case "executable", "rentEpoch", "space":
-			return s.skip(0)
 		}
-		return false
-	})
+		switch string(key) {
+		case "lamports":
+			a.Lamports, ok = s.uint64()
+		case "owner":
+			a.Owner, ok = s.plainString()
+		case "data":
+			ok = s.strings(&a.Data)
+		case "executable", "rentEpoch", "space":
+			ok = s.skip(0)
+		default:
+			ok = false
+		}
+	}
+	return false
 }
 
 // strings reads null or a list of plain strings.
@@ -315,11 +367,11 @@ func (s *answerScanner) strings(out *[]string) bool {
 	if !s.byte('[') {
 		return false
 	}
-	list := []string{}
 	if s.byte(']') {
-		*out = list
+		*out = []string{}
 		return true
 	}
+	list := make([]string, 0, 4)
 	for {
 		v, ok := s.plainString()
 		if !ok {
@@ -335,33 +387,41 @@ func (s *answerScanner) strings(out *[]string) bool {
 }
 
 func (s *answerScanner) simulateValue(v *simulateValue) bool {
-	return s.object(func(key string) bool {
-		switch key {
+	mark, ok := s.open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.next(mark, n); !ok || !more {
+			return ok
+		}
+		switch string(key) {
 		case "err":
 			v.Err = nil
-			return s.null()
+			ok = s.null()
 		case "logs":
-			return s.strings(&v.Logs)
+			ok = s.strings(&v.Logs)
 		case "accounts":
-			return s.accountList(&v.Accounts)
+			ok = s.accountList(&v.Accounts)
 		case "unitsConsumed":
 			if s.null() {
 				v.UnitsConsumed = nil
-				return true
+			} else {
+				var u uint64
+				u, ok = s.uint64()
+				v.UnitsConsumed = &u
 			}
-			n, ok := s.uint64()
-			v.UnitsConsumed = &n
-			return ok
 		case "innerInstructions":
 			if s.null() {
 				v.InnerInstructions = nil
-				return true
+			} else {
+				v.InnerInstructions = []rpc.InnerInstruction{}
+				ok = s.byte('[') && s.byte(']')
 			}
-			v.InnerInstructions = []rpc.InnerInstruction{}
-			return s.byte('[') && s.byte(']')
 		case "returnData", "fee", "preBalances", "postBalances", "loadedAccountsDataSize", "replacementBlockhash":
-			return s.skip(2)
+			ok = s.skip(2)
+		default:
+			ok = false
 		}
-		return false
-	})
+	}
+	return false
 }

@@ -257,3 +257,30 @@ func FuzzAnswerScanners(f *testing.F) {
 		checkAnswerScanners(t, b)
 	})
 }
+
+// BenchmarkAnswerDecoding: a transfer's three answers (two account lists,
+// one simulation), by the scanners and by encoding/json.
+func BenchmarkAnswerDecoding(b *testing.B) {
+	acc := []byte(`{"context":{"apiVersion":"2.2.0","slot":812},"value":[{"data":["","base64"],"executable":false,"lamports":499985000,"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":0},{"data":["","base64"],"executable":false,"lamports":1000000,"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":0}]}`)
+	sim := []byte(`{"context":{"apiVersion":"2.2.0","slot":812},"value":{"err":null,"logs":["Program ComputeBudget111111111111111111111111111111 invoke [1]","Program ComputeBudget111111111111111111111111111111 success","Program 11111111111111111111111111111111 invoke [1]","Program 11111111111111111111111111111111 success"],"accounts":[{"data":["","base64"],"executable":false,"lamports":498980000,"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":0},{"data":["","base64"],"executable":false,"lamports":2000000,"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":0}],"unitsConsumed":450,"returnData":null,"fee":5000,"preBalances":[499985000,1000000],"postBalances":[498980000,2000000],"innerInstructions":[]}}`)
+	b.Run("scanner", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var a1, a2 accountsAnswer
+			var s simulationAnswer
+			if !scanAccountsAnswer(acc, &a1) || !scanSimulationAnswer(sim, &s) || !scanAccountsAnswer(acc, &a2) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var a1, a2 accountsAnswer
+			var s simulationAnswer
+			if json.Unmarshal(acc, &a1) != nil || json.Unmarshal(sim, &s) != nil || json.Unmarshal(acc, &a2) != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
