@@ -201,8 +201,13 @@ func (s *Scanner) Skip(depth int) bool {
 	return false
 }
 
-// Pos is the offset of the next byte to read, after any white space.
+// Pos skips white space and gives the offset of the next byte: where the
+// next value starts.
 func (s *Scanner) Pos() int {
 	s.space()
 	return s.i
 }
+
+// Offset is the offset of the next byte, white space not skipped: right
+// after a value Skip has passed.
+func (s *Scanner) Offset() int { return s.i }
