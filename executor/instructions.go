@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gagliardetto/solana-go"
 	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
@@ -144,14 +145,26 @@ func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {
 }
 
 // FormatSOL renders lamports as SOL without floating point: 1500000 → "0.0015".
+//
+// It is spelt with strconv, not fmt: a preview writes it about eight times
+// (TestFormatSOLAsFmt holds it to the fmt spelling it had).
 func FormatSOL(lamports uint64) string {
 	whole, frac := lamports/solana.LAMPORTS_PER_SOL, lamports%solana.LAMPORTS_PER_SOL
 	if frac == 0 {
-		return fmt.Sprintf("%d", whole)
+		return strconv.FormatUint(whole, 10)
 	}
-	s := fmt.Sprintf("%d.%09d", whole, frac)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
+	var buf [32]byte
+	b := strconv.AppendUint(buf[:0], whole, 10)
+	b = append(b, '.')
+	// frac < 10^9: nine digits, zero-padded, then the trailing zeros cut.
+	var digits [9]byte
+	for i := 8; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
 	}
-	return s
+	n := 9
+	for digits[n-1] == '0' {
+		n--
+	}
+	return string(append(b, digits[:n]...))
 }
