@@ -51,7 +51,11 @@ func unknownProposalResult(id string) mcpbridge.CallResult {
 	}
 }
 
-func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
+// sol, capsText: written without fmt, as every proposal's answer writes
+// them (TestCapsTextAsFmt holds them to the fmt spelling).
+func sol(l uint64) string {
+	return executor.FormatSOL(l) + " SOL (" + strconv.FormatUint(l, 10) + " lamports)"
+}
 
 func networkLine(n executor.Network) string {
 	switch {
@@ -64,11 +68,11 @@ func networkLine(n executor.Network) string {
 }
 
 func capsText(v SpendSummary) string {
-	s := fmt.Sprintf("Caps: per transfer %s SOL · session %s of %s SOL used (%s SOL reserved, %s SOL remaining)",
-		executor.FormatSOL(v.PerTx), executor.FormatSOL(v.Spent+v.Reserved), executor.FormatSOL(v.PerSession),
-		executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
+	s := "Caps: per transfer " + executor.FormatSOL(v.PerTx) + " SOL · session " + executor.FormatSOL(v.Spent+v.Reserved) +
+		" of " + executor.FormatSOL(v.PerSession) + " SOL used (" + executor.FormatSOL(v.Reserved) + " SOL reserved, " +
+		executor.FormatSOL(v.Remaining) + " SOL remaining)"
 	if v.PerDay > 0 {
-		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
+		s += " · 24 h " + executor.FormatSOL(v.DaySpent+v.DayReserved) + " of " + executor.FormatSOL(v.PerDay) + " SOL used"
 	}
 	for _, t := range v.Tokens {
 		s += "\n" + TokenSpendLine(t)
