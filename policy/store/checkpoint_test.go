@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -98,3 +99,33 @@ func TestStoreCheckpointsAfterACommitNotInsideIt(t *testing.T) {
 }
 
 var errCheckpointInsideCommit = errors.New("the checkpoint ran before the commit's caller had its answer")
+
+// A commit does not wait for a checkpoint in progress: a passive
+// checkpoint and a WAL writer go on side by side.
+func TestCommitsGoOnBesideACheckpoint(t *testing.T) {
+	every := checkpointEvery
+	checkpointEvery = 10
+	t.Cleanup(func() { checkpointEvery = every })
+	inside, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	afterCheckpoint = func(error) { once.Do(func() { close(inside); <-release }) }
+	t.Cleanup(func() { afterCheckpoint = nil })
+	st, _ := openTemp(t)
+	defer close(release) // before the store's close, which waits for the checkpoint
+	for i := range checkpointEvery {
+		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-inside // the checkpoint is still running
+	wrote := make(chan error, 1)
+	go func() { _, err := st.AppendAudit("note", "", map[string]int{"i": -1}); wrote <- err }()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("a commit waited for the checkpoint in progress")
+	}
+}

@@ -54,7 +54,10 @@ type Store struct {
 	commits atomic.Int64
 	// uncheckpointed counts writes committed since the last WAL checkpoint;
 	// read and set with the writers' lock held (see checkpointAfter).
+	// checkpointing is true while one runs; Close waits for checkpoints.
 	uncheckpointed int
+	checkpointing  atomic.Bool
+	checkpoints    sync.WaitGroup
 	stmts          statements
 	// chain is the audit chain's head as of the last commit, kept by the
 	// writers (it is read and set with the writers' lock held) so that an
@@ -203,6 +206,7 @@ func (s *Store) Close() error {
 	// comes later fails on the closed database.
 	s.lockWriters()
 	defer s.unlockWriters()
+	s.checkpoints.Wait() // none starts while the lock is held
 	s.headMu.Lock()
 	s.flushHeadLocked()
 	s.headMu.Unlock()
@@ -284,10 +288,11 @@ func (w *queuedWrite) await(s *Store) (AuditEntry, error) {
 	if moved && s.headFile != nil {
 		s.noteHead(head, s.headFile)
 	}
-	if s.uncheckpointed += len(group); s.uncheckpointed >= checkpointEvery {
+	if s.uncheckpointed += len(group); s.uncheckpointed >= checkpointEvery && !s.checkpointing.Load() {
 		s.uncheckpointed = 0
-		go s.checkpointAfter() // it gives the writers' lock back
-		return w.entry, w.err
+		s.checkpointing.Store(true)
+		s.checkpoints.Add(1)
+		go s.checkpointAfter()
 	}
 	s.unlockWriters()
 	return w.entry, w.err
@@ -299,26 +304,28 @@ func (w *queuedWrite) await(s *Store) (AuditEntry, error) {
 var checkpointEvery = 200
 
 // afterCheckpoint, when set by a test, runs after each checkpoint with its
-// error, before the writers' lock is given back.
+// error.
 var afterCheckpoint func(error)
 
-// checkpointAfter copies the WAL into the database file after a commit,
-// holding the writers' lock it was handed, and then gives the lock back.
-// SQLite's own automatic checkpoint (off: wal_autocheckpoint(0)) ran inside
-// the commit that crossed its threshold, whose caller waited for it: about
-// one commit in a hundred, a decision among them, took a WAL sync, the
-// pages' writes and a database sync longer (2-8 ms on this machine). Here
-// the commit's callers already have their answer; the next writer waits
-// for the lock, so no commit's fsync shares the disk with the checkpoint.
-// A checkpoint that fails (another process's reader or writer in the way)
+// checkpointAfter copies the WAL into the database file, started after a
+// commit, on a connection of its own. SQLite's own automatic checkpoint
+// (off: wal_autocheckpoint(0)) ran inside the commit that crossed its
+// threshold, whose caller waited for it: about one commit in a hundred, a
+// decision among them, took a WAL sync, the pages' writes and a database
+// sync longer (2-8 ms on this machine, far more when the disk is busy).
+// Here the commit's callers already have their answer, and later commits
+// go on beside it (a passive checkpoint and a WAL writer do not exclude
+// each other): holding the writers' lock instead made the next commit wait
+// for all of it. A checkpoint that fails (another process in the way)
 // leaves the WAL to the next one: nothing durable depends on it. The last
 // connection to close checkpoints too, as SQLite always does.
 func (s *Store) checkpointAfter() {
-	defer s.unlockWriters()
+	defer s.checkpoints.Done()
 	_, err := s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 	if afterCheckpoint != nil {
 		afterCheckpoint(err)
 	}
+	s.checkpointing.Store(false)
 }
 
 // noteHead hands a committed head to the head file's writer, starting it
