@@ -87,7 +87,7 @@ type AuthorityChange struct {
 	What    string
 }
 
-func (c AuthorityChange) String() string { return c.What + " on " + c.Account.String() }
+func (c AuthorityChange) String() string { return c.What + " on " + KeyString(c.Account) }
 
 // SOLOut is what left the wallet in SOL and wrapped SOL together, fees and
 // rent included; zero when it gained.
@@ -195,7 +195,7 @@ func (e Effects) Refusal() error {
 		if !c.To.Equals(e.Wallet) {
 			to := "an account the engine could not identify"
 			if !c.To.IsZero() {
-				to = c.To.String()
+				to = KeyString(c.To)
 			}
 			return &EffectsRefusal{Reason: fmt.Sprintf("the transaction would close %s and send its %d lamports to %s, not to the wallet", c.Account, c.Lamports, to)}
 		}
@@ -365,7 +365,7 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 	// (or, read after, hide part of it).
 	addrs := make([]string, len(watch))
 	for i, k := range watch {
-		addrs[i] = k.String()
+		addrs[i] = KeyString(k)
 	}
 	const attempts = 10
 	simParams := simulationParams(raw, addrs)
@@ -500,7 +500,7 @@ func optKey(opt []byte) *solana.PublicKey {
 
 func optText(opt []byte) string {
 	if k := optKey(opt); k != nil {
-		return k.String()
+		return KeyString(*k)
 	}
 	return "none"
 }

@@ -101,7 +101,7 @@ func (e *Executor) probeMarket(ctx context.Context, accounts []solana.PublicKey,
 func keyStrings(keys []solana.PublicKey) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = k.String()
+		out[i] = KeyString(k)
 	}
 	return out
 }

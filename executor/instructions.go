@@ -34,7 +34,7 @@ func ProgramName(id solana.PublicKey) string {
 	if n, ok := programNames[id]; ok {
 		return n
 	}
-	return id.String()
+	return KeyString(id)
 }
 
 // describeInstructions decodes what it can from the message itself. It reads
@@ -82,7 +82,7 @@ func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.Publi
 		if from.Equals(payer) {
 			out = *v.Lamports
 		}
-		return fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", *v.Lamports, FormatSOL(*v.Lamports), from, to), out
+		return fmt.Sprintf("transfer %d lamports (%s SOL) from %s to %s", *v.Lamports, FormatSOL(*v.Lamports), KeyString(from), KeyString(to)), out
 	default:
 		return fmt.Sprintf("system instruction %s", system.InstructionIDToName(inst.TypeID.Uint32())), 0
 	}
@@ -102,7 +102,7 @@ func describeToken(metas []*solana.AccountMeta, data []byte) string {
 	switch v := inst.Impl.(type) {
 	case *token.TransferChecked:
 		return fmt.Sprintf("transfer %d base units (%d decimals) of mint %s from %s to %s, signed by %s",
-			*v.Amount, *v.Decimals, v.GetMintAccount().PublicKey, v.GetSourceAccount().PublicKey, v.GetDestinationAccount().PublicKey, v.GetOwnerAccount().PublicKey)
+			*v.Amount, *v.Decimals, KeyString(v.GetMintAccount().PublicKey), KeyString(v.GetSourceAccount().PublicKey), KeyString(v.GetDestinationAccount().PublicKey), KeyString(v.GetOwnerAccount().PublicKey))
 	default:
 		return "token instruction " + token.InstructionIDToName(inst.TypeID.Uint8())
 	}
@@ -125,7 +125,7 @@ func describeAssociatedAccount(metas []*solana.AccountMeta, data []byte) string 
 	if len(metas) < 4 {
 		return name + " an associated token account (accounts missing)"
 	}
-	return fmt.Sprintf("%s the associated token account %s of owner %s for mint %s, paid by %s", name, metas[1].PublicKey, metas[2].PublicKey, metas[3].PublicKey, metas[0].PublicKey)
+	return fmt.Sprintf("%s the associated token account %s of owner %s for mint %s, paid by %s", name, KeyString(metas[1].PublicKey), KeyString(metas[2].PublicKey), KeyString(metas[3].PublicKey), KeyString(metas[0].PublicKey))
 }
 
 func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {

@@ -55,25 +55,23 @@ func (o ClientOptions) withDefaults() ClientOptions {
 // NewClient connects to a JSON-RPC endpoint. Nothing is sent until the first call.
 func NewClient(endpoint string, opts ClientOptions) *Client {
 	opts = opts.withDefaults()
-	httpClient := &http.Client{
-		Timeout: opts.CallTimeout,
-		Transport: &http.Transport{
-			Proxy:       http.ProxyFromEnvironment,
-			DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			// Proposals run side by side, each with a batch and the fee
-			// market in flight: with 8 idle connections kept, the rest were
-			// dialled and closed again each time (connect was 2% of the
-			// console's CPU in the throughput profile, and the ledger paid
-			// for the accepts).
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: 10 * time.Second,
-		},
-	}
+	dial := (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	httpClient := newRPCHTTPClient(endpoint, &http.Transport{
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: dial,
+		// Proposals run side by side, each with a batch and the fee
+		// market in flight: with 8 idle connections kept, the rest were
+		// dialled and closed again each time (connect was 2% of the
+		// console's CPU in the throughput profile, and the ledger paid
+		// for the accepts).
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}, opts.CallTimeout, dial)
 	meter := &callMeter{}
 	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
 	return &Client{
-		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter}),
+		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter, http: httpClient, endpoint: endpoint}),
 		meter:    meter,
 		endpoint: endpoint,
 	}
@@ -199,6 +197,10 @@ type retryingClient struct {
 	inner jsonrpc.RPCClient
 	opts  ClientOptions
 	meter *callMeter
+	// http and endpoint are inner's, for batches (postBatch); without
+	// them a batch goes through inner.
+	http     jsonrpc.HTTPClient
+	endpoint string
 }
 
 // Methods whose repetition cannot move funds. sendTransaction is absent on
@@ -270,7 +272,11 @@ func (c *retryingClient) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests
 			}
 		}
 		end := c.meter.begin(ctx, i > 0)
-		res, err = c.inner.CallBatch(ctx, reqs)
+		if c.http != nil {
+			res, err = postBatch(ctx, c.http, c.endpoint, reqs)
+		} else {
+			res, err = c.inner.CallBatch(ctx, reqs)
+		}
 		end()
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return res, err

@@ -215,7 +215,7 @@ func (e *Executor) budgeted(ctx context.Context, what string, ixs []solana.Instr
 	}
 	payer := e.key.PublicKey()
 	build := func(b Budget) (*solana.Transaction, error) {
-		tx, err := solana.NewTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, solana.TransactionPayer(payer))
+		tx, err := newTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, payer)
 		if err != nil {
 			return nil, fmt.Errorf("prepare %s: build transaction: %w", what, err)
 		}

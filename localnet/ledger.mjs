@@ -5,7 +5,7 @@
 // getTransaction / getSignatureStatuses report).
 
 import crypto from 'node:crypto';
-import { LiteSVM, Clock } from 'litesvm';
+import { LiteSVM, Clock, Account } from 'litesvm';
 import {
   b58encode, b58decode, parseTransaction, verifySignatures, txErrorJson,
   newKeypair, buildSignedLegacyTx,
@@ -27,8 +27,18 @@ export const FINALITY_DEPTH = 32;
 export const RENT_EPOCH_EXEMPT = (1n << 64n) - 1n;
 
 const ALT_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+const COMPUTE_BUDGET_PROGRAM_BYTES = b58decode('ComputeBudget111111111111111111111111111111');
 const ALT_HEADER_SIZE = 56;
+
+// The SlotHashes sysvar account as litesvm's setSlotHashes writes it, and as
+// it is on real clusters: 20 488 bytes (a u64 count, then up to 512 entries
+// of a u64 slot and a 32-byte hash, newest first, zero padded), 1 lamport,
+// owned by the sysvar program.
+const SLOT_HASHES_MAX = 512;
+const SLOT_HASH_ENTRY = 40;
+const SLOT_HASHES_SIZE = 8 + SLOT_HASHES_MAX * SLOT_HASH_ENTRY;
+const SLOT_HASHES_ID = b58decode('SysvarS1otHashes111111111111111111111111111');
+const SYSVAR_OWNER = b58decode('Sysvar1111111111111111111111111111111111111');
 
 export class Ledger {
   constructor({ genesisHash, log = () => {} }) {
@@ -45,6 +55,7 @@ export class Ledger {
     this.blockHeight = 0;
     this.slot = 10;
     this.slotHashes = []; // newest first, for the SlotHashes sysvar
+    this.slotHashesData = new Uint8Array(SLOT_HASHES_SIZE); // its account data
     this.blockhashes = new Map(); // base58 blockhash -> lastValidBlockHeight
     this.txs = new Map(); // signature -> record (landed transactions only)
     this.transactionCount = 0;
@@ -95,8 +106,8 @@ export class Ledger {
     // read it, notably the address lookup table program, which only creates
     // a table for a `recent_slot` found there (real clusters keep 512).
     this.slotHashes.unshift({ slot: BigInt(this.slot), hash: bh });
-    if (this.slotHashes.length > 512) this.slotHashes.pop();
-    this.svm.setSlotHashes(this.slotHashes);
+    if (this.slotHashes.length > SLOT_HASHES_MAX) this.slotHashes.pop();
+    this.writeSlotHashes(bh);
     this.latest = { blockhash: bh, lastValidBlockHeight: this.blockHeight + MAX_PROCESSING_AGE };
     this.blockhashes.set(bh, this.latest.lastValidBlockHeight);
     // Forget blockhashes long expired so the map stays small.
@@ -105,6 +116,26 @@ export class Ledger {
         if (lv < this.blockHeight - MAX_PROCESSING_AGE) this.blockhashes.delete(h);
       }
     }
+  }
+
+  /**
+   * Sets the SlotHashes sysvar to this.slotHashes, whose newest entry
+   * (this.slot, bh) was just added: the older entries move down one place
+   * in the account's bytes and the new one is written at the head. Setting
+   * the account updates litesvm's sysvar cache as setSlotHashes does;
+   * setSlotHashes itself took ~0.6 ms a slot to convert and base58-decode
+   * all 512 entries, on the event loop every slot (20 ms in the benchmark),
+   * where a request arriving meanwhile waited for it.
+   */
+  writeSlotHashes(bh) {
+    const d = this.slotHashesData;
+    const n = this.slotHashes.length;
+    d.copyWithin(8 + SLOT_HASH_ENTRY, 8, 8 + (n - 1) * SLOT_HASH_ENTRY);
+    const v = new DataView(d.buffer, d.byteOffset, d.byteLength);
+    v.setBigUint64(0, BigInt(n), true);
+    v.setBigUint64(8, BigInt(this.slot), true);
+    d.set(b58decode(bh), 16);
+    this.inner.setAccount(SLOT_HASHES_ID, new Account(1n, d, SYSVAR_OWNER, false, 0n));
   }
 
   isBlockhashValid(bh) {
@@ -116,9 +147,13 @@ export class Ledger {
 
   /** { lamports: bigint, owner: string, data: Uint8Array, executable } or null. */
   getAccount(address) {
-    const a = this.svm.getAccount(address);
-    if (!a.exists) return null;
-    return { lamports: BigInt(a.lamports), owner: String(a.programAddress), data: a.data, executable: a.executable, rentEpoch: RENT_EPOCH_EXEMPT };
+    // The raw binding, not LiteSVM.getAccount: the wrapper builds
+    // @solana/kit address codecs on every call, which made a read cost
+    // ~80 µs against ~5 µs here (a proposal's batch makes about ten account
+    // and balance reads).
+    const a = this.inner.getAccount(addressBytes(address));
+    if (a === null) return null;
+    return { lamports: a.lamports(), owner: b58encode(a.owner()), data: a.data(), executable: a.executable(), rentEpoch: RENT_EPOCH_EXEMPT };
   }
 
   setAccount(address, { lamports, owner, data, executable = false }) {
@@ -126,7 +161,7 @@ export class Ledger {
   }
 
   balance(address) {
-    return BigInt(this.svm.getBalance(address) ?? 0n);
+    return this.inner.getBalance(addressBytes(address)) ?? 0n; // raw binding, as getAccount
   }
 
   rentExempt(len) {
@@ -188,8 +223,8 @@ export class Ledger {
     let nonBudget = 0;
     for (const ix of msg.instructions) {
       const prog = msg.staticKeys[ix.programIdIndex];
-      if (prog && b58encode(prog) === COMPUTE_BUDGET_PROGRAM) {
-        const d = Buffer.from(ix.data);
+      if (prog && sameBytes(prog, COMPUTE_BUDGET_PROGRAM_BYTES)) {
+        const d = Buffer.from(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength); // a view, no copy
         if (d[0] === 2 && d.length >= 5) limit = BigInt(d.readUInt32LE(1));
         if (d[0] === 3 && d.length >= 9) price = d.readBigUInt64LE(1);
       } else {
@@ -478,6 +513,29 @@ Ledger.prototype.wrapSol = async function wrapSol(owner, amount) {
   this.setAccount(ata, { lamports, owner: TOKEN_PROGRAM, data });
   return ata;
 };
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// Decoded addresses, for the reads every request repeats (a wallet, its
+// recipient). A pure function of the string, so never stale; the arrays
+// only go to litesvm's binding, which copies them. Cleared when full.
+const ADDRESS_CACHE_MAX = 4096;
+const addressCache = new Map();
+
+/** The 32 bytes of a base58 address; throws on anything else, as kit's codec did. */
+function addressBytes(address) {
+  let bytes = addressCache.get(address);
+  if (bytes !== undefined) return bytes;
+  bytes = b58decode(address);
+  if (bytes.length !== 32) throw new Error(`${JSON.stringify(address)} is not a base58 32-byte address`);
+  if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.clear();
+  addressCache.set(address, bytes);
+  return bytes;
+}
 
 function innerInstructionsJson(groups) {
   const out = [];

@@ -12,37 +12,125 @@ import crypto from 'node:crypto';
 // ---------------------------------------------------------------- base58
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const B58_MAP = new Map([...B58].map((c, i) => [c, BigInt(i)]));
+// Character code -> digit value, -1 for characters outside the alphabet.
+const B58_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < B58.length; i++) B58_DIGIT[B58.charCodeAt(i)] = i;
 
-export function b58encode(bytes) {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let out = '';
-  while (n > 0n) {
-    out = B58[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  return '1'.repeat(zeros) + out;
+// Base58 is on every request's path (each address read, each key and
+// signature of a transaction), so both directions work on wide limbs in
+// plain doubles rather than on a BigInt: encode keeps base-58^5 limbs and
+// takes the input two bytes at a time (limb × 65536 + carry < 2^53), decode
+// keeps base-2^16 limbs and takes five characters at a time (limb × 58^5 +
+// carry < 2^53). Both are exact; TestBase58MatchesTheReference holds them
+// to a reference implementation.
+const B58_5 = 58 ** 5;
+// Scratch limbs shared by both directions (single-threaded, never held
+// across calls), grown for the longest input seen; allocating them per call
+// cost more than the arithmetic on a 32-byte key.
+let scratch = new Float64Array(64);
+let chars = Buffer.allocUnsafe(128);
+const B58_CODES = Uint8Array.from(B58, (c) => c.charCodeAt(0));
+function limbsFor(n) {
+  if (scratch.length < n) scratch = new Float64Array(n);
+  return scratch;
 }
 
-export function b58decode(str) {
-  if (typeof str !== 'string') throw new Error('expected a base58 string');
+export function b58encode(bytes) {
+  const n = bytes.length;
   let zeros = 0;
-  while (zeros < str.length && str[zeros] === '1') zeros++;
-  let n = 0n;
-  for (const c of str) {
-    const v = B58_MAP.get(c);
-    if (v === undefined) throw new Error(`invalid base58 character ${JSON.stringify(c)}`);
-    n = n * 58n + v;
+  while (zeros < n && bytes[zeros] === 0) zeros++;
+  // 2 bytes become at most 2.74 base-58 digits, so (n/2 + 1) * 2.74 / 5 limbs
+  // are enough; more for rounding.
+  const limbs = limbsFor((((n - zeros) >> 1) + 2) * 0.55 + 2 | 0);
+  let used = 0; // limbs in use, least significant first
+  let i = zeros;
+  if ((n - zeros) & 1) {
+    limbs[0] = bytes[i++];
+    used = limbs[0] > 0 ? 1 : 0;
   }
-  const body = [];
-  while (n > 0n) {
-    body.unshift(Number(n & 0xffn));
-    n >>= 8n;
+  for (; i < n; i += 2) {
+    let carry = (bytes[i] << 8) | bytes[i + 1];
+    for (let k = 0; k < used; k++) {
+      const v = limbs[k] * 65536 + carry;
+      carry = Math.floor(v / B58_5);
+      limbs[k] = v - carry * B58_5;
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / B58_5);
+      limbs[used++] = carry - q * B58_5;
+      carry = q;
+    }
   }
-  return Uint8Array.from([...new Array(zeros).fill(0), ...body]);
+  // The characters go to a scratch buffer and become one string: appending
+  // them one by one made a string object a character.
+  if (chars.length < zeros + used * 5) chars = Buffer.allocUnsafe(zeros + used * 5);
+  let o = 0;
+  while (o < zeros) chars[o++] = 49; // '1'
+  for (let k = used - 1; k >= 0; k--) {
+    // Five digits a limb, most significant first; the top limb without
+    // its leading zeros.
+    const v = limbs[k];
+    let p = B58_5 / 58;
+    let started = k < used - 1;
+    for (let d = 0; d < 5; d++) {
+      const q = Math.floor(v / p) % 58;
+      if (q !== 0 || started) {
+        chars[o++] = B58_CODES[q];
+        started = true;
+      }
+      p /= 58;
+    }
+  }
+  return chars.toString('latin1', 0, o);
+}
+
+/** The bytes of a base58 string; throws on characters outside the alphabet. */
+export function b58decode(str) {
+  const { limbs, used, zeros } = decodeLimbs(str);
+  let len = used * 2;
+  if (used > 0 && limbs[used - 1] < 256) len--;
+  const out = new Uint8Array(zeros + len);
+  for (let k = 0, o = out.length - 1; k < used; k++) {
+    out[o--] = limbs[k] & 0xff;
+    if (o >= zeros) out[o--] = limbs[k] >>> 8;
+  }
+  return out;
+}
+
+const decoded = { limbs: scratch, used: 0, zeros: 0 };
+
+function decodeLimbs(str) {
+  if (typeof str !== 'string') throw new Error('expected a base58 string');
+  const n = str.length;
+  let zeros = 0;
+  while (zeros < n && str.charCodeAt(zeros) === 49) zeros++; // '1'
+  const limbs = limbsFor(((n - zeros) * 0.37 + 2) | 0); // 58 < 2^5.86, 16 bits a limb
+  let used = 0;
+  for (let i = zeros; i < n;) {
+    let mul = 1;
+    let carry = 0;
+    for (let j = 0; j < 5 && i < n; j++, i++) {
+      const c = str.charCodeAt(i);
+      const v = c < 128 ? B58_DIGIT[c] : -1;
+      if (v < 0) throw new Error(`invalid base58 character ${JSON.stringify(String.fromCodePoint(str.codePointAt(i)))}`);
+      carry = carry * 58 + v;
+      mul *= 58;
+    }
+    for (let k = 0; k < used; k++) {
+      const v = limbs[k] * mul + carry;
+      carry = Math.floor(v / 65536);
+      limbs[k] = v - carry * 65536;
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / 65536);
+      limbs[used++] = carry - q * 65536;
+      carry = q;
+    }
+  }
+  decoded.limbs = limbs;
+  decoded.used = used;
+  decoded.zeros = zeros;
+  return decoded;
 }
 
 /** Decode a base58 public key; throws a readable error unless it is 32 bytes. */
@@ -57,12 +145,27 @@ export function decodePubkey(str) {
   return bytes;
 }
 
+// Strings isPubkey found to be keys: every request checks the same few
+// (a pure function of the string, so never stale). Cleared when full.
+const knownKeys = new Set();
+
 export function isPubkey(str) {
+  if (typeof str !== 'string') return false;
+  if (knownKeys.has(str)) return true;
+  // A 32-byte key is 32 ('1' for each zero byte) to 44 characters.
+  if (str.length < 32 || str.length > 44) return false;
+  let ok;
   try {
-    return typeof str === 'string' && b58decode(str).length === 32;
+    const { limbs, used, zeros } = decodeLimbs(str);
+    ok = zeros + used * 2 - (used > 0 && limbs[used - 1] < 256 ? 1 : 0) === 32;
   } catch {
     return false;
   }
+  if (ok) {
+    if (knownKeys.size >= 4096) knownKeys.clear();
+    knownKeys.add(str);
+  }
+  return ok;
 }
 
 // ---------------------------------------------------------------- compact-u16

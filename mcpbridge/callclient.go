@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -49,6 +49,7 @@ const maxAnswerBytes = 4 << 20
 
 type callConn struct {
 	c    *net.UnixConn
+	rw   io.ReadWriter // c, through pollIO where there is one
 	br   *bufio.Reader
 	idle *time.Timer // closes it while it waits in the pool
 }
@@ -121,7 +122,12 @@ func (cc *callClient) conn(ctx context.Context) (*callConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &callConn{c: c, br: bufio.NewReaderSize(c, 8<<10)}, nil
+	rc, err := c.SyscallConn()
+	if err != nil {
+		rc = nil
+	}
+	rw := pollReadWriter(rc, c)
+	return &callConn{c: c, rw: rw, br: bufio.NewReaderSize(rw, 8<<10)}, nil
 }
 
 func (cc *callClient) putIdle(conn *callConn) {
@@ -173,11 +179,9 @@ func (conn *callConn) open() bool {
 	}
 	alive := false
 	err = raw.Read(func(fd uintptr) bool {
-		var b [1]byte
 		// Nothing to read is an open connection; 0 bytes is the console's
 		// close, and bytes are an answer nobody asked for.
-		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		alive = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+		alive = !peekClosed(fd)
 		return true // look once, never wait
 	})
 	return err == nil && alive
@@ -210,10 +214,31 @@ func (conn *callConn) roundTrip(ctx context.Context, deadline time.Time, path st
 	req = strconv.AppendInt(req, int64(len(body)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, body...)
-	if _, err := conn.c.Write(req); err != nil {
+	if _, err := conn.rw.Write(req); err != nil {
 		return 0, ans, false, err
 	}
-	resp, err := http.ReadResponse(conn.br, nil)
+	if head, ok := readHead(conn.br); ok {
+		return readBody(conn.br, head)
+	}
+	return readResponse(conn.br)
+}
+
+// readBody reads the body readHead announced.
+func readBody(br *bufio.Reader, head answerHead) (status int, ans answer, reuse bool, err error) {
+	ans.refused = head.refused
+	ans.body = make([]byte, head.length)
+	if _, err := io.ReadFull(br, ans.body); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // as a body cut short reads
+		}
+		return head.status, answer{refused: head.refused}, false, err
+	}
+	return head.status, ans, !head.close, nil
+}
+
+// readResponse reads any answer, with net/http's parser.
+func readResponse(br *bufio.Reader) (status int, ans answer, reuse bool, err error) {
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		return 0, ans, false, err
 	}
@@ -230,6 +255,123 @@ func (conn *callConn) roundTrip(ctx context.Context, deadline time.Time, path st
 		return resp.StatusCode, ans, false, fmt.Errorf("answer larger than %d bytes", maxAnswerBytes)
 	}
 	return resp.StatusCode, ans, !resp.Close, nil
+}
+
+// answerHead is an answer's status line and headers, as readHead reads them.
+type answerHead struct {
+	status  int
+	length  int  // Content-Length
+	refused bool // RefusalHeader present
+	close   bool // Connection: close
+}
+
+// readHead reads the head of an answer written as the console's net/http
+// server writes it: HTTP/1.1, a status with a body (not 1xx, 204 or 304),
+// and nothing but Content-Length (required, once), Content-Type, Date,
+// RefusalHeader (once) and Connection: close. It consumes the head (ok),
+// or leaves anything else unread for http.ReadResponse.
+// net/http's parser builds a header map, canonicalises every key and
+// allocates each value: a few per cent of a bridge's CPU per call.
+func readHead(br *bufio.Reader) (h answerHead, ok bool) {
+	// Wait for the answer's first bytes; an error is left for
+	// http.ReadResponse to meet again and report as it does.
+	if _, err := br.Peek(1); err != nil {
+		return h, false
+	}
+	buf, _ := br.Peek(br.Buffered())
+	end := bytes.Index(buf, []byte("\r\n\r\n"))
+	if end < 0 {
+		return h, false
+	}
+	line, rest, _ := bytes.Cut(buf[:end+2], []byte("\r\n"))
+	status, ok := statusOf(line)
+	if !ok {
+		return h, false
+	}
+	length, refusal := -1, false
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, value, found := bytes.Cut(line, []byte(":"))
+		if !found || len(name) == 0 || bytes.ContainsAny(name, " \t") {
+			return h, false
+		}
+		value = bytes.Trim(value, " \t")
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			n, ok := lengthOf(value)
+			if !ok || length >= 0 {
+				return h, false
+			}
+			length = n
+		case asciiEqualFold(name, RefusalHeader):
+			if refusal {
+				return h, false
+			}
+			refusal, h.refused = true, len(value) > 0
+		case asciiEqualFold(name, "Connection"):
+			if !asciiEqualFold(value, "close") {
+				return h, false
+			}
+			h.close = true
+		case asciiEqualFold(name, "Content-Type"), asciiEqualFold(name, "Date"):
+		default:
+			return h, false
+		}
+	}
+	if length < 0 || length > maxAnswerBytes {
+		return h, false
+	}
+	_, _ = br.Discard(end + 4)
+	h.status, h.length = status, length
+	return h, true
+}
+
+// statusOf is the code of a status line "HTTP/1.1 NNN reason" whose answer
+// carries a body.
+func statusOf(line []byte) (int, bool) {
+	rest, found := bytes.CutPrefix(line, []byte("HTTP/1.1 "))
+	if !found || len(rest) < 3 || (len(rest) > 3 && rest[3] != ' ') {
+		return 0, false
+	}
+	code, ok := lengthOf(rest[:3])
+	if !ok || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified || code > 599 {
+		return 0, false
+	}
+	return code, true
+}
+
+// lengthOf is a decimal of at most 9 digits.
+func lengthOf(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // readAnswer reads an answer's body. The console sends its length, so the

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -47,7 +50,12 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	w := &frameWriter{out: out, logger: logger}
+	// A client that closed our stdout reads no answer again: the session
+	// ends, rather than forward calls whose answers nobody will read (the
+	// runtime's SIGPIPE did this while stdout was os.Stdout).
+	closed := make(chan struct{})
+	var closeOnce sync.Once
+	w := &frameWriter{out: out, logger: logger, closed: func() { closeOnce.Do(func() { close(closed) }) }}
 	go func() {
 		for {
 			select {
@@ -90,6 +98,8 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	var err error
 	select {
 	case err = <-read:
+	case <-closed:
+		logger.Printf("stdout closed by the client: ending")
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -105,12 +115,8 @@ func serveLines(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 // next line), notifications in order on the reading goroutine, so that a
 // notifications/cancelled is acted on before the next line is read.
 func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frameWriter, pool *requestPool) {
-	var base struct {
-		Method string `json:"method"`
-		ID     any    `json:"id,omitempty"`
-	}
-	err := json.Unmarshal(line, &base)
-	if _, bad := errors.AsType[*json.SyntaxError](err); bad {
+	route := routeLine(line)
+	if route.syntaxErr {
 		w.write(mcp.JSONRPCError{
 			JSONRPC: mcp.JSONRPC_VERSION,
 			ID:      mcp.NewRequestId(nil),
@@ -118,10 +124,113 @@ func serveLine(ctx context.Context, srv *server.MCPServer, line []byte, w *frame
 		})
 		return
 	}
-	if err == nil && base.ID != nil && pool.run(func() { w.answer(ctx, srv, base.ID, line) }) {
+	if route.decoded && route.hasID() && pool.run(func() { w.answer(ctx, srv, route, line) }) {
 		return
 	}
-	w.answer(ctx, srv, base.ID, line)
+	w.answer(ctx, srv, route, line)
+}
+
+// lineRoute is what serveLine reads of a line before mcp-go does: whether
+// it is JSON at all, whether its method and id decode, and its id.
+type lineRoute struct {
+	syntaxErr bool
+	decoded   bool   // {"method": a string, "id": any} decoded without error
+	id        any    // the id, from json.Unmarshal (the slow way)
+	rawID     []byte // the id as written (the fast way)
+}
+
+func (r lineRoute) hasID() bool {
+	if r.rawID != nil {
+		return string(r.rawID) != "null"
+	}
+	return r.id != nil
+}
+
+// requestID is the id as json.Unmarshal decodes it into an any.
+func (r lineRoute) requestID() any {
+	if r.rawID == nil {
+		return r.id
+	}
+	var id any
+	_ = json.Unmarshal(r.rawID, &id)
+	return id
+}
+
+// routeLine reads a line as json.Unmarshal into {Method string; ID any}
+// would. A request as clients write it (an object of jsonrpc, id, method
+// and params, each once and spelt so, the method a string, the id a string,
+// a number or null) is read in one pass of a pooled decoder that only
+// skips the params; anything else goes to json.Unmarshal, which decides as
+// it always did. Reflection over that struct, on every line, was a
+// twentieth of a bridge's CPU per call.
+func routeLine(line []byte) lineRoute {
+	if route, ok := fastRoute(line); ok {
+		return route
+	}
+	var base struct {
+		Method string `json:"method"`
+		ID     any    `json:"id,omitempty"`
+	}
+	err := json.Unmarshal(line, &base)
+	_, bad := errors.AsType[*json.SyntaxError](err)
+	return lineRoute{syntaxErr: bad, decoded: err == nil, id: base.ID}
+}
+
+func fastRoute(line []byte) (lineRoute, bool) {
+	r := checkReaders.Get().(*checkReader)
+	defer r.put()
+	r.src.Reset(line)
+	r.dec.Reset(&r.src)
+	dec := &r.dec
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return lineRoute{}, false
+	}
+	route := lineRoute{decoded: true}
+	var seenID bool
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return lineRoute{}, false
+		}
+		switch string(name) {
+		case `"id"`:
+			kind := dec.PeekKind()
+			raw, err := dec.ReadValue()
+			if err != nil || seenID || (kind != '"' && kind != '0' && kind != 'n') {
+				return lineRoute{}, false
+			}
+			if kind == '0' {
+				// A number a float64 cannot hold is json.Unmarshal's error.
+				if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+					return lineRoute{}, false
+				}
+			}
+			// Kept past the decoder's reuse: a slice of the line.
+			start := dec.InputOffset() - int64(len(raw))
+			route.rawID, seenID = line[start:dec.InputOffset()], true
+		case `"method"`:
+			if dec.PeekKind() != '"' {
+				return lineRoute{}, false
+			}
+			if dec.SkipValue() != nil {
+				return lineRoute{}, false
+			}
+		case `"jsonrpc"`, `"params"`:
+			if dec.SkipValue() != nil {
+				return lineRoute{}, false
+			}
+		default:
+			return lineRoute{}, false
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return lineRoute{}, false
+	}
+	// One value, then nothing but white space.
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return lineRoute{}, false
+	}
+	return route, true
 }
 
 // requestPool runs requests on goroutines that stay for the next one. A
@@ -177,17 +286,18 @@ type frameWriter struct {
 	mu     sync.Mutex
 	out    io.Writer
 	logger *log.Logger
+	closed func() // out's reader has gone (EPIPE, or ECONNRESET on a socket)
 }
 
 // answer runs HandleMessage and writes its response, if any. A panicking
 // handler answers INTERNAL_ERROR, as in StdioServer, instead of ending the
 // bridge.
-func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, id any, line []byte) {
+func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, route lineRoute, line []byte) {
 	resp := func() (resp mcp.JSONRPCMessage) {
 		defer func() {
 			if r := recover(); r != nil {
 				w.logger.Printf("panic recovered in stdio message handler: %v", r)
-				if id != nil {
+				if id := route.requestID(); id != nil {
 					resp = mcp.JSONRPCError{
 						JSONRPC: mcp.JSONRPC_VERSION,
 						ID:      mcp.NewRequestId(id),
@@ -204,7 +314,14 @@ func (w *frameWriter) answer(ctx context.Context, srv *server.MCPServer, id any,
 }
 
 func (w *frameWriter) write(msg any) {
-	frame, ok := toolResultFrame(msg)
+	buf := frameBuffers.Get().(*[]byte)
+	defer func() {
+		// A frame far larger than a tool result is not kept.
+		if cap(*buf) <= 64<<10 {
+			frameBuffers.Put(buf)
+		}
+	}()
+	frame, ok := appendToolResultFrame((*buf)[:0], msg)
 	var err error
 	if !ok {
 		frame, err = json.Marshal(msg)
@@ -214,12 +331,23 @@ func (w *frameWriter) write(msg any) {
 		return
 	}
 	frame = append(frame, '\n')
+	if ok {
+		*buf = frame[:0]
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.out.Write(frame); err != nil {
 		w.logger.Printf("Error writing response: %v", err)
+		if (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) && w.closed != nil {
+			w.closed()
+		}
 	}
 }
+
+// frameBuffers keeps the buffers tool results are written into: the frame
+// is written out and forgotten, and a new one of a few kilobytes a call
+// was a fiftieth of a bridge's CPU.
+var frameBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // stdioSession is the one client of a stdio bridge, as mcp-go's server
 // sees it: its client info (which names the agent in the console), its
@@ -298,6 +426,11 @@ func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
 // to json.Marshal (ok false). The keys come in the order MarshalJSON's map
 // gives them.
 func toolResultFrame(msg any) (frame []byte, ok bool) {
+	return appendToolResultFrame(nil, msg)
+}
+
+// appendToolResultFrame is toolResultFrame written into dst's room.
+func appendToolResultFrame(dst []byte, msg any) (frame []byte, ok bool) {
 	resp, isResp := msg.(mcp.JSONRPCResponse)
 	if !isResp {
 		return nil, false
@@ -316,12 +449,21 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 		len(res.RawStructuredContent) > 0 || (res.StructuredContent != nil && !rawStructured) || resp.JSONRPC != mcp.JSONRPC_VERSION {
 		return nil, false
 	}
-	id, err := json.Marshal(resp.ID)
+	id, err := requestIDJSON(resp.ID)
 	if err != nil {
 		return nil, false
 	}
-	var b bytes.Buffer
-	b.Grow(len(id) + 2*len(structured) + 160)
+	// Room for the whole frame and its newline (frameWriter adds it), so
+	// that neither makes the buffer grow and copy what it holds: the text
+	// blocks, one of them the structured JSON quoted, and that JSON again.
+	size := len(id) + len(structured) + 96
+	for _, c := range res.Content {
+		if tc, isText := c.(mcp.TextContent); isText {
+			size += len(tc.Text) + len(tc.Text)/4 + 32
+		}
+	}
+	b := bytes.NewBuffer(dst[:0])
+	b.Grow(size)
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.Write(id)
 	b.WriteString(`,"result":{"content":[`)
@@ -334,7 +476,7 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"text","text":`)
-		writeJSONString(&b, tc.Text)
+		writeJSONString(b, tc.Text)
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')
@@ -345,12 +487,34 @@ func toolResultFrame(msg any) (frame []byte, ok bool) {
 		b.WriteString(`,"structuredContent":`)
 		// Compact also keeps the frame on one line whatever the console's
 		// spacing, and refuses what is not JSON.
-		if json.Compact(&b, structured) != nil {
+		if json.Compact(b, structured) != nil {
 			return nil, false
 		}
 	}
 	b.WriteString("}}")
 	return b.Bytes(), true
+}
+
+// requestIDJSON is json.Marshal(id): the request's id as the client sent it,
+// which mcp-go holds as a string, an int64 or a float64. The common ones are
+// written here; json.Marshal's generic path was a twentieth of the frame.
+func requestIDJSON(id mcp.RequestId) ([]byte, error) {
+	switch v := id.Value().(type) {
+	case int64:
+		return strconv.AppendInt(nil, v, 10), nil
+	case float64:
+		// An integer a float64 holds exactly is written as that integer,
+		// as json.Marshal writes it; -0 and the rest go to json.Marshal.
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (v != 0 || !math.Signbit(v)) {
+			return strconv.AppendInt(nil, int64(v), 10), nil
+		}
+	case string:
+		var b bytes.Buffer
+		b.Grow(len(v) + 2)
+		writeJSONString(&b, v)
+		return b.Bytes(), nil
+	}
+	return json.Marshal(id)
 }
 
 // writeJSONString writes s as a JSON string the way json.Marshal does:

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -231,5 +233,116 @@ func TestWriteJSONStringIsJSONMarshals(t *testing.T) {
 		if b.String() != string(want) {
 			t.Errorf("%q: ours %s, json %s", s, b.String(), want)
 		}
+	}
+}
+
+// requestIDJSON writes every id as json.Marshal writes it: ids as mcp-go
+// decodes them (a string, an int64, a float64 for a number in a request
+// mcp-go re-reads as any) and the values it passes to json.Marshal. It went
+// red with the 2^53 bound lifted (2^60 is written 1152921504606847000) and
+// with -0 written as 0.
+func TestRequestIDJSONIsJSONMarshal(t *testing.T) {
+	for _, v := range []any{
+		int64(0), int64(1), int64(-7), int64(math.MaxInt64), int64(math.MinInt64),
+		0.0, math.Copysign(0, -1), 1.0, 7.0, -3.0, 1.5, 1e15, float64(1<<53 - 1), float64(-(1<<53 - 1)), float64(1 << 53), float64(1 << 60), 1e21, 1e-7, math.MaxFloat64,
+		int(3), uint8(4),
+		"", "a", "<&>", "\u2028\u2029", "quote \" and \\ and \n\t\x01", "\xff\xfe bad", "日本語 😀",
+		nil, true,
+	} {
+		checkRequestID(t, v)
+	}
+}
+
+func FuzzRequestIDJSON(f *testing.F) {
+	f.Add("id-1", int64(1), 1.0)
+	f.Add("<\u2028>\xff", int64(-1), math.Copysign(0, -1))
+	f.Fuzz(func(t *testing.T, s string, i int64, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			x = 0 // json.Marshal refuses them, and no JSON id holds one
+		}
+		for _, v := range []any{s, i, x} {
+			checkRequestID(t, v)
+		}
+	})
+}
+
+func checkRequestID(t *testing.T, v any) {
+	t.Helper()
+	id := mcp.NewRequestId(v)
+	want, wantErr := json.Marshal(id)
+	got, err := requestIDJSON(id)
+	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
+		t.Fatalf("id %#v: %s, %v; json.Marshal: %s, %v", v, got, err, want, wantErr)
+	}
+}
+
+// routeLine reads every line as json.Unmarshal into {Method string; ID any}
+// does: a syntax error or not, decoded or not, with or without an id, and
+// the same id. It went red when the fast path took an id of 1e400 (beyond
+// a float64), a method that is not a string, bytes after the object, or
+// skipped a name it does not know ("ID" is the id to json.Unmarshal).
+func TestRouteLineAgreesWithUnmarshal(t *testing.T) {
+	fast := 0
+	for _, line := range routeSeeds {
+		checkRoute(t, []byte(line))
+		if _, ok := fastRoute([]byte(line)); ok {
+			fast++
+		}
+	}
+	// The requests clients write take the fast path.
+	if fast < 6 {
+		t.Errorf("%d of the seeds took the fast path, want at least the 6 requests", fast)
+	}
+}
+
+var routeSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transfer_sol","arguments":{"to":"x","lamports":1}}}`,
+	`{"jsonrpc":"2.0","id":"a-1","method":"tools/list"}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+	`{"method":"ping","id":-0.5,"jsonrpc":"2.0"}`,
+	` { "jsonrpc" : "2.0" , "id" : 7 , "method" : "ping" } `,
+	`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":7}`,
+	`{"jsonrpc":"2.0","id":1,"method":null}`,
+	`{"jsonrpc":"2.0","ID":1,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"x":1e400}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":"\u00e9\ud83d\ude00","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"\ud800 lone","method":"p\u0069ng"}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+	`{"jsonrpc":"2.0","id":1,"method":"ping"} x`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"}{}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"`,
+	`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+	`"ping"`,
+	`null`,
+	``,
+	`not json`,
+}
+
+func FuzzRouteLine(f *testing.F) {
+	for _, line := range routeSeeds {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(checkRoute)
+}
+
+func checkRoute(t *testing.T, line []byte) {
+	t.Helper()
+	var base struct {
+		Method string `json:"method"`
+		ID     any    `json:"id,omitempty"`
+	}
+	err := json.Unmarshal(line, &base)
+	_, syntaxErr := errors.AsType[*json.SyntaxError](err)
+	got := routeLine(line)
+	if got.syntaxErr != syntaxErr || got.decoded != (err == nil) || got.hasID() != (base.ID != nil) || !reflect.DeepEqual(got.requestID(), base.ID) {
+		t.Fatalf("%q: syntax error %v, decoded %v, id %#v (has %v); json.Unmarshal: %v, id %#v",
+			line, got.syntaxErr, got.decoded, got.requestID(), got.hasID(), err, base.ID)
 	}
 }

@@ -57,9 +57,14 @@ func (term *terminal) approvable(id string) {
 // reads keys in order, so once w has shown the full wallet and hidden it
 // again, every earlier key has had its effect on the model. Use it only with
 // no dialog open (w would be typed into a reason).
+//
+// F12 (bound to nothing) goes first: Bubble Tea reads runes that arrive
+// together as one key, so a w read with an earlier unread rune ("aw") would
+// be no key at all and the wallet would never show. An escape sequence is
+// never merged with the runes around it.
 func (term *terminal) settled() {
 	term.t.Helper()
-	term.keys("w")
+	term.keys("F12", "w")
 	term.pane().WaitUntil(term.t, 20*time.Second, "the full wallet (w)", func(s string) bool { return strings.Contains(s, "wallet "+term.wallet) })
 	term.keys("w")
 	term.pane().WaitUntil(term.t, 20*time.Second, "the wallet hidden again (w)", func(s string) bool { return !strings.Contains(s, "wallet "+term.wallet) })

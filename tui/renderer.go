@@ -118,6 +118,9 @@ func (s *renderer) show(f frame) {
 }
 
 // resize records the terminal's size; the next frame repaints every line.
+// Before the first view there is nothing to repaint, so nothing is due: the
+// first frame is drawn whole anyway, and an empty frame drawn ahead of it
+// would only be one more write.
 func (s *renderer) resize(width, height int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,7 +128,9 @@ func (s *renderer) resize(width, height int) {
 		return
 	}
 	s.width, s.height, s.full = width, height, true
-	s.due()
+	if s.want != (frame{}) {
+		s.due()
+	}
 }
 
 // due marks a draw as due; s.mu is held. Only the first change since the

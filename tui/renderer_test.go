@@ -18,9 +18,10 @@ import (
 
 // writes records every write the renderer makes, as the terminal gets them.
 type writes struct {
-	mu  sync.Mutex
-	all []string
-	new chan struct{}
+	mu   sync.Mutex
+	all  []string
+	read int // how many of all next has returned
+	new  chan struct{}
 }
 
 func newWrites() *writes { return &writes{new: make(chan struct{}, 1000)} }
@@ -39,7 +40,8 @@ func (w *writes) count() int {
 	return len(w.all)
 }
 
-// next waits for the next write and returns it.
+// next waits for the next write and returns it: each write once, in order,
+// so an extra write is seen rather than skipped.
 func (w *writes) next(t *testing.T) string {
 	t.Helper()
 	select {
@@ -49,7 +51,8 @@ func (w *writes) next(t *testing.T) string {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.all[len(w.all)-1]
+	w.read++
+	return w.all[w.read-1]
 }
 
 // openRenderer starts a renderer on a w×h terminal and consumes what open
@@ -161,6 +164,22 @@ func TestRendererIdleNeitherWritesNorWakes(t *testing.T) {
 	}
 	if n := r.wakes.Load() - wakes; n != 0 {
 		t.Errorf("the drawing goroutine woke %d times while nothing changed", n)
+	}
+}
+
+// Before the console hands over its first view there is nothing to draw:
+// the size given at start makes no frame of its own (it once drew an empty
+// one, which raced the first view). The sleep is the behaviour under test:
+// time passing with no view.
+func TestRendererDrawsNothingBeforeTheFirstView(t *testing.T) {
+	r, out := openRenderer(t, time.Millisecond, 20, 5)
+	time.Sleep(200 * time.Millisecond) // behaviour under test: time passing with no view
+	if n := out.count(); n != 1 {
+		t.Fatalf("%d writes before the first view, want 1 (open): %q", n, out.all)
+	}
+	r.show(frame{view: "alpha", title: "solgate"})
+	if got := out.next(t); !strings.Contains(got, "alpha") {
+		t.Fatalf("the first frame after open is %q, want the view", got)
 	}
 }
 

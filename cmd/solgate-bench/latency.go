@@ -134,7 +134,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		return nil, err
 	}
 	client1 := c.exec.Client().Stats()
-	alone := previewAloneRow(ctx, c, w, n) // after the counts above: its calls are not a proposal's
+	alone, ledgerCPU := ledgerCPUAround(w, n, func() row { return previewAloneRow(ctx, c, w, n) }) // after the counts above: its calls are not a proposal's
 	per := func(v float64) float64 { return v / float64(n) }
 	rounds := per(float64(client1.Rounds - client0.Rounds))
 	return append([]row{
@@ -146,7 +146,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 		latencyRow("propose round trip (pending_approval answer)", roundTrip, nil, ""),
 		latencyRow("approve → token at waiting proposal_status", tokenLat, &goal{Stat: "p99", Op: "<", Limit: 5, Text: "p99 < 5 ms"},
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
-		alone,
+		alone, ledgerCPU,
 		shareRow(share, windows, gc1.since(gc0)),
 	}, tailsRows(ctx, c, a, w, n)...), nil // after the figures above: its proposals are its own
 }

@@ -49,9 +49,9 @@ bridge writes a CPU profile of its life to DIR/solgate-mcp-PID.pprof.`,
 			}
 			defer stop()
 			b := mcpbridge.NewBridge(s.Socket, buildVersion())
-			in, restore := pollableStdin(cmd.InOrStdin())
+			in, out, restore := pollableStdio(cmd.InOrStdin(), cmd.OutOrStdout())
 			defer restore()
-			return b.ServeStdio(cmd.Context(), in, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return b.ServeStdio(cmd.Context(), in, out, cmd.ErrOrStderr())
 		},
 	}
 	sf = registerSettings(cmd.Flags(), "socket")
@@ -96,29 +96,45 @@ func relayRuntime() {
 	}
 }
 
-// pollableStdin is stdin as a file the Go runtime's poller waits on, when
-// it is a pipe or a socket (how MCP clients start their servers). A pipe
-// inherited in blocking mode is read by a thread parked in the kernel, and
-// every line that arrives then costs thread hand-offs before a goroutine
-// runs: with 50 bridges on 2 cores, about a fifth of their CPU per call.
-// A terminal is left as it is: its mode is shared with the shell. restore
-// puts the blocking mode back for whoever else holds the same pipe.
-func pollableStdin(std io.Reader) (in io.Reader, restore func()) {
+// pollableStdio is stdin and stdout as files the Go runtime's poller waits
+// on, when they are pipes or sockets (how MCP clients start their servers),
+// read and written through mcpbridge.PollFile. A pipe inherited in blocking
+// mode is read by a thread parked in the kernel, and every line that
+// arrives then costs thread hand-offs before a goroutine runs: with 50
+// bridges on 2 cores, about a fifth of their CPU per call. A terminal is
+// left as it is: its mode is shared with the shell. restore puts the
+// blocking modes back for whoever else holds the same pipes.
+func pollableStdio(std io.Reader, stdout io.Writer) (in io.Reader, out io.Writer, restore func()) {
+	in, out = std, stdout
+	restoreIn, restoreOut := func() {}, func() {}
+	if f, restore := pollable(std, os.Stdin, 0, "stdin"); f != nil {
+		in, restoreIn = f, restore
+	}
+	if f, restore := pollable(stdout, os.Stdout, 1, "stdout"); f != nil {
+		out, restoreOut = f, restore
+	}
+	return in, out, func() { restoreIn(); restoreOut() }
+}
+
+// pollable is the descriptor fd (the process's std file) made non-blocking
+// and read or written through the poller, when given is that std file and
+// fd a pipe or socket; nil otherwise.
+func pollable(given any, std *os.File, fd int, name string) (io.ReadWriter, func()) {
 	var st syscall.Stat_t
-	if std != io.Reader(os.Stdin) || syscall.Fstat(0, &st) != nil {
-		return std, func() {}
+	if given != any(std) || syscall.Fstat(fd, &st) != nil {
+		return nil, nil
 	}
 	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
-		return std, func() {}
+		return nil, nil
 	}
-	if syscall.SetNonblock(0, true) != nil {
-		return std, func() {}
+	if syscall.SetNonblock(fd, true) != nil {
+		return nil, nil
 	}
 	// os.NewFile sees the descriptor non-blocking and registers it with
-	// the poller; os.Stdin, made at start-up, is no longer read.
-	f := os.NewFile(0, "stdin")
-	return f, func() {
-		_ = syscall.SetNonblock(0, false)
-		runtime.KeepAlive(f) // its finalizer would close descriptor 0
+	// the poller; the std file, made at start-up, is no longer used.
+	f := os.NewFile(uintptr(fd), name)
+	return mcpbridge.PollFile(f), func() {
+		_ = syscall.SetNonblock(fd, false)
+		runtime.KeepAlive(f) // its finalizer would close the descriptor
 	}
 }

@@ -8,28 +8,36 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
 )
 
-// solgate mcp reads a piped stdin through the runtime's poller, which
-// needs the pipe in non-blocking mode; that mode belongs to the pipe, not
-// to the process, so it must be put back when the bridge exits. Here the
-// test holds the same pipe as the bridge's stdin and reads its mode while
-// the bridge serves and after it has exited.
-func TestMCPLeavesItsStdinPipeAsItFoundIt(t *testing.T) {
-	r, w, err := os.Pipe()
+// solgate mcp reads a piped stdin and writes a piped stdout through the
+// runtime's poller, which needs the pipes in non-blocking mode; that mode
+// belongs to the pipe, not to the process, so it must be put back when the
+// bridge exits. Here the test holds the same pipe ends as the bridge's
+// stdin and stdout and reads their modes while the bridge serves and after
+// it has exited.
+func TestMCPLeavesItsStdioPipesAsItFoundThem(t *testing.T) {
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	// r.Fd() would set the mode itself: read it through the raw descriptor.
-	raw, err := r.SyscallConn()
+	defer inR.Close()
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	nonblocking := func() bool {
+	defer outR.Close()
+	defer outW.Close()
+	nonblocking := func(f *os.File) bool {
 		t.Helper()
+		// f.Fd() would set the mode itself: read it through the raw descriptor.
+		raw, err := f.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
 		var flags uintptr
 		var errno syscall.Errno
 		if err := raw.Control(func(fd uintptr) { flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0) }); err != nil || errno != 0 {
@@ -38,37 +46,40 @@ func TestMCPLeavesItsStdinPipeAsItFoundIt(t *testing.T) {
 		return flags&syscall.O_NONBLOCK != 0
 	}
 	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
-	cmd.Stdin = r
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The pipe in blocking mode, as an MCP client's spawn hands it over
-	// (and as Start would leave it: Fd sets it so).
-	r.Fd()
-	if nonblocking() {
-		t.Fatal("the pipe is non-blocking before solgate mcp ran")
+	cmd.Stdin, cmd.Stdout = inR, outW
+	// The pipes in blocking mode, as an MCP client's spawn hands them
+	// over (and as Start would leave them: Fd sets it so).
+	inR.Fd()
+	outW.Fd()
+	if nonblocking(inR) || nonblocking(outW) {
+		t.Fatal("a pipe is non-blocking before solgate mcp ran")
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := bufio.NewReader(outR).ReadString('\n')
 	if err != nil || !strings.Contains(line, `"serverInfo"`) {
 		t.Fatalf("no initialize answer: %q, %v", line, err)
 	}
-	// The answer came after the bridge set its stdin up.
-	if !nonblocking() {
+	// The answer came after the bridge set its stdio up.
+	if !nonblocking(inR) {
 		t.Error("solgate mcp reads its piped stdin in blocking mode: a thread parks in the kernel for every line")
 	}
-	w.Close()
+	if !nonblocking(outW) {
+		t.Error("solgate mcp writes its piped stdout in blocking mode")
+	}
+	inW.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("solgate mcp at EOF: %v", err)
 	}
-	if nonblocking() {
+	if nonblocking(inR) {
 		t.Error("solgate mcp left its stdin pipe non-blocking after it exited")
+	}
+	if nonblocking(outW) {
+		t.Error("solgate mcp left its stdout pipe non-blocking after it exited")
 	}
 }
 
@@ -93,5 +104,45 @@ func TestMCPWritesItsCPUProfileWhenAsked(t *testing.T) {
 	raw, err := os.ReadFile(path)
 	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
 		t.Errorf("the profile is not a gzipped pprof file (%d bytes, %v)", len(raw), err)
+	}
+}
+
+// A client that closes the bridge's stdout can read no answer again, so the
+// bridge ends, while its stdin is still open, rather than go on forwarding
+// calls to the console whose answers nobody reads. (With stdout as
+// os.Stdout the runtime's SIGPIPE ended it; stdout is now written through
+// the poller, and the bridge ends itself.)
+func TestMCPEndsWhenItsStdoutIsClosed(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outW.Close()
+	var stderr strings.Builder
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outR.Close()
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("solgate mcp ended with %v; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second): // a bound on a hang, not a wait
+		cmd.Process.Kill()
+		t.Fatalf("solgate mcp still runs 30 s after its stdout was closed; stderr: %s", stderr.String())
 	}
 }

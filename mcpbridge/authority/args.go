@@ -13,6 +13,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -377,7 +378,7 @@ func validProposalID(s string) bool {
 func parseAddress(tool, name string, v any) (solana.PublicKey, error) {
 	s, ok := v.(string)
 	if ok && len(s) >= 32 && len(s) <= 44 {
-		if pk, err := solana.PublicKeyFromBase58(s); err == nil && pk.String() == s {
+		if pk, err := solana.PublicKeyFromBase58(s); err == nil && executor.KeyString(pk) == s {
 			return pk, nil
 		}
 	}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -54,6 +57,64 @@ func BenchmarkProposeDeny(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
 	b.ReportMetric((gcCPU()-gc0)*1e3/float64(b.N), "gc-cpu-ms/op")
+}
+
+// BenchmarkProposeDenyConcurrent is BenchmarkProposeDeny under the
+// throughput run's load: 50 clients propose at once, each denying its
+// proposal as soon as it is answered, so the store's writer groups what
+// arrives together and the hub's locks and events are contended as there.
+// cpu-ms/op is this process's CPU a proposal (hub and the clients).
+func BenchmarkProposeDenyConcurrent(b *testing.B) {
+	w := newWorldB(b)
+	to := w.allowed.String()
+	const agents = 50
+	clients := make([]*http.Client, agents)
+	for i := range clients {
+		clients[i] = mcpbridge.NewUnixHTTPClient(w.socket, 30*time.Second)
+		defer clients[i].CloseIdleConnections()
+	}
+	ctx := context.Background()
+	var next atomic.Uint64
+	propose := func(c *http.Client) (string, error) {
+		args, _ := json.Marshal(map[string]any{"to": to, "lamports": 1_000_000 + next.Add(1)})
+		res, err := mcpbridge.PostCall(ctx, c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
+		if err != nil {
+			return "", err
+		}
+		if res.Status() != "pending_approval" {
+			return "", fmt.Errorf("want pending_approval, got %q: %s", res.Status(), res.Text)
+		}
+		return res.Str("proposal_id"), nil
+	}
+	if _, err := propose(clients[0]); err != nil { // warm: blockhash, fee market, connections
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	cpu0, ledger0 := processCPU(), ledgerCPU(b, w)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				id, err := propose(c)
+				if err == nil {
+					_, err = w.authority.Deny(id, "bench", "bench")
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
 }
 
 // gcCPU is the runtime's estimate of the CPU seconds the garbage collector

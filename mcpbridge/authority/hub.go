@@ -179,7 +179,7 @@ func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Sub
 func (h *Hub) Network() executor.Network { return h.opts.Network }
 
 // Wallet is the signing address.
-func (h *Hub) Wallet() string { return h.opts.Executor.Wallet().String() }
+func (h *Hub) Wallet() string { return executor.KeyString(h.opts.Executor.Wallet()) }
 
 // Policy is the configuration in force.
 func (h *Hub) Policy() policy.Config { return h.opts.Policy }

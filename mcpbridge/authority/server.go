@@ -77,7 +77,13 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 // encoded goes out chunked once it outgrows the server's buffer (a
 // proposal's answer does), which costs both ends.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	body, err := json.Marshal(v)
+	var body []byte
+	var err error
+	if r, ok := v.(mcpbridge.CallResult); ok {
+		body, err = marshalCallResult(r)
+	} else {
+		body, err = json.Marshal(v)
+	}
 	if err != nil {
 		code = http.StatusInternalServerError
 		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})

@@ -3,6 +3,7 @@ package authority
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,7 +136,7 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
 	st := map[string]any{
 		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
-		"spend_lamports": fmt.Sprint(p.Spend), "network": string(n), "flags": FlagTexts(p.Flags),
+		"spend_lamports": strconv.FormatUint(p.Spend, 10), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
 		st["effects"] = effectsStructured(eff)
@@ -151,7 +152,7 @@ func effectsStructured(e executor.Effects) map[string]any {
 		out := map[string]string{}
 		for k, v := range m {
 			if v > 0 {
-				out[k.String()] = fmt.Sprint(v)
+				out[executor.KeyString(k)] = strconv.FormatUint(v, 10)
 			}
 		}
 		return out
@@ -161,9 +162,9 @@ func effectsStructured(e executor.Effects) map[string]any {
 		changes = append(changes, c.String())
 	}
 	return map[string]any{
-		"sol_out_lamports": fmt.Sprint(e.SOLOut()), "sol_in_lamports": fmt.Sprint(e.SOLIn()),
-		"network_fee_lamports": fmt.Sprint(e.NetworkFee), "priority_fee_lamports": fmt.Sprint(e.PriorityFee),
-		"rent_paid_lamports": fmt.Sprint(e.RentPaid), "rent_refunded_lamports": fmt.Sprint(e.RentRefunded),
+		"sol_out_lamports": strconv.FormatUint(e.SOLOut(), 10), "sol_in_lamports": strconv.FormatUint(e.SOLIn(), 10),
+		"network_fee_lamports": strconv.FormatUint(e.NetworkFee, 10), "priority_fee_lamports": strconv.FormatUint(e.PriorityFee, 10),
+		"rent_paid_lamports": strconv.FormatUint(e.RentPaid, 10), "rent_refunded_lamports": strconv.FormatUint(e.RentRefunded, 10),
 		"tokens_out": mints(e.TokensOut), "tokens_in": mints(e.TokensIn),
 		"accounts_created": len(e.Created), "accounts_closed": len(e.Closed),
 		"changes_of_control": changes, "durable_nonce": e.DurableNonce,

@@ -61,37 +61,37 @@ func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return de
 func (k *TransferProposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
 		Tool: mcpbridge.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
-		Counterparties: []policy.Counterparty{policy.Recipient(k.A.To.String())}, Lamports: k.Spend,
+		Counterparties: []policy.Counterparty{policy.Recipient(executor.KeyString(k.A.To))}, Lamports: k.Spend,
 	}
 }
 
 func (k *TransferProposal) Action() string {
-	return fmt.Sprintf("transfer %s to %s", solShort(k.A.Lamports), k.A.To)
+	return fmt.Sprintf("transfer %s to %s", solShort(k.A.Lamports), executor.KeyString(k.A.To))
 }
 
 func (k *TransferProposal) Amount() string { return solShort(k.A.Lamports) }
 
 func (k *TransferProposal) PreviewLines(p *Proposal) []string {
 	return []string{
-		fmt.Sprintf("Action: transfer %s to %s", sol(k.A.Lamports), k.A.To),
+		fmt.Sprintf("Action: transfer %s to %s", sol(k.A.Lamports), executor.KeyString(k.A.To)),
 		fmt.Sprintf("Spend: %s: amount + %s, all counted against the caps (simulated)", sol(p.Spend), p.Preview.FeeText()),
 		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
 	}
 }
 
 func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
-	st["to"], st["lamports"], st["fee_lamports"] = k.A.To.String(), fmt.Sprint(k.A.Lamports), fmt.Sprint(p.Preview.Fee)
+	st["to"], st["lamports"], st["fee_lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10), strconv.FormatUint(p.Preview.Fee, 10)
 	bu := p.Preview.Budget
-	st["network_fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(p.Preview.NetworkFee()), fmt.Sprint(bu.PriorityFee)
+	st["network_fee_lamports"], st["priority_fee_lamports"] = strconv.FormatUint(p.Preview.NetworkFee(), 10), strconv.FormatUint(bu.PriorityFee, 10)
 	st["priority_fee_source"], st["priority_fee_capped"] = bu.Source, bu.Capped
-	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, fmt.Sprint(bu.UnitPrice)
+	st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = bu.UnitLimit, strconv.FormatUint(bu.UnitPrice, 10)
 }
 
 // Detail: the terms, then every simulated change with the wallet and the
 // recipient named by role (both are in full elsewhere, and an abbreviation
 // of a look-alike would read as the real one), the instructions, the hash.
 func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
-	to := k.A.To.String()
+	to := executor.KeyString(k.A.To)
 	out := []DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", SOLText(k.A.Lamports), LamportsText(k.A.Lamports))},
 		{Label: "Recipient", Value: to},
@@ -103,7 +103,7 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 		if i == 0 {
 			label = "Simulated"
 		}
-		who := ch.Account.String()
+		who := executor.KeyString(ch.Account)
 		switch {
 		case ch.Account.Equals(p.Preview.From):
 			who = "wallet"
@@ -117,7 +117,7 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 }
 
 func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
-	st["to"], st["lamports"] = k.A.To.String(), fmt.Sprint(k.A.Lamports)
+	st["to"], st["lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10)
 	return fmt.Sprintf("EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
 		sol(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
 }
@@ -178,7 +178,7 @@ func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
 
 // GrantTerms: the recipient, and lamports.
-func (a TransferArgs) GrantTerms() (string, uint64) { return a.To.String(), a.Lamports }
+func (a TransferArgs) GrantTerms() (string, uint64) { return executor.KeyString(a.To), a.Lamports }
 
 var _ grantable = TransferArgs{}
 
@@ -211,14 +211,14 @@ func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 
 func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
 func (a TransferArgs) ConfirmToken() string { return a.Confirm }
-func (a TransferArgs) Recipient() string    { return a.To.String() }
+func (a TransferArgs) Recipient() string    { return executor.KeyString(a.To) }
 func (a TransferArgs) Described() string {
-	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), a.To)
+	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), executor.KeyString(a.To))
 }
 func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{
-		"to":       a.To.String(),
+		"to":       executor.KeyString(a.To),
 		"lamports": strconv.FormatUint(a.Lamports, 10),
 	}
 }

@@ -60,6 +60,9 @@ func (e *AuditError) Unwrap() error { return e.Err }
 // canonicalBody renders body as compact JSON with object keys sorted, so the
 // same value always hashes the same however it was produced.
 func canonicalBody(body any) (string, error) {
+	if text, ok := canonicalRecord(body); ok {
+		return text, nil
+	}
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return "", err
@@ -114,7 +117,7 @@ func entryHash(prevHash string, canonical []byte) string {
 // transaction has it (see chainHead). When the entry's seq is taken, the
 // head was stale (another process appended): it is read again from the
 // database and the append tried once more.
-func (s *Store) appendAuditTx(tx *sql.Tx, prev headRecord, kind, proposalID string, body any) (AuditEntry, error) {
+func (s *Store) appendAuditTx(tx *writeTx, prev headRecord, kind, proposalID string, body any) (AuditEntry, error) {
 	if kind == "" {
 		return AuditEntry{}, errors.New("append audit: empty kind")
 	}
@@ -143,7 +146,7 @@ func (s *Store) appendAuditTx(tx *sql.Tx, prev headRecord, kind, proposalID stri
 
 // readChainHeadTx reads the chain's newest entry (seq 0 and GenesisHash
 // for an empty trail).
-func (s *Store) readChainHeadTx(tx *sql.Tx) (headRecord, error) {
+func (s *Store) readChainHeadTx(tx *writeTx) (headRecord, error) {
 	h := headRecord{Hash: GenesisHash}
 	switch err := s.txQueryRow(tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &h.Hash); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -156,7 +159,7 @@ func (s *Store) readChainHeadTx(tx *sql.Tx) (headRecord, error) {
 
 // moveHeadTx records e as the chain's head in the transaction that
 // appended it.
-func (s *Store) moveHeadTx(tx *sql.Tx, e AuditEntry) error {
+func (s *Store) moveHeadTx(tx *writeTx, e AuditEntry) error {
 	if _, err := s.txExec(tx, `INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, e.Seq, e.Hash); err != nil {
 		return fmt.Errorf("append audit %s: move head: %w", e.Kind, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -81,4 +82,41 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkProposalRecordsConcurrent is BenchmarkProposalRecords under the
+// throughput run's load: 50 agents' proposals at once, so the writer
+// commits what arrives during an fsync as one group. cpu-µs/op is this
+// process's CPU a proposal (insert and decision); commits/op how many
+// fsynced transactions a proposal took.
+func BenchmarkProposalRecordsConcurrent(b *testing.B) {
+	st, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	preview := strings.Repeat("Instruction: System Program: transfer 0.001 SOL to 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin\n", 8)
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(25) // 50 goroutines on 2 CPUs: the throughput run's 50 agents
+	cpu0, commits0 := processCPU(), st.commits.Load()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			id := fmt.Sprintf("p%08d", next.Add(1))
+			if err := st.InsertProposal(Proposal{ID: id, Client: "bench-agent-01 1", Tool: "transfer_sol", Fingerprint: "0123456789abcdef0123456789abcdef",
+				Args: json.RawMessage(`{"lamports":"1000001","to":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"}`), Preview: preview, CreatedAt: time.Now()}); err != nil {
+				b.Error(err)
+				return
+			}
+			if err := st.RecordDecision(Decision{ProposalID: id, DecidedBy: "bench-operator", DecidedAt: time.Now(), Outcome: OutcomeDenied, Reason: "throughput run", Latency: time.Millisecond}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	n := float64(next.Load())
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/n, "cpu-µs/op")
+	b.ReportMetric(float64(st.commits.Load()-commits0)/n, "commits/op")
 }

@@ -2,7 +2,10 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
+	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -234,3 +237,128 @@ var plainByte = func() (t [256]bool) {
 func literalByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '+' || c == '.'
 }
+
+// Every proposal writes two records, its insert and its decision, and
+// marshalling them by reflection before the pass above was most of what
+// canonicalising cost. canonicalRecord writes their canonical form
+// directly: the members in key order, each value as the round trip would
+// write it. It gives up (ok false) on anything it does not write plainly
+// (a string that needs more than \" \\ \n \r \t, a time json.Marshal
+// refuses, arguments the pass above gives up on), and canonicalBody then
+// takes the general way; TestCanonicalRecordIsTheRoundTrip holds the two
+// to the same bytes.
+func canonicalRecord(body any) (string, bool) {
+	var b []byte
+	ok := true
+	str := func(s string) { b, ok = appendPlainString(b, s, ok) }
+	when := func(t time.Time) {
+		raw, err := t.MarshalJSON()
+		ok = ok && err == nil
+		b = append(b, raw...)
+	}
+	switch r := body.(type) {
+	case Proposal:
+		args, err := json.Marshal(r.Args)
+		if err != nil {
+			return "", false
+		}
+		if args, ok = sortKeys(args); !ok {
+			return "", false
+		}
+		b = make([]byte, 0, 256+len(args)+len(r.Preview)+len(r.Preview)/16)
+		b = append(b, `{"args":`...)
+		b = append(b, args...)
+		b = append(b, `,"client":`...)
+		str(r.Client)
+		b = append(b, `,"created_at":`...)
+		when(r.CreatedAt)
+		b = append(b, `,"fingerprint":`...)
+		str(r.Fingerprint)
+		b = append(b, `,"id":`...)
+		str(r.ID)
+		b = append(b, `,"preview":`...)
+		str(r.Preview)
+		b = append(b, `,"status":`...)
+		str(r.Status)
+		b = append(b, `,"tool":`...)
+		str(r.Tool)
+	case Decision:
+		b = make([]byte, 0, 256+len(r.Reason))
+		b = append(b, `{"decided_at":`...)
+		when(r.DecidedAt)
+		b = append(b, `,"decided_by":`...)
+		str(r.DecidedBy)
+		b = append(b, `,"latency_ms":`...)
+		b = strconv.AppendInt(b, r.LatencyMS, 10)
+		b = append(b, `,"outcome":`...)
+		str(r.Outcome)
+		b = append(b, `,"proposal_id":`...)
+		str(r.ProposalID)
+		b = append(b, `,"reason":`...)
+		str(r.Reason)
+	default:
+		return "", false
+	}
+	if !ok {
+		return "", false
+	}
+	return string(append(b, '}')), true
+}
+
+// appendPlainString writes s as json.Marshal does, and the round trip
+// after it, where that is plain: printable ASCII other than <, > and & as
+// it is, a quote, a backslash, a line feed, a carriage return and a tab as
+// their two-character escapes, valid UTF-8 beyond ASCII as it is but for
+// U+2028 and U+2029. Anything else gives up (ok false).
+func appendPlainString(b []byte, s string, ok bool) ([]byte, bool) {
+	if !ok {
+		return b, false
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		run := i
+		for run < len(s) && asciiPlain[s[run]] {
+			run++ // the common case, kept tight: previews are long
+		}
+		b = append(b, s[i:run]...)
+		if i = run; i >= len(s) {
+			break
+		}
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+			i++
+		case c == '\n':
+			b = append(b, '\\', 'n')
+			i++
+		case c == '\r':
+			b = append(b, '\\', 'r')
+			i++
+		case c == '\t':
+			b = append(b, '\\', 't')
+			i++
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && n == 1) || r == '\u2028' || r == '\u2029' {
+				return b, false
+			}
+			b = append(b, s[i:i+n]...)
+			i += n
+		default:
+			return b, false
+		}
+	}
+	return append(b, '"'), true
+}
+
+// asciiPlain marks the ASCII bytes json.Marshal writes in a string as they
+// are.
+var asciiPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
+		t[c] = false
+	}
+	return t
+}()

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -81,4 +82,58 @@ func FuzzSortKeysIsTheRoundTrip(f *testing.F) {
 			t.Fatalf("sortKeys\n %s\nround trip\n %s", got, want)
 		}
 	})
+}
+
+// The records every proposal writes are canonicalised without json.Marshal
+// (canonicalRecord), and must come out as the round trip writes them, for
+// ordinary records and for what an agent may put in them.
+func TestCanonicalRecordIsTheRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 2))
+	strs := []string{"", "p-0123", "transfer_sol", "claude-desktop 1.2", "a \"quoted\" \\ word", "line\nbreak\ttab\r",
+		"<script>&amp;", "café 漢字 \U0001F600 \ufffd", "\u2028", "bad \xff utf-8", "\x00\x01\x08\x0c\x1f\x7f",
+		"Instruction: System Program: transfer 0.001 SOL to 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin\n"}
+	args := []string{`{"lamports":"5","to":"x"}`, `{"to":"x","lamports":"5"}`, `{"b":{"d":1,"c":[2,{"z":1,"y":0}]},"a":"\u003c"}`,
+		`{}`, `{"a":1,"a":2}`, `{"k":"\ud800"}`, `{"n":1.50,"m":-0}`, `[3,1]`, `"just text"`}
+	pick := func() string { return strs[rng.IntN(len(strs))] }
+	when := func() time.Time {
+		if rng.IntN(10) == 0 {
+			return time.Date(10000+rng.IntN(5), 1, 1, 0, 0, 0, 0, time.UTC) // json.Marshal refuses it
+		}
+		return time.Unix(rng.Int64N(1<<33), rng.Int64N(1e9)).In(time.FixedZone("", 3600*(rng.IntN(25)-12)))
+	}
+	fast := 0
+	for i := range 20000 {
+		var body any
+		if i%2 == 0 {
+			body = Proposal{ID: pick(), Client: pick(), Tool: pick(), Fingerprint: pick(), Args: json.RawMessage(args[rng.IntN(len(args))]),
+				Preview: strings.Repeat(pick(), rng.IntN(4)), CreatedAt: when(), Status: pick()}
+		} else {
+			body = Decision{ProposalID: pick(), DecidedBy: pick(), DecidedAt: when(), Outcome: pick(), Reason: pick(), LatencyMS: rng.Int64() - rng.Int64()}
+		}
+		got, gerr := canonicalBody(body)
+		raw, err := json.Marshal(body)
+		var want string
+		if err == nil {
+			want, err = canonicalRoundTrip(raw)
+		}
+		if (gerr != nil) != (err != nil) || got != want {
+			t.Fatalf("record %d %#v:\ncanonicalBody %s (%v)\nround trip    %s (%v)", i, body, got, gerr, want, err)
+		}
+		if _, ok := canonicalRecord(body); ok {
+			fast++
+		}
+	}
+	// The direct way must serve ordinary records, or this proves nothing.
+	if fast < 2000 {
+		t.Fatalf("the direct way served %d of 20000 records", fast)
+	}
+	for _, body := range []any{
+		Proposal{ID: "p00000001", Client: "bench-agent-01 1", Tool: "transfer_sol", Fingerprint: "0123456789abcdef", Args: json.RawMessage(`{"lamports":"1000001","to":"9xQe"}`),
+			Preview: "Instruction: System Program: transfer 0.001 SOL — to 9xQe\n", CreatedAt: time.Now(), Status: "pending"},
+		Decision{ProposalID: "p00000001", DecidedBy: "operator", DecidedAt: time.Now(), Outcome: OutcomeDenied, Reason: "throughput run", LatencyMS: 12},
+	} {
+		if _, ok := canonicalRecord(body); !ok {
+			t.Errorf("the direct way gave up on an ordinary record %#v", body)
+		}
+	}
 }

@@ -43,7 +43,7 @@ func (s *Store) PinCluster(genesis string) error {
 		return &ClusterMismatchError{Pinned: pinned, Current: genesis}
 	}
 	var raced string
-	_, err = s.write("cluster_pinned", "", map[string]string{"genesis": genesis}, func(tx *sql.Tx) error {
+	_, err = s.write("cluster_pinned", "", map[string]string{"genesis": genesis}, func(tx *writeTx) error {
 		// Another process may have pinned between the read above and this
 		// write lock: re-read inside the transaction.
 		switch err := tx.QueryRow(`SELECT genesis FROM cluster WHERE id = 1`).Scan(&raced); {

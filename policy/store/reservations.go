@@ -40,7 +40,7 @@ type TokenAmount struct {
 
 // putTokens replaces a reservation's token rows inside the caller's
 // transaction, so they change together with the reservation or not at all.
-func putTokens(tx *sql.Tx, id string, ts []TokenAmount) error {
+func putTokens(tx *writeTx, id string, ts []TokenAmount) error {
 	if _, err := tx.Exec(`DELETE FROM reservation_tokens WHERE reservation_id = ?`, id); err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s *Store) PutReservation(r Reservation) error {
 			return fmt.Errorf("put reservation %s: token %q: amount %d is not storable or the mint is blank", r.ID, t.Mint, t.Amount)
 		}
 	}
-	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
+	_, err = s.write("reservation", r.ID, r, func(tx *writeTx) error {
 		var n int
 		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
@@ -112,7 +112,7 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	if err != nil {
 		return fmt.Errorf("update reservation %s: %w", r.ID, err)
 	}
-	_, err = s.write("reservation", r.ID, r, func(tx *sql.Tx) error {
+	_, err = s.write("reservation", r.ID, r, func(tx *writeTx) error {
 		res, err := s.txExec(tx, `UPDATE reservations SET lamports = ?, state = ?, signature = ?, updated_at = ?, last_valid_block_height = ?
 			WHERE id = ? AND state IN ('reserved', 'unknown')`,
 			lamports, r.State, r.Signature, nanos(r.UpdatedAt), lastValid, r.ID)

@@ -1,63 +1,121 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 )
 
-// Every write runs the same few statements, and SQLite's parser was a tenth
-// of the console's CPU under load (pprof of the bench's throughput run). So
-// each is prepared once and reused by every transaction; database/sql keeps
-// one prepared copy per connection.
-type statements struct {
-	mu sync.Mutex
-	db *sql.DB
-	m  map[string]*sql.Stmt
+// The writers run every transaction on a connection of their own, with
+// each statement they use prepared on it once, BEGIN IMMEDIATE and COMMIT
+// included. Every write runs the same few statements, and SQLite's parser
+// was a tenth of the console's CPU under load; database/sql's transactions
+// then still parsed BEGIN and COMMIT anew each time and wrapped every
+// statement for the transaction's connection (about half of a short
+// transaction's CPU before its fsync). Only writers (with the writers'
+// lock held) use it; readers keep the pool.
+type writeConn struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
 }
 
-// in returns query prepared for tx, or nil when it could not be prepared
-// (the caller then runs the text, and the error surfaces there).
-func (c *statements) in(tx *sql.Tx, query string) *sql.Stmt {
-	c.mu.Lock()
-	st, ok := c.m[query]
-	if !ok {
-		var err error
-		if st, err = c.db.Prepare(query); err != nil {
-			c.mu.Unlock()
-			return nil
-		}
-		if c.m == nil {
-			c.m = map[string]*sql.Stmt{}
-		}
-		c.m[query] = st
+// writer is the writers' connection, opened at the first write and after
+// one that could not begin. Called with the writers' lock held.
+func (s *Store) writer() (*writeConn, error) {
+	if s.wc != nil {
+		return s.wc, nil
 	}
-	c.mu.Unlock()
-	return tx.Stmt(st)
+	conn, err := s.db.Conn(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	s.wc = &writeConn{conn: conn, stmts: map[string]*sql.Stmt{}}
+	return s.wc, nil
 }
 
-func (c *statements) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, st := range c.m {
+// dropWriter gives the writers' connection up (a BEGIN failed on it: its
+// state is not known); the next write opens another.
+func (s *Store) dropWriter() {
+	if s.wc != nil {
+		s.wc.close()
+		s.wc = nil
+	}
+}
+
+func (w *writeConn) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := w.conn.PrepareContext(context.Background(), query)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+func (w *writeConn) exec(query string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.Exec(args...)
+}
+
+func (w *writeConn) close() {
+	for _, st := range w.stmts {
 		st.Close()
 	}
-	c.m = nil
+	w.stmts = nil
+	w.conn.Close()
 }
 
-// txExec is tx.Exec through a prepared statement.
-func (s *Store) txExec(tx *sql.Tx, query string, args ...any) (sql.Result, error) {
-	if st := s.stmts.in(tx, query); st != nil {
-		return st.Exec(args...)
+// writeTx is a transaction on the writers' connection: what a write's
+// statements run in.
+type writeTx struct{ w *writeConn }
+
+// begin starts a write transaction (BEGIN IMMEDIATE: the write lock at
+// once, so no lock upgrade can deadlock, as the pool's DSN asks of its own
+// transactions).
+func (w *writeConn) begin() (*writeTx, error) {
+	if _, err := w.exec(`BEGIN IMMEDIATE`); err != nil {
+		return nil, err
 	}
+	return &writeTx{w: w}, nil
+}
+
+func (t *writeTx) commit() error {
+	_, err := t.w.exec(`COMMIT`)
+	return err
+}
+
+// rollback ends the transaction unless it has ended: after a COMMIT that
+// failed SQLite may or may not have rolled back already, and a ROLLBACK
+// with none open only says so.
+func (t *writeTx) rollback() { _, _ = t.w.exec(`ROLLBACK`) }
+
+// Exec runs query in the transaction through its prepared statement.
+func (t *writeTx) Exec(query string, args ...any) (sql.Result, error) {
+	return t.w.exec(query, args...)
+}
+
+// QueryRow runs query in the transaction through its prepared statement.
+func (t *writeTx) QueryRow(query string, args ...any) *sql.Row {
+	st, err := t.w.stmt(query)
+	if err != nil {
+		// The error surfaces at Scan, as it would from an unprepared query.
+		return t.w.conn.QueryRowContext(context.Background(), query, args...)
+	}
+	return st.QueryRow(args...)
+}
+
+// txExec is tx.Exec (kept for the writes' bodies).
+func (s *Store) txExec(tx *writeTx, query string, args ...any) (sql.Result, error) {
 	return tx.Exec(query, args...)
 }
 
-// txQueryRow is tx.QueryRow through a prepared statement.
-func (s *Store) txQueryRow(tx *sql.Tx, query string, args ...any) *sql.Row {
-	if st := s.stmts.in(tx, query); st != nil {
-		return st.QueryRow(args...)
-	}
+// txQueryRow is tx.QueryRow.
+func (s *Store) txQueryRow(tx *writeTx, query string, args ...any) *sql.Row {
 	return tx.QueryRow(query, args...)
 }
 

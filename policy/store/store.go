@@ -58,7 +58,9 @@ type Store struct {
 	uncheckpointed int
 	checkpointing  atomic.Bool
 	checkpoints    sync.WaitGroup
-	stmts          statements
+	// wc is the writers' own connection (statements.go), nil until the
+	// first write; used with the writers' lock held.
+	wc *writeConn
 	// chain is the audit chain's head as of the last commit, kept by the
 	// writers (it is read and set with the writers' lock held) so that an
 	// append need not look it up; chainKnown false means read it from the
@@ -189,7 +191,7 @@ func open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", p, err)
 	}
-	s := &Store{db: db, path: p, stmts: statements{db: db}, writers: make(chan struct{}, 1)}
+	s := &Store{db: db, path: p, writers: make(chan struct{}, 1)}
 	s.headIdle = sync.NewCond(&s.headMu)
 	s.headWake = make(chan struct{}, 1)
 	return s, nil
@@ -214,7 +216,7 @@ func (s *Store) Close() error {
 		s.headFile.Close()
 		s.headFile = nil
 	}
-	s.stmts.close()
+	s.dropWriter()
 	return s.db.Close()
 }
 
@@ -251,13 +253,13 @@ func (s *Store) unlockWriters() { <-s.writers }
 // (writeHeads), but no write or commit waits for it: the records are
 // durable already, and a head file behind after a crash is caught up by
 // the next Open, as it always was.
-func (s *Store) write(kind, proposalID string, body any, fn func(tx *sql.Tx) error) (AuditEntry, error) {
+func (s *Store) write(kind, proposalID string, body any, fn func(tx *writeTx) error) (AuditEntry, error) {
 	return s.queue(kind, proposalID, body, fn).await(s)
 }
 
 // queue puts a write in line for the next group commit and returns at once;
 // await it for its result.
-func (s *Store) queue(kind, proposalID string, body any, fn func(tx *sql.Tx) error) *queuedWrite {
+func (s *Store) queue(kind, proposalID string, body any, fn func(tx *writeTx) error) *queuedWrite {
 	w := &queuedWrite{kind: kind, proposalID: proposalID, body: body, fn: fn, ready: make(chan struct{})}
 	s.queueMu.Lock()
 	s.queued = append(s.queued, w)
@@ -441,23 +443,46 @@ func (s *Store) flushHeadLocked() {
 type queuedWrite struct {
 	kind, proposalID string
 	body             any
-	fn               func(tx *sql.Tx) error
+	fn               func(tx *writeTx) error
 	entry            AuditEntry
 	err              error
 	done             bool
 	ready            chan struct{} // closed once entry and err are final
 }
 
-// commitGroup commits group in one transaction, each write in a savepoint
-// (writeInGroup), and releases every write of it. moved reports a commit that moved the
-// audit chain's head to head, which the head file must then follow. Called
-// with the writers' lock held.
+// commitGroup commits group in one transaction and releases every write
+// of it. moved reports a commit that moved the audit chain's head to head,
+// which the head file must then follow. Called with the writers' lock held.
+//
+// A group of several is first run without savepoints: writes almost never
+// fail, and a savepoint and its release were two of a write's five or six
+// statements. Should any write fail, that transaction is rolled back
+// whole, and the group runs again with each write in a savepoint of its
+// own (writeInGroup), where the failure undoes that write alone. A write's
+// answer is only what the committed pass gave it.
 func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) {
 	defer func() {
 		for _, w := range group {
 			close(w.ready)
 		}
 	}()
+	if len(group) > 1 {
+		if head, moved, ok := s.tryGroup(group, false, true); ok {
+			return head, moved
+		}
+		for _, w := range group {
+			w.entry, w.err, w.done = AuditEntry{}, nil, false
+		}
+	}
+	head, moved, _ = s.tryGroup(group, len(group) > 1, false)
+	return head, moved
+}
+
+// tryGroup runs group in one transaction, each write in a savepoint when
+// savepoints is set, and commits it. On an optimistic attempt, a write
+// that fails ends it (ok false) with nothing committed and no write
+// answered; otherwise every write is answered.
+func (s *Store) tryGroup(group []*queuedWrite, savepoints, optimistic bool) (head headRecord, moved, ok bool) {
 	finish := func(err error) {
 		for _, w := range group {
 			if !w.done {
@@ -465,12 +490,23 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 			}
 		}
 	}
-	tx, err := s.db.Begin()
+	wc, err := s.writer()
 	if err != nil {
 		finish(fmt.Errorf("begin: %w", err))
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
-	defer tx.Rollback()
+	tx, err := wc.begin()
+	if err != nil {
+		s.dropWriter()
+		finish(fmt.Errorf("begin: %w", err))
+		return headRecord{}, false, true
+	}
+	ended := false // committed: nothing to roll back
+	defer func() {
+		if !ended {
+			tx.rollback()
+		}
+	}()
 	// Until this transaction is known to have committed, the chain's head
 	// is whatever the database says next time.
 	chain, known := s.chain, s.chainKnown
@@ -478,19 +514,24 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 	if !known {
 		if chain, err = s.readChainHeadTx(tx); err != nil {
 			finish(err)
-			return headRecord{}, false
+			return headRecord{}, false, true
 		}
 	}
 	var last *AuditEntry
 	committed := 0
 	for _, w := range group {
-		e, err := s.writeInGroup(tx, w, chain, len(group) == 1)
+		e, err := s.writeInGroup(tx, w, chain, !savepoints)
 		var broken *savepointBroken
 		if errors.As(err, &broken) {
 			finish(err) // the transaction is in no known state: nothing of it is kept
-			return headRecord{}, false
+			return headRecord{}, false, true
 		}
 		if err != nil {
+			if optimistic {
+				// Rolled back whole (the deferred Rollback); the next pass
+				// reads the chain's head again.
+				return headRecord{}, false, false
+			}
 			w.err, w.done = err, true
 			continue
 		}
@@ -503,7 +544,7 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 		// Every write failed on its own and the transaction rolls back:
 		// the chain is where it was.
 		s.chain, s.chainKnown = chain, true
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
 	if err := s.moveHeadTx(tx, *last); err != nil {
 		for _, w := range group {
@@ -512,24 +553,25 @@ func (s *Store) commitGroup(group []*queuedWrite) (head headRecord, moved bool) 
 			}
 		}
 		finish(err)
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
-	if err := tx.Commit(); err != nil {
+	if err := tx.commit(); err != nil {
 		for _, w := range group {
 			if !w.done {
 				w.entry = AuditEntry{}
 			}
 		}
 		finish(fmt.Errorf("commit %s: %w", group[0].kind, err))
-		return headRecord{}, false
+		return headRecord{}, false, true
 	}
+	ended = true
 	finish(nil)
 	s.chain, s.chainKnown = chain, true
 	s.commits.Add(1)
 	// The records are durable already; a head file that lags behind is
 	// reported by HeadFileErr and `solgate audit`, and caught up by the
 	// next Open.
-	return headRecord{Seq: last.Seq, Hash: last.Hash}, true
+	return headRecord{Seq: last.Seq, Hash: last.Hash}, true, true
 }
 
 // savepointBroken: a write's savepoint could not be set, rolled back or
@@ -540,11 +582,12 @@ func (e *savepointBroken) Error() string { return e.err.Error() }
 func (e *savepointBroken) Unwrap() error { return e.err }
 
 // writeInGroup runs one write, and its audit append after chain, inside
-// the group's transaction. In a group of several, each write has a
-// savepoint, rolled back on error, leaving the group as if that write never
-// ran. A write alone needs none: when it fails, nothing of its transaction
-// is committed (commitGroup), which is what the savepoint would have done.
-func (s *Store) writeInGroup(tx *sql.Tx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
+// the group's transaction. Unless alone, the write has a savepoint, rolled
+// back on error, leaving the group as if that write never ran. A write
+// alone (in its transaction, or in a pass without savepoints) needs none:
+// when it fails, nothing of its transaction is committed (commitGroup),
+// which is what the savepoint would have done.
+func (s *Store) writeInGroup(tx *writeTx, w *queuedWrite, chain headRecord, alone bool) (AuditEntry, error) {
 	run := func() (AuditEntry, error) {
 		if w.fn != nil {
 			if err := w.fn(tx); err != nil {
@@ -644,7 +687,7 @@ func (s *Store) QueueProposal(p Proposal) *Queued {
 	if !json.Valid(p.Args) {
 		return &Queued{err: fmt.Errorf("insert proposal %s: args are not valid JSON", p.ID)}
 	}
-	w := s.queue("proposal", p.ID, p, func(tx *sql.Tx) error {
+	w := s.queue("proposal", p.ID, p, func(tx *writeTx) error {
 		// One statement: the primary key finds a duplicate (no row
 		// inserted), where a look-up first cost a second one.
 		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
@@ -660,13 +703,13 @@ func (s *Store) QueueProposal(p Proposal) *Queued {
 
 // SetProposalStatus moves a proposal to status (e.g. "executed", "failed").
 func (s *Store) SetProposalStatus(id, status string) error {
-	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *sql.Tx) error {
+	_, err := s.write("proposal_status", id, map[string]string{"status": status}, func(tx *writeTx) error {
 		return s.setStatusTx(tx, id, status)
 	})
 	return err
 }
 
-func (s *Store) setStatusTx(tx *sql.Tx, id, status string) error {
+func (s *Store) setStatusTx(tx *writeTx, id, status string) error {
 	res, err := s.txExec(tx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id)
 	if err != nil {
 		return fmt.Errorf("set proposal %s status: %w", id, err)
@@ -723,7 +766,7 @@ func (s *Store) RecordDecision(d Decision) error {
 		return fmt.Errorf("record decision %s: outcome %q is not approved, denied or expired", d.ProposalID, d.Outcome)
 	}
 	d.LatencyMS = d.Latency.Milliseconds()
-	_, err := s.write("decision", d.ProposalID, d, func(tx *sql.Tx) error {
+	_, err := s.write("decision", d.ProposalID, d, func(tx *writeTx) error {
 		res, err := s.txExec(tx, `INSERT INTO decisions (proposal_id, decided_by, decided_at, outcome, reason, latency_ms)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal_id) DO NOTHING`,
 			d.ProposalID, d.DecidedBy, nanos(d.DecidedAt), d.Outcome, d.Reason, d.LatencyMS)
@@ -798,7 +841,7 @@ func (s *Store) RecordExecution(e Execution) error {
 	if err != nil {
 		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 	}
-	_, err = s.write("execution", e.ProposalID, e, func(tx *sql.Tx) error {
+	_, err = s.write("execution", e.ProposalID, e, func(tx *writeTx) error {
 		if _, err := s.txExec(tx, `INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
 			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
