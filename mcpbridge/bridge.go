@@ -69,7 +69,7 @@ func NewBridge(socket, version string) *Bridge {
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
 	)
-	for _, tool := range ToolDefinitions() {
+	for _, tool := range bridgeTools() {
 		b.mcp.AddTool(tool, b.forward)
 	}
 	return b

@@ -346,3 +346,34 @@ func checkRoute(t *testing.T, line []byte) {
 			line, got.syntaxErr, got.decoded, got.requestID(), got.hasID(), err, base.ID)
 	}
 }
+
+// FuzzWriteJSONString holds writeJSONString to json.Marshal on any string.
+func FuzzWriteJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "<a href='x'>&amp;</a>", "\x00\x01\b\f\n\r\t\x1f\x7f", "\u2028\u2029\u00e9\U0001F600", "bad \xff\xfe\xc3 end", "\xed\xa0\x80 surrogate", `{"status":"pending_approval","id":"p_1"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		writeJSONString(&b, s)
+		want, _ := json.Marshal(s)
+		if b.String() != string(want) {
+			t.Errorf("%q: ours %s, json %s", s, b.String(), want)
+		}
+	})
+}
+
+// BenchmarkWriteJSONString writes a pending transfer's structured content
+// as the text block that repeats it.
+func BenchmarkWriteJSONString(b *testing.B) {
+	raw, err := os.ReadFile("testdata/pending_transfer_sol.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(raw)
+	var buf bytes.Buffer
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf.Reset()
+		writeJSONString(&buf, s)
+	}
+}

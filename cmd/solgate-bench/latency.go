@@ -137,7 +137,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 	alone, ledgerCPU := ledgerCPUAround(w, n, func() row { return previewAloneRow(ctx, c, w, n) }) // after the counts above: its calls are not a proposal's
 	per := func(v float64) float64 { return v / float64(n) }
 	rounds := per(float64(client1.Rounds - client0.Rounds))
-	return []row{
+	return append([]row{
 		singleRow("RPC round trips per proposal (one after another)", n, "rounds", rounds, &goal{Stat: "value", Op: "<", Limit: 1.05, Text: "≈ 1 (< 1.05)"},
 			fmt.Sprintf("counted by the executor: calls a proposal waits for in turn (the fee market's ride in the same batch); %.2f HTTP requests from the executor; the ledger served %.2f requests, %.2f JSON-RPC calls and %.2f simulations a proposal (a background blockhash refresh included)",
 				per(float64(client1.Calls-client0.Calls)), per(float64(ledger1.HTTPRequests-ledger0.HTTPRequests)), per(float64(ledger1.RPCCalls-ledger0.RPCCalls)), per(float64(ledger1.Simulations-ledger0.Simulations)))),
@@ -148,7 +148,7 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 			"h.Approve called → the agent's proposal_status (wait_seconds=30, already blocked in the hub) returns with the token; includes the fsynced decision record"),
 		alone, ledgerCPU,
 		shareRow(share, windows, gc1.since(gc0)),
-	}, nil
+	}, tailsRows(ctx, c, a, w, n)...), nil // after the figures above: its proposals are its own
 }
 
 // approveToWaitingAgent starts a long-polling proposal_status, waits until

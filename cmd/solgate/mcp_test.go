@@ -146,3 +146,45 @@ func TestMCPEndsWhenItsStdoutIsClosed(t *testing.T) {
 		t.Fatalf("solgate mcp still runs 30 s after its stdout was closed; stderr: %s", stderr.String())
 	}
 }
+
+// A bridge's collector waits for a 6 MB heap (relayRuntime): the garbage of
+// package initialisation and of a hundred calls after the handshake and
+// tools/list are not collected, where under GOGC 100 they were, once. The
+// runtime's own trace (GODEBUG=gctrace=1, one stderr line a cycle) counts
+// the cycles; GOGC in the environment still wins.
+func TestMCPCollectsNoGarbageInAHundredCalls(t *testing.T) {
+	var frames strings.Builder
+	frames.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	frames.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	frames.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n")
+	for i := range 100 {
+		// No console: each call fails closed, after trying the socket.
+		fmt.Fprintf(&frames, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"transfer_sol","arguments":{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":%d}}}`+"\n", i+2, 10000000+i)
+	}
+	cycles := func(env ...string) int {
+		t.Helper()
+		cmd := exec.Command(testkit.Binary(t), "mcp", "--socket", t.TempDir()+"/none.sock")
+		cmd.Env = append(os.Environ(), append(env, "GODEBUG=gctrace=1")...)
+		cmd.Stdin = strings.NewReader(frames.String())
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || strings.Count(string(out), "\n") != 102 || !strings.Contains(string(out), "no approval console") {
+			t.Fatalf("solgate mcp: %v\n%.300s\n%s", err, out, stderr.String())
+		}
+		n := 0
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(line, "gc ") {
+				n++
+			}
+		}
+		return n
+	}
+	// os.Environ may carry GOGC or GOMEMLIMIT; the bridge must see neither.
+	if n := cycles("GOGC=", "GOMEMLIMIT="); n != 0 {
+		t.Errorf("solgate mcp ran %d garbage collections in its handshake and a hundred calls, want none", n)
+	}
+	if n := cycles("GOGC=100", "GOMEMLIMIT="); n == 0 {
+		t.Error("with GOGC=100 in its environment solgate mcp ran no garbage collection: the environment's setting was not used, or this test counts nothing")
+	}
+}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,5 +64,70 @@ func TestHeadFileSyncsPacedButWritesEveryHead(t *testing.T) {
 	}
 	if seq, hash := readHead(t, dir); seq != last.Seq || hash != last.Hash {
 		t.Fatalf("head file after the flush: %d %s, want %d %s", seq, hash, last.Seq, last.Hash)
+	}
+}
+
+// Once the pace allows, the head file is synced right after a commit,
+// not at the pace's end between two commits, where its sync often still
+// ran when the next commit's own fsync came and held that commit up. A
+// head committed within the pace is synced after the next commit or, if
+// none comes, once it has waited the pace out.
+func TestHeadFileSyncsRightAfterACommitOnceThePaceAllows(t *testing.T) {
+	pace := headSyncEvery
+	// Long enough that the steps below fall where they are meant to on a
+	// busy machine; the passage of time is the behaviour under test.
+	headSyncEvery = 3 * time.Second
+	t.Cleanup(func() { headSyncEvery = pace })
+	var mu sync.Mutex
+	var syncs []time.Time
+	beforeHeadSync = func() { mu.Lock(); syncs = append(syncs, time.Now()); mu.Unlock() }
+	t.Cleanup(func() { beforeHeadSync = nil })
+	synced := func() []time.Time { mu.Lock(); defer mu.Unlock(); return slices.Clone(syncs) }
+	waitSyncs := func(n int) []time.Time {
+		deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
+		for {
+			if s := synced(); len(s) >= n {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d head syncs a minute on, want %d", len(synced()), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		mu.Lock()
+		syncs = nil
+		mu.Unlock()
+		st, _ := openTemp(t)
+		note := func(i int) time.Time {
+			at := time.Now()
+			if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
+				t.Fatal(err)
+			}
+			return at
+		}
+		note(0) // A: the first head is synced at once
+		a := waitSyncs(1)[0]
+		time.Sleep(headSyncEvery / 4)
+		b := note(1) // B: within the pace, not synced yet
+		time.Sleep(time.Until(a.Add(headSyncEvery * 9 / 8)))
+		c := note(2) // C: past the pace, before B's head has waited it out
+		s := waitSyncs(2)
+		st.Close()
+		if b.After(a.Add(headSyncEvery/2)) || c.After(b.Add(headSyncEvery*9/10)) {
+			// The machine stalled the steps out of their places: again.
+			if attempt == 3 {
+				t.Fatalf("three attempts stalled: A %v, B +%v, C +%v", a, b.Sub(a), c.Sub(a))
+			}
+			continue
+		}
+		if s[1].Before(c) {
+			t.Fatalf("second head sync %v after the first, before commit C at %v: it ran at the pace's end between two commits", s[1].Sub(a), c.Sub(a))
+		}
+		if s[1].After(b.Add(headSyncEvery)) {
+			t.Fatalf("second head sync %v after the first: B's head (committed at %v) waited longer than the pace", s[1].Sub(a), b.Sub(a))
+		}
+		return
 	}
 }
