@@ -129,10 +129,7 @@ func (c *Client) aroundSimulation(ctx context.Context, watch []solana.PublicKey,
 	if before, err = read(0, "before"); err != nil {
 		return nil, nil, nil, false, err
 	}
-	var sim struct {
-		Context rpc.Context    `json:"context"`
-		Value   *simulateValue `json:"value"`
-	}
+	var sim simulationAnswer
 	if err := batchAnswer(byID[len(chunks)], &sim); err != nil {
 		return nil, nil, nil, false, fmt.Errorf("effects: simulateTransaction: %s", rpcErrorText(err))
 	}
@@ -245,6 +242,20 @@ func batchAnswer(r *jsonrpc.RPCResponse, out any) error {
 	}
 	if len(r.Result) == 0 || string(r.Result) == "null" {
 		return errors.New("the node returned an empty answer")
+	}
+	switch o := out.(type) {
+	case *accountsAnswer:
+		var v accountsAnswer
+		if scanAccountsAnswer(r.Result, &v) {
+			*o = v
+			return nil
+		}
+	case *simulationAnswer:
+		var v simulationAnswer
+		if scanSimulationAnswer(r.Result, &v) {
+			*o = v
+			return nil
+		}
 	}
 	if err := json.Unmarshal(r.Result, out); err != nil {
 		return fmt.Errorf("could not decode the answer: %w", err)

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/gagliardetto/solana-go"
-	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 )
 
 // Compute budget and priority fee for the transactions solgate builds.
@@ -197,9 +196,9 @@ func (e *Executor) priced(units uint64, limit uint32, market uint64, source stri
 // budgetInstructions are the compute-budget instructions for b, placed
 // before the transaction's own.
 func budgetInstructions(b Budget) []solana.Instruction {
-	out := []solana.Instruction{computebudget.NewSetComputeUnitLimitInstruction(b.UnitLimit).Build()}
+	out := []solana.Instruction{unitLimitInstruction(b.UnitLimit)}
 	if b.UnitPrice > 0 {
-		out = append(out, computebudget.NewSetComputeUnitPriceInstruction(b.UnitPrice).Build())
+		out = append(out, unitPriceInstruction(b.UnitPrice))
 	}
 	return out
 }

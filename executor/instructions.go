@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/gagliardetto/solana-go"
 	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
@@ -70,13 +72,35 @@ func describeInstructions(tx *solana.Transaction) []InstructionSummary {
 	return out
 }
 
+// describeSystem reads a plain transfer (tag 2, the amount, two accounts:
+// what every SOL proposal holds) from its bytes, and anything else through
+// solana-go's reflective decoder, which gives the same text for a plain
+// transfer (TestDescribeFastPathsAsDecoded).
 func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.PublicKey) (string, uint64) {
+	if len(data) == 12 && len(metas) == 2 && binary.LittleEndian.Uint32(data) == 2 {
+		lamports := binary.LittleEndian.Uint64(data[4:])
+		from, to := metas[0].PublicKey, metas[1].PublicKey
+		var out uint64
+		if from.Equals(payer) {
+			out = lamports
+		}
+		return "transfer " + strconv.FormatUint(lamports, 10) + " lamports (" + FormatSOL(lamports) + " SOL) from " + KeyString(from) + " to " + KeyString(to), out
+	}
+	return describeSystemDecoded(metas, data, payer)
+}
+
+func describeSystemDecoded(metas []*solana.AccountMeta, data []byte, payer solana.PublicKey) (string, uint64) {
 	inst, err := system.DecodeInstruction(metas, data)
 	if err != nil {
 		return "undecodable system instruction", 0
 	}
 	switch v := inst.Impl.(type) {
 	case *system.Transfer:
+		if len(metas) < 2 {
+			// solana-go decodes it, and its account getters would index
+			// past the end: a hostile message must not crash the console.
+			return "system transfer with accounts missing", 0
+		}
 		from, to := v.GetFundingAccount().PublicKey, v.GetRecipientAccount().PublicKey
 		var out uint64
 		if from.Equals(payer) {
@@ -128,7 +152,20 @@ func describeAssociatedAccount(metas []*solana.AccountMeta, data []byte) string 
 	return fmt.Sprintf("%s the associated token account %s of owner %s for mint %s, paid by %s", name, KeyString(metas[1].PublicKey), KeyString(metas[2].PublicKey), KeyString(metas[3].PublicKey), KeyString(metas[0].PublicKey))
 }
 
+// describeComputeBudget reads the unit limit and price (what every
+// proposal sets) from their bytes, and anything else through solana-go's
+// decoder, which gives the same texts for those two.
 func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {
+	switch {
+	case len(metas) == 0 && len(data) == 5 && data[0] == 2:
+		return "set compute-unit limit " + strconv.FormatUint(uint64(binary.LittleEndian.Uint32(data[1:])), 10)
+	case len(metas) == 0 && len(data) == 9 && data[0] == 3:
+		return "set compute-unit price " + strconv.FormatUint(binary.LittleEndian.Uint64(data[1:]), 10) + " micro-lamports per unit"
+	}
+	return describeComputeBudgetDecoded(metas, data)
+}
+
+func describeComputeBudgetDecoded(metas []*solana.AccountMeta, data []byte) string {
 	inst, err := computebudget.DecodeInstruction(metas, data)
 	if err != nil {
 		return "undecodable compute budget instruction"
@@ -144,14 +181,26 @@ func describeComputeBudget(metas []*solana.AccountMeta, data []byte) string {
 }
 
 // FormatSOL renders lamports as SOL without floating point: 1500000 → "0.0015".
+//
+// It is spelt with strconv, not fmt: a preview writes it about eight times
+// (TestFormatSOLAsFmt holds it to the fmt spelling it had).
 func FormatSOL(lamports uint64) string {
 	whole, frac := lamports/solana.LAMPORTS_PER_SOL, lamports%solana.LAMPORTS_PER_SOL
 	if frac == 0 {
-		return fmt.Sprintf("%d", whole)
+		return strconv.FormatUint(whole, 10)
 	}
-	s := fmt.Sprintf("%d.%09d", whole, frac)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
+	var buf [32]byte
+	b := strconv.AppendUint(buf[:0], whole, 10)
+	b = append(b, '.')
+	// frac < 10^9: nine digits, zero-padded, then the trailing zeros cut.
+	var digits [9]byte
+	for i := 8; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
 	}
-	return s
+	n := 9
+	for digits[n-1] == '0' {
+		n--
+	}
+	return string(append(b, digits[:n]...))
 }

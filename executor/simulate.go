@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
@@ -82,16 +83,19 @@ type Preview struct {
 
 // FeeText shows the fee in its parts, for the preview and the console:
 // "fee 0.000005 + priority 0.00004 SOL (p75 of 12 recent fees)".
+//
+// FeeText and BudgetText are written without fmt, as every preview writes
+// them (TestPreviewTextsAsFmt holds them to the fmt spelling).
 func (p Preview) FeeText() string {
-	return fmt.Sprintf("fee %s + priority %s SOL (%s)", FormatSOL(p.NetworkFee()), FormatSOL(p.Budget.PriorityFee), p.Budget.Source)
+	return "fee " + FormatSOL(p.NetworkFee()) + " + priority " + FormatSOL(p.Budget.PriorityFee) + " SOL (" + p.Budget.Source + ")"
 }
 
 // BudgetText shows the compute budget the transaction asks for:
 // "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU".
 func (p Preview) BudgetText() string {
-	s := fmt.Sprintf("%d CU limit (%d used + margin)", p.Budget.UnitLimit, p.Budget.Units)
+	s := strconv.FormatUint(uint64(p.Budget.UnitLimit), 10) + " CU limit (" + strconv.FormatUint(p.Budget.Units, 10) + " used + margin)"
 	if p.Budget.UnitPrice > 0 {
-		return s + fmt.Sprintf(" · %d micro-lamports/CU", p.Budget.UnitPrice)
+		return s + " · " + strconv.FormatUint(p.Budget.UnitPrice, 10) + " micro-lamports/CU"
 	}
 	return s + " · no CU price"
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 )
 
@@ -181,7 +180,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
 
-	ix := system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()
+	ix := transferInstruction(t.Lamports, e.key.PublicKey(), t.To)
 	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved, nil)
 	if err != nil {
 		return nil, err

@@ -17,11 +17,18 @@ const FingerprintLength = 32
 // normalized is an Args.Normalized() form. A "confirm" key is ignored: the
 // token must never be part of what it authorises.
 func Fingerprint(tool string, normalized map[string]string) string {
-	h := sha256.New()
-	h.Write([]byte(tool))
-	h.Write([]byte{' '})
-	h.Write(CanonicalJSON(normalized))
-	return hex.EncodeToString(h.Sum(nil))[:FingerprintLength]
+	msg := make([]byte, 0, 128)
+	msg = append(append(msg, tool...), ' ')
+	return fingerprintOf(appendCanonicalJSON(msg, normalized))
+}
+
+// fingerprintOf is the fingerprint of its message, tool + " " +
+// canonical_json(normalized).
+func fingerprintOf(msg []byte) string {
+	sum := sha256.Sum256(msg)
+	var out [FingerprintLength]byte
+	hex.Encode(out[:], sum[:FingerprintLength/2])
+	return string(out[:])
 }
 
 // CanonicalJSON encodes a normalised argument map with its keys sorted and no
@@ -34,6 +41,10 @@ func Fingerprint(tool string, normalized map[string]string) string {
 // valid UTF-8 text can produce. Parsed arguments are plain ASCII, so in practice
 // the output is ordinary JSON.
 func CanonicalJSON(normalized map[string]string) []byte {
+	return appendCanonicalJSON(nil, normalized)
+}
+
+func appendCanonicalJSON(buf []byte, normalized map[string]string) []byte {
 	keys := make([]string, 0, len(normalized))
 	for k := range normalized {
 		if k != "confirm" {
@@ -41,7 +52,7 @@ func CanonicalJSON(normalized map[string]string) []byte {
 		}
 	}
 	slices.Sort(keys)
-	buf := []byte{'{'}
+	buf = append(buf, '{')
 	for i, k := range keys {
 		if i > 0 {
 			buf = append(buf, ',')

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/solgate/solgate/executor/plainjson"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -45,6 +46,15 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 	if len(body) > maxRequestBytes {
 		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
 	}
+	if scanCallRequest(body, &req) && req.Tool != "" {
+		return req, nil
+	}
+	return decodeCallRequestJSON(body)
+}
+
+// decodeCallRequestJSON is DecodeCallRequest by encoding/json alone.
+func decodeCallRequestJSON(body []byte) (mcpbridge.CallRequest, error) {
+	var req mcpbridge.CallRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -57,6 +67,61 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 		return req, errors.New("malformed call request: tool is empty")
 	}
 	return req, nil
+}
+
+// scanCallRequest reads a call request of the plain shape a bridge sends
+// (plainjson): client, tool and arguments, nothing else. It declines
+// anything else, which DecodeCallRequest then leaves to encoding/json, so
+// that what it accepts decodes exactly as json.Decoder with
+// DisallowUnknownFields would (TestCallRequestScannerAgreesWithEncodingJSON).
+func scanCallRequest(b []byte, req *mcpbridge.CallRequest) bool {
+	s := plainjson.Scanner{B: b}
+	mark, ok := s.Open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.Next(mark, n); !ok || !more {
+			break
+		}
+		switch string(key) {
+		case "client":
+			ok = scanClientInfo(&s, &req.Client)
+		case "tool":
+			var t []byte
+			t, ok = s.Text()
+			req.Tool = string(t)
+		case "arguments":
+			from := s.Pos()
+			if ok = s.Skip(4); ok {
+				req.Arguments = bytes.Clone(b[from:s.Offset()])
+			}
+		default:
+			ok = false
+		}
+	}
+	return ok && s.End()
+}
+
+func scanClientInfo(s *plainjson.Scanner, c *mcpbridge.ClientInfo) bool {
+	mark, ok := s.Open()
+	for n := 0; ok; n++ {
+		var key, v []byte
+		var more bool
+		if key, more, ok = s.Next(mark, n); !ok || !more {
+			return ok
+		}
+		switch string(key) {
+		case "name":
+			v, ok = s.Text()
+			c.Name = string(v)
+		case "version":
+			v, ok = s.Text()
+			c.Version = string(v)
+		default:
+			ok = false
+		}
+	}
+	return false
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {

@@ -51,7 +51,11 @@ func unknownProposalResult(id string) mcpbridge.CallResult {
 	}
 }
 
-func sol(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
+// sol, capsText: written without fmt, as every proposal's answer writes
+// them (TestCapsTextAsFmt holds them to the fmt spelling).
+func sol(l uint64) string {
+	return executor.FormatSOL(l) + " SOL (" + strconv.FormatUint(l, 10) + " lamports)"
+}
 
 func networkLine(n executor.Network) string {
 	switch {
@@ -64,11 +68,11 @@ func networkLine(n executor.Network) string {
 }
 
 func capsText(v SpendSummary) string {
-	s := fmt.Sprintf("Caps: per transfer %s SOL · session %s of %s SOL used (%s SOL reserved, %s SOL remaining)",
-		executor.FormatSOL(v.PerTx), executor.FormatSOL(v.Spent+v.Reserved), executor.FormatSOL(v.PerSession),
-		executor.FormatSOL(v.Reserved), executor.FormatSOL(v.Remaining))
+	s := "Caps: per transfer " + executor.FormatSOL(v.PerTx) + " SOL · session " + executor.FormatSOL(v.Spent+v.Reserved) +
+		" of " + executor.FormatSOL(v.PerSession) + " SOL used (" + executor.FormatSOL(v.Reserved) + " SOL reserved, " +
+		executor.FormatSOL(v.Remaining) + " SOL remaining)"
 	if v.PerDay > 0 {
-		s += fmt.Sprintf(" · 24 h %s of %s SOL used", executor.FormatSOL(v.DaySpent+v.DayReserved), executor.FormatSOL(v.PerDay))
+		s += " · 24 h " + executor.FormatSOL(v.DaySpent+v.DayReserved) + " of " + executor.FormatSOL(v.PerDay) + " SOL used"
 	}
 	for _, t := range v.Tokens {
 		s += "\n" + TokenSpendLine(t)
@@ -97,45 +101,74 @@ func TokenSpendLine(t TokenSpend) string {
 }
 
 // previewText is the proposal as the human and the audit trail see it.
+// previewText and pendingResult write without fmt, as every proposal's
+// answer does (TestProposalTextsAsFmt holds them to the fmt spelling).
 func previewText(p *Proposal, n executor.Network) string {
 	var b strings.Builder
+	b.Grow(1024)
+	writePreview(&b, p, n)
+	return b.String()
+}
+
+func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 	for _, l := range p.Kind.PreviewLines(p) {
-		b.WriteString(l + "\n")
+		b.WriteString(l)
+		b.WriteByte('\n')
 	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
 		// The one measure of value, per asset, from the exact bytes.
-		fmt.Fprintf(&b, "Effects (simulated, the measure the caps use): %s\n", eff.Summary())
+		b.WriteString("Effects (simulated, the measure the caps use): ")
+		b.WriteString(eff.Summary())
+		b.WriteByte('\n')
 	}
 	for _, ins := range p.Preview.Instructions {
-		fmt.Fprintf(&b, "Instruction: %s: %s\n", ins.Name, ins.Summary)
+		b.WriteString("Instruction: ")
+		b.WriteString(ins.Name)
+		b.WriteString(": ")
+		b.WriteString(ins.Summary)
+		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "Network: %s", networkLine(n))
+	b.WriteString("Network: ")
+	b.WriteString(networkLine(n))
 	if p.Preview.MessageSHA256 != "" {
-		fmt.Fprintf(&b, "\nMessage sha256: %s", p.Preview.MessageSHA256)
+		b.WriteString("\nMessage sha256: ")
+		b.WriteString(p.Preview.MessageSHA256)
 	}
 	for _, f := range p.Flags {
-		fmt.Fprintf(&b, "\nWarning: %s", f.Text)
+		b.WriteString("\nWarning: ")
+		b.WriteString(f.Text)
 	}
-	return b.String()
 }
 
 func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) mcpbridge.CallResult {
 	var b strings.Builder
+	b.Grow(2048)
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
 	if repeated {
 		b.WriteString("(This is the proposal already waiting for these exact arguments.)\n")
 	}
-	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
+	b.WriteString("Proposal: ")
+	b.WriteString(p.ID)
+	b.WriteString(" (from ")
+	b.WriteString(p.Client)
+	b.WriteString(")\n")
 	if p.text != "" {
 		b.WriteString(p.text)
 	} else {
-		b.WriteString(previewText(p, n))
+		writePreview(&b, p, n)
 	}
-	b.WriteString("\n" + capsText(v) + "\n")
-	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call %s again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
-		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
+	b.WriteByte('\n')
+	b.WriteString(capsText(v))
+	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
+	b.WriteString("\nNext: a human must approve this in the solgate console before ")
+	b.WriteString(expires)
+	b.WriteString(". Call proposal_status with proposal_id ")
+	b.WriteString(strconv.Quote(p.ID))
+	b.WriteString(" and wait_seconds up to 45 to learn the decision. Once approved, call ")
+	b.WriteString(p.Tool)
+	b.WriteString(" again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).")
 	st := map[string]any{
-		"status": "pending_approval", "proposal_id": p.ID, "expires_at": p.ExpiresAt.UTC().Format(time.RFC3339),
+		"status": "pending_approval", "proposal_id": p.ID, "expires_at": expires,
 		"spend_lamports": strconv.FormatUint(p.Spend, 10), "network": string(n), "flags": FlagTexts(p.Flags),
 	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {

@@ -215,7 +215,20 @@ func (a TransferArgs) Recipient() string    { return executor.KeyString(a.To) }
 func (a TransferArgs) Described() string {
 	return fmt.Sprintf("%s SOL to %s", executor.FormatSOL(a.Lamports), executor.KeyString(a.To))
 }
-func (a TransferArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+
+// Fingerprint is Fingerprint(a.ToolName(), a.Normalized()), its message
+// written directly: the keys in order, and both values plain ASCII (base58
+// and digits), which canonical JSON writes as they are
+// (TestTransferFingerprintAsNormalized).
+func (a TransferArgs) Fingerprint() string {
+	msg := make([]byte, 0, 128)
+	msg = append(msg, mcpbridge.ToolTransferSOL...)
+	msg = append(msg, ` {"lamports":"`...)
+	msg = strconv.AppendUint(msg, a.Lamports, 10)
+	msg = append(msg, `","to":"`...)
+	msg = append(msg, executor.KeyString(a.To)...)
+	return fingerprintOf(append(msg, `"}`...))
+}
 func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{
 		"to":       executor.KeyString(a.To),
