@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+
+	"github.com/solgate/solgate/executor/plainjson"
 )
 
 // A proposal's batch (batch.go) went through solana-go's JSON-RPC client,
@@ -84,7 +86,7 @@ func appendBatch(b []byte, reqs jsonrpc.RPCRequests) ([]byte, error) {
 		b = append(b, `{"jsonrpc":"2.0","id":`...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, `,"method":`...)
-		b = appendRPCString(b, r.Method)
+		b = plainjson.AppendString(b, r.Method)
 		if r.Params != nil {
 			b = append(b, `,"params":`...)
 			var err error
@@ -100,7 +102,7 @@ func appendBatch(b []byte, reqs jsonrpc.RPCRequests) ([]byte, error) {
 func appendRPCValue(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
-		return appendRPCString(b, v), nil
+		return plainjson.AppendString(b, v), nil
 	case []string:
 		if v == nil {
 			return append(b, "null"...), nil
@@ -110,7 +112,7 @@ func appendRPCValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendRPCString(b, s)
+			b = plainjson.AppendString(b, s)
 		}
 		return append(b, ']'), nil
 	case []any:
@@ -130,21 +132,21 @@ func appendRPCValue(b []byte, v any) ([]byte, error) {
 		return append(b, ']'), nil
 	case accountsOptions:
 		b = append(b, `{"encoding":`...)
-		b = appendRPCString(b, v.Encoding)
+		b = plainjson.AppendString(b, v.Encoding)
 		b = append(b, `,"commitment":`...)
-		b = appendRPCString(b, v.Commitment)
+		b = plainjson.AppendString(b, v.Commitment)
 		return append(b, '}'), nil
 	case simulationOpts:
 		b = append(b, `{"encoding":`...)
-		b = appendRPCString(b, v.Encoding)
+		b = plainjson.AppendString(b, v.Encoding)
 		b = append(b, `,"sigVerify":`...)
 		b = strconv.AppendBool(b, v.SigVerify)
 		b = append(b, `,"commitment":`...)
-		b = appendRPCString(b, v.Commitment)
+		b = plainjson.AppendString(b, v.Commitment)
 		b = append(b, `,"innerInstructions":`...)
 		b = strconv.AppendBool(b, v.InnerInstructions)
 		b = append(b, `,"accounts":{"encoding":`...)
-		b = appendRPCString(b, v.Accounts.Encoding)
+		b = plainjson.AppendString(b, v.Accounts.Encoding)
 		b = append(b, `,"addresses":`...)
 		b, _ = appendRPCValue(b, v.Accounts.Addresses)
 		return append(b, `}}`...), nil
@@ -154,21 +156,6 @@ func appendRPCValue(b []byte, v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, raw...), nil
-}
-
-// appendRPCString writes s as a JSON string: as it is when nothing in it
-// needs escaping (addresses, base64, method names), else as encoding/json
-// writes it.
-func appendRPCString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			raw, _ := json.Marshal(s) // a string always encodes
-			return append(b, raw...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // decodeBatchAnswer reads a batch's answer: an array of JSON-RPC

@@ -1,5 +1,6 @@
-// Package plainjson reads JSON of one plain shape quickly, for hot paths
-// that must decode exactly as encoding/json does: keys spelt exactly,
+// Package plainjson reads and writes JSON on hot paths exactly as
+// encoding/json does. AppendString writes any string as json.Marshal does.
+// The Scanner reads JSON of one plain shape quickly: keys spelt exactly,
 // numbers as plain integers, strings of printable ASCII without escapes,
 // no key twice in an object. A reader built on it declines (returns false)
 // at the first byte outside that shape and leaves the input to

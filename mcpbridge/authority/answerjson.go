@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/solgate/solgate/executor/plainjson"
 	"github.com/solgate/solgate/mcpbridge"
 )
 
@@ -14,22 +14,18 @@ import (
 // encoding/json walks by reflection and sorts key by key on every answer
 // (about 4 % of the console's CPU a proposal in the profile).
 //
-// Only what is plain is written here: strings (appendAnswerString says
-// which), keys of printable ASCII with nothing to escape, integers,
-// booleans, and the maps and slices of them the answers are built from.
-// Any other value, and any string with an escape not plain, is handed to
-// json.Marshal on its own,
-// which encodes a value the same standing alone as inside a map, so the
-// bytes cannot differ (TestMarshalCallResultIsJSONMarshal holds it to that).
+// Only what is plain is written here: strings (plainjson.AppendString),
+// keys of printable ASCII with nothing to escape, integers, booleans, and
+// the maps and slices of them the answers are built from. Any other value
+// is handed to json.Marshal on its own, which encodes a value the same
+// standing alone as inside a map, so the bytes cannot differ (TestMarshalCallResultIsJSONMarshal holds it to that).
 func marshalCallResult(r mcpbridge.CallResult) ([]byte, error) {
 	b := make([]byte, 0, 2048+len(r.Text)+len(r.Text)/8)
 	b = append(b, `{"isError":`...)
 	b = strconv.AppendBool(b, r.IsError)
 	b = append(b, `,"text":`...)
+	b = plainjson.AppendString(b, r.Text)
 	var err error
-	if b, err = appendAnswerString(b, r.Text); err != nil {
-		return nil, err
-	}
 	if len(r.Structured) > 0 {
 		b = append(b, `,"structured":`...)
 		if b, err = appendAnswerMap(b, r.Structured); err != nil {
@@ -50,54 +46,6 @@ func plainJSON(s string) bool {
 		}
 	}
 	return true
-}
-
-// appendAnswerString writes s as encoding/json does where that is plain:
-// printable ASCII other than <, > and & as it is; a quote, a backslash, a
-// line feed, a carriage return and a tab as their two-character escapes;
-// valid UTF-8 beyond ASCII as it is, but for U+2028 and U+2029. A string
-// with anything else (another control character, <, >, &, invalid UTF-8,
-// U+2028, U+2029) is json.Marshal's to write.
-func appendAnswerString(b []byte, s string) ([]byte, error) {
-	start := len(b)
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		run := i
-		for run < len(s) && answerPlain[s[run]] {
-			run++ // the common case, kept tight: answers are mostly text
-		}
-		b = append(b, s[i:run]...)
-		if i = run; i >= len(s) {
-			break
-		}
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-			i++
-			continue
-		case c == '\n':
-			b = append(b, '\\', 'n')
-			i++
-			continue
-		case c == '\r':
-			b = append(b, '\\', 'r')
-			i++
-			continue
-		case c == '\t':
-			b = append(b, '\\', 't')
-			i++
-			continue
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError && r != '\u2028' && r != '\u2029' {
-				b = append(b, s[i:i+n]...)
-				i += n
-				continue
-			}
-		}
-		return appendMarshalled(b[:start], s)
-	}
-	return append(b, '"'), nil
 }
 
 func appendMarshalled(b []byte, v any) ([]byte, error) {
@@ -156,10 +104,7 @@ func appendAnswerStrings(b []byte, m map[string]string) ([]byte, error) {
 		b = append(b, '"')
 		b = append(b, k...)
 		b = append(b, '"', ':')
-		var err error
-		if b, err = appendAnswerString(b, m[k]); err != nil {
-			return nil, err
-		}
+		b = plainjson.AppendString(b, m[k])
 	}
 	return append(b, '}'), nil
 }
@@ -169,7 +114,7 @@ func appendAnswerValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendAnswerString(b, v)
+		return plainjson.AppendString(b, v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case int:
@@ -203,10 +148,7 @@ func appendAnswerValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			var err error
-			if b, err = appendAnswerString(b, s); err != nil {
-				return nil, err
-			}
+			b = plainjson.AppendString(b, s)
 		}
 		return append(b, ']'), nil
 	case []any:
@@ -227,15 +169,3 @@ func appendAnswerValue(b []byte, v any) ([]byte, error) {
 	}
 	return appendMarshalled(b, v)
 }
-
-// answerPlain marks the ASCII bytes encoding/json writes in a string as
-// they are.
-var answerPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = true
-	}
-	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
-		t[c] = false
-	}
-	return t
-}()

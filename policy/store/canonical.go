@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/solgate/solgate/executor/plainjson"
 )
 
 // Every record's audit body is canonicalised, and doing it by marshalling,
@@ -305,60 +307,11 @@ func canonicalRecord(body any) (string, bool) {
 	return string(append(b, '}')), true
 }
 
-// appendPlainString writes s as json.Marshal does, and the round trip
-// after it, where that is plain: printable ASCII other than <, > and & as
-// it is, a quote, a backslash, a line feed, a carriage return and a tab as
-// their two-character escapes, valid UTF-8 beyond ASCII as it is but for
-// U+2028 and U+2029. Anything else gives up (ok false).
+// appendPlainString writes s as json.Marshal does (and so as the round
+// trip after it does), once nothing before it gave up.
 func appendPlainString(b []byte, s string, ok bool) ([]byte, bool) {
 	if !ok {
 		return b, false
 	}
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		run := i
-		for run < len(s) && asciiPlain[s[run]] {
-			run++ // the common case, kept tight: previews are long
-		}
-		b = append(b, s[i:run]...)
-		if i = run; i >= len(s) {
-			break
-		}
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-			i++
-		case c == '\n':
-			b = append(b, '\\', 'n')
-			i++
-		case c == '\r':
-			b = append(b, '\\', 'r')
-			i++
-		case c == '\t':
-			b = append(b, '\\', 't')
-			i++
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if (r == utf8.RuneError && n == 1) || r == '\u2028' || r == '\u2029' {
-				return b, false
-			}
-			b = append(b, s[i:i+n]...)
-			i += n
-		default:
-			return b, false
-		}
-	}
-	return append(b, '"'), true
+	return plainjson.AppendString(b, s), true
 }
-
-// asciiPlain marks the ASCII bytes json.Marshal writes in a string as they
-// are.
-var asciiPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = true
-	}
-	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
-		t[c] = false
-	}
-	return t
-}()

@@ -1,0 +1,72 @@
+package plainjson
+
+import "unicode/utf8"
+
+// AppendString appends s as json.Marshal writes a string, byte for byte:
+// HTML characters (<, > and &) and U+2028/U+2029 escaped, invalid UTF-8 as
+// U+FFFD. The console's answers, the audit's canonical bodies and the RPC
+// client's requests write their strings through it; FuzzAppendString holds
+// it to json.Marshal. The bridge has its own (mcpbridge's writeJSONString),
+// as it may import nothing of the privileged side.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plain[c] {
+			i++ // the common case, kept tight: most strings are text
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default: // other control characters, <, > and &
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plain[c] is whether json.Marshal writes the byte c of a string as it is:
+// ASCII but the control characters, the quote, the backslash and the HTML
+// characters. Other bytes start an escape or a UTF-8 sequence.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
