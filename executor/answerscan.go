@@ -28,23 +28,15 @@ type simulationAnswer struct {
 // shape into out; false: not of that shape (out is then undefined).
 func scanAccountsAnswer(b []byte, out *accountsAnswer) bool {
 	s := answerReader{plainjson.Scanner{B: b}}
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			break
-		}
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "context":
-			ok = s.context(&out.Context)
+			return s.context(&out.Context)
 		case "value":
-			ok = s.accountList(&out.Value)
-		default:
-			ok = false
+			return s.accountList(&out.Value)
 		}
-	}
-	return ok && s.End()
+		return false
+	}) && s.End()
 }
 
 // scanSimulationAnswer decodes a simulateTransaction answer of the plain
@@ -52,28 +44,20 @@ func scanAccountsAnswer(b []byte, out *accountsAnswer) bool {
 // null) or one with inner instructions is left to encoding/json.
 func scanSimulationAnswer(b []byte, out *simulationAnswer) bool {
 	s := answerReader{plainjson.Scanner{B: b}}
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			break
-		}
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "context":
-			ok = s.context(&out.Context)
+			return s.context(&out.Context)
 		case "value":
 			if s.Null() {
 				out.Value = nil
-			} else {
-				out.Value = new(simulateValue)
-				ok = s.simulateValue(out.Value)
+				return true
 			}
-		default:
-			ok = false
+			out.Value = new(simulateValue)
+			return s.simulateValue(out.Value)
 		}
-	}
-	return ok && s.End()
+		return false
+	}) && s.End()
 }
 
 // answerReader is a plainjson.Scanner with the answers' own readers.
@@ -98,65 +82,34 @@ const systemProgramText = "11111111111111111111111111111111"
 
 // context reads rpc.Context: the slot, and a node's apiVersion skipped.
 func (s *answerReader) context(c *rpc.Context) bool {
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			return ok
-		}
+	return s.Object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "slot":
 			c.Slot, ok = s.Uint64()
 		case "apiVersion":
 			ok = s.Skip(0)
-		default:
-			ok = false
 		}
-	}
-	return false
+		return ok
+	})
 }
 
 // accountList reads a list of accounts or nulls (null: no list).
 func (s *answerReader) accountList(out *wireAccounts) bool {
-	if s.Null() {
-		*out = nil
-		return true
-	}
-	if !s.Byte('[') {
-		return false
-	}
-	if s.Byte(']') {
-		*out = wireAccounts{}
-		return true
-	}
-	list := make(wireAccounts, 0, 4)
-	for {
+	list, ok := plainjson.List(&s.Scanner, func() (*wireAccount, bool) {
 		if s.Null() {
-			list = append(list, nil)
-		} else {
-			a := new(wireAccount)
-			if !s.account(a) {
-				return false
-			}
-			list = append(list, a)
+			return nil, true
 		}
-		if s.Byte(',') {
-			continue
-		}
-		*out = list
-		return s.Byte(']')
-	}
+		a := new(wireAccount)
+		return a, s.account(a)
+	})
+	*out = list
+	return ok
 }
 
 func (s *answerReader) account(a *wireAccount) bool {
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			return ok
-		}
+	return s.Object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "lamports":
 			a.Lamports, ok = s.Uint64()
@@ -166,77 +119,46 @@ func (s *answerReader) account(a *wireAccount) bool {
 			ok = s.strings(&a.Data)
 		case "executable", "rentEpoch", "space":
 			ok = s.Skip(0)
-		default:
-			ok = false
 		}
-	}
-	return false
+		return ok
+	})
 }
 
 // strings reads null or a list of plain strings.
 func (s *answerReader) strings(out *[]string) bool {
-	if s.Null() {
-		*out = nil
-		return true
-	}
-	if !s.Byte('[') {
-		return false
-	}
-	if s.Byte(']') {
-		*out = []string{}
-		return true
-	}
-	list := make([]string, 0, 4)
-	for {
-		v, ok := s.plainString()
-		if !ok {
-			return false
-		}
-		list = append(list, v)
-		if s.Byte(',') {
-			continue
-		}
-		*out = list
-		return s.Byte(']')
-	}
+	list, ok := plainjson.List(&s.Scanner, s.plainString)
+	*out = list
+	return ok
 }
 
 func (s *answerReader) simulateValue(v *simulateValue) bool {
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			return ok
-		}
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "err":
 			v.Err = nil
-			ok = s.Null()
+			return s.Null()
 		case "logs":
-			ok = s.strings(&v.Logs)
+			return s.strings(&v.Logs)
 		case "accounts":
-			ok = s.accountList(&v.Accounts)
+			return s.accountList(&v.Accounts)
 		case "unitsConsumed":
 			if s.Null() {
 				v.UnitsConsumed = nil
-			} else {
-				var u uint64
-				u, ok = s.Uint64()
-				v.UnitsConsumed = &u
+				return true
 			}
+			u, ok := s.Uint64()
+			v.UnitsConsumed = &u
+			return ok
 		case "innerInstructions":
 			if s.Null() {
 				v.InnerInstructions = nil
-			} else {
-				v.InnerInstructions = []rpc.InnerInstruction{}
-				ok = s.Byte('[') && s.Byte(']')
+				return true
 			}
+			v.InnerInstructions = []rpc.InnerInstruction{}
+			return s.Byte('[') && s.Byte(']')
 		case "returnData", "fee", "preBalances", "postBalances", "loadedAccountsDataSize", "replacementBlockhash":
-			ok = s.Skip(2)
-		default:
-			ok = false
+			return s.Skip(2)
 		}
-	}
-	return false
+		return false
+	})
 }

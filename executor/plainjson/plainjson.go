@@ -61,6 +61,47 @@ func (s *Scanner) Open() (mark int, ok bool) {
 	return s.n, s.Byte('{')
 }
 
+// Object reads an object, calling member with each key to read its value
+// (false: decline). It is Open and Next in the loop every reader needs.
+func (s *Scanner) Object(member func(key []byte) bool) bool {
+	mark, ok := s.Open()
+	for n := 0; ok; n++ {
+		var key []byte
+		var more bool
+		if key, more, ok = s.Next(mark, n); !ok || !more {
+			return ok
+		}
+		ok = member(key)
+	}
+	return false
+}
+
+// List reads null (a nil list) or an array, reading each element with elem
+// (false: decline). An empty array is an empty list, not nil, as
+// encoding/json gives it.
+func List[T any](s *Scanner, elem func() (T, bool)) ([]T, bool) {
+	if s.Null() {
+		return nil, true
+	}
+	if !s.Byte('[') {
+		return nil, false
+	}
+	if s.Byte(']') {
+		return []T{}, true
+	}
+	list := make([]T, 0, 4)
+	for {
+		v, ok := elem()
+		if !ok {
+			return nil, false
+		}
+		list = append(list, v)
+		if !s.Byte(',') {
+			return list, s.Byte(']')
+		}
+	}
+}
+
 // Next reads the n-th key of the object Open began (more: false at its
 // closing brace, which it consumes). A key seen twice in one object is
 // declined: encoding/json's rules for repeated keys are its own.
@@ -190,14 +231,7 @@ func (s *Scanner) Skip(depth int) bool {
 			return s.Byte(']')
 		}
 	case c == '{' && depth > 0:
-		mark, ok := s.Open()
-		for n := 0; ok; n++ {
-			var more bool
-			if _, more, ok = s.Next(mark, n); !ok || !more {
-				return ok
-			}
-			ok = s.Skip(depth - 1)
-		}
+		return s.Object(func([]byte) bool { return s.Skip(depth - 1) })
 	}
 	return false
 }
