@@ -2,6 +2,7 @@ package authority
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -15,37 +16,24 @@ import (
 // (about 4 % of the console's CPU a proposal in the profile).
 //
 // Only what is plain is written here: strings (plainjson.AppendString),
-// keys of printable ASCII with nothing to escape, integers, booleans, and
-// the maps and slices of them the answers are built from. Any other value
-// is handed to json.Marshal on its own, which encodes a value the same
-// standing alone as inside a map, so the bytes cannot differ (TestMarshalCallResultIsJSONMarshal holds it to that).
+// integers, booleans, and the maps and slices of them the answers are
+// built from. Any other value is handed to json.Marshal on its own, which
+// encodes a value the same standing alone as inside a map, so the bytes
+// cannot differ (TestMarshalCallResultIsJSONMarshal holds it to that).
 func marshalCallResult(r mcpbridge.CallResult) ([]byte, error) {
 	b := make([]byte, 0, 2048+len(r.Text)+len(r.Text)/8)
 	b = append(b, `{"isError":`...)
 	b = strconv.AppendBool(b, r.IsError)
 	b = append(b, `,"text":`...)
 	b = plainjson.AppendString(b, r.Text)
-	var err error
 	if len(r.Structured) > 0 {
 		b = append(b, `,"structured":`...)
+		var err error
 		if b, err = appendAnswerMap(b, r.Structured); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
-}
-
-// plainJSON: s is its own JSON string body. encoding/json escapes quotes,
-// backslashes, control characters, <, > and &, and rewrites everything
-// beyond ASCII that needs it; none of these is plain.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 func appendMarshalled(b []byte, v any) ([]byte, error) {
@@ -56,57 +44,30 @@ func appendMarshalled(b []byte, v any) ([]byte, error) {
 	return append(b, raw...), nil
 }
 
-// plainKeys are m's keys sorted, as encoding/json writes them, or false
-// when one is not plain (the map then goes to json.Marshal whole).
-func plainKeys[V any](m map[string]V) ([]string, bool) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		if !plainJSON(k) {
-			return nil, false
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys, true
-}
-
-func appendAnswerMap(b []byte, m map[string]any) ([]byte, error) {
-	keys, ok := plainKeys(m)
-	if !ok {
-		return appendMarshalled(b, m)
-	}
+// appendAnswerObject writes m as json.Marshal writes a map with string
+// keys: its keys sorted, each written as a string, then value's bytes.
+func appendAnswerObject[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, '"')
-		b = append(b, k...)
-		b = append(b, '"', ':')
+		b = plainjson.AppendString(b, k)
+		b = append(b, ':')
 		var err error
-		if b, err = appendAnswerValue(b, m[k]); err != nil {
+		if b, err = value(b, m[k]); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
 }
 
+func appendAnswerMap(b []byte, m map[string]any) ([]byte, error) {
+	return appendAnswerObject(b, m, appendAnswerValue)
+}
+
 func appendAnswerStrings(b []byte, m map[string]string) ([]byte, error) {
-	keys, ok := plainKeys(m)
-	if !ok {
-		return appendMarshalled(b, m)
-	}
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, k...)
-		b = append(b, '"', ':')
-		b = plainjson.AppendString(b, m[k])
-	}
-	return append(b, '}'), nil
+	return appendAnswerObject(b, m, func(b []byte, s string) ([]byte, error) { return plainjson.AppendString(b, s), nil })
 }
 
 func appendAnswerValue(b []byte, v any) ([]byte, error) {
