@@ -23,13 +23,45 @@ const maxRequestBytes = 64 << 10
 // only ever reached through a SocketListener, which already refused peers of
 // another uid.
 func (h *Hub) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+mcpbridge.CallPath, h.handleCall)
-	mux.HandleFunc("POST "+mcpbridge.PresencePath, h.handlePresence)
-	mux.HandleFunc("GET "+mcpbridge.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+	return newRoutes(h.handleCall, h.handlePresence, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
+}
+
+// callPattern is the route of every tool call.
+const callPattern = "POST " + mcpbridge.CallPath
+
+// newMux routes the socket API's three endpoints; it alone answers wrong
+// methods (405), unknown paths (404) and unclean ones (redirects).
+func newMux(call, presence, health http.HandlerFunc) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc(callPattern, call)
+	mux.HandleFunc("POST "+mcpbridge.PresencePath, presence)
+	mux.HandleFunc("GET "+mcpbridge.HealthPath, health)
 	return mux
+}
+
+// newRoutes is newMux with the request every proposal makes sent straight
+// to its handler, skipping the mux's pattern matching; that request is the
+// one the mux would send there too (TestRoutesAgreeWithMux).
+func newRoutes(call, presence, health http.HandlerFunc) http.Handler {
+	return callFirst{call: call, mux: newMux(call, presence, health)}
+}
+
+type callFirst struct {
+	call http.HandlerFunc
+	mux  *http.ServeMux
+}
+
+func (c callFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// An escaped path (RawPath set) is left to the mux, which matches
+	// segments unescaped; a clean, unescaped one is matched exactly.
+	if r.Method == http.MethodPost && r.URL.Path == mcpbridge.CallPath && r.URL.RawPath == "" {
+		r.Pattern = callPattern
+		c.call(w, r)
+		return
+	}
+	c.mux.ServeHTTP(w, r)
 }
 
 // Version is reported by /v1/health; cmd sets it at build time.
