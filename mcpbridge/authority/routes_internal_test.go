@@ -57,3 +57,28 @@ func equalHeaders(a, b http.Header) bool {
 	}
 	return true
 }
+
+// TestDecodedCallOutlivesItsBuffer: a decoded call keeps nothing of the
+// pooled buffer its body was read into, so the next call's body, read into
+// the same buffer, cannot change it. Both the scanner's shape and the
+// encoding/json fallback (an escaped key) are checked.
+func TestDecodedCallOutlivesItsBuffer(t *testing.T) {
+	for _, first := range []string{
+		`{"client":{"name":"alpha","version":"1"},"tool":"transfer_sol","arguments":{"to":"A","lamports":1}}`,
+		`{"client":{"name":"alpha","version":"1"},"t\u006fol":"transfer_sol","arguments":{"to":"A","lamports":1}}`,
+	} {
+		req, err := DecodeCallRequest(strings.NewReader(first))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 4 { // overwrite whatever buffer the pool hands out next
+			if _, err := DecodeCallRequest(strings.NewReader(strings.Repeat("Z", len(first)))); err == nil {
+				t.Fatal("a body of Zs decoded")
+			}
+		}
+		if req.Client.Name != "alpha" || req.Client.Version != "1" || req.Tool != "transfer_sol" ||
+			string(req.Arguments) != `{"to":"A","lamports":1}` {
+			t.Fatalf("decoded call changed when its buffer was reused: %+v (arguments %s)", req, req.Arguments)
+		}
+	}
+}

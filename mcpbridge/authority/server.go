@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/solgate/solgate/executor/plainjson"
 	"github.com/solgate/solgate/mcpbridge"
@@ -71,10 +72,13 @@ var Version = "dev"
 // known fields only and no trailing data. It is exported for the fuzz target.
 func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 	var req mcpbridge.CallRequest
-	body, err := io.ReadAll(io.LimitReader(r, maxRequestBytes+1))
+	buf := callBodies.Get().(*bytes.Buffer)
+	defer putCallBody(buf)
+	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: maxRequestBytes + 1})
 	if err != nil {
 		return req, fmt.Errorf("read request: %w", err)
 	}
+	body := buf.Bytes()
 	if len(body) > maxRequestBytes {
 		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
 	}
@@ -82,6 +86,20 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 		return req, nil
 	}
 	return decodeCallRequestJSON(body)
+}
+
+// callBodies holds the buffers call bodies are read into, so a call does
+// not grow a fresh one from 512 bytes. Nothing decoded from a body keeps a
+// reference to it: strings and arguments are copied out
+// (TestDecodedCallOutlivesItsBuffer).
+var callBodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 4<<10)) }}
+
+func putCallBody(b *bytes.Buffer) {
+	if b.Cap() > 16<<10 { // a rare large call's buffer is not kept
+		return
+	}
+	b.Reset()
+	callBodies.Put(b)
 }
 
 // decodeCallRequestJSON is DecodeCallRequest by encoding/json alone.
