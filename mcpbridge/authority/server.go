@@ -204,12 +204,17 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
 	}
 	body = append(body, '\n')
+	// Keys already canonical, set without Header.Set's canonicalising.
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
+
+// jsonContentType is shared by every answer's header: net/http copies
+// header values before it writes them and never changes them.
+var jsonContentType = []string{"application/json"}
 
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {
