@@ -2,6 +2,7 @@ package authority
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -175,7 +176,7 @@ func scanClientInfo(s *plainjson.Scanner, c *mcpbridge.ClientInfo) bool {
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
-	h.seePeer(r.Context())
+	h.seePeerOnce(r.Context())
 	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
@@ -186,6 +187,20 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	}
 	bodyRead()
 	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
+}
+
+// seePeerOnce is seePeer once a connection: the hub never forgets a user it
+// has seen, so the connection's later requests would find theirs already
+// noted, only after taking the hub's lock that proposals contend for.
+func (h *Hub) seePeerOnce(ctx context.Context) {
+	pc := peerConnFrom(ctx)
+	if pc != nil && pc.seen.Load() {
+		return
+	}
+	h.seePeer(ctx)
+	if pc != nil {
+		pc.seen.Store(true)
+	}
 }
 
 // writeJSON answers v with its length given: a body written as it is
