@@ -2,6 +2,7 @@ package authority
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/solgate/solgate/executor/plainjson"
 	"github.com/solgate/solgate/mcpbridge"
@@ -23,13 +25,45 @@ const maxRequestBytes = 64 << 10
 // only ever reached through a SocketListener, which already refused peers of
 // another uid.
 func (h *Hub) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+mcpbridge.CallPath, h.handleCall)
-	mux.HandleFunc("POST "+mcpbridge.PresencePath, h.handlePresence)
-	mux.HandleFunc("GET "+mcpbridge.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+	return newRoutes(h.handleCall, h.handlePresence, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
+}
+
+// callPattern is the route of every tool call.
+const callPattern = "POST " + mcpbridge.CallPath
+
+// newMux routes the socket API's three endpoints; it alone answers wrong
+// methods (405), unknown paths (404) and unclean ones (redirects).
+func newMux(call, presence, health http.HandlerFunc) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc(callPattern, call)
+	mux.HandleFunc("POST "+mcpbridge.PresencePath, presence)
+	mux.HandleFunc("GET "+mcpbridge.HealthPath, health)
 	return mux
+}
+
+// newRoutes is newMux with the request every proposal makes sent straight
+// to its handler, skipping the mux's pattern matching; that request is the
+// one the mux would send there too (TestRoutesAgreeWithMux).
+func newRoutes(call, presence, health http.HandlerFunc) http.Handler {
+	return callFirst{call: call, mux: newMux(call, presence, health)}
+}
+
+type callFirst struct {
+	call http.HandlerFunc
+	mux  *http.ServeMux
+}
+
+func (c callFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// An escaped path (RawPath set) is left to the mux, which matches
+	// segments unescaped; a clean, unescaped one is matched exactly.
+	if r.Method == http.MethodPost && r.URL.Path == mcpbridge.CallPath && r.URL.RawPath == "" {
+		r.Pattern = callPattern
+		c.call(w, r)
+		return
+	}
+	c.mux.ServeHTTP(w, r)
 }
 
 // Version is reported by /v1/health; cmd sets it at build time.
@@ -39,10 +73,13 @@ var Version = "dev"
 // known fields only and no trailing data. It is exported for the fuzz target.
 func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 	var req mcpbridge.CallRequest
-	body, err := io.ReadAll(io.LimitReader(r, maxRequestBytes+1))
+	buf := callBodies.Get().(*bytes.Buffer)
+	defer putCallBody(buf)
+	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: maxRequestBytes + 1})
 	if err != nil {
 		return req, fmt.Errorf("read request: %w", err)
 	}
+	body := buf.Bytes()
 	if len(body) > maxRequestBytes {
 		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
 	}
@@ -50,6 +87,20 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 		return req, nil
 	}
 	return decodeCallRequestJSON(body)
+}
+
+// callBodies holds the buffers call bodies are read into, so a call does
+// not grow a fresh one from 512 bytes. Nothing decoded from a body keeps a
+// reference to it: strings and arguments are copied out
+// (TestDecodedCallOutlivesItsBuffer).
+var callBodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 4<<10)) }}
+
+func putCallBody(b *bytes.Buffer) {
+	if b.Cap() > 16<<10 { // a rare large call's buffer is not kept
+		return
+	}
+	b.Reset()
+	callBodies.Put(b)
 }
 
 // decodeCallRequestJSON is DecodeCallRequest by encoding/json alone.
@@ -125,7 +176,7 @@ func scanClientInfo(s *plainjson.Scanner, c *mcpbridge.ClientInfo) bool {
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
-	h.seePeer(r.Context())
+	h.seePeerOnce(r.Context())
 	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
@@ -136,6 +187,20 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	}
 	bodyRead()
 	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
+}
+
+// seePeerOnce is seePeer once a connection: the hub never forgets a user it
+// has seen, so the connection's later requests would find theirs already
+// noted, only after taking the hub's lock that proposals contend for.
+func (h *Hub) seePeerOnce(ctx context.Context) {
+	pc := peerConnFrom(ctx)
+	if pc != nil && pc.seen.Load() {
+		return
+	}
+	h.seePeer(ctx)
+	if pc != nil {
+		pc.seen.Store(true)
+	}
 }
 
 // writeJSON answers v with its length given: a body written as it is
@@ -154,12 +219,17 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
 	}
 	body = append(body, '\n')
+	// Keys already canonical, set without Header.Set's canonicalising.
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
+
+// jsonContentType is shared by every answer's header: net/http copies
+// header values before it writes them and never changes them.
+var jsonContentType = []string{"application/json"}
 
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {

@@ -334,6 +334,9 @@ type peerConn struct {
 	*net.UnixConn
 	cred    PeerCred
 	release func() // gives back the per-peer slot; safe to call twice
+	// seen is set once the hub has noted this peer (Hub.seePeer): its
+	// later requests skip the hub's lock for a user already seen.
+	seen atomic.Bool
 }
 
 func (c *peerConn) Close() error {
@@ -347,7 +350,7 @@ type peerCredKey struct{}
 // of a SocketListener connection into every request's context.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if pc, ok := c.(*peerConn); ok {
-		return context.WithValue(ctx, peerCredKey{}, pc.cred)
+		return context.WithValue(ctx, peerCredKey{}, pc)
 	}
 	return ctx
 }
@@ -355,8 +358,15 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // PeerCredFromContext returns the credentials ConnContext stored. ok is false
 // when the request did not come through a SocketListener.
 func PeerCredFromContext(ctx context.Context) (cred PeerCred, ok bool) {
-	cred, ok = ctx.Value(peerCredKey{}).(PeerCred)
-	return cred, ok
+	if pc := peerConnFrom(ctx); pc != nil {
+		return pc.cred, true
+	}
+	return PeerCred{}, false
+}
+
+func peerConnFrom(ctx context.Context) *peerConn {
+	pc, _ := ctx.Value(peerCredKey{}).(*peerConn)
+	return pc
 }
 
 // NewSocketHTTPServer returns an http.Server for a SocketListener, with
