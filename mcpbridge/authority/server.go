@@ -127,52 +127,41 @@ func decodeCallRequestJSON(body []byte) (mcpbridge.CallRequest, error) {
 // DisallowUnknownFields would (TestCallRequestScannerAgreesWithEncodingJSON).
 func scanCallRequest(b []byte, req *mcpbridge.CallRequest) bool {
 	s := plainjson.Scanner{B: b}
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			break
-		}
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "client":
-			ok = scanClientInfo(&s, &req.Client)
+			return scanClientInfo(&s, &req.Client)
 		case "tool":
-			var t []byte
-			t, ok = s.Text()
+			t, ok := s.Text()
 			req.Tool = string(t)
+			return ok
 		case "arguments":
 			from := s.Pos()
-			if ok = s.Skip(4); ok {
-				req.Arguments = bytes.Clone(b[from:s.Offset()])
+			if !s.Skip(4) {
+				return false
 			}
-		default:
-			ok = false
+			req.Arguments = bytes.Clone(b[from:s.Offset()])
+			return true
 		}
-	}
-	return ok && s.End()
+		return false
+	}) && s.End()
 }
 
 func scanClientInfo(s *plainjson.Scanner, c *mcpbridge.ClientInfo) bool {
-	mark, ok := s.Open()
-	for n := 0; ok; n++ {
-		var key, v []byte
-		var more bool
-		if key, more, ok = s.Next(mark, n); !ok || !more {
-			return ok
-		}
+	return s.Object(func(key []byte) bool {
+		var dst *string
 		switch string(key) {
 		case "name":
-			v, ok = s.Text()
-			c.Name = string(v)
+			dst = &c.Name
 		case "version":
-			v, ok = s.Text()
-			c.Version = string(v)
+			dst = &c.Version
 		default:
-			ok = false
+			return false
 		}
-	}
-	return false
+		v, ok := s.Text()
+		*dst = string(v)
+		return ok
+	})
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
