@@ -104,32 +104,9 @@ func appendRPCValue(b []byte, v any) ([]byte, error) {
 	case string:
 		return plainjson.AppendString(b, v), nil
 	case []string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = plainjson.AppendString(b, s)
-		}
-		return append(b, ']'), nil
+		return plainjson.AppendStrings(b, v), nil
 	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendRPCValue(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return plainjson.AppendArray(b, v, appendRPCValue)
 	case accountsOptions:
 		b = append(b, `{"encoding":`...)
 		b = plainjson.AppendString(b, v.Encoding)

@@ -70,3 +70,28 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// AppendArray appends list as json.Marshal writes a slice: null when it is
+// nil, else each element as elem writes it.
+func AppendArray[T any](b []byte, list []T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if list == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, e); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// AppendStrings appends list as json.Marshal writes a []string.
+func AppendStrings(b []byte, list []string) []byte {
+	b, _ = AppendArray(b, list, func(b []byte, s string) ([]byte, error) { return AppendString(b, s), nil })
+	return b
+}

@@ -101,32 +101,9 @@ func appendAnswerValue(b []byte, v any) ([]byte, error) {
 		}
 		return appendAnswerStrings(b, v)
 	case []string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = plainjson.AppendString(b, s)
-		}
-		return append(b, ']'), nil
+		return plainjson.AppendStrings(b, v), nil
 	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendAnswerValue(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return plainjson.AppendArray(b, v, appendAnswerValue)
 	}
 	return appendMarshalled(b, v)
 }
