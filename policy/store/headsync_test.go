@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // A stream of commits pays one data sync of the head file per
@@ -129,5 +131,59 @@ func TestHeadFileSyncsRightAfterACommitOnceThePaceAllows(t *testing.T) {
 			t.Fatalf("second head sync %v after the first: B's head (committed at %v) waited longer than the pace", s[1].Sub(a), b.Sub(a))
 		}
 		return
+	}
+}
+
+// While the head writer waits out the pace, a commit writes its head to
+// the file itself instead of rousing the writer (a wake-up a commit cost
+// more CPU than the write): the file names each head as its write
+// returns, no wake-up is sent, and the pace's one sync still comes.
+func TestHeadFileWrittenByTheCommitWhileTheWriterPaces(t *testing.T) {
+	pace := headSyncEvery
+	headSyncEvery = time.Hour // the writer, once it has synced, waits the rest of the test
+	t.Cleanup(func() { headSyncEvery = pace })
+	var syncs atomic.Int64
+	beforeHeadSync = func() { syncs.Add(1) }
+	t.Cleanup(func() { beforeHeadSync = nil })
+
+	st, dir := openTemp(t)
+	// The first head is synced at once (no sync yet to pace from), the
+	// second leaves the writer waiting out the pace.
+	for i := range 2 {
+		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Eventually(t, time.Minute, "the head writer waits out the pace", func() bool {
+		st.headMu.Lock()
+		defer st.headMu.Unlock()
+		return st.headParked && st.headUnsynced != nil
+	}, func() string { return "it does not" })
+	rousings := st.headRousings.Load()
+	var last AuditEntry
+	for i := 2; i < 12; i++ {
+		e, err := st.AppendAudit("note", "", map[string]int{"i": i})
+		last = e
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, err := readHeadFile(st.HeadFilePath()); err != nil || h.Seq != e.Seq || h.Hash != e.Hash {
+			t.Fatalf("head file at %+v (%v) as entry %d's write returned", h, err, e.Seq)
+		}
+	}
+	if got := st.headRousings.Load() - rousings; got != 0 {
+		t.Fatalf("%d wake-ups of the pacing head writer for 10 commits, want 0", got)
+	}
+	if got := syncs.Load(); got != 1 {
+		t.Fatalf("%d data syncs within one pace, want 1 (the first)", got)
+	}
+	if err := st.HeadFileErr(); err != nil { // a flush syncs the newest at once
+		t.Fatal(err)
+	}
+	if got := syncs.Load(); got != 2 {
+		t.Fatalf("%d data syncs after a flush, want 2", got)
+	}
+	if seq, hash := readHead(t, dir); seq != last.Seq || hash != last.Hash {
+		t.Fatalf("head file after the flush: %d %s, want %d %s", seq, hash, last.Seq, last.Hash)
 	}
 }

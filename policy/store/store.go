@@ -75,7 +75,8 @@ type Store struct {
 	headFile *os.File
 	// The head file is written by one goroutine at a time (writeHeads),
 	// always with the newest head committed, and no write or commit waits
-	// for it. headMu guards the fields below; headIdle is signalled when
+	// for its writes or syncs (while that goroutine waits out the sync
+	// pace, a commit writes its slot itself: noteHead). headMu guards the fields below; headIdle is signalled when
 	// the writer stops.
 	headMu    sync.Mutex
 	headIdle  *sync.Cond
@@ -90,6 +91,16 @@ type Store struct {
 	headSynced time.Time
 	headWake   chan struct{}
 	headUrgent bool
+	// The head writer's state: headParked while it waits out the pace;
+	// headUnsynced the file written since the last sync, headSince when
+	// its oldest unsynced head was written, headWrote a head written since
+	// the last wait.
+	headParked   bool
+	headUnsynced *os.File
+	headSince    time.Time
+	headWrote    bool
+	// headRousings counts wake-ups sent to the head writer, for tests.
+	headRousings atomic.Int64
 }
 
 // headSyncEvery paces the head file's data syncs: each head is written to
@@ -250,9 +261,10 @@ func (s *Store) unlockWriters() { <-s.writers }
 // group to form, and none returns before the commit holding it is durable:
 // under load a denial's row shares its commit with others, and its answer
 // still follows its row to disk. The audit head file follows the commits
-// (writeHeads), but no write or commit waits for it: the records are
-// durable already, and a head file behind after a crash is caught up by
-// the next Open, as it always was.
+// (writeHeads), but no write or commit waits for its writer or its syncs
+// (a commit may write its head's slot, never sync it: noteHead): the
+// records are durable already, and a head file behind after a crash is
+// caught up by the next Open, as it always was.
 func (s *Store) write(kind, proposalID string, body any, fn func(tx *writeTx) error) (AuditEntry, error) {
 	return s.queue(kind, proposalID, body, fn).await(s)
 }
@@ -331,12 +343,26 @@ func (s *Store) checkpointAfter() {
 }
 
 // noteHead hands a committed head to the head file's writer, starting it
-// when it is not running. No writer waits for the file: the records are
-// durable already. Called with the writers' lock held, so heads arrive in
+// when it is not running. No writer waits for the file's writer or its
+// syncs: the records are durable already. While that writer waits out the
+// sync pace (and so neither writes nor syncs the file), the commit writes
+// the slot itself, one write into the page cache: rousing the writer for
+// it cost more CPU than the write (a goroutine's wake-up, often a thread's,
+// and a timer a commit), and the pace's timer syncs it as before. Called with the writers' lock held, so heads arrive in
 // commit order.
 func (s *Store) noteHead(h headRecord, f *os.File) {
 	s.headMu.Lock()
 	defer s.headMu.Unlock()
+	if s.headBusy && s.headParked && !s.headUrgent && s.headUnsynced == f && time.Since(s.headSynced) < headSyncEvery {
+		// The writer waits out the pace, no sync of f runs, and none is
+		// due yet (else it is roused to sync right after this commit).
+		err := writeHeadSlot(f, h)
+		s.headErr = err
+		if err == nil {
+			s.headWrote = true
+		}
+		return
+	}
 	s.headNext, s.headNextF = &h, f
 	if !s.headBusy {
 		s.headBusy = true
@@ -349,6 +375,7 @@ func (s *Store) noteHead(h headRecord, f *os.File) {
 func (s *Store) wakeHeadWriter() {
 	select {
 	case s.headWake <- struct{}{}:
+		s.headRousings.Add(1)
 	default: // already roused
 	}
 }
@@ -362,9 +389,7 @@ func (s *Store) wakeHeadWriter() {
 func (s *Store) writeHeads() {
 	s.headMu.Lock()
 	defer s.headMu.Unlock()
-	var unsynced *os.File // written since the last sync
-	var since time.Time   // when the oldest head not yet synced was written
-	wrote := false        // a head was written since the last wait: a commit just ended
+	s.headUnsynced, s.headWrote = nil, false
 	for {
 		if s.headNext != nil {
 			h, f := *s.headNext, s.headNextF
@@ -377,14 +402,14 @@ func (s *Store) writeHeads() {
 			s.headMu.Lock()
 			s.headErr = err
 			if err == nil {
-				if unsynced == nil {
-					since = time.Now()
+				if s.headUnsynced == nil {
+					s.headSince = time.Now()
 				}
-				unsynced, wrote = f, true
+				s.headUnsynced, s.headWrote = f, true
 			}
 			continue
 		}
-		if unsynced == nil {
+		if s.headUnsynced == nil {
 			break
 		}
 		// A sync runs right after a commit once the pace allows, and
@@ -395,12 +420,13 @@ func (s *Store) writeHeads() {
 		// p90 when one overlapped it, on this machine's disk). The bound is
 		// the same: no head stays unsynced longer than headSyncEvery.
 		wait := time.Until(s.headSynced.Add(headSyncEvery))
-		if wait > 0 || !wrote {
-			wait = max(wait, time.Until(since.Add(headSyncEvery)))
+		if wait > 0 || !s.headWrote {
+			wait = max(wait, time.Until(s.headSince.Add(headSyncEvery)))
 		}
-		wrote = false
+		s.headWrote = false
 		if wait > 0 && !s.headUrgent {
 			// Wait out the pace; a newer head or a flush rouses it.
+			s.headParked = true
 			s.headMu.Unlock()
 			t := time.NewTimer(wait)
 			select {
@@ -409,10 +435,11 @@ func (s *Store) writeHeads() {
 			}
 			t.Stop()
 			s.headMu.Lock()
+			s.headParked = false
 			continue
 		}
-		f := unsynced
-		unsynced = nil
+		f := s.headUnsynced
+		s.headUnsynced = nil
 		s.headMu.Unlock()
 		if beforeHeadSync != nil {
 			beforeHeadSync()
