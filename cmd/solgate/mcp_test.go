@@ -184,7 +184,11 @@ func TestMCPCollectsNoGarbageInAHundredCalls(t *testing.T) {
 	if n := cycles("GOGC=", "GOMEMLIMIT="); n != 0 {
 		t.Errorf("solgate mcp ran %d garbage collections in its handshake and a hundred calls, want none", n)
 	}
-	if n := cycles("GOGC=100", "GOMEMLIMIT="); n == 0 {
-		t.Error("with GOGC=100 in its environment solgate mcp ran no garbage collection: the environment's setting was not used, or this test counts nothing")
+	// The control: the environment's GOGC wins, and the count counts. GOGC=10
+	// (a heap goal of a few hundred kB) collects several times during init
+	// alone; GOGC=100 was a coin toss, as the bridge's whole run allocates
+	// about the default 4 MB goal (one collection, or none in CI).
+	if n := cycles("GOGC=10", "GOMEMLIMIT="); n == 0 {
+		t.Error("with GOGC=10 in its environment solgate mcp ran no garbage collection: the environment's setting was not used, or this test counts nothing")
 	}
 }
