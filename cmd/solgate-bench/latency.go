@@ -151,10 +151,18 @@ func measureProposals(ctx context.Context, w *world, n int) ([]row, error) {
 	}, tailsRows(ctx, c, a, w, n)...), nil // after the figures above: its proposals are its own
 }
 
-// approveToWaitingAgent starts a long-polling proposal_status, waits until
-// the hub has received it, approves, and returns the time from the Approve
-// call to the agent holding the token.
+// approveToWaitingAgent is the time from the Approve call to the agent
+// holding the token (approvePhased's two parts together).
 func approveToWaitingAgent(ctx context.Context, h *authority.Hub, a *agent, id string) (time.Duration, error) {
+	p, err := approvePhased(ctx, h, a, id, func(string) {})
+	return p.decide + p.answer, err
+}
+
+// approvePhased starts a long-polling proposal_status, waits until the hub
+// has received it, approves, and returns the Approve call's own time
+// (decide) and from its return to the agent holding the token (answer);
+// mark, for the tails rows' trace, names each step as it happens.
+func approvePhased(ctx context.Context, h *authority.Hub, a *agent, id string, mark func(string)) (approvePhases, error) {
 	type got struct {
 		ans answer
 		at  time.Time
@@ -164,6 +172,7 @@ func approveToWaitingAgent(ctx context.Context, h *authority.Hub, a *agent, id s
 	sent := time.Now()
 	go func() {
 		ans, err := a.call(ctx, "proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+		mark("answered")
 		res <- got{ans, time.Now(), err}
 	}()
 	// The hub stamps a client's last-seen time on entering Call; once it is
@@ -173,24 +182,28 @@ func approveToWaitingAgent(ctx context.Context, h *authority.Hub, a *agent, id s
 	deadline := time.Now().Add(10 * time.Second)
 	for !h.Clients()[a.client].After(sent) {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("proposal_status for %s never reached the hub", id)
+			return approvePhases{}, fmt.Errorf("proposal_status for %s never reached the hub", id)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(2 * time.Millisecond) // let the call block in the hub
+	mark("approve")
 	start := time.Now()
 	p, err := h.Approve(id, "bench-operator")
 	if err != nil {
-		return 0, err
+		return approvePhases{}, err
 	}
+	approved := time.Now()
+	mark("approved")
 	r := <-res
+	mark("token")
 	if r.err != nil {
-		return 0, r.err
+		return approvePhases{}, r.err
 	}
 	if r.ans.status() != "approved" || r.ans.str("confirm") != p.Token {
-		return 0, fmt.Errorf("proposal_status for %s: want approved with the issued token, got %q: %s", id, r.ans.status(), r.ans.text)
+		return approvePhases{}, fmt.Errorf("proposal_status for %s: want approved with the issued token, got %q: %s", id, r.ans.status(), r.ans.text)
 	}
-	return r.at.Sub(start), nil
+	return approvePhases{decide: approved.Sub(start), answer: r.at.Sub(approved)}, nil
 }
 
 // measureReads times get_balance through the bridge, the hub and the ledger.
