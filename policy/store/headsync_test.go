@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -86,16 +87,9 @@ func TestHeadFileSyncsRightAfterACommitOnceThePaceAllows(t *testing.T) {
 	t.Cleanup(func() { beforeHeadSync = nil })
 	synced := func() []time.Time { mu.Lock(); defer mu.Unlock(); return slices.Clone(syncs) }
 	waitSyncs := func(n int) []time.Time {
-		deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
-		for {
-			if s := synced(); len(s) >= n {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d head syncs a minute on, want %d", len(synced()), n)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		testkit.Eventually(t, time.Minute, "the head syncs", func() bool { return len(synced()) >= n },
+			func() string { return fmt.Sprintf("%d of %d", len(synced()), n) })
+		return synced()
 	}
 	for attempt := 1; ; attempt++ {
 		mu.Lock()
@@ -111,10 +105,10 @@ func TestHeadFileSyncsRightAfterACommitOnceThePaceAllows(t *testing.T) {
 		}
 		note(0) // A: the first head is synced at once
 		a := waitSyncs(1)[0]
-		time.Sleep(headSyncEvery / 4)
-		b := note(1) // B: within the pace, not synced yet
-		time.Sleep(time.Until(a.Add(headSyncEvery * 9 / 8)))
-		c := note(2) // C: past the pace, before B's head has waited it out
+		time.Sleep(headSyncEvery / 4)                        // behaviour under test: B lands inside the pace
+		b := note(1)                                         // B: within the pace, not synced yet
+		time.Sleep(time.Until(a.Add(headSyncEvery * 9 / 8))) // behaviour under test: C lands past it
+		c := note(2)                                         // C: past the pace, before B's head has waited it out
 		s := waitSyncs(2)
 		st.Close()
 		if b.After(a.Add(headSyncEvery/2)) || c.After(b.Add(headSyncEvery*9/10)) {
