@@ -67,12 +67,7 @@ func BenchmarkProposeDeny(b *testing.B) {
 func BenchmarkProposeDenyConcurrent(b *testing.B) {
 	w := newWorldB(b)
 	to := w.allowed.String()
-	const agents = 50
-	clients := make([]*http.Client, agents)
-	for i := range clients {
-		clients[i] = mcpbridge.NewUnixHTTPClient(w.socket, 30*time.Second)
-		defer clients[i].CloseIdleConnections()
-	}
+	clients := socketClients(b, w, 50)
 	ctx := context.Background()
 	var next atomic.Uint64
 	propose := func(c *http.Client) (string, error) {
@@ -90,29 +85,14 @@ func BenchmarkProposeDenyConcurrent(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var left atomic.Int64
-	left.Store(int64(b.N))
 	cpu0, ledger0 := processCPU(), ledgerCPU(b, w)
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				id, err := propose(c)
-				if err == nil {
-					_, err = w.authority.Deny(id, "bench", "bench")
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
+	shareN(b, clients, func(c *http.Client) error {
+		id, err := propose(c)
+		if err == nil {
+			_, err = w.authority.Deny(id, "bench", "bench")
+		}
+		return err
+	})
 	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(ledgerCPU(b, w)-ledger0)/1e6/float64(b.N), "ledger-cpu-ms/op")
 }
@@ -147,6 +127,40 @@ func processCPU() time.Duration {
 }
 
 // newWorldB is newWorld for a benchmark, with flood control out of the way.
+// socketClients are n kept-alive HTTP clients on w's console socket, as
+// many agents' bridges would hold; their connections close when b ends.
+func socketClients(b *testing.B, w *world, n int) []*http.Client {
+	clients := make([]*http.Client, n)
+	for i := range clients {
+		clients[i] = mcpbridge.NewUnixHTTPClient(w.socket, 30*time.Second)
+		b.Cleanup(clients[i].CloseIdleConnections)
+	}
+	return clients
+}
+
+// shareN runs op b.N times in all, every client at once in a goroutine of
+// its own, with the timer running only meanwhile.
+func shareN(b *testing.B, clients []*http.Client, op func(*http.Client) error) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				if err := op(c); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+}
+
 func newWorldB(b *testing.B) *world {
 	return newWorld(b, func(o *authority.Options) {
 		o.MaxPendingPerUID, o.MaxPending, o.ProposalsPerMinute = math.MaxInt32, math.MaxInt32, math.MaxInt32

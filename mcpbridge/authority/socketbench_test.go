@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
 )
@@ -19,12 +16,7 @@ import (
 // both ends (server and in-process client) plus a trivial handler.
 func BenchmarkSocketCall(b *testing.B) {
 	w := newWorldB(b)
-	const agents = 50
-	clients := make([]*http.Client, agents)
-	for i := range clients {
-		clients[i] = mcpbridge.NewUnixHTTPClient(w.socket, 30*time.Second)
-		defer clients[i].CloseIdleConnections()
-	}
+	clients := socketClients(b, w, 50)
 	ctx := context.Background()
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
 	req := mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: "no_such_tool", Arguments: args}
@@ -41,24 +33,7 @@ func BenchmarkSocketCall(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
-	var left atomic.Int64
-	left.Store(int64(b.N))
 	cpu0 := processCPU()
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				if err := call(c); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
+	shareN(b, clients, call)
 	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
