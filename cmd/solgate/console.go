@@ -47,7 +47,7 @@ value anywhere, stops the console with an error naming where it came from.
 The state directory keeps the spend ledger and the hash-chained audit trail
 (` + "`solgate audit`" + ` verifies it); logs go to console.log there.`,
 		Example: `  solgate console --rpc https://api.devnet.solana.com --allow-recipient <ADDR>
-  solgate console --config '~/.config/solgate/policy.toml'   # ~: the console user's home, not $HOME`,
+  solgate console --config '~/.config/solgate/solgate.toml'   # ~: the console user's home, not $HOME`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := sf.build()
@@ -60,7 +60,8 @@ The state directory keeps the spend ledger and the hash-chained audit trail
 	sf = registerSettings(cmd.Flags())
 	// --check is what to do, not how to run: not a setting of the table.
 	cmd.Flags().BoolVar(&check, "check", false, "print who owns the key, the modes of the key file and the state dir, which users may connect, who can reach this terminal, and whether the config file, the notify program and the log file are the console user's alone; then exit (non-zero where the console would refuse to start)")
-	cmd.Flags().SortFlags = false // the table's order: connection first, then policy
+	cmd.Flags().SortFlags = false
+	cmd.SetUsageFunc(groupedUsage)
 	return cmd
 }
 

@@ -41,14 +41,7 @@ func newRootCmd() *cobra.Command {
 		Use:   "solgate",
 		Short: "Let an AI assistant propose Solana spends that only a human can approve",
 		Long: `solgate puts a human between an AI assistant and a Solana wallet.
-
-  solgate demo      try it: a local ledger, the console and a scripted assistant
-  solgate keygen    make a keypair file for the console (Solana CLI format)
-  solgate mcp       MCP stdio server for the assistant: no key, proposals only
-  solgate console   the approval console: holds the key, policy, caps and audit trail
-  solgate prove     push one real transfer through the executor and print a PROOF block
-  solgate audit     print the audit trail and verify its hash chain
-  solgate version   the version, commit and Go version this binary was built from (--json: and its dependencies)
+Start with "solgate demo"; the commands are listed below.
 
 The console's settings (and --rpc, --keypair, --socket, --state wherever a
 command takes them) can also be set as SOLGATE_<FLAG> in the environment
@@ -62,7 +55,12 @@ console, in its --config TOML file; see solgate console --help.`,
 		// otherwise end at "no approval console is running".
 		PersistentPreRunE: func(*cobra.Command, []string) error { return refuseUnknownEnv() },
 	}
+	// --version prints exactly what `solgate version` prints.
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(flagError)
+	// Shell completion stays available (solgate completion bash) but out of
+	// the overview, which lists what a newcomer runs.
+	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(newProveCmd(), newAuditCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

@@ -79,7 +79,9 @@ func (v *flagText) Type() string {
 	case v.list:
 		return "stringArray"
 	}
-	return "string"
+	// Not "string": pflag quotes a string's default, and --help read
+	// (default "0.1") for a number of SOL. Every value is text to us.
+	return "text"
 }
 
 // IsBoolFlag lets pflag treat a switch's "false" default as no default.

@@ -81,11 +81,36 @@ func readBuildReport() (buildReport, error) {
 	return r, nil
 }
 
+// line is the one line both `solgate version` and `solgate --version` print,
+// so an operator quoting either in a bug report quotes the same thing.
+func (r buildReport) line() string {
+	rev := r.Revision
+	switch {
+	case rev == "":
+		rev = "unknown commit"
+	case r.Modified:
+		rev = "commit " + rev + " (modified)"
+	default:
+		rev = "commit " + rev
+	}
+	return fmt.Sprintf("solgate %s (%s, %s)", r.Version, rev, r.Go)
+}
+
+// versionLine is that line, or the bare version where the binary carries no
+// build information.
+func versionLine() string {
+	r, err := readBuildReport()
+	if err != nil {
+		return "solgate " + buildVersion()
+	}
+	return r.line()
+}
+
 func newVersionCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "print the version, the commit it was built from, its Go version and (with --json) every dependency",
+		Short: "Print the version, the commit it was built from and its Go version (--json: every dependency too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := readBuildReport()
@@ -98,13 +123,7 @@ func newVersionCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(r)
 			}
-			rev := r.Revision
-			if rev == "" {
-				rev = "unknown (built without VCS information)"
-			} else if r.Modified {
-				rev += " (modified)"
-			}
-			_, err = fmt.Fprintf(out, "solgate %s\ncommit %s\n%s, %d dependencies\n", r.Version, rev, r.Go, len(r.Deps))
+			_, err = fmt.Fprintln(out, r.line())
 			return err
 		},
 	}

@@ -35,7 +35,9 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("solgate --version: %v\n%s", err, out)
 	}
-	got, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "solgate version ")
+	// "solgate VERSION (commit REV, GO)"
+	got, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "solgate ")
+	got, _, _ = strings.Cut(got, " ")
 	if !ok || !strings.Contains(got, rev) || strings.HasSuffix(got, "+dirty") != dirty {
 		t.Fatalf("solgate --version = %q, want a version naming revision %s (dirty: %v)", out, rev, dirty)
 	}
