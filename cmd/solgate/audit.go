@@ -33,13 +33,18 @@ func newAuditCmd() *cobra.Command {
 			"audit.head beside the database. Exits non-zero naming the first entry " +
 			"that was altered or removed.\n\nThe state directory is --state, else SOLGATE_STATE " +
 			"(or SOLGATE_STATE_DIR), else state in the --config file (or SOLGATE_CONFIG), " +
-			"else $XDG_STATE_HOME/solgate or ~/.local/state/solgate: the console's own rule.",
+			"else $XDG_STATE_HOME/solgate or ~/.local/state/solgate, where each cluster has a " +
+			"directory of its own (all of them are audited): the console's own rule.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true, // a broken chain is not a usage mistake
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := sf.build()
 			if err != nil {
 				return err
+			}
+			if s.StateByCluster {
+				// The default: one state directory per cluster.
+				return auditEachCluster(cmd.OutOrStdout(), s.State, asJSON, acceptMissing)
 			}
 			return runAudit(cmd.OutOrStdout(), s.State, asJSON, acceptMissing)
 		},
@@ -50,6 +55,28 @@ func newAuditCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per entry instead of a table")
 	cmd.Flags().BoolVar(&acceptMissing, "accept-missing-head", false, "pass a trail that has entries but no audit.head file (only the database then vouches for it; a same-user forger can delete the head file)")
 	return cmd
+}
+
+// auditEachCluster audits every cluster's state directory under the default
+// base, one after the other; the first broken chain fails the command.
+func auditEachCluster(out io.Writer, base string, asJSON, acceptMissingHead bool) error {
+	dirs := clusterDirs(base)
+	if len(dirs) == 0 {
+		// runAudit names the missing database and what to do.
+		return runAudit(out, base, asJSON, acceptMissingHead)
+	}
+	for i, dir := range dirs {
+		if !asJSON {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintf(out, "state %s\n", dir)
+		}
+		if err := runAudit(out, dir, asJSON, acceptMissingHead); err != nil {
+			return fmt.Errorf("state %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 func runAudit(out io.Writer, dir string, asJSON, acceptMissingHead bool) error {

@@ -159,8 +159,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 		}
 		var mm *store.ClusterMismatchError
 		if errors.As(err, &mm) {
-			return nil, fmt.Errorf("--state %s belongs to the cluster with genesis %s, but --rpc %s serves genesis %s: the spend ledger, the daily cap and the audit trail in a state directory belong to one cluster; start the console with another --state DIR (or SOLGATE_STATE_DIR) for this cluster",
-				c.state, mm.Pinned, c.rpc, mm.Current)
+			return nil, otherClusterProblem(c.state, mm.Pinned, c.rpc, mm.Current)
 		}
 		return nil, fmt.Errorf("--state %s: %w", c.state, err)
 	}

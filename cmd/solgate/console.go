@@ -72,9 +72,22 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
 	adm := authority.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	// The cluster first: it chooses the default state directory, and a
+	// console that cannot identify it writes nothing (--check reports it).
+	network, genesis, probeErr := probeRPC(ctx, s.RPC)
+	if probeErr == nil && s.StateByCluster {
+		dir, err := clusterStateDir(s.State, genesis)
+		if err != nil {
+			return err
+		}
+		s.State = dir
+	}
 	exp := exposureOf(s, adm)
 	if check {
-		return printCheck(ctx, stdout, s, exp)
+		return printCheck(stdout, s, exp, network, genesis, probeErr)
+	}
+	if probeErr != nil {
+		return fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", s.RPC, probeErr)
 	}
 	// Every file the console trusts, then its terminal: each refusal names
 	// the file or the terminal and the fix.
@@ -159,17 +172,27 @@ func probeRPC(ctx context.Context, url string) (executor.Network, string, error)
 // printCheck is `solgate console --check`: the situation before anything
 // starts, and the same refusals the console would give. It fails when the
 // console would refuse to start.
-func printCheck(ctx context.Context, out io.Writer, s Settings, exp *authority.Exposure) error {
+func printCheck(out io.Writer, s Settings, exp *authority.Exposure, network executor.Network, genesis string, probeErr error) error {
 	for _, l := range exp.Report() {
 		fmt.Fprintln(out, l)
 	}
 	var problems []error
 	// The console identifies the cluster before anything else and refuses
 	// to start without it, so --check asks the node too.
-	if network, genesis, err := probeRPC(ctx, s.RPC); err != nil {
-		problems = append(problems, fmt.Errorf("rpc %s cannot be reached, so the network cannot be identified (check --rpc or SOLGATE_RPC): %w", s.RPC, err))
+	if probeErr != nil {
+		problems = append(problems, fmt.Errorf("rpc %s cannot be reached, so the network cannot be identified (check --rpc or SOLGATE_RPC): %w", s.RPC, probeErr))
 	} else {
 		fmt.Fprintf(out, "rpc %s: %s (genesis %s)\n", s.RPC, network.Label(), genesis)
+		// The console refuses a state directory of another cluster: so
+		// does --check, rather than saying "ok" for it.
+		switch pinned, err := store.PinnedCluster(s.State); {
+		case err != nil:
+			problems = append(problems, fmt.Errorf("--state %s: %w", s.State, err))
+		case pinned != "" && pinned != genesis:
+			problems = append(problems, otherClusterProblem(s.State, pinned, s.RPC, genesis))
+		default:
+			fmt.Fprintf(out, "state %s (this cluster's)\n", s.State)
+		}
 	}
 	if key, err := executor.LoadKeypair(s.Keypair); err != nil {
 		problems = append(problems, err)

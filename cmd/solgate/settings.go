@@ -32,6 +32,9 @@ type Settings struct {
 	Keypair    string
 	Socket     string
 	State      string
+	// StateByCluster: no source named --state, so State is the base under
+	// which each cluster has its own directory (statedir.go).
+	StateByCluster bool
 	SwapAPI    string // Jupiter Swap API v1 base URL; empty: swaps refused
 	SwapAPIKey string // secret: never printed (see String)
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.

@@ -141,6 +141,10 @@ func (sf *settingFlags) build() (Settings, error) {
 			return Settings{}, err
 		}
 	}
+	if sf.row("state") != nil {
+		_, named := from["state"]
+		s.StateByCluster = !named
+	}
 	if s.SwapAPIKeyFile != "" {
 		if s.SwapAPIKey != "" {
 			return Settings{}, fmt.Errorf("%s and %s both give the swap API key; keep only one", from.label("swap-api-key"), from.label("swap-api-key-file"))

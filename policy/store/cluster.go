@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -79,4 +81,18 @@ func (s *Store) Cluster() (string, error) {
 		return "", fmt.Errorf("read cluster pin: %w", err)
 	}
 	return g, nil
+}
+
+// PinnedCluster is the genesis hash the database in dir is pinned to, or ""
+// when dir holds no database or an unpinned one. It creates nothing.
+func PinnedCluster(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, FileName)); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	s, err := OpenExisting(dir)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	return s.Cluster()
 }
