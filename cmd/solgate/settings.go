@@ -27,16 +27,16 @@ import (
 // where it keeps its state, and the policy. It is filled from the table
 // below by settingFlags.build (settings_sources.go); nothing else writes it.
 type Settings struct {
-	Config     string // the TOML file that was read; empty: none
-	RPC        string
-	Keypair    string
-	Socket     string
-	State      string
+	Config  string // the TOML file that was read; empty: none
+	RPC     string
+	Keypair string
+	Socket  string
+	State   string
 	// StateByCluster: no source named --state, so State is the base under
 	// which each cluster has its own directory (statedir.go).
 	StateByCluster bool
-	SwapAPI    string // Jupiter Swap API v1 base URL; empty: swaps refused
-	SwapAPIKey string // secret: never printed (see String)
+	SwapAPI        string // Jupiter Swap API v1 base URL; empty: swaps refused
+	SwapAPIKey     string // secret: never printed (see String)
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
 	SwapAPIKeyFile string
 	SwapPrograms   []string // aggregator programs besides the built-in ones
