@@ -27,16 +27,13 @@ import (
 // where it keeps its state, and the policy. It is filled from the table
 // below by settingFlags.build (settings_sources.go); nothing else writes it.
 type Settings struct {
-	Config  string // the TOML file that was read; empty: none
-	RPC     string
-	Keypair string
-	Socket  string
-	State   string
-	// StateByCluster: no source named --state, so State is the base under
-	// which each cluster has its own directory (statedir.go).
-	StateByCluster bool
-	SwapAPI        string // Jupiter Swap API v1 base URL; empty: swaps refused
-	SwapAPIKey     string // secret: never printed (see String)
+	Config     string // the TOML file that was read; empty: none
+	RPC        string
+	Keypair    string
+	Socket     string
+	State      string
+	SwapAPI    string // Jupiter Swap API v1 base URL; empty: swaps refused
+	SwapAPIKey string // secret: never printed (see String)
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
 	SwapAPIKeyFile string
 	SwapPrograms   []string // aggregator programs besides the built-in ones
@@ -67,6 +64,10 @@ type Settings struct {
 	// AllowPrograms are programs sign_and_send_transaction admits at the
 	// top level besides the default ones, with the operator's labels.
 	AllowPrograms []executor.AllowedProgram
+
+	// StateByCluster: no source named --state, so State is the base under
+	// which each cluster has its own directory (statedir.go).
+	StateByCluster bool
 }
 
 // defaultSettings is what the console runs with when no source says
