@@ -144,6 +144,14 @@ func checkCounterparty(cfg Config, c Counterparty) verdict {
 				return pass
 			}
 		}
+		// A look-alike of an allowed address is how address poisoning
+		// works: the denial must not hand the operator the line that
+		// would allow it.
+		if known := lookAlikeOf(cfg.AllowRecipients, c.ID); known != "" {
+			v := objection(RuleRecipient, false, "recipient %s is not on the allowlist and looks like the allowed %s: possible address poisoning. Do not allowlist it; check where it came from.", c.ID, known)
+			v.deny.Imitates = known
+			return v
+		}
 		return objection(RuleRecipient, false, "recipient %s is not on the allowlist; retrying will not help. The operator can allow it with --allow-recipient %s.", c.ID, c.ID)
 	case CounterpartyProgram:
 		if _, ok := cfg.AllowedPrograms[c.ID]; ok {

@@ -133,3 +133,27 @@ func TestZeroSOLOutIsMeasuredOnlyWhenAnotherPaysTheFee(t *testing.T) {
 		}
 	}
 }
+
+// A look-alike of an allowed recipient (same first and last four characters:
+// address poisoning) is refused, and the refusal never offers the line that
+// would allowlist it; a stranger that resembles nothing still gets that line.
+func TestLookAlikeDenialNeverSuggestsAllowingIt(t *testing.T) {
+	const friend = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+	const fake = "7xKXzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzgAsU"
+	const stranger = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+	cfg := testConfig()
+	cfg.AllowRecipients = []string{friend}
+	p := Proposal{Tool: "transfer_sol", Fingerprint: "fp", ClientID: "claude", Network: NetworkDevnet,
+		Lamports: 1000, Counterparties: []Counterparty{Recipient(fake)}}
+	d := Evaluate(cfg, p, SpendState{})
+	if d.Allowed || d.Rule != RuleRecipient || !strings.Contains(d.Reason, "address poisoning") || !strings.Contains(d.Reason, friend) {
+		t.Fatalf("look-alike: %+v", d)
+	}
+	if strings.Contains(d.Reason, "--allow-recipient") {
+		t.Fatalf("the look-alike's denial suggests allowlisting: %s", d.Reason)
+	}
+	p.Counterparties = []Counterparty{Recipient(stranger)}
+	if d := Evaluate(cfg, p, SpendState{}); d.Allowed || !strings.Contains(d.Reason, "--allow-recipient "+stranger) {
+		t.Fatalf("stranger: %+v", d)
+	}
+}

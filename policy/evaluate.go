@@ -134,6 +134,9 @@ type Decision struct {
 	// (a string keeps Decision comparable), so a preview of a spend of
 	// several mints can say which one no cap bounds.
 	UncappedMints string
+	// Imitates is the allowlisted address a refused recipient looks like
+	// (address poisoning); the reason already says so.
+	Imitates string
 }
 
 // Sentinel errors, reachable through Decision.Err, for callers that want to

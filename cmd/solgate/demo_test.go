@@ -230,6 +230,10 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		"denied by allow_recipient",
 		"The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you.",
 		"a token transfer, bounded by a per-mint cap.",
+		// The look-alike's denial warns instead of offering to allow it,
+		// and the IMPOSTOR flag on the demo's token is explained.
+		"possible address poisoning. Do not allowlist it",
+		"On a real cluster that is a reason to deny (d).",
 		last,
 	} {
 		if !strings.Contains(text, want) {
@@ -237,6 +241,9 @@ func TestDemoReadableAt120x34(t *testing.T) {
 		}
 	}
 	for _, e := range all {
+		if strings.Contains(e, "poisoning") && strings.Contains(e, "--allow-recipient") {
+			t.Errorf("the look-alike's denial suggests allowlisting it: %q", e)
+		}
 		if strings.HasSuffix(e, "…") {
 			t.Errorf("a log entry is cut: %q", e)
 		}

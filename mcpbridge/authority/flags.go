@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/policy"
 )
 
 // Flag is a warning on a proposal: Kind is stable, so the console can label
@@ -105,20 +106,11 @@ func (h *Hub) lookAlikeLocked(to string) []string {
 	}
 	var flags []string
 	for k := range known {
-		if k != to && lookAlike(k, to) {
+		if policy.LooksLike(k, to) {
 			flags = append(flags, fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", to, k))
 		}
 	}
 	return flags
-}
-
-// lookAlike: same first four and last four characters.
-func lookAlike(a, b string) bool {
-	const n = 4
-	if len(a) < 2*n || len(b) < 2*n {
-		return false
-	}
-	return a[:n] == b[:n] && a[len(a)-n:] == b[len(b)-n:]
 }
 
 // sumOrMax adds spend figures for comparison with a cap: past 2^64-1 the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
@@ -319,6 +320,9 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
 	for _, w := range warnings {
+		if d.Imitates != "" && strings.Contains(w, d.Imitates) {
+			continue // the reason already names this look-alike
+		}
 		d.Reason += " Warning: " + w + "."
 	}
 	return denialResult(d)

@@ -125,6 +125,10 @@ func (a *agent) story(ctx context.Context) error {
 	if !a.cfg.TokenMint.IsZero() {
 		a.pause(ctx)
 		a.say("Last, 2.5 tokens of %s to %s: a token transfer, bounded by a per-mint cap.", a.cfg.TokenMint, to)
+		// The demo's token calls itself USDC without being the real mint,
+		// so the console rightly flags it; the operator needs to know
+		// what to do with that flag here and on a real cluster.
+		a.say("The console flags this token IMPOSTOR: it calls itself USDC, but its mint is not the real USDC mint. On a real cluster that is a reason to deny (d). Here it is the demo ledger's own stand-in for USDC, so approving (a) is safe.")
 		if err := a.decide(ctx, "transfer_token", map[string]any{"mint": a.cfg.TokenMint.String(), "to": to, "amount": 2_500_000}); err != nil {
 			return err
 		}

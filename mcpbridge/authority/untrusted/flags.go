@@ -3,7 +3,8 @@ package untrusted
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/solgate/solgate/policy"
 )
 
 // instructionPhrases are fragments that have no business in a client name, a
@@ -72,14 +73,6 @@ func normalize(s string) string {
 	return b.String()
 }
 
-// LooksLike reports whether a and b share their first four and last four
-// characters without being equal: the shape of an address-poisoning
-// look-alike, made to pass a glance at both ends of an address.
-func LooksLike(a, b string) bool {
-	const n = 4
-	if a == b || utf8.RuneCountInString(a) < 2*n || utf8.RuneCountInString(b) < 2*n {
-		return false
-	}
-	ra, rb := []rune(a), []rune(b)
-	return string(ra[:n]) == string(rb[:n]) && string(ra[len(ra)-n:]) == string(rb[len(rb)-n:])
-}
+// LooksLike is policy.LooksLike: the one definition of an address-poisoning
+// look-alike, which the policy's denial text uses too.
+func LooksLike(a, b string) bool { return policy.LooksLike(a, b) }
