@@ -260,6 +260,10 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, erro
 	switch {
 	case err == nil:
 		return res, nil
+	case ctx.Err() != nil:
+		// The client went first (stdin closed, or the call cancelled): a
+		// dial cut short by that is no missing console.
+		return res, fmt.Errorf("call abandoned before the solgate console answered: the MCP client cancelled it or closed its input (stdin); if it was a confirmed write, proposal_status says whether it executed (%w)", ctx.Err())
 	case errors.As(err, &nc):
 		return res, nc
 	case errors.As(err, &na):

@@ -377,3 +377,22 @@ func BenchmarkWriteJSONString(b *testing.B) {
 		writeJSONString(&buf, s)
 	}
 }
+
+// A call whose client has gone (it closed stdin, or cancelled the call)
+// before the console answered is told so: never that the console is not
+// running, which sends its user looking for a problem that is not there.
+func TestAbandonedCallIsNotReportedAsNoConsole(t *testing.T) {
+	held := make(chan struct{}, 1)
+	b := NewBridge(holdingConsole(t, held), "test")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client went before the call was sent
+	_, err := b.call(ctx, CallRequest{Tool: "get_balance", Arguments: json.RawMessage(`{}`)})
+	if err == nil || errors.Is(err, ErrNoConsole) {
+		t.Fatalf("call after the client went: %v, want an abandoned call, not a missing console", err)
+	}
+	for _, want := range []string{"abandoned", "closed its input"} {
+		if !bytes.Contains([]byte(err.Error()), []byte(want)) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+}
