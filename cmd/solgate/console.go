@@ -86,9 +86,6 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if check {
 		return printCheck(stdout, s, exp, network, genesis, probeErr)
 	}
-	if probeErr != nil {
-		return fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", s.RPC, probeErr)
-	}
 	// Every file the console trusts, then its terminal: each refusal names
 	// the file or the terminal and the fix.
 	if problems := trustedFileProblems(s); len(problems) > 0 {
@@ -120,6 +117,12 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	defer reopen()
 	authority.ConsoleRuntime(os.Getenv)
+	// Refused here, after the key, the state and the terminal, as the
+	// authority would refuse it: and before a default state directory is
+	// chosen without knowing the cluster.
+	if probeErr != nil {
+		return fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", s.RPC, probeErr)
+	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees, verifyWindow: s.VerifyWindow,
 		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,

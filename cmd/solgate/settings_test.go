@@ -724,7 +724,7 @@ func TestConsoleCommandReadsTheTable(t *testing.T) {
 		t.Fatalf("console with good settings should stop only at the terminal check: %v", err)
 	}
 	help := runRoot(t, "console", "--help")
-	for _, want := range []string{"--allow-recipient ADDR", "--allow-unknown-network", "--max-sol-per-tx SOL", `(default "0.1")`,
+	for _, want := range []string{"--allow-recipient ADDR", "--allow-unknown-network", "--max-sol-per-tx SOL", "(default 0.1)",
 		"--allow-uid UID", "--swap-program ID", "SOLGATE_MAX_SOL_PER_TX=0.05", "max_sol_per_tx = 0.05", "A flag beats a variable"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("console --help lacks %q:\n%s", want, help)
