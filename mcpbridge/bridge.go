@@ -100,7 +100,9 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
 		}
 	}
+	stop := waitProgress(ctx, req)
 	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
+	stop()
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
