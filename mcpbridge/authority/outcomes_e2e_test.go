@@ -83,11 +83,15 @@ func malformedCalls(t *testing.T, probes map[string]map[string]any) []malformedC
 
 // outcomeWorld is a world in which every tool's probe can reach its
 // proposal: the ledger's paid API allowed, its mints in the wallet.
-func outcomeWorld(t *testing.T) *world {
+// tweak, when not nil, changes the options further.
+func outcomeWorld(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)) *world {
 	t.Helper()
 	w := newWorldLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
+		if tweak != nil {
+			tweak(o, l)
+		}
 	}, nil, authority.ListenConfig{})
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(context.Background(), mint, w.wallet.String(), 10_000_000); err != nil {
@@ -104,7 +108,7 @@ func outcomeWorld(t *testing.T) *world {
 // judges each. A handler that returns a status its tool does not declare
 // fails here, before any client sees it.
 func TestEveryAnswerIsDeclared(t *testing.T) {
-	w := outcomeWorld(t)
+	w := outcomeWorld(t, nil)
 	ctx := context.Background()
 	seen := map[string]map[string]bool{}
 	// Each write tool is driven by a client of its own (a proposal
