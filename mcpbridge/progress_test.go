@@ -2,30 +2,21 @@ package mcpbridge
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
 
-// statusConsole holds each proposal_status call until the test releases
-// it, telling held when one arrived, then answers "pending".
+// statusConsole holds each call until the test releases it, telling held
+// when one arrived, then answers proposal_status's "pending".
 func statusConsole(t *testing.T, held chan<- struct{}, release <-chan struct{}) string {
 	t.Helper()
-	ln, sock := listenConsoleSocket(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
-		var req CallRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	pending := answerWith(t, false, "still pending", `{"status":"pending","proposal_id":"p_1"}`)
+	return fakeConsole(t, func(CallRequest) []byte {
 		held <- struct{}{}
 		<-release
-		writeAnswer(w, answerWith(t, false, "still pending", `{"status":"pending","proposal_id":"p_1"}`))
-	})
-	serveFakeConsole(t, ln, mux)
-	return sock
+		return pending
+	}, 0)
 }
 
 // A client that sends a progressToken with a waiting proposal_status hears

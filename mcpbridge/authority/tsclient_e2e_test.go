@@ -92,8 +92,14 @@ func startTSClient(t *testing.T, socket string) *tsClient {
 	}
 	cmd := exec.Command("node", "client.mjs", testkit.Binary(t), "mcp", "--socket", socket)
 	cmd.Dir = tsClientDir
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
+	var stderrMu sync.Mutex
+	var stderrBuf bytes.Buffer
+	cmd.Stderr = &lockedBuffer{&stderrMu, &stderrBuf} // faults_test.go
+	stderr := func() string {
+		stderrMu.Lock()
+		defer stderrMu.Unlock()
+		return stderrBuf.String()
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -125,20 +131,20 @@ func startTSClient(t *testing.T, socket string) *tsClient {
 		select {
 		case err := <-done:
 			if err != nil && !t.Failed() {
-				t.Errorf("the TypeScript client exited with %v:\n%s", err, stderr.String())
+				t.Errorf("the TypeScript client exited with %v:\n%s", err, stderr())
 			}
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
 			<-done
-			t.Errorf("the TypeScript client did not exit within 30 s of its input closing:\n%s", stderr.String())
+			t.Errorf("the TypeScript client did not exit within 30 s of its input closing:\n%s", stderr())
 		}
 		if t.Failed() {
-			t.Logf("TypeScript client's stderr:\n%s", stderr.String())
+			t.Logf("TypeScript client's stderr:\n%s", stderr())
 		}
 	})
 	ev := c.read()
 	if ev.Event != "tools" {
-		t.Fatalf("the client's first event is %q, want the tools it listed: %s\n%s", ev.Event, ev.Error, stderr.String())
+		t.Fatalf("the client's first event is %q, want the tools it listed: %s\n%s", ev.Event, ev.Error, stderr())
 	}
 	for _, tool := range ev.Tools {
 		c.tools = append(c.tools, tsEvent{Event: tool.Name})
@@ -232,24 +238,6 @@ func (c *tsClient) wait(id int) tsAnswer {
 func (c *tsClient) call(tool string, args map[string]any) tsAnswer {
 	c.t.Helper()
 	return c.wait(c.send(tool, args, false))
-}
-
-// syncBuffer is a bytes.Buffer written by exec and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // reachedElsewhere are the outcomes this test does not drive through the
@@ -374,7 +362,9 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 		want(mcpbridge.ToolProposalStatus, status(id), "executed")
 	}
 
-	tr := func(lamports int) map[string]any { return map[string]any{"to": w.allowed.String(), "lamports": lamports} }
+	tr := func(lamports int) map[string]any {
+		return map[string]any{"to": w.allowed.String(), "lamports": lamports}
+	}
 	// A policy denial: a recipient not on the allowlist.
 	want(mcpbridge.ToolTransferSOL, call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 7_000}), "denied")
 	// The operator's denial.
