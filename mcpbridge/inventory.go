@@ -456,12 +456,6 @@ const wrappedSOLMint = "So11111111111111111111111111111111111111112"
 const proposalStatusDescription = `Check a proposal made by a write tool (%s). Returns one of: "pending" (the human has not decided yet; call again, with wait_seconds up to 45 to wait), "approved" (with confirm and expires_at when the console hands tokens to the agent; otherwise ask the human for the token), "denied" (with reason), "expired", "executed" (with signature), "failed" (with reason) or "unknown". To execute an approved proposal, call the same write tool again with identical arguments plus confirm. Read-only: it never approves anything.`
 
 func init() {
-	var writes []string
-	for _, t := range inventory {
-		if t.Write {
-			writes = append(writes, t.Name)
-		}
-	}
 	i := slices.IndexFunc(inventory, func(t Tool) bool { return t.Name == ToolProposalStatus })
-	inventory[i].Description = fmt.Sprintf(proposalStatusDescription, strings.Join(writes, ", "))
+	inventory[i].Description = fmt.Sprintf(proposalStatusDescription, strings.Join(WriteToolNames(), ", "))
 }

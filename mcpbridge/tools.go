@@ -16,6 +16,18 @@ func ToolNames() []string {
 	return names
 }
 
+// WriteToolNames lists the tools that can spend, in inventory order: the
+// tools whose proposals proposal_status answers for.
+func WriteToolNames() []string {
+	var names []string
+	for _, t := range inventory {
+		if t.Write {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
 // IsWriteTool reports whether calling the tool can spend funds, from its
 // inventory entry. The console serves a write tool through its registered
 // write kind, and clients read the annotations derived from this; a test
