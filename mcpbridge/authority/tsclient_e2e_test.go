@@ -138,8 +138,8 @@ func startTSClient(t *testing.T, socket string) *tsClient {
 			<-done
 			t.Errorf("the TypeScript client did not exit within 30 s of its input closing:\n%s", stderr())
 		}
-		if t.Failed() {
-			t.Logf("TypeScript client's stderr:\n%s", stderr())
+		if s := stderr(); t.Failed() && s != "" {
+			t.Logf("TypeScript client's stderr:\n%s", s)
 		}
 	})
 	ev := c.read()
