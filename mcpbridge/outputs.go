@@ -11,11 +11,13 @@ import (
 	"sync"
 )
 
-// A tool's result is declared next to its arguments (Tool.Output), and its
-// MCP outputSchema is derived from that declaration. The bridge validates
-// every successful result against it before the model sees it (a result
-// that breaks its own contract is a broken invariant, answered as an
-// error), and tests drive every tool for real against the same schemas.
+// A tool's result is declared next to its arguments (Tool.Output, and the
+// outcomes it answers with, Tool.Outcomes), and its MCP outputSchema is
+// derived from that declaration. The bridge validates every result against
+// it before the model sees it, tool errors included (a result that breaks
+// its own contract is a broken invariant, answered as an error), and tests
+// drive every tool for real against the same schemas, through the
+// TypeScript SDK client too.
 // Schemas name the fields every client may rely on and their types; a write
 // kind may add fields of its own, so objects stay open.
 
