@@ -245,8 +245,10 @@ func (c *tsClient) call(tool string, args map[string]any) tsAnswer {
 // declares that is neither reached here nor listed fails the test: a new
 // tool or status must be covered.
 var reachedElsewhere = map[string]string{
-	"executing": "a confirmed call still running when its answer is due: faults_test.go (sends dropped), through the mcp-go client",
-	"submitted": "sent, not yet confirmed: faults_test.go and follow_test.go",
+	// transfer_sol's slow execution below answers one of these two, as
+	// the timing gives.
+	"executing": "a confirmed call still running when its answer is due: TestSlowExecutionAnswersSubmittedThenExecuted, faults_test.go",
+	"submitted": "sent, not yet confirmed: TestSlowExecutionAnswersSubmittedThenExecuted, faults_test.go, follow_test.go",
 	"failed": "an execution that failed on chain or at its re-check: swap_hostile_e2e_test.go, faults_test.go " +
 		"(proposal_status's failed is reached here)",
 	"executed_with_unexpected_losses": "landed effects that differ from the approved ones: skeleton_test.go, in process",
@@ -416,6 +418,28 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 	quiet := want(mcpbridge.ToolProposalStatus, call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 1}), "pending")
 	if len(quiet.Progress) != 0 || quiet.WireProgress != before {
 		t.Errorf("proposal_status without a progress token: %d progress notifications delivered, %d on the wire", len(quiet.Progress), quiet.WireProgress-before)
+	}
+
+	// An execution slower than the console's execute wait (here 1 ms):
+	// the confirmed call answers executing or submitted, and
+	// proposal_status, waited on with progress, the outcome.
+	slow := newWorld(t, func(o *authority.Options) { o.ExecuteWait = time.Millisecond })
+	sc := startTSClient(t, slow.socket)
+	args := map[string]any{"to": slow.allowed.String(), "lamports": 4_000_000}
+	id = want(mcpbridge.ToolTransferSOL, answer(mcpbridge.ToolTransferSOL, sc.call(mcpbridge.ToolTransferSOL, args)), "pending_approval").str("proposal_id")
+	p, err := slow.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := answer(mcpbridge.ToolTransferSOL, sc.wait(sc.send(mcpbridge.ToolTransferSOL, with(args, "confirm", p.Token), true)))
+	if first.status() != "executing" && first.status() != "submitted" {
+		t.Errorf("a confirmed call slower than the execute wait: %q: %s", first.status(), first.Text)
+	}
+	for st := first.status(); st == "executing" || st == "submitted"; {
+		a := answer(mcpbridge.ToolProposalStatus, sc.wait(sc.send(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 10}, true)))
+		if st = a.status(); st != "executed" && st != "executing" && st != "submitted" {
+			t.Fatalf("the slow execution ended %q: %s", st, a.Text)
+		}
 	}
 
 	// No console: every tool fails closed, as a tool error, never a throw.
