@@ -10,7 +10,7 @@ BIN       := bin/solgate
 FUZZTIME  ?= 10s
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help build install test vet localnet-deps demo prove fuzz bench clean
+.PHONY: help build install test vet localnet-deps tsclient-deps demo prove fuzz bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -50,6 +50,15 @@ localnet/node_modules/.package-lock.json: localnet/package-lock.json localnet/pa
 	cd localnet && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
+# The official TypeScript MCP SDK client the end-to-end tests drive `solgate
+# mcp` with (mcpbridge/authority/tsclient_e2e_test.go), pinned by its lockfile.
+TSCLIENT := mcpbridge/authority/testdata/tsclient
+tsclient-deps: $(TSCLIENT)/node_modules/.package-lock.json ## install the TypeScript MCP client the tests drive, from the lockfile
+
+$(TSCLIENT)/node_modules/.package-lock.json: $(TSCLIENT)/package-lock.json $(TSCLIENT)/package.json
+	cd $(TSCLIENT) && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
 # The test ledger alone, in the foreground, for your own MCP client (README, "Try
 # it with your own MCP client, offline"). Ctrl-C stops it.
 LOCALNET_PORT ?= 8899
@@ -77,7 +86,7 @@ darwin: ## cross-build and vet for macOS (amd64, arm64)
 	  GOOS=darwin GOARCH=$$arch $(GO) build -o /dev/null ./cmd/solgate || exit 1; \
 	done
 
-test: localnet-deps vet ## install localnet deps, vet, run every test under -race
+test: localnet-deps tsclient-deps vet ## install the npm packages the tests drive, vet, run every test under -race
 	$(GO) test $(TESTFLAGS) ./...
 
 # make test RUNS times in a row (default 5) beside a CPU hog: a test that only

@@ -100,17 +100,25 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
 		}
 	}
+	stop := waitProgress(ctx, req)
 	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
+	stop()
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	// A result that breaks its tool's declared outputSchema is a broken
-	// invariant: the model gets an error, never the malformed result. Tool
-	// errors need not match the success shape.
-	if !res.IsError && res.Structured != nil {
-		if err := checkOutput(req.Params.Name, res.Structured); err != nil {
-			return mcp.NewToolResultError("output schema validation failed: " + err.Error()), nil
+	// invariant: the model gets an error, never the malformed result, which
+	// a client's SDK would throw away as a schema error. A tool error keeps
+	// its message, without the structured content. Tool errors are checked
+	// too: clients validate the structured content of every answer.
+	if res.Structured != nil {
+		if err := CheckOutput(req.Params.Name, res.Structured); err != nil {
+			if res.IsError {
+				res.Structured = nil
+			} else {
+				return mcp.NewToolResultError("output schema validation failed: " + err.Error()), nil
+			}
 		}
 	}
 	return toMCPResult(res), nil

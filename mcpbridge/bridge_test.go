@@ -222,10 +222,10 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 }
 
 // A console answer that breaks the tool's declared outputSchema never
-// reaches the model as a result: it becomes a tool error that says so. Tool
-// errors themselves are relayed as they are (they need not match the
-// success schema), and an answer whose structured content is no object is
-// unreadable.
+// reaches the model as a result: it becomes a tool error that says so. A
+// tool error is relayed as it is when its tool declares it, and with its
+// message alone when not; an answer whose structured content is no object
+// is unreadable.
 func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 	var mu sync.Mutex
 	next := ""
@@ -258,10 +258,19 @@ func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 		}
 	}
 
-	answer(answerWith(t, true, "lamports: must be a positive integer", `{"status":"error"}`))
+	const msg = "lamports: must be a positive integer"
+	answer(answerWith(t, true, msg, `{"status":"error","error":"`+msg+`"}`))
 	res := p.call(t, ToolTransferSOL, args)
-	if !res.Result.IsError || res.Result.Content[0].Text != "lamports: must be a positive integer" {
+	if !res.Result.IsError || res.Result.Content[0].Text != msg || !sameJSON(t, res.Result.StructuredContent, []byte(`{"status":"error","error":"`+msg+`"}`)) {
 		t.Errorf("a tool error was not relayed as it is: %+v", res.Result)
+	}
+	// A tool error whose structured content its schema does not list keeps
+	// its message, without that content: a client's SDK would throw the
+	// whole answer away.
+	answer(answerWith(t, true, msg, `{"status":"error"}`))
+	res = p.call(t, ToolTransferSOL, args)
+	if !res.Result.IsError || len(res.Result.Content) != 1 || res.Result.Content[0].Text != msg || res.Result.StructuredContent != nil {
+		t.Errorf("a tool error with undeclared structured content: %+v", res.Result)
 	}
 
 	answer(answerWith(t, false, "a list", `["pending_approval"]`))

@@ -11,11 +11,13 @@ import (
 	"sync"
 )
 
-// A tool's result is declared next to its arguments (Tool.Output), and its
-// MCP outputSchema is derived from that declaration. The bridge validates
-// every successful result against it before the model sees it (a result
-// that breaks its own contract is a broken invariant, answered as an
-// error), and tests drive every tool for real against the same schemas.
+// A tool's result is declared next to its arguments (Tool.Output, and the
+// outcomes it answers with, Tool.Outcomes), and its MCP outputSchema is
+// derived from that declaration. The bridge validates every result against
+// it before the model sees it, tool errors included (a result that breaks
+// its own contract is a broken invariant, answered as an error), and tests
+// drive every tool for real against the same schemas, through the
+// TypeScript SDK client too.
 // Schemas name the fields every client may rely on and their types; a write
 // kind may add fields of its own, so objects stay open.
 
@@ -39,20 +41,108 @@ const (
 
 // OutSpec declares one field of a tool's structured result.
 type OutSpec struct {
-	Name     string
-	Kind     OutKind
+	Name string
+	Kind OutKind
+	// Required: a read tool's own answer always carries it. Tools whose
+	// answers carry a status say what each carries in Tool.Outcomes.
 	Required bool
 	Desc     string
 	Enum     []string // the only values it takes, when set
 }
 
-// Statuses a write tool's result carries (tool errors, which are not
-// validated, say "error" or "refused"). "response" is x402_fetch's answer
-// when the server asked no payment: a read, nothing proposed.
-var writeStatuses = []string{"pending_approval", "denied", "executing", "submitted", "executed", "failed", "executed_with_unexpected_losses", "response"}
+// Outcome is one kind of answer a tool gives: the value of its status
+// field and the fields such an answer always carries. Status "" is a read
+// tool's own answer, which carries no status. A tool's outputSchema lists
+// its outcomes (anyOf) and its status field takes exactly their statuses,
+// so a client's validator (the TypeScript SDK's, which every answer meets
+// after tools/list) accepts each answer the console gives, tool errors
+// included; TestEveryAnswerIsDeclared, in the authority, drives the
+// handlers down each path and fails on an answer its tool does not list.
+type Outcome struct {
+	Status   string
+	Required []string
+}
 
-// proposalStatuses are proposal_status's answers.
-var proposalStatuses = []string{"pending", "approved", "denied", "expired", "executing", "submitted", "executed", "failed", "executed_with_unexpected_losses", "unknown"}
+// errorOutcome is every tool's tool error (isError true): a malformed
+// argument, or a console that could not do what was asked. Its error field
+// is the message, which names the argument and what it accepts.
+var errorOutcome = Outcome{"error", []string{"error"}}
+
+// errorOutput is the error outcome's field.
+var errorOutput = OutSpec{"error", OutText, false, "A tool error's message (isError true): the argument that is wrong and what it accepts, or what failed.", nil}
+
+// executionOutcomes are how a confirmed call's execution went, reported by
+// the write tool's confirmed call and by proposal_status.
+var executionOutcomes = []Outcome{
+	{"executing", []string{"proposal_id"}},
+	{"submitted", []string{"proposal_id"}},
+	{"executed", []string{"proposal_id"}},
+	{"failed", []string{"proposal_id", "reason"}},
+	{"executed_with_unexpected_losses", []string{"proposal_id", "reason"}},
+}
+
+// writeOutcomes are a write tool's answers: its first call's (a proposal
+// or a policy denial), a confirmed call whose token did not hold
+// ("refused": an ordinary result, nothing was signed), and the execution's.
+var writeOutcomes = append([]Outcome{
+	{"pending_approval", []string{"proposal_id", "expires_at"}},
+	{"denied", []string{"reason", "rule", "retryable"}},
+	{"refused", []string{"reason"}},
+}, executionOutcomes...)
+
+// proposalOutcomes are proposal_status's answers, each about one proposal.
+var proposalOutcomes = append([]Outcome{
+	{"pending", []string{"proposal_id"}},
+	{"approved", []string{"proposal_id"}},
+	{"denied", []string{"proposal_id"}},
+	{"expired", []string{"proposal_id"}},
+	{"unknown", []string{"proposal_id"}},
+}, executionOutcomes...)
+
+// Outcomes are every answer the tool gives: its declared ones (a read's own
+// answer when it declares none) and the tool error.
+func Outcomes(t Tool) []Outcome {
+	out := slices.Clone(t.Outcomes)
+	if len(out) == 0 {
+		var own []string
+		for _, o := range t.Output {
+			if o.Required {
+				own = append(own, o.Name)
+			}
+		}
+		out = append(out, Outcome{Required: own})
+	}
+	return append(out, errorOutcome)
+}
+
+// Statuses are the values of the tool's status field, in outcome order.
+func Statuses(t Tool) []string {
+	var out []string
+	for _, o := range Outcomes(t) {
+		if o.Status != "" && !slices.Contains(out, o.Status) {
+			out = append(out, o.Status)
+		}
+	}
+	return out
+}
+
+// declaredOutput is every field of the tool's answers: its own, the error
+// outcome's, and the status field, which takes the statuses of its
+// outcomes (a read declares it for its tool error only).
+func declaredOutput(t Tool) []OutSpec {
+	out := slices.Clone(t.Output)
+	statuses := Statuses(t)
+	i := slices.IndexFunc(out, func(o OutSpec) bool { return o.Name == "status" })
+	if i < 0 {
+		out = append(out, OutSpec{"status", OutText, false, `Present on a tool error only: "error".`, nil})
+		i = len(out) - 1
+	}
+	out[i].Enum = statuses
+	if !slices.ContainsFunc(out, func(o OutSpec) bool { return o.Name == errorOutput.Name }) {
+		out = append(out, errorOutput)
+	}
+	return out
+}
 
 // executionOutput are the fields of an execution's report, for the write
 // tools' confirmed calls and proposal_status.
@@ -62,16 +152,17 @@ var executionOutput = []OutSpec{
 	{"slot", OutInteger, false, "The slot it landed in.", nil},
 	{"fee_lamports", OutDigits, false, "The fee charged on chain.", nil},
 	{"verified", OutBool, false, "The landed effects matched the approved ones.", nil},
-	{"reason", OutText, false, "Why it was denied, failed or is still followed.", nil},
+	{"reason", OutText, false, "Why it was denied, refused, failed or is still followed.", nil},
 	{"outcome", OutText, false, "The executor's outcome of a failed execution.", nil},
 	{"chain_err", OutAny, false, "The chain's error of a transaction that landed and failed.", nil},
 }
 
 // writeOutput is a write tool's result: a proposal (pending_approval), a
-// denial, or an execution's report, plus the kind's own fields.
+// denial, a refused token, or an execution's report, plus the kind's own
+// fields.
 func writeOutput(kind ...OutSpec) []OutSpec {
 	out := []OutSpec{
-		{"status", OutText, true, "pending_approval, denied, or how the confirmed call's execution went.", writeStatuses},
+		{"status", OutText, false, "pending_approval, denied, refused (the confirm token did not hold), or how the confirmed call's execution went.", nil},
 		{"expires_at", OutText, false, "When the proposal (or the approval) lapses, RFC 3339.", nil},
 		{"spend_lamports", OutDigits, false, "SOL leaving the wallet as simulated, fees and rent included: what the caps measure.", nil},
 		{"network", OutText, false, "The console's cluster.", nil},
@@ -84,15 +175,18 @@ func writeOutput(kind ...OutSpec) []OutSpec {
 	return append(out, kind...)
 }
 
-// OutputSchema is the JSON Schema of a tool's structured result. It is
-// written out directly, as encoding/json would write the same schema held
-// in maps (members in name order, a field declared twice as declared
-// last): building and encoding those maps took a bridge about half a
-// millisecond at every start-up. The tools' snapshots (testdata/tools) hold
-// the bytes.
+// OutputSchema is the JSON Schema of a tool's structured result: its
+// fields, and anyOf its outcomes, each the status it carries and the fields
+// it always has. It is written out directly, as encoding/json would write
+// the same schema held in maps (members in name order, a field declared
+// twice as declared last): building and encoding those maps took a bridge
+// about half a millisecond at every start-up. The tools' snapshots
+// (testdata/tools) hold the bytes.
 func OutputSchema(t Tool) json.RawMessage {
-	last := make(map[string]int, len(t.Output))
-	for i, o := range t.Output {
+	fields := declaredOutput(t)
+	outcomes := Outcomes(t)
+	last := make(map[string]int, len(fields))
+	for i, o := range fields {
 		last[o.Name] = i
 	}
 	names := make([]string, 0, len(last))
@@ -100,34 +194,74 @@ func OutputSchema(t Tool) json.RawMessage {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	b := make([]byte, 0, 160*len(names)+64)
-	b = append(b, `{"properties":{`...)
+	b := make([]byte, 0, 160*len(names)+96*len(outcomes)+64)
+	b = append(b, `{"anyOf":[`...)
+	for i, oc := range outcomes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if oc.Status != "" {
+			b = append(b, `"properties":{"status":{"const":`...)
+			b = appendJSONString(b, oc.Status)
+			b = append(b, `}},`...)
+		}
+		b = appendRequired(b, outcomeRequired(oc))
+		b = append(b, '}')
+	}
+	b = append(b, `],"properties":{`...)
 	for i, name := range names {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendJSONString(b, name)
 		b = append(b, ':')
-		b = appendOutProperty(b, &t.Output[last[name]])
+		b = appendOutProperty(b, &fields[last[name]])
 	}
 	b = append(b, '}')
-	first := true
-	for _, o := range t.Output {
-		if !o.Required {
-			continue
-		}
-		if first {
-			b = append(b, `,"required":[`...)
-			first = false
-		} else {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, o.Name)
-	}
-	if !first {
-		b = append(b, ']')
+	// What every outcome carries, said once for clients that read only the
+	// top level.
+	if always := alwaysRequired(outcomes); len(always) > 0 {
+		b = append(b, ',')
+		b = appendRequired(b, always)
 	}
 	return append(b, `,"type":"object"}`...)
+}
+
+// outcomeRequired is what an answer of the outcome carries: its status
+// (when it has one) and its fields.
+func outcomeRequired(oc Outcome) []string {
+	if oc.Status == "" {
+		return oc.Required
+	}
+	return append([]string{"status"}, oc.Required...)
+}
+
+// alwaysRequired are the fields every outcome requires, in the first's order.
+func alwaysRequired(outcomes []Outcome) []string {
+	var out []string
+	for _, name := range outcomeRequired(outcomes[0]) {
+		every := true
+		for _, oc := range outcomes[1:] {
+			every = every && slices.Contains(outcomeRequired(oc), name)
+		}
+		if every {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// appendRequired writes "required":[names...].
+func appendRequired(b []byte, names []string) []byte {
+	b = append(b, `"required":[`...)
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, n)
+	}
+	return append(b, ']')
 }
 
 // appendOutProperty writes one field's schema, its members in name order.
@@ -210,22 +344,52 @@ func appendJSONString(b []byte, s string) []byte {
 
 // outputCheck is a tool's declared result compiled for checking a result's
 // JSON text as it streams past: the same rules as its OutputSchema, without
-// decoding the result into maps first. The bridge checks every successful
-// result with it before the model sees it; TestOutputCheckAgreesWithTheSchema
-// holds it to a JSON Schema validator's verdict on the same declaration.
+// decoding the result into maps first. The bridge checks every result with
+// it before the model sees it; TestOutputCheckAgreesWithTheSchema holds it
+// to a JSON Schema validator's verdict on the same declaration.
 type outputCheck struct {
-	fields   map[string]*OutSpec
-	required []string
+	fields   map[string]outField
+	outcomes []compiledOutcome
+}
+
+// outField is a declared field and its bit in a result's presence mask.
+type outField struct {
+	spec *OutSpec
+	bit  uint64
+}
+
+// compiledOutcome is an Outcome as masks: the fields it requires.
+type compiledOutcome struct {
+	status   string
+	required uint64
+	names    []string // its required fields, for the error message
 }
 
 func newOutputCheck(t Tool) *outputCheck {
-	c := &outputCheck{fields: make(map[string]*OutSpec, len(t.Output))}
-	for i := range t.Output {
-		o := &t.Output[i]
-		c.fields[o.Name] = o
-		if o.Required {
-			c.required = append(c.required, o.Name)
+	fields := declaredOutput(t)
+	c := &outputCheck{fields: make(map[string]outField, len(fields))}
+	for i := range fields {
+		o := &fields[i]
+		f, ok := c.fields[o.Name]
+		if !ok {
+			if len(c.fields) == 64 {
+				panic(fmt.Sprintf("mcpbridge: %s declares more than 64 output fields", t.Name))
+			}
+			f.bit = 1 << len(c.fields)
 		}
+		f.spec = o // a field declared twice, as declared last
+		c.fields[o.Name] = f
+	}
+	for _, oc := range Outcomes(t) {
+		co := compiledOutcome{status: oc.Status, names: outcomeRequired(oc)}
+		for _, name := range co.names {
+			f, ok := c.fields[name]
+			if !ok {
+				panic(fmt.Sprintf("mcpbridge: %s's outcome %q requires %s, which it does not declare", t.Name, oc.Status, name))
+			}
+			co.required |= f.bit
+		}
+		c.outcomes = append(c.outcomes, co)
 	}
 	return c
 }
@@ -240,8 +404,9 @@ var outputChecks = func() map[string]func() *outputCheck {
 	return m
 }()
 
-// checkOutput checks a tool's structured result against its declaration.
-func checkOutput(tool string, raw []byte) error {
+// CheckOutput checks a tool's structured result (one JSON value) against
+// its declared outputSchema, as the bridge does before the model sees it.
+func CheckOutput(tool string, raw []byte) error {
 	c, ok := outputChecks[tool]
 	if !ok {
 		return &errOutput{want: "belongs to no declared tool"}
@@ -263,8 +428,8 @@ func (e *errOutput) Error() string {
 
 // check reports whether raw, one JSON value, is what the tool declares: an
 // object whose declared fields have their kinds (and values, for an enum),
-// with every required field present. Fields it does not declare may hold
-// anything. A member name twice in one object is refused.
+// carrying every field one of its outcomes requires. Fields it does not
+// declare may hold anything. A member name twice in one object is refused.
 func (c *outputCheck) check(raw []byte) error {
 	r := checkReaders.Get().(*checkReader)
 	defer r.put()
@@ -278,32 +443,39 @@ func (c *outputCheck) check(raw []byte) error {
 	if tok.Kind() != '{' {
 		return &errOutput{want: "must be an object"}
 	}
-	seen := 0
-	var present []bool
+	var present uint64
+	status, hasStatus := "", false
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
 			return fmt.Errorf("the result is not JSON: %w", err)
 		}
-		spec, declared := c.fields[name.String()]
+		f, declared := c.fields[name.String()]
 		if !declared {
 			if err := dec.SkipValue(); err != nil {
 				return fmt.Errorf("the result is not JSON: %w", err)
 			}
 			continue
 		}
-		if spec.Required {
-			if present == nil {
-				present = make([]bool, len(c.required))
+		present |= f.bit
+		if f.spec.Name == "status" && dec.PeekKind() == '"' {
+			// The value is checked below (checkField); its text picks the
+			// outcome.
+			v, err := dec.ReadValue()
+			if err != nil {
+				return fmt.Errorf("the result is not JSON: %w", err)
 			}
-			for i, r := range c.required {
-				if r == spec.Name && !present[i] {
-					present[i] = true
-					seen++
-				}
+			s, err := jsontext.AppendUnquote(nil, v)
+			if err != nil {
+				return fmt.Errorf("the result is not JSON: %w", err)
 			}
+			status, hasStatus = string(s), true
+			if len(f.spec.Enum) > 0 && !slices.Contains(f.spec.Enum, status) {
+				return &errOutput{field: "status", want: "must be one of " + strings.Join(f.spec.Enum, ", ")}
+			}
+			continue
 		}
-		if err := checkField(dec, spec); err != nil {
+		if err := checkField(dec, f.spec); err != nil {
 			return err
 		}
 	}
@@ -313,11 +485,30 @@ func (c *outputCheck) check(raw []byte) error {
 	if dec.PeekKind() != 0 {
 		return &errOutput{want: "must be one JSON value"}
 	}
-	if seen < len(c.required) {
-		for i, r := range c.required {
-			if present == nil || !present[i] {
-				return &errOutput{field: r, want: "is required"}
+	// anyOf the outcomes: one whose status it has (or a read's own answer,
+	// which names none) and whose fields are all present.
+	var near *compiledOutcome
+	for i := range c.outcomes {
+		oc := &c.outcomes[i]
+		if oc.status != "" && (!hasStatus || oc.status != status) {
+			continue
+		}
+		if present&oc.required == oc.required {
+			return nil
+		}
+		if near == nil || oc.status != "" {
+			near = oc
+		}
+	}
+	if near == nil {
+		return &errOutput{field: "status", want: "is required"}
+	}
+	for _, name := range near.names {
+		if present&c.fields[name].bit == 0 {
+			if near.status == "" {
+				return &errOutput{field: name, want: "is required"}
 			}
+			return &errOutput{field: name, want: "is required when status is " + near.status}
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -16,9 +15,10 @@ import (
 // validator. It must be exactly as strict as each tool's outputSchema, the
 // declaration clients read: here both judge the same results, and a JSON
 // Schema validator of its own (the one mcp-go used) gives the schema's
-// verdict. The results are every declared field given every value of a
-// palette of right and wrong kinds, required fields left out, and roots
-// that are not objects.
+// verdict. The results are, for each of a tool's outcomes, its required
+// fields with every declared field given every value of a palette of right
+// and wrong kinds, each required field left out, the status of every other
+// outcome; and roots that are not objects.
 func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 	palette := []string{
 		`"x"`, `""`, `"123"`, `"0"`, `"007"`, `"12a"`, `"-1"`, `" 1"`, `"1\n"`, `"\u0031\u0032"`, `"é"`,
@@ -29,9 +29,13 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 		`0`, `123`, `-1`, `-0`, `1.5`, `1.0`, `2e0`, `20e-1`, `0.2e1`, `150e-2`, `100e-2`, `1e400`, `1E2`, `12345678901234567890123`,
 		`true`, `false`, `null`,
 		`[]`, `["a"]`, `["a",1]`, `[1]`, `[{}]`, `[{},"a"]`, `[null]`, `[[]]`, `{}`, `{"a":1}`,
-		`"approved_by_model"`, `"pending"`, `"error"`,
+		`"approved_by_model"`, `"pending"`, `"error"`, `"refused"`, `"\u0065rror"`,
 	}
-	for _, s := range append(writeStatuses, proposalStatuses...) {
+	var statuses []string
+	for _, tool := range inventory {
+		statuses = append(statuses, Statuses(tool)...)
+	}
+	for _, s := range statuses {
 		palette = append(palette, `"`+s+`"`)
 	}
 	c := jsonschema.NewCompiler()
@@ -57,7 +61,7 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 				t.Fatalf("%s: the test made invalid JSON: %v\n%s", tool.Name, err, result)
 			}
 			want := schema.Validate(v) == nil
-			got := checkOutput(tool.Name, []byte(result))
+			got := CheckOutput(tool.Name, []byte(result))
 			if (got == nil) != want {
 				t.Errorf("%s: outputCheck says %v, the schema says valid=%v:\n%s", tool.Name, got, want, result)
 				return
@@ -67,33 +71,44 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 				valid++
 			}
 		}
-		// A result with every field, each of a valid value; then each
-		// field given the palette beside the required ones only (a field
-		// several tools declare alike is judged once).
-		fields, required := map[string]string{}, map[string]string{}
-		for _, o := range tool.Output {
-			fields[o.Name] = validValue(o)
-			if o.Required {
-				required[o.Name] = validValue(o)
+		declared := declaredOutput(tool)
+		spec := map[string]OutSpec{}
+		for _, o := range declared {
+			spec[o.Name] = o
+		}
+		for n, oc := range Outcomes(tool) {
+			// The outcome's own answer: its status and required fields.
+			required := map[string]string{}
+			if oc.Status != "" {
+				required["status"] = `"` + oc.Status + `"`
+			}
+			for _, name := range oc.Required {
+				required[name] = validValue(spec[name])
+			}
+			judge(object(required, ""))
+			for name := range required {
+				judge(object(required, name))
+			}
+			for _, other := range statuses {
+				judge(object(required, "status", `"`+other+`"`))
+			}
+			judge(object(required, "undeclared_field", `{"anything":[1,"x"]}`))
+			if n > 0 && oc.Status == "error" {
+				continue // the palette over every field once per tool is enough
+			}
+			// Each field given the palette beside the required ones only (a
+			// field several tools declare alike is judged once).
+			for _, o := range declared {
+				key := fmt.Sprintf("%v %v", o, required)
+				if judged[key] {
+					continue
+				}
+				judged[key] = true
+				for _, v := range palette {
+					judge(object(required, o.Name, v))
+				}
 			}
 		}
-		judge(object(fields, ""))
-		for _, o := range tool.Output {
-			key := fmt.Sprintf("%v %v", o, required)
-			if judged[key] {
-				continue
-			}
-			judged[key] = true
-			base := maps.Clone(required)
-			base[o.Name] = validValue(o)
-			for _, v := range palette {
-				judge(object(base, o.Name, v))
-			}
-			if o.Required {
-				judge(object(fields, o.Name))
-			}
-		}
-		judge(object(fields, "undeclared_field", `{"anything":[1,"x"]}`))
 		for _, root := range []string{`[]`, `"s"`, `1`, `null`, `true`, `{}`} {
 			judge(root)
 		}
@@ -105,8 +120,25 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 
 	// Stricter than the schema where JSON itself is in doubt: a member
 	// given twice is refused (a decoder would keep one of the two).
-	if err := checkOutput(ToolGetSpendStatus, []byte(`{"status":"ok","status":"ok"}`)); err == nil {
+	if err := CheckOutput(ToolGetSpendStatus, []byte(`{"status":"error","status":"error","error":"x"}`)); err == nil {
 		t.Error("a result naming a member twice was accepted")
+	}
+}
+
+// Every tool's tool error, as the console writes it (status "error" and
+// the message), is an answer its schema lists; a status no outcome names,
+// or an outcome without its fields, is not.
+func TestEveryToolDeclaresItsToolError(t *testing.T) {
+	for _, tool := range inventory {
+		if err := CheckOutput(tool.Name, []byte(`{"status":"error","error":"lamports: must be a positive integer"}`)); err != nil {
+			t.Errorf("%s: a tool error breaks its schema: %v", tool.Name, err)
+		}
+		if err := CheckOutput(tool.Name, []byte(`{"status":"error"}`)); err == nil {
+			t.Errorf("%s: a tool error without its message passes", tool.Name)
+		}
+		if err := CheckOutput(tool.Name, []byte(`{"status":"oops","error":"x"}`)); err == nil {
+			t.Errorf("%s: an undeclared status passes", tool.Name)
+		}
 	}
 }
 
@@ -176,7 +208,7 @@ func TestOutputCheckPassesARealProposal(t *testing.T) {
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkOutput(ToolTransferSOL, answer.Structured); err != nil {
+	if err := CheckOutput(ToolTransferSOL, answer.Structured); err != nil {
 		t.Fatal(err)
 	}
 }

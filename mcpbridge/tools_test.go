@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -145,4 +146,42 @@ func wireJSON(t *testing.T, tool mcp.Tool) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// A list of tools inside a tool's description or an argument's is a whole
+// one (every write tool, or every tool), generated from the inventory: the
+// model learns from it which tools a thing applies to, and proposal_status
+// once named 4 of the 6 write tools. A list of three or more tool names
+// written by hand fails here the day a tool is added.
+func TestToolListsInDescriptionsAreWhole(t *testing.T) {
+	list := regexp.MustCompile(`[a-z0-9_]+(?:, [a-z0-9_]+)+`)
+	whole := map[string]bool{strings.Join(WriteToolNames(), ", "): true, strings.Join(ToolNames(), ", "): true}
+	lists := 0
+	for _, tool := range inventory {
+		texts := []string{tool.Description}
+		for _, a := range tool.Args {
+			texts = append(texts, a.Desc)
+		}
+		for _, text := range texts {
+			for _, m := range list.FindAllString(text, -1) {
+				names := strings.Split(m, ", ")
+				tools := 0
+				for _, n := range names {
+					if _, ok := LookupTool(n); ok {
+						tools++
+					}
+				}
+				if tools < 2 {
+					continue // not a list of tools
+				}
+				lists++
+				if !whole[m] {
+					t.Errorf("%s: the list of tools %q is not the inventory's write tools (%s)", tool.Name, m, strings.Join(WriteToolNames(), ", "))
+				}
+			}
+		}
+	}
+	if lists == 0 {
+		t.Fatal("no list of tools found: proposal_status's description names the write tools")
+	}
 }

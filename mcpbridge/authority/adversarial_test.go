@@ -79,7 +79,7 @@ func advClassify(res mcpbridge.CallResult) advOutcome {
 	switch {
 	case !res.IsError && status == "executed":
 		return outExecuted
-	case res.IsError && status == "refused":
+	case !res.IsError && status == "refused":
 		reason, _ := res.Structured["reason"].(string)
 		if o, ok := advRefusalReasons[reason]; ok {
 			return o

@@ -335,8 +335,8 @@ func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	}
 	id, ok := raw["proposal_id"].(string)
 	if !ok || !validProposalID(id) {
-		return a, argErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by a write tool (transfer_sol, transfer_token, swap) (1 to %d letters, digits, '-' or '_'); got %s",
-			mcpbridge.MaxProposalIDLen, describe(raw["proposal_id"]))
+		return a, argErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by a write tool (%s) (1 to %d letters, digits, '-' or '_'); got %s",
+			strings.Join(mcpbridge.WriteToolNames(), ", "), mcpbridge.MaxProposalIDLen, describe(raw["proposal_id"]))
 	}
 	a.ProposalID = id
 	if present(raw["wait_seconds"]) {

@@ -208,7 +208,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 		t.Errorf("repeat created a new proposal: %+v", again)
 	}
 	// Without the human, a guessed token does nothing.
-	if bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": "111111111111"}); !bad.IsError || bad.Status() != "refused" {
+	if bad := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": "111111111111"}); bad.IsError || bad.Status() != "refused" {
 		t.Errorf("guessed token: %+v", bad)
 	}
 
@@ -223,10 +223,10 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	}
 
 	// 3. A token used with other arguments is refused and dies.
-	if other := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount + 1, "confirm": token}); !other.IsError || other.Status() != "refused" {
+	if other := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount + 1, "confirm": token}); other.IsError || other.Status() != "refused" {
 		t.Fatalf("token with other amount: %+v", other)
 	}
-	if again := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}); !again.IsError {
+	if again := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}); again.IsError || again.Status() != "refused" {
 		t.Fatalf("dead token accepted: %+v", again)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
@@ -267,7 +267,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 
 	// 5. The same token again: refused, ledger unchanged.
 	replay := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token})
-	if !replay.IsError || replay.Status() != "refused" {
+	if replay.IsError || replay.Status() != "refused" {
 		t.Errorf("replay: %+v", replay)
 	}
 	if w.executed(t) != 1 || w.balance(t, w.allowed) != amount {
@@ -334,7 +334,7 @@ func TestExpiredTokenRefused(t *testing.T) {
 	time.Sleep(400 * time.Millisecond) // behaviour under test: the token's 300 ms lifetime passes
 	args["confirm"] = token
 	ans := a.Call("transfer_sol", args)
-	if !ans.IsError || !strings.Contains(strings.ToLower(ans.Text), "expired") {
+	if ans.IsError || ans.Status() != "refused" || !strings.Contains(strings.ToLower(ans.Text), "expired") {
 		t.Fatalf("expired token: %+v", ans)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {
@@ -489,11 +489,11 @@ func TestTokenWithOtherRecipientIsRefusedAndDies(t *testing.T) {
 	args := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
 	id, token := w.approved(t, a, args)
 	other := a.Call("transfer_sol", map[string]any{"to": w.stranger.String(), "lamports": 1_000_000, "confirm": token})
-	if !other.IsError || other.Status() != "refused" {
+	if other.IsError || other.Status() != "refused" {
 		t.Fatalf("token with other recipient: %+v", other)
 	}
 	args["confirm"] = token
-	if again := a.Call("transfer_sol", args); !again.IsError {
+	if again := a.Call("transfer_sol", args); again.IsError || again.Status() != "refused" {
 		t.Fatalf("token survived misuse: %+v", again)
 	}
 	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != "failed" {
@@ -516,7 +516,7 @@ func TestMalformedConfirmedCallVoidsToken(t *testing.T) {
 		t.Fatalf("malformed confirmed call: %+v", bad)
 	}
 	args["confirm"] = token
-	if again := a.Call("transfer_sol", args); !again.IsError || again.Status() != "refused" {
+	if again := a.Call("transfer_sol", args); again.IsError || again.Status() != "refused" {
 		t.Fatalf("the token survived a malformed call: %+v", again)
 	}
 	if st := a.Call("proposal_status", map[string]any{"proposal_id": id}); st.Status() != "failed" {
@@ -568,7 +568,7 @@ func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
 		t.Errorf("proposal_status after revoke: %s %q", st.Status(), st.Text)
 	}
 	args["confirm"] = token
-	if ans := a.Call("transfer_sol", args); !ans.IsError || !strings.Contains(ans.Text, "revoked") {
+	if ans := a.Call("transfer_sol", args); ans.IsError || ans.Status() != "refused" || !strings.Contains(ans.Text, "revoked") {
 		t.Errorf("confirmed call with a revoked token: %+v", ans)
 	}
 	if w.executed(t) != 0 || w.balance(t, w.allowed) != 0 {

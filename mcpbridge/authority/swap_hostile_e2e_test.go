@@ -219,7 +219,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 				t.Errorf("USDC %d → %d", usdcBefore, got)
 			}
 			// The token is void.
-			if again := a.Call("swap", args); !again.IsError || again.Status() != "refused" {
+			if again := a.Call("swap", args); again.IsError || again.Status() != "refused" {
 				t.Errorf("the token survived: %+v", again)
 			}
 			// Nothing was shown as signed, and the audit trail names the difference.

@@ -21,11 +21,12 @@ func toolError(msg string) mcpbridge.CallResult {
 	return mcpbridge.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
 }
 
-// refusedResult answers a confirmed call whose token did not hold. It is a
-// tool error: the call as made can never succeed.
+// refusedResult answers a confirmed call whose token did not hold. Like a
+// denial it is an ordinary result (status "refused"), so that the model
+// reads the reason as an answer, not as a failure of the tool; the call as
+// made can never succeed, and the answer says so.
 func refusedResult(reason string) mcpbridge.CallResult {
 	return mcpbridge.CallResult{
-		IsError:    true,
 		Text:       "REFUSED — nothing was signed or sent. " + reason,
 		Structured: map[string]any{"status": "refused", "reason": reason},
 	}
