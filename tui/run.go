@@ -35,9 +35,10 @@ type Options struct {
 	Now     func() time.Time
 	// NoBell keeps the terminal bell silent when a proposal starts waiting.
 	NoBell bool
-	// NotifyCommand runs (with /bin/sh -c) for every proposal that starts
-	// waiting, with its sanitised fields in SOLGATE_* variables.
-	NotifyCommand string
+	// NotifyCommand runs (a program with fixed arguments, no shell) for
+	// every proposal that starts waiting, with its sanitised fields in
+	// SOLGATE_* variables; nil: none.
+	NotifyCommand *authority.TrustedCommand
 	NotifyTimeout time.Duration // default 10 s
 	// Logger receives what the console logs (notify failures); never the
 	// terminal. Nil: nothing is logged.
