@@ -43,6 +43,11 @@ type Options struct {
 	// Logger receives what the console logs (notify failures); never the
 	// terminal. Nil: nothing is logged.
 	Logger *slog.Logger
+	// TerminalCheck says how an admitted agent can reach a terminal
+	// showing the console now (nil: not watched, as with
+	// --allow-shared-terminal). It runs off the event loop, at start, on
+	// every resize and resume and on a short timer.
+	TerminalCheck func() []string
 	// NoGrants: standing grants are off (--no-grants); A says so.
 	NoGrants bool
 	// FPS is how often the screen may be redrawn (default defaultFPS).
@@ -120,6 +125,9 @@ func Run(ctx context.Context, opts Options) error {
 			p.Send(tea.WindowSizeMsg{Width: opts.Width, Height: opts.Height})
 		}
 		go t.watchSize(ctx, p.Send)
+		if opts.TerminalCheck != nil {
+			go watchExposure(ctx, opts.TerminalCheck, p.Send)
+		}
 		forward(ctx, events, h, p.Send)
 	}()
 

@@ -123,18 +123,26 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, NotifyCommand: notify, Logger: auth.log, NoGrants: s.NoGrants,
-		Grace: s.ApprovalGrace,
+		Grace: s.ApprovalGrace, TerminalCheck: terminalCheck(s, exp),
 	})
+}
+
+// terminalCheck is what the console runs while it runs to see whether an
+// admitted agent can reach a terminal showing it; nil when the operator
+// accepted that (--allow-shared-terminal: the red line stays instead) or
+// admits nobody.
+func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
+	if s.AllowSharedTerminal || exp.Admission.Empty() {
+		return nil
+	}
+	return func() []string { return exp.LiveTerminalProblems(os.Getenv) }
 }
 
 // exposureOf gathers who can reach what the console guards.
 func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
 	dumpable, err := executor.Dumpable()
 	var tty *authority.TTY
-	if t, ok := authority.StatTTY(); ok {
-		tty = &t
-	}
-	return &authority.Exposure{
+	exp := &authority.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
 		ConsoleUID:     uint32(os.Geteuid()),
@@ -145,6 +153,11 @@ func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
 		Terminals:      authority.DetectTerminals(os.Getenv),
 		Dumpable:       dumpable || err != nil,
 	}
+	// The terminals around the console too: the processes above it (the
+	// window around sudo or su -P) and its tmux server's clients and
+	// access list.
+	exp.RefreshTerminals(os.Getenv)
+	return exp
 }
 
 // probeRPC asks the node at url for its genesis hash, within 10 s.
