@@ -114,7 +114,7 @@ type model struct {
 	// console now (exposure.go); while set, amounts are hidden and the
 	// approval keys ignored.
 	exposed []string
-	grants        []authority.Grant
+	grants  []authority.Grant
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
