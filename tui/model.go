@@ -110,7 +110,11 @@ type model struct {
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
 	warnings      []string // the hub's persistent warnings, shown first in the header
-	grants        []authority.Grant
+	// exposed says how an admitted agent can reach a terminal showing the
+	// console now (exposure.go); while set, amounts are hidden and the
+	// approval keys ignored.
+	exposed []string
+	grants  []authority.Grant
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
@@ -238,8 +242,28 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.maybeTick()
 	case graceEndMsg:
 		return nil
+	case exposureMsg:
+		m.setExposed(msg.problems)
+		return nil
 	}
 	return nil
+}
+
+// setExposed records whether a terminal showing the console is reachable by
+// an admitted agent; an approval dialog open at that moment is cancelled.
+func (m *model) setExposed(problems []string) {
+	was := len(m.exposed) > 0
+	m.exposed = problems
+	switch {
+	case len(problems) > 0 && !was:
+		m.log.Add(m.cfg.now(), logBad, "terminal reachable by an agent: amounts hidden, approval keys ignored: "+strings.Join(problems, "; "))
+		if k := m.dialog.kind; k == dialogApprove || k == dialogGrant {
+			m.dialog = dialog{}
+		}
+	case len(problems) == 0 && was:
+		m.log.Add(m.cfg.now(), logInfo, "terminal no longer reachable by an agent: amounts and approval keys are back")
+		m.armGrace() // what is on screen now was not on screen a moment ago
+	}
 }
 
 func (m *model) maybeTick() tea.Cmd {
@@ -293,6 +317,12 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 		return m.requestQuit()
 	}
 	if m.swallowKey(k) {
+		return nil, nil
+	}
+	// While an agent can reach a terminal showing the console, what the
+	// operator sees may be the agent's and a key may be the agent's too.
+	if len(m.exposed) > 0 && (key.Matches(k, m.keys.Approve) || key.Matches(k, m.keys.Grant) || key.Matches(k, m.keys.Confirm) && (m.dialog.kind == dialogApprove || m.dialog.kind == dialogGrant)) {
+		m.notice = "approval keys are ignored: an admitted agent can reach a terminal showing this console"
 		return nil, nil
 	}
 	// Only the approval keys wait out the grace period: typing already in

@@ -8,13 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
@@ -81,16 +81,18 @@ type notifyDoneMsg struct {
 	err error
 }
 
-// notifier runs the operator's --notify-command.
+// notifier runs the operator's --notify-command: a program with fixed
+// arguments, checked again and run from a checked descriptor each time
+// (authority.TrustedCommand), never through a shell.
 type notifier struct {
-	command string
+	command *authority.TrustedCommand
 	timeout time.Duration
 	log     *slog.Logger
 	running chan struct{} // a slot per running command
 }
 
-func newNotifier(command string, timeout time.Duration, log *slog.Logger) *notifier {
-	if command == "" {
+func newNotifier(command *authority.TrustedCommand, timeout time.Duration, log *slog.Logger) *notifier {
+	if command == nil {
 		return nil
 	}
 	if timeout <= 0 {
@@ -122,7 +124,11 @@ func (n *notifier) run(f notifyFields) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.timeout)
 	defer cancel()
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", n.command)
+	c, done, err := n.command.Cmd(ctx)
+	if err != nil {
+		return err // refused: the program or a directory above it changed hands
+	}
+	defer done()
 	c.Env = append(os.Environ(), f.env()...)
 	// Its own session: no controlling terminal, so nothing it runs can draw
 	// on the console's screen or read its keys; output is kept for the log.
@@ -131,7 +137,7 @@ func (n *notifier) run(f notifyFields) error {
 	c.WaitDelay = time.Second
 	var out capped
 	c.Stdin, c.Stdout, c.Stderr = nil, &out, &out
-	err := c.Run()
+	err = c.Run()
 	switch {
 	case err == nil:
 		return nil

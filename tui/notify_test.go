@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
 // A notify command that hangs is killed at its timeout, with whatever it
@@ -19,7 +20,7 @@ import (
 // that child running, and this test red.
 func TestNotifyCommandTimesOut(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
-	n := newNotifier("sleep 60 & echo $! > "+pidFile+"; wait", 5*time.Second, nil)
+	n := newNotifier(notifyScript(t, "sleep 60 & echo $! > "+pidFile+"; wait"), 5*time.Second, nil)
 	start := time.Now()
 	err := n.run(notifyFields{ID: "p_x"})
 	took := time.Since(start)
@@ -54,7 +55,7 @@ func pidAlive(pid int) bool {
 // sequence in them never does.
 func TestNotifyFieldsAreSanitised(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "env")
-	n := newNotifier(`printf '%s' "$SOLGATE_FLAGS" > `+out, time.Second, nil)
+	n := newNotifier(notifyScript(t, `printf '%s' "$SOLGATE_FLAGS" > `+out), time.Second, nil)
 	if err := n.run(notifyFields{ID: "p_x", Flags: "LOOK-ALIKE\x1b]2;pwned\x07,text!"}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,4 +63,19 @@ func TestNotifyFieldsAreSanitised(t *testing.T) {
 	if strings.ContainsAny(string(got), "\x1b\x07") || !strings.HasPrefix(string(got), "LOOK-ALIKE") {
 		t.Fatalf("SOLGATE_FLAGS=%q", got)
 	}
+}
+
+// notifyScript writes body as a private #!/bin/sh script and returns it as
+// the notify command (a program, no shell line).
+func notifyScript(t *testing.T, body string) *authority.TrustedCommand {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notify.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c, err := authority.ParseTrustedCommand("--notify-command", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

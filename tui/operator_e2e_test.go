@@ -328,7 +328,11 @@ func TestTmuxNotifyCommand(t *testing.T) {
 	logFile := filepath.Join(dir, "console.log")
 	script := `printf '%s|%s|%s|%s|%s|%s|%s\n' "$SOLGATE_PROPOSAL_ID" "$SOLGATE_TOOL" "$SOLGATE_AMOUNT" "$SOLGATE_RECIPIENT" "$SOLGATE_NETWORK" "$SOLGATE_WAITING" "$SOLGATE_FLAGS" >> ` + shellQuote(out) +
 		`; env | sed "s/=.*//" | grep -i -e confirm -e token >> ` + shellQuote(out+".secrets") + `; [ "$SOLGATE_WAITING" = 1 ] || exit 7`
-	w := startConsole(t, "--notify-command", script, "--log-file", logFile)
+	prog := filepath.Join(dir, "notify.sh")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"+script+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := startConsole(t, "--notify-command", prog, "--log-file", logFile)
 	a := startAgent(t, w.socket, "notify-agent")
 	id := a.propose(t, w.recipient.String(), 18_000_000)
 	var got []byte

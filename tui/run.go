@@ -35,13 +35,19 @@ type Options struct {
 	Now     func() time.Time
 	// NoBell keeps the terminal bell silent when a proposal starts waiting.
 	NoBell bool
-	// NotifyCommand runs (with /bin/sh -c) for every proposal that starts
-	// waiting, with its sanitised fields in SOLGATE_* variables.
-	NotifyCommand string
+	// NotifyCommand runs (a program with fixed arguments, no shell) for
+	// every proposal that starts waiting, with its sanitised fields in
+	// SOLGATE_* variables; nil: none.
+	NotifyCommand *authority.TrustedCommand
 	NotifyTimeout time.Duration // default 10 s
 	// Logger receives what the console logs (notify failures); never the
 	// terminal. Nil: nothing is logged.
 	Logger *slog.Logger
+	// TerminalCheck says how an admitted agent can reach a terminal
+	// showing the console now (nil: not watched, as with
+	// --allow-shared-terminal). It runs off the event loop, at start, on
+	// every resize and resume and on a short timer.
+	TerminalCheck func() []string
 	// NoGrants: standing grants are off (--no-grants); A says so.
 	NoGrants bool
 	// FPS is how often the screen may be redrawn (default defaultFPS).
@@ -119,6 +125,9 @@ func Run(ctx context.Context, opts Options) error {
 			p.Send(tea.WindowSizeMsg{Width: opts.Width, Height: opts.Height})
 		}
 		go t.watchSize(ctx, p.Send)
+		if opts.TerminalCheck != nil {
+			go watchExposure(ctx, opts.TerminalCheck, p.Send)
+		}
 		forward(ctx, events, h, p.Send)
 	}()
 

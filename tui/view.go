@@ -85,6 +85,10 @@ func (m *model) View() string {
 
 	var lines []string
 	lines = append(lines, m.headerLines()...)
+	if len(m.exposed) > 0 {
+		lines = append(lines, m.exposedLines()...)
+		return m.frame(append(lines, m.helpLine()))
+	}
 
 	queue := []string{rule(s.title.Render(m.queue.title()), lay.queueW)}
 	if lay.colHeader {
@@ -131,8 +135,12 @@ func (m *model) View() string {
 		lines = append(lines, bottom...)
 	}
 	lines = append(lines, m.helpLine())
+	return m.frame(lines)
+}
 
-	// Exactly the window: cut overflow, pad short screens.
+// frame fits lines to exactly the window: overflow cut (the last line, the
+// help, kept), short screens padded.
+func (m *model) frame(lines []string) string {
 	if len(lines) > m.height {
 		lines = append(lines[:m.height-1], lines[len(lines)-1])
 	}

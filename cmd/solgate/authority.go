@@ -107,7 +107,9 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	if c.logFile != "" {
 		logPath, logFlag = c.logFile, "--log-file"
 	}
-	logFile, err := authority.OpenLogFile(logFlag, logPath)
+	// The log rotates at a size cap and never blocks a caller: a full disk
+	// drops log lines, never an approval.
+	logFile, err := authority.OpenLog(logFlag, logPath, authority.LogOptions{})
 	if err != nil {
 		return nil, err
 	}

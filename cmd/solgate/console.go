@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -88,7 +88,8 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	// Every file the console trusts, then its terminal: each refusal names
 	// the file or the terminal and the fix.
-	if problems := trustedFileProblems(s); len(problems) > 0 {
+	notify, problems := trustedFileProblems(s)
+	if len(problems) > 0 {
 		return errors.Join(problems...)
 	}
 	if problems := exp.TerminalProblems(); len(problems) > 0 && !s.AllowSharedTerminal {
@@ -138,19 +139,27 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		Hub:     auth.authority,
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
-		NoBell:  s.NoBell, NotifyCommand: s.NotifyCommand, Logger: auth.log, NoGrants: s.NoGrants,
-		Grace: s.ApprovalGrace,
+		NoBell:  s.NoBell, NotifyCommand: notify, Logger: auth.log, NoGrants: s.NoGrants,
+		Grace: s.ApprovalGrace, TerminalCheck: terminalCheck(s, exp),
 	})
+}
+
+// terminalCheck is what the console runs while it runs to see whether an
+// admitted agent can reach a terminal showing it; nil when the operator
+// accepted that (--allow-shared-terminal: the red line stays instead) or
+// admits nobody.
+func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
+	if s.AllowSharedTerminal || exp.Admission.Empty() {
+		return nil
+	}
+	return func() []string { return exp.LiveTerminalProblems(os.Getenv) }
 }
 
 // exposureOf gathers who can reach what the console guards.
 func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
 	dumpable, err := executor.Dumpable()
 	var tty *authority.TTY
-	if t, ok := authority.StatTTY(); ok {
-		tty = &t
-	}
-	return &authority.Exposure{
+	exp := &authority.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
 		ConsoleUID:     uint32(os.Geteuid()),
@@ -161,6 +170,11 @@ func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
 		Terminals:      authority.DetectTerminals(os.Getenv),
 		Dumpable:       dumpable || err != nil,
 	}
+	// The terminals around the console too: the processes above it (the
+	// window around sudo or su -P) and its tmux server's clients and
+	// access list.
+	exp.RefreshTerminals(os.Getenv)
+	return exp
 }
 
 // probeRPC asks the node at url for its genesis hash, within 10 s.
@@ -207,7 +221,8 @@ func printCheck(out io.Writer, s Settings, exp *authority.Exposure, network exec
 			problems = append(problems, err)
 		}
 	}
-	problems = append(problems, trustedFileProblems(s)...)
+	_, fileProblems := trustedFileProblems(s)
+	problems = append(problems, fileProblems...)
 	if tp := exp.TerminalProblems(); len(tp) > 0 {
 		if s.AllowSharedTerminal {
 			for _, p := range tp {
@@ -242,39 +257,33 @@ func terminalRefusal(problems []string) error {
 		strings.Join(problems, "; "), authority.TerminalFix)
 }
 
-// trustedFileProblems checks the files settings name that the console runs
-// or writes (the config file is checked when it is read, in build; the key
-// and the state directory by their loaders): the notify program, the log
-// file and its directory.
-func trustedFileProblems(s Settings) []error {
+// trustedFileProblems checks the files settings name that the console runs,
+// reads or writes, every directory from / down to each (the config file is
+// checked when it is read, in build; the key file and the state directory
+// themselves by their loaders): the notify command (a program with fixed
+// arguments, no shell), the log file, and the ways to the key, the state
+// directory and the socket's directory. It returns the notify command,
+// parsed and checked.
+func trustedFileProblems(s Settings) (*authority.TrustedCommand, []error) {
 	var problems []error
-	if prog := notifyProgram(s.NotifyCommand); prog != "" {
-		if err := authority.CheckTrustedFile("--notify-command: the program", prog, false); err != nil {
-			problems = append(problems, err)
-		}
+	notify, err := authority.ParseTrustedCommand("--notify-command", s.NotifyCommand)
+	if err != nil {
+		problems = append(problems, err)
 	}
 	if s.LogFile != "" {
 		if err := authority.CheckLogFile("--log-file", s.LogFile); err != nil {
 			problems = append(problems, err)
 		}
 	}
-	return problems
-}
-
-// notifyProgram is the file the notify command runs first: its first word,
-// looked up in PATH as sh would. "" when there is no command, or the word is
-// not a file (a shell builtin or keyword), which is then sh's own.
-func notifyProgram(command string) string {
-	words := strings.Fields(command)
-	if len(words) == 0 {
-		return ""
-	}
-	p, err := exec.LookPath(words[0])
-	if err != nil {
-		if strings.ContainsRune(words[0], '/') {
-			return words[0] // named but missing: CheckTrustedFile says so
+	for _, p := range []struct{ what, path string }{
+		{"--keypair", s.Keypair}, {"--state", s.State}, {"--socket", filepath.Dir(s.Socket)},
+	} {
+		if p.path == "" || p.path == "." {
+			continue
 		}
-		return ""
+		if _, err := authority.CheckTrustedPath(p.what, p.path); err != nil {
+			problems = append(problems, err)
+		}
 	}
-	return p
+	return notify, problems
 }

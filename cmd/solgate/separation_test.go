@@ -194,6 +194,20 @@ func TestConsoleRefusesFilesTheAgentCanWrite(t *testing.T) {
 	must(t, os.Chmod(prog, 0o775)) // past the umask
 	must(t, os.Chown(prog, uidConsole, uidConsole))
 
+	// The agent's script, and the operator's notify program under a
+	// directory the agent's user can rename (issue 33: renamed after start,
+	// it ran the agent's script as the console's user).
+	agentScript := filepath.Join(agentDir, "AGENT.sh")
+	must(t, os.WriteFile(agentScript, []byte("#!/bin/sh\ncp "+w.keyFile+" /tmp/stolen\n"), 0o755))
+	must(t, os.Chown(agentScript, uidAgent, uidAgent))
+	opBin := filepath.Join(agentDir, "op-bin")
+	must(t, os.Mkdir(opBin, 0o755))
+	must(t, os.Chown(opBin, uidConsole, uidConsole))
+	opProg := filepath.Join(opBin, "page-me")
+	must(t, os.WriteFile(opProg, []byte("#!/bin/sh\nexit 0\n"), 0o700))
+	must(t, os.Chown(opProg, uidConsole, uidConsole))
+	const shellFix = "Fix: put what you want run in a script of your own"
+
 	keyBefore, _ := os.ReadFile(w.keyFile)
 	for _, tc := range []struct {
 		name  string
@@ -203,6 +217,11 @@ func TestConsoleRefusesFilesTheAgentCanWrite(t *testing.T) {
 		{"agent-owned config", []string{"--config", cfg}, fmt.Sprintf("--config %s belongs to uid %d, not to the console's user (uid %d) or root", cfg, uidAgent, uidConsole)},
 		{"log-file symlink", []string{"--log-file", symlog}, "--log-file " + symlog + " is a symbolic link"},
 		{"group-writable notify program", []string{"--notify-command", prog + " --now"}, "--notify-command: the program " + prog + " is writable by group or others (mode 0775)"},
+		{"notify program under the agent's directory", []string{"--notify-command", opProg}, fmt.Sprintf("--notify-command: the program: the directory %s belongs to uid %d", agentDir, uidAgent)},
+		{"sh AGENT.sh", []string{"--notify-command", "sh " + agentScript}, shellFix},
+		{". AGENT.sh", []string{"--notify-command", ". " + agentScript}, shellFix},
+		{"cd D && ./x", []string{"--notify-command", "cd " + agentDir + " && ./AGENT.sh"}, shellFix},
+		{"true; AGENT.sh", []string{"--notify-command", "true; " + agentScript}, shellFix},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code := w.runAs(t, uidConsole, append(append([]string{}, base...), tc.flags...)...)

@@ -47,7 +47,7 @@ type Settings struct {
 	NoBell bool
 	// NoGrants turns standing grants (A) off: every write waits for a key.
 	NoGrants      bool
-	NotifyCommand string // sh -c, per proposal that starts waiting; empty: none
+	NotifyCommand string // a program and fixed arguments (no shell), per proposal that starts waiting; empty: none
 	LogFile       string // empty: console.log in State
 	// ApprovalGrace is how long a just-selected proposal ignores a.
 	ApprovalGrace time.Duration
@@ -180,8 +180,8 @@ var settings = []setting{
 	// Being noticed when a proposal starts waiting.
 	switchRow("no-bell", "do not ring the terminal bell when a proposal starts waiting", func(s *Settings) *bool { return &s.NoBell }),
 	switchRow("no-grants", "turn standing grants off: A cannot approve a run of similar spends, every write waits for a key", func(s *Settings) *bool { return &s.NoGrants }),
-	scalar("notify-command", "run this `COMMAND` (sh -c) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
-		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parsePath("a shell command"), plainText),
+	scalar("notify-command", "run this `PROGRAM` (with fixed arguments, never through a shell) for every proposal that starts waiting; it gets SOLGATE_PROPOSAL_ID, _TOOL, _AMOUNT, _RECIPIENT, _NETWORK, _FLAGS, _WAITING, never a token",
+		tomlString, func(s *Settings) *string { return &s.NotifyCommand }, parseFilePath("a program and fixed arguments, separated by spaces"), plainText),
 	scalar("approval-grace", "a just-selected proposal ignores a for this long (`DURATION`, 100ms to 1s), so typing in flight cannot approve it",
 		tomlString, func(s *Settings) *time.Duration { return &s.ApprovalGrace }, parseGrace, formatDuration),
 

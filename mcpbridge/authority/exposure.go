@@ -41,6 +41,14 @@ type Exposure struct {
 	// SharedTerminal: --allow-shared-terminal overrides TerminalProblems,
 	// with a warning for the whole session.
 	SharedTerminal bool
+	// Ancestors are the processes above the console (ancestry_linux.go).
+	Ancestors []Ancestor
+	// TmuxClients are the terminals of the clients attached to the tmux
+	// server the console runs in, and TmuxAccess the users its
+	// server-access list admits, as far as the console may ask it
+	// (tmuxaccess.go).
+	TmuxClients []TTY
+	TmuxAccess  []uint32
 }
 
 // FileFacts is one file's owner and mode as stat saw them.

@@ -44,8 +44,12 @@ type ListenConfig struct {
 	// sets the modes of the socket directory and socket to match. The zero
 	// value admits only the console's own effective uid.
 	Admission Admission
-	// Logger receives refused connections. Nil: slog.Default().
+	// Logger receives refused connections, summarised per user and
+	// interval. Nil: slog.Default().
 	Logger *slog.Logger
+	// RefusalSummaryEvery is the interval refusals are summarised over
+	// (0: DefaultRefusalSummaryEvery).
+	RefusalSummaryEvery time.Duration
 	// MaxConnsPerUID bounds the connections one user's processes may hold
 	// open at once, together (0: DefaultMaxConnsPerUID).
 	MaxConnsPerUID int
@@ -66,6 +70,7 @@ type SocketListener struct {
 	log      *slog.Logger
 	peers    *peerLimit
 	rejected atomic.Uint64
+	refusals *refusalTally
 }
 
 // Listen serves on path with the default policy: same uid only.
@@ -126,6 +131,7 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 	if l.log == nil {
 		l.log = slog.Default()
 	}
+	l.refusals = newRefusalTally(l.log, cfg.RefusalSummaryEvery)
 	return l, nil
 }
 
@@ -233,11 +239,12 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 		}
 		cred, err := peerCredOf(c)
 		if err != nil {
-			l.refuse(c, "cannot read peer credentials", slog.String("err", err.Error()))
+			l.count(otherUsers, "connection whose peer credentials cannot be read refused", slog.String("err", err.Error()))
+			c.Close()
 			continue
 		}
 		if !l.admits(c, cred) {
-			l.count("connection from a user who is not admitted refused",
+			l.count(cred.UID, "connection from a user who is not admitted refused",
 				slog.Uint64("uid", uint64(cred.UID)), slog.Int("pid", int(cred.PID)))
 			// Off the accept loop: a peer that never reads must not stall it.
 			go writeRefusal(c, cred.UID)
@@ -280,10 +287,11 @@ func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred, over string) {
 	if over == "overall" {
 		limit = l.peers.total
 	}
+	// Noted before the peer has its answer, as count is.
+	l.refusals.note(cred.UID, "connection over the "+over+" limit refused", slog.String("peer", cred.Identity().String()),
+		slog.Int("limit", limit), slog.String("socket", l.path), slog.Uint64("refused_total", n))
 	body := tooManyBody(over, limit)
 	_, _ = fmt.Fprintf(c, tooManyResponse, len(body), body)
-	l.log.Warn("connection over the "+over+" limit refused", slog.String("peer", cred.Identity().String()),
-		slog.Int("limit", limit), slog.String("socket", l.path), slog.Uint64("refused_total", n))
 }
 
 // connectionBudget is how many connections all users may hold together:
@@ -301,22 +309,19 @@ func connectionBudget(reserved int) int {
 	return max(int(lim.Cur)-reserved, 1)
 }
 
-func (l *SocketListener) refuse(c net.Conn, msg string, attrs ...any) {
-	l.count(msg, attrs...)
-	c.Close()
-}
-
-// count records a refused connection. It runs before the peer is answered:
-// once the peer sees the answer, Rejected says so.
-func (l *SocketListener) count(msg string, attrs ...any) {
+// count records a refused connection of uid. It runs before the peer is
+// answered: once the peer sees the answer, Rejected says so. The log gets
+// the first of a user's refusals, then a count per interval.
+func (l *SocketListener) count(uid uint32, msg string, attrs ...any) {
 	n := l.rejected.Add(1)
-	l.log.Warn(msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
+	l.refusals.note(uid, msg, append(attrs, slog.String("socket", l.path), slog.Uint64("refused_total", n))...)
 }
 
 // Close stops listening, removes the socket file and releases the lock.
 func (l *SocketListener) Close() error {
 	err := l.ul.Close()
 	l.lock.Close()
+	l.refusals.stop()
 	return err
 }
 

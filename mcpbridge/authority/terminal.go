@@ -88,6 +88,53 @@ func (e *Exposure) TerminalProblems() []string {
 
 func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 	var out []string
+	seen := map[string]bool{}
+	if t := e.TTY; t != nil {
+		seen[t.Path] = true
+		out = append(out, e.ttyProblems(*t, "", groupsOf)...)
+	}
+	// The terminals held above the console: the window around sudo or su.
+	for _, a := range e.Ancestors {
+		proc := fmt.Sprintf("process %d (%s) above the console", a.PID, a.Comm)
+		for _, uid := range []uint32{a.UID, a.EUID} {
+			if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
+				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, userName(uid)))
+				break
+			}
+		}
+		for _, t := range a.TTYs {
+			if seen[t.Path] {
+				continue
+			}
+			seen[t.Path] = true
+			out = append(out, e.ttyProblems(t, ", held by the "+proc+",", groupsOf)...)
+		}
+	}
+	for _, t := range e.Terminals {
+		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, userName(t.OwnerUID)))
+	}
+	for _, c := range e.TmuxClients {
+		if seen[c.Path] {
+			continue
+		}
+		seen[c.Path] = true
+		out = append(out, e.ttyProblems(c, ", a tmux client showing the console,", groupsOf)...)
+	}
+	for _, uid := range e.TmuxAccess {
+		if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
+			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", userName(uid)))
+		}
+	}
+	return out
+}
+
+// ttyProblems judges one terminal device; held says who holds it when it is
+// not the console's own ("" for the console's own).
+func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint32) []string {
+	var out []string
 	access := func(bits fs.FileMode, r, w fs.FileMode) string {
 		switch {
 		case bits&r != 0 && bits&w != 0:
@@ -97,41 +144,34 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		}
 		return "write"
 	}
-	if t := e.TTY; t != nil {
-		for _, uid := range e.Admission.UIDs {
-			if uid == e.ConsoleUID {
-				continue
-			}
-			who := userName(uid) + ", which --allow-uid admits as an agent"
-			switch {
-			case t.OwnerUID == uid:
-				out = append(out, fmt.Sprintf("the terminal %s belongs to %s: it can repaint what the console shows and read the keys you type", t.Path, who))
-			case t.Mode&0o060 != 0 && slices.Contains(groupsOf(uid), t.GID):
-				out = append(out, fmt.Sprintf("the terminal %s (mode %04o, group %d) lets %s %s it through its group", t.Path, t.Mode, t.GID, who, access(t.Mode, 0o040, 0o020)))
-			}
-		}
-		if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
-			for _, g := range groupsOf(t.OwnerUID) {
-				if slices.Contains(e.Admission.GIDs, g) {
-					out = append(out, fmt.Sprintf("the terminal %s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", t.Path, userName(t.OwnerUID), g))
-					break
-				}
-			}
-		}
-		for _, gid := range e.Admission.GIDs {
-			if t.GID == gid && t.Mode&0o060 != 0 {
-				out = append(out, fmt.Sprintf("the terminal %s (mode %04o) lets group %d, which --allow-gid admits, %s it", t.Path, t.Mode, gid, access(t.Mode, 0o040, 0o020)))
-			}
-		}
-		if t.Mode&0o006 != 0 && !e.Admission.Empty() {
-			out = append(out, fmt.Sprintf("the terminal %s (mode %04o) lets every user, the admitted agents too, %s it", t.Path, t.Mode, access(t.Mode, 0o004, 0o002)))
-		}
-	}
-	for _, t := range e.Terminals {
-		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
+	name := "the terminal " + t.Path + held
+	for _, uid := range e.Admission.UIDs {
+		if uid == e.ConsoleUID {
 			continue
 		}
-		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, userName(t.OwnerUID)))
+		who := userName(uid) + ", which --allow-uid admits as an agent"
+		switch {
+		case t.OwnerUID == uid:
+			out = append(out, fmt.Sprintf("%s belongs to %s: it can repaint what the console shows and read the keys you type", name, who))
+		case t.Mode&0o060 != 0 && slices.Contains(groupsOf(uid), t.GID):
+			out = append(out, fmt.Sprintf("%s (mode %04o, group %d) lets %s %s it through its group", name, t.Mode, t.GID, who, access(t.Mode, 0o040, 0o020)))
+		}
+	}
+	if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
+		for _, g := range groupsOf(t.OwnerUID) {
+			if slices.Contains(e.Admission.GIDs, g) {
+				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, userName(t.OwnerUID), g))
+				break
+			}
+		}
+	}
+	for _, gid := range e.Admission.GIDs {
+		if t.GID == gid && t.Mode&0o060 != 0 {
+			out = append(out, fmt.Sprintf("%s (mode %04o) lets group %d, which --allow-gid admits, %s it", name, t.Mode, gid, access(t.Mode, 0o040, 0o020)))
+		}
+	}
+	if t.Mode&0o006 != 0 && !e.Admission.Empty() {
+		out = append(out, fmt.Sprintf("%s (mode %04o) lets every user, the admitted agents too, %s it", name, t.Mode, access(t.Mode, 0o004, 0o002)))
 	}
 	return out
 }

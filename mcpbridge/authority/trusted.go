@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -18,16 +19,113 @@ import (
 // directory can replace the file). A sticky directory (/tmp) protects the
 // files of others, so it is accepted.
 
+// A file is only as safe as the directories above it: whoever can write any
+// directory on the way from / can rename the subtree below it and put their
+// own in its place (the notify program was swapped that way, through a
+// directory two levels up). So, as sshd's StrictModes does, every directory
+// the kernel looks a name up in on the way to a trusted file is checked, and
+// each symbolic link on the way is followed as the kernel would, its own
+// directories checked too.
+
+// maxLinkHops bounds the links followed on one path, as the kernel's
+// ELOOP does.
+const maxLinkHops = 40
+
+// CheckTrustedPath checks every directory on the way from / to path
+// (relative paths from the working directory), following symbolic links as
+// the kernel would: each must belong to root or the console's user and be
+// writable by nobody else; a root-owned sticky directory (/tmp) is fine,
+// since nobody else can rename what is in it. A link on the way must belong
+// to root or the console's user too. The last part of path is not judged
+// (its loader does that), and it, or any of the directories leading to it,
+// may be missing (a file still to be created): what exists is checked.
+// It returns path with every link resolved.
+func CheckTrustedPath(what, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return walkTrusted(what, abs, uint32(os.Geteuid()))
+}
+
+func walkTrusted(what, abs string, self uint32) (string, error) {
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(abs), "/"), "/")
+	if err := checkTrustedDirAt(what, "/", self); err != nil {
+		return "", err
+	}
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur is already free of links
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(append([]string{next}, parts...)...), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %s: %w", what, next, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > maxLinkHops {
+				return "", fmt.Errorf("%s: %s: too many symbolic links", what, abs)
+			}
+			if err := trustedOwner(what+": the link", next, fi, self); err != nil {
+				return "", err
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", fmt.Errorf("%s: %s: %w", what, next, err)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(cur, target)
+			}
+			// Start again from / along the target: its directories are
+			// looked up too.
+			rest := strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/")
+			parts = append(rest, parts...)
+			cur = "/"
+			continue
+		}
+		cur = next
+		if len(parts) == 0 {
+			break // the object itself: its loader judges it
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: %s is not a directory", what, next)
+		}
+		if err := checkTrustedDirInfo(what, next, fi, self); err != nil {
+			return "", err
+		}
+	}
+	return cur, nil
+}
+
 // CheckTrustedFile checks the file at path (following symlinks, since that
-// is what will be read) and its directory. what names the setting in the
-// error (e.g. "--config"). secret additionally refuses a file others can
-// read.
+// is what will be read) and every directory on the way to it. what names the
+// setting in the error (e.g. "--config"). secret additionally refuses a file
+// others can read.
 func CheckTrustedFile(what, path string, secret bool) error {
-	self := uint32(os.Geteuid())
+	// The file first, then the way to it: the refusal names the nearest
+	// problem.
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
+	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
+		return err
+	}
+	_, err = CheckTrustedPath(what, path)
+	return err
+}
+
+func checkTrustedFileInfo(what, path string, fi fs.FileInfo, self uint32, secret bool) error {
 	if err := trustedOwner(what, path, fi, self); err != nil {
 		return err
 	}
@@ -38,32 +136,47 @@ func CheckTrustedFile(what, path string, secret bool) error {
 	if secret && perm&0o077 != 0 {
 		return fmt.Errorf("%s %s is readable by other users (mode %04o) and holds a secret: run `chmod 600 %s`", what, path, perm, path)
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	for _, p := range dedupe(path, real) {
-		if err := CheckTrustedDir(what, filepath.Dir(p)); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// CheckTrustedDir checks that dir belongs to the console's user or root and
-// that nobody else can replace what is in it.
+// CheckTrustedDir checks that dir, and every directory on the way to it,
+// belongs to the console's user or root and that nobody else can replace
+// what is in it.
 func CheckTrustedDir(what, dir string) error {
-	fi, err := os.Stat(dir)
+	real, err := CheckTrustedPath(what, dir)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(real)
 	if err != nil {
 		return fmt.Errorf("%s: directory %s: %w", what, dir, err)
 	}
-	if err := trustedOwner(what+": the directory", dir, fi, uint32(os.Geteuid())); err != nil {
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", what, dir)
+	}
+	return checkTrustedDirInfo(what, dir, fi, uint32(os.Geteuid()))
+}
+
+func checkTrustedDirAt(what, dir string, self uint32) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: directory %s: %w", what, dir, err)
+	}
+	return checkTrustedDirInfo(what, dir, fi, self)
+}
+
+func checkTrustedDirInfo(what, dir string, fi fs.FileInfo, self uint32) error {
+	if err := trustedOwner(what+": the directory", dir, fi, self); err != nil {
 		return err
 	}
-	if perm := fi.Mode(); perm.Perm()&0o022 != 0 && perm&fs.ModeSticky == 0 {
-		return fmt.Errorf("%s: the directory %s is writable by group or others (mode %04o): another user could replace the file in it: run `chmod go-w %s`, or keep the file elsewhere", what, dir, perm.Perm(), dir)
+	perm := fi.Mode()
+	if perm.Perm()&0o022 == 0 {
+		return nil
 	}
-	return nil
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 && perm&fs.ModeSticky != 0 {
+		return nil // /tmp: nobody else can rename what is in it
+	}
+	return fmt.Errorf("%s: the directory %s is writable by group or others (mode %04o): another user could replace what is in it: run `chmod go-w %s`, or keep the file elsewhere", what, dir, perm.Perm(), dir)
 }
 
 func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
@@ -73,13 +186,6 @@ func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
 	}
 	return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s) or root: that user could change what the console does: run `sudo chown %d %s`, or keep the file elsewhere",
 		what, path, userName(st.Uid), userName(self), self, path)
-}
-
-func dedupe(a, b string) []string {
-	if a == b {
-		return []string{a}
-	}
-	return []string{a, b}
 }
 
 // OpenLogFile opens (or creates, mode 0600) the console's log for appending.

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 33's terminal from outside, on real processes and real ptys. sudo
+// (use_pty) and su -P run the console on a fresh pty of its own while they
+// themselves, above it, keep the window the command was typed in. script(1)
+// does exactly that here (run as root, like sudo: it opens a new pty for
+// the console and keeps the pane's as its own controlling terminal), in a
+// pane whose terminal the agent's user owns. The console refuses to start,
+// naming the terminal and the process holding it; --check says the same.
+func TestConsoleRefusesTheWindowAroundItsOwnPty(t *testing.T) {
+	w := startOwnUserWorld(t)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatalf("requires script(1) on PATH (.ci/run installs bsdutils): %v", err)
+	}
+	for _, tc := range []struct{ name, flag, want string }{
+		{"start", "", "an admitted agent can reach this console's terminal"},
+		{"check", "--check", "REFUSED: an admitted agent can reach this console's terminal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "around-" + tc.name
+			errLog := filepath.Join(w.root, name+".out")
+			args := []string{"setpriv", fmt.Sprintf("--reuid=%d", uidConsole), fmt.Sprintf("--regid=%d", uidConsole), "--clear-groups",
+				"env", "-u", "CI", "HOME=" + w.home, "NO_COLOR=1", w.bin, "console", "--rpc", w.ledger.RPC(), "--keypair", w.keyFile,
+				"--socket", w.socket(name), "--state", filepath.Join(w.home, "state-"+name), "--allow-recipient", w.recipient.String(),
+				"--allow-uid", strconv.Itoa(uidAgent)}
+			// The console itself keeps script's pty on its standard output
+			// (so only the check can stop it); --check prints its verdict.
+			inner := shellJoin(args) + " 2>" + shellQuote(errLog)
+			if tc.flag != "" {
+				inner = shellJoin(append(args, tc.flag)) + " >" + shellQuote(errLog) + " 2>&1"
+			}
+			command := fmt.Sprintf(`chown %d "$(tty)" && script -qec %s /dev/null; tmux wait-for -S %s; sleep 60`,
+				uidAgent, shellQuote(inner), shellQuote("exited-"+name))
+			if out, err := exec.Command("tmux", "-L", w.server, "new-window", "-d", "-t", "own:", "-n", name, command).CombinedOutput(); err != nil {
+				t.Fatalf("tmux: %v\n%s", err, out)
+			}
+			con := &ownConsole{w: w, window: name, errLog: errLog}
+			con.refusal(t, 60*time.Second, tc.want, "held by the process", fmt.Sprintf("belongs to uid %d, which --allow-uid admits as an agent", uidAgent))
+		})
+	}
+}
+
+// Started cleanly, the console is later shown on a terminal the agent's
+// user owns (here its pane's device handed to that user, as an attach from
+// the agent's window would show it there): within a second or so the screen
+// hides the 0.095 SOL the agent proposed, says why, and a does not approve;
+// when the device is the operator's again, the amount comes back.
+func TestConsoleHidesAmountsWhileAnAgentCanReachItsTerminal(t *testing.T) {
+	w := startOwnUserWorld(t)
+	con := w.startConsoleAs(t, uidConsole, "later", "--allow-uid", strconv.Itoa(uidAgent))
+	agent := w.bridgeAs(t, uidAgent, con.socket, "agent-b")
+	res := callTool(t, agent, "transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 95_000_000})
+	id := res.Str("proposal_id")
+	if res.Status() != "pending_approval" || id == "" {
+		t.Fatalf("propose: %+v", res)
+	}
+	con.waitFor(t, 30*time.Second, id, "0.095")
+	out, err := con.pane().Tmux("display-message", "-p", "-t", con.pane().Target, "#{pane_tty}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty := strings.TrimSpace(out)
+	must(t, os.Chown(tty, uidAgent, -1))
+	t.Cleanup(func() { os.Chown(tty, 0, -1) })
+	start := time.Now()
+	s := con.waitFor(t, 30*time.Second, "AN ADMITTED AGENT CAN REACH A TERMINAL SHOWING THIS CONSOLE", tty, fmt.Sprintf("belongs to uid %d", uidAgent))
+	t.Logf("hidden %s after the terminal changed hands", time.Since(start).Round(time.Millisecond))
+	if strings.Contains(s, "0.095") {
+		t.Fatalf("the amount is still on screen:\n%s", s)
+	}
+	con.keys(t, "a")
+	con.keys(t, "y")
+	if st := callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id}); st.Status() != "pending" {
+		t.Fatalf("after a while exposed: %+v", st)
+	}
+	must(t, os.Chown(tty, 0, -1))
+	con.waitFor(t, 30*time.Second, id, "0.095", "no longer reachable")
+	if st := callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id}); st.Status() != "pending" {
+		t.Fatalf("after the exposure ended: %+v", st)
+	}
+}
