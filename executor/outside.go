@@ -530,7 +530,7 @@ func (e *Executor) SubmitOutside(ctx context.Context, p *PreparedOutside, progre
 	}
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
-	res := &Result{Outcome: Unknown}
+	res := &Result{Outcome: Unknown, sphere: p.Effects.sphere}
 	res.Timings.Simulate = p.took
 	finish := func() *Result {
 		res.Timings.Total = p.took + time.Since(start)
@@ -609,7 +609,7 @@ func controlChangedSince(ctx context.Context, c *Client, wallet solana.PublicKey
 			}
 			continue
 		}
-		for _, ch := range controlChanges(wallet, k, b, a) {
+		for _, ch := range controlChanges(wallet, nil, k, b, a) {
 			diffs = append(diffs, "after landing, "+ch.String())
 		}
 	}
