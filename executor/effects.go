@@ -864,7 +864,13 @@ func (e *effectsBuilder) finish() Effects {
 			e.Payees = append(e.Payees, *p)
 		}
 	}
-	sort.Slice(e.Payees, func(i, j int) bool { return bytes.Compare(e.Payees[i].Address[:], e.Payees[j].Address[:]) < 0 })
+	// Largest SOL payment first, then by address: the order is stable.
+	sort.Slice(e.Payees, func(i, j int) bool {
+		if a, b := e.Payees[i].Lamports, e.Payees[j].Lamports; a != b {
+			return a > b
+		}
+		return bytes.Compare(e.Payees[i].Address[:], e.Payees[j].Address[:]) < 0
+	})
 	return e.Effects
 }
 
