@@ -894,7 +894,9 @@ func unionKeys(a, b map[solana.PublicKey]uint64) []solana.PublicKey {
 // owners are the token-account owners whose accounts are the wallet's (the
 // wallet, multisigs it satisfies); nil means the wallet alone.
 func controlChanges(wallet solana.PublicKey, owners map[solana.PublicKey]bool, k solana.PublicKey, b, a accountState) []AuthorityChange {
-	owned := func(s accountState) bool { return s.token != nil && (s.token.owner.Equals(wallet) || owners[s.token.owner]) }
+	owned := func(s accountState) bool {
+		return s.token != nil && (s.token.owner.Equals(wallet) || owners[s.token.owner])
+	}
 	var out []AuthorityChange
 	add := func(format string, args ...any) {
 		out = append(out, AuthorityChange{Account: k, What: fmt.Sprintf(format, args...)})
