@@ -1,6 +1,8 @@
 package authority
 
 import (
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/policy"
 )
@@ -14,12 +16,19 @@ import (
 // withPayees adds to f a payee counterparty for every wallet eff pays that
 // f does not already name as its recipient (a transfer's recipient, an
 // x402 payTo: each judged by its own rule).
-func withPayees(f policy.Proposal, eff executor.Effects) policy.Proposal {
+//
+// declared are payees the kind's purpose names besides its recipient (a
+// swap's pools, from the quote the human approves): the trade's other side,
+// bounded by the kind's own terms.
+func withPayees(f policy.Proposal, eff executor.Effects, declared []solana.PublicKey) policy.Proposal {
 	named := map[string]bool{}
 	for _, c := range f.Counterparties {
 		if c.Kind == policy.CounterpartyRecipient {
 			named[c.ID] = true
 		}
+	}
+	for _, k := range declared {
+		named[k.String()] = true
 	}
 	for _, p := range eff.Payees {
 		id := p.Address.String()
@@ -29,6 +38,20 @@ func withPayees(f policy.Proposal, eff executor.Effects) policy.Proposal {
 		}
 	}
 	return f
+}
+
+// payeeDeclarer is a kind whose purpose pays others besides the recipient
+// it names (a swap pays the pools of its quote's route).
+type payeeDeclarer interface {
+	DeclaredPayees() []solana.PublicKey
+}
+
+// declaredPayees are k's declared payees, if it declares any.
+func declaredPayees(k Kind) []solana.PublicKey {
+	if d, ok := k.(payeeDeclarer); ok {
+		return d.DeclaredPayees()
+	}
+	return nil
 }
 
 // receivesLines are the preview's "Receives:" lines, one per payee.
