@@ -86,12 +86,13 @@ func TestWhatTheWalletControlsIsCappedAndCounted(t *testing.T) {
 			sol     uint64 // lamports the friend gains
 			tokens  uint64 // base units the friend gains (of o's mint)
 		}{
+			// First: the friend's account does not exist yet.
+			{"memo-transfer", localnet.OutsideOptions{To: friend}, "gets 0.001 SOL", 1_000_000, 0},
 			{"nonce-withdraw", localnet.OutsideOptions{Lamports: 50_000_000, To: friend}, "gets 0.05 SOL", 50_000_000, 0},
 			{"withdraw-excess", localnet.OutsideOptions{Lamports: 50_000_000, To: friend}, "gets 0.05 SOL", 50_000_000, 0},
 			{"multisig-transfer", localnet.OutsideOptions{Amount: 500_000, Mint: msMint, To: friend}, "gets 500000 base units of " + msMint, 0, 500_000},
 			{"mint-to", localnet.OutsideOptions{Amount: 500_000, Mint: mtMint, To: friend}, "gets 500000 base units of " + mtMint, 0, 500_000},
 			{"close-and-forward", localnet.OutsideOptions{Lamports: 5 * rentTokenAccount, To: friend}, "gets 0.0101964 SOL", 5 * rentTokenAccount, 0},
-			{"memo-transfer", localnet.OutsideOptions{To: friend}, "gets 0.001 SOL", 1_000_000, 0},
 		} {
 			t.Run(tc.kind, func(t *testing.T) {
 				o := w.build(t, tc.kind, tc.opts)
@@ -113,6 +114,14 @@ func TestWhatTheWalletControlsIsCappedAndCounted(t *testing.T) {
 				// gained plus the fees, refunds not netted.
 				if out != tc.sol+fee {
 					t.Errorf("SOL out %d, want the payment %d + fees %d", out, tc.sol, fee)
+				}
+				if tc.kind == "memo-transfer" {
+					// The friend's account did not exist (nothing paid it
+					// before): the transfer that creates it is a payment to
+					// it, not rent.
+					if rent := lamports(t, proposed, "rent_paid_lamports"); rent != 0 {
+						t.Errorf("a payment that creates an account was previewed as %d lamports of rent", rent)
+					}
 				}
 				if got := spentLamports(t, w.agent) - spentBefore; got != out {
 					t.Errorf("the session spend grew by %d, SOL out was %d", got, out)
