@@ -104,14 +104,24 @@ type Payee struct {
 
 // String is "ADDR gets 0.1 SOL and 5 base units of MINT".
 func (p Payee) String() string {
+	return KeyString(p.Address) + " gets " + strings.Join(p.parts(""), " and ")
+}
+
+// Short is "ADDR +0.1 SOL, +5 base units of MINT", for the console's
+// narrow lines.
+func (p Payee) Short() string {
+	return KeyString(p.Address) + " " + strings.Join(p.parts("+"), ", ")
+}
+
+func (p Payee) parts(sign string) []string {
 	var parts []string
 	if p.Lamports > 0 {
-		parts = append(parts, FormatSOL(p.Lamports)+" SOL")
+		parts = append(parts, sign+FormatSOL(p.Lamports)+" SOL")
 	}
 	for _, m := range sortedMints(p.Tokens) {
-		parts = append(parts, fmt.Sprintf("%d base units of %s", p.Tokens[m], m))
+		parts = append(parts, fmt.Sprintf("%s%d base units of %s", sign, p.Tokens[m], m))
 	}
-	return KeyString(p.Address) + " gets " + strings.Join(parts, " and ")
+	return parts
 }
 
 // Closure is a closed account and where its lamports went (zero: the

@@ -68,7 +68,7 @@ func receivesLines(eff executor.Effects) []string {
 func (p *Proposal) DetailLines() []DetailLine {
 	out := p.Kind.Detail(p)
 	for _, pay := range p.Preview.Effects.Payees {
-		out = append(out, DetailLine{Label: "Pays", Value: pay.String(), Warn: pay.Wallet})
+		out = append(out, DetailLine{Label: "Receives", Value: pay.Short()})
 	}
 	return out
 }
