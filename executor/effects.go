@@ -30,19 +30,27 @@ import (
 // Effects is what a transaction does to the wallet and what it controls.
 type Effects struct {
 	Wallet solana.PublicKey
-	// SOLBefore and SOLAfter are the wallet's lamports plus the lamports of
-	// its wrapped-SOL token accounts: SOL and WSOL counted together.
+	// SOLBefore and SOLAfter are the SOL of the wallet's sphere: its
+	// lamports, the lamports of its wrapped-SOL token accounts (SOL and
+	// WSOL counted together), and the lamports above rent of every other
+	// account it controls (token accounts, nonce accounts).
 	SOLBefore, SOLAfter uint64
 	// NetworkFee is the signatures' fee, PriorityFee the compute-unit price
 	// × limit: together what the fee payer is charged.
 	NetworkFee, PriorityFee uint64
-	// RentPaid is the lamports put into accounts the transaction creates
-	// (the wallet's wrapped-SOL accounts excluded: their lamports are in
-	// SOLAfter); RentRefunded the lamports of the wallet's accounts it
-	// closes (wrapped SOL likewise excluded).
+	// RentPaid is the rent of the accounts the transaction creates: what
+	// their data requires, at most what they hold (the wallet's
+	// wrapped-SOL accounts excluded: their lamports are in SOLAfter; an
+	// account without data holds a payment, not rent). RentRefunded is the
+	// rent of the accounts of the wallet's sphere it closes (wrapped SOL
+	// likewise excluded).
 	RentPaid, RentRefunded uint64
-	// TokensOut and TokensIn are each mint's net decrease and increase over
-	// the wallet's token accounts (wrapped SOL excluded: it is SOL).
+	// TokensOut is each mint's gross outflow from the wallet's sphere:
+	// what accounts outside it gained (bounded by what the sphere's token
+	// accounts lost plus the new supply of a mint the wallet may mint),
+	// and never less than the sphere's net decrease. TokensIn is each
+	// mint's net increase over the sphere's token accounts. Wrapped SOL is
+	// excluded: it is SOL.
 	TokensOut, TokensIn map[solana.PublicKey]uint64
 	// Tokens are the wallet's token accounts whose amount changed.
 	Tokens []TokenChange
