@@ -92,10 +92,36 @@ type Effects struct {
 	// Controlled are accounts outside the wallet's own whose value moved
 	// because the wallet controls them, with why.
 	Controlled []AuthorityChange
+	// Unvalued are accounts of programs the engine cannot read whose data
+	// names the wallet and which the bytes change: shown as changes that
+	// cannot be valued, refused for outside bytes unless the owning
+	// program is allowed (UnvaluedRefusal).
+	Unvalued []Unvalued
 
 	// sphere is what the wallet controlled, carried from the simulation
 	// to the landed measure (whose meta has no account data).
 	sphere *sphere
+}
+
+// Unvalued is a change the engine cannot value: an account of Program
+// whose data names the wallet.
+type Unvalued struct {
+	Account, Program solana.PublicKey
+}
+
+func (u Unvalued) String() string {
+	return fmt.Sprintf("%s (an account of program %s whose data names the wallet) changes: this cannot be valued", KeyString(u.Account), KeyString(u.Program))
+}
+
+// UnvaluedRefusal refuses the first change that cannot be valued whose
+// owning program is not allowed, or returns nil.
+func (e Effects) UnvaluedRefusal(allowed map[solana.PublicKey]string) error {
+	for _, u := range e.Unvalued {
+		if _, ok := allowed[u.Program]; !ok {
+			return &EffectsRefusal{Reason: u.String() + "; the operator can admit the program with --allow-program " + u.Program.String()}
+		}
+	}
+	return nil
 }
 
 // Payee is an account outside the wallet's control that gains what the
@@ -187,6 +213,9 @@ func (e Effects) Summary() string {
 	}
 	for _, c := range e.Controlled {
 		fmt.Fprintf(&b, "; moved out of %s (%s)", KeyString(c.Account), c.What)
+	}
+	for _, u := range e.Unvalued {
+		fmt.Fprintf(&b, "; %s", u)
 	}
 	for _, p := range e.Payees {
 		fmt.Fprintf(&b, "; %s", p)
@@ -625,6 +654,9 @@ func measureSphere(wallet solana.PublicKey, v txView, keys []solana.PublicKey, b
 			continue
 		}
 		e.add(k, b.side(), a.side())
+		if prog, ok := e.sphere.unvalued[k]; ok && (b.lamports != a.lamports || !bytes.Equal(b.data, a.data) || !a.owner.Equals(b.owner)) {
+			e.Unvalued = append(e.Unvalued, Unvalued{Account: k, Program: prog})
+		}
 		if e.sphere.mints[k] && b.mint != nil && a.mint != nil && a.mint.supply > b.mint.supply {
 			e.supplyUp[k] = addOrMax(e.supplyUp[k], a.mint.supply-b.mint.supply)
 		}
@@ -737,6 +769,11 @@ func newEffects(wallet solana.PublicKey, v txView, inner []rpc.InnerInstruction)
 func (e *effectsBuilder) add(k solana.PublicKey, b, a side) {
 	s := e.sphere
 	mine := s.holds(k, b) || (!b.exists && s.holds(k, a))
+	if _, unvalued := s.unvalued[k]; unvalued && a.lamports > b.lamports {
+		// Value going into an account the engine cannot read is not
+		// counted as still the wallet's: it left what can be valued.
+		mine = false
+	}
 	rent := s.rentOf(k, a)
 	if !a.exists {
 		rent = s.rentOf(k, b)

@@ -349,6 +349,9 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 	if err := eff.Refusal(); err != nil {
 		return nil, err
 	}
+	if err := eff.UnvaluedRefusal(allowed); err != nil {
+		return nil, err
+	}
 	p.Effects, p.sim = eff, sim
 	p.Logs, p.UnitsConsumed = sim.Logs, sim.UnitsConsumed
 	for _, k := range eff.InnerPrograms {

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/gagliardetto/solana-go"
@@ -96,6 +97,12 @@ type sphere struct {
 	// and token accounts whose owner is on the curve): payees that are
 	// wallets, held to the recipient allowlist.
 	wallets map[solana.PublicKey]bool
+	// unvalued are accounts of programs the engine cannot read whose data
+	// names the wallet (a stake account it is withdrawer of, a position in
+	// some protocol), with their owning program: their lamports above rent
+	// count as the wallet's, and any change of them is shown as one that
+	// cannot be valued.
+	unvalued map[solana.PublicKey]solana.PublicKey
 }
 
 func newSphere(wallet solana.PublicKey) *sphere {
@@ -103,6 +110,7 @@ func newSphere(wallet solana.PublicKey) *sphere {
 		owners:   map[solana.PublicKey]bool{wallet: true},
 		accounts: map[solana.PublicKey]string{}, mints: map[solana.PublicKey]bool{},
 		dataLen: map[solana.PublicKey]int{}, wallets: map[solana.PublicKey]bool{},
+		unvalued: map[solana.PublicKey]solana.PublicKey{},
 	}
 }
 
@@ -158,6 +166,9 @@ func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []sola
 		}
 		if auth, ok := nonceAuthority(b.owner, b.data); ok && s.owners[auth] {
 			s.accounts[k] = "nonce account of which the wallet is authority"
+		} else if namesWalletUnread(wallet, b) {
+			s.accounts[k] = "account of program " + KeyString(b.owner) + " whose data names the wallet"
+			s.unvalued[k] = b.owner
 		}
 		if t := b.token; t != nil && !s.owners[t.owner] {
 			switch {
@@ -214,4 +225,14 @@ func (s *sphere) rentOf(k solana.PublicKey, st side) uint64 {
 		return 0
 	}
 	return rentExempt(n)
+}
+
+// namesWalletUnread reports whether b is an account of a program the engine
+// does not read (not the system program's, not a token account or mint)
+// whose data holds the wallet's key.
+func namesWalletUnread(wallet solana.PublicKey, b accountState) bool {
+	if !b.exists || b.token != nil || b.mint != nil || b.owner.Equals(solana.SystemProgramID) || isTokenProgram(b.owner) {
+		return false
+	}
+	return bytes.Contains(b.data, wallet[:])
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -180,4 +181,47 @@ func TestTheSphereOfControlIsTheWallets(t *testing.T) {
 			t.Fatalf("payees %+v, want the thief", e.Payees)
 		}
 	})
+}
+
+// An account of a program the engine does not read whose data names the
+// wallet (here a stake account of which it is withdrawer, at the published
+// Meta offsets: rent reserve u64 at 4, staker at 12, withdrawer at 44) is
+// shown as a change that cannot be valued, refused unless its program is
+// allowed, and what leaves it counts as the wallet's.
+func TestAnAccountThatNamesTheWalletCannotBeValued(t *testing.T) {
+	wallet, thief := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
+	stakeProgram := solana.MustPublicKeyFromBase58("Stake11111111111111111111111111111111111111")
+	acct := solana.NewWallet().PublicKey()
+	stake := func(lamports uint64) *rpc.Account {
+		d := make([]byte, 200)
+		binary.LittleEndian.PutUint32(d[0:4], 1) // Initialized
+		binary.LittleEndian.PutUint64(d[4:12], 2_282_880)
+		copy(d[12:44], thief[:])
+		copy(d[44:76], wallet[:])
+		return &rpc.Account{Owner: stakeProgram, Lamports: lamports, Data: rpc.DataBytesOrJSONFromBytes(d)}
+	}
+	keys := []solana.PublicKey{wallet, acct, thief}
+	v := txView{keys: keys, signers: []solana.PublicKey{wallet}}
+	e := measureSphere(wallet, v, keys,
+		[]*rpc.Account{systemAcct(1e9), stake(2_282_880 + 3e9), nil},
+		[]*rpc.Account{systemAcct(1e9 - 5000), stake(2_282_880), systemAcct(3e9)}, nil, nil)
+	if e.SOLOut() != 3e9+5000 {
+		t.Fatalf("SOL out %d, want the 3 SOL withdrawn and the fee", e.SOLOut())
+	}
+	if len(e.Unvalued) != 1 || !e.Unvalued[0].Account.Equals(acct) || !e.Unvalued[0].Program.Equals(stakeProgram) {
+		t.Fatalf("unvalued %+v, want the stake account", e.Unvalued)
+	}
+	if err := e.UnvaluedRefusal(map[solana.PublicKey]string{solana.SystemProgramID: ""}); err == nil || !strings.Contains(err.Error(), "cannot be valued") || !strings.Contains(err.Error(), "--allow-program "+stakeProgram.String()) {
+		t.Fatalf("refusal %v, want one naming the program to allow", err)
+	}
+	if err := e.UnvaluedRefusal(map[solana.PublicKey]string{stakeProgram: "stake"}); err != nil {
+		t.Fatalf("the program allowed: %v", err)
+	}
+	// Lamports going into it left what can be valued: an outflow.
+	e = measureSphere(wallet, v, keys,
+		[]*rpc.Account{systemAcct(1e9), stake(2_282_880), nil},
+		[]*rpc.Account{systemAcct(1e9 - 5000 - 1e8), stake(2_282_880 + 1e8), nil}, nil, nil)
+	if e.SOLOut() != 1e8+5000 {
+		t.Fatalf("deposit: SOL out %d, want 0.1 SOL and the fee", e.SOLOut())
+	}
 }
