@@ -24,7 +24,7 @@ const preflightFailure = -32002
 func (e *Executor) Submit(ctx context.Context, p *Prepared, progress func(Progress)) (*Result, error) {
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
-	res := &Result{Outcome: Unknown}
+	res := &Result{Outcome: Unknown, sphere: p.Preview.Effects.sphere}
 	res.Timings.Simulate = p.simulateTook
 	finish := func() *Result {
 		res.Timings.Total = p.simulateTook + time.Since(start)

@@ -30,19 +30,27 @@ import (
 // Effects is what a transaction does to the wallet and what it controls.
 type Effects struct {
 	Wallet solana.PublicKey
-	// SOLBefore and SOLAfter are the wallet's lamports plus the lamports of
-	// its wrapped-SOL token accounts: SOL and WSOL counted together.
+	// SOLBefore and SOLAfter are the SOL of the wallet's sphere: its
+	// lamports, the lamports of its wrapped-SOL token accounts (SOL and
+	// WSOL counted together), and the lamports above rent of every other
+	// account it controls (token accounts, nonce accounts).
 	SOLBefore, SOLAfter uint64
 	// NetworkFee is the signatures' fee, PriorityFee the compute-unit price
 	// × limit: together what the fee payer is charged.
 	NetworkFee, PriorityFee uint64
-	// RentPaid is the lamports put into accounts the transaction creates
-	// (the wallet's wrapped-SOL accounts excluded: their lamports are in
-	// SOLAfter); RentRefunded the lamports of the wallet's accounts it
-	// closes (wrapped SOL likewise excluded).
+	// RentPaid is the rent of the accounts the transaction creates: what
+	// their data requires, at most what they hold (the wallet's
+	// wrapped-SOL accounts excluded: their lamports are in SOLAfter; an
+	// account without data holds a payment, not rent). RentRefunded is the
+	// rent of the accounts of the wallet's sphere it closes (wrapped SOL
+	// likewise excluded).
 	RentPaid, RentRefunded uint64
-	// TokensOut and TokensIn are each mint's net decrease and increase over
-	// the wallet's token accounts (wrapped SOL excluded: it is SOL).
+	// TokensOut is each mint's gross outflow from the wallet's sphere:
+	// what accounts outside it gained (bounded by what the sphere's token
+	// accounts lost plus the new supply of a mint the wallet may mint),
+	// and never less than the sphere's net decrease. TokensIn is each
+	// mint's net increase over the sphere's token accounts. Wrapped SOL is
+	// excluded: it is SOL.
 	TokensOut, TokensIn map[solana.PublicKey]uint64
 	// Tokens are the wallet's token accounts whose amount changed.
 	Tokens []TokenChange
@@ -71,6 +79,83 @@ type Effects struct {
 	// is not the wallet: NetworkFee and PriorityFee are then zero, since
 	// the wallet pays neither (feepayer.go).
 	FeePayer solana.PublicKey
+	// SOLOutGross is what left the wallet's sphere of control (the wallet,
+	// its token accounts, nonce accounts it is authority of, accounts it
+	// is delegate or close authority of, accounts of multisigs it
+	// satisfies) to accounts outside it, rent put into new accounts and
+	// fees included: gross, so a refund coming in never nets a payment
+	// going out. SOLOut is the larger of it and the net decrease.
+	SOLOutGross uint64
+	// Payees are the accounts outside the sphere that gain what the
+	// wallet lost, by owning wallet for token accounts.
+	Payees []Payee
+	// Controlled are accounts outside the wallet's own whose value moved
+	// because the wallet controls them, with why.
+	Controlled []AuthorityChange
+	// Unvalued are accounts of programs the engine cannot read whose data
+	// names the wallet and which the bytes change: shown as changes that
+	// cannot be valued, refused for outside bytes unless the owning
+	// program is allowed (UnvaluedRefusal).
+	Unvalued []Unvalued
+
+	// sphere is what the wallet controlled, carried from the simulation
+	// to the landed measure (whose meta has no account data).
+	sphere *sphere
+}
+
+// Unvalued is a change the engine cannot value: an account of Program
+// whose data names the wallet.
+type Unvalued struct {
+	Account, Program solana.PublicKey
+}
+
+func (u Unvalued) String() string {
+	return fmt.Sprintf("%s (an account of program %s whose data names the wallet) changes: this cannot be valued", KeyString(u.Account), KeyString(u.Program))
+}
+
+// UnvaluedRefusal refuses the first change that cannot be valued whose
+// owning program is not allowed, or returns nil.
+func (e Effects) UnvaluedRefusal(allowed map[solana.PublicKey]string) error {
+	for _, u := range e.Unvalued {
+		if _, ok := allowed[u.Program]; !ok {
+			return &EffectsRefusal{Reason: u.String() + "; the operator can admit the program with --allow-program " + u.Program.String()}
+		}
+	}
+	return nil
+}
+
+// Payee is an account outside the wallet's control that gains what the
+// wallet lost: SOL (lamports) and tokens (base units per mint).
+type Payee struct {
+	// Address is the owning wallet of a token account, else the account.
+	Address solana.PublicKey
+	// Wallet: a key's own (a system account, or a token account whose
+	// owner is on the curve), not a program's (a pool's, a PDA's).
+	Wallet   bool
+	Lamports uint64
+	Tokens   map[solana.PublicKey]uint64
+}
+
+// String is "ADDR gets 0.1 SOL and 5 base units of MINT".
+func (p Payee) String() string {
+	return KeyString(p.Address) + " gets " + strings.Join(p.parts(""), " and ")
+}
+
+// Short is "ADDR +0.1 SOL, +5 base units of MINT", for the console's
+// narrow lines.
+func (p Payee) Short() string {
+	return KeyString(p.Address) + " " + strings.Join(p.parts("+"), ", ")
+}
+
+func (p Payee) parts(sign string) []string {
+	var parts []string
+	if p.Lamports > 0 {
+		parts = append(parts, sign+FormatSOL(p.Lamports)+" SOL")
+	}
+	for _, m := range sortedMints(p.Tokens) {
+		parts = append(parts, fmt.Sprintf("%s%d base units of %s", sign, p.Tokens[m], m))
+	}
+	return parts
 }
 
 // Closure is a closed account and where its lamports went (zero: the
@@ -93,15 +178,16 @@ func (c AuthorityChange) String() string { return c.What + " on " + KeyString(c.
 // rent included; zero when it gained.
 func (e Effects) SOLOut() uint64 {
 	if e.SOLBefore > e.SOLAfter {
-		return e.SOLBefore - e.SOLAfter
+		return max(e.SOLBefore-e.SOLAfter, e.SOLOutGross)
 	}
-	return 0
+	return e.SOLOutGross
 }
 
-// SOLIn is what the wallet gained in SOL and wrapped SOL; zero when it lost.
+// SOLIn is what came into the wallet's SOL and wrapped SOL, gross like
+// SOLOut (refunds included), so that SOLIn - SOLOut is the net change.
 func (e Effects) SOLIn() uint64 {
-	if e.SOLAfter > e.SOLBefore {
-		return e.SOLAfter - e.SOLBefore
+	if in := addOrMax(e.SOLAfter, e.SOLOut()); in > e.SOLBefore {
+		return in - e.SOLBefore
 	}
 	return 0
 }
@@ -124,6 +210,15 @@ func (e Effects) Summary() string {
 	}
 	for _, m := range sortedMints(e.TokensIn) {
 		fmt.Fprintf(&b, "; %d base units of %s in", e.TokensIn[m], m)
+	}
+	for _, c := range e.Controlled {
+		fmt.Fprintf(&b, "; moved out of %s (%s)", KeyString(c.Account), c.What)
+	}
+	for _, u := range e.Unvalued {
+		fmt.Fprintf(&b, "; %s", u)
+	}
+	for _, p := range e.Payees {
+		fmt.Fprintf(&b, "; %s", p)
 	}
 	for _, c := range e.Changes {
 		fmt.Fprintf(&b, "; %s", c)
@@ -400,7 +495,21 @@ func (c *Client) simulateEffects(ctx context.Context, raw []byte, v txView, wall
 		if out.Value.UnitsConsumed != nil {
 			sim.UnitsConsumed = *out.Value.UnitsConsumed
 		}
-		return measureStates(wallet, v, watch, before, after, out.Value.InnerInstructions), sim, nil
+		// Owners of the watched token accounts and mints that the message
+		// names may be multisigs the wallet satisfies: their data (read
+		// only when there are any) says.
+		var multisigs map[solana.PublicKey]*rpc.Account
+		if cands := multisigCandidates(wallet, v, before, after); len(cands) > 0 {
+			accts, err := c.multipleAccounts(ctx, cands)
+			if err != nil {
+				return Effects{}, sim, fmt.Errorf("effects: read the owners of the token accounts: %w", err)
+			}
+			multisigs = make(map[solana.PublicKey]*rpc.Account, len(cands))
+			for i, k := range cands {
+				multisigs[k] = accts[i]
+			}
+		}
+		return measureSphere(wallet, v, watch, before, after, out.Value.InnerInstructions, multisigs), sim, nil
 	}
 }
 
@@ -450,6 +559,7 @@ type tokenFields struct {
 
 type mintAccount struct {
 	mintAuthority, freezeAuthority []byte // COption<Pubkey>, raw
+	supply                         uint64
 }
 
 func isTokenProgram(k solana.PublicKey) bool {
@@ -479,7 +589,7 @@ func readAccount(a *rpc.Account) accountState {
 			delegatedAmount: binary.LittleEndian.Uint64(d[121:129]), closeAuthority: d[129:165],
 		}
 	case len(d) >= 82 && (len(d) == 82 || (len(d) > 165 && d[165] == 1)) && d[45] == 1:
-		s.mint = &mintAccount{mintAuthority: d[0:36], freezeAuthority: d[46:82]}
+		s.mint = &mintAccount{mintAuthority: d[0:36], freezeAuthority: d[46:82], supply: binary.LittleEndian.Uint64(d[36:44])}
 	}
 	return s
 }
@@ -498,6 +608,14 @@ func optKey(opt []byte) *solana.PublicKey {
 	return &k
 }
 
+// keyOr is *k, or the zero key for nil.
+func keyOr(k *solana.PublicKey) solana.PublicKey {
+	if k == nil {
+		return solana.PublicKey{}
+	}
+	return *k
+}
+
 func optText(opt []byte) string {
 	if k := optKey(opt); k != nil {
 		return KeyString(*k)
@@ -514,45 +632,75 @@ func optIs(opt []byte, w solana.PublicKey) bool {
 // (keys[i] read as before[i] and after[i]), plus the message's
 // instructions and the inner ones the node reported.
 func measureStates(wallet solana.PublicKey, v txView, keys []solana.PublicKey, before, after []*rpc.Account, inner []rpc.InnerInstruction) Effects {
+	return measureSphere(wallet, v, keys, before, after, inner, nil)
+}
+
+// measureSphere is measureStates with the data of the candidate multisigs
+// (multisigCandidates) read beside the watched accounts.
+func measureSphere(wallet solana.PublicKey, v txView, keys []solana.PublicKey, before, after []*rpc.Account, inner []rpc.InnerInstruction, multisigs map[solana.PublicKey]*rpc.Account) Effects {
 	e := newEffects(wallet, v, inner)
+	e.sphere = findSphere(wallet, v.signers, keys, before, after, multisigs)
 	for i, k := range keys {
 		b, a := readAccount(before[i]), readAccount(after[i])
 		if k.Equals(wallet) {
 			e.SOLBefore = addOrMax(e.SOLBefore, b.lamports)
 			e.SOLAfter = addOrMax(e.SOLAfter, a.lamports)
+			if b.lamports > a.lamports {
+				e.bound = addOrMax(e.bound, b.lamports-a.lamports)
+			}
 			if b.exists && (!b.owner.Equals(a.owner) || len(b.data) != len(a.data)) {
 				e.Changes = append(e.Changes, AuthorityChange{Account: k, What: fmt.Sprintf("the wallet account reassigned to program %s with %d bytes of data", a.owner, len(a.data))})
 			}
 			continue
 		}
-		var tb, ta tokenSide
-		if b.ownedBy(wallet) {
-			tb = tokenSide{true, b.token.mint, b.token.amount}
+		e.add(k, b.side(), a.side())
+		if prog, ok := e.sphere.unvalued[k]; ok && (b.lamports != a.lamports || !bytes.Equal(b.data, a.data) || !a.owner.Equals(b.owner)) {
+			e.Unvalued = append(e.Unvalued, Unvalued{Account: k, Program: prog})
 		}
-		if a.ownedBy(wallet) {
-			ta = tokenSide{true, a.token.mint, a.token.amount}
+		if e.sphere.mints[k] && b.mint != nil && a.mint != nil && a.mint.supply > b.mint.supply {
+			e.supplyUp[k] = addOrMax(e.supplyUp[k], a.mint.supply-b.mint.supply)
 		}
-		e.account(k, b.exists, a.exists, b.lamports, a.lamports, b.wsol() && tb.owned, a.wsol() && ta.owned, tb, ta, b.ownedBy(wallet) || (b.token != nil && optIs(b.token.closeAuthority, wallet)))
-		e.Changes = append(e.Changes, controlChanges(wallet, k, b, a)...)
+		e.Changes = append(e.Changes, controlChanges(wallet, e.sphere.owners, k, b, a)...)
 	}
 	return e.finish()
 }
 
-// tokenSide is a token account of the wallet's, as one side of a change.
-type tokenSide struct {
-	owned  bool
-	mint   solana.PublicKey
-	amount uint64
+// side is one account on one side of a transaction, as both measures read
+// it (the simulation from account data, the landed one from its meta).
+type side struct {
+	exists      bool
+	lamports    uint64
+	token       bool // a token account: mint, owner and amount are set
+	mint, owner solana.PublicKey
+	amount      uint64
 }
+
+func (s accountState) side() side {
+	out := side{exists: s.exists, lamports: s.lamports}
+	if s.token != nil {
+		out.token, out.mint, out.owner, out.amount = true, s.token.mint, s.token.owner, s.token.amount
+	}
+	return out
+}
+
+func (s side) wsol() bool { return s.token && s.mint.Equals(WrappedSOL) }
 
 // effectsBuilder adds up accounts into Effects; both measures (simulated
 // states and landed balances) go through it, so they cannot differ in
 // what they count.
 type effectsBuilder struct {
 	Effects
-	closeTo          map[solana.PublicKey]solana.PublicKey
-	tokPre, tokPost  map[solana.PublicKey]uint64
-	walletTokenTouch map[solana.PublicKey]TokenChange
+	closeTo         map[solana.PublicKey]solana.PublicKey
+	tokPre, tokPost map[solana.PublicKey]uint64
+	// bound is what left the sphere's accounts, whole lamports (rent
+	// included) summed over each account that lost: the most the wallet
+	// can have paid anyone. gain is what accounts outside the sphere
+	// gained, plus the rent put into the sphere's new accounts.
+	bound, gain uint64
+	// tokBound and tokGain are the same per mint; supplyUp is new supply
+	// of the mints the wallet may mint.
+	tokBound, tokGain, supplyUp map[solana.PublicKey]uint64
+	payees                      map[solana.PublicKey]*Payee
 }
 
 func newEffects(wallet solana.PublicKey, v txView, inner []rpc.InnerInstruction) *effectsBuilder {
@@ -564,7 +712,8 @@ func newEffects(wallet solana.PublicKey, v txView, inner []rpc.InnerInstruction)
 		},
 		closeTo: map[solana.PublicKey]solana.PublicKey{},
 		tokPre:  map[solana.PublicKey]uint64{}, tokPost: map[solana.PublicKey]uint64{},
-		walletTokenTouch: map[solana.PublicKey]TokenChange{},
+		tokBound: map[solana.PublicKey]uint64{}, tokGain: map[solana.PublicKey]uint64{}, supplyUp: map[solana.PublicKey]uint64{},
+		payees: map[solana.PublicKey]*Payee{},
 	}
 	key := func(i int) (solana.PublicKey, bool) {
 		if i < 0 || i >= len(v.keys) {
@@ -616,48 +765,137 @@ func newEffects(wallet solana.PublicKey, v txView, inner []rpc.InnerInstruction)
 	return e
 }
 
-// account adds one account (not the wallet) seen before and after.
-// bWSOL/aWSOL: it is one of the wallet's wrapped-SOL accounts on that side;
-// tb/ta: it is one of the wallet's token accounts; mine: it was the
-// wallet's to close.
-func (e *effectsBuilder) account(k solana.PublicKey, bExists, aExists bool, bLamports, aLamports uint64, bWSOL, aWSOL bool, tb, ta tokenSide, mine bool) {
-	if bWSOL {
-		e.SOLBefore = addOrMax(e.SOLBefore, bLamports)
+// add adds one account (not the wallet) seen before (b) and after (a).
+func (e *effectsBuilder) add(k solana.PublicKey, b, a side) {
+	s := e.sphere
+	mine := s.holds(k, b) || (!b.exists && s.holds(k, a))
+	if _, unvalued := s.unvalued[k]; unvalued && a.lamports > b.lamports {
+		// Value going into an account the engine cannot read is not
+		// counted as still the wallet's: it left what can be valued.
+		mine = false
 	}
-	if aWSOL {
-		e.SOLAfter = addOrMax(e.SOLAfter, aLamports)
+	rent := s.rentOf(k, a)
+	if !a.exists {
+		rent = s.rentOf(k, b)
+	}
+	if mine {
+		// SOL of the sphere: the wallet's wrapped SOL whole, any other
+		// account's lamports above its rent (what can be withdrawn).
+		e.SOLBefore = addOrMax(e.SOLBefore, counted(b, rent))
+		e.SOLAfter = addOrMax(e.SOLAfter, counted(a, rent))
+		if b.lamports > a.lamports {
+			e.bound = addOrMax(e.bound, b.lamports-a.lamports)
+		}
+		if why, ok := s.accounts[k]; ok && (b.lamports != a.lamports || b.amount != a.amount) {
+			e.Controlled = append(e.Controlled, AuthorityChange{Account: k, What: why})
+		} else if ok := b.token && !b.owner.Equals(e.Wallet) && s.owners[b.owner]; ok && b.amount != a.amount {
+			e.Controlled = append(e.Controlled, AuthorityChange{Account: k, What: "token account owned by multisig " + KeyString(b.owner) + ", whose threshold the wallet's signature meets"})
+		}
 	}
 	switch {
-	case !bExists && aExists:
+	case !b.exists && a.exists:
 		e.Created = append(e.Created, k)
-		if !aWSOL {
-			e.RentPaid = addOrMax(e.RentPaid, aLamports)
+		// Rent is what an account's data requires, at most what it holds;
+		// the lamports of a new account without data are a payment.
+		if !(mine && a.wsol()) {
+			r := min(a.lamports, rent)
+			e.RentPaid = addOrMax(e.RentPaid, r)
+			if mine {
+				e.gain = addOrMax(e.gain, r)
+			}
 		}
-	case bExists && !aExists && mine:
-		e.Closed = append(e.Closed, Closure{Account: k, Lamports: bLamports, To: e.closeTo[k]})
-		if !bWSOL {
-			e.RentRefunded = addOrMax(e.RentRefunded, bLamports)
+	case b.exists && !a.exists && mine:
+		e.Closed = append(e.Closed, Closure{Account: k, Lamports: b.lamports, To: e.closeTo[k]})
+		if !b.wsol() {
+			e.RentRefunded = addOrMax(e.RentRefunded, min(b.lamports, rent))
 		}
 	}
-	if tb.owned && !tb.mint.Equals(WrappedSOL) {
-		e.tokPre[tb.mint] = addOrMax(e.tokPre[tb.mint], tb.amount)
+	if !mine && a.lamports > b.lamports {
+		e.gain = addOrMax(e.gain, a.lamports-b.lamports)
+		e.payee(k, a).Lamports += a.lamports - b.lamports
 	}
-	if ta.owned && !ta.mint.Equals(WrappedSOL) {
-		e.tokPost[ta.mint] = addOrMax(e.tokPost[ta.mint], ta.amount)
-	}
-	if (tb.owned || ta.owned) && tb.amount != ta.amount {
-		mint := ta.mint
-		if tb.owned {
-			mint = tb.mint
+	switch {
+	case mine:
+		if b.token && !b.wsol() {
+			e.tokPre[b.mint] = addOrMax(e.tokPre[b.mint], b.amount)
+			if !a.token || !a.mint.Equals(b.mint) {
+				e.tokBound[b.mint] = addOrMax(e.tokBound[b.mint], b.amount)
+			} else if b.amount > a.amount {
+				e.tokBound[b.mint] = addOrMax(e.tokBound[b.mint], b.amount-a.amount)
+			}
 		}
-		e.Tokens = append(e.Tokens, TokenChange{Account: k, Mint: mint, Pre: tb.amount, Post: ta.amount})
+		if a.token && !a.wsol() {
+			e.tokPost[a.mint] = addOrMax(e.tokPost[a.mint], a.amount)
+		}
+		if (b.token || a.token) && b.amount != a.amount {
+			mint := a.mint
+			if b.token {
+				mint = b.mint
+			}
+			e.Tokens = append(e.Tokens, TokenChange{Account: k, Mint: mint, Pre: b.amount, Post: a.amount})
+		}
+	case a.token && !a.wsol():
+		var pre uint64
+		if b.token && b.mint.Equals(a.mint) {
+			pre = b.amount
+		}
+		if a.amount > pre {
+			e.tokGain[a.mint] = addOrMax(e.tokGain[a.mint], a.amount-pre)
+			p := e.payee(k, a)
+			if p.Tokens == nil {
+				p.Tokens = map[solana.PublicKey]uint64{}
+			}
+			p.Tokens[a.mint] += a.amount - pre
+		}
 	}
 }
 
+// counted is the SOL of a sphere account on one side: a wrapped-SOL
+// account's lamports, any other's above its rent.
+func counted(s side, rent uint64) uint64 {
+	switch {
+	case !s.exists:
+		return 0
+	case s.wsol():
+		return s.lamports
+	case s.lamports > rent:
+		return s.lamports - rent
+	}
+	return 0
+}
+
+// payee is the payee k's gains go to: a token account's owner, or k.
+func (e *effectsBuilder) payee(k solana.PublicKey, a side) *Payee {
+	who := k
+	if a.token {
+		who = a.owner
+	}
+	p, ok := e.payees[who]
+	if !ok {
+		p = &Payee{Address: who}
+		if e.sphere != nil {
+			p.Wallet = e.sphere.wallets[k]
+		}
+		e.payees[who] = p
+	}
+	return p
+}
+
+// finish turns the sums into outflows. An asset's outflow is gross: what
+// accounts outside the sphere gained (bounded by what the sphere's
+// accounts lost, so others' payments to each other are not the wallet's),
+// and never less than the sphere's net decrease. A refund coming in does
+// not net a payment going out.
 func (e *effectsBuilder) finish() Effects {
-	for m, pre := range e.tokPre {
-		if post := e.tokPost[m]; pre > post {
-			e.TokensOut[m] = pre - post
+	e.SOLOutGross = min(addOrMax(e.gain, e.Fee()), e.bound)
+	for _, m := range unionKeys(e.tokPre, e.tokGain) {
+		var out uint64
+		if pre, post := e.tokPre[m], e.tokPost[m]; pre > post {
+			out = pre - post
+		}
+		out = max(out, min(e.tokGain[m], addOrMax(e.tokBound[m], e.supplyUp[m])))
+		if out > 0 {
+			e.TokensOut[m] = out
 		}
 	}
 	for m, post := range e.tokPost {
@@ -665,18 +903,61 @@ func (e *effectsBuilder) finish() Effects {
 			e.TokensIn[m] = post - pre
 		}
 	}
+	// Payees are named for what the wallet lost: SOL beyond the fee, and
+	// each mint that left.
+	paid := e.SOLOut() > e.Fee()
+	for _, p := range e.payees {
+		if !paid {
+			p.Lamports = 0
+		}
+		for m := range p.Tokens {
+			if e.TokensOut[m] == 0 {
+				delete(p.Tokens, m)
+			}
+		}
+		if p.Lamports > 0 || len(p.Tokens) > 0 {
+			e.Payees = append(e.Payees, *p)
+		}
+	}
+	// Largest SOL payment first, then by address: the order is stable.
+	sort.Slice(e.Payees, func(i, j int) bool {
+		if a, b := e.Payees[i].Lamports, e.Payees[j].Lamports; a != b {
+			return a > b
+		}
+		return bytes.Compare(e.Payees[i].Address[:], e.Payees[j].Address[:]) < 0
+	})
 	return e.Effects
+}
+
+func unionKeys(a, b map[solana.PublicKey]uint64) []solana.PublicKey {
+	seen := map[solana.PublicKey]bool{}
+	var out []solana.PublicKey
+	for _, m := range []map[solana.PublicKey]uint64{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // controlChanges lists changes of control over k, an account the wallet
 // owns or holds an authority over, between b and a.
-func controlChanges(wallet, k solana.PublicKey, b, a accountState) []AuthorityChange {
+//
+// owners are the token-account owners whose accounts are the wallet's (the
+// wallet, multisigs it satisfies); nil means the wallet alone.
+func controlChanges(wallet solana.PublicKey, owners map[solana.PublicKey]bool, k solana.PublicKey, b, a accountState) []AuthorityChange {
+	owned := func(s accountState) bool {
+		return s.token != nil && (s.token.owner.Equals(wallet) || owners[s.token.owner])
+	}
 	var out []AuthorityChange
 	add := func(format string, args ...any) {
 		out = append(out, AuthorityChange{Account: k, What: fmt.Sprintf(format, args...)})
 	}
 	switch {
-	case b.token != nil && (b.ownedBy(wallet) || optIs(b.token.delegate, wallet) || optIs(b.token.closeAuthority, wallet)):
+	case b.token != nil && (owned(b) || optIs(b.token.delegate, wallet) || optIs(b.token.closeAuthority, wallet)):
 		if !a.exists {
 			return nil // a close: judged by where its lamports go
 		}
@@ -703,7 +984,7 @@ func controlChanges(wallet, k solana.PublicKey, b, a accountState) []AuthorityCh
 		if !bytes.Equal(bt.closeAuthority, at.closeAuthority) {
 			add("token account close authority changed from %s to %s", optText(bt.closeAuthority), optText(at.closeAuthority))
 		}
-	case !b.exists && a.ownedBy(wallet):
+	case !b.exists && owned(a):
 		// Opened for the wallet: it must come clean.
 		if optKey(a.token.delegate) != nil || a.token.delegatedAmount != 0 {
 			add("token account opened for the wallet with delegate %s", optText(a.token.delegate))
@@ -714,7 +995,7 @@ func controlChanges(wallet, k solana.PublicKey, b, a accountState) []AuthorityCh
 		if a.token.state == 2 {
 			add("token account opened for the wallet frozen")
 		}
-	case b.mint != nil && (optIs(b.mint.mintAuthority, wallet) || optIs(b.mint.freezeAuthority, wallet)):
+	case b.mint != nil && (optIs(b.mint.mintAuthority, wallet) || optIs(b.mint.freezeAuthority, wallet) || owners[keyOr(optKey(b.mint.mintAuthority))]):
 		if a.mint == nil {
 			add("a mint the wallet controls turned into something else")
 			return out
@@ -751,20 +1032,21 @@ func controlChanges(wallet, k solana.PublicKey, b, a accountState) []AuthorityCh
 // balances. keys are the message's accounts in order (lookup-table ones
 // included). Delegates and frozen state are not in the meta; the
 // simulation before signing refused any change of them.
-func landedEffects(wallet solana.PublicKey, v txView, tx *rpc.GetTransactionResult) (Effects, error) {
+func landedEffects(wallet solana.PublicKey, v txView, tx *rpc.GetTransactionResult, sph *sphere) (Effects, error) {
 	m := tx.Meta
 	if len(m.PreBalances) != len(v.keys) || len(m.PostBalances) != len(v.keys) {
 		return Effects{}, fmt.Errorf("the landed transaction has %d accounts but %d/%d balances", len(v.keys), len(m.PreBalances), len(m.PostBalances))
 	}
 	e := newEffects(wallet, v, m.InnerInstructions)
+	if sph == nil {
+		// Nothing measured before (a reconciliation after a restart): the
+		// wallet's own accounts only.
+		sph = newSphere(wallet)
+	}
+	e.sphere = sph
 	sigFee := uint64(len(v.signers)) * LamportsPerSignature
 	e.NetworkFee = min(sigFee, m.Fee)
 	e.PriorityFee = m.Fee - e.NetworkFee
-	type side struct {
-		owner  solana.PublicKey
-		mint   solana.PublicKey
-		amount uint64
-	}
 	read := func(list []rpc.TokenBalance) (map[int]side, error) {
 		out := map[int]side{}
 		for _, tb := range list {
@@ -775,7 +1057,7 @@ func landedEffects(wallet solana.PublicKey, v txView, tx *rpc.GetTransactionResu
 			if err != nil {
 				return nil, fmt.Errorf("token balance %q is not an amount", sanitizeExcerpt([]byte(tb.UiTokenAmount.Amount), 30))
 			}
-			s := side{mint: tb.Mint, amount: amt}
+			s := side{token: true, mint: tb.Mint, amount: amt}
 			if tb.Owner != nil {
 				s.owner = *tb.Owner
 			}
@@ -791,26 +1073,43 @@ func landedEffects(wallet solana.PublicKey, v txView, tx *rpc.GetTransactionResu
 	if err != nil {
 		return Effects{}, err
 	}
+	// New supply of a mint the wallet may mint: every token account that
+	// moved is in the message, so the sum of their changes is the supply's.
+	supply := map[solana.PublicKey]int64{}
+	for i, s := range pre {
+		if sph.mints[s.mint] && m.PreBalances[i] > 0 {
+			supply[s.mint] -= int64(s.amount)
+		}
+	}
+	for i, s := range post {
+		if sph.mints[s.mint] && m.PostBalances[i] > 0 {
+			supply[s.mint] += int64(s.amount)
+		}
+	}
+	for mint, d := range supply {
+		if d > 0 {
+			e.supplyUp[mint] = uint64(d)
+		}
+	}
 	for i, k := range v.keys {
 		bl, al := m.PreBalances[i], m.PostBalances[i]
 		if k.Equals(wallet) {
 			e.SOLBefore = addOrMax(e.SOLBefore, bl)
 			e.SOLAfter = addOrMax(e.SOLAfter, al)
+			if bl > al {
+				e.bound = addOrMax(e.bound, bl-al)
+			}
 			continue
 		}
-		bs, bok := pre[i]
-		as, aok := post[i]
-		var tb, ta tokenSide
-		if bok && bs.owner.Equals(wallet) {
-			tb = tokenSide{true, bs.mint, bs.amount}
+		b, a := pre[i], post[i]
+		b.exists, b.lamports = bl > 0, bl
+		a.exists, a.lamports = al > 0, al
+		if !a.exists {
+			a = side{}
 		}
-		if aok && al > 0 && as.owner.Equals(wallet) {
-			ta = tokenSide{true, as.mint, as.amount}
-		}
-		bWSOL, aWSOL := tb.owned && tb.mint.Equals(WrappedSOL), ta.owned && ta.mint.Equals(WrappedSOL)
-		e.account(k, bl > 0, al > 0, bl, al, bWSOL, aWSOL, tb, ta, tb.owned)
-		if tb.owned && aok && al > 0 && !as.owner.Equals(wallet) {
-			e.Changes = append(e.Changes, AuthorityChange{Account: k, What: fmt.Sprintf("token account owner changed from %s to %s", wallet, as.owner)})
+		e.add(k, b, a)
+		if b.token && sph.owners[b.owner] && a.token && !sph.owners[a.owner] {
+			e.Changes = append(e.Changes, AuthorityChange{Account: k, What: fmt.Sprintf("token account owner changed from %s to %s", b.owner, a.owner)})
 		}
 	}
 	return e.finish(), nil
@@ -850,8 +1149,11 @@ func (e *Executor) MeasureEffects(ctx context.Context, tx *solana.Transaction, p
 // chain answers, and measures the landed transaction from its own meta
 // (Result.Effects). Landed effects past limits are "executed with
 // unexpected effects". The error is non-nil only when nothing was sent.
-func (e *Executor) SubmitMeasured(ctx context.Context, tx *solana.Transaction, lastValidBlockHeight uint64, limits Limits, progress func(Progress)) (*Result, error) {
-	p := &Prepared{Tx: tx, LastValidBlockHeight: lastValidBlockHeight, limits: &limits}
+//
+// measured is MeasureEffects' answer for tx: what the wallet controlled is
+// carried from it to the landed measure.
+func (e *Executor) SubmitMeasured(ctx context.Context, tx *solana.Transaction, measured Effects, lastValidBlockHeight uint64, limits Limits, progress func(Progress)) (*Result, error) {
+	p := &Prepared{Tx: tx, LastValidBlockHeight: lastValidBlockHeight, limits: &limits, Preview: Preview{Effects: measured}}
 	p.checkLanded = func(*rpc.GetTransactionResult, *Result) error { return nil }
 	return e.Submit(ctx, p, progress)
 }

@@ -17,12 +17,15 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/localnet"
 )
 
 // The differential test of the effects engine against the chain: random
 // transactions from localnet's building blocks (SOL and token transfers,
 // wraps and unwraps, associated token account creation, closes, approvals,
-// freezes and thaws). For each, the effects predicted from the simulation
+// freezes and thaws; and what the wallet controls without owning it: a
+// nonce account it is authority of, a 1-of-1 multisig's token account, a
+// mint it is mint authority of). For each, the effects predicted from the simulation
 // before sending must equal, to the lamport and the base unit, both the
 // landed transaction's effects (from its own meta) and the ledger's actual
 // change, which the test reads and parses itself. Every approval and freeze
@@ -66,25 +69,58 @@ func createATA(payer, ata, owner, mint solana.PublicKey) solana.Instruction {
 
 // ledgerView is the wallet as the ledger shows it, parsed by the test.
 type ledgerView struct {
-	sol      uint64 // lamports + wrapped-SOL accounts' lamports
-	lamports uint64 // the wallet's own lamports
-	tokens   map[solana.PublicKey]uint64
+	sol      uint64                      // lamports + wrapped-SOL accounts' lamports + the nonce account's above its rent
+	lamports uint64                      // the wallet's own lamports
+	tokens   map[solana.PublicKey]uint64 // the wallet's and the multisig's, per mint
+	// outside is what the other wallet holds, per mint; supply the
+	// controlled mint's supply.
+	outside map[solana.PublicKey]uint64
+	supply  uint64
 	// control maps each token account of the wallet to its delegate,
 	// delegated amount and state bytes.
 	control map[solana.PublicKey]string
 }
 
-func (f *ledgerFixture) view(t *testing.T) ledgerView {
+// controlled is what the wallet controls in the differential test, besides
+// what it owns.
+type controlled struct {
+	nonce, multisig, mint, other solana.PublicKey
+}
+
+// Rent-exempt minimum of an 80-byte nonce account: (80 + 128) × 3480 × 2.
+const diffNonceRent = 1_447_680
+
+func (f *ledgerFixture) view(t *testing.T, c controlled) ledgerView {
 	t.Helper()
 	w := f.key.PublicKey()
-	v := ledgerView{sol: f.balance(t, w), tokens: map[solana.PublicKey]uint64{}, control: map[solana.PublicKey]string{}}
+	v := ledgerView{sol: f.balance(t, w), tokens: map[solana.PublicKey]uint64{}, outside: map[solana.PublicKey]uint64{}, control: map[solana.PublicKey]string{}}
 	v.lamports = v.sol
+	if n := f.balance(t, c.nonce); n > diffNonceRent {
+		v.sol += n - diffNonceRent
+	}
 	prog := diffTokenProgram
-	res, err := f.chain.GetTokenAccountsByOwner(context.Background(), w, &rpc.GetTokenAccountsConfig{ProgramId: &prog},
-		&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	accounts := func(owner solana.PublicKey) rpc.GetTokenAccountsResult {
+		res, err := f.chain.GetTokenAccountsByOwner(context.Background(), owner, &rpc.GetTokenAccountsConfig{ProgramId: &prog},
+			&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *res
+	}
+	for _, a := range accounts(c.multisig).Value {
+		d := a.Account.Data.GetBinary()
+		v.tokens[solana.PublicKeyFromBytes(d[0:32])] += binary.LittleEndian.Uint64(d[64:72])
+	}
+	for _, a := range accounts(c.other).Value {
+		d := a.Account.Data.GetBinary()
+		v.outside[solana.PublicKeyFromBytes(d[0:32])] += binary.LittleEndian.Uint64(d[64:72])
+	}
+	mint, err := f.chain.GetAccountInfoWithOpts(context.Background(), c.mint, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	v.supply = binary.LittleEndian.Uint64(mint.Value.Data.GetBinary()[36:44]) // supply: u64 after the 36-byte COption mint authority
+	res := accounts(w)
 	for _, a := range res.Value {
 		d := a.Account.Data.GetBinary()
 		mint := solana.PublicKeyFromBytes(d[0:32])
@@ -149,6 +185,28 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 	oA, oW := diffATA(t, other, A), diffATA(t, other, diffNativeMint)
 	delegate := freshAddress(t)
 
+	// What the wallet controls without owning it, set up by localnet's
+	// @solana/kit builders (their own transactions are not sent): a nonce
+	// account of which it is authority, holding 1 SOL above rent; a 1-of-1
+	// multisig of which it is the signer, holding tokens of mint S; mint M,
+	// of which it is mint authority.
+	outside := func(kind string, o localnet.OutsideOptions) localnet.Outside {
+		out, err := f.ledger.BuildOutside(ctx, kind, w.String(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	nonceAcct := solana.MustPublicKeyFromBase58(outside("nonce-withdraw", localnet.OutsideOptions{Lamports: solana.LAMPORTS_PER_SOL}).Accounts["nonceAccount"])
+	ms := outside("multisig-transfer", localnet.OutsideOptions{Amount: 1_000_000_000})
+	S, msig, msA := solana.MustPublicKeyFromBase58(ms.Accounts["mint"]), solana.MustPublicKeyFromBase58(ms.Accounts["multisig"]), solana.MustPublicKeyFromBase58(ms.Accounts["source"])
+	M := solana.MustPublicKeyFromBase58(outside("mint-to", localnet.OutsideOptions{Amount: 1}).Accounts["mint"])
+	f.mintTo(t, S.String(), other, 1)
+	f.mintTo(t, M.String(), other, 1)
+	f.mintTo(t, M.String(), w, 1_000_000)
+	oS, oM, wM := diffATA(t, other, S), diffATA(t, other, M), diffATA(t, w, M)
+	ctl := controlled{nonce: nonceAcct, multisig: msig, mint: M, other: other}
+
 	type block struct {
 		name string
 		ixs  func() []solana.Instruction
@@ -193,9 +251,29 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 		{"thaw", func() []solana.Instruction {
 			return []solana.Instruction{tokenIx([]byte{11}, solana.Meta(wF).WRITE(), solana.Meta(F), solana.Meta(w).SIGNER())}
 		}},
+		{"withdraw from the nonce account", func() []solana.Instruction {
+			return []solana.Instruction{system.NewWithdrawNonceAccountInstruction(1+rng.Uint64N(5_000_000), nonceAcct, other,
+				solana.MustPublicKeyFromBase58("SysvarRecentB1ockHashes11111111111111111111"), solana.MustPublicKeyFromBase58("SysvarRent111111111111111111111111111111111"), w).Build()}
+		}},
+		{"fund the nonce account", func() []solana.Instruction {
+			return []solana.Instruction{system.NewTransferInstruction(1+rng.Uint64N(5_000_000), w, nonceAcct).Build()}
+		}},
+		{"multisig transfer", func() []solana.Instruction {
+			return []solana.Instruction{tokenIx(u64(12, 1+rng.Uint64N(1_000), 9), solana.Meta(msA).WRITE(), solana.Meta(S), solana.Meta(oS).WRITE(), solana.Meta(msig), solana.Meta(w).SIGNER())}
+		}},
+		{"mint to someone", func() []solana.Instruction {
+			return []solana.Instruction{tokenIx(u64(7, 1+rng.Uint64N(1_000)), solana.Meta(M).WRITE(), solana.Meta(oM).WRITE(), solana.Meta(w).SIGNER())}
+		}},
+		{"mint to the wallet", func() []solana.Instruction {
+			return []solana.Instruction{tokenIx(u64(7, 1+rng.Uint64N(1_000)), solana.Meta(M).WRITE(), solana.Meta(wM).WRITE(), solana.Meta(w).SIGNER())}
+		}},
+		{"burn", func() []solana.Instruction {
+			return []solana.Instruction{tokenIx(u64(8, 1+rng.Uint64N(1_000)), solana.Meta(wM).WRITE(), solana.Meta(M).WRITE(), solana.Meta(w).SIGNER())}
+		}},
 	}
 
-	script := []string{"approve", "approve", "freeze", "thaw", "wrap", "transfer wrapped SOL", "unwrap", "wrap"}
+	script := []string{"approve", "approve", "freeze", "thaw", "wrap", "transfer wrapped SOL", "unwrap", "wrap",
+		"withdraw from the nonce account", "fund the nonce account", "multisig transfer", "mint to someone", "mint to the wallet", "burn"}
 	n := diffCount(t)
 	landed, refusedBySim, withChanges, withWSOL := 0, 0, 0, 0
 	for i := 0; landed < n; i++ {
@@ -236,15 +314,15 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 			refusedBySim++ // an invalid combination (closing a non-empty account, ...)
 			continue
 		}
-		before := f.view(t)
-		res, err := f.ex.SubmitMeasured(ctx, tx, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{A: ^uint64(0), B: ^uint64(0), F: ^uint64(0)}}, nil)
+		before := f.view(t, ctl)
+		res, err := f.ex.SubmitMeasured(ctx, tx, predicted, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{A: ^uint64(0), B: ^uint64(0), F: ^uint64(0), S: ^uint64(0), M: ^uint64(0)}}, nil)
 		if err != nil {
 			t.Fatalf("tx %d %v: not sent: %v", i, names, err)
 		}
 		if res.Effects == nil || (res.Outcome != executor.Executed && res.Outcome != executor.ExecutedWithUnexpectedEffects) {
 			t.Fatalf("tx %d %v: %s: %s", i, names, res.Outcome, res.Reason)
 		}
-		after := f.view(t)
+		after := f.view(t, ctl)
 		landed++
 		got := *res.Effects
 		where := fmt.Sprintf("tx %d %v (seed %d)", i, names, seed)
@@ -267,9 +345,26 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 		if int64(after.sol)-int64(before.sol) != int64(predicted.SOLIn())-int64(predicted.SOLOut()) {
 			t.Fatalf("%s: the ledger's SOL and wrapped SOL moved %d, predicted in %d out %d", where, int64(after.sol)-int64(before.sol), predicted.SOLIn(), predicted.SOLOut())
 		}
-		for _, m := range []solana.PublicKey{A, B, F} {
-			if d := int64(after.tokens[m]) - int64(before.tokens[m]); d != int64(predicted.TokensIn[m])-int64(predicted.TokensOut[m]) {
-				t.Fatalf("%s: the ledger's %s moved %d, predicted in %d out %d", where, m, d, predicted.TokensIn[m], predicted.TokensOut[m])
+		for _, m := range []solana.PublicKey{A, B, F, S, M} {
+			// From the ledger: in is what the wallet's holdings rose; out
+			// is gross, what they fell or, larger, what the other wallet
+			// gained of it (at most what the wallet lost plus the new
+			// supply of the mint it controls).
+			var in, out, gain, supply uint64
+			if after.tokens[m] > before.tokens[m] {
+				in = after.tokens[m] - before.tokens[m]
+			} else {
+				out = before.tokens[m] - after.tokens[m]
+			}
+			if after.outside[m] > before.outside[m] {
+				gain = after.outside[m] - before.outside[m]
+			}
+			if m == M && after.supply > before.supply {
+				supply = after.supply - before.supply
+			}
+			out = max(out, min(gain, out+supply))
+			if predicted.TokensIn[m] != in || predicted.TokensOut[m] != out {
+				t.Fatalf("%s: the ledger's %s: in %d, out %d; predicted in %d out %d", where, m, in, out, predicted.TokensIn[m], predicted.TokensOut[m])
 			}
 		}
 		changed := map[solana.PublicKey]bool{}
@@ -339,7 +434,7 @@ func TestLandedEffectsPastTheLimitsAreNeverExecuted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := f.ex.SubmitMeasured(ctx, tx, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: allowed}, nil)
+		res, err := f.ex.SubmitMeasured(ctx, tx, executor.Effects{}, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: allowed}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
@@ -90,6 +91,9 @@ func describeSystem(metas []*solana.AccountMeta, data []byte, payer solana.Publi
 }
 
 func describeSystemDecoded(metas []*solana.AccountMeta, data []byte, payer solana.PublicKey) (string, uint64) {
+	if s, ok := describeWithdrawNonce(metas, data); ok {
+		return s, 0
+	}
 	inst, err := system.DecodeInstruction(metas, data)
 	if err != nil {
 		return "undecodable system instruction", 0
@@ -116,6 +120,9 @@ func describeSystemDecoded(metas []*solana.AccountMeta, data []byte, payer solan
 // instruction layout of the original program (solana-go's token package);
 // Token-2022's own additions are named by their tag only.
 func describeToken(metas []*solana.AccountMeta, data []byte) string {
+	if s, ok := describeTokenMoves(metas, data); ok {
+		return s
+	}
 	inst, err := token.DecodeInstruction(metas, data)
 	if err != nil {
 		if len(data) > 0 {
@@ -126,7 +133,7 @@ func describeToken(metas []*solana.AccountMeta, data []byte) string {
 	switch v := inst.Impl.(type) {
 	case *token.TransferChecked:
 		return fmt.Sprintf("transfer %d base units (%d decimals) of mint %s from %s to %s, signed by %s",
-			*v.Amount, *v.Decimals, KeyString(v.GetMintAccount().PublicKey), KeyString(v.GetSourceAccount().PublicKey), KeyString(v.GetDestinationAccount().PublicKey), KeyString(v.GetOwnerAccount().PublicKey))
+			*v.Amount, *v.Decimals, KeyString(v.GetMintAccount().PublicKey), KeyString(v.GetSourceAccount().PublicKey), KeyString(v.GetDestinationAccount().PublicKey), KeyString(v.GetOwnerAccount().PublicKey)) + multisigText(metas, 4)
 	default:
 		return "token instruction " + token.InstructionIDToName(inst.TypeID.Uint8())
 	}
@@ -203,4 +210,94 @@ func FormatSOL(lamports uint64) string {
 		n--
 	}
 	return string(append(b, digits[:n]...))
+}
+
+// Token instruction tags shared by SPL Token and Token-2022 that move value
+// out of what an authority controls (spl-token's instruction.rs; 38 is
+// Token-2022's WithdrawExcessLamports).
+const (
+	tokenTransfer        = 3
+	tokenMintTo          = 7
+	tokenBurn            = 8
+	tokenCloseAccount    = 9
+	tokenMintToChecked   = 14
+	tokenBurnChecked     = 15
+	tokenWithdrawExcess  = 38
+	systemWithdrawNonce  = 5
+	systemWithdrawAmount = 12 // u32 tag + u64 lamports
+)
+
+// describeTokenMoves reads, from their bytes, the token instructions that
+// move value by an authority: with amount, source and destination, and the
+// multisig signers when the authority is a multisig.
+func describeTokenMoves(metas []*solana.AccountMeta, data []byte) (string, bool) {
+	if len(data) == 0 {
+		return "", false
+	}
+	at := func(i int) string {
+		if i < len(metas) {
+			return KeyString(metas[i].PublicKey)
+		}
+		return "?"
+	}
+	amount := func() (uint64, bool) {
+		if len(data) < 9 {
+			return 0, false
+		}
+		return binary.LittleEndian.Uint64(data[1:9]), true
+	}
+	switch data[0] {
+	case tokenMintTo, tokenMintToChecked:
+		n, ok := amount()
+		if !ok || len(metas) < 3 {
+			return "", false
+		}
+		return fmt.Sprintf("mint %d base units of %s (new supply) to %s, by mint authority %s", n, at(0), at(1), at(2)) + multisigText(metas, 3), true
+	case tokenBurn, tokenBurnChecked:
+		n, ok := amount()
+		if !ok || len(metas) < 3 {
+			return "", false
+		}
+		return fmt.Sprintf("burn %d base units of %s from %s, by %s", n, at(1), at(0), at(2)) + multisigText(metas, 3), true
+	case tokenTransfer:
+		n, ok := amount()
+		if !ok || len(metas) < 3 {
+			return "", false
+		}
+		return fmt.Sprintf("transfer %d base units from %s to %s, signed by %s", n, at(0), at(1), at(2)) + multisigText(metas, 3), true
+	case tokenCloseAccount:
+		if len(metas) < 3 {
+			return "", false
+		}
+		return fmt.Sprintf("close account %s, its lamports to %s, by %s", at(0), at(1), at(2)) + multisigText(metas, 3), true
+	case tokenWithdrawExcess:
+		if len(metas) < 3 {
+			return "", false
+		}
+		return fmt.Sprintf("withdraw the lamports above rent from %s to %s, by %s", at(0), at(1), at(2)) + multisigText(metas, 3), true
+	}
+	return "", false
+}
+
+// multisigText names the signers that follow an authority at index from:
+// present only when the authority is a multisig.
+func multisigText(metas []*solana.AccountMeta, from int) string {
+	if len(metas) <= from {
+		return ""
+	}
+	var signers []string
+	for _, m := range metas[from:] {
+		signers = append(signers, KeyString(m.PublicKey))
+	}
+	return fmt.Sprintf(" (the authority is a multisig %s; its signers here: %s)", KeyString(metas[from-1].PublicKey), strings.Join(signers, ", "))
+}
+
+// describeWithdrawNonce reads WithdrawNonceAccount (tag 5, u64 lamports;
+// accounts nonce, recipient, recent blockhashes, rent, authority).
+func describeWithdrawNonce(metas []*solana.AccountMeta, data []byte) (string, bool) {
+	if len(data) != systemWithdrawAmount || binary.LittleEndian.Uint32(data) != systemWithdrawNonce || len(metas) < 5 {
+		return "", false
+	}
+	n := binary.LittleEndian.Uint64(data[4:])
+	return fmt.Sprintf("withdraw %d lamports (%s SOL) from nonce account %s to %s, by nonce authority %s", n, FormatSOL(n), KeyString(metas[0].PublicKey), KeyString(metas[1].PublicKey), KeyString(metas[4].PublicKey)), true
 }

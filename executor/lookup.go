@@ -52,7 +52,7 @@ func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, e
 		}
 		l.Changes = append(l.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
 	}
-	if eff, err := landedEffects(e.key.PublicKey(), v, tx); err == nil {
+	if eff, err := landedEffects(e.key.PublicKey(), v, tx, nil); err == nil {
 		l.Effects = &eff
 		l.Outflow = max(eff.SOLOut(), tx.Meta.Fee)
 		if len(v.keys) > 0 && !v.keys[0].Equals(e.key.PublicKey()) {

@@ -349,6 +349,9 @@ func (e *Executor) prepareOutside(ctx context.Context, raw []byte, rules Outside
 	if err := eff.Refusal(); err != nil {
 		return nil, err
 	}
+	if err := eff.UnvaluedRefusal(allowed); err != nil {
+		return nil, err
+	}
 	p.Effects, p.sim = eff, sim
 	p.Logs, p.UnitsConsumed = sim.Logs, sim.UnitsConsumed
 	for _, k := range eff.InnerPrograms {
@@ -530,7 +533,7 @@ func (e *Executor) SubmitOutside(ctx context.Context, p *PreparedOutside, progre
 	}
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
-	res := &Result{Outcome: Unknown}
+	res := &Result{Outcome: Unknown, sphere: p.Effects.sphere}
 	res.Timings.Simulate = p.took
 	finish := func() *Result {
 		res.Timings.Total = p.took + time.Since(start)
@@ -609,7 +612,7 @@ func controlChangedSince(ctx context.Context, c *Client, wallet solana.PublicKey
 			}
 			continue
 		}
-		for _, ch := range controlChanges(wallet, k, b, a) {
+		for _, ch := range controlChanges(wallet, nil, k, b, a) {
 			diffs = append(diffs, "after landing, "+ch.String())
 		}
 	}

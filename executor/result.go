@@ -38,6 +38,10 @@ func (o Outcome) Landed() bool {
 
 // Result is the full account of one submission.
 type Result struct {
+	// sphere is what the wallet controlled when the bytes were measured,
+	// for the landed measure (set by the submit paths).
+	sphere *sphere
+
 	Outcome   Outcome
 	Signature solana.Signature
 	// Reason explains any outcome other than Executed, in a sentence.

@@ -609,6 +609,7 @@ func (s *Swapper) ExecuteSwap(ctx context.Context, approved SwapApproval, progre
 // approved. A later re-read of the wallet is never used: a concurrent
 // transfer landing in between must not show up as a loss, or hide one.
 func (s *Swapper) verifySwap(ctx context.Context, p *PreparedSwap, res *SwapResult) {
+	res.Result.sphere = p.Effect.sphere
 	tx, ok := s.ex.readBack(ctx, &res.Result, "swap", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
 		// A v0 message's accounts: static keys, then those loaded from lookup tables.
 		return append(append(append([]solana.PublicKey{}, p.Tx.static...), tx.Meta.LoadedAddresses.Writable...), tx.Meta.LoadedAddresses.ReadOnly...), nil

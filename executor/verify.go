@@ -79,7 +79,7 @@ func (e *Executor) readBack(ctx context.Context, res *Result, noun string, keys 
 	v, err := landedView(tx, 0)
 	if err == nil {
 		var eff Effects
-		if eff, err = landedEffects(e.key.PublicKey(), v, tx); err == nil {
+		if eff, err = landedEffects(e.key.PublicKey(), v, tx, res.sphere); err == nil {
 			res.Effects = &eff
 		}
 	}

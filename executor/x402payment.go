@@ -257,7 +257,7 @@ func (e *Executor) LookupX402(ctx context.Context, p *PreparedX402, sig solana.S
 	if err != nil {
 		return X402Landing{}, fmt.Errorf("x402 lookup %s: %w", sig, err)
 	}
-	eff, err := landedEffects(e.key.PublicKey(), v, tx)
+	eff, err := landedEffects(e.key.PublicKey(), v, tx, p.Effects.sphere)
 	if err != nil {
 		return X402Landing{}, fmt.Errorf("x402 lookup %s: %w", sig, err)
 	}

@@ -853,6 +853,12 @@ type OutsideOptions struct {
 	// units of each leave.
 	Mints   []string
 	Amounts []uint64
+	// To is the payee of the kinds that pay someone (a fresh stranger
+	// when empty).
+	To string
+	// Mint is where multisig-transfer's and mint-to's mint is created
+	// (random when empty), so a console's caps can name it beforehand.
+	Mint string
 }
 
 // BuildOutside asks the ledger for a transaction of kind (see OUTSIDE_KINDS
@@ -864,6 +870,12 @@ func (l *Ledger) BuildOutside(ctx context.Context, kind, wallet string, o Outsid
 	}
 	if o.Amount > 0 {
 		p["amount"] = o.Amount
+	}
+	if o.To != "" {
+		p["to"] = o.To
+	}
+	if o.Mint != "" {
+		p["mint"] = o.Mint
 	}
 	if o.CUPrice != nil {
 		p["cuPrice"] = *o.CUPrice

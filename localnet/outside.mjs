@@ -23,7 +23,7 @@ import {
 } from '@solana/kit';
 import { RpcError } from './rpc.mjs';
 import { isPubkey, b58encode, parseTransaction } from './wire.mjs';
-import { NATIVE_MINT } from './tokens.mjs';
+import { NATIVE_MINT, TOKEN_2022_PROGRAM } from './tokens.mjs';
 import { encodeLookupTable, ALT_PROGRAM, MEMO_PROGRAM, COMPUTE_BUDGET_PROGRAM } from './swap.mjs';
 import { MAX_PROCESSING_AGE } from './ledger.mjs';
 
@@ -45,6 +45,9 @@ export const OUTSIDE_KINDS = [
   'memo-transfer', 'v0-lookup', 'mint-new', 'wsol-transfer', 'token-transfer', 'two-token-transfer',
   'approve', 'set-authority', 'close-to-stranger', 'durable-nonce', 'unknown-program',
   'foreign-payer', 'missing-cosigner', 'expired-cosigned',
+  // Value the wallet controls without owning it, paid to `to` (a fresh
+  // stranger when absent): the issue-32 attacks.
+  'nonce-withdraw', 'withdraw-excess', 'multisig-transfer', 'mint-to', 'close-and-forward',
 ];
 
 const u64le = (n) => {
@@ -85,6 +88,8 @@ export class OutsideBuilder {
           if (opts[k] !== undefined && !(Number.isSafeInteger(opts[k]) && opts[k] >= 0)) throw bad(`${k} must be a non-negative integer`);
         }
         if (opts.precreate !== undefined && typeof opts.precreate !== 'boolean') throw bad('precreate must be true or false');
+        if (opts.to !== undefined && !isPubkey(opts.to)) throw bad('to must be a base58 public key');
+        if (opts.mint !== undefined && !isPubkey(opts.mint)) throw bad('mint must be a base58 public key');
         if (opts.mints !== undefined && !(Array.isArray(opts.mints) && opts.mints.length === 2 && opts.mints.every(isPubkey))) {
           throw bad('mints must be two base58 addresses');
         }
@@ -150,7 +155,8 @@ export class OutsideBuilder {
       TOKEN_PROGRAM_ADDRESS, AuthorityType, findAssociatedTokenPda, getApproveInstruction,
       getSetAuthorityInstruction, getCloseAccountInstruction, getTransferCheckedInstruction,
       getInitializeMint2Instruction, getMintToInstruction, getCreateAssociatedTokenIdempotentInstruction,
-      getMintSize,
+      getMintSize, getWithdrawNonceAccountInstruction, getWithdrawExcessLamportsInstruction,
+      getInitializeMultisig2Instruction, getMultisigSize,
     } = await programClients();
     const wallet = address(opts.wallet);
     // The wallet as an SDK sees a wallet it does not hold: a signer that
@@ -168,11 +174,83 @@ export class OutsideBuilder {
     if (opts.cuLimit !== undefined) ixs.push(computeUnitLimit(opts.cuLimit));
     if (opts.cuPrice !== undefined) ixs.push(computeUnitPrice(opts.cuPrice));
 
+    // The payee of the kinds that pay someone: opts.to, or a stranger.
+    const payee = async () => (opts.to ? address(opts.to) : (await generateKeyPairSigner()).address);
+
     switch (opts.kind) {
       case 'memo-transfer': {
-        const to = await generateKeyPairSigner();
-        accounts.recipient = to.address;
-        ixs.push(memo('order #4417: thank you'), getTransferSolInstruction({ source: walletSigner, destination: to.address, amount: lamports }));
+        const to = await payee();
+        accounts.recipient = to;
+        ixs.push(memo('order #4417: thank you'), getTransferSolInstruction({ source: walletSigner, destination: to, amount: lamports }));
+        break;
+      }
+      case 'nonce-withdraw': {
+        // A nonce account whose authority is the wallet, holding `lamports`
+        // above its rent; the message withdraws them to the payee (its
+        // lifetime is a plain blockhash: no durable nonce is used).
+        const setup = await this.funded();
+        const nonceAccount = await generateKeyPairSigner();
+        await this.land(setup, [
+          getCreateAccountInstruction({ payer: setup, newAccount: nonceAccount, lamports: this.ledger.rentExempt(Number(NONCE_ACCOUNT_SIZE)), space: NONCE_ACCOUNT_SIZE, programAddress: SYSTEM_PROGRAM_ADDRESS }),
+          getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: wallet }),
+        ]);
+        this.ledger.fund(String(nonceAccount.address), lamports);
+        const to = await payee();
+        Object.assign(accounts, { nonceAccount: nonceAccount.address, recipient: to });
+        ixs.push(getWithdrawNonceAccountInstruction({ nonceAccount: nonceAccount.address, recipientAccount: to, nonceAuthority: walletSigner, withdrawAmount: lamports }));
+        break;
+      }
+      case 'withdraw-excess': {
+        // Token-2022's WithdrawExcessLamports: `lamports` above rent in the
+        // wallet's own token account, out to the payee.
+        const mint = this.ledger.createMint(9, undefined, true);
+        const ata = await this.ledger.mintTo(mint, String(wallet), 1n);
+        this.ledger.fund(ata, lamports);
+        const to = await payee();
+        Object.assign(accounts, { mint, tokenAccount: ata, recipient: to });
+        ixs.push(getWithdrawExcessLamportsInstruction({ source: address(ata), destination: to, authority: walletSigner }, { programAddress: address(TOKEN_2022_PROGRAM) }));
+        break;
+      }
+      case 'multisig-transfer': {
+        // A 1-of-1 SPL multisig whose signer is the wallet, created and
+        // initialized by a real transaction, owns `amount` of a mint; the
+        // message moves them to the payee's token account.
+        const setup = await this.funded();
+        const multisig = await generateKeyPairSigner();
+        const space = BigInt(getMultisigSize());
+        await this.land(setup, [
+          getCreateAccountInstruction({ payer: setup, newAccount: multisig, lamports: this.ledger.rentExempt(Number(space)), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+          getInitializeMultisig2Instruction({ multisig: multisig.address, signers: [wallet], m: 1 }),
+        ]);
+        const amount = BigInt(opts.amount ?? 5_000_000);
+        const { mint, ata: source } = await this.walletTokens(multisig.address, amount, opts.mint ?? null);
+        const to = await payee();
+        const dst = address(await this.ledger.mintTo(String(mint), String(to), 0n));
+        Object.assign(accounts, { mint, multisig: multisig.address, source, recipient: to, destination: dst });
+        ixs.push(getTransferCheckedInstruction({ source, mint, destination: dst, authority: multisig.address, multiSigners: [walletSigner], amount, decimals: 9 }));
+        break;
+      }
+      case 'mint-to': {
+        // A mint whose mint authority is the wallet; the message mints
+        // `amount` to the payee's token account.
+        const mint = address(this.ledger.createMint(9, String(wallet), false, {}, null, opts.mint ?? null));
+        const to = await payee();
+        const dst = address(await this.ledger.mintTo(String(mint), String(to), 0n));
+        Object.assign(accounts, { mint, recipient: to, destination: dst });
+        ixs.push(getMintToInstruction({ mint, token: dst, mintAuthority: walletSigner, amount: BigInt(opts.amount ?? 1_000_000_000_000) }));
+        break;
+      }
+      case 'close-and-forward': {
+        // Five of the wallet's empty token accounts closed to the wallet,
+        // and `lamports` sent on to the payee: refunds in, a payment out.
+        const to = await payee();
+        accounts.recipient = to;
+        for (let i = 0; i < 5; i++) {
+          const { ata } = await this.walletTokens(wallet, 0);
+          accounts[`closed${i}`] = ata;
+          ixs.push(getCloseAccountInstruction({ account: ata, destination: wallet, owner: walletSigner }));
+        }
+        ixs.push(getTransferSolInstruction({ source: walletSigner, destination: to, amount: lamports }));
         break;
       }
       case 'v0-lookup': {

@@ -33,6 +33,11 @@ const (
 	// CounterpartyX402Origin is the origin of an HTTP resource paid with an
 	// x402 payment (allow_x402_origin).
 	CounterpartyX402Origin CounterpartyKind = "x402_origin"
+	// CounterpartyPayee is a wallet the effects engine found gaining what
+	// the wallet lost, whatever the kind said: held to allow_recipient
+	// once the operator has set it (an empty list leaves payees of kinds
+	// that name no recipient to the human and the programs' allowlist).
+	CounterpartyPayee CounterpartyKind = "payee"
 )
 
 // Rules of the counterparty kinds, named after their settings.
@@ -60,7 +65,8 @@ type Counterparty struct {
 func Recipient(address string) Counterparty {
 	return Counterparty{Kind: CounterpartyRecipient, ID: address}
 }
-func Program(id string) Counterparty { return Counterparty{Kind: CounterpartyProgram, ID: id} }
+func Program(id string) Counterparty    { return Counterparty{Kind: CounterpartyProgram, ID: id} }
+func Payee(address string) Counterparty { return Counterparty{Kind: CounterpartyPayee, ID: address} }
 func ActionOrigin(origin string) Counterparty {
 	return Counterparty{Kind: CounterpartyActionOrigin, ID: origin}
 }
@@ -153,6 +159,11 @@ func checkCounterparty(cfg Config, c Counterparty) verdict {
 			return v
 		}
 		return objection(RuleRecipient, false, "recipient %s is not on the allowlist; retrying will not help. The operator can allow it with --allow-recipient %s.", c.ID, c.ID)
+	case CounterpartyPayee:
+		if len(cfg.AllowRecipients) == 0 || slices.Contains(cfg.AllowRecipients, c.ID) {
+			return pass
+		}
+		return objection(RuleRecipient, false, "the transaction pays %s, a wallet that is not on the recipient allowlist; retrying will not help. The operator can allow it with --allow-recipient %s.", c.ID, c.ID)
 	case CounterpartyProgram:
 		if _, ok := cfg.AllowedPrograms[c.ID]; ok {
 			return pass

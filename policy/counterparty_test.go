@@ -66,6 +66,15 @@ func TestCounterpartiesEachNeedTheirOwnAllowlist(t *testing.T) {
 				p.PaysSelf = false
 				return p
 			}(), rule: RuleRecipient, says: []string{addr(7)}},
+		// A payee the effects found (a wallet gaining what the wallet lost)
+		// is held to the recipient allowlist once the operator set one, and
+		// it never contradicts pays self (a swap may pay a wallet).
+		{name: "a payee not on a set recipient allowlist", cfg: func(c *Config) { c.AllowRecipients = []string{addr(1)} },
+			p: paysSelf(Program(system), Payee(addr(8))), rule: RuleRecipient, says: []string{addr(8), "--allow-recipient " + addr(8)}},
+		{name: "a payee on the recipient allowlist", cfg: func(c *Config) { c.AllowRecipients = []string{addr(8)} },
+			p: paysSelf(Program(system), Payee(addr(8))), allowed: true},
+		{name: "a payee with no recipient allowlist set", cfg: func(c *Config) { c.AllowRecipients = nil },
+			p: paysSelf(Program(system), Payee(addr(8))), allowed: true},
 		{name: "pays self and a recipient contradict", p: paysSelf(Recipient(addr(1))), rule: RuleTool},
 		{name: "a counterparty of unknown kind", p: paysSelf(Counterparty{Kind: "validator", ID: addr(3)}), rule: RuleTool, says: []string{"validator"}},
 		{name: "no counterparty and not pays self", p: func() Proposal { p := paysSelf(); p.PaysSelf = false; return p }(), rule: RuleTool},

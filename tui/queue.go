@@ -43,7 +43,7 @@ func newEntry(p *authority.Proposal) *entry {
 	} else {
 		// Every kind draws itself through its own lines (authority.Kind).
 		e.amount = untrusted.Sanitize(p.Kind.Amount(), 40)
-		for _, l := range p.Kind.Detail(p) {
+		for _, l := range p.DetailLines() {
 			l.Label, l.Value = untrusted.Sanitize(l.Label, 60), untrusted.Sanitize(l.Value, 400)
 			banner = banner || l.Role == authority.LineBanner
 			if l.Warn && l.Label == "" {

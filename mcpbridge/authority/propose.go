@@ -39,7 +39,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	facts := k.Facts(h.opts.Network, client)
+	facts := withPayees(k.Facts(h.opts.Network, client), preview.Effects, declaredPayees(k))
 	decision := policy.Evaluate(h.opts.Policy, facts, h.opts.Spend.State())
 	if !decision.Allowed {
 		return deny(decision)

@@ -33,9 +33,10 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 }
 
 // outsideTx is a transaction of the ledger's @solana/kit builders for the
-// world's wallet, as base64.
+// world's wallet, as base64, paying the world's allowed recipient (with the
+// allowlist set, a stranger would be refused as a payee).
 func outsideTx(w *world, kind string) string {
-	o, err := w.ledger.BuildOutside(context.Background(), kind, w.wallet.String(), localnet.OutsideOptions{})
+	o, err := w.ledger.BuildOutside(context.Background(), kind, w.wallet.String(), localnet.OutsideOptions{To: w.allowed.String()})
 	if err != nil {
 		panic(err)
 	}

@@ -514,7 +514,7 @@ func (k *OutsideProposal) PreviewLines(p *Proposal) []string {
 	lines := []string{"Action: sign a transaction built elsewhere; judged by what its exact bytes do in simulation, not by anyone's description"}
 	lines = append(lines, k.saidLines()...)
 	lines = append(lines,
-		"Leaves the wallet: "+strings.Join(k.flows(true), "; ")+" (SOL with wrapped SOL, fees and rent included; counted against the caps)",
+		"Leaves the wallet: "+strings.Join(k.flows(true), "; ")+" (SOL with wrapped SOL, fees and rent included, and what the wallet controls: nonce accounts it is authority of, lamports above rent, multisig and delegated accounts, new supply of its mints; refunds in never net it; counted against the caps)",
 		"Arrives: "+strings.Join(k.flows(false), "; "),
 		"Fees: "+k.feeText(),
 		"Rent: "+k.rentText(),

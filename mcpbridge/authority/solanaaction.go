@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -68,9 +67,6 @@ type ActionProposal struct {
 	// Outside is the server's bytes as a proposal to sign them (nil in the
 	// draft, before the server was asked).
 	Outside *OutsideProposal
-	// Receivers are the accounts other than the wallet that gain lamports
-	// in the simulation, largest first: where the SOL goes.
-	Receivers []executor.BalanceChange
 }
 
 var _ Kind = (*ActionProposal)(nil)
@@ -81,7 +77,6 @@ func (k *ActionProposal) Clone() Kind {
 	c := *k
 	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
 	c.Fetched.Chains = append([]string(nil), k.Fetched.Chains...)
-	c.Receivers = append([]executor.BalanceChange(nil), k.Receivers...)
 	if k.Outside != nil {
 		c.Outside = k.Outside.Clone().(*OutsideProposal)
 	}
@@ -142,7 +137,6 @@ func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview
 	if err != nil {
 		return executor.Preview{}, err
 	}
-	k.Receivers = receivers(preview)
 	return preview, nil
 }
 
@@ -160,19 +154,6 @@ func actionFacts(a *solanaactions.Action) executor.OutsideFacts {
 		}
 	}
 	return f
-}
-
-// receivers are the accounts, other than the fee payer (the wallet), whose
-// lamports the simulation raised, largest gain first.
-func receivers(pv executor.Preview) []executor.BalanceChange {
-	var out []executor.BalanceChange
-	for _, c := range pv.Changes {
-		if c.Account != pv.From && c.Post > c.Pre {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Post-out[i].Pre > out[j].Post-out[j].Pre })
-	return out
 }
 
 // Admit: Outside's warnings (the server's instruction-like words among
@@ -222,9 +203,6 @@ func (k *ActionProposal) PreviewLines(p *Proposal) []string {
 		fmt.Sprintf("Action: sign the transaction the Solana Action at %s built for this wallet (%s); judged by what its exact bytes do in simulation, not by what the action says", k.Fetched.Origin, k.choice()),
 		fmt.Sprintf("Origin: %s (allowed by --allow-action-origin); the transaction came from %s", k.Fetched.Origin, k.Fetched.PostURL),
 	}
-	for _, r := range k.Receivers {
-		lines = append(lines, fmt.Sprintf("Receives: %s gets %s SOL", r.Account, executor.FormatSOL(r.Post-r.Pre)))
-	}
 	for _, l := range k.Outside.PreviewLines(p) {
 		// Its Action line and its From line (the origin) are said above.
 		if !strings.HasPrefix(l, "Action: ") && !strings.HasPrefix(l, "From: ") {
@@ -245,9 +223,6 @@ func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
 	out := []DetailLine{
 		{Label: "Action", Value: "Solana Action (" + k.choice() + "), judged by its effects"},
 		{Label: "Origin", Value: k.Fetched.Origin},
-	}
-	for _, r := range k.Receivers {
-		out = append(out, DetailLine{Label: "Receives", Value: fmt.Sprintf("%s +%s SOL", r.Account, executor.FormatSOL(r.Post-r.Pre))})
 	}
 	for _, l := range k.Outside.Detail(p) {
 		if l.Label != "Action" && l.Label != "From" {

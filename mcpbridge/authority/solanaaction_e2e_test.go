@@ -109,9 +109,27 @@ func TestHonestActionExecutesOnlyAfterApprovalWithItsPreviewedEffects(t *testing
 // a session cap it leaves, the proposal is denied by that cap and the ledger
 // does not move.
 func TestOverreachingActionsExtraOutflowIsPreviewedAndCapped(t *testing.T) {
+	t.Run("a payee not on the recipient allowlist", func(t *testing.T) {
+		// The world's allowlist is set and names neither address the
+		// action pays: the collector, a wallet, is refused by name before
+		// anyone is asked, whatever the action says it does.
+		w := newWorld(t, func(o *authority.Options) {
+			o.Policy.MaxLamportsPerTx, o.Policy.MaxLamportsPerSession = 500_000_000, 1_000_000_000
+		})
+		before := w.balance(t, w.wallet)
+		ans := startAgent(t, w.socket).Call("solana_action", map[string]any{"url": w.ledger.RPC() + "/api/actions/overreach"})
+		if ans.Status() != "denied" || ans.Str("rule") != "allow_recipient" || !strings.Contains(ans.Str("reason"), actionCollector.String()) {
+			t.Fatalf("propose: %s %v; want denied by allow_recipient naming %s", ans.Text, ans.Structured, actionCollector)
+		}
+		if w.balance(t, w.wallet) != before {
+			t.Fatal("the ledger moved")
+		}
+	})
+
 	t.Run("shown", func(t *testing.T) {
 		w := newWorld(t, func(o *authority.Options) {
 			o.Policy.MaxLamportsPerTx, o.Policy.MaxLamportsPerSession = 500_000_000, 1_000_000_000
+			allowActionPayees(o)
 		})
 		a := startAgent(t, w.socket)
 		ans := a.Call("solana_action", map[string]any{"url": w.ledger.RPC() + "/api/actions/overreach"})
@@ -135,6 +153,7 @@ func TestOverreachingActionsExtraOutflowIsPreviewedAndCapped(t *testing.T) {
 	t.Run("capped", func(t *testing.T) {
 		w := newWorld(t, func(o *authority.Options) {
 			o.Policy.MaxLamportsPerTx, o.Policy.MaxLamportsPerSession = 250_000_000, 250_000_000
+			allowActionPayees(o)
 		})
 		a := startAgent(t, w.socket)
 		// 0.1 SOL tipped first, honestly: 0.15 SOL of the session is left.
@@ -195,6 +214,7 @@ func TestDrainingActionIsHeldToTheTokenCaps(t *testing.T) {
 			var usdc string
 			w := newWorldOn(t, func(o *authority.Options, l *localnet.Ledger) {
 				usdc = l.DemoMints().USDC.Mint
+				allowActionPayees(o)
 				if tc.cap != "" {
 					o.Policy.MaxTokenPerTx = capped(t, usdc+tc.cap)
 				}
@@ -219,4 +239,10 @@ func TestDrainingActionIsHeldToTheTokenCaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allowActionPayees puts the addresses localnet's actions pay on the
+// recipient allowlist: with it set, every payee that is a wallet must be.
+func allowActionPayees(o *authority.Options) {
+	o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, actionCollector.String(), actionTipJar.String())
 }

@@ -408,3 +408,16 @@ func (a SwapArgs) Normalized() map[string]string {
 func (a SwapArgs) Quote() QuoteArgs {
 	return QuoteArgs{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: a.SlippageBps}
 }
+
+// DeclaredPayees are the pools of the quote's route: the trade's other
+// side, which the quote's terms (input, minimum out) bound.
+func (sp *SwapProposal) DeclaredPayees() []solana.PublicKey {
+	if sp.Preview.Quote == nil {
+		return nil
+	}
+	out := make([]solana.PublicKey, 0, len(sp.Preview.Quote.Route))
+	for _, r := range sp.Preview.Quote.Route {
+		out = append(out, r.AMMKey)
+	}
+	return out
+}

@@ -116,6 +116,10 @@ func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
+	for _, l := range receivesLines(p.Preview.Effects) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
 		// The one measure of value, per asset, from the exact bytes.
 		b.WriteString("Effects (simulated, the measure the caps use): ")

@@ -1,0 +1,238 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// The wallet's sphere of control: every account the wallet's signature can
+// move value out of, read from the accounts' own data before the
+// transaction (and, for accounts it creates, after). Value leaving any of
+// them to an account outside counts as the wallet's outflow. The layouts
+// here are the ones no library on the hot path reads (solana-go parses
+// neither nonce nor multisig accounts); sphere_test.go spells their
+// published sizes and offsets.
+
+// Rent exemption as the runtime computes it: (128 + data length) bytes ×
+// 3,480 lamports per byte-year × 2 years. Accounts hold at least this; the
+// lamports above it are free to move (Token-2022 WithdrawExcessLamports, a
+// nonce withdrawal).
+const (
+	rentStorageOverhead  = 128
+	rentLamportsPerByteY = 3480
+	rentExemptYears      = 2
+)
+
+func rentExempt(dataLen int) uint64 {
+	return uint64(rentStorageOverhead+dataLen) * rentLamportsPerByteY * rentExemptYears
+}
+
+// A system nonce account: version u32, state u32 (1 = initialized),
+// authority (32), durable nonce (32), fee calculator (u64): 80 bytes.
+const nonceAccountLen = 80
+
+func nonceAuthority(owner solana.PublicKey, d []byte) (solana.PublicKey, bool) {
+	if !owner.Equals(solana.SystemProgramID) || len(d) != nonceAccountLen || binary.LittleEndian.Uint32(d[4:8]) != 1 {
+		return solana.PublicKey{}, false
+	}
+	return solana.PublicKeyFromBytes(d[8:40]), true
+}
+
+// An SPL Token multisig: m u8, n u8, is_initialized u8, then 11 signer
+// keys: 355 bytes, in both token programs.
+const (
+	multisigLen        = 355
+	multisigMaxSigners = 11
+)
+
+// multisigSatisfied reports whether the multisig in d (an account of a
+// token program) counts the wallet among its signers and reaches its
+// threshold m with the wallet and the transaction's other signers: then the
+// wallet's signature moves what the multisig owns.
+func multisigSatisfied(owner solana.PublicKey, d []byte, wallet solana.PublicKey, signers []solana.PublicKey) bool {
+	if !isTokenProgram(owner) || len(d) != multisigLen || d[2] != 1 {
+		return false
+	}
+	m, n := int(d[0]), int(d[1])
+	if m == 0 || n > multisigMaxSigners {
+		return false
+	}
+	signed := map[solana.PublicKey]bool{wallet: true}
+	for _, s := range signers {
+		signed[s] = true
+	}
+	hasWallet, count := false, 0
+	for i := range n {
+		k := solana.PublicKeyFromBytes(d[3+32*i : 35+32*i])
+		if k.Equals(wallet) {
+			hasWallet = true
+		}
+		if signed[k] {
+			count++ // the token program counts each matching slot
+		}
+	}
+	return hasWallet && count >= m
+}
+
+// sphere is what the wallet controls among the accounts a transaction
+// names. It is found from the simulation's reads and carried to the landed
+// measure, whose meta has balances but no account data.
+type sphere struct {
+	// owners are the token-account owners whose accounts are the wallet's:
+	// the wallet and the multisigs its signature satisfies.
+	owners map[solana.PublicKey]bool
+	// accounts are others whose value the wallet can move, with why: a
+	// nonce account it is authority of, a token account it is delegate or
+	// close authority of.
+	accounts map[solana.PublicKey]string
+	// mints are those it may mint (mint authority): new supply is an outflow.
+	mints map[solana.PublicKey]bool
+	// dataLen is every watched account's data length (after the
+	// transaction, or before when it closed): what its rent is.
+	dataLen map[solana.PublicKey]int
+	// wallets are the accounts known to belong to a key (system accounts
+	// and token accounts whose owner is on the curve): payees that are
+	// wallets, held to the recipient allowlist.
+	wallets map[solana.PublicKey]bool
+	// unvalued are accounts of programs the engine cannot read whose data
+	// names the wallet (a stake account it is withdrawer of, a position in
+	// some protocol), with their owning program: their lamports above rent
+	// count as the wallet's, and any change of them is shown as one that
+	// cannot be valued.
+	unvalued map[solana.PublicKey]solana.PublicKey
+}
+
+func newSphere(wallet solana.PublicKey) *sphere {
+	return &sphere{
+		owners:   map[solana.PublicKey]bool{wallet: true},
+		accounts: map[solana.PublicKey]string{}, mints: map[solana.PublicKey]bool{},
+		dataLen: map[solana.PublicKey]int{}, wallets: map[solana.PublicKey]bool{},
+		unvalued: map[solana.PublicKey]solana.PublicKey{},
+	}
+}
+
+// multisigCandidates are keys of the message that own a watched token
+// account that lost value, or hold the mint authority of a watched mint
+// whose supply grew: the ones whose data must be read to tell whether they
+// are multisigs the wallet satisfies. Accounts that only gained need no
+// read (nothing left them), which keeps a plain payment to one round.
+func multisigCandidates(wallet solana.PublicKey, v txView, before, after []*rpc.Account) []solana.PublicKey {
+	inMsg := map[solana.PublicKey]bool{}
+	for _, k := range v.keys {
+		inMsg[k] = true
+	}
+	seen := map[solana.PublicKey]bool{wallet: true}
+	var out []solana.PublicKey
+	add := func(k solana.PublicKey) {
+		if inMsg[k] && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for i := range before {
+		b, a := readAccount(before[i]), readAccount(after[i])
+		switch {
+		case b.token != nil:
+			if a.token == nil || a.token.amount < b.token.amount || a.lamports < b.lamports {
+				add(b.token.owner)
+			}
+		case b.mint != nil:
+			if k := optKey(b.mint.mintAuthority); k != nil && a.mint != nil && a.mint.supply > b.mint.supply {
+				add(*k)
+			}
+		}
+	}
+	return out
+}
+
+// findSphere reads the sphere from the watched accounts' states (keys[i]
+// as before[i] and after[i]) and the candidate multisigs' data.
+func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []solana.PublicKey, before, after []*rpc.Account, multisigs map[solana.PublicKey]*rpc.Account) *sphere {
+	s := newSphere(wallet)
+	for k, a := range multisigs {
+		if a != nil && multisigSatisfied(a.Owner, a.Data.GetBinary(), wallet, signers) {
+			s.owners[k] = true
+		}
+	}
+	for i, k := range keys {
+		b, a := readAccount(before[i]), readAccount(after[i])
+		if a.exists {
+			s.dataLen[k] = len(a.data)
+		} else {
+			s.dataLen[k] = len(b.data)
+		}
+		if auth, ok := nonceAuthority(b.owner, b.data); ok && s.owners[auth] {
+			s.accounts[k] = "nonce account of which the wallet is authority"
+		} else if namesWalletUnread(wallet, b) {
+			s.accounts[k] = "account of program " + KeyString(b.owner) + " whose data names the wallet"
+			s.unvalued[k] = b.owner
+		}
+		if t := b.token; t != nil && !s.owners[t.owner] {
+			switch {
+			case optIs(t.delegate, wallet):
+				s.accounts[k] = "token account of which the wallet is delegate"
+			case optIs(t.closeAuthority, wallet):
+				s.accounts[k] = "token account of which the wallet is close authority"
+			}
+		}
+		if m := b.mint; m != nil {
+			if auth := optKey(m.mintAuthority); auth != nil && s.owners[*auth] {
+				s.mints[k] = true
+			}
+		}
+		// Who a payee is: a system account (or a new one) on the curve is
+		// someone's wallet; so is a token account whose owner is on it.
+		switch {
+		case a.token != nil:
+			s.wallets[k] = a.token.owner.IsOnCurve()
+		case b.token != nil:
+			s.wallets[k] = b.token.owner.IsOnCurve()
+		case (!a.exists || a.owner.Equals(solana.SystemProgramID)) && len(a.data) == 0:
+			s.wallets[k] = k.IsOnCurve()
+		}
+	}
+	return s
+}
+
+// holds reports whether the account k, in state st, is the wallet's to
+// move value out of (the wallet itself is counted apart).
+func (s *sphere) holds(k solana.PublicKey, st side) bool {
+	if s == nil {
+		return false
+	}
+	if _, ok := s.accounts[k]; ok {
+		return true
+	}
+	return st.token && s.owners[st.owner]
+}
+
+// rentOf is the rent an account's data requires, from the sphere's record
+// of its length (a token account's 165 bytes when unrecorded, else none).
+func (s *sphere) rentOf(k solana.PublicKey, st side) uint64 {
+	n, ok := 0, false
+	if s != nil {
+		n, ok = s.dataLen[k]
+	}
+	if !ok && st.token {
+		n = 165
+	}
+	if n == 0 {
+		// No data, no rent: lamports put into a new account without data
+		// are a payment to it.
+		return 0
+	}
+	return rentExempt(n)
+}
+
+// namesWalletUnread reports whether b is an account of a program the engine
+// does not read (not the system program's, not a token account or mint)
+// whose data holds the wallet's key.
+func namesWalletUnread(wallet solana.PublicKey, b accountState) bool {
+	if !b.exists || b.token != nil || b.mint != nil || b.owner.Equals(solana.SystemProgramID) || isTokenProgram(b.owner) {
+		return false
+	}
+	return bytes.Contains(b.data, wallet[:])
+}
