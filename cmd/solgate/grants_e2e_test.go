@@ -26,7 +26,7 @@ import (
 // down by that plus the fees of the ten transactions. A restarted console
 // has no grant: the same bridge process's next proposal waits.
 func TestRunbookTrialUnderAGrant(t *testing.T) {
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 20}, 10*solana.LAMPORTS_PER_SOL)
+	w := newConsoleWorld(t, localnet.Options{SlotMS: localnet.FastSlotMS}, 10*solana.LAMPORTS_PER_SOL)
 	savingsKey, _ := executor.NewRandomKeypair()
 	savings := savingsKey.PublicKey()
 	console, socket, errLog := w.consoleCommand(t, "console", "--allow-recipient", savings.String(),
