@@ -82,6 +82,11 @@ type Proposal struct {
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending
 	record   *recording    // its insert in the store (see Hub.enqueue); nil without a store
+	// grantClaim is what a grant's ceiling holds for it while its outcome
+	// is open (grant.go); grantSettled: the grant has been told the
+	// outcome (the claim was kept as landed, or given back).
+	grantClaim   uint64
+	grantSettled bool
 }
 
 func (p *Proposal) snapshot() *Proposal {
