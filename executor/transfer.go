@@ -28,6 +28,8 @@ type Executor struct {
 	// tokenShapes are what token transfer previews last read, per mint and
 	// recipient (tokenround.go).
 	tokenShapes tokenShapes
+	// claims are the messages prepared for execution (messageclaims.go).
+	claims messageClaims
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.

@@ -104,3 +104,63 @@ func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 		t.Errorf("spend ledger: spent %d reserved %d, want spent %d and nothing reserved", s.Spent, s.Reserved, 2*amount+fees)
 	}
 }
+
+// Two identical swaps approved together, at 3 s slots: the swap API builds
+// both on one blockhash and its bytes are signed as given, so the second is
+// built again once the chain has a new blockhash. Both land; the wallet
+// holds both outputs, and each transaction is its own.
+func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+	a := startAgent(t, w.socket)
+	usdc := w.ledger.DemoMints().USDC.Mint
+	const amount = 20_000_000
+	args := swapArgs(w, usdc, amount)
+	tokBefore := w.tokenBalance(t, usdc)
+
+	var ids, tokens []string
+	var minOut uint64
+	for range 2 {
+		prop := a.Call("swap", args)
+		id, _ := prop.Structured["proposal_id"].(string)
+		if prop.Status() != "pending_approval" || id == "" {
+			t.Fatalf("propose swap: %s %v", prop.Text, prop.Structured)
+		}
+		p, err := w.authority.Approve(id, "operator")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, tokens = append(ids, id), append(tokens, p.Token)
+		minOut += p.Kind.(*authority.SwapProposal).Preview.MinimumOut
+	}
+
+	var wg sync.WaitGroup
+	answers := make([]testkit.Answer, 2)
+	for i, token := range tokens {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			confirmed := swapArgs(w, usdc, amount)
+			confirmed["confirm"] = token
+			ans, err := a.Try("swap", confirmed, 2*time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			answers[i] = ans
+		}()
+	}
+	wg.Wait()
+	sigs := map[string]bool{}
+	for i, ans := range answers {
+		sig, _ := ans.Structured["signature"].(string)
+		if ans.Status() != "executed" || sig == "" {
+			t.Fatalf("%s: %s %v", ids[i], ans.Text, ans.Structured)
+		}
+		sigs[sig] = true
+	}
+	if len(sigs) != 2 {
+		t.Fatalf("two swaps, %d signatures", len(sigs))
+	}
+	if got := w.tokenBalance(t, usdc) - tokBefore; got < minOut {
+		t.Errorf("the wallet received %d tokens, the two approvals' minimums are %d together", got, minOut)
+	}
+}
