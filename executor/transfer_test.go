@@ -138,10 +138,10 @@ func TestPreviewReusesRecentBlockhash(t *testing.T) {
 	}
 	second := calls() - before - first
 	// The fee market is two calls (the accounts and the global market), and
-	// the first preview also probes once for Helius' and Triton's forms,
-	// which a stock node refuses.
-	if first != 9 || second != 5 {
-		t.Errorf("previews made %d then %d RPC calls, want 9 (blockhash, two fee-source probes, fee market for the accounts and global, measuring simulation, balances, simulation, balances again to know the simulation saw them) then 5 (the first's budget holds: no measuring simulation)", first, second)
+	// the first preview also probes once for Helius' method, which a stock
+	// node refuses.
+	if first != 8 || second != 5 {
+		t.Errorf("previews made %d then %d RPC calls, want 8 (blockhash, the Helius probe, fee market for the accounts and global, measuring simulation, balances, simulation, balances again to know the simulation saw them) then 5 (the first's budget holds: no measuring simulation)", first, second)
 	}
 	if p2.Tx.Message.RecentBlockhash != p1.Tx.Message.RecentBlockhash {
 		t.Errorf("second preview fetched a new blockhash")

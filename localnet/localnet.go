@@ -477,6 +477,10 @@ type FeeMarket struct {
 	// getRecentPrioritizationFees, both from the same table; off, the
 	// ledger refuses them as a stock node does.
 	Helius, Triton bool
+	// IgnoresPercentile (without Triton) makes the ledger accept Triton's
+	// percentile option and ignore it, answering the standard per-slot
+	// minimums: what many nodes do with a parameter they do not know.
+	IgnoresPercentile bool
 }
 
 // SetPrioritizationFees sets the fee market; the zero FeeMarket restores the
@@ -489,7 +493,7 @@ func (l *Ledger) SetPrioritizationFees(ctx context.Context, m FeeMarket) error {
 		}
 		return out
 	}
-	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton}
+	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton, "ignoresPercentile": m.IgnoresPercentile}
 	if len(m.Accounts) > 0 {
 		acc := map[string]any{}
 		for a, fees := range m.Accounts {

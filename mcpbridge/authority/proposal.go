@@ -108,5 +108,10 @@ func newProposalID() string {
 	if len(id) > 10 {
 		id = id[:10]
 	}
+	// Always 10: the memo naming the proposal is then always as long, and
+	// so are the compute units the approval measured for it.
+	for len(id) < 10 {
+		id = "1" + id
+	}
 	return "p_" + id
 }
