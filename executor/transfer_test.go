@@ -27,7 +27,7 @@ type ledgerFixture struct {
 
 func newFixture(t testing.TB, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
-	return newFixtureOn(t, 20, fund, opts)
+	return newFixtureOn(t, localnet.FastSlotMS, fund, opts)
 }
 
 // newFixtureOn is newFixture on a ledger with slots of slotMS.
@@ -78,9 +78,20 @@ func freshAddress(t testing.TB) solana.PublicKey {
 	return k.PublicKey()
 }
 
+// A transfer lands and the balances move, at mainnet's pace (where
+// confirmation takes a real slot) and at the fast pace.
 func TestTransferLandsAndBalancesMove(t *testing.T) {
+	for _, pace := range []struct {
+		name   string
+		slotMS int
+	}{{"mainnet pace", localnet.MainnetSlotMS}, {"fast pace", localnet.FastSlotMS}} {
+		t.Run(pace.name, func(t *testing.T) { transferLandsAndBalancesMove(t, pace.slotMS) })
+	}
+}
+
+func transferLandsAndBalancesMove(t *testing.T, slotMS int) {
 	const funded, amount = 10 * solana.LAMPORTS_PER_SOL, 50_000_000
-	f := newFixture(t, funded, executor.Options{})
+	f := newFixtureOn(t, slotMS, funded, executor.Options{})
 	to := freshAddress(t)
 
 	res, err := f.ex.ExecuteTransfer(context.Background(), executor.Transfer{To: to, Lamports: amount}, nil)

@@ -164,3 +164,63 @@ func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
 		t.Errorf("the wallet received %d tokens, the two approvals' minimums are %d together", got, minOut)
 	}
 }
+
+// The same for transfer_token: two identical approved token transfers,
+// executed together at 3 s slots, both land, each with its own memo.
+func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T) {
+	ctx := context.Background()
+	var mint string
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(o *authority.Options, l *localnet.Ledger) {
+		var err error
+		if mint, err = l.CreateMint(ctx, 6, ""); err != nil {
+			t.Fatal(err)
+		}
+		o.Policy.MaxTokenPerTx = capped(t, mint+"=2.5")
+	}, nil, authority.ListenConfig{})
+	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	args := func() map[string]any { return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"} }
+
+	var ids, tokens []string
+	for range 2 {
+		ans := a.Call("transfer_token", args())
+		id, _ := ans.Structured["proposal_id"].(string)
+		if ans.Status() != "pending_approval" || id == "" {
+			t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
+		}
+		p, err := w.authority.Approve(id, "operator")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, tokens = append(ids, id), append(tokens, p.Token)
+	}
+	var wg sync.WaitGroup
+	answers := make([]testkit.Answer, 2)
+	for i, token := range tokens {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			confirmed := args()
+			confirmed["confirm"] = token
+			ans, err := a.Try("transfer_token", confirmed, 2*time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			answers[i] = ans
+		}()
+	}
+	wg.Wait()
+	for i, ans := range answers {
+		if ans.Status() != "executed" {
+			t.Fatalf("%s: %s %v", ids[i], ans.Text, ans.Structured)
+		}
+	}
+	if answers[0].Structured["signature"] == answers[1].Structured["signature"] {
+		t.Fatalf("both report one signature %v", answers[0].Structured["signature"])
+	}
+	if got, _ := w.ownerTokens(t, w.allowed, mint); got != 2_000_000 {
+		t.Errorf("the recipient holds %d, want 2000000", got)
+	}
+}
