@@ -82,9 +82,9 @@ func TestTransferBidsPercentileAndLedgerChargesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Twice: for the accounts and for the global market (the probes for
-	// Helius' and Triton's forms are refused before counting, and happen
-	// once per executor).
+	// Twice: for the accounts and for the global market (the probe for
+	// Helius' method is refused before counting, and happens once per
+	// executor).
 	if n := f.stats(t).PrioritizationFeeQueries - before; n != 2 {
 		t.Errorf("asked the fee market %d times, want 2", n)
 	}
@@ -281,8 +281,11 @@ func TestApprovedBudgetBindsExecution(t *testing.T) {
 // the global market's zero but in four busy slots at 2 000 000. The
 // accounts' p75 (over slots with any fee) is 1 000, the global one
 // 2 000 000: the transfer bids the larger, and the preview names the source.
-// The same table served as Helius' and Triton's forms is used through them,
-// named so.
+// The same table served as Helius' form is used through it when auto finds
+// Helius' own method answering; Triton's form only when the operator names
+// Triton. A node that takes Triton's percentile option and ignores it (its
+// answer is the standard per-slot minimums, in the same shape) is never
+// taken for Triton: auto prices by the standard method and says "standard".
 func TestFeeEstimateSeesTheBusyGlobalMarket(t *testing.T) {
 	global := make([]uint64, 20)
 	mine := make([]uint64, 20)
@@ -293,18 +296,21 @@ func TestFeeEstimateSeesTheBusyGlobalMarket(t *testing.T) {
 		global[i] = 2_000_000
 	}
 	for _, tc := range []struct {
-		name           string
-		source         string
-		helius, triton bool
-		price          uint64
-		names          string
+		name              string
+		source            string
+		helius, triton    bool
+		ignoresPercentile bool
+		price             uint64
+		names             string
 	}{
-		{"auto on a stock node", executor.FeeSourceAuto, false, false, 2_000_000, "p75 of 4 recent fees of the global market, standard method"},
-		{"standard", executor.FeeSourceStandard, true, true, 2_000_000, "of the global market, standard method"},
+		{"auto on a stock node", executor.FeeSourceAuto, false, false, false, 2_000_000, "p75 of 4 recent fees of the global market, standard method"},
+		{"standard", executor.FeeSourceStandard, true, true, false, 2_000_000, "of the global market, standard method"},
 		// Helius' High is p75 of the merged table for the accounts: 16 slots
 		// at 1 000 and 4 at 2 000 000, so 1 000 (its own estimate, taken as given).
-		{"auto on Helius", executor.FeeSourceAuto, true, false, 1_000, "Helius getPriorityFeeEstimate, High"},
-		{"auto on Triton", executor.FeeSourceAuto, false, true, 1_000, "Triton p75"},
+		{"auto on Helius", executor.FeeSourceAuto, true, false, false, 1_000, "Helius getPriorityFeeEstimate, High"},
+		{"auto on a node that ignores percentile", executor.FeeSourceAuto, false, false, true, 2_000_000, "p75 of 4 recent fees of the global market, standard method"},
+		{"auto on Triton", executor.FeeSourceAuto, false, true, false, 2_000_000, "of the global market, standard method"},
+		{"triton, named", executor.FeeSourceTriton, false, true, false, 1_000, "Triton p75"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fees := executor.DefaultFeeSettings()
@@ -312,7 +318,7 @@ func TestFeeEstimateSeesTheBusyGlobalMarket(t *testing.T) {
 			f := newFixture(t, solana.LAMPORTS_PER_SOL, executor.Options{Fees: fees})
 			ctx := context.Background()
 			to := freshAddress(t)
-			if err := f.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: global, Accounts: map[string][]uint64{to.String(): mine}, Helius: tc.helius, Triton: tc.triton}); err != nil {
+			if err := f.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: global, Accounts: map[string][]uint64{to.String(): mine}, Helius: tc.helius, Triton: tc.triton, IgnoresPercentile: tc.ignoresPercentile}); err != nil {
 				t.Fatal(err)
 			}
 			p, err := f.ex.PrepareTransfer(ctx, executor.Transfer{To: to, Lamports: 1_000_000})

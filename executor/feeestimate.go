@@ -29,8 +29,15 @@ import (
 //
 // Otherwise the standard method: the percentile over the slots that had any
 // fee for the accounts, and over the global market (no accounts), the larger.
+//
+// A source is proven, never guessed: auto uses Helius only when the RPC
+// answers Helius' own method, and otherwise the standard method. Triton's
+// percentile is used only when the operator names Triton: its answer has
+// the standard method's shape, so a node that ignores the parameter answers
+// as if it were Triton, with the per-slot minimums (mostly zero), and a
+// transaction priced on them fails to land under congestion.
 const (
-	FeeSourceAuto     = "auto"     // Helius, else Triton, else standard: the first the RPC answers
+	FeeSourceAuto     = "auto"     // Helius when its method answers, else standard
 	FeeSourceStandard = "standard" // getRecentPrioritizationFees, accounts and global
 	FeeSourceHelius   = "helius"   // getPriorityFeeEstimate
 	FeeSourceTriton   = "triton"   // getRecentPrioritizationFees with the percentile option
@@ -70,28 +77,22 @@ func (e *Executor) marketPrice(ctx context.Context, accounts []solana.PublicKey,
 	return price, text
 }
 
-// probeMarket tries Helius, then Triton, then the standard method, and
-// remembers the first the RPC answered, so later transactions ask once. A
-// provider that answers with a JSON-RPC error does not serve that form; any
-// other failure (transport, timeout) proves nothing and is not remembered.
+// probeMarket asks Helius' own method, and uses and remembers Helius when
+// it answers with an estimate, so later transactions ask once. An RPC that
+// answers the method with a JSON-RPC error does not serve it: the standard
+// method is remembered. Any other failure (transport, timeout, an answer
+// without a usable estimate) proves nothing: this transaction is priced by
+// the standard method and the next one asks again. Triton is never probed
+// (see FeeSourceAuto).
 func (e *Executor) probeMarket(ctx context.Context, accounts []solana.PublicKey, p int) (uint64, string) {
-	refused := 0
-	for _, try := range []struct {
-		source string
-		ask    func(context.Context, []solana.PublicKey, int) (uint64, string, error)
-	}{{FeeSourceHelius, e.heliusPrice}, {FeeSourceTriton, e.tritonPrice}} {
-		price, text, err := try.ask(ctx, accounts, p)
-		if err == nil {
-			src := try.source
-			e.feeSource.Store(&src)
-			return price, text
-		}
-		var rpcErr *jsonrpc.RPCError
-		if errors.As(err, &rpcErr) {
-			refused++
-		}
+	price, text, err := e.heliusPrice(ctx, accounts, p)
+	if err == nil {
+		src := FeeSourceHelius
+		e.feeSource.Store(&src)
+		return price, text
 	}
-	if refused == 2 {
+	var rpcErr *jsonrpc.RPCError
+	if errors.As(err, &rpcErr) {
 		src := FeeSourceStandard
 		e.feeSource.Store(&src)
 	}
@@ -308,9 +309,9 @@ func standardFrom(a []marketAnswer, p int) (uint64, string) {
 	fail := func(err error) (uint64, string) {
 		var rpcErr *jsonrpc.RPCError
 		if errors.As(err, &rpcErr) && rpcErr.Code == -32601 {
-			return 0, "no priority fee: the RPC does not serve getRecentPrioritizationFees"
+			return 0, "no priority fee: the RPC does not serve getRecentPrioritizationFees, standard method"
 		}
-		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + ")"
+		return 0, "no priority fee: getRecentPrioritizationFees failed (" + rpcErrorText(err) + "), standard method"
 	}
 	mine, err := fees(a[0])
 	if err != nil {
@@ -323,13 +324,13 @@ func standardFrom(a []marketAnswer, p int) (uint64, string) {
 		}
 	}
 	if len(mine) == 0 && len(global) == 0 {
-		return 0, "no priority fee: the node reported no recent fees"
+		return 0, "no priority fee: the node reported no recent fees, standard method"
 	}
 	am, na, okA := percentile(mine, p)
 	g, ng, okG := percentile(global, p)
 	switch {
 	case !okA && !okG:
-		return 0, fmt.Sprintf("no priority fee: no recent non-zero fees among %d slots", max(len(mine), len(global)))
+		return 0, fmt.Sprintf("no priority fee: no recent non-zero fees among %d slots, standard method", max(len(mine), len(global)))
 	case okA && (!okG || am >= g):
 		return am, fmt.Sprintf("p%d of %d recent fees for its accounts, standard method", p, na)
 	}

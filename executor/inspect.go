@@ -380,8 +380,10 @@ type Inspection struct {
 	Cosigners []solana.PublicKey
 }
 
-// knownPrograms are always allowed: the builtins a swap transaction needs.
+// knownPrograms are always allowed: the builtins a swap transaction needs,
+// and the Memo program, which moves nothing.
 var knownPrograms = map[solana.PublicKey]bool{
+	solana.MemoProgramID:                      true,
 	solana.SystemProgramID:                    true,
 	solana.ComputeBudget:                      true,
 	solana.TokenProgramID:                     true,
@@ -473,6 +475,8 @@ func Inspect(t *ForeignTx, tables LookupTables, r InspectRules) (*Inspection, er
 			err = j.token(x, &sum)
 		case prog.Equals(solana.SPLAssociatedTokenAccountProgramID):
 			err = j.associatedTokenAccount(x, &sum)
+		case prog.Equals(solana.MemoProgramID):
+			sum.Summary = describeMemo(nil, ix.data)
 		default: // an aggregator: judged by the whole-wallet simulation
 			sum.Summary = fmt.Sprintf("aggregator instruction: %d accounts, %d bytes of data; judged by the whole-wallet simulation, not decoded", len(ix.accounts), len(ix.data))
 		}

@@ -65,6 +65,8 @@ func describeInstructions(tx *solana.Transaction) []InstructionSummary {
 			s.Summary = describeToken(metas, ci.Data)
 		case prog.Equals(solana.SPLAssociatedTokenAccountProgramID):
 			s.Summary = describeAssociatedAccount(metas, ci.Data)
+		case prog.Equals(solana.MemoProgramID):
+			s.Summary = describeMemo(metas, ci.Data)
 		default:
 			s.Summary = fmt.Sprintf("%d accounts, %d bytes of data", len(metas), len(ci.Data))
 		}

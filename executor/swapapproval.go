@@ -116,17 +116,32 @@ func (s *Swapper) PrepareApproved(ctx context.Context, approved SwapApproval) (*
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.PrepareSwap(ctx, q)
-	if err != nil {
-		if errors.Is(err, ErrUnsafeTransaction) || errors.Is(err, ErrSwapRefused) {
-			d := strings.TrimPrefix(err.Error(), "prepare swap: ")
-			d = strings.TrimSuffix(strings.TrimSuffix(d, " (nothing was signed or sent)"), "; nothing was signed or sent")
-			return nil, &SwapChangedError{Difference: d}
+	// The API's bytes are signed as given, so they cannot carry a memo of
+	// ours: bytes another execution of this console already claimed (two
+	// identical swaps approved together, built on one blockhash) are built
+	// again once the chain has a new blockhash.
+	const builds = 3
+	for n := 1; ; n++ {
+		p, err := s.PrepareSwap(ctx, q)
+		if err != nil {
+			if errors.Is(err, ErrUnsafeTransaction) || errors.Is(err, ErrSwapRefused) {
+				d := strings.TrimPrefix(err.Error(), "prepare swap: ")
+				d = strings.TrimSuffix(strings.TrimSuffix(d, " (nothing was signed or sent)"), "; nothing was signed or sent")
+				return nil, &SwapChangedError{Difference: d}
+			}
+			return nil, err
 		}
-		return nil, err
+		if err := approved.Check(p); err != nil {
+			return nil, err
+		}
+		if s.ex.ClaimMessage(p.Tx.MessageBytes) {
+			return p, nil
+		}
+		if n == builds {
+			return nil, fmt.Errorf("%w: the swap API built the bytes of a swap this console already executed %d times, on new blockhashes (nothing was signed or sent)", ErrSameBytes, builds)
+		}
+		if err := s.ex.awaitNewBlockhash(ctx, p.Tx.Blockhash()); err != nil {
+			return nil, fmt.Errorf("%w: %v (nothing was signed or sent)", ErrSameBytes, err)
+		}
 	}
-	if err := approved.Check(p); err != nil {
-		return nil, err
-	}
-	return p, nil
 }

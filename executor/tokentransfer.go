@@ -19,6 +19,9 @@ type TokenTransfer struct {
 	Mint   solana.PublicKey
 	To     solana.PublicKey
 	Amount uint64
+	// Memo, when set, is written with an SPL Memo instruction (memo.go),
+	// as Transfer.Memo.
+	Memo string
 }
 
 // ErrTokenRefused is wrapped when the mint or the accounts make the transfer
@@ -126,6 +129,9 @@ func (e *Executor) checkTokenTransfer(t TokenTransfer) error {
 	case t.Mint.Equals(WrappedSOL):
 		return fmt.Errorf("%w: mint is wrapped SOL; send SOL with transfer_sol", ErrInvalidTransfer)
 	}
+	if err := checkMemo(t.Memo); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidTransfer, err)
+	}
 	return nil
 }
 
@@ -217,7 +223,7 @@ func tokenInstructions(payer solana.PublicKey, t TokenTransfer, info *TokenInfo,
 	if err != nil {
 		return nil, fmt.Errorf("token transfer: encode TransferChecked: %w", err)
 	}
-	return append(out, solana.NewInstruction(info.Program, tc.Accounts(), data)), nil
+	return withMemo(append(out, solana.NewInstruction(info.Program, tc.Accounts(), data)), t.Memo), nil
 }
 
 func (e *Executor) prepareToken(ctx context.Context, t TokenTransfer, maxAge time.Duration, approved *Budget) (*PreparedToken, error) {

@@ -28,6 +28,8 @@ type Executor struct {
 	// tokenShapes are what token transfer previews last read, per mint and
 	// recipient (tokenround.go).
 	tokenShapes tokenShapes
+	// claims are the messages prepared for execution (messageclaims.go).
+	claims messageClaims
 }
 
 // Options set the confirm loop's pacing. Zero values mean the defaults.
@@ -98,6 +100,10 @@ func (e *Executor) Client() *Client { return e.client }
 type Transfer struct {
 	To       solana.PublicKey
 	Lamports uint64
+	// Memo, when set, is written with an SPL Memo instruction (memo.go):
+	// the hub names the proposal, so that two identical approved
+	// transfers are two different transactions.
+	Memo string
 }
 
 // ErrInvalidTransfer is wrapped by argument errors found before any RPC call.
@@ -111,6 +117,9 @@ func (e *Executor) checkTransfer(t Transfer) error {
 		return fmt.Errorf("%w: to is the all-zero address (11111111111111111111111111111111), which no one controls", ErrInvalidTransfer)
 	case t.To.Equals(e.key.PublicKey()):
 		return fmt.Errorf("%w: to is the console's own wallet %s; a transfer to yourself moves nothing but the fee", ErrInvalidTransfer, t.To)
+	}
+	if err := checkMemo(t.Memo); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidTransfer, err)
 	}
 	return nil
 }
@@ -180,8 +189,8 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
 
-	ix := transferInstruction(t.Lamports, e.key.PublicKey(), t.To)
-	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", []solana.Instruction{ix}, maxAge, approved, nil)
+	ixs := withMemo([]solana.Instruction{transferInstruction(t.Lamports, e.key.PublicKey(), t.To)}, t.Memo)
+	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", ixs, maxAge, approved, nil)
 	if err != nil {
 		return nil, err
 	}

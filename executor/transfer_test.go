@@ -27,7 +27,7 @@ type ledgerFixture struct {
 
 func newFixture(t testing.TB, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
-	return newFixtureOn(t, 20, fund, opts)
+	return newFixtureOn(t, localnet.FastSlotMS, fund, opts)
 }
 
 // newFixtureOn is newFixture on a ledger with slots of slotMS.
@@ -78,9 +78,20 @@ func freshAddress(t testing.TB) solana.PublicKey {
 	return k.PublicKey()
 }
 
+// A transfer lands and the balances move, at mainnet's pace (where
+// confirmation takes a real slot) and at the fast pace.
 func TestTransferLandsAndBalancesMove(t *testing.T) {
+	for _, pace := range []struct {
+		name   string
+		slotMS int
+	}{{"mainnet pace", localnet.MainnetSlotMS}, {"fast pace", localnet.FastSlotMS}} {
+		t.Run(pace.name, func(t *testing.T) { transferLandsAndBalancesMove(t, pace.slotMS) })
+	}
+}
+
+func transferLandsAndBalancesMove(t *testing.T, slotMS int) {
 	const funded, amount = 10 * solana.LAMPORTS_PER_SOL, 50_000_000
-	f := newFixture(t, funded, executor.Options{})
+	f := newFixtureOn(t, slotMS, funded, executor.Options{})
 	to := freshAddress(t)
 
 	res, err := f.ex.ExecuteTransfer(context.Background(), executor.Transfer{To: to, Lamports: amount}, nil)
@@ -138,10 +149,10 @@ func TestPreviewReusesRecentBlockhash(t *testing.T) {
 	}
 	second := calls() - before - first
 	// The fee market is two calls (the accounts and the global market), and
-	// the first preview also probes once for Helius' and Triton's forms,
-	// which a stock node refuses.
-	if first != 9 || second != 5 {
-		t.Errorf("previews made %d then %d RPC calls, want 9 (blockhash, two fee-source probes, fee market for the accounts and global, measuring simulation, balances, simulation, balances again to know the simulation saw them) then 5 (the first's budget holds: no measuring simulation)", first, second)
+	// the first preview also probes once for Helius' method, which a stock
+	// node refuses.
+	if first != 8 || second != 5 {
+		t.Errorf("previews made %d then %d RPC calls, want 8 (blockhash, the Helius probe, fee market for the accounts and global, measuring simulation, balances, simulation, balances again to know the simulation saw them) then 5 (the first's budget holds: no measuring simulation)", first, second)
 	}
 	if p2.Tx.Message.RecentBlockhash != p1.Tx.Message.RecentBlockhash {
 		t.Errorf("second preview fetched a new blockhash")

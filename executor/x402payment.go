@@ -109,7 +109,7 @@ func (e *Executor) prepareX402(ctx context.Context, p X402Payment, extra []solan
 		computebudget.NewSetComputeUnitLimitInstruction(X402ComputeUnitLimit).Build(),
 		computebudget.NewSetComputeUnitPriceInstruction(X402ComputeUnitPrice).Build(),
 		solana.NewInstruction(info.Program, tc.Accounts(), data),
-		solana.NewInstruction(solana.MemoProgramID, nil, []byte(memo)),
+		memoInstruction(memo),
 	}
 	ixs = append(ixs, extra...)
 	bh, err := e.client.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)

@@ -152,8 +152,8 @@ export class Faults {
           if (typeof o.accounts !== 'object' || Array.isArray(o.accounts) || o.accounts === null) throw new RpcError(-32602, 'Invalid params: accounts must be an object of address -> fees');
           for (const [a, fees] of Object.entries(o.accounts)) accounts.set(pubkey(a, 'accounts key'), list(fees, `accounts.${a}`));
         }
-        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton };
-        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton };
+        this.ledger.feeMarket = { fees: list(o.fees, 'fees'), accounts, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton, ignoresPercentile: !!o.ignoresPercentile };
+        return { fees: this.ledger.feeMarket.fees.length, accounts: accounts.size, unsupported: !!o.unsupported, helius: !!o.helius, triton: !!o.triton, ignoresPercentile: !!o.ignoresPercentile };
       },
       localnet_setExtraComputeUnits: ([n]) => {
         this.ledger.extraComputeUnits = count(n ?? 0, 'n');

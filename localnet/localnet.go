@@ -5,7 +5,8 @@
 //
 // Typical use in a test:
 //
-//	l, err := localnet.Start(ctx, localnet.Options{SlotMS: 20})
+//	l, err := localnet.Start(ctx, localnet.Options{}) // mainnet's pace
+//	// or localnet.Options{SlotMS: localnet.FastSlotMS}, asked for by name
 //	if err != nil { t.Fatal(err) }
 //	t.Cleanup(func() { l.Close() })
 //	client := rpc.New(l.RPC())
@@ -43,8 +44,20 @@ const NodeFlagsEnv = "LOCALNET_NODE_FLAGS"
 // DefaultStartTimeout bounds startup when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
 
+// The ledger's paces. The default is mainnet's: a slot, a block and a fresh
+// blockhash every 400 ms, and statuses that reach `confirmed` a slot after
+// landing. That is the pace at which two identical transactions built
+// within one blockhash collide, so every test of execution, grants and
+// confirmation runs at it at least once. A test or benchmark that needs
+// blocks to pass quickly (150 of them expire a blockhash) asks for
+// FastSlotMS by name.
+const (
+	MainnetSlotMS = 400
+	FastSlotMS    = 20
+)
+
 // Options configures Start. The zero value starts a localnet that reports
-// its own genesis hash and produces a block every 400 ms.
+// its own genesis hash and produces a block every MainnetSlotMS.
 type Options struct {
 	// Dir is the localnet folder (holding server.mjs and node_modules).
 	// Default: DefaultDir ($SOLGATE_LOCALNET_DIR, else the checkout holding the working directory).
@@ -55,8 +68,9 @@ type Options struct {
 	// GenesisHash makes the ledger report this genesis hash instead
 	// (mutually exclusive with Network).
 	GenesisHash string
-	// SlotMS is the slot time in milliseconds (default 400). Tests use
-	// 10-25 so that 150 blocks (blockhash expiry) pass in a few seconds.
+	// SlotMS is the slot time in milliseconds (default MainnetSlotMS).
+	// A test that needs 150 blocks (blockhash expiry) to pass in a few
+	// seconds asks for FastSlotMS.
 	SlotMS int
 	// Stderr, if set, receives the server's log output.
 	Stderr io.Writer
@@ -463,6 +477,10 @@ type FeeMarket struct {
 	// getRecentPrioritizationFees, both from the same table; off, the
 	// ledger refuses them as a stock node does.
 	Helius, Triton bool
+	// IgnoresPercentile (without Triton) makes the ledger accept Triton's
+	// percentile option and ignore it, answering the standard per-slot
+	// minimums: what many nodes do with a parameter they do not know.
+	IgnoresPercentile bool
 }
 
 // SetPrioritizationFees sets the fee market; the zero FeeMarket restores the
@@ -475,7 +493,7 @@ func (l *Ledger) SetPrioritizationFees(ctx context.Context, m FeeMarket) error {
 		}
 		return out
 	}
-	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton}
+	p := map[string]any{"fees": str(m.Fees), "unsupported": m.Unsupported, "helius": m.Helius, "triton": m.Triton, "ignoresPercentile": m.IgnoresPercentile}
 	if len(m.Accounts) > 0 {
 		acc := map[string]any{}
 		for a, fees := range m.Accounts {

@@ -43,7 +43,7 @@ func start(t *testing.T, opts localnet.Options) (*localnet.Ledger, *rpc.Client) 
 		t.Skip("localnet tests requires node (Node.js 20+) on PATH")
 	}
 	if opts.SlotMS == 0 {
-		opts.SlotMS = 20
+		opts.SlotMS = localnet.FastSlotMS
 	}
 	if testing.Verbose() {
 		opts.Stderr = os.Stderr

@@ -122,7 +122,11 @@ export class Rpc {
         if (!Array.isArray(accounts)) throw invalidParams('Invalid params: expected an array of pubkeys.');
         if (accounts.length > 128) throw invalidParams('Too many inputs provided; max 128');
         accounts.forEach(pubkeyParam);
-        if (p.length > 1) {
+        if (p.length > 1 && this.ledger.feeMarket.ignoresPercentile && !this.ledger.feeMarket.triton) {
+          // A node that takes the extra parameter and ignores it: it
+          // answers the standard per-slot minimums, which a client that
+          // only checks that the call succeeded would take for Triton's.
+        } else if (p.length > 1) {
           // Triton's percentile option, served only when the fee-market
           // control says so; a stock node refuses the extra parameter.
           if (!this.ledger.feeMarket.triton) throw invalidParams('Invalid params: invalid length 2, expected at most 1 parameter');

@@ -19,8 +19,10 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	w := startConsole(t, "--priority-fee-percentile", "50", "--max-priority-fee-lamports", "1000")
 	ctx := context.Background()
 	// Nearest-rank p50 of four fees is the 2nd smallest: 200 000
-	// micro-lamports per unit; over a 1450-unit limit (450 measured + the
-	// 1000-unit margin floor) that is ceil(290) = 290 lamports.
+	// micro-lamports per unit; over a 1737-unit limit (737 measured: the
+	// transfer, the two compute-budget instructions and the memo naming the
+	// proposal; + the 1000-unit margin floor) that is ceil(347.4) = 348
+	// lamports.
 	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{400_000, 100_000, 300_000, 200_000}}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	if st["status"] != "pending_approval" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	w.term.waitFor(30*time.Second, id, "0.05000529 SOL", "priority 0.00000029 SOL", "p50 of 4 recent fees", "200000 micro-lamports/CU")
+	w.term.waitFor(30*time.Second, id, "0.050005348 SOL", "priority 0.000000348 SOL", "p50 of 4 recent fees", "200000 micro-lamports/CU")
 
 	w.term.approvable(id)
 	w.term.keys("a")
@@ -51,17 +53,17 @@ func TestConsoleShowsPriorityFeeFromFlagsAndLedgerChargesIt(t *testing.T) {
 	if err != nil || tx.Meta == nil {
 		t.Fatal(err)
 	}
-	if tx.Meta.Fee != 5290 || tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0] != amount+5290 {
-		t.Errorf("ledger charged fee %d, wallet lost %d; want 5290 and %d", tx.Meta.Fee, tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0], amount+5290)
+	if tx.Meta.Fee != 5348 || tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0] != amount+5348 {
+		t.Errorf("ledger charged fee %d, wallet lost %d; want 5348 and %d", tx.Meta.Fee, tx.Meta.PreBalances[0]-tx.Meta.PostBalances[0], amount+5348)
 	}
-	w.term.waitFor(30*time.Second, "EXECUTED", "fee 5,290")
+	w.term.waitFor(30*time.Second, "EXECUTED", "fee 5,348")
 
 	// A market far above the 1000-lamport cap: the cap, and the screen says so.
 	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{10_000_000}}); err != nil {
 		t.Fatal(err)
 	}
 	st, text = a.call("transfer_sol", map[string]any{"to": w.recipient.String(), "lamports": 1_000_000})
-	if st["status"] != "pending_approval" || !strings.Contains(text, "CAPPED at the 1000-lamport maximum (the market asked 14500)") {
+	if st["status"] != "pending_approval" || !strings.Contains(text, "CAPPED at the 1000-lamport maximum (the market asked 17370)") {
 		t.Fatalf("capped proposal: %v\n%s", st, text)
 	}
 	// The new proposal is listed above the executed one.

@@ -68,7 +68,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	fps, _ := strconv.Atoi(os.Getenv("SOLGATE_TUI_FPS"))
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), 100*solana.LAMPORTS_PER_SOL)

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/solgate/solgate/localnet"
 )
 
 type counts struct {
@@ -43,7 +45,8 @@ func main() {
 	bin := flag.String("solgate", "bin/solgate", "the solgate binary under test (make build)")
 	refDir := flag.String("ref-dir", "cmd/solgate-bench/refserver", "folder of the reference MCP server's npm package (npm ci there)")
 	out := flag.String("out", "bench-results/bench.json", "where to write the table as JSON")
-	slotMS := flag.Int("slot-ms", 20, "localnet slot time in milliseconds")
+	pace := flag.String("pace", "fast", "the ledger's pace, named: fast (localnet.FastSlotMS, 20 ms slots: the hub's own costs, not the chain's) or mainnet (400 ms slots)")
+	slotMS := flag.Int("slot-ms", 0, "localnet slot time in milliseconds; overrides -pace")
 	strict := flag.Bool("strict", false, "exit 1 when a goal is missed (default: only when a measurement or an integrity check fails)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (which hosts the hub) to this file")
 	profileThroughput := flag.Bool("throughput-profile", true, "profile the bench process (the console's hub) during the throughput run through bridges, beside -out as console-throughput.pprof, and print its top 10")
@@ -78,6 +81,16 @@ func main() {
 	fill(&c.Floors, def.Floors)
 	fill(&c.Market, def.Market)
 	c.ConsoleProcess = def.ConsoleProcess
+	paces := map[string]int{"fast": localnet.FastSlotMS, "mainnet": localnet.MainnetSlotMS}
+	if _, ok := paces[*pace]; !ok {
+		fmt.Fprintf(os.Stderr, "solgate-bench: -pace %q: give fast or mainnet\n", *pace)
+		os.Exit(2)
+	}
+	if *slotMS <= 0 {
+		*slotMS = paces[*pace]
+	} else {
+		*pace = "custom"
+	}
 	run := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
 		s = strings.TrimSpace(s)
@@ -114,7 +127,7 @@ func main() {
 	}
 	rep.Mode = mode
 	rep.Command = strings.Join(os.Args, " ")
-	rep.Settings = map[string]any{"counts": c, "slot_ms": *slotMS, "solgate": *bin}
+	rep.Settings = map[string]any{"counts": c, "pace": *pace, "slot_ms": *slotMS, "solgate": *bin}
 
 	printTable(os.Stdout, rep.Rows)
 	rep.Profile = lastProfile

@@ -61,7 +61,7 @@ func recipientFrom(t *testing.T, stdout string) solana.PublicKey {
 
 func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile, "--lamports", "1234567")
@@ -85,7 +85,7 @@ func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 
 func TestProveFailsWhenSendsAreDropped(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: 20})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	// Every send and rebroadcast is swallowed: the chain never sees it.
 	if err := l.DropNextSends(ctx, 1_000_000); err != nil {
@@ -139,7 +139,7 @@ func TestProveRefusesBadInputClearly(t *testing.T) {
 
 func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{Network: "mainnet-beta"})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "mainnet-beta"})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile)
 	if r.exit == 0 || !strings.Contains(r.stderr, "MAINNET") || !strings.Contains(r.stderr, "--allow-mainnet") {
@@ -155,7 +155,7 @@ func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 // refuses it like mainnet, and --allow-mainnet does not open it.
 func TestProveRefusesUnknownNetworkWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	remote := strings.Replace(l.RPC(), "127.0.0.1", "0.0.0.0", 1)
 	r := runSolgate(t, "prove", "--rpc", remote, "--keypair", keyFile, "--allow-mainnet")

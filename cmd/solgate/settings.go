@@ -239,7 +239,7 @@ var settings = []setting{
 	// Transfers' priority fees.
 	scalar("priority-fee-percentile", "bid this `PERCENTILE` (1 to 100) of the recent non-zero priority fees for the accounts a transfer writes",
 		tomlInt, func(s *Settings) *int { return &s.Fees.Percentile }, parsePercentile, strconv.Itoa),
-	scalar("priority-fee-source", "where the fee market's price comes from (`auto|standard|helius|triton`): auto uses Helius' getPriorityFeeEstimate or Triton's percentile option when the RPC answers them, else the standard getRecentPrioritizationFees (the accounts' and the global market's, the larger)",
+	scalar("priority-fee-source", "where the fee market's price comes from (`auto|standard|helius|triton`): auto uses Helius' getPriorityFeeEstimate when the RPC answers it, else the standard getRecentPrioritizationFees (the accounts' and the global market's, the larger); Triton's percentile option only when named (a node that ignores the option looks the same)",
 		tomlString, func(s *Settings) *string { return &s.Fees.Source }, parseFeeSource, plainText),
 	scalar("max-priority-fee-lamports", "cap on any transaction's priority fee (unit price × limit; swaps ask the swap API for a priority level held to it), in `LAMPORTS`; above it the cap is used and the preview says so",
 		tomlInt, func(s *Settings) *uint64 { return &s.Fees.MaxLamports }, parseLamports, formatUint64),

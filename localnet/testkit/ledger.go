@@ -16,16 +16,14 @@ import (
 	"github.com/solgate/solgate/localnet"
 )
 
-// StartLedger starts a local ledger for one test (20 ms slots unless opts
-// says otherwise), stops it when the test ends, and returns it with an RPC
-// client. Without node on PATH the test is skipped, saying so.
+// StartLedger starts a local ledger for one test (at mainnet's pace unless
+// opts asks for another, localnet.FastSlotMS by name), stops it when the
+// test ends, and returns it with an RPC client. Without node on PATH the
+// test is skipped, saying so.
 func StartLedger(t testing.TB, opts localnet.Options) (*localnet.Ledger, *rpc.Client) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("requires node (Node.js 20+) on PATH for the local ledger")
-	}
-	if opts.SlotMS == 0 {
-		opts.SlotMS = 20
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

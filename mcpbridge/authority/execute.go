@@ -234,6 +234,11 @@ func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, 
 	h.mu.Unlock()
 	h.publish(EventExecuted, snap, reason)
 	h.log.Info("execution finished", "id", id, "status", st, "signature", snap.Signature)
+	if snap.Grant != 0 && st.Final() {
+		// Only a call that landed uses a grant's call up, so only here can
+		// its last call be used.
+		h.endSpentGrant(snap.Grant)
+	}
 }
 
 func (h *Hub) recordExecution(p *Proposal, outcome string) {

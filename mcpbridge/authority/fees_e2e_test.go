@@ -105,14 +105,15 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 		t.Fatalf("propose: %+v", ans)
 	}
 	// A system transfer costs 150 units, each compute-budget instruction
-	// 150: 450 measured, limit 450 + 1000 (the margin's floor) = 1450, and
-	// ceil(800 000 × 1450 / 10^6) = 1160 lamports of priority fee.
-	for _, want := range []string{"fee 0.000005 + priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)", "1450 CU limit (450 used + margin) · 800000 micro-lamports/CU"} {
+	// 150, the memo naming the proposal (20 bytes) 287: 737 measured, limit
+	// 737 + 1000 (the margin's floor) = 1737, and ceil(800 000 × 1737 /
+	// 10^6) = 1390 lamports of priority fee.
+	for _, want := range []string{"fee 0.000005 + priority 0.00000139 SOL (p75 of 10 recent fees for its accounts, standard method)", "1737 CU limit (737 used + margin) · 800000 micro-lamports/CU"} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
 		}
 	}
-	if ans.Structured["priority_fee_lamports"] != "1160" || ans.Structured["fee_lamports"] != "6160" || ans.Structured["spend_lamports"] != fmt.Sprint(amount+6160) {
+	if ans.Structured["priority_fee_lamports"] != "1390" || ans.Structured["fee_lamports"] != "6390" || ans.Structured["spend_lamports"] != fmt.Sprint(amount+6390) {
 		t.Errorf("structured preview: %+v", ans.Structured)
 	}
 
@@ -129,18 +130,18 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 		t.Errorf("price on chain %d, want p75 = 800000", got.price)
 	}
 	wantFee := 5000 + (got.price*got.limit+999_999)/1_000_000
-	if got.fee != wantFee || got.fee != 6160 || done.Structured["fee_lamports"] != fmt.Sprint(got.fee) {
-		t.Errorf("ledger charged %d (want %d = previewed 6160); answer says %v", got.fee, wantFee, done.Structured["fee_lamports"])
+	if got.fee != wantFee || got.fee != 6390 || done.Structured["fee_lamports"] != fmt.Sprint(got.fee) {
+		t.Errorf("ledger charged %d (want %d = previewed 6390); answer says %v", got.fee, wantFee, done.Structured["fee_lamports"])
 	}
 	// The wallet paid it, the session spend counts it, the record holds it.
-	if got.walletDelta != -(amount+6160) || w.balance(t, w.wallet) != walletBefore-amount-6160 {
-		t.Errorf("wallet changed by %d, want -%d", got.walletDelta, amount+6160)
+	if got.walletDelta != -(amount+6390) || w.balance(t, w.wallet) != walletBefore-amount-6390 {
+		t.Errorf("wallet changed by %d, want -%d", got.walletDelta, amount+6390)
 	}
-	if s := w.authority.SpendSummary(); s.Spent != amount+6160 || s.Reserved != 0 {
-		t.Errorf("session spend %d reserved %d, want %d", s.Spent, s.Reserved, amount+6160)
+	if s := w.authority.SpendSummary(); s.Spent != amount+6390 || s.Reserved != 0 {
+		t.Errorf("session spend %d reserved %d, want %d", s.Spent, s.Reserved, amount+6390)
 	}
 	execs, err := w.store.Executions(id)
-	if err != nil || len(execs) != 1 || execs[0].Fee != 6160 {
+	if err != nil || len(execs) != 1 || execs[0].Fee != 6390 {
 		t.Errorf("stored executions: %+v %v", execs, err)
 	}
 	audit, err := w.store.Audit()
@@ -150,14 +151,14 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 	var audited bool
 	for _, e := range audit {
 		if e.Kind == "execution" && e.ProposalID == id {
-			audited = strings.Contains(string(e.Body), `"fee":6160`) && strings.Contains(string(e.Body), sig)
+			audited = strings.Contains(string(e.Body), `"fee":6390`) && strings.Contains(string(e.Body), sig)
 		}
 	}
 	if !audited {
-		t.Errorf("no audit entry records the execution of %s with fee 6160", id)
+		t.Errorf("no audit entry records the execution of %s with fee 6390", id)
 	}
 	row, err := w.store.GetProposal(id)
-	if err != nil || !strings.Contains(row.Preview, "priority 0.00000116 SOL (p75 of 10 recent fees for its accounts, standard method)") {
+	if err != nil || !strings.Contains(row.Preview, "priority 0.00000139 SOL (p75 of 10 recent fees for its accounts, standard method)") {
 		t.Errorf("stored preview lacks the priority fee: %v\n%s", err, row.Preview)
 	}
 }
@@ -167,7 +168,7 @@ func TestTransferPriorityFeePreviewedChargedSettledRecorded(t *testing.T) {
 func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
 	w := newWorld(t, nil)
 	ctx := context.Background()
-	// 500 SOL-ish bids: 500 000 000 micro-lamports × 1450 units is 725 000
+	// 500 SOL-ish bids: 500 000 000 micro-lamports × 1737 units is 868 500
 	// lamports, over the default 100 000 cap.
 	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{500_000_000}}); err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
 	if ans.Status() != "pending_approval" {
 		t.Fatalf("propose: %+v", ans)
 	}
-	for _, want := range []string{"priority 0.0001 SOL", "CAPPED at the 100000-lamport maximum (the market asked 725000)"} {
+	for _, want := range []string{"priority 0.0001 SOL", "CAPPED at the 100000-lamport maximum (the market asked 868500)"} {
 		if !strings.Contains(ans.Text, want) {
 			t.Errorf("preview lacks %q:\n%s", want, ans.Text)
 		}
@@ -225,11 +226,11 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 		reason string
 	}{
 		{"more compute units", func() error { return w.ledger.SetExtraComputeUnits(ctx, 5_000) },
-			"needs more compute units than approved: the fresh simulation at execution needs 5450 compute units, more than the 1450 approved"},
+			"needs more compute units than approved: the fresh simulation at execution needs 5737 compute units, more than the 1737 approved"},
 		{"higher priority fee", func() error {
 			return w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{3_000_000}})
 		},
-			"the priority fee at execution would be 4350 lamports (p75 of 1 recent fees for its accounts, standard method), above the 1450 approved"},
+			"the priority fee at execution would be 5211 lamports (p75 of 1 recent fees for its accounts, standard method), above the 1737 approved"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := map[string]any{"to": w.allowed.String(), "lamports": 2_000_000}
@@ -275,7 +276,7 @@ func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
 	a := startAgent(t, w.socket)
 	args := map[string]any{"to": w.allowed.String(), "lamports": 3_000_000}
 	ans := a.Call("transfer_sol", args)
-	if !strings.Contains(ans.Text, "fee 0.000005 + priority 0 SOL (no priority fee: the RPC does not serve getRecentPrioritizationFees)") {
+	if !strings.Contains(ans.Text, "fee 0.000005 + priority 0 SOL (no priority fee: the RPC does not serve getRecentPrioritizationFees, standard method)") {
 		t.Errorf("preview lacks the note:\n%s", ans.Text)
 	}
 	done := w.execute(t, a, "transfer_sol", ans.Structured["proposal_id"].(string), args)
@@ -285,6 +286,38 @@ func TestRPCWithoutFeeMarketStillTransfers(t *testing.T) {
 	got := w.landed(t, done.Structured["signature"].(string))
 	if got.hasPrice || got.fee != 5000 || w.balance(t, w.allowed) != 3_000_000 {
 		t.Errorf("landed %+v, want no price and a 5000-lamport fee", got)
+	}
+}
+
+// A node that accepts Triton's percentile option and ignores it, under
+// --priority-fee-source auto: it is not taken for Triton. Its answers to
+// the standard method (four busy slots of twenty, which the ledger applies
+// to every transaction) set the price, the preview and the structured answer say "standard method",
+// and the transaction lands with that price.
+func TestNodeIgnoringPercentileIsNotTakenForTriton(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	global := make([]uint64, 20)
+	for _, i := range []int{3, 8, 13, 18} {
+		global[i] = 2_000_000
+	}
+	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: global, IgnoresPercentile: true}); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 3_000_000}
+	ans := a.Call("transfer_sol", args)
+	src, _ := ans.Structured["priority_fee_source"].(string)
+	if ans.Status() != "pending_approval" || !strings.Contains(src, "standard method") || strings.Contains(ans.Text, "Triton") ||
+		!strings.Contains(ans.Text, "priority 0.0000") || !strings.Contains(ans.Text, "(p75 of 4 recent fees") {
+		t.Fatalf("preview on a node that ignores percentile: source %q\n%s", src, ans.Text)
+	}
+	done := w.execute(t, a, "transfer_sol", ans.Structured["proposal_id"].(string), args)
+	if done.Status() != "executed" {
+		t.Fatalf("execute: %+v", done)
+	}
+	if got := w.landed(t, done.Structured["signature"].(string)); !got.hasPrice || got.price != 2_000_000 {
+		t.Errorf("landed with price %d, want the global market's p75, 2000000", got.price)
 	}
 }
 

@@ -84,12 +84,16 @@ type Grant struct {
 	Counterparty string
 	MaxAmount    uint64 // per call, in the tool's units (lamports, base units)
 	Amount       string // MaxAmount as the queue shows it ("0.05 SOL")
-	Count, Used  int
+	Count, Used  int    // Used: calls that landed, and calls approved whose outcome is still open
 	Ceiling      uint64 // lamports of measured spend, fees included
-	Spent        uint64
+	Spent        uint64 // what landed calls spent, and what open ones may
 	CreatedAt    time.Time
 	ExpiresAt    time.Time
 	From         string // the proposal whose approval made it
+	// inFlight counts the calls approved by the grant whose outcome is
+	// still open: they hold a call and a part of the ceiling until they
+	// land (kept) or end without landing (given back).
+	inFlight int
 }
 
 // Left is how many more calls the grant covers.
@@ -185,7 +189,9 @@ func (h *Hub) grantsLocked(keep func(*Grant) bool) []Grant {
 	out := make([]Grant, 0, len(h.grants))
 	now := h.opts.Now()
 	for _, g := range h.grants {
-		if now.Before(g.ExpiresAt) && g.Left() > 0 && keep(g) {
+		// A grant whose last calls are still open stays listed: a call
+		// that does not land gives its use back.
+		if now.Before(g.ExpiresAt) && (g.Left() > 0 || g.inFlight > 0) && keep(g) {
 			out = append(out, *g)
 		}
 	}
@@ -254,9 +260,13 @@ func (h *Hub) applyGrant(id string) {
 		return
 	}
 	// Claim the use before the decision is written, so two proposals
-	// arriving together cannot both take the grant's last call.
+	// arriving together cannot both take the grant's last call. The claim
+	// holds until the call's outcome is known: a call that lands keeps it,
+	// one that ends without landing gives it back (settleGrantLocked).
 	g.Used++
 	g.Spent += p.Spend
+	g.inFlight++
+	p.Grant, p.grantClaim, p.grantSettled = g.N, p.Spend, false
 	n := g.N
 	h.mu.Unlock()
 
@@ -264,19 +274,16 @@ func (h *Hub) applyGrant(id string) {
 	snap, err := h.decide(id, "approve", StatusApproved, by, "")
 	h.mu.Lock()
 	if err != nil {
-		if live, ok := h.grants[n]; ok { // give the use back: nothing was approved
-			live.Used--
-			live.Spent -= p.Spend
+		// Nothing was approved: give the use back, unless the failed
+		// decision's own change of status already did.
+		if !p.grantSettled {
+			h.giveBackLocked(p, "it was not approved")
 		}
-	} else {
-		p.Grant = n
-		snap.Grant = n
+		p.Grant, p.grantClaim = 0, 0
 	}
 	var used Grant
-	exhausted := false
 	if live, ok := h.grants[n]; ok {
 		used = *live
-		exhausted = live.Left() <= 0
 	}
 	h.mu.Unlock()
 	if err != nil {
@@ -286,9 +293,51 @@ func (h *Hub) applyGrant(id string) {
 	h.publish(EventProposalDecided, snap, "approved by "+by)
 	h.log.Info("approved", "id", id, "by", by)
 	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
-	if exhausted {
-		h.endGrants(func(g *Grant) bool { return g.N == n }, "all its calls were used")
+}
+
+// settleGrantLocked tells the grant that approved p how p ended, once p's
+// status is final: a call that landed (even with an error on chain: its fee
+// was spent) keeps its use, and the ceiling holds what the chain says it
+// spent; any other end (failed before landing, expired, refused at
+// execution, its token unused or revoked) gives the use and its part of the
+// ceiling back. Called from changedLocked, so no path that ends a proposal
+// can forget it.
+func (h *Hub) settleGrantLocked(p *Proposal) {
+	if p.Grant == 0 || p.grantSettled || !p.Status.Final() {
+		return
 	}
+	if p.Result != nil && p.Result.Outcome.Landed() {
+		p.grantSettled = true
+		g, live := h.grants[p.Grant]
+		if !live {
+			return
+		}
+		g.inFlight--
+		g.Spent = g.Spent - p.grantClaim + landedOutflow(p.Result)
+		return
+	}
+	h.giveBackLocked(p, "it did not land ("+string(p.Status)+")")
+}
+
+// giveBackLocked returns p's claim to its grant, if the grant still lives.
+func (h *Hub) giveBackLocked(p *Proposal, why string) {
+	p.grantSettled = true
+	g, live := h.grants[p.Grant]
+	if !live {
+		return // ended meanwhile: there is nothing to give back to
+	}
+	g.inFlight--
+	g.Used--
+	g.Spent -= p.grantClaim
+	h.log.Info("grant call given back", "grant", g.N, "proposal", p.ID, "why", why)
+	// The broker never blocks, so announcing under the hub's lock is safe.
+	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+		Message: fmt.Sprintf("grant #%d has its call back: %s %s; %s", g.N, p.ID, why, g.Describe())})
+}
+
+// endSpentGrant ends grant n once every call it granted has landed.
+func (h *Hub) endSpentGrant(n int) {
+	h.endGrants(func(g *Grant) bool { return g.N == n && g.Left() <= 0 && g.inFlight == 0 }, "all its calls were used")
 }
 
 // coveringLocked finds the live grant covering p, or says why the agent's
@@ -316,6 +365,8 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 			continue
 		case !now.Before(g.ExpiresAt):
 			why = "it expired"
+		case g.Left() <= 0 && g.inFlight > 0:
+			why = "all its calls were used, counting calls not yet landed (one that does not land gives its call back)"
 		case g.Left() <= 0:
 			why = "all its calls were used"
 		case g.Tool != p.Tool:
@@ -324,7 +375,7 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 			why = "it is for " + g.Counterparty + ", this is for " + cp
 		case amount > g.MaxAmount:
 			why = fmt.Sprintf("this is %s, more than the %s granted per call", p.Kind.Amount(), g.Amount)
-		case g.Ceiling-g.Spent < p.Spend:
+		case g.Spent > g.Ceiling || g.Ceiling-g.Spent < p.Spend:
 			why = fmt.Sprintf("this spends %s SOL and the grant has %s SOL of its ceiling left", executor.FormatSOL(p.Spend), executor.FormatSOL(g.Ceiling-g.Spent))
 		default:
 			return g, ""

@@ -489,3 +489,90 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 		t.Errorf("another output mint: why %q", p.GrantMiss)
 	}
 }
+
+// A covered call that fails before landing gives its call and its part of
+// the ceiling back: only spends that landed use a grant up. The grant of
+// one call is still there after the failure, covers the next call, and
+// ends only once that one has landed. Once at mainnet's pace with the RPC
+// failing before anything is signed, once at a fast pace with every send
+// dropped until the blockhash expires (150 blocks: a minute at 400 ms).
+func TestGrantCallThatFailsBeforeLandingIsGivenBack(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		ledger     localnet.Options
+		fault      func(*world) error
+		heal       func(*world) error
+		wantReason string
+	}{
+		{
+			name:       "mainnet pace, RPC down before signing",
+			ledger:     localnet.Options{}, // the ledger's default: 400 ms slots
+			fault:      func(w *world) error { return w.ledger.FailNextCalls(context.Background(), 1_000_000) },
+			heal:       func(w *world) error { return w.ledger.FailNextCalls(context.Background(), 0) },
+			wantReason: "nothing was signed or sent",
+		},
+		{
+			name:       "fast pace, sends dropped until the blockhash expires",
+			ledger:     localnet.Options{SlotMS: localnet.FastSlotMS},
+			fault:      func(w *world) error { return w.ledger.DropNextSends(context.Background(), 1_000_000) },
+			heal:       func(w *world) error { return w.ledger.DropNextSends(context.Background(), 0) },
+			wantReason: "never landed",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorldLedger(t, c.ledger, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+			a := testkit.StartAgent(t, w.socket, "grant-agent")
+			const amount = 40_000_000
+			first := propose(t, a, w.allowed, amount)
+			grantFor(t, w.authority, first, 1)
+			runApproved(t, a, first, w.allowed, amount)
+
+			// The covered call is approved by the grant, then fails
+			// before it lands.
+			covered := propose(t, a, w.allowed, amount)
+			p, _ := w.authority.Proposal(covered)
+			if p == nil || p.Status != authority.StatusApproved || p.Grant != 1 {
+				t.Fatalf("covered proposal: %s", statusLine(p))
+			}
+			if gs := w.authority.Grants(); len(gs) != 1 || gs[0].Used != 1 {
+				t.Fatalf("grant while its call is open: %+v", gs)
+			}
+			if err := c.fault(w); err != nil {
+				t.Fatal(err)
+			}
+			ans := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": p.Token})
+			if err := c.heal(w); err != nil {
+				t.Fatal(err)
+			}
+			if ans.Status() != "failed" || !strings.Contains(ans.Text, c.wantReason) {
+				t.Fatalf("the covered call under the fault: %s %v", ans.Status(), ans.Text)
+			}
+			if got := w.balance(t, w.allowed); got != amount {
+				t.Fatalf("recipient holds %d after the failed call, want %d", got, amount)
+			}
+
+			// The grant has its call and its ceiling back.
+			gs := w.authority.Grants()
+			if len(gs) != 1 || gs[0].Used != 0 || gs[0].Spent != 0 {
+				t.Fatalf("grant after a call that never landed: %+v", gs)
+			}
+			if ss := a.Call("get_spend_status", nil); !strings.Contains(ss.Text, "0/1 calls used, 0/") {
+				t.Errorf("get_spend_status after the failed call: %s", ss.Text)
+			}
+
+			// So the next call like it is covered, lands, and uses it up.
+			again := propose(t, a, w.allowed, amount)
+			if got, _ := w.authority.Proposal(again); got == nil || got.DecidedBy != "grant #1" {
+				t.Fatalf("the call after the failure: %s", statusLine(got))
+			}
+			runApproved(t, a, again, w.allowed, amount)
+			if got := w.balance(t, w.allowed); got != 2*amount {
+				t.Errorf("recipient holds %d, want %d", got, 2*amount)
+			}
+			if gs := w.authority.Grants(); len(gs) != 0 {
+				t.Errorf("a grant whose one call landed is still listed: %+v", gs)
+			}
+			stillPending(t, w.authority, propose(t, a, w.allowed, amount), "after the grant's call landed")
+		})
+	}
+}

@@ -277,6 +277,9 @@ func (h *Hub) Clients() map[string]time.Time {
 
 // changedLocked wakes everyone waiting on p and arms the next wait.
 func (h *Hub) changedLocked(p *Proposal) {
+	// Every change of status passes here, so a grant learns every outcome
+	// of a call it approved, whichever path ended it.
+	h.settleGrantLocked(p)
 	if p.changed != nil {
 		close(p.changed)
 	}

@@ -82,6 +82,11 @@ type Proposal struct {
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending
 	record   *recording    // its insert in the store (see Hub.enqueue); nil without a store
+	// grantClaim is what a grant's ceiling holds for it while its outcome
+	// is open (grant.go); grantSettled: the grant has been told the
+	// outcome (the claim was kept as landed, or given back).
+	grantClaim   uint64
+	grantSettled bool
 }
 
 func (p *Proposal) snapshot() *Proposal {
@@ -102,6 +107,11 @@ func newProposalID() string {
 	id := base58.Encode(b)
 	if len(id) > 10 {
 		id = id[:10]
+	}
+	// Always 10: the memo naming the proposal is then always as long, and
+	// so are the compute units the approval measured for it.
+	for len(id) < 10 {
+		id = "1" + id
 	}
 	return "p_" + id
 }

@@ -27,7 +27,10 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
-	env := Env{h}
+	// The id exists before the bytes do: the transactions solgate builds
+	// carry it in a memo (Env.ProposalMemo).
+	id := newProposalID()
+	env := Env{h: h, proposal: id}
 	k, err := wk.Draft(ctx, env, a)
 	if err != nil {
 		return h.refused(who, fp, a, err)
@@ -49,7 +52,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	now := h.opts.Now()
 	spend := facts.Lamports
 	p := &Proposal{
-		ID: newProposalID(), Tool: wk.Tool(), Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
+		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
 		Status: StatusPending, changed: make(chan struct{}),
 	}

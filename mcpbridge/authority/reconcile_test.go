@@ -23,7 +23,7 @@ import (
 // height — all read back from the reopened database.
 func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	friend, _ := executor.NewRandomKeypair()

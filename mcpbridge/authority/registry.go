@@ -134,7 +134,26 @@ func refuse(rule, reason string) error {
 // Env is what a kind's hooks may use of the console: the chain, the key's
 // address, the policy in force, mint labels and the audit trail. It hides
 // the hub's queue, tokens and locks.
-type Env struct{ h *Hub }
+type Env struct {
+	h *Hub
+	// proposal is the id of the proposal the hooks are working for ("" in
+	// a draft that is not yet one).
+	proposal string
+}
+
+// ProposalMemo is the memo solgate writes into the transactions it builds
+// itself for this proposal: "solgate <proposal id>". It makes every
+// execution's bytes its own (two identical approved transfers in one
+// blockhash would otherwise be one signature, and the second refused as
+// already processed), and ties the transaction on chain to its audit row.
+// The preview carries the same memo, so the approved compute budget
+// measured it.
+func (e Env) ProposalMemo() string {
+	if e.proposal == "" {
+		return ""
+	}
+	return "solgate " + e.proposal
+}
 
 func (e Env) Executor() *executor.Executor { return e.h.opts.Executor }
 

@@ -23,7 +23,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 	defer cancel()
 
 	// 1. The approved bytes, held to the approval.
-	ex, err := k.PrepareApproved(ctx, Env{h}, id)
+	ex, err := k.PrepareApproved(ctx, Env{h: h, proposal: id}, id)
 	if err != nil {
 		h.finish(id, StatusFailed, nothingSent(err.Error()), nil, store.ExecFailed)
 		return

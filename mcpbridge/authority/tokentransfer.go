@@ -198,7 +198,7 @@ func markImpostor(label TokenLabel) TokenLabel {
 // simulation measured.
 func (k *TokenTransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
 	a := k.A
-	prepared, err := env.Executor().PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount})
+	prepared, err := env.Executor().PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount, Memo: env.ProposalMemo()})
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
@@ -251,7 +251,7 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 // simulation, and after landing the executor checks the chain's token
 // balances of both owners.
 func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
-	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount}
+	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount, Memo: env.ProposalMemo()}
 	prepared, err := env.Executor().PrepareApprovedTokenTransfer(ctx, t, k.Approval)
 	if err != nil {
 		return nil, errors.New("could not prepare the token transfer at execution, nothing was signed or sent: " + err.Error())

@@ -125,7 +125,7 @@ func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
 // Prepare builds and simulates the transfer; the spend is what the
 // simulation measured (amount, fees).
 func (k *TransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
-	prepared, err := env.Executor().PreviewTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports})
+	prepared, err := env.Executor().PreviewTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()})
 	if errors.Is(err, executor.ErrAmountTooLarge) {
 		return executor.Preview{}, &Refusal{policy.AmountTooLarge("lamports", k.A.Lamports)}
 	}
@@ -144,9 +144,10 @@ func (k *TransferProposal) Admit(policy.Decision) []Flag { return nil }
 
 // PrepareApproved rebuilds the transfer held to the approved compute
 // budget: the same unit limit, and a priority fee no higher than the one
-// the human saw.
+// the human saw. The memo naming the proposal is the one the preview
+// carried, so the bytes are this proposal's own.
 func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
-	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports}, k.Budget)
+	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()}, k.Budget)
 	if err != nil {
 		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
 	}

@@ -243,7 +243,7 @@ func TestActionInputErrorsNameTheParameter(t *testing.T) {
 }
 
 func TestActionForAnotherClusterRefused(t *testing.T) {
-	l, _ := testkit.StartLedger(t, localnet.Options{Network: "devnet"})
+	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "devnet"})
 	origin, _ := policy.ParseOrigin(l.RPC())
 	// A console on mainnet reaching a devnet action server.
 	c, err := solanaactions.New(solanaactions.Options{
