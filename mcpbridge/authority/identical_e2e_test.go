@@ -185,7 +185,9 @@ func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T)
 		t.Fatal(err)
 	}
 	a := startAgent(t, w.socket)
-	args := func() map[string]any { return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"} }
+	args := func() map[string]any {
+		return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"}
+	}
 
 	var ids, tokens []string
 	for range 2 {
