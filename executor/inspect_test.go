@@ -433,3 +433,19 @@ func (f *inspectFixture) checkAccepted(t *testing.T, raw []byte, ft *executor.Fo
 	tx.Message = msg // with its lookups resolved
 	return tx
 }
+
+// A swap transaction with a memo (the SPL Memo program, v2, spelled as
+// published) is accepted: a memo moves nothing. The inspection names it.
+func TestInspectAcceptsAMemo(t *testing.T) {
+	f := newInspectFixture(t)
+	memo := solana.MustPublicKeyFromBase58("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")
+	ixs := append(f.solSwap(), solana.NewInstruction(memo, nil, []byte("order 42")))
+	in, err := f.inspect(f.build(t, f.wallet.PublicKey(), ixs, false, f.pool), f.solRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := in.Instructions[len(in.Instructions)-1]
+	if in.SOLOut != 50_000_000 || !last.Program.Equals(memo) || last.Name != "Memo" || !strings.Contains(last.Summary, `memo "order 42"`) {
+		t.Errorf("inspection of a swap with a memo: %+v, last instruction %+v", in, last)
+	}
+}

@@ -376,7 +376,10 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 		case amount > g.MaxAmount:
 			why = fmt.Sprintf("this is %s, more than the %s granted per call", p.Kind.Amount(), g.Amount)
 		case g.Spent > g.Ceiling || g.Ceiling-g.Spent < p.Spend:
-			why = fmt.Sprintf("this spends %s SOL and the grant has %s SOL of its ceiling left", executor.FormatSOL(p.Spend), executor.FormatSOL(g.Ceiling-g.Spent))
+			// Spent can pass the ceiling when a landed call cost more than
+			// its claim: nothing is left then.
+			left := g.Ceiling - min(g.Spent, g.Ceiling)
+			why = fmt.Sprintf("this spends %s SOL and the grant has %s SOL of its ceiling left", executor.FormatSOL(p.Spend), executor.FormatSOL(left))
 		default:
 			return g, ""
 		}

@@ -25,6 +25,8 @@ const memoProgram = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 // down by both plus both fees, the spend ledger agrees with the chain, and
 // each transaction carries the memo naming its own proposal.
 func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
+	// Mostly waiting for 3 s slots: run beside the others.
+	t.Parallel()
 	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
 	a := startAgent(t, w.socket)
 	const amount = 30_000_000
@@ -110,6 +112,7 @@ func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 // built again once the chain has a new blockhash. Both land; the wallet
 // holds both outputs, and each transaction is its own.
 func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
+	t.Parallel()
 	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
 	a := startAgent(t, w.socket)
 	usdc := w.ledger.DemoMints().USDC.Mint
@@ -168,6 +171,7 @@ func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
 // The same for transfer_token: two identical approved token transfers,
 // executed together at 3 s slots, both land, each with its own memo.
 func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var mint string
 	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(o *authority.Options, l *localnet.Ledger) {
@@ -181,7 +185,9 @@ func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T)
 		t.Fatal(err)
 	}
 	a := startAgent(t, w.socket)
-	args := func() map[string]any { return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"} }
+	args := func() map[string]any {
+		return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"}
+	}
 
 	var ids, tokens []string
 	for range 2 {
