@@ -113,6 +113,8 @@ type Stats struct {
 	// POSTs answered.
 	ActionGets  uint64 `json:"actionGets"`
 	ActionPosts uint64 `json:"actionPosts"`
+	// ActionCallbacks counts POSTs to a links.next callback.
+	ActionCallbacks uint64 `json:"actionCallbacks"`
 }
 
 // ErrNodeMissing is returned (wrapped) by Start when `node` is not on PATH.
