@@ -211,14 +211,14 @@ func (e *actionExecution) Kind() Kind { return e.k }
 // transaction landed: the execution's answer waits for it.
 const nextFetchTimeout = 5 * time.Second
 
-// Verify is Outside's; then, for a links.next callback, the spec's next
-// step: the callback is told the signature and describes the next action.
-// That description is only read and shown; a failure to read it changes
-// nothing of the execution.
+// Verify is Outside's; then, for a links.next callback and a transaction
+// that landed as approved, the spec's next step: the callback is told the
+// signature and describes the next action. That description is only read
+// and shown; a failure to read it changes nothing of the execution.
 func (e *actionExecution) Verify(ctx context.Context, res *executor.Result) {
 	e.Execution.Verify(ctx, res)
 	next := e.k.Fetched.Next
-	if next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
+	if res.Outcome != executor.Executed || next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
 		return
 	}
 	fetcher, err := solanaactions.New(solanaactions.Options{
