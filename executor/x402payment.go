@@ -21,7 +21,8 @@ import (
 //   [2] TransferChecked of amount of the asset from the wallet's associated
 //       token account to payTo's, the wallet as authority,
 //   [3] a memo (the server's extra.memo, or a random nonce),
-// with the facilitator (extra.feePayer) as fee payer, and signs it as the
+// with the facilitator (extra.feePayer) as fee payer, as a versioned (v0)
+// message (legacy only when the server asks for it), and signs it as the
 // token owner only; the facilitator co-signs and submits. solgate judges it
 // by its measured effects: the wallet's only outflow must be exactly amount
 // of the asset, with no SOL, no fee, and the wallet in no other role.
@@ -40,6 +41,12 @@ type X402Payment struct {
 	Amount                uint64
 	// Memo is the server's extra.memo; empty: a random nonce.
 	Memo string
+	// Legacy builds a legacy message, for a server that asks for one
+	// (extra.transactionVersions); otherwise the message is v0.
+	Legacy bool
+	// RecentBlockhash is the server's extra.recentBlockhash, if it gave one:
+	// used when the cluster says it is still valid, else the console's own.
+	RecentBlockhash *solana.Hash
 }
 
 // PreparedX402 is an x402 payment built and measured, not yet signed.
@@ -51,7 +58,16 @@ type PreparedX402 struct {
 	Token                *TokenInfo
 	Source, Destination  solana.PublicKey
 	Memo                 string
+	// BlockhashFrom says whose blockhash the message carries: the server's
+	// (extra.recentBlockhash) or the console's.
+	BlockhashFrom string
 }
+
+// Where an x402 payment's blockhash came from.
+const (
+	X402BlockhashServer  = "the server's extra.recentBlockhash, checked valid on the cluster"
+	X402BlockhashConsole = "the console's own, fetched fresh"
+)
 
 // ErrX402Refused is matched by every refusal of an x402 payment's shape or
 // effects: nothing was signed.
@@ -112,15 +128,18 @@ func (e *Executor) prepareX402(ctx context.Context, p X402Payment, extra []solan
 		memoInstruction(memo),
 	}
 	ixs = append(ixs, extra...)
-	bh, err := e.client.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	hash, lastValid, from, err := e.x402Blockhash(ctx, p.RecentBlockhash)
 	if err != nil {
-		return nil, fmt.Errorf("x402: getLatestBlockhash: %s", rpcErrorText(err))
+		return nil, err
 	}
-	tx, err := solana.NewTransaction(ixs, bh.Value.Blockhash, solana.TransactionPayer(p.FeePayer))
+	tx, err := solana.NewTransaction(ixs, hash, solana.TransactionPayer(p.FeePayer))
 	if err != nil {
 		return nil, fmt.Errorf("x402: build transaction: %w", err)
 	}
-	prep := &PreparedX402{Payment: p, Tx: tx, LastValidBlockHeight: bh.Value.LastValidBlockHeight, Token: info, Source: src, Destination: dst, Memo: memo}
+	if !p.Legacy {
+		tx.Message.SetVersion(solana.MessageVersionV0)
+	}
+	prep := &PreparedX402{Payment: p, Tx: tx, LastValidBlockHeight: lastValid, Token: info, Source: src, Destination: dst, Memo: memo, BlockhashFrom: from}
 	eff, err := e.MeasureEffectsFeePayer(ctx, tx, priorityFee(X402ComputeUnitPrice, X402ComputeUnitLimit))
 	if err != nil {
 		var sim *SimulationError
@@ -139,6 +158,33 @@ func (e *Executor) prepareX402(ctx context.Context, p X402Payment, extra []solan
 		return nil, err
 	}
 	return prep, nil
+}
+
+// x402Blockhash is the blockhash the payment carries and the block height
+// it is valid until. The server's (extra.recentBlockhash) is used only when
+// the cluster says it is still valid; its lifetime is then bounded by 150
+// blocks from now, which is never earlier than its true end (a valid hash is
+// at most as young as the latest one), so the reservation is never released
+// while the payment could still land. Otherwise the console's own.
+func (e *Executor) x402Blockhash(ctx context.Context, server *solana.Hash) (solana.Hash, uint64, string, error) {
+	if server != nil {
+		height, err := e.client.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+		if err != nil {
+			return solana.Hash{}, 0, "", fmt.Errorf("x402: getBlockHeight: %s", rpcErrorText(err))
+		}
+		ok, err := e.client.rpc.IsBlockhashValid(ctx, *server, rpc.CommitmentConfirmed)
+		if err != nil {
+			return solana.Hash{}, 0, "", fmt.Errorf("x402: isBlockhashValid: %s", rpcErrorText(err))
+		}
+		if ok != nil && ok.Value {
+			return *server, height + 150, X402BlockhashServer, nil
+		}
+	}
+	bh, err := e.client.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return solana.Hash{}, 0, "", fmt.Errorf("x402: getLatestBlockhash: %s", rpcErrorText(err))
+	}
+	return bh.Value.Blockhash, bh.Value.LastValidBlockHeight, X402BlockhashConsole, nil
 }
 
 // checkX402Shape: the wallet signs only as the TransferChecked authority,

@@ -127,6 +127,13 @@ type Stats struct {
 	// POSTs answered.
 	ActionGets  uint64 `json:"actionGets"`
 	ActionPosts uint64 `json:"actionPosts"`
+	// ActionCallbacks counts POSTs to a links.next callback.
+	ActionCallbacks uint64 `json:"actionCallbacks"`
+	// x402 paid API (x402.mjs): payments its facilitators refused for their
+	// transaction version, and payments refused for not echoing the
+	// offer's extensions.
+	X402VersionRefused    uint64 `json:"x402VersionRefused"`
+	X402ExtensionsDropped uint64 `json:"x402ExtensionsDropped"`
 }
 
 // ErrNodeMissing is returned (wrapped) by Start when `node` is not on PATH.

@@ -5,7 +5,9 @@ package localnet
 // @x402/express and @x402/svm packages, settling on this ledger.
 type PaidAPI struct {
 	// URL is the API's base, e.g. "http://127.0.0.1:41235". Routes: /free,
-	// /paid, /v1/paid (only on an impersonated public cluster),
+	// /paid (v0 transactions only), /paid/legacy (legacy only),
+	// /paid/extensions, /paid/unknownhash, /v1/paid (only on an
+	// impersonated public cluster),
 	// /hostile/overprice, /hostile/feepayer?wallet=ADDR, /hostile/wsol,
 	// /hostile/nosettle, /nosubmit.
 	URL string `json:"url"`

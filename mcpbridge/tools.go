@@ -170,7 +170,10 @@ func withArgProperty(a ArgSpec) mcp.ToolOption {
 	case KindActionInput:
 		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
 			schema["maxProperties"] = MaxActionInputKeys
-			schema["additionalProperties"] = map[string]any{"type": []string{"string", "number", "boolean"}}
+			schema["additionalProperties"] = map[string]any{"anyOf": []any{
+				map[string]any{"type": []string{"string", "number", "boolean"}},
+				map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": MaxActionInputValues},
+			}}
 		})...)
 	}
 	panic(fmt.Sprintf("mcpbridge: argument %s has no schema for kind %d", a.Name, a.Kind))

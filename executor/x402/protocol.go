@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +52,18 @@ type Requirement struct {
 	MaxTimeoutSeconds int64
 	FeePayer          string // extra.feePayer
 	Memo              string // extra.memo, may be empty
-	Raw               json.RawMessage
+	// Legacy: the offer asks for a legacy transaction (extra.transactionVersions
+	// names "legacy" and not 0); otherwise the payment is a v0 transaction,
+	// as the scheme and its reference clients build it.
+	Legacy bool
+	// RecentBlockhash is extra.recentBlockhash when the server gave one (a
+	// base58 hash; empty otherwise). The console still checks it is valid.
+	RecentBlockhash string
+	// versions is extra.transactionVersions as given ("legacy", "0", ...);
+	// versionsErr says why it could not be read (an unusable offer).
+	versions    []string
+	versionsErr string
+	Raw         json.RawMessage
 	// v1 only: its network name and the resource fields it carries inline.
 	V1Network   string
 	Resource    string
@@ -68,6 +80,9 @@ type PaymentRequired struct {
 	Accepts     []Requirement
 	// ResourceRaw is v2's `resource` object as sent, echoed in the payload.
 	ResourceRaw json.RawMessage
+	// Extensions is v2's `extensions` object as sent: the payload echoes it
+	// (x402 v2 §5.1.2: the client must include at least the info received).
+	Extensions json.RawMessage
 }
 
 type wireRequirement struct {
@@ -79,8 +94,10 @@ type wireRequirement struct {
 	PayTo             string          `json:"payTo"`
 	MaxTimeoutSeconds int64           `json:"maxTimeoutSeconds"`
 	Extra             struct {
-		FeePayer any `json:"feePayer"`
-		Memo     any `json:"memo"`
+		FeePayer            any             `json:"feePayer"`
+		Memo                any             `json:"memo"`
+		TransactionVersions json.RawMessage `json:"transactionVersions"`
+		RecentBlockhash     any             `json:"recentBlockhash"`
 	} `json:"extra"`
 	Resource    string `json:"resource"`
 	Description string `json:"description"`
@@ -91,6 +108,7 @@ type wireRequired struct {
 	Error       string            `json:"error"`
 	Resource    json.RawMessage   `json:"resource"`
 	Accepts     []json.RawMessage `json:"accepts"`
+	Extensions  json.RawMessage   `json:"extensions"`
 }
 
 // ParsePaymentRequired reads a 402: v2 from the PAYMENT-REQUIRED header
@@ -130,6 +148,13 @@ func ParsePaymentRequired(header string, body []byte) (*PaymentRequired, error) 
 			_ = json.Unmarshal(w.Resource, &res)
 		}
 		pr.ResourceURL, pr.Description, pr.MimeType, pr.ResourceRaw = res.URL, res.Description, res.MimeType, w.Resource
+		if len(w.Extensions) > 0 && string(w.Extensions) != "null" {
+			var ext map[string]json.RawMessage
+			if err := json.Unmarshal(w.Extensions, &ext); err != nil {
+				return nil, fmt.Errorf("the %s header's extensions is not an object: %v", HeaderPaymentRequired, err)
+			}
+			pr.Extensions = w.Extensions
+		}
 	}
 	if len(w.Accepts) == 0 {
 		return nil, errors.New("the 402 answer offers no way to pay (accepts is empty)")
@@ -150,6 +175,11 @@ func ParsePaymentRequired(header string, body []byte) (*PaymentRequired, error) 
 		if s, ok := wr.Extra.Memo.(string); ok {
 			r.Memo = s
 		}
+		if s, ok := wr.Extra.RecentBlockhash.(string); ok {
+			r.RecentBlockhash = s
+		}
+		r.versions, r.versionsErr = parseVersions(wr.Extra.TransactionVersions)
+		r.Legacy = !slices.Contains(r.versions, "0") && slices.Contains(r.versions, "legacy")
 		amount := wr.Amount
 		if w.X402Version == 1 {
 			amount = wr.MaxAmountRequired
@@ -163,6 +193,46 @@ func ParsePaymentRequired(header string, body []byte) (*PaymentRequired, error) 
 		pr.Accepts = append(pr.Accepts, r)
 	}
 	return pr, nil
+}
+
+// parseVersions reads extra.transactionVersions: a list of transaction
+// versions the facilitator accepts, numbers for versioned messages (0, 1)
+// and "legacy" for a legacy one (the Wallet Standard's vocabulary, which the
+// x402 SVM version negotiation uses). Absent: nil, no error.
+func parseVersions(raw json.RawMessage) ([]string, string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, ""
+	}
+	var list []any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, "its extra.transactionVersions is not a list"
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		switch x := v.(type) {
+		case float64:
+			if x != float64(int(x)) || x < 0 || x > 127 {
+				return nil, fmt.Sprintf("its extra.transactionVersions holds %v, not a transaction version", x)
+			}
+			out = append(out, strconv.Itoa(int(x)))
+		case string:
+			if x != "legacy" {
+				return nil, fmt.Sprintf("its extra.transactionVersions holds %q; the versions are numbers and \"legacy\"", clip(x))
+			}
+			out = append(out, x)
+		default:
+			return nil, "its extra.transactionVersions holds something that is not a version"
+		}
+	}
+	return out, ""
+}
+
+// MessageVersion names the transaction version the payment is built as.
+func (r Requirement) MessageVersion() string {
+	if r.Legacy {
+		return "legacy"
+	}
+	return "v0"
 }
 
 // parseAmount reads an amount given as a string of digits (the protocol's
@@ -252,6 +322,10 @@ func (r Requirement) complete() error {
 		return fmt.Errorf("its extra.feePayer %q is not an address (the facilitator must pay the fee)", clip(r.FeePayer))
 	case len(r.Memo) > MaxMemoBytes:
 		return fmt.Errorf("its extra.memo is %d bytes, more than the scheme's %d", len(r.Memo), MaxMemoBytes)
+	case r.versionsErr != "":
+		return errors.New(r.versionsErr)
+	case r.versions != nil && !slices.Contains(r.versions, "0") && !slices.Contains(r.versions, "legacy"):
+		return fmt.Errorf("its extra.transactionVersions accepts only %s; solgate builds v0 (or legacy when asked)", clip(strings.Join(r.versions, ", ")))
 	}
 	return nil
 }
@@ -286,6 +360,10 @@ func PaymentHeader(pr *PaymentRequired, r Requirement, transaction string) (name
 		m := map[string]any{"x402Version": 2, "accepted": r.Raw, "payload": payload}
 		if len(pr.ResourceRaw) > 0 {
 			m["resource"] = pr.ResourceRaw
+		}
+		if len(pr.Extensions) > 0 {
+			// Echoed as received: solgate adds no info of its own.
+			m["extensions"] = pr.Extensions
 		}
 		name, v = HeaderPaymentSignature, m
 	case 1:

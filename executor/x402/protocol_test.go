@@ -197,3 +197,88 @@ func TestDoBoundsTheBody(t *testing.T) {
 		t.Fatalf("body %d truncated %v: %v", len(resp.Body), resp.Truncated, err)
 	}
 }
+
+// extra.transactionVersions (the x402 SVM version negotiation: numbers for
+// versioned messages, "legacy" for a legacy one): absent or naming 0, the
+// payment is v0; only "legacy" asked for, legacy; a list that names neither
+// (e.g. only transaction v1) makes the offer unusable, and so does a
+// malformed one.
+func TestTransactionVersionsChooseTheMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		versions any // nil: absent
+		want     string
+		refused  string
+	}{
+		{"absent", nil, "v0", ""},
+		{"v0", []any{0}, "v0", ""},
+		{"v0 and legacy", []any{"legacy", 0}, "v0", ""},
+		{"legacy only", []any{"legacy"}, "legacy", ""},
+		{"v1 only", []any{1}, "", "accepts only 1; solgate builds v0"},
+		{"not a list", "0", "", "extra.transactionVersions is not a list"},
+		{"unknown word", []any{"v0"}, "", `holds "v0"`},
+		{"fraction", []any{0.5}, "", "holds 0.5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			offer := exact(devnet)
+			if tc.versions != nil {
+				offer["extra"].(map[string]any)["transactionVersions"] = tc.versions
+			}
+			pr, err := x402.ParsePaymentRequired(v2Header(t, offer), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := x402.Select(pr, devnet)
+			if tc.refused != "" {
+				if !errors.Is(err, x402.ErrNoAcceptableOffer) || !strings.Contains(err.Error(), tc.refused) {
+					t.Fatalf("err = %v; want a refusal saying %q", err, tc.refused)
+				}
+				return
+			}
+			if err != nil || r.MessageVersion() != tc.want {
+				t.Fatalf("version %q, err %v; want %s", r.MessageVersion(), err, tc.want)
+			}
+		})
+	}
+}
+
+// extra.recentBlockhash is read (the console checks it before use);
+// `extensions` of the PaymentRequired are echoed in the payload as
+// received (x402 v2: the client must include at least the info received).
+func TestRecentBlockhashReadAndExtensionsEchoed(t *testing.T) {
+	offer := exact(devnet)
+	offer["extra"].(map[string]any)["recentBlockhash"] = "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k"
+	ext := `{"bazaar":{"info":{"input":{"type":"http","method":"GET"}},"schema":{"type":"object"}},"payment-identifier":{"info":{"id":"pi_7"},"schema":{}}}`
+	b, _ := json.Marshal(map[string]any{"x402Version": 2, "resource": map[string]any{"url": "https://api.example.com/data"},
+		"accepts": []any{offer}, "extensions": json.RawMessage(ext)})
+	pr, err := x402.ParsePaymentRequired(base64.StdEncoding.EncodeToString(b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x402.Select(pr, devnet)
+	if err != nil || r.RecentBlockhash != "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k" {
+		t.Fatalf("recentBlockhash %q, err %v", r.RecentBlockhash, err)
+	}
+	_, value, err := x402.PaymentHeader(pr, r, "AAAA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(value)
+	var payload struct {
+		Extensions json.RawMessage `json:"extensions"`
+	}
+	if err := json.Unmarshal(raw, &payload); err != nil {
+		t.Fatal(err)
+	}
+	if string(payload.Extensions) != ext {
+		t.Fatalf("extensions echoed as %s; want %s", payload.Extensions, ext)
+	}
+	// No extensions offered: none sent.
+	pr, _ = x402.ParsePaymentRequired(v2Header(t, exact(devnet)), nil)
+	r, _ = x402.Select(pr, devnet)
+	_, value, _ = x402.PaymentHeader(pr, r, "AAAA")
+	raw, _ = base64.StdEncoding.DecodeString(value)
+	if strings.Contains(string(raw), "extensions") {
+		t.Fatalf("payload has extensions nobody offered: %s", raw)
+	}
+}

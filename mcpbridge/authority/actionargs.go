@@ -14,8 +14,9 @@ import (
 type SolanaActionArgs struct {
 	URL string
 	// Input holds the action's parameter values by name (and
-	// solanaactions.LinkSelector), each as text.
-	Input   map[string]string
+	// solanaactions.LinkSelector), each as text: one value, or several for
+	// a multi-option ("checkbox") parameter.
+	Input   solanaactions.Input
 	Confirm string // "" on a proposal
 }
 
@@ -50,9 +51,10 @@ func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
 }
 
 // parseActionInput reads input: an object whose values are strings, numbers
-// (kept as written, digits exactly) or booleans. Its text is the agent's,
-// passed to the action's server; it decides nothing in solgate.
-func parseActionInput(v any) (map[string]string, error) {
+// (kept as written, digits exactly), booleans, or arrays of strings (the
+// values of a multi-option parameter). Its text is the agent's, passed to
+// the action's server; it decides nothing in solgate.
+func parseActionInput(v any) (solanaactions.Input, error) {
 	const tool = mcpbridge.ToolSolanaAction
 	if v == nil {
 		return nil, nil
@@ -64,10 +66,30 @@ func parseActionInput(v any) (map[string]string, error) {
 	if len(obj) > mcpbridge.MaxActionInputKeys {
 		return nil, argErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), mcpbridge.MaxActionInputKeys)
 	}
-	out := make(map[string]string, len(obj))
+	out := make(solanaactions.Input, len(obj))
 	for k, val := range obj {
 		if k == "" || len(k) > 64 || untrusted.Sanitize(k, 0) != k || strings.ContainsAny(k, " {}") {
 			return nil, argErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", quoteUntrusted(k))
+		}
+		if list, ok := val.([]any); ok {
+			if len(list) > mcpbridge.MaxActionInputValues {
+				return nil, argErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), mcpbridge.MaxActionInputValues)
+			}
+			vals := make([]string, 0, len(list))
+			for _, item := range list {
+				s, ok := item.(string)
+				if !ok {
+					return nil, argErrorf(tool, "input", "input.%s is a list, so each of its values must be a string (the options of a multi-select parameter); got %s", k, describe(item))
+				}
+				if err := checkInputText(k, s); err != nil {
+					return nil, err
+				}
+				vals = append(vals, s)
+			}
+			if len(vals) > 0 { // [] selects nothing: the same as leaving it out
+				out[k] = vals
+			}
+			continue
 		}
 		var s string
 		switch x := val.(type) {
@@ -84,17 +106,24 @@ func parseActionInput(v any) (map[string]string, error) {
 				s = "true"
 			}
 		default:
-			return nil, argErrorf(tool, "input", "input.%s must be a string, a number or a boolean; got %s", k, describe(val))
+			return nil, argErrorf(tool, "input", "input.%s must be a string, a number, a boolean or a list of strings; got %s", k, describe(val))
 		}
-		if !utf8.ValidString(s) || len(s) > mcpbridge.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
-			return nil, argErrorf(tool, "input", "input.%s must be printable text of at most %d bytes", k, mcpbridge.MaxActionInputValue)
+		if err := checkInputText(k, s); err != nil {
+			return nil, err
 		}
-		out[k] = s
+		out[k] = []string{s}
 	}
 	if len(out) == 0 {
 		return nil, nil // {} and no input mean the same call
 	}
 	return out, nil
+}
+
+func checkInputText(k, s string) error {
+	if !utf8.ValidString(s) || len(s) > mcpbridge.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
+		return argErrorf(mcpbridge.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, mcpbridge.MaxActionInputValue)
+	}
+	return nil
 }
 
 func (a SolanaActionArgs) ToolName() string     { return mcpbridge.ToolSolanaAction }
@@ -109,11 +138,20 @@ func (a SolanaActionArgs) Described() string { return "Solana Action " + quoteUn
 func (a SolanaActionArgs) Recipient() string { return "" }
 
 // Normalized: the URL as given (trimmed) and the input as canonical JSON
-// (keys sorted), so the approval binds exactly what the server was asked.
+// (keys sorted; one value as a string, several as a list), so the approval
+// binds exactly what the server was asked: "a" and ["a"] ask the same.
 func (a SolanaActionArgs) Normalized() map[string]string {
 	n := map[string]string{"url": a.URL}
 	if len(a.Input) > 0 {
-		b, _ := json.Marshal(a.Input) // maps marshal with sorted keys
+		canon := make(map[string]any, len(a.Input))
+		for k, v := range a.Input {
+			if len(v) == 1 {
+				canon[k] = v[0]
+			} else {
+				canon[k] = v
+			}
+		}
+		b, _ := json.Marshal(canon) // maps marshal with sorted keys
 		n["input"] = string(b)
 	}
 	return n

@@ -34,8 +34,19 @@ func TestSolanaActionArgsNormaliseToOneFingerprint(t *testing.T) {
 	if parse(`{"url": "https://x.example/a", "input": {"amount": "1.0"}}`).Fingerprint() == parse(`{"url": "https://x.example/a", "input": {"amount": "1"}}`).Fingerprint() {
 		t.Fatal("different input values share a fingerprint")
 	}
+	// A list is kept in order; one value given alone or as a list of one
+	// asks the server the same, so it is the same call.
+	if got := parse(`{"url": "https://x.example/a", "input": {"jars": ["b", "a"]}}`).Normalized()["input"]; got != `{"jars":["b","a"]}` {
+		t.Fatalf("list normalised to %s", got)
+	}
+	if parse(`{"url": "https://x.example/a", "input": {"jars": ["a"]}}`).Fingerprint() != parse(`{"url": "https://x.example/a", "input": {"jars": "a"}}`).Fingerprint() {
+		t.Fatal(`"a" and ["a"] differ`)
+	}
+	if parse(`{"url": "https://x.example/a", "input": {"jars": ["a", "b"]}}`).Fingerprint() == parse(`{"url": "https://x.example/a", "input": {"jars": "a,b"}}`).Fingerprint() {
+		t.Fatal(`["a","b"] and "a,b" share a fingerprint`)
+	}
 	// A number is passed as written: 1e3 is not turned into 1000.
-	if got := parse(`{"url": "https://x.example/a", "input": {"n": 1e3}}`).Input["n"]; got != "1e3" {
+	if got := parse(`{"url": "https://x.example/a", "input": {"n": 1e3}}`).Input["n"]; len(got) != 1 || got[0] != "1e3" {
 		t.Fatalf("number passed as %q", got)
 	}
 }
@@ -50,7 +61,10 @@ func TestSolanaActionArgsRefused(t *testing.T) {
 		{map[string]any{"url": "ftp://x"}, "url", "an origin is https://host[:port]"},
 		{map[string]any{"url": 5}, "url", "url must be a string"},
 		{map[string]any{"url": "https://x.example/a", "input": "amount=5"}, "input", "input must be an object"},
-		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": []any{"1"}}}, "input", "input.a must be a string, a number or a boolean"},
+		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": map[string]any{"b": "1"}}}, "input", "input.a must be a string, a number, a boolean or a list of strings"},
+		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": []any{"1", 2}}}, "input", "each of its values must be a string"},
+		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": []any{"x\x1b[2J"}}}, "input", "printable text"},
+		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": make([]any, 33)}}, "input", "at most 32 are accepted"},
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": "x\x1b[2J"}}, "input", "printable text"},
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a b": "1"}}, "input", "not a parameter name"},
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": strings.Repeat("9", 1025)}}, "input", "at most 1024 bytes"},

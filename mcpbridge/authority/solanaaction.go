@@ -77,6 +77,10 @@ func (k *ActionProposal) Clone() Kind {
 	c := *k
 	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
 	c.Fetched.Chains = append([]string(nil), k.Fetched.Chains...)
+	if k.Fetched.Next != nil {
+		n := *k.Fetched.Next // its NextAction is never changed once made
+		c.Fetched.Next = &n
+	}
 	if k.Outside != nil {
 		c.Outside = k.Outside.Clone().(*OutsideProposal)
 	}
@@ -171,17 +175,50 @@ func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, id string
 	if o, ok := ex.Kind().(*OutsideProposal); ok {
 		fresh.Outside = o
 	}
-	return &actionExecution{Execution: ex, k: fresh}, nil
+	return &actionExecution{Execution: ex, k: fresh, env: env}, nil
 }
 
 // actionExecution is Outside's execution, reserved on the action's facts
 // (its origin included).
 type actionExecution struct {
 	Execution
-	k *ActionProposal
+	k   *ActionProposal
+	env Env
 }
 
 func (e *actionExecution) Kind() Kind { return e.k }
+
+// nextFetchTimeout bounds asking a links.next callback, after the
+// transaction landed: the execution's answer waits for it.
+const nextFetchTimeout = 5 * time.Second
+
+// Verify is Outside's; then, for a links.next callback and a transaction
+// that landed as approved, the spec's next step: the callback is told the
+// signature and describes the next action. That description is only read
+// and shown; a failure to read it changes nothing of the execution.
+func (e *actionExecution) Verify(ctx context.Context, res *executor.Result) {
+	e.Execution.Verify(ctx, res)
+	next := e.k.Fetched.Next
+	if res.Outcome != executor.Executed || next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
+		return
+	}
+	fetcher, err := solanaactions.New(solanaactions.Options{
+		Chain:       executor.CAIP2(e.env.Genesis()),
+		AllowOrigin: e.env.Policy().CheckActionOrigin,
+		Timeout:     nextFetchTimeout,
+	})
+	n := *next
+	if err == nil {
+		defer fetcher.CloseIdleConnections()
+		fctx, cancel := context.WithTimeout(ctx, nextFetchTimeout)
+		defer cancel()
+		n.Action, err = fetcher.FetchNext(fctx, next.Callback, e.env.Wallet(), res.Signature)
+	}
+	if err != nil {
+		n.Unusable = "asking its callback failed: " + err.Error()
+	}
+	e.k.Fetched.Next = &n
+}
 
 // ---- lines: the action's own, then Outside's effects view ----
 
@@ -209,7 +246,37 @@ func (k *ActionProposal) PreviewLines(p *Proposal) []string {
 			lines = append(lines, l)
 		}
 	}
+	if n := k.Fetched.Next; n != nil {
+		lines = append(lines, n.Text(k.Fetched.Origin))
+	}
 	return lines
+}
+
+// nextStructured is links.next for the agent's structured result.
+func (k *ActionProposal) nextStructured() map[string]any {
+	n := k.Fetched.Next
+	out := map[string]any{
+		"untrusted": true,
+		"proposed":  false,
+		"text":      n.Text(k.Fetched.Origin),
+	}
+	if n.Callback != "" {
+		out["callback"] = n.Callback
+	}
+	if n.Unusable != "" {
+		out["unusable"] = n.Unusable
+	}
+	if a := n.Action; a != nil {
+		choices := make([]map[string]any, len(a.Choices))
+		for i, c := range a.Choices {
+			choices[i] = map[string]any{"label": c.Label, "url": c.URL, "type": c.Type, "parameters": c.Parameters}
+		}
+		out["action"] = map[string]any{
+			"completed": a.Completed, "disabled": a.Disabled, "title": a.Title, "description": a.Description,
+			"label": a.Label, "error": a.Error, "choices": choices, "flags": a.Flags,
+		}
+	}
+	return out
 }
 
 func (k *ActionProposal) Structured(p *Proposal, st map[string]any) {
@@ -217,6 +284,9 @@ func (k *ActionProposal) Structured(p *Proposal, st map[string]any) {
 	st["origin"], st["action_url"], st["post_url"], st["choice"] = k.Fetched.Origin, k.Fetched.ActionURL, k.Fetched.PostURL, k.Fetched.Choice
 	w := k.Fetched.Shown
 	st["untrusted"] = map[string]any{"title": w.Title, "description": w.Description, "label": w.Label, "message": w.Message, "flags": w.Flags}
+	if k.Fetched.Next != nil {
+		st["next_action"] = k.nextStructured()
+	}
 }
 
 func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
@@ -234,5 +304,10 @@ func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
 
 func (k *ActionProposal) Executed(p *Proposal, st map[string]any) string {
 	st["origin"] = k.Fetched.Origin
-	return k.Outside.Executed(p, st) + " It was the Solana Action at " + k.Fetched.Origin + "."
+	text := k.Outside.Executed(p, st) + " It was the Solana Action at " + k.Fetched.Origin + "."
+	if k.Fetched.Next != nil {
+		st["next_action"] = k.nextStructured()
+		text += " " + k.Fetched.Next.Text(k.Fetched.Origin)
+	}
+	return text
 }

@@ -246,3 +246,145 @@ func TestDrainingActionIsHeldToTheTokenCaps(t *testing.T) {
 func allowActionPayees(o *authority.Options) {
 	o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, actionCollector.String(), actionTipJar.String())
 }
+
+// What localnet/actions.mjs pays for the chained second tip and per jar
+// picked.
+const (
+	actionThanksLamports = 2_000
+	actionPickLamports   = 3_000
+)
+
+// An action whose POST answer chains to another (links.next, inline): the
+// agent is handed the next action's description, marked as the server's
+// untrusted words, with the URL to call; nothing is fetched, proposed or
+// signed for it, neither at the proposal nor at the execution. Only the
+// agent's own next solana_action call proposes it, for its own approval.
+func TestChainedActionHandsTheNextActionToTheAgentAndProposesNothing(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	origin, _ := policy.ParseOrigin(w.ledger.RPC())
+	args := map[string]any{"url": w.ledger.RPC() + "/api/actions/chain"}
+	jarBefore := w.balance(t, actionTipJar)
+
+	ans := a.Call("solana_action", args)
+	if ans.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	thanksURL := w.ledger.RPC() + "/api/actions/thanks"
+	for _, want := range []string{
+		"Next action offered by " + origin + " (links.next; the server's words, untrusted and never checked; nothing has been fetched, proposed or signed for it)",
+		`title "One more?"`,
+		`1 "Tip 0.000002 SOL" (transaction, url ` + thanksURL,
+		"instruction-like text",
+		"call solana_action again with a choice's url",
+	} {
+		if !strings.Contains(ans.Text, want) {
+			t.Errorf("proposal lacks %q:\n%s", want, ans.Text)
+		}
+	}
+	next, _ := ans.Structured["next_action"].(map[string]any)
+	if next["untrusted"] != true || next["proposed"] != false {
+		t.Fatalf("next_action %v", next)
+	}
+	gets, posts := w.actionRequests(t)
+	if n := len(w.authority.Proposals()); n != 1 {
+		t.Fatalf("%d proposals after one call", n)
+	}
+
+	done := w.execute(t, a, "solana_action", ans.Str("proposal_id"), args)
+	if done.Status() != "executed" || !strings.Contains(done.Text, `title "One more?"`) || !strings.Contains(done.Text, "nothing has been fetched, proposed or signed for it") {
+		t.Fatalf("execute: %+v", done)
+	}
+	if got := w.balance(t, actionTipJar); got != jarBefore+1_000_000 {
+		t.Fatalf("tip jar %d; want %d + the first tip only", got, jarBefore)
+	}
+	if g, p := w.actionRequests(t); g != gets || p != posts {
+		t.Fatalf("the next action was fetched at execution: %d/%d GETs, %d/%d POSTs", g, gets, p, posts)
+	}
+	if n := len(w.authority.Proposals()); n != 1 {
+		t.Fatalf("%d proposals after the execution; the next action was proposed", n)
+	}
+
+	// The agent takes it: a new call, a new proposal, its own approval.
+	choices, _ := next["action"].(map[string]any)["choices"].([]any)
+	url, _ := choices[0].(map[string]any)["url"].(string)
+	if url != thanksURL {
+		t.Fatalf("next choice url %q", url)
+	}
+	second := a.Call("solana_action", map[string]any{"url": url})
+	if second.Status() != "pending_approval" || second.Str("proposal_id") == ans.Str("proposal_id") {
+		t.Fatalf("second: %+v", second)
+	}
+	if got := w.balance(t, actionTipJar); got != jarBefore+1_000_000 {
+		t.Fatal("proposing the next action moved funds")
+	}
+	if d := w.execute(t, a, "solana_action", second.Str("proposal_id"), map[string]any{"url": url}); d.Status() != "executed" {
+		t.Fatalf("second execute: %+v", d)
+	}
+	if got := w.balance(t, actionTipJar); got != jarBefore+1_000_000+actionThanksLamports {
+		t.Fatalf("tip jar %d; want %d + both tips", got, jarBefore)
+	}
+}
+
+// links.next as a callback (type "post"): asked once, after the
+// transaction landed, with the wallet and the signature; its answer reaches
+// the agent in the execution's result, marked untrusted. Nothing is
+// proposed for it.
+func TestChainCallbackIsAskedOnlyAfterTheTransactionLanded(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": w.ledger.RPC() + "/api/actions/chainpost"}
+	callbacks := func() uint64 {
+		s, err := w.ledger.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.ActionCallbacks
+	}
+	ans := a.Call("solana_action", args)
+	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "the server describes it only after this transaction lands") {
+		t.Fatalf("propose: %+v", ans)
+	}
+	if callbacks() != 0 {
+		t.Fatal("the callback was asked before approval")
+	}
+	done := w.execute(t, a, "solana_action", ans.Str("proposal_id"), args)
+	if done.Status() != "executed" || !strings.Contains(done.Text, `title "One more?"`) || !strings.Contains(done.Text, "untrusted and never checked") {
+		t.Fatalf("execute: %+v", done)
+	}
+	if got := callbacks(); got != 1 {
+		t.Fatalf("callback asked %d times; want once", got)
+	}
+	if n := len(w.authority.Proposals()); n != 1 {
+		t.Fatalf("%d proposals; the next action was proposed", n)
+	}
+}
+
+// A multi-select (checkbox) parameter reaches the server as an array of
+// strings: localnet's pick action refuses anything else, and pays
+// PICK_LAMPORTS per jar, read back from the ledger.
+func TestMultiSelectParameterIsSentAsAnArray(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": w.ledger.RPC() + "/api/actions/pick", "input": map[string]any{"jars": []any{"a", "c"}}}
+	jarBefore := w.balance(t, actionTipJar)
+	ans := a.Call("solana_action", args)
+	if ans.Status() != "pending_approval" || !strings.Contains(ans.Text, "Receives: "+actionTipJar.String()+" gets 0.000006 SOL") {
+		t.Fatalf("propose: %+v", ans)
+	}
+	if d := w.execute(t, a, "solana_action", ans.Str("proposal_id"), args); d.Status() != "executed" {
+		t.Fatalf("execute: %+v", d)
+	}
+	if got := w.balance(t, actionTipJar); got != jarBefore+2*actionPickLamports {
+		t.Fatalf("tip jar %d; want %d + 2 × %d", got, jarBefore, actionPickLamports)
+	}
+	// One comma-joined string is one value, and no option is "a,c".
+	_, posts := w.actionRequests(t)
+	bad := a.Call("solana_action", map[string]any{"url": args["url"], "input": map[string]any{"jars": "a,c"}})
+	if !bad.IsError || !strings.Contains(bad.Text, `input.jars = "a,c" is not one of its options`) {
+		t.Fatalf("comma-joined: %+v", bad)
+	}
+	if _, p := w.actionRequests(t); p != posts {
+		t.Fatal("a refused input was POSTed")
+	}
+}

@@ -71,7 +71,8 @@ func TestX402FetchPaysThroughTheBridge(t *testing.T) {
 	// console sent (the facilitator's slot empty, the wallet's signature in
 	// it), rebuilt from the ledger, appears nowhere the agent reads.
 	sig, _ := res.Structured["signature"].(string)
-	landed, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed})
+	v0 := uint64(0) // the payment is a v0 transaction
+	landed, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,4 +372,88 @@ func TestX402FetchPayToSwitchedOnRetryRefused(t *testing.T) {
 		t.Fatalf("wallet holds %d, %d sends", got, testkit.Sends(t, w.ledger)-before)
 	}
 	w.noTokenSpend(t)
+}
+
+// landedVersion is the transaction version the ledger reports for sig
+// ("legacy" or "0").
+func (w *world) landedVersion(t *testing.T, sig string) string {
+	t.Helper()
+	var out struct {
+		Version any `json:"version"`
+	}
+	zero := 0
+	err := w.chain.RPCCallForInto(context.Background(), &out, "getTransaction", []any{sig, map[string]any{
+		"encoding": "base64", "commitment": "confirmed", "maxSupportedTransactionVersion": zero}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(out.Version)
+}
+
+func (w *world) x402Refused(t *testing.T) (version, extensions uint64) {
+	t.Helper()
+	s, err := w.ledger.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.X402VersionRefused, s.X402ExtensionsDropped
+}
+
+// The paid API built with the official @x402/express and @x402/svm,
+// whose facilitator takes only versioned (v0) transactions (its offers say
+// extra.transactionVersions [0], and it refuses any other version): the
+// payment is a v0 transaction, carries the offer's recentBlockhash once the
+// cluster confirmed it valid, settles, and the body comes back. A server
+// that asks for legacy gets legacy.
+func TestX402FetchPaysAV0OnlyFacilitator(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
+	for i, tc := range []struct {
+		path, version, blockhash string
+	}{
+		{"/paid", "0", "the server's extra.recentBlockhash, checked valid on the cluster"},
+		{"/paid/legacy", "legacy", "the server's extra.recentBlockhash, checked valid on the cluster"},
+		// A hash no cluster knows is not used: the console's own is.
+		{"/paid/unknownhash", "0", "the console's own, fetched fresh"},
+	} {
+		args := map[string]any{"url": api.URL + tc.path}
+		ans, id := proposeX402(t, a, args)
+		want := map[string]string{"0": "v0", "legacy": "legacy"}[tc.version]
+		if line := "Transaction: " + want + " message; blockhash: " + tc.blockhash; !strings.Contains(ans.Text, line) {
+			t.Errorf("%s: preview lacks %q:\n%s", tc.path, line, ans.Text)
+		}
+		res := w.execute(t, a, "x402_fetch", id, args)
+		if res.Status() != "executed" || !strings.Contains(res.Text, "the paid answer") {
+			t.Fatalf("%s: execute: %+v", tc.path, res)
+		}
+		if got := w.landedVersion(t, res.Str("signature")); got != tc.version {
+			t.Fatalf("%s: landed as version %s; want %s", tc.path, got, tc.version)
+		}
+		if got, _ := w.ownerTokens(t, merchant, api.Mint); got != uint64(1000*(i+1)) {
+			t.Fatalf("%s: merchant holds %d, want %d", tc.path, got, 1000*(i+1))
+		}
+	}
+	if v, _ := w.x402Refused(t); v != 0 {
+		t.Fatalf("the facilitators refused %d payments for their version", v)
+	}
+}
+
+// The offer's `extensions` are echoed in the payment as received; the
+// paid API refuses a payment that drops them.
+func TestX402FetchEchoesExtensions(t *testing.T) {
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/paid/extensions"}
+	_, id := proposeX402(t, a, args)
+	res := w.execute(t, a, "x402_fetch", id, args)
+	if res.Status() != "executed" || !strings.Contains(res.Text, "the paid answer") {
+		t.Fatalf("execute: %+v", res)
+	}
+	if _, dropped := w.x402Refused(t); dropped != 0 {
+		t.Fatalf("%d payments dropped the extensions", dropped)
+	}
+	if got, _ := w.ownerTokens(t, solana.MustPublicKeyFromBase58(api.Merchant), api.Mint); got != 1000 {
+		t.Fatalf("merchant holds %d, want 1000", got)
+	}
 }

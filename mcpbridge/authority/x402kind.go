@@ -72,6 +72,10 @@ type X402Proposal struct {
 	PayToPinned bool
 	// Reply is the paid answer, once the retry was made.
 	Reply *X402Reply
+	// MessageVersion is the payment's transaction version ("v0", or
+	// "legacy" when the server asked for it); BlockhashFrom whose
+	// blockhash it carries.
+	MessageVersion, BlockhashFrom string
 	// pr and req are the offer as the server sent it, echoed in the retry.
 	pr  *x402.PaymentRequired
 	req x402.Requirement
@@ -130,6 +134,7 @@ func (k *X402Proposal) PreviewLines(p *Proposal) []string {
 		fmt.Sprintf("Memo (written on chain; the server's words when it gave one): %q", k.memo()),
 		"Caps: " + k.Caps,
 		"SOL spend: none — the wallet pays no SOL and no fee (measured)",
+		fmt.Sprintf("Transaction: %s message; blockhash: %s", k.MessageVersion, k.BlockhashFrom),
 	}
 	if k.NoCapApplies {
 		lines = append(lines, fmt.Sprintf("Token spend: NO CAP APPLIES — no per-mint cap bounds %s; it was admitted by --allow-uncapped-token-transfers", k.Offer.Asset))
@@ -326,7 +331,15 @@ func (k *X402Proposal) Prepare(ctx context.Context, env Env) (executor.Preview, 
 
 func (k *X402Proposal) build(ctx context.Context, env Env) (*executor.PreparedX402, error) {
 	o := k.Offer
-	prepared, err := env.Executor().PrepareX402Payment(ctx, x402Payment(o.Asset, o.PayTo, o.FeePayer, o.Amount, o.Memo))
+	pay := x402Payment(o.Asset, o.PayTo, o.FeePayer, o.Amount, o.Memo)
+	pay.Legacy = k.req.Legacy
+	if k.req.RecentBlockhash != "" {
+		// A hash that does not parse is not used: the console's own is.
+		if h, err := solana.HashFromBase58(k.req.RecentBlockhash); err == nil {
+			pay.RecentBlockhash = &h
+		}
+	}
+	prepared, err := env.Executor().PrepareX402Payment(ctx, pay)
 	if errors.Is(err, executor.ErrX402Refused) {
 		return nil, refuse("x402_payment", err.Error())
 	}
@@ -335,6 +348,7 @@ func (k *X402Proposal) build(ctx context.Context, env Env) (*executor.PreparedX4
 	}
 	k.Offer.Memo = prepared.Memo
 	k.Offer.Amount = prepared.Effects.TokensOut[solana.MustPublicKeyFromBase58(o.Asset)]
+	k.MessageVersion, k.BlockhashFrom = k.req.MessageVersion(), prepared.BlockhashFrom
 	return prepared, nil
 }
 

@@ -125,7 +125,7 @@ type Request struct {
 	URL string
 	// Input fills the chosen linked action's parameters by name; the key
 	// LinkSelector picks a linked action by position.
-	Input   map[string]string
+	Input   Input
 	Account solana.PublicKey
 }
 
@@ -147,6 +147,10 @@ type Action struct {
 	Chains  []string
 	Version string
 	Shown   Untrusted
+	// Next is what the server offers after this action (links.next), for
+	// the agent to read; nil when it offers nothing. Nothing is fetched,
+	// proposed or signed for it here.
+	Next *Next
 }
 
 // Untrusted is the server's words, sanitised (no escapes, controls, bidi or
@@ -226,7 +230,7 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Action, error) {
 			return nil, err
 		}
 	}
-	tx, message, err := parsePostResponse(body)
+	tx, message, next, err := parsePostResponse(body)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +244,9 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Action, error) {
 		Version:     version,
 	}
 	a.Shown = shown(meta, ch, message)
+	if a.Next, err = parseNext(next, postURL); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -367,35 +374,43 @@ func actionErrorText(body []byte) string {
 	return ""
 }
 
-// parsePostResponse reads an ActionPostResponse of type "transaction".
-func parsePostResponse(body []byte) ([]byte, string, error) {
+// parsePostResponse reads an ActionPostResponse of type "transaction":
+// the transaction, its message and its links.next (raw, nil when absent).
+func parsePostResponse(body []byte) ([]byte, string, json.RawMessage, error) {
 	var p struct {
 		Type        string `json:"type"`
 		Transaction string `json:"transaction"`
 		Message     string `json:"message"`
+		Links       *struct {
+			Next json.RawMessage `json:"next"`
+		} `json:"links"`
 	}
 	if err := strictJSON(body, &p); err != nil {
-		return nil, "", serverErrorf("the action's POST answer is not valid JSON: %v", err)
+		return nil, "", nil, serverErrorf("the action's POST answer is not valid JSON: %v", err)
 	}
 	switch p.Type {
 	case "", "transaction":
 	default:
-		return nil, "", refusedf("the action answered with type %q; solgate only signs transactions", clip(p.Type))
+		return nil, "", nil, refusedf("the action answered with type %q; solgate only signs transactions", clip(p.Type))
 	}
 	if p.Transaction == "" {
-		return nil, "", serverErrorf("the action's POST answer has no transaction")
+		return nil, "", nil, serverErrorf("the action's POST answer has no transaction")
 	}
 	if len(p.Transaction) > base64.StdEncoding.EncodedLen(maxTransaction) {
-		return nil, "", serverErrorf("the action's transaction is longer than a transaction can be (%d bytes)", maxTransaction)
+		return nil, "", nil, serverErrorf("the action's transaction is longer than a transaction can be (%d bytes)", maxTransaction)
 	}
 	tx, err := base64.StdEncoding.DecodeString(p.Transaction)
 	if err != nil {
-		return nil, "", serverErrorf("the action's transaction is not base64: %v", err)
+		return nil, "", nil, serverErrorf("the action's transaction is not base64: %v", err)
 	}
 	if len(tx) > maxTransaction {
-		return nil, "", serverErrorf("the action's transaction is %d bytes; a transaction is at most %d", len(tx), maxTransaction)
+		return nil, "", nil, serverErrorf("the action's transaction is %d bytes; a transaction is at most %d", len(tx), maxTransaction)
 	}
-	return tx, p.Message, nil
+	var next json.RawMessage
+	if p.Links != nil && len(p.Links.Next) > 0 && string(p.Links.Next) != "null" {
+		next = p.Links.Next
+	}
+	return tx, p.Message, next, nil
 }
 
 // shown sanitises and flags the server's words.

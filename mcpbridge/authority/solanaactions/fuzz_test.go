@@ -1,6 +1,7 @@
 package solanaactions
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,7 +28,7 @@ func FuzzServerAnswers(f *testing.F) {
 			clean(err)
 		}
 		if g, err := parseMetadata(meta); err == nil {
-			c, err := choose(g, map[string]string{key: value})
+			c, err := choose(g, Input{key: {value}})
 			clean(err)
 			if err == nil {
 				_, err = resolveChoice(base, c)
@@ -36,8 +37,15 @@ func FuzzServerAnswers(f *testing.F) {
 		} else {
 			clean(err)
 		}
-		_, _, err := parsePostResponse(post)
+		_, _, next, err := parsePostResponse(post)
 		clean(err)
+		if u, perr := url.Parse("https://a.example/api/x"); err == nil && perr == nil {
+			n, err := parseNext(next, u)
+			clean(err)
+			if n != nil {
+				clean(errors.New(n.Text("https://a.example")))
+			}
+		}
 		h := http.Header{"X-Blockchain-Ids": {chains}, "X-Action-Version": {version}}
 		_, err = checkChain(h, "solana:abc")
 		clean(err)

@@ -98,7 +98,7 @@ func clientFor(t *testing.T, allowed ...string) *solanaactions.Client {
 
 var anyWallet = solana.MustPublicKeyFromBase58("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM")
 
-func fetch(c *solanaactions.Client, u string, input map[string]string) (*solanaactions.Action, error) {
+func fetch(c *solanaactions.Client, u string, input solanaactions.Input) (*solanaactions.Action, error) {
 	return c.Fetch(context.Background(), solanaactions.Request{URL: u, Input: input, Account: anyWallet})
 }
 
@@ -309,7 +309,7 @@ func TestTemplatesEncodeValuesAndPostCarriesThem(t *testing.T) {
 	}}}
 	c := clientFor(t, f.origin())
 	// A value cannot add a path segment or a query parameter.
-	a, err := fetch(c, f.srv.URL+"/api/a", map[string]string{"amount": "5", "to": "../admin?x=1&amount=99"})
+	a, err := fetch(c, f.srv.URL+"/api/a", solanaactions.Input{"amount": {"5"}, "to": {"../admin?x=1&amount=99"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestTemplatesEncodeValuesAndPostCarriesThem(t *testing.T) {
 	if body["account"] != anyWallet.String() || data["amount"] != "5" || data["to"] != "../admin?x=1&amount=99" {
 		t.Fatalf("POST body %v", body)
 	}
-	_, err = fetch(c, f.srv.URL+"/api/a", map[string]string{"amount": "500", "to": "a"})
+	_, err = fetch(c, f.srv.URL+"/api/a", solanaactions.Input{"amount": {"500"}, "to": {"a"}})
 	wantErr(t, err, solanaactions.ErrInput, "input.amount = 500 is outside the action's range [1, 100]")
 }
 
@@ -367,7 +367,7 @@ func TestWhatSolgateCannotSignIsRefused(t *testing.T) {
 		map[string]any{"label": "Yes", "href": "/api/v?c=yes"}, map[string]any{"label": "No", "href": "/api/v?c=no"},
 	}}}
 	f.post = map[string]any{"transaction": base64.StdEncoding.EncodeToString([]byte{1})}
-	a, err := fetch(c, f.srv.URL+"/api/a", map[string]string{"link": "2"})
+	a, err := fetch(c, f.srv.URL+"/api/a", solanaactions.Input{"link": {"2"}})
 	if err != nil || a.Choice != 2 || !strings.HasSuffix(a.PostURL, "/api/v?c=no") {
 		t.Fatalf("a = %+v, err = %v", a, err)
 	}

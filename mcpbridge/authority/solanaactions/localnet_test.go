@@ -133,7 +133,7 @@ func TestHonestActionFromLocalnetLandsAsFetched(t *testing.T) {
 
 	// The amount parameter fills the second link's {amount} template.
 	a, err := w.client.Fetch(ctx, solanaactions.Request{
-		URL: w.l.RPC() + "/api/actions/tip", Input: map[string]string{"amount": "5000"}, Account: wallet.Pub,
+		URL: w.l.RPC() + "/api/actions/tip", Input: solanaactions.Input{"amount": {"5000"}}, Account: wallet.Pub,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -219,14 +219,14 @@ func TestActionInputErrorsNameTheParameter(t *testing.T) {
 	wallet := testkit.NewWallet(t)
 	for _, tc := range []struct {
 		name  string
-		input map[string]string
+		input solanaactions.Input
 		says  []string
 	}{
-		{"missing required", map[string]string{"link": "2"}, []string{"input.amount is required by choice 2", "a whole number of lamports"}},
-		{"pattern", map[string]string{"amount": "1e6"}, []string{"input.amount = \"1e6\" does not match"}},
-		{"unknown key", map[string]string{"link": "2", "amount": "5", "to": "x"}, []string{"input.to is not a parameter of choice 2", "amount (required)"}},
-		{"link out of range", map[string]string{"link": "3"}, []string{"want a position from 1 to 2", `1 "Tip 0.001 SOL"`, `2 "Tip" with amount (required)`}},
-		{"nothing fits", map[string]string{"memo": "hi"}, []string{"no choice of this action takes exactly the parameters given (input.memo)"}},
+		{"missing required", solanaactions.Input{"link": {"2"}}, []string{"input.amount is required by choice 2", "a whole number of lamports"}},
+		{"pattern", solanaactions.Input{"amount": {"1e6"}}, []string{"input.amount = \"1e6\" does not match"}},
+		{"unknown key", solanaactions.Input{"link": {"2"}, "amount": {"5"}, "to": {"x"}}, []string{"input.to is not a parameter of choice 2", "amount (required)"}},
+		{"link out of range", solanaactions.Input{"link": {"3"}}, []string{"want a position from 1 to 2", `1 "Tip 0.001 SOL"`, `2 "Tip" with amount (required)`}},
+		{"nothing fits", solanaactions.Input{"memo": {"hi"}}, []string{"no choice of this action takes exactly the parameters given (input.memo)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := w.client.Fetch(context.Background(), solanaactions.Request{URL: w.l.RPC() + "/api/actions/tip", Input: tc.input, Account: wallet.Pub})

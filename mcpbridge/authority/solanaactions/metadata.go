@@ -95,18 +95,30 @@ type choice struct {
 	n     int // position in links.actions, 1-based; 0: the root action
 	label string
 	href  string // filled
-	data  map[string]string
+	// data is the POST's `data`: a string per parameter, and for a
+	// multi-option parameter (type "checkbox") an array of strings, as
+	// ActionPostRequest types it (string | Array<string>).
+	data map[string]any
 }
+
+// Input holds the agent's values by parameter name: one value for most
+// parameters, any number for a multi-option one (type "checkbox").
+type Input map[string][]string
 
 // choose picks what to POST: the root action when there are no links,
 // otherwise the one linked action that input selects (by LinkSelector) or
 // that alone takes exactly the parameters input gives.
-func choose(g *getResponse, input map[string]string) (choice, error) {
-	params := map[string]string{}
+func choose(g *getResponse, input Input) (choice, error) {
+	params := Input{}
 	sel := ""
 	for k, v := range input {
 		if k == LinkSelector {
-			sel = v
+			if len(v) > 1 {
+				return choice{}, inputErrorf("input.%s takes one position, not a list", LinkSelector)
+			}
+			if len(v) == 1 {
+				sel = v[0]
+			}
 			continue
 		}
 		params[k] = v
@@ -160,7 +172,7 @@ func choose(g *getResponse, input map[string]string) (choice, error) {
 	}
 }
 
-func declaresAll(l linkedAction, params map[string]string) bool {
+func declaresAll(l linkedAction, params Input) bool {
 	for k := range params {
 		if !slices.ContainsFunc(l.Parameters, func(p parameter) bool { return p.Name == k }) {
 			return false
@@ -170,7 +182,7 @@ func declaresAll(l linkedAction, params map[string]string) bool {
 }
 
 // fill checks params against one linked action and fills its href.
-func fill(n int, l linkedAction, params map[string]string) (choice, error) {
+func fill(n int, l linkedAction, params Input) (choice, error) {
 	switch l.Type {
 	case "", "transaction":
 	default:
@@ -185,26 +197,37 @@ func fill(n int, l linkedAction, params map[string]string) (choice, error) {
 			return choice{}, inputErrorf("input.%s is not a parameter of choice %d (its parameters: %s)", clip(k), n, paramList(l.Parameters))
 		}
 	}
-	data := map[string]string{}
+	data := map[string]any{}
+	vals := map[string]string{}
 	for _, p := range l.Parameters {
-		v, given := params[p.Name]
-		if !given || v == "" {
+		v := nonEmpty(params[p.Name])
+		if len(v) == 0 {
 			if p.Required {
 				return choice{}, inputErrorf("input.%s is required by choice %d%s", clip(p.Name), n, describeParam(p))
 			}
+			// A declared parameter left out (optional) fills its
+			// template empty.
+			vals[p.Name] = ""
 			continue
 		}
-		if err := checkParam(p, v); err != nil {
-			return choice{}, err
+		if p.Type != "checkbox" && len(v) > 1 {
+			return choice{}, inputErrorf("input.%s takes one value (its type is %q); only a \"checkbox\" parameter takes a list", clip(p.Name), clip(typeOrText(p.Type)))
 		}
-		data[p.Name] = v
+		for _, one := range v {
+			if err := checkParam(p, one); err != nil {
+				return choice{}, err
+			}
+		}
+		if p.Type == "checkbox" {
+			data[p.Name] = v
+		} else {
+			data[p.Name] = v[0]
+		}
+		// A template takes the values as JavaScript writes an array as
+		// text (comma-joined), then encoded as one URI component.
+		vals[p.Name] = strings.Join(v, ",")
 	}
-	// A declared parameter left out (optional) fills its template empty;
-	// a template no parameter declares cannot be filled at all.
-	vals := map[string]string{}
-	for _, p := range l.Parameters {
-		vals[p.Name] = data[p.Name]
-	}
+	// A template no parameter declares cannot be filled at all.
 	href := fillTemplate(l.Href, vals)
 	if left := templateRE.FindAllString(href, -1); len(left) > 0 {
 		return choice{}, serverErrorf("choice %d's href has a template no parameter declares (%s)", n, clip(strings.Join(left, ", ")))
@@ -243,8 +266,26 @@ func encodeURIComponent(s string) string {
 	return b.String()
 }
 
-// checkParam is the client-side validation the spec asks for: options,
-// pattern (a pattern Go cannot compile is ignored, as the spec says of
+// nonEmpty drops empty values: an empty string or list means "not given".
+func nonEmpty(v []string) []string {
+	out := v[:0:0]
+	for _, s := range v {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func typeOrText(t string) string {
+	if t == "" {
+		return "text"
+	}
+	return t
+}
+
+// checkParam is the client-side validation the spec asks for, of one
+// value (each of a checkbox's, one by one): options, pattern (a pattern Go cannot compile is ignored, as the spec says of
 // invalid ones), and min/max for numbers and lengths. The server still
 // validates; this only spares a round trip and names the problem.
 func checkParam(p parameter, v string) error {
@@ -256,14 +297,8 @@ func checkParam(p parameter, v string) error {
 		for _, o := range p.Options {
 			vals = append(vals, o.Value)
 		}
-		given := []string{v}
-		if p.Type == "checkbox" {
-			given = strings.Split(v, ",")
-		}
-		for _, g := range given {
-			if !slices.Contains(vals, g) {
-				return inputErrorf("input.%s = %q is not one of its options: %s", clip(p.Name), clip(g), quoteList(vals))
-			}
+		if !slices.Contains(vals, v) {
+			return inputErrorf("input.%s = %q is not one of its options: %s", clip(p.Name), clip(v), quoteList(vals))
 		}
 	}
 	if p.Pattern != "" {
@@ -354,7 +389,7 @@ func paramList(ps []parameter) string {
 	return strings.Join(parts, ", ")
 }
 
-func keyList(m map[string]string) string {
+func keyList(m Input) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, "input."+clip(k))
@@ -363,7 +398,7 @@ func keyList(m map[string]string) string {
 	return strings.Join(keys, ", ")
 }
 
-func keyListOrNone(m map[string]string) string {
+func keyListOrNone(m Input) string {
 	if len(m) == 0 {
 		return "none"
 	}
