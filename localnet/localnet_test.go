@@ -1100,11 +1100,14 @@ func TestBuildOutsideRefusesBadParams(t *testing.T) {
 	wallet := "9MuwVpMuYQCEGcCt7KfciNQZyfPmchHYrbTXrNDaYYpQ"
 	for _, tc := range []struct {
 		kind, wallet, want string
+		opts               localnet.OutsideOptions
 	}{
-		{"launch-rocket", wallet, "kind must be one of"},
-		{"memo-transfer", "not-a-key", "wallet must be a base58 public key"},
+		{"launch-rocket", wallet, "kind must be one of", localnet.OutsideOptions{}},
+		{"memo-transfer", "not-a-key", "wallet must be a base58 public key", localnet.OutsideOptions{}},
+		{"memo-transfer", wallet, "to must be a base58 public key", localnet.OutsideOptions{To: "friend"}},
+		{"mint-to", wallet, "mint must be a base58 public key", localnet.OutsideOptions{Mint: "0xdead"}},
 	} {
-		if _, err := l.BuildOutside(ctx, tc.kind, tc.wallet, localnet.OutsideOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := l.BuildOutside(ctx, tc.kind, tc.wallet, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s/%s: %v, want %q", tc.kind, tc.wallet, err, tc.want)
 		}
 	}
