@@ -93,6 +93,9 @@ func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session s
 	}
 	for _, a := range ancestors {
 		if strings.HasPrefix(a.Comm, "tmux") {
+			if p := listeningSocketOf(a.PID); p != "" {
+				return p, ""
+			}
 			p := "/tmp/tmux-" + strconv.FormatUint(uint64(a.UID), 10) + "/default"
 			if _, err := os.Stat(p); err == nil {
 				return p, ""
