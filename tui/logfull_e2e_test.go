@@ -2,9 +2,9 @@ package tui_test
 
 import (
 	"os"
-	"strings"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
