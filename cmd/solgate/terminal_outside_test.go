@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // Issue 33's terminal from outside, on real processes and real ptys. sudo
@@ -163,4 +165,37 @@ func TestConsoleHidesAmountsWhenAttachedFromAnAgentsWindow(t *testing.T) {
 	if st := callTool(t, agent, "proposal_status", map[string]any{"proposal_id": id}); st.Status() != "pending" {
 		t.Fatalf("after the attach: %+v", st)
 	}
+}
+
+// The real su -P, from a window the agent's user owns: su opens a fresh pty
+// for the console and keeps the agent's window as its own terminal. The
+// console runs as root here (su from root to root asks no password, and
+// the spare uids have no account su could switch to), with a key and state
+// of root's own, so the terminal is the only thing wrong: refused, naming
+// the window su holds.
+func TestConsoleRefusesSuPtyFromAnAgentsWindow(t *testing.T) {
+	w := startOwnUserWorld(t)
+	if _, err := exec.LookPath("su"); err != nil {
+		t.Fatalf("requires su on PATH (util-linux): %v", err)
+	}
+	rootDir := t.TempDir()
+	key := filepath.Join(rootDir, "id.json")
+	raw, err := os.ReadFile(w.keyFile)
+	must(t, err)
+	must(t, os.WriteFile(key, raw, 0o600))
+	name := "su-pty"
+	errLog := filepath.Join(rootDir, name+".stderr")
+	args := []string{"env", "-u", "CI", "NO_COLOR=1", w.bin, "console", "--rpc", w.ledger.RPC(), "--keypair", key,
+		"--socket", filepath.Join(testkit.SocketDir(t), "s", "console.sock"), "--state", filepath.Join(rootDir, "state"),
+		"--allow-recipient", w.recipient.String(), "--allow-uid", strconv.Itoa(uidAgent)}
+	inner := shellJoin(args) + " 2>" + shellQuote(errLog)
+	command := fmt.Sprintf(`chown %d "$(tty)" && su -P root -s /bin/sh -c %s; tmux wait-for -S %s; sleep 60`,
+		uidAgent, shellQuote(inner), shellQuote("exited-"+name))
+	if out, err := exec.Command("tmux", "-L", w.server, "new-window", "-d", "-t", "own:", "-n", name, command).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	con := &ownConsole{w: w, window: name, errLog: errLog}
+	msg := con.refusal(t, 60*time.Second, "an admitted agent can reach this console's terminal", "held by the process",
+		fmt.Sprintf("belongs to uid %d, which --allow-uid admits as an agent", uidAgent))
+	t.Logf("refusal: %s", strings.TrimSpace(msg))
 }
