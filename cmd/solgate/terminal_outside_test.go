@@ -167,35 +167,42 @@ func TestConsoleHidesAmountsWhenAttachedFromAnAgentsWindow(t *testing.T) {
 	}
 }
 
-// The real su -P, from a window the agent's user owns: su opens a fresh pty
-// for the console and keeps the agent's window as its own terminal. The
-// console runs as root here (su from root to root asks no password, and
-// the spare uids have no account su could switch to), with a key and state
-// of root's own, so the terminal is the only thing wrong: refused, naming
-// the window su holds.
-func TestConsoleRefusesSuPtyFromAnAgentsWindow(t *testing.T) {
+// The real su -P and sudo (Debian's sudoers sets use_pty), from a window the
+// agent's user owns: each opens a fresh pty for the console and keeps the
+// agent's window as its own terminal. The console runs as root here (su and
+// sudo from root to root ask no password, and the spare uids have no
+// account to switch to), with a key and state of root's own, so the
+// terminal is the only thing wrong: refused, naming the window su or sudo
+// holds.
+func TestConsoleRefusesSuAndSudoPtyFromAnAgentsWindow(t *testing.T) {
 	w := startOwnUserWorld(t)
-	if _, err := exec.LookPath("su"); err != nil {
-		t.Fatalf("requires su on PATH (util-linux): %v", err)
+	for _, tc := range []struct{ name, tool, wrap string }{
+		{"su-pty", "su", "su -P root -s /bin/sh -c %s"},
+		{"sudo-use-pty", "sudo", "sudo -u root /bin/sh -c %s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := exec.LookPath(tc.tool); err != nil {
+				t.Fatalf("requires %s on PATH (.ci/run installs it): %v", tc.tool, err)
+			}
+			rootDir := t.TempDir()
+			key := filepath.Join(rootDir, "id.json")
+			raw, err := os.ReadFile(w.keyFile)
+			must(t, err)
+			must(t, os.WriteFile(key, raw, 0o600))
+			errLog := filepath.Join(rootDir, tc.name+".stderr")
+			args := []string{"env", "-u", "CI", "NO_COLOR=1", w.bin, "console", "--rpc", w.ledger.RPC(), "--keypair", key,
+				"--socket", filepath.Join(testkit.SocketDir(t), "s", "console.sock"), "--state", filepath.Join(rootDir, "state"),
+				"--allow-recipient", w.recipient.String(), "--allow-uid", strconv.Itoa(uidAgent)}
+			inner := shellJoin(args) + " 2>" + shellQuote(errLog)
+			command := fmt.Sprintf(`chown %d "$(tty)" && `+tc.wrap+`; tmux wait-for -S %s; sleep 60`,
+				uidAgent, shellQuote(inner), shellQuote("exited-"+tc.name))
+			if out, err := exec.Command("tmux", "-L", w.server, "new-window", "-d", "-t", "own:", "-n", tc.name, command).CombinedOutput(); err != nil {
+				t.Fatalf("tmux: %v\n%s", err, out)
+			}
+			con := &ownConsole{w: w, window: tc.name, errLog: errLog}
+			msg := con.refusal(t, 60*time.Second, "an admitted agent can reach this console's terminal",
+				"held by the process", fmt.Sprintf("(%s) above the console, belongs to uid %d, which --allow-uid admits as an agent", tc.tool, uidAgent))
+			t.Logf("refusal: %s", strings.TrimSpace(msg))
+		})
 	}
-	rootDir := t.TempDir()
-	key := filepath.Join(rootDir, "id.json")
-	raw, err := os.ReadFile(w.keyFile)
-	must(t, err)
-	must(t, os.WriteFile(key, raw, 0o600))
-	name := "su-pty"
-	errLog := filepath.Join(rootDir, name+".stderr")
-	args := []string{"env", "-u", "CI", "NO_COLOR=1", w.bin, "console", "--rpc", w.ledger.RPC(), "--keypair", key,
-		"--socket", filepath.Join(testkit.SocketDir(t), "s", "console.sock"), "--state", filepath.Join(rootDir, "state"),
-		"--allow-recipient", w.recipient.String(), "--allow-uid", strconv.Itoa(uidAgent)}
-	inner := shellJoin(args) + " 2>" + shellQuote(errLog)
-	command := fmt.Sprintf(`chown %d "$(tty)" && su -P root -s /bin/sh -c %s; tmux wait-for -S %s; sleep 60`,
-		uidAgent, shellQuote(inner), shellQuote("exited-"+name))
-	if out, err := exec.Command("tmux", "-L", w.server, "new-window", "-d", "-t", "own:", "-n", name, command).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v\n%s", err, out)
-	}
-	con := &ownConsole{w: w, window: name, errLog: errLog}
-	msg := con.refusal(t, 60*time.Second, "an admitted agent can reach this console's terminal", "held by the process",
-		fmt.Sprintf("belongs to uid %d, which --allow-uid admits as an agent", uidAgent))
-	t.Logf("refusal: %s", strings.TrimSpace(msg))
 }
