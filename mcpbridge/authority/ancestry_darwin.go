@@ -12,3 +12,6 @@ type Ancestor struct {
 // Ancestry is not read on darwin (no /proc): only the console's own
 // terminal is judged there (README, "macOS").
 func Ancestry() []Ancestor { return nil }
+
+// listeningSocketOf is not read on darwin.
+func listeningSocketOf(int) string { return "" }

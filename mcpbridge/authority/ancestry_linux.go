@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -129,11 +128,33 @@ func ttyDevices() map[uint64]string {
 	return out
 }
 
-// statTTYPath reads a terminal device's owner, group and mode.
-func statTTYPath(path string) (TTY, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR {
-		return TTY{}, false
+// listeningSocketOf is the path of a Unix socket process pid listens on
+// (a tmux server's, whatever -S or -L named it), or "": its descriptors are
+// readable to its own user and root only, and /proc/net/unix maps their
+// inodes to paths.
+func listeningSocketOf(pid int) string {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return ""
 	}
-	return TTY{Path: path, OwnerUID: st.Uid, GID: st.Gid, Mode: os.FileMode(st.Mode & 0o777)}, true
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
+			inodes[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	raw, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return ""
+	}
+	// Num RefCount Protocol Flags Type St Inode Path; Flags 00010000 is
+	// __SO_ACCEPTCON: a listening socket.
+	for _, l := range strings.Split(string(raw), "\n")[1:] {
+		f := strings.Fields(l)
+		if len(f) >= 8 && f[3] == "00010000" && inodes[f[6]] && strings.HasPrefix(f[7], "/") {
+			return f[7]
+		}
+	}
+	return ""
 }

@@ -25,8 +25,8 @@ import (
 // thousand refusals spread over many summary intervals (the interval is
 // 100 ms here instead of 10 s, so the 20 s flood's 2 intervals become 20 and
 // more) grows the log by less than 100 KiB, and the summaries account for
-// every refusal: the first line of a user plus the counts add up to what
-// the listener refused.
+// every refusal: the first line of a user plus the counts add up to at
+// least every refusal a client was answered.
 func TestRefusalFloodBarelyGrowsTheLog(t *testing.T) {
 	const every = 100 * time.Millisecond
 	const floodFor, atLeast = 2 * time.Second, 3000
@@ -114,7 +114,11 @@ func TestRefusalFloodBarelyGrowsTheLog(t *testing.T) {
 		n, _ := strconv.ParseUint(m[1], 10, 64)
 		counted += n
 	}
-	if uint64(firsts)+counted != total || len(summaries) < 2 {
-		t.Fatalf("the log accounts for %d first lines + %d counted in %d summaries, the listener refused %d:\n%s", firsts, counted, len(summaries), total, raw)
+	// Every refusal a client was answered is in the log (noted before the
+	// answer, flushed by Close after the last answer); connections still
+	// on their way in at Close may be counted by the listener only.
+	logged := uint64(firsts) + counted
+	if logged < uint64(answered) || logged > total || len(summaries) < 2 {
+		t.Fatalf("the log accounts for %d first lines + %d counted in %d summaries; clients were refused %d times, the listener counted %d:\n%s", firsts, counted, len(summaries), answered, total, raw)
 	}
 }

@@ -204,3 +204,12 @@ func CloseTTYToOthers() (restore func(), err error) {
 	}
 	return func() { _ = os.Stdin.Chmod(t.Mode) }, nil
 }
+
+// statTTYPath reads a terminal device's owner, group and mode.
+func statTTYPath(path string) (TTY, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR {
+		return TTY{}, false
+	}
+	return TTY{Path: path, OwnerUID: st.Uid, GID: st.Gid, Mode: os.FileMode(st.Mode & 0o777)}, true
+}

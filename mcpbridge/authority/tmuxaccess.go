@@ -30,12 +30,22 @@ var tmuxProgram = sync.OnceValue(func() string {
 	return p
 })
 
+// tmuxRefused holds, per socket, when to ask a server that failed again.
+var tmuxRefused sync.Map
+
+const tmuxRetry = 10 * time.Second
+
 // tmuxView asks the tmux server at socket for the terminals of the clients
 // attached to session (all clients when session is "") and the uids its
 // access list admits.
 func tmuxView(socket, session string) (clients []TTY, access []uint32) {
 	prog := tmuxProgram()
 	if prog == "" || socket == "" {
+		return nil, nil
+	}
+	// A server that refused the console (another user's) is asked again
+	// only after tmuxRetry: the check runs twice a second.
+	if until, ok := tmuxRefused.Load(socket); ok && time.Now().Before(until.(time.Time)) {
 		return nil, nil
 	}
 	run := func(args ...string) string {
@@ -45,6 +55,7 @@ func tmuxView(socket, session string) (clients []TTY, access []uint32) {
 		cmd.Env = []string{"PATH=/usr/bin:/bin"}
 		out, err := cmd.Output()
 		if err != nil {
+			tmuxRefused.Store(socket, time.Now().Add(tmuxRetry))
 			return ""
 		}
 		return string(out)
@@ -93,6 +104,9 @@ func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session s
 	}
 	for _, a := range ancestors {
 		if strings.HasPrefix(a.Comm, "tmux") {
+			if p := listeningSocketOf(a.PID); p != "" {
+				return p, ""
+			}
 			p := "/tmp/tmux-" + strconv.FormatUint(uint64(a.UID), 10) + "/default"
 			if _, err := os.Stat(p); err == nil {
 				return p, ""

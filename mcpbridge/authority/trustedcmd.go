@@ -100,9 +100,10 @@ func ParseTrustedCommand(what, line string) (*TrustedCommand, error) {
 }
 
 // argFile reports the file an argument names: any argument with a slash, or
-// a file of that name in the working directory.
+// a file of that name in the working directory; an option (-x, --x=/y) is
+// the program's to read.
 func argFile(a string) (string, bool) {
-	if strings.HasPrefix(a, "-") && !strings.Contains(a, "/") {
+	if strings.HasPrefix(a, "-") {
 		return "", false
 	}
 	if strings.Contains(a, "/") {
