@@ -13,6 +13,15 @@
 // depends on `mcpbridge/authority`, `executor`, `policy` or `policy/store`,
 // and `TestBridgeLinksNoSolanaLibrary` if it links solana-go.
 //
+// Both processes find each other through the socket
+// `$XDG_RUNTIME_DIR/solgate/console.sock` (or `/tmp/solgate-<uid>/console.sock`);
+// `--socket` overrides it on both sides. With no console running, every tool
+// answers "no approval console is running at PATH", naming the socket it tried
+// and the `--socket` setting. Each bridge keeps one request open on the socket
+// while it runs, so the console's header lists exactly the assistants
+// connected now, and its log says when one connects or goes away (even if it
+// was killed).
+//
 // The privileged side, which holds the key, is package mcpbridge/authority; its
 // documentation is solgate's design.
 package mcpbridge
