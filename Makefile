@@ -18,7 +18,7 @@ help: ## list targets
 # -buildvcs=true records the checkout's revision in the binary, which
 # `solgate --version` and MCP serverInfo report.
 # -trimpath keeps the build machine's paths out of the binary, so an installed
-# solgate refers to no checkout (README, "Releases").
+# solgate refers to no checkout (SECURITY.md, "Releases and verifying them").
 # CGO_ENABLED=0, as the release builds it: a static binary starts without the
 # dynamic loader and libc, which took about 0.5 ms (3-4 %) and 50 page faults
 # off a `solgate mcp` bridge's start-up, paid once per assistant. (The tests'
@@ -71,12 +71,12 @@ vet: ## go vet
 
 # govulncheck against a database built here from the pinned golang.org/x/vulndb
 # (.ci/vuln/go.mod), cached per pin; fails on a reachable vulnerability that
-# .ci/vuln/baseline.json does not accept. Refreshing is one pin bump (README).
+# .ci/vuln/baseline.json does not accept. Refreshing is one pin bump (SECURITY.md, "Known vulnerabilities").
 .PHONY: vuln
 vuln: ## known-vulnerability gate: govulncheck over every package, against .ci/vuln/baseline.json
 	.ci/vuln/run
 
-# macOS is built and vetted here, not run (README, "macOS").
+# macOS is built and vetted here, not run (SECURITY.md, "macOS").
 DARWIN_ARCHS ?= amd64 arm64
 .PHONY: darwin
 darwin: ## cross-build and vet for macOS (amd64, arm64)

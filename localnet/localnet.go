@@ -153,7 +153,7 @@ const modulePath = "github.com/solgate/solgate"
 // $SOLGATE_LOCALNET_DIR, else the localnet folder of the solgate checkout
 // that holds the working directory. It never uses the path the binary was
 // built from: an installed binary must not depend on the build machine's
-// checkout (README, "Releases"). ok is false when neither is found.
+// checkout (SECURITY.md, "Releases and verifying them"). ok is false when neither is found.
 func DefaultDir() (dir string, ok bool) {
 	if d := os.Getenv(DirEnv); d != "" {
 		return d, true

@@ -176,7 +176,7 @@ func logEntries(screen string) []string {
 	return entries
 }
 
-// At the README's size, 120x34, the demo's story can be followed: every
+// At 120x34, the size a side terminal often has, the demo's story can be followed: every
 // line the agent narrates and every denial can be read whole in the log,
 // scrolling back with [ where they have scrolled away.
 func TestDemoReadableAt120x34(t *testing.T) {

@@ -1,5 +1,3 @@
-// Command solgate lets an AI assistant propose Solana spends that only a human
-// can approve. See README.md and DESIGN.md; this file holds wiring only.
 package main
 
 import (

@@ -1,8 +1,3 @@
-// Package authority is the authority inside `solgate console`: it turns an agent's
-// write call into a proposal, lets only a human's approval mint the token
-// that executes it, and runs the execution through policy, spend reservation
-// and the executor. It serves bridges over a Unix socket (server.go) and the
-// TUI through Subscribe and the operator methods (operator.go).
 package authority
 
 import (

@@ -10,7 +10,7 @@ import (
 // macOS: the peer's uid and groups come from LOCAL_PEERCRED (a struct
 // xucred), its pid from LOCAL_PEERPID, and its start time from
 // sysctl kern.proc.pid. Both options report the process that connected, as
-// Linux's SO_PEERCRED does. Differences the README lists:
+// Linux's SO_PEERCRED does. Differences SECURITY.md lists (macOS):
 //   - xucred carries at most 16 groups (NGROUPS), so --allow-gid sees a
 //     peer's first 16 groups only;
 //   - the start time is wall-clock microseconds since 1970, not ticks after

@@ -74,7 +74,7 @@ func TestPeerCredOfARealConnection(t *testing.T) {
 	}
 	own, _ := os.Getgroups()
 	for _, g := range own {
-		// darwin's xucred holds at most 16 groups (README, "macOS").
+		// darwin's xucred holds at most 16 groups (SECURITY.md, "macOS").
 		if !slices.Contains(groups, uint32(g)) && len(groups) < 16 {
 			t.Errorf("peer groups %v lack group %d of this process (%v)", groups, g, own)
 		}

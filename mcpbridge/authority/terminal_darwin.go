@@ -7,7 +7,7 @@ import (
 )
 
 // undumpableText is what executor.MakeUndumpable achieved, for Report. It is
-// weaker than Linux's PR_SET_DUMPABLE 0 (README, "macOS").
+// weaker than Linux's PR_SET_DUMPABLE 0 (SECURITY.md, "macOS").
 const undumpableText = "debugger attach denied (PT_DENY_ATTACH) and core dumps off: a process of the same user cannot ptrace it, but task_for_pid is left to macOS's code-signing rules"
 
 // stdinTerminal is the terminal device on the console's standard input.
