@@ -1,11 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mr-tron/base58"
 	"github.com/spf13/pflag"
 )
 
@@ -54,6 +56,7 @@ func readmeVars(line string) string {
 		"$X402", "http://127.0.0.1:35819",
 		"$WALLET", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
 		"$FRIEND", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
+		"$TIPJAR", "4DLvsvn3zcxJee8NjrANgRvE99XGYkN5oCoTXqVKaA4k",
 		"$RPC", "http://127.0.0.1:8899",
 		"$S", "/tmp/solgate-readme-test/console.sock",
 	).Replace(line)
@@ -114,5 +117,21 @@ func TestREADMECommandsAreAccepted(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("found no `solgate %s` line in the README's shell blocks; is the parser still reading them?", want)
 		}
+	}
+}
+
+// The README's tip jar is the address localnet's Actions pay
+// (localnet/actions.mjs: the base58 of sha256 of its seed), so allowlisting
+// it lets the solana_action recipe through the payee check.
+func TestREADMETipJarIsTheLedgers(t *testing.T) {
+	var readme string
+	for _, l := range readmeShellLines(t) {
+		if v, ok := strings.CutPrefix(l, "TIPJAR="); ok {
+			readme = strings.Fields(v)[0]
+		}
+	}
+	sum := sha256.Sum256([]byte("solgate localnet action tip jar"))
+	if want := base58.Encode(sum[:]); readme != want {
+		t.Fatalf("README's TIPJAR = %q, the ledger's tip jar is %s", readme, want)
 	}
 }
