@@ -142,10 +142,17 @@ func TestHeadFileWrittenByTheCommitWhileTheWriterPaces(t *testing.T) {
 
 	st, dir := openTemp(t)
 	// The first head is synced at once (no sync yet to pace from), the
-	// second leaves the writer waiting out the pace.
+	// second leaves the writer waiting out the pace. The second is written
+	// only once the first's sync happened: on a busy machine the writer
+	// could otherwise take both heads in that one sync, and nothing would
+	// be left for it to wait out.
 	for i := range 2 {
 		if _, err := st.AppendAudit("note", "", map[string]int{"i": i}); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			testkit.Eventually(t, time.Minute, "the first head's sync", func() bool { return syncs.Load() == 1 },
+				func() string { return fmt.Sprintf("%d syncs", syncs.Load()) })
 		}
 	}
 	testkit.Eventually(t, time.Minute, "the head writer waits out the pace", func() bool {
