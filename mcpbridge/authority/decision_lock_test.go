@@ -2,10 +2,12 @@ package authority_test
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -126,5 +128,46 @@ func TestConcurrentDecisionsFirstWins(t *testing.T) {
 		if string(p.Status) != want {
 			t.Fatalf("round %d: hub says %s, want %s", round, p.Status, want)
 		}
+	}
+}
+
+// TestReplayDuringTheExecutionDoesNotVoidIt: a replay of a token that the
+// legitimate call has just taken, arriving before that call marks the
+// proposal executing, is refused as used and leaves the proposal alone; the
+// legitimate call executes. (A replay once voided the proposal in that
+// window, so none of 16 concurrent callers executed.)
+func TestReplayDuringTheExecutionDoesNotVoidIt(t *testing.T) {
+	w := newWorld(t, nil)
+	a := startAgent(t, w.socket)
+	args := map[string]any{"to": w.allowed.String(), "lamports": 10_000_000}
+	ans := a.Call("transfer_sol", args)
+	id, _ := ans.Structured["proposal_id"].(string)
+	if ans.Status() != "pending_approval" || id == "" {
+		t.Fatalf("propose: %+v", ans)
+	}
+	p, err := w.authority.Approve(id, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := w.balance(t, w.allowed)
+	replayed := make(chan testkit.Answer, 1)
+	var once sync.Once
+	authority.SetAfterConsume(w.authority, func(string) {
+		once.Do(func() {
+			// The replay comes from a second bridge while the first call
+			// holds the token and has not yet marked the proposal.
+			replayed <- startAgent(t, w.socket).Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": 10_000_000, "confirm": p.Token})
+		})
+	})
+	args["confirm"] = p.Token
+	done := a.Call("transfer_sol", args)
+	if r := <-replayed; r.Status() != "refused" || !strings.Contains(r.Text, "already been used") {
+		t.Fatalf("the replay: %+v", r)
+	}
+	if done.Status() != "executed" {
+		t.Fatalf("the legitimate call after a replay in its window: %+v", done)
+	}
+	if got := w.balance(t, w.allowed); got != before+10_000_000 {
+		t.Fatalf("recipient holds %d, want %d", got, before+10_000_000)
 	}
 }

@@ -4,6 +4,10 @@ package authority
 // see what the rest of the hub can do meanwhile.
 func SetBeforeDecisionWrite(h *Hub, fn func(proposalID string)) { h.beforeDecisionWrite = fn }
 
+// SetAfterConsume lets tests act between a confirmed call's taking its
+// token and its marking the proposal executing.
+func SetAfterConsume(h *Hub, fn func(proposalID string)) { h.afterConsume = fn }
+
 // MostConnsOfOnePeer is the largest number of connections one peer holds
 // open on l: tests wait for it instead of guessing when the console has
 // accepted or seen the close of a connection.

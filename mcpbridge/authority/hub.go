@@ -136,6 +136,9 @@ type Hub struct {
 	// beforeDecisionWrite, when set (tests only), runs just before a
 	// decision is written to the store, without h.mu held.
 	beforeDecisionWrite func(proposalID string)
+	// afterConsume, when set (tests only), runs between a confirmed call's
+	// Consume of its token and its marking the proposal executing.
+	afterConsume func(proposalID string)
 }
 
 // New builds a hub. It does not listen; see Serve.
