@@ -100,7 +100,7 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			return mcp.NewToolResultError("arguments could not be encoded: " + err.Error()), nil
 		}
 	}
-	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
+	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args, Process: processSecret})
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
 		return mcp.NewToolResultError(err.Error()), nil
@@ -283,6 +283,10 @@ func encodeCall(req CallRequest) ([]byte, error) {
 	writeJSONString(&b, req.Client.Version)
 	b.WriteString(`},"tool":`)
 	writeJSONString(&b, req.Tool)
+	if req.Process != "" {
+		b.WriteString(`,"process":`)
+		writeJSONString(&b, req.Process)
+	}
 	b.WriteString(`,"arguments":`)
 	if req.Arguments == nil {
 		b.WriteString("null")
