@@ -26,7 +26,7 @@ type Breaker struct {
 	limit  int
 	window time.Duration
 
-	deniedFingerprints map[string]struct{} // client + "\x00" + fingerprint
+	deniedFingerprints map[string]struct{}    // client + "\x00" + fingerprint
 	denials            map[string][]time.Time // client → denial times inside the window
 	paused             map[string]bool
 }

@@ -39,15 +39,15 @@ func (s Status) Final() bool {
 // Proposal is one write the agent asked for. Hub methods hand out copies;
 // the hub's own copy is guarded by the hub's mutex.
 type Proposal struct {
-	ID          string
-	Seq         int64
-	Tool        string
-	Client      string // the name the agent gave (sanitised display text, never a key)
-	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
+	ID     string
+	Seq    int64
+	Tool   string
+	Client string // the name the agent gave (sanitised display text, never a key)
+	Peer   string // who proposed, as the kernel knows it (see caller): what limits key on
 	// User is the user that proposed, by the kernel's word ("alice (uid
 	// 1001)"), shown beside the self-described Client; "" for a call made
 	// inside the console's own process.
-	User string
+	User        string
 	Fingerprint string
 	// Kind is what the proposal spends and how, as its registered write
 	// kind drafted and prepared it (registry.go).

@@ -27,9 +27,9 @@ type senders struct {
 	// else, whom admission never judged.
 	stranger uint32
 	strange  bool
-	seen  bool // first is set
-	mixed bool // bytes of a second sender were read too
-	blind bool // a read came without the kernel's word on its sender
+	seen     bool // first is set
+	mixed    bool // bytes of a second sender were read too
+	blind    bool // a read came without the kernel's word on its sender
 }
 
 // note records the sender of one read (ok false: the kernel said nothing).

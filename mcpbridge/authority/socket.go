@@ -352,7 +352,7 @@ type peerConn struct {
 	raw     syscall.RawConn
 	cred    PeerCred
 	senders senders // who wrote what was read (sender.go), where the kernel says
-	release func() // gives back the per-peer slot; safe to call twice
+	release func()  // gives back the per-peer slot; safe to call twice
 	// seen is set once the hub has noted this peer (Hub.seePeer): its
 	// later requests skip the hub's lock for a user already seen.
 	seen atomic.Bool
