@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,12 +26,8 @@ import (
 // is refused as unknown and moves nothing. The console names both users by
 // the kernel's word, though both bridges call themselves the same.
 func TestAProposalBelongsToTheUserThatMadeIt(t *testing.T) {
-	helper := helperForOtherUsers(t)
 	const first, second = 64201, 64202
-	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: []uint32{first, second}}})
-	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {
-		t.Fatal(err)
-	}
+	w, helper := worldForUsers(t, first, second)
 	args := fmt.Sprintf(`{"to":%q,"lamports":4200000}`, w.allowed)
 
 	mine := callAs(t, helper, w.socket, first, "transfer_sol", args)
@@ -90,12 +88,8 @@ func TestAProposalBelongsToTheUserThatMadeIt(t *testing.T) {
 // of one uid (as forks would be), pause that user, a sixth process of it
 // included; another user is not paused.
 func TestBreakerCountsPerUser(t *testing.T) {
-	helper := helperForOtherUsers(t)
 	const wall, other = 64211, 64212
-	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: []uint32{wall, other}}})
-	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {
-		t.Fatal(err)
-	}
+	w, helper := worldForUsers(t, wall, other)
 	var last mcpbridge.CallResult
 	for i := range 5 { // policy.DefaultBreakerDenials, each a process of its own
 		last = callAs(t, helper, w.socket, wall, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.stranger, 1_000_000+i))
@@ -113,6 +107,47 @@ func TestBreakerCountsPerUser(t *testing.T) {
 	if res := callAs(t, helper, w.socket, other, "transfer_sol", ok); res.Status() != "pending_approval" {
 		t.Fatalf("another user after the first was paused: %+v", res)
 	}
+}
+
+// A connection belongs to the user that opened it: another uid writing a
+// call on it (a descriptor inherited or handed over) is refused, since
+// admission judged only the user that connected.
+func TestAConnectionWrittenByAnotherUserIsRefused(t *testing.T) {
+	const stranger = 64221 // admitted by nothing
+	w, helper := worldForUsers(t)
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: w.socket, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f, err := c.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(helper, "-test.run=^TestHelperOneCall$", "-test.v")
+	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET=fd:3", "SOLGATE_TEST_HELPER_MODE=call",
+		"SOLGATE_TEST_HELPER_TOOL=get_spend_status", "SOLGATE_TEST_HELPER_ARGS={}")
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: stranger, Gid: stranger, Groups: []uint32{}}}
+	out, _ := cmd.CombinedOutput()
+	want := fmt.Sprintf("this connection was opened by uid %d but written to by uid %d", os.Geteuid(), stranger)
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("uid %d writing on a connection root opened: want %q in the answer:\n%s", stranger, want, out)
+	}
+}
+
+// worldForUsers is a world that admits uids, with this test binary where
+// they can run it (root only: it starts processes as other uids).
+func worldForUsers(t *testing.T, uids ...uint32) (*world, string) {
+	t.Helper()
+	helper := helperForOtherUsers(t)
+	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: uids}})
+	// The world's socket lives in a root-only temporary directory: let
+	// the users through to the socket's own directory, which Listen guards.
+	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return w, helper
 }
 
 // callAs makes one call from a new process running as uid (the
@@ -142,9 +177,17 @@ func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) 
 func TestHelperOneCall(t *testing.T) {
 	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
 	if path == "" || os.Getenv("SOLGATE_TEST_HELPER_MODE") != "call" {
-		t.Skip("requires the helper-process environment: started as another uid by TestAProposalBelongsToTheUserThatMadeIt or TestBreakerCountsPerUser, which require root")
+		t.Skip("requires the helper-process environment: started as another uid by the tests of ownership_test.go, which require root")
 	}
-	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), mcpbridge.CallRequest{
+	client := mcpbridge.NewUnixHTTPClient(path, time.Minute)
+	if path == "fd:3" { // a connection someone else opened, inherited
+		conn, err := net.FileConn(os.NewFile(3, "inherited"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client = &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}}
+	}
+	res, err := mcpbridge.PostCall(context.Background(), client, mcpbridge.CallRequest{
 		Client: mcpbridge.ClientInfo{Name: "same-name", Version: "1.0"}, Tool: os.Getenv("SOLGATE_TEST_HELPER_TOOL"),
 		Arguments: json.RawMessage(os.Getenv("SOLGATE_TEST_HELPER_ARGS"))})
 	if err != nil {
