@@ -283,10 +283,6 @@ func encodeCall(req CallRequest) ([]byte, error) {
 	writeJSONString(&b, req.Client.Version)
 	b.WriteString(`},"tool":`)
 	writeJSONString(&b, req.Tool)
-	if req.Process != "" {
-		b.WriteString(`,"process":`)
-		writeJSONString(&b, req.Process)
-	}
 	b.WriteString(`,"arguments":`)
 	if req.Arguments == nil {
 		b.WriteString("null")
@@ -296,6 +292,10 @@ func encodeCall(req CallRequest) ([]byte, error) {
 			return nil, err
 		}
 		json.HTMLEscape(&b, compact.Bytes())
+	}
+	if req.Process != "" {
+		b.WriteString(`,"process":`)
+		writeJSONString(&b, req.Process)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
