@@ -52,3 +52,12 @@ func (h *Hub) userOf(who caller) string {
 	h.userNames.Store(uid, name)
 	return name
 }
+
+// callerLabel is who as the console's log names it: the kernel's user first,
+// then the self-described name, as the queue shows a proposal.
+func (h *Hub) callerLabel(who caller) string {
+	if u := h.userOf(who); u != "" {
+		return u + " · " + who.name
+	}
+	return who.name
+}

@@ -90,6 +90,8 @@ func TestAProposalBelongsToTheUserThatMadeIt(t *testing.T) {
 func TestBreakerCountsPerUser(t *testing.T) {
 	const wall, other = 64211, 64212
 	w, helper := worldForUsers(t, wall, other)
+	events, cancel := w.authority.Subscribe(256)
+	defer cancel()
 	var last mcpbridge.CallResult
 	for i := range 5 { // policy.DefaultBreakerDenials, each a process of its own
 		last = callAs(t, helper, w.socket, wall, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.stranger, 1_000_000+i))
@@ -99,6 +101,15 @@ func TestBreakerCountsPerUser(t *testing.T) {
 	}
 	if last.Structured["retryable"] != false || !strings.Contains(last.Str("reason"), "paused") {
 		t.Fatalf("five denials from five processes of one user did not trip the breaker: %+v", last)
+	}
+	// The console's log names the user by the kernel's word first.
+	for denied := false; !denied; {
+		select {
+		case ev := <-events:
+			denied = ev.Kind == authority.EventAutoDenied && strings.HasPrefix(ev.Message, fmt.Sprintf("uid %d · same-name 1.0 → ", wall))
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no AUTO-DENIED line naming uid %d before the client's name", wall)
+		}
 	}
 	ok := fmt.Sprintf(`{"to":%q,"lamports":2000000}`, w.allowed)
 	if res := callAs(t, helper, w.socket, wall, "transfer_sol", ok); res.Status() != "denied" || res.Str("rule") != "retry_breaker" {

@@ -325,8 +325,8 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 	}
 	h.audit("auto_denied", "", body)
 	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
-		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
-	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
+		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
+	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {
 		d.Reason += " Warning: " + w + "."
 	}
