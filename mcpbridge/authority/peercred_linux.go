@@ -127,7 +127,12 @@ func (c *peerConn) Read(b []byte) (int, error) {
 	}
 	var n, oobn int
 	var rerr error
-	oob := make([]byte, credSpace)
+	// net/http reads a connection from one goroutine at a time, so one
+	// buffer a connection serves every read.
+	if c.oob == nil {
+		c.oob = make([]byte, credSpace)
+	}
+	oob := c.oob
 	err := c.raw.Read(func(fd uintptr) bool {
 		for {
 			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), b, oob, unix.MSG_CMSG_CLOEXEC)
@@ -152,26 +157,28 @@ func (c *peerConn) Read(b []byte) (int, error) {
 // senderOf reads the SCM_CREDENTIALS among a read's control messages, and
 // closes any file descriptors that came along all the same.
 func senderOf(oob []byte) (sender, bool) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return sender{}, false
-	}
 	var from sender
 	ok := false
-	for i := range msgs {
-		m := &msgs[i]
-		if m.Header.Level != unix.SOL_SOCKET {
+	for len(oob) > 0 {
+		// One message at a time: ParseSocketControlMessage would allocate
+		// a slice for every read of every connection.
+		hdr, data, rest, err := unix.ParseOneSocketControlMessage(oob)
+		if err != nil {
+			return from, ok
+		}
+		oob = rest
+		if hdr.Level != unix.SOL_SOCKET {
 			continue
 		}
-		switch m.Header.Type {
+		switch m := (unix.SocketControlMessage{Header: hdr, Data: data}); hdr.Type {
 		case unix.SCM_CREDENTIALS:
 			// pid 0: the message was sent with nobody asking for its
 			// sender (see passCredentials), which says nothing.
-			if uc, err := unix.ParseUnixCredentials(m); err == nil && uc.Pid > 0 {
+			if uc, err := unix.ParseUnixCredentials(&m); err == nil && uc.Pid > 0 {
 				from, ok = sender{pid: uc.Pid, uid: uc.Uid}, true
 			}
 		case unix.SCM_RIGHTS:
-			if fds, err := unix.ParseUnixRights(m); err == nil {
+			if fds, err := unix.ParseUnixRights(&m); err == nil {
 				for _, fd := range fds {
 					unix.Close(fd)
 				}

@@ -352,6 +352,7 @@ type peerConn struct {
 	raw     syscall.RawConn
 	cred    PeerCred
 	senders senders // who wrote what was read (sender.go), where the kernel says
+	oob     []byte  // control-message buffer of its reads (peercred_linux.go)
 	release func()  // gives back the per-peer slot; safe to call twice
 	// seen is set once the hub has noted this peer (Hub.seePeer): its
 	// later requests skip the hub's lock for a user already seen.
