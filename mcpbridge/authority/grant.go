@@ -173,7 +173,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		// uid, a connection), a fork or whoever holds its connection
 		// would inherit it.
 		if !g.proc.valid() {
-			return nil, Grant{}, fmt.Errorf("grant %s: the kernel cannot vouch for one agent process behind this proposal (its client sent no process secret, or another process wrote on its connection): approve it alone with a", id)
+			return nil, Grant{}, fmt.Errorf("grant %s: the kernel cannot vouch for one agent process behind this proposal (its client sent no process secret, or another process wrote on its connection): approve it on its own (a) instead", id)
 		}
 		w, err := watchProcess(g.proc)
 		if err != nil {

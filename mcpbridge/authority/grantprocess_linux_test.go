@@ -38,6 +38,18 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 	events, cancel := w.authority.Subscribe(256)
 	defer cancel()
 
+	// A client that sends no process secret cannot be granted anything:
+	// a grant on it would follow its pid into whatever it execs.
+	anon := dialRaw(t, w.socket)
+	unnamed := anon.propose(t, "", w.allowed.String(), 1_000_011)
+	if _, _, err := w.authority.ApproveWithGrant(unnamed, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err == nil ||
+		!strings.Contains(err.Error(), "cannot vouch for one agent process") {
+		t.Fatalf("a grant on a call without a process secret: %v", err)
+	}
+	if p, _ := w.authority.Proposal(unnamed); p.Status != authority.StatusPending {
+		t.Fatalf("the refused grant changed the proposal: %s", p.Status)
+	}
+
 	cmd := exec.Command(self, "-test.run=^TestHelperGrantee$", "-test.v")
 	cmd.Env = append(os.Environ(), "SOLGATE_TEST_GRANTEE_SOCKET="+w.socket, "SOLGATE_TEST_GRANTEE_TO="+w.allowed.String())
 	stdin, _ := cmd.StdinPipe()
