@@ -34,7 +34,7 @@ func TestBridgeSendsItsProcessSecret(t *testing.T) {
 	others := map[string]bool{}
 	for range 2 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperPrintProcessSecret$", "-test.v")
-		cmd.Env = append(os.Environ(), "SOLGATE_TEST_PRINT_SECRET=1")
+		cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_MODE=print-secret")
 		out, err := cmd.CombinedOutput()
 		_, after, found := strings.Cut(string(out), "SECRET: ")
 		if err != nil || !found {
@@ -48,7 +48,7 @@ func TestBridgeSendsItsProcessSecret(t *testing.T) {
 }
 
 func TestHelperPrintProcessSecret(t *testing.T) {
-	if os.Getenv("SOLGATE_TEST_PRINT_SECRET") == "" {
+	if os.Getenv("SOLGATE_TEST_HELPER_MODE") != "print-secret" {
 		t.Skip("requires the helper-process environment: started by TestBridgeSendsItsProcessSecret")
 	}
 	fmt.Printf("SECRET: %s\n", processSecret)

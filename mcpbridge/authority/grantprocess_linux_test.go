@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,7 +52,7 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 	}
 
 	cmd := exec.Command(self, "-test.run=^TestHelperGrantee$", "-test.v")
-	cmd.Env = append(os.Environ(), "SOLGATE_TEST_GRANTEE_SOCKET="+w.socket, "SOLGATE_TEST_GRANTEE_TO="+w.allowed.String())
+	cmd.Env = helperEnv("SOLGATE_TEST_HELPER_SOCKET="+w.socket, "SOLGATE_TEST_HELPER_MODE=grantee:"+w.allowed.String())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -128,13 +129,16 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 // TestAGrantCoversItsProcessAlone, and, by mode, the processes that try
 // to ride on its grant.
 func TestHelperGrantee(t *testing.T) {
-	path, to := os.Getenv("SOLGATE_TEST_GRANTEE_SOCKET"), os.Getenv("SOLGATE_TEST_GRANTEE_TO")
-	if path == "" {
+	// SOLGATE_TEST_HELPER_MODE is grantee:TO, handed:TO:SECRET or execed:TO.
+	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
+	mode, rest, _ := strings.Cut(os.Getenv("SOLGATE_TEST_HELPER_MODE"), ":")
+	to, handedSecret, _ := strings.Cut(rest, ":")
+	if path == "" || (mode != "grantee" && mode != "handed" && mode != "execed") {
 		t.Skip("requires the helper-process environment: started by TestAGrantCoversItsProcessAlone")
 	}
-	switch os.Getenv("SOLGATE_TEST_GRANTEE_MODE") {
+	switch mode {
 	case "handed":
-		granteeHanded(t, to)
+		granteeHanded(t, to, handedSecret)
 		return
 	case "execed":
 		// A new program in the same process: its own secret, its own
@@ -177,7 +181,7 @@ func TestHelperGrantee(t *testing.T) {
 	}
 	self, _ := os.Executable()
 	handed := exec.Command(self, "-test.run=^TestHelperGrantee$", "-test.v")
-	handed.Env = append(os.Environ(), "SOLGATE_TEST_GRANTEE_MODE=handed", "SOLGATE_TEST_GRANTEE_SECRET="+secret)
+	handed.Env = helperEnv("SOLGATE_TEST_HELPER_MODE=handed:" + to + ":" + secret)
 	handed.ExtraFiles = []*os.File{os.NewFile(uintptr(pair[1]), "pair")}
 	out, _ := handed.StdoutPipe()
 	if err := handed.Start(); err != nil {
@@ -198,13 +202,12 @@ func TestHelperGrantee(t *testing.T) {
 
 	// execve: the same pid and start time, a new program.
 	os.Stdout.Sync()
-	env := append(os.Environ(), "SOLGATE_TEST_GRANTEE_MODE=execed")
-	t.Fatal(syscall.Exec(self, []string{self, "-test.run=^TestHelperGrantee$", "-test.v"}, env))
+	t.Fatal(syscall.Exec(self, []string{self, "-test.run=^TestHelperGrantee$", "-test.v"}, helperEnv("SOLGATE_TEST_HELPER_MODE=execed:"+to)))
 }
 
 // granteeHanded receives a connection over SCM_RIGHTS (on fd 3) and
 // proposes on it with the granted process's secret.
-func granteeHanded(t *testing.T, to string) {
+func granteeHanded(t *testing.T, to, secret string) {
 	buf, oob := make([]byte, 1), make([]byte, syscall.CmsgSpace(4))
 	_, oobn, _, _, err := syscall.Recvmsg(3, buf, oob, 0)
 	if err != nil {
@@ -223,7 +226,19 @@ func granteeHanded(t *testing.T, to string) {
 		t.Fatal(err)
 	}
 	c := &rawConn{c: conn.(*net.UnixConn), br: bufio.NewReader(conn)}
-	fmt.Printf("HANDED %s\n", c.propose(t, os.Getenv("SOLGATE_TEST_GRANTEE_SECRET"), to, 1_000_006))
+	fmt.Printf("HANDED %s\n", c.propose(t, secret, to, 1_000_006))
+}
+
+// helperEnv is this process's environment with the given variables set in
+// place (execve's environment keeps the first of two equal names).
+func helperEnv(set ...string) []string {
+	env := os.Environ()
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		env = append(env, kv)
+	}
+	return env
 }
 
 func newSecret() string {

@@ -136,8 +136,7 @@ func TestAConnectionWrittenByAnotherUserIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(helper, "-test.run=^TestHelperOneCall$", "-test.v")
-	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET=fd:3", "SOLGATE_TEST_HELPER_MODE=call",
-		"SOLGATE_TEST_HELPER_TOOL=get_spend_status", "SOLGATE_TEST_HELPER_ARGS={}")
+	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET=fd:3", "SOLGATE_TEST_HELPER_MODE=call:get_spend_status:{}")
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: stranger, Gid: stranger, Groups: []uint32{}}}
 	out, _ := cmd.CombinedOutput()
@@ -166,8 +165,7 @@ func worldForUsers(t *testing.T, uids ...uint32) (*world, string) {
 func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) mcpbridge.CallResult {
 	t.Helper()
 	cmd := exec.Command(helper, "-test.run=^TestHelperOneCall$", "-test.v")
-	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET="+socket, "SOLGATE_TEST_HELPER_MODE=call",
-		"SOLGATE_TEST_HELPER_TOOL="+tool, "SOLGATE_TEST_HELPER_ARGS="+args)
+	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET="+socket, "SOLGATE_TEST_HELPER_MODE=call:"+tool+":"+args)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}}
 	out, _ := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
@@ -187,7 +185,9 @@ func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) 
 // above: one call, its answer printed as JSON.
 func TestHelperOneCall(t *testing.T) {
 	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
-	if path == "" || os.Getenv("SOLGATE_TEST_HELPER_MODE") != "call" {
+	kind, call, _ := strings.Cut(os.Getenv("SOLGATE_TEST_HELPER_MODE"), ":")
+	tool, args, _ := strings.Cut(call, ":")
+	if path == "" || kind != "call" {
 		t.Skip("requires the helper-process environment: started as another uid by the tests of ownership_test.go, which require root")
 	}
 	client := mcpbridge.NewUnixHTTPClient(path, time.Minute)
@@ -199,8 +199,7 @@ func TestHelperOneCall(t *testing.T) {
 		client = &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}}
 	}
 	res, err := mcpbridge.PostCall(context.Background(), client, mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: "same-name", Version: "1.0"}, Tool: os.Getenv("SOLGATE_TEST_HELPER_TOOL"),
-		Arguments: json.RawMessage(os.Getenv("SOLGATE_TEST_HELPER_ARGS"))})
+		Client: mcpbridge.ClientInfo{Name: "same-name", Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
 	if err != nil {
 		res = mcpbridge.CallResult{IsError: true, Text: "transport: " + err.Error()}
 	}
