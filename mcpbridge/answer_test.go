@@ -97,22 +97,23 @@ func TestEncodeCallIsJSONMarshal(t *testing.T) {
 		`{"a":1`,
 		`[]`, `null`, `7`, ``,
 	} {
-		checkEncodeCall(t, "claude-code <x>", "1.0 & 2", "transfer_sol", []byte(args))
+		checkEncodeCall(t, "claude-code <x>", "1.0 & 2", "transfer_sol", []byte(args), "")
+		checkEncodeCall(t, "claude-code <x>", "1.0 & 2", "transfer_sol", []byte(args), processSecret)
 	}
-	checkEncodeCall(t, "", "", "", nil)
+	checkEncodeCall(t, "", "", "", nil, "")
 }
 
 func FuzzEncodeCall(f *testing.F) {
-	f.Add("claude", "1", "transfer_sol", []byte(`{"to":"x","lamports":1}`))
-	f.Add("<\u2028>\xff", "\"", "", []byte(" { \"a\" : \"<&>\" } "))
-	f.Fuzz(func(t *testing.T, name, version, tool string, args []byte) {
-		checkEncodeCall(t, name, version, tool, args)
+	f.Add("claude", "1", "transfer_sol", []byte(`{"to":"x","lamports":1}`), "")
+	f.Add("<\u2028>\xff", "\"", "", []byte(" { \"a\" : \"<&>\" } "), processSecret)
+	f.Fuzz(func(t *testing.T, name, version, tool string, args []byte, process string) {
+		checkEncodeCall(t, name, version, tool, args, process)
 	})
 }
 
-func checkEncodeCall(t *testing.T, name, version, tool string, args []byte) {
+func checkEncodeCall(t *testing.T, name, version, tool string, args []byte, process string) {
 	t.Helper()
-	req := CallRequest{Client: ClientInfo{Name: name, Version: version}, Tool: tool, Arguments: args}
+	req := CallRequest{Client: ClientInfo{Name: name, Version: version}, Tool: tool, Arguments: args, Process: process}
 	want, wantErr := json.Marshal(req)
 	got, err := encodeCall(req)
 	if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {

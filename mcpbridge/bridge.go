@@ -101,7 +101,7 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		}
 	}
 	stop := waitProgress(ctx, req)
-	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args})
+	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args, Process: processSecret})
 	stop()
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
@@ -304,6 +304,10 @@ func encodeCall(req CallRequest) ([]byte, error) {
 			return nil, err
 		}
 		json.HTMLEscape(&b, compact.Bytes())
+	}
+	if req.Process != "" {
+		b.WriteString(`,"process":`)
+		writeJSONString(&b, req.Process)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

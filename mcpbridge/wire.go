@@ -43,6 +43,12 @@ type CallRequest struct {
 	Client    ClientInfo      `json:"client"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Process is the bridge's secret for the life of its process (random,
+	// made at start, held only in the memory of a non-dumpable process). A
+	// standing grant binds to it beside the kernel's pid and start time, so
+	// the program a process execs into (same pid, same start time) is not
+	// the process the operator granted. Empty: no grant can cover the call.
+	Process string `json:"process,omitempty"`
 }
 
 // CallResult is the hub's answer, mapped 1:1 onto an MCP CallToolResult.

@@ -8,11 +8,15 @@ import (
 )
 
 // Breaker answers the runbook's open question — an agent that keeps retrying
-// a wall — in code. A fingerprint (tool + exact arguments) denied once is
-// answered "retryable: false" from then on, and a client that collects
-// BreakerDenials denials inside BreakerWindow has its writes paused until the
-// operator resumes it. The breaker only ever adds denials; it can never turn
-// a policy "no" into a "yes".
+// a wall — in code. A fingerprint (tool + exact arguments) a client was
+// denied once is answered "retryable: false" to that client from then on,
+// and a client that collects BreakerDenials denials inside BreakerWindow has
+// its writes paused until the operator resumes it. The breaker only ever
+// adds denials; it can never turn a policy "no" into a "yes".
+//
+// The client is whatever the caller keys it on; the console keys it on the
+// agent's user (uid), all its processes together, so a fork starts with
+// its parent's count and one user's wall never marks another's call.
 //
 // Use: Check before evaluating (a paused client is refused without further
 // work), then Observe with the policy's decision.
@@ -22,7 +26,7 @@ type Breaker struct {
 	limit  int
 	window time.Duration
 
-	deniedFingerprints map[string]struct{}
+	deniedFingerprints map[string]struct{}    // client + "\x00" + fingerprint
 	denials            map[string][]time.Time // client → denial times inside the window
 	paused             map[string]bool
 }
@@ -77,16 +81,17 @@ func (b *Breaker) pausedDecision(client string) Decision {
 func (b *Breaker) Observe(client, fingerprint string, d Decision) Decision {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	key := client + "\x00" + fingerprint
 	if d.Allowed {
-		delete(b.deniedFingerprints, fingerprint)
+		delete(b.deniedFingerprints, key)
 		return d
 	}
-	if _, seen := b.deniedFingerprints[fingerprint]; seen && fingerprint != "" {
+	if _, seen := b.deniedFingerprints[key]; seen && fingerprint != "" {
 		d.Retryable = false
 		d.Reason += " This exact request was denied before; retrying will not change the answer."
 	}
 	if fingerprint != "" {
-		b.deniedFingerprints[fingerprint] = struct{}{}
+		b.deniedFingerprints[key] = struct{}{}
 	}
 
 	now := b.now()

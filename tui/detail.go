@@ -132,7 +132,11 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		// The one measure of value, per asset, from the exact bytes.
 		field("Effects", eff.Summary())
 	}
-	// The name is whatever the agent chose to call itself.
+	// The user is the kernel's word; the name is whatever the agent chose
+	// to call itself.
+	if p.User != "" {
+		field("User", untrusted.Sanitize(p.User, 48)+" (from the kernel)")
+	}
 	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
 	return d.finish(s, lines)
 }

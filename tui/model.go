@@ -678,7 +678,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 					m.queue.Select(m.queue.index(ev.Proposal.ID))
 				}
 				e := m.queue.byID[ev.Proposal.ID]
-				text := fmt.Sprintf("NEW %s from %s: %s", e.p.ID, e.client, e.action())
+				text := fmt.Sprintf("NEW %s from %s: %s", e.p.ID, e.who, e.action())
 				kind := logInfo
 				if e.short != "" {
 					text += " ⚠ " + e.short

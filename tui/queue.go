@@ -21,6 +21,7 @@ const maxDecided = 100
 type entry struct {
 	p          *authority.Proposal
 	client     string   // sanitised client name
+	who        string   // the kernel's user, then the client name: "alice (uid 1001) · claude"
 	clientNote []string // instruction-like phrases found in the client name
 	amount     string
 	flags      []string               // sanitised warnings for the detail pane, in full
@@ -33,6 +34,12 @@ func newEntry(p *authority.Proposal) *entry {
 		p:          p,
 		client:     untrusted.Sanitize(p.Client, 48),
 		clientNote: untrusted.Flags(p.Client),
+	}
+	// The kernel's word comes first: two users' bridges may call
+	// themselves alike, and a cut row keeps its start.
+	e.who = e.client
+	if p.User != "" {
+		e.who = untrusted.Sanitize(p.User, 48) + " · " + e.client
 	}
 	var short []string
 	banner, under := false, map[string]bool{}
@@ -373,7 +380,7 @@ func (q *queue) Render(s styles, now time.Time) []string {
 			when = statusWord(p.Status)
 			tail = e.short
 		}
-		row := mark + pad(p.ID, colID) + " " + pad(e.client, clientW) + " " + padLeft(e.amount, colAmount) + " " +
+		row := mark + pad(p.ID, colID) + " " + pad(e.who, clientW) + " " + padLeft(e.amount, colAmount) + " " +
 			padLeft(age(now.Sub(p.CreatedAt)), colAge) + " " + pad(when, colExp)
 		if tail != "" {
 			row += " ⚠ " + tail

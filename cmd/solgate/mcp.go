@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	// One P for a bridge from the start of initialisation (see relayRuntime).
 	_ "github.com/solgate/solgate/cmd/solgate/relayprocs"
@@ -42,6 +43,13 @@ bridge writes a CPU profile of its life to DIR/solgate-mcp-PID.pprof.`,
 			s, err := sf.build()
 			if err != nil {
 				return err
+			}
+			// Non-dumpable: no other process of the agent's user can
+			// ptrace the bridge, read its memory (its process secret) or
+			// take its connections through /proc or pidfd_getfd, so a
+			// grant bound to this process is this process's alone.
+			if err := executor.MakeUndumpable(); err != nil {
+				return fmt.Errorf("solgate mcp: %w", err)
 			}
 			relayRuntime()
 			stop, err := startBridgeProfile(os.Getenv(bridgeProfileEnv))

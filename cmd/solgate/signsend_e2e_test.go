@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/policy"
 )
 
 // sign_and_send_transaction through the real binaries: the console in a
@@ -184,10 +185,13 @@ func TestSignAndSendAcceptedThroughTheRealBinary(t *testing.T) {
 // Each refused transaction is refused with its reason, before it bothers the
 // human, and the ledger is unchanged.
 func TestSignAndSendRefusedThroughTheRealBinary(t *testing.T) {
-	w := startOutsideWorld(t)
+	// The retry breaker pauses a user after five denials in a minute (all
+	// its processes together), so each five cases get a console of their
+	// own; the cases' closures read w as it is when they run.
+	var w *outsideWorld
 	const tool = "sign_and_send_transaction"
 	overCap := uint64(200_000_000) // 0.2 SOL: over the 0.1 SOL per-transaction cap
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		kind string
 		opts localnet.OutsideOptions
 		want func(o localnet.Outside) string
@@ -209,11 +213,12 @@ func TestSignAndSendRefusedThroughTheRealBinary(t *testing.T) {
 		// A mint with no cap is refused.
 		{"token-transfer", localnet.OutsideOptions{}, func(o localnet.Outside) string { return o.Accounts["mint"] + ", which no per-mint cap bounds" }},
 	} {
+		if i%policy.DefaultBreakerDenials == 0 {
+			w = startOutsideWorld(t)
+		}
 		t.Run(fmt.Sprintf("%s/%d", tc.kind, tc.opts.Lamports), func(t *testing.T) {
 			o := w.build(t, tc.kind, tc.opts)
 			before := w.balance(t, w.wallet)
-			// An agent process of its own: five denials in a minute would
-			// pause one agent's writes (the retry breaker).
 			a := testkit.StartAgent(t, w.socket, "sdk-agent-"+tc.kind)
 			ans := a.Call(tool, map[string]any{"transaction": o.Transaction})
 			if ans.Status() != "denied" || !strings.Contains(ans.Text, tc.want(o)) {

@@ -18,9 +18,16 @@ import (
 // is consumed whatever happens next; then run re-checks policy and reserves
 // the spend atomically from a fresh simulation, and only then is anything
 // signed.
-func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
+func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
+	client := who.name
 	id, err := h.tokens.Consume(confirm, fp)
-	if err != nil {
+	var te *TokenError
+	switch {
+	case errors.As(err, &te) && !h.ownedBy(who, te.ProposalID):
+		// Used, expired or mismatched, but not this caller's to know.
+		h.foreignToken(who, te.ProposalID, fp, burned(err))
+		return refusedResult(ErrTokenUnknown.Error())
+	case err != nil:
 		h.tokenRefused(client, fp, err)
 		return refusedResult(err.Error())
 	}
@@ -34,6 +41,13 @@ func (h *Hub) executeConfirmed(ctx context.Context, client, fp, confirm string, 
 	case !ok:
 		h.mu.Unlock()
 		return refusedResult("the proposal behind this token no longer exists; propose again")
+	case !who.owns(p):
+		// Someone else's token: the answer is an unknown token's, and the
+		// token is spent like any other presented one (fail closed: it
+		// leaked, so its own proposal is void too).
+		h.mu.Unlock()
+		h.foreignToken(who, id, fp, true)
+		return refusedResult(ErrTokenUnknown.Error())
 	case p.Status != StatusApproved:
 		st := p.Status
 		h.mu.Unlock()
@@ -282,16 +296,47 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 	// call that used it may be between its Consume and marking the
 	// proposal executing, and voiding it there failed a legitimate
 	// execution that 16 concurrent callers raced (TestAdversarialTokens).
-	if id != "" && (errors.Is(err, ErrTokenMismatch) || errors.Is(err, ErrTokenExpired)) {
+	if id != "" && burned(err) {
 		h.failApproved(id, "its confirmation token was used with different arguments or after expiry: "+err.Error())
 	}
+}
+
+// burned reports whether the refused call was the one that spent the token
+// (with other arguments, or after its expiry), rather than a replay of a
+// token another call already used or the operator revoked.
+func burned(err error) bool {
+	return errors.Is(err, ErrTokenMismatch) || errors.Is(err, ErrTokenExpired)
+}
+
+// foreignToken records a token presented by a caller that does not own its
+// proposal (ownership.go): audited, shown to the operator, and the proposal
+// it was issued for is void when this call spent its token (a replay of a
+// used one leaves the call that used it alone; see tokenRefused).
+func (h *Hub) foreignToken(who caller, id, fp string, spent bool) {
+	h.audit("token_refused", id, map[string]any{"client": who.name, "peer": who.id, "fingerprint": fp,
+		"error": "presented by a caller that does not own the proposal"})
+	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
+		Message: fmt.Sprintf("%s (%s): confirmed call with the token of %s, which it does not own, refused; that token is void", who.name, ownerOf(who.id), id)})
+	if spent {
+		h.failApproved(id, "its confirmation token was presented by another user or process, so it is void; propose again")
+	}
+}
+
+// ownedBy reports whether the proposal id, if the console still holds it,
+// belongs to who.
+func (h *Hub) ownedBy(who caller, id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.proposals[id]
+	return !ok || who.owns(p)
 }
 
 // malformedCall answers arguments that do not parse. A confirm token among
 // them is voided all the same: any call that presents a token spends it, so
 // a token never survives being sent with arguments other than the approved
 // ones, readable or not.
-func (h *Hub) malformedCall(client string, req mcpbridge.CallRequest, err error) mcpbridge.CallResult {
+func (h *Hub) malformedCall(who caller, req mcpbridge.CallRequest, err error) mcpbridge.CallResult {
+	client := who.name
 	msg := err.Error()
 	var loose struct {
 		Confirm string `json:"confirm"`
@@ -299,10 +344,16 @@ func (h *Hub) malformedCall(client string, req mcpbridge.CallRequest, err error)
 	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
 		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, ErrTokenUnknown) {
 			var te *TokenError
-			if errors.As(terr, &te) && errors.Is(terr, ErrTokenMismatch) {
+			switch {
+			case errors.As(terr, &te) && !h.ownedBy(who, te.ProposalID):
+				// Answered as an unknown token is: nothing about it.
+				h.foreignToken(who, te.ProposalID, "", burned(terr))
+			case errors.Is(terr, ErrTokenMismatch):
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
+				h.tokenRefused(client, "", terr)
+			default:
+				h.tokenRefused(client, "", terr)
 			}
-			h.tokenRefused(client, "", terr)
 		}
 	}
 	return toolError(msg)

@@ -17,12 +17,16 @@ import (
 // caller is who sent a call. The name is what the agent says it is (MCP
 // clientInfo): display text only, sanitised and capped. The id is what the
 // kernel says (uid, pid and the process's start time), which the agent cannot
-// choose; the retry breaker keys on it. The flood limits key on the user
-// (owner): a fork() is a new process but not a new user, so it gets no fresh
-// allowance, and renaming itself gives an agent nothing.
+// choose. The flood limits, the retry breaker and the ownership of proposals
+// key on the user (owner): a fork() is a new process but not a new user, so
+// it gets no fresh allowance, and renaming itself gives an agent nothing.
 type caller struct {
 	name string
 	id   string
+	// proc is the one process that sent this call, by the kernel's word
+	// for this call (sender.go); zero when it cannot be vouched for, or
+	// for a call made inside the console.
+	proc processID
 	// prep is the proposal this call is preparing (see admit); nil for
 	// calls that are not proposals.
 	prep *prepSlot
@@ -47,13 +51,13 @@ func ownerOf(id string) string {
 // console whole.
 const maxClientName = 64
 
-func callerOf(ctx context.Context, ci mcpbridge.ClientInfo) caller {
-	name := untrusted.Sanitize(ci.String(), maxClientName)
+func callerOf(ctx context.Context, req mcpbridge.CallRequest) caller {
+	name := untrusted.Sanitize(req.Client.String(), maxClientName)
 	if name == "" {
 		name = "unknown-client"
 	}
-	if id, ok := PeerIDFromContext(ctx); ok {
-		return caller{name: name, id: id.String(), prep: &prepSlot{}}
+	if pc := peerConnFrom(ctx); pc != nil {
+		return caller{name: name, id: pc.cred.Identity().String(), proc: processOf(pc, req.Process), prep: &prepSlot{}}
 	}
 	// A call from inside the console's own process (tests drive the hub
 	// this way) has no peer; its name is all there is to key on.

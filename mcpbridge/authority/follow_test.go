@@ -3,12 +3,15 @@ package authority_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
@@ -46,16 +49,42 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	}
 	h2 := built.Hub
 	defer h2.Close()
-	got := statusCall(t, h2, id, 0)
+	// Asked by the user that proposed (this test's, whose bridge made
+	// them), over the second console's socket; the console itself is no
+	// user, and is answered as another user would be.
+	path := filepath.Join(testkit.SocketDir(t), "s")
+	l, err := authority.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go h2.Serve(l)
+	defer l.Close()
+	ask := func(id string) mcpbridge.CallResult {
+		res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), mcpbridge.CallRequest{
+			Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: json.RawMessage(fmt.Sprintf(`{"proposal_id":%q}`, id))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	got := ask(id)
 	if got.Structured["status"] != "executed" || got.Structured["signature"] != done.Structured["signature"] || !strings.Contains(got.Text, "do not propose it again") {
 		t.Errorf("executed proposal after restart: %+v", got)
 	}
-	if void := statusCall(t, h2, pending, 0); void.Structured["status"] != "expired" || !strings.Contains(void.Text, "nothing was sent") {
+	if void := ask(pending); void.Structured["status"] != "expired" || !strings.Contains(void.Text, "nothing was sent") {
 		t.Errorf("pending proposal after restart: %+v", void)
 	}
-	if unknown := statusCall(t, h2, "p_never", 0); unknown.Structured["status"] != "unknown" {
+	if unknown := ask("p_never"); unknown.Structured["status"] != "unknown" {
 		t.Errorf("never-made proposal: %+v", unknown)
 	}
+	if other := statusCall(t, h2, id, 0); other.Structured["status"] != "unknown" || other.Text != unknownAnswer(id) {
+		t.Errorf("another caller asked for the executed proposal after restart: %+v", other)
+	}
+}
+
+// unknownAnswer is what proposal_status says about an id nobody made.
+func unknownAnswer(id string) string {
+	return "Proposal " + id + " is unknown to this console (it may have been made before a restart). Propose again."
 }
 
 // An execution whose outcome is unknown (the RPC went dark after the send)

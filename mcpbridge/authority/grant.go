@@ -16,9 +16,11 @@ import (
 // human's key press: a covered proposal is approved through the same path
 // (decide), and every cap and policy rule has already judged it by then.
 // Grants live in memory only, so a restart ends them all. A grant binds to
-// the caller's id: a socket peer's kernel identity, or, for a call made
-// inside the console's own process (tests, the demo), that in-process id,
-// which nothing on the socket can claim.
+// the process that proposed: on the socket, the kernel's word for each
+// covered call's sender and the bridge's per-process secret (sender.go),
+// and it ends when that process exits (procwatch_linux.go); for a call
+// made inside the console's own process (tests), that in-process id, which
+// nothing on the socket can claim.
 
 // grantable names what a grant binds to. A kind opts in by implementing it
 // on its arguments (transfer_sol: recipient and lamports) or, when the terms
@@ -94,6 +96,30 @@ type Grant struct {
 	// still open: they hold a call and a part of the ceiling until they
 	// land (kept) or end without landing (given back).
 	inFlight int
+
+	// proc is the agent process the grant binds to, and watch follows it
+	// to its exit; zero and nil for a grant on a call made inside the
+	// console (bound to Peer, which nothing on the socket can claim).
+	proc  processID
+	watch *processWatch
+}
+
+// binds reports whether p was proposed by the grant's process, judged on
+// the kernel's word for the call that proposed it, and the process is
+// still running.
+func (g *Grant) binds(p *Proposal) bool {
+	if g.proc.valid() {
+		return p.proc == g.proc && g.watch.alive()
+	}
+	return g.watch == nil && g.Peer == p.Peer
+}
+
+// boundTo reports whether the grant is the caller's (get_spend_status).
+func (g *Grant) boundTo(who caller) bool {
+	if g.proc.valid() {
+		return who.proc == g.proc
+	}
+	return g.Peer == who.id
 }
 
 // Left is how many more calls the grant covers.
@@ -142,20 +168,40 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	}
 	cp, amount := a.GrantTerms()
 	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
-		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}
+		Count: t.Count, Ceiling: t.Ceiling, From: p.ID, proc: p.proc}
 	spend := p.Spend
+	_, socket := uidOf(p.Peer)
 	h.mu.Unlock()
+	if socket {
+		// A grant trusts one running process. Bound to anything less (a
+		// uid, a connection), a fork or whoever holds its connection
+		// would inherit it.
+		if !g.proc.valid() {
+			return nil, Grant{}, fmt.Errorf("grant %s: the kernel cannot vouch for one agent process behind this proposal (its client sent no process secret, or another process wrote on its connection): approve it on its own (a) instead", id)
+		}
+		w, err := watchProcess(g.proc)
+		if err != nil {
+			return nil, Grant{}, fmt.Errorf("grant %s: %w", id, err)
+		}
+		g.watch = w
+	}
+	fail := func(err error) (*Proposal, Grant, error) {
+		if g.watch != nil {
+			g.watch.close()
+		}
+		return nil, Grant{}, err
+	}
 	// A ceiling of 0 SOL is a bound only on a proposal that spends none (an
 	// x402 payment: its calls are bounded by count, per-call amount and the
 	// per-mint caps).
 	if limit := h.ceilingCap(spend); (t.Ceiling == 0 && spend > 0) || t.Ceiling > limit {
-		return nil, Grant{}, fmt.Errorf("grant %s: ceiling %s SOL: give more than 0 and at most %s SOL (what the session cap leaves after this proposal)",
-			id, executor.FormatSOL(t.Ceiling), executor.FormatSOL(limit))
+		return fail(fmt.Errorf("grant %s: ceiling %s SOL: give more than 0 and at most %s SOL (what the session cap leaves after this proposal)",
+			id, executor.FormatSOL(t.Ceiling), executor.FormatSOL(limit)))
 	}
 
 	snap, err := h.Approve(id, by)
 	if err != nil {
-		return nil, Grant{}, err
+		return fail(err)
 	}
 	now := h.opts.Now()
 	h.mu.Lock()
@@ -175,6 +221,13 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	// the timer takes it off the console's grants line on time.
 	n := g.N
 	time.AfterFunc(t.For, func() { h.endGrants(func(g *Grant) bool { return g.N == n }, "it expired") })
+	if g.watch != nil {
+		go func() {
+			if g.watch.wait() {
+				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", g.proc.pid))
+			}
+		}()
+	}
 	return snap, g, nil
 }
 
@@ -218,6 +271,9 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 	h.mu.Unlock()
 	sort.Slice(ended, func(i, j int) bool { return ended[i].N < ended[j].N })
 	for _, g := range ended {
+		if g.watch != nil {
+			g.watch.close() // its waiter returns
+		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)
 		h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
@@ -268,6 +324,9 @@ func (h *Hub) applyGrant(id string) {
 	g.inFlight++
 	p.Grant, p.grantClaim, p.grantSettled = g.N, p.Spend, false
 	n := g.N
+	// p.Grant is marked above, before the decision makes the token
+	// visible: from then on only the granted process may see or use it
+	// (ownership.go).
 	h.mu.Unlock()
 
 	by := fmt.Sprintf("grant #%d", n)
@@ -280,6 +339,8 @@ func (h *Hub) applyGrant(id string) {
 			h.giveBackLocked(p, "it was not approved")
 		}
 		p.Grant, p.grantClaim = 0, 0
+	} else {
+		snap.Grant = n
 	}
 	var used Grant
 	if live, ok := h.grants[n]; ok {
@@ -359,7 +420,7 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 		g := h.grants[n]
 		why := ""
 		switch {
-		case g.Peer != p.Peer:
+		case !g.binds(p):
 			// Another process, whatever name it gives: the grant is the
 			// human's trust in one running agent, not in a name.
 			continue
@@ -391,9 +452,9 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 }
 
 // grantsOf lists the live grants of one agent process, for get_spend_status.
-func (h *Hub) grantsOf(peer string) []map[string]any {
+func (h *Hub) grantsOf(who caller) []map[string]any {
 	h.mu.Lock()
-	gs := h.grantsLocked(func(g *Grant) bool { return g.Peer == peer })
+	gs := h.grantsLocked(func(g *Grant) bool { return g.boundTo(who) })
 	h.mu.Unlock()
 	out := make([]map[string]any, 0, len(gs))
 	for _, g := range gs {

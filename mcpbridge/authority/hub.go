@@ -113,7 +113,7 @@ type Hub struct {
 
 	mu             sync.Mutex
 	proposals      map[string]*Proposal
-	pendingByFP    map[string]string // fingerprint → pending proposal id
+	pendingByFP    map[string]string // pendingKey (user, fingerprint) → pending proposal id
 	pendingOf      map[string]int    // user (caller.owner) → its pending proposals (flood control)
 	preparing      map[string]int    // user → its admitted proposals being prepared
 	preparingTotal int
@@ -124,6 +124,7 @@ type Hub struct {
 	present        map[string]int       // client → bridges holding PresencePath open
 	recipients     map[string]struct{}  // addresses seen in proposals, for look-alike checks
 	peerUIDs       map[uint32]bool      // bridge users seen, for the warnings
+	userNames      sync.Map             // uid → "alice (uid 1001)" (userOf)
 	warnings       []string             // persistent warnings, see exposure.go
 	consoleUID     uint32
 	grants         map[int]*Grant // live standing grants by number (grant.go); memory only
@@ -201,7 +202,7 @@ func (h *Hub) Close() {
 // Call handles one forwarded tool call. Every expected failure is a result,
 // never a Go error: the bridge passes it on to the model as it is.
 func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.CallResult {
-	who := callerOf(ctx, req.Client)
+	who := callerOf(ctx, req)
 	defer h.endPropose(who)
 	client := who.name
 	h.mu.Lock()
@@ -210,27 +211,27 @@ func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.Cal
 
 	raw, err := DecodeArgs(req.Arguments)
 	if err != nil {
-		return h.malformedCall(client, req, err)
+		return h.malformedCall(who, req, err)
 	}
 	if wk, ok := h.kinds.Lookup(req.Tool); ok {
 		a, err := wk.Parse(raw)
 		if err != nil {
-			return h.malformedCall(client, req, err)
+			return h.malformedCall(who, req, err)
 		}
 		if a.ConfirmToken() == "" {
 			return h.propose(ctx, who, wk, a)
 		}
 		// An approved proposal of any kind runs through the one run skeleton.
-		return h.executeConfirmed(ctx, client, a.Fingerprint(), a.ConfirmToken(), func(p *Proposal) { h.run(p.ID, who, p.Kind) })
+		return h.executeConfirmed(ctx, who, a.Fingerprint(), a.ConfirmToken(), func(p *Proposal) { h.run(p.ID, who, p.Kind) })
 	}
 	if rt, ok := readTools[req.Tool]; ok {
 		a, err := rt.parse(raw)
 		if err != nil {
-			return h.malformedCall(client, req, err)
+			return h.malformedCall(who, req, err)
 		}
 		return rt.handle(ctx, h, who, a)
 	}
-	return h.malformedCall(client, req, unknownTool(req.Tool))
+	return h.malformedCall(who, req, unknownTool(req.Tool))
 }
 
 // Note shows a line in the console log. The demo's scripted agent narrates

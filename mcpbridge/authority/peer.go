@@ -13,8 +13,9 @@ import (
 // A bridge names itself (MCP clientInfo), and the agent chooses that name. What
 // it cannot choose is what the kernel reports about the process at the other
 // end of the socket: its uid and pid (SO_PEERCRED), and that process's start
-// time, which tells a reused pid from its predecessor. Flood control and the
-// retry breaker key on this identity; the name is display text only.
+// time, which tells a reused pid from its predecessor. Flood control, the
+// retry breaker and proposals' ownership key on its uid, grants on the
+// process (sender.go); the name is display text only.
 
 // PeerID is a connected process as the kernel knows it.
 type PeerID struct {

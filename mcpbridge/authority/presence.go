@@ -29,7 +29,7 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyRead() // from here on the request is held open on purpose
-	who := callerOf(r.Context(), ci)
+	who := callerOf(r.Context(), mcpbridge.CallRequest{Client: ci})
 	client := who.name
 	h.mu.Lock()
 	if h.closed {

@@ -39,11 +39,15 @@ func (s Status) Final() bool {
 // Proposal is one write the agent asked for. Hub methods hand out copies;
 // the hub's own copy is guarded by the hub's mutex.
 type Proposal struct {
-	ID          string
-	Seq         int64
-	Tool        string
-	Client      string // the name the agent gave (sanitised display text, never a key)
-	Peer        string // who proposed, as the kernel knows it (see caller): what limits key on
+	ID     string
+	Seq    int64
+	Tool   string
+	Client string // the name the agent gave (sanitised display text, never a key)
+	Peer   string // who proposed, as the kernel knows it (see caller): what limits key on
+	// User is the user that proposed, by the kernel's word ("alice (uid
+	// 1001)"), shown beside the self-described Client; "" for a call made
+	// inside the console's own process.
+	User        string
 	Fingerprint string
 	// Kind is what the proposal spends and how, as its registered write
 	// kind drafted and prepared it (registry.go).
@@ -78,6 +82,10 @@ type Proposal struct {
 	// text is previewText as the proposal was recorded with: what it
 	// previews never changes once queued, and the answer reuses it.
 	text string
+
+	// proc is the process that proposed it, where the kernel vouched for
+	// one (sender.go): what a grant made on it binds to.
+	proc processID
 
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending

@@ -52,7 +52,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	now := h.opts.Now()
 	spend := facts.Lamports
 	p := &Proposal{
-		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, Fingerprint: fp, Kind: k,
+		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), proc: who.proc, Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
 		Status: StatusPending, changed: make(chan struct{}),
 	}
@@ -86,7 +86,7 @@ func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.C
 // denial. done reports that res is the answer.
 func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
 	h.mu.Lock()
-	if id, ok := h.pendingByFP[fp]; ok {
+	if id, ok := h.pendingByFP[pendingKey(who.owner(), fp)]; ok {
 		p := h.proposals[id]
 		snap := p.snapshot()
 		h.mu.Unlock()
@@ -101,7 +101,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 	if full != "" {
 		return h.floodDenied(who, full, h.pendingLimitDecision(full)), true
 	}
-	if d, ok := h.opts.Breaker.Check(who.id); !ok {
+	if d, ok := h.opts.Breaker.Check(who.owner()); !ok {
 		return deny(d), true
 	}
 	if d, ok := h.flood.admit(who.owner()); !ok {
@@ -134,19 +134,21 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	if h.opts.Store != nil {
 		args, _ := json.Marshal(normalized)
 		row = store.Proposal{
-			ID: p.ID, Client: client, Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
+			ID: p.ID, Client: client, Owner: ownerOf(p.Peer), Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
 			Preview: p.text, CreatedAt: p.CreatedAt, Status: string(StatusPending),
 		}
 	}
+	owner := ownerOf(p.Peer)
+	key := pendingKey(owner, p.Fingerprint)
 	h.mu.Lock()
-	if id, ok := h.pendingByFP[p.Fingerprint]; ok {
-		// An identical call won the race while this one was being prepared.
+	if id, ok := h.pendingByFP[key]; ok {
+		// An identical call of the same user won the race while this one
+		// was being prepared.
 		existing := h.proposals[id]
 		snap := existing.snapshot()
 		h.mu.Unlock()
 		return h.repeatedResult(existing, snap)
 	}
-	owner := ownerOf(p.Peer)
 	full := ""
 	switch {
 	case h.pendingOf[owner] >= h.opts.MaxPendingPerUID:
@@ -169,7 +171,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	h.seq++
 	p.Seq = h.seq
 	h.proposals[p.ID] = p
-	h.pendingByFP[p.Fingerprint] = p.ID
+	h.pendingByFP[key] = p.ID
 	h.pendingOf[owner]++
 	h.pruneLocked()
 	snap := p.snapshot()
@@ -196,7 +198,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 		close(p.record.done)
 	}
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
-	h.log.Info("proposal queued", "id", p.ID, "client", client, "tool", p.Tool)
+	h.log.Info("proposal queued", "id", p.ID, "client", client, "user", p.User, "tool", p.Tool)
 	res := pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
@@ -207,15 +209,22 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 // unpendLocked takes p out of the pending counts (same-arguments lookup
 // and flood limits), once, when it stops waiting for a decision.
 func (h *Hub) unpendLocked(p *Proposal) {
-	if h.pendingByFP[p.Fingerprint] == p.ID {
-		delete(h.pendingByFP, p.Fingerprint)
-		if owner := ownerOf(p.Peer); h.pendingOf[owner] > 1 {
+	owner := ownerOf(p.Peer)
+	if key := pendingKey(owner, p.Fingerprint); h.pendingByFP[key] == p.ID {
+		delete(h.pendingByFP, key)
+		if h.pendingOf[owner] > 1 {
 			h.pendingOf[owner]--
 		} else {
 			delete(h.pendingOf, owner)
 		}
 	}
 }
+
+// pendingKey is what "the same arguments while pending" is looked up by:
+// the user and the fingerprint. A proposal belongs to the user that made it,
+// so another user's identical call is a proposal of its own, never an
+// answer that names (and leads to the token of) someone else's.
+func pendingKey(owner, fp string) string { return owner + "\x00" + fp }
 
 // recording is a proposal's insert on its way to disk: done is closed once
 // it is durable, or once it failed, err then saying why.
@@ -311,7 +320,7 @@ func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) m
 // (e.g. a look-alike recipient) travel separately to the console, so it can
 // show each whole, and are appended to the reason the model reads.
 func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
-	d = h.opts.Breaker.Observe(who.id, fp, d)
+	d = h.opts.Breaker.Observe(who.owner(), fp, d)
 	client := who.name
 	body["peer"] = who.id
 	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
@@ -320,8 +329,8 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 	}
 	h.audit("auto_denied", "", body)
 	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
-		Message: fmt.Sprintf("%s → %s denied by %s: %s", client, what, d.Rule, d.Reason)})
-	h.log.Info("auto-denied", "client", client, "rule", d.Rule)
+		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
+	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {
 		if d.Imitates != "" && strings.Contains(w, d.Imitates) {
 			continue // the reason already names this look-alike

@@ -168,7 +168,7 @@ func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
 	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
 	// Who can reach the key and the console, so an honest agent can tell
 	// its user when the setup does not keep it out.
-	grants := h.grantsOf(who.id)
+	grants := h.grantsOf(who)
 	structured["grants"] = grants
 	text := capsText(v) + "\n" + grantsText(grants)
 	warnings := h.Warnings()
@@ -263,7 +263,7 @@ var readTools = map[string]readTool{
 	mcpbridge.ToolGetTransaction: read(ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a GetTransactionArgs) mcpbridge.CallResult {
 		return h.getTransaction(ctx, a)
 	}),
-	mcpbridge.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, _ caller, a ProposalStatusArgs) mcpbridge.CallResult {
-		return h.proposalStatus(ctx, a)
+	mcpbridge.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a ProposalStatusArgs) mcpbridge.CallResult {
+		return h.proposalStatus(ctx, who, a)
 	}),
 }

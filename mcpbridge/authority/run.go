@@ -36,7 +36,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 		return
 	}
 	if !decision.Allowed {
-		decision = h.opts.Breaker.Observe(who.id, k.Args().Fingerprint(), decision)
+		decision = h.opts.Breaker.Observe(who.owner(), k.Args().Fingerprint(), decision)
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}

@@ -135,6 +135,10 @@ func scanCallRequest(b []byte, req *mcpbridge.CallRequest) bool {
 			t, ok := s.Text()
 			req.Tool = string(t)
 			return ok
+		case "process":
+			t, ok := s.Text()
+			req.Process = string(t)
+			return ok
 		case "arguments":
 			from := s.Pos()
 			if !s.Skip(4) {
@@ -175,6 +179,14 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyRead()
+	if pc := peerConnFrom(r.Context()); pc != nil {
+		if uid, ok := pc.senders.foreign(); ok {
+			// Admission judged the user that connected, not this one.
+			writeJSON(w, http.StatusForbidden, mcpbridge.CallResult{IsError: true, Text: fmt.Sprintf(
+				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.cred.UID, uid)})
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
 }
 

@@ -3,6 +3,8 @@ package authority_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -30,11 +32,16 @@ func fakeWorld(t *testing.T, script *authority.FakeScript, tweak func(*authority
 	})
 }
 
+// testProcessSecret is this test process's secret, as a bridge has one
+// (mcpbridge.CallRequest.Process).
+var testProcessSecret = fmt.Sprintf("test-process-%d-%d", os.Getpid(), time.Now().UnixNano())
+
 func callSocket(t *testing.T, w *world, tool string, args map[string]any) mcpbridge.CallResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), mcpbridge.CallRequest{
 		Client: mcpbridge.ClientInfo{Name: "skeleton-test", Version: "1"}, Tool: tool, Arguments: raw,
+		Process: testProcessSecret, // as a bridge sends: a grant can bind to this process
 	})
 	if err != nil {
 		t.Fatal(err)

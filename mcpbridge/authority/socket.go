@@ -116,6 +116,11 @@ func (cfg ListenConfig) Listen(path string) (*SocketListener, error) {
 		lock.Close()
 		return nil, err
 	}
+	if raw, err := ul.SyscallConn(); err != nil || passCredentials(raw) != nil {
+		ul.Close()
+		lock.Close()
+		return nil, fmt.Errorf("listen on %s: cannot ask the kernel for each message's sender (SO_PASSCRED)", path)
+	}
 	if acl {
 		err = cfg.Admission.socketACL(path)
 	} else {
@@ -250,12 +255,25 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			go writeRefusal(c, cred.UID)
 			continue
 		}
+		raw, err := c.SyscallConn()
+		if err == nil {
+			err = passCredentials(raw)
+		}
+		if err != nil {
+			// Without the kernel's word on each call's sender, no grant
+			// could be checked: refuse rather than serve blind.
+			l.count(cred.UID, "connection refused: cannot ask for the sender of each message (SO_PASSCRED)", slog.String("err", err.Error()))
+			c.Close()
+			continue
+		}
 		release, over := l.peers.acquire(cred.UID)
 		if over != "" {
 			go l.tooMany(c, cred, over)
 			continue
 		}
-		return &peerConn{UnixConn: c, cred: cred, release: release}, nil
+		pc := &peerConn{UnixConn: c, raw: raw, cred: cred, release: release}
+		pc.senders.owner = cred.UID
+		return pc, nil
 	}
 }
 
@@ -337,8 +355,11 @@ func (l *SocketListener) Rejected() uint64 { return l.rejected.Load() }
 // peerConn is an accepted connection that remembers who is on the other end.
 type peerConn struct {
 	*net.UnixConn
+	raw     syscall.RawConn
 	cred    PeerCred
-	release func() // gives back the per-peer slot; safe to call twice
+	senders senders // who wrote what was read (sender.go), where the kernel says
+	oob     []byte  // control-message buffer of its reads (peercred_linux.go)
+	release func()  // gives back the per-peer slot; safe to call twice
 	// seen is set once the hub has noted this peer (Hub.seePeer): its
 	// later requests skip the hub's lock for a user already seen.
 	seen atomic.Bool

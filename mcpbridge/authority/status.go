@@ -14,7 +14,8 @@ import (
 
 // proposalStatus answers proposal_status, waiting up to wait_seconds for a
 // pending or executing proposal to change so an agent need not poll hard.
-func (h *Hub) proposalStatus(ctx context.Context, a ProposalStatusArgs) mcpbridge.CallResult {
+// Only its owner learns anything of a proposal (ownership.go).
+func (h *Hub) proposalStatus(ctx context.Context, who caller, a ProposalStatusArgs) mcpbridge.CallResult {
 	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
 	defer deadline.Stop()
 	for {
@@ -22,7 +23,11 @@ func (h *Hub) proposalStatus(ctx context.Context, a ProposalStatusArgs) mcpbridg
 		p, ok := h.proposals[a.ProposalID]
 		if !ok {
 			h.mu.Unlock()
-			return h.storedStatus(a.ProposalID)
+			return h.storedStatus(who, a.ProposalID)
+		}
+		if !who.owns(p) {
+			h.mu.Unlock()
+			return unknownProposalResult(a.ProposalID)
 		}
 		if p.record != nil {
 			select {
@@ -67,12 +72,12 @@ func (h *Hub) expireTokenLocked(p *Proposal) {
 // typically one made before a restart. The database knows how it ended; an
 // agent told "unknown, propose again" about a transfer that already executed
 // would pay twice.
-func (h *Hub) storedStatus(id string) mcpbridge.CallResult {
+func (h *Hub) storedStatus(who caller, id string) mcpbridge.CallResult {
 	if h.opts.Store == nil {
 		return unknownProposalResult(id)
 	}
 	p, err := h.opts.Store.GetProposal(id)
-	if err != nil {
+	if err != nil || !who.ownsStored(p.Owner) {
 		return unknownProposalResult(id)
 	}
 	st := map[string]any{"proposal_id": id, "status": p.Status, "earlier_console": true}

@@ -22,7 +22,7 @@ func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UnixNano()
-	for _, q := range []string{`DROP TABLE reservation_tokens`, `DELETE FROM schema_version WHERE version >= 6`} {
+	for _, q := range []string{`DROP TABLE reservation_tokens`, `ALTER TABLE proposals DROP COLUMN owner`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

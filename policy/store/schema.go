@@ -133,6 +133,10 @@ INSERT INTO decisions_v7 (proposal_id, decided_by, decided_at, outcome, reason, 
 DROP TABLE decisions;
 ALTER TABLE decisions_v7 RENAME TO decisions;
 `,
+	// 8: the user that made each proposal, by the kernel's word ("uid
+	// 1001"), so that after a restart proposal_status still answers only
+	// that user. Rows from before say '' (not known).
+	`ALTER TABLE proposals ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.

@@ -674,6 +674,9 @@ type Proposal struct {
 	Preview     string          `json:"preview"`
 	CreatedAt   time.Time       `json:"created_at"`
 	Status      string          `json:"status"`
+	// Owner is the user that made it, by the kernel's word ("uid 1001");
+	// '' for rows from before it was recorded.
+	Owner string `json:"owner,omitempty"`
 }
 
 // InsertProposal records a new proposal (status "pending" when empty).
@@ -717,9 +720,9 @@ func (s *Store) QueueProposal(p Proposal) *Queued {
 	w := s.queue("proposal", p.ID, p, func(tx *writeTx) error {
 		// One statement: the primary key finds a duplicate (no row
 		// inserted), where a look-up first cost a second one.
-		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status)
+		res, err := s.txExec(tx, `INSERT INTO proposals (id, client, tool, fingerprint, args, preview, created_at, status, owner)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			p.ID, p.Client, p.Tool, p.Fingerprint, string(p.Args), p.Preview, nanos(p.CreatedAt), p.Status, p.Owner)
 		if err != nil {
 			return fmt.Errorf("insert proposal %s: %w", p.ID, err)
 		}
@@ -752,8 +755,8 @@ func (s *Store) GetProposal(id string) (Proposal, error) {
 	var p Proposal
 	var args string
 	var created int64
-	err := s.db.QueryRow(`SELECT id, client, tool, fingerprint, args, preview, created_at, status FROM proposals WHERE id = ?`, id).
-		Scan(&p.ID, &p.Client, &p.Tool, &p.Fingerprint, &args, &p.Preview, &created, &p.Status)
+	err := s.db.QueryRow(`SELECT id, client, tool, fingerprint, args, preview, created_at, status, owner FROM proposals WHERE id = ?`, id).
+		Scan(&p.ID, &p.Client, &p.Tool, &p.Fingerprint, &args, &p.Preview, &created, &p.Status, &p.Owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Proposal{}, fmt.Errorf("proposal %s: %w", id, ErrNotFound)
 	}
