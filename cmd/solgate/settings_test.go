@@ -209,7 +209,7 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			b: lv([]string{"https://pay.example.org"}, `["https://pay.example.org"]`, []string{"https://pay.example.org"}),
 			c: lv([]string{"http://localhost:9402"}, `["http://localhost:9402"]`, []string{"http://localhost:9402"})},
 		"require-agent-sections": boolCase("SOLGATE_REQUIRE_AGENT_SECTIONS", "require_agent_sections", func(s Settings) any { return s.Policy.RequireAgentSections }),
-		"x402-pin-pay-to": boolCase("SOLGATE_X402_PIN_PAY_TO", "x402_pin_pay_to", func(s Settings) any { return s.Policy.X402PinPayTo }),
+		"x402-pin-pay-to":        boolCase("SOLGATE_X402_PIN_PAY_TO", "x402_pin_pay_to", func(s Settings) any { return s.Policy.X402PinPayTo }),
 		"priority-fee-percentile": {env: "SOLGATE_PRIORITY_FEE_PERCENTILE", toml: "priority_fee_percentile", def: 75, get: func(s Settings) any { return s.Fees.Percentile },
 			a: sv("50", "50", 50), b: sv("90", "90", 90), c: sv("1", "1", 1)},
 		"priority-fee-source": {env: "SOLGATE_PRIORITY_FEE_SOURCE", toml: "priority_fee_source", def: "auto", get: func(s Settings) any { return s.Fees.Source },
