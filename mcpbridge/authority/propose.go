@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -31,15 +32,15 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
+	if d := h.opts.Spend.Judge(h.opts.Policy, factsOf(k, h.opts.Network, who)); !d.Allowed {
 		return deny(d)
 	}
 	preview, err := k.Prepare(ctx, env)
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	facts := k.Facts(h.opts.Network, client)
-	decision := policy.Evaluate(h.opts.Policy, facts, h.opts.Spend.State())
+	facts := factsOf(k, h.opts.Network, who)
+	decision := h.opts.Spend.Judge(h.opts.Policy, facts)
 	if !decision.Allowed {
 		return deny(decision)
 	}
@@ -60,6 +61,14 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	}
 	h.mu.Unlock()
 	return h.enqueue(p, client, a.Normalized())
+}
+
+// factsOf is what policy judges of k, for the user who proposed it: its
+// spend counts against that user's own budget as well as the total.
+func factsOf(k Kind, network executor.Network, who caller) policy.Proposal {
+	p := k.Facts(network, who.name)
+	p.Agent = who.owner()
+	return p
 }
 
 // refused answers a kind's error: a *Refusal is a policy denial, anything

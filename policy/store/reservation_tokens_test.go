@@ -22,7 +22,7 @@ func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UnixNano()
-	for _, q := range []string{`DROP TABLE reservation_tokens`, `ALTER TABLE proposals DROP COLUMN owner`, `DELETE FROM schema_version WHERE version >= 6`} {
+	for _, q := range []string{`DROP TABLE reservation_tokens`, `ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -53,5 +53,47 @@ func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
 	}
 	if _, err := st.GetReservation("blank"); err == nil {
 		t.Fatal("a refused reservation left a row")
+	}
+}
+
+// A reservation from before migration 9 names no agent (it counts in the
+// console's total only); a new one keeps the agent it was made for.
+func TestReservationAgentMigratesAndRoundTrips(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixNano()
+	for _, q := range []string{`ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 9`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at) VALUES ('old', 5000, 'settled', '', ?, ?)`, now, now); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if r, err := st.GetReservation("old"); err != nil || r.Agent != "" {
+		t.Fatalf("schema-8 reservation: %+v %v", r, err)
+	}
+	if err := st.PutReservation(Reservation{ID: "new", Lamports: 5000, Agent: "uid 1500", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UpdateReservation(Reservation{ID: "new", Lamports: 4000, State: StateSettled, UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.GetReservation("new"); err != nil || r.Agent != "uid 1500" || r.Lamports != 4000 {
+		t.Fatalf("new reservation: %+v %v", r, err)
 	}
 }
