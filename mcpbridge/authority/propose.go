@@ -204,7 +204,8 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	}
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "user", p.User, "tool", p.Tool)
-	res := pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
+	res := pendingResult(snap, own, h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
 	h.applyGrant(p.ID)
@@ -254,7 +255,8 @@ func (h *Hub) repeatedResult(p, snap *Proposal) mcpbridge.CallResult {
 	if err := p.recorded(); err != nil {
 		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
-	return pendingResult(snap, h.SpendSummary(), h.opts.Network, true)
+	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
+	return pendingResult(snap, own, h.opts.Network, true)
 }
 
 // withdraw takes back a proposal whose insert failed after it was shown:
