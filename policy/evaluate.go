@@ -83,8 +83,8 @@ type Proposal struct {
 	// Agent is the user that proposed, by the kernel's word ("uid 1500"):
 	// its [[agent]] section, if any, judges the proposal too, and its
 	// spend counts against its own budget. "" inside the console.
-	Agent string
-	Network     string // one of the Network* constants
+	Agent   string
+	Network string // one of the Network* constants
 	// Counterparties are every third party the proposal deals with: its
 	// payee, the programs it calls, the origin it came from (see
 	// counterparty.go). Each must be on its kind's allowlist.

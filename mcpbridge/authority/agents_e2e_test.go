@@ -53,7 +53,10 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 		testkit.Eventually(t, time.Minute, "proposal "+id+" executed", func() bool {
 			q, ok := w.authority.Proposal(id)
 			return ok && q.Status == authority.StatusExecuted
-		}, func() string { q, _ := w.authority.Proposal(id); return fmt.Sprintf("%+v; confirmed call: %+v", q.Status, done) })
+		}, func() string {
+			q, _ := w.authority.Proposal(id)
+			return fmt.Sprintf("%+v; confirmed call: %+v", q.Status, done)
+		})
 		st := callAs(t, helper, w.socket, uid, "proposal_status", fmt.Sprintf(`{"proposal_id":%q}`, id))
 		fee, err := strconv.ParseUint(fmt.Sprint(st.Structured["fee_lamports"]), 10, 64)
 		if err != nil {
