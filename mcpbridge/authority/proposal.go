@@ -48,6 +48,9 @@ type Proposal struct {
 	// 1001)"), shown beside the self-described Client; "" for a call made
 	// inside the console's own process.
 	User        string
+	// Agent is the label of the proposing user's [[agent]] section (the
+	// operator's word, from the config file); "" without one.
+	Agent string
 	Fingerprint string
 	// Kind is what the proposal spends and how, as its registered write
 	// kind drafted and prepared it (registry.go).

@@ -49,7 +49,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	now := h.opts.Now()
 	spend := facts.Lamports
 	p := &Proposal{
-		ID: newProposalID(), Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), proc: who.proc, Fingerprint: fp, Kind: k,
+		ID: newProposalID(), Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), Agent: h.agentLabel(who), proc: who.proc, Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
 		Status: StatusPending, changed: make(chan struct{}),
 	}
@@ -69,6 +69,12 @@ func factsOf(k Kind, network executor.Network, who caller) policy.Proposal {
 	p := k.Facts(network, who.name)
 	p.Agent = who.owner()
 	return p
+}
+
+// agentLabel is the label of who's [[agent]] section, "" without one.
+func (h *Hub) agentLabel(who caller) string {
+	a, _ := h.opts.Policy.AgentFor(who.owner())
+	return a.Label
 }
 
 // refused answers a kind's error: a *Refusal is a policy denial, anything
@@ -330,6 +336,9 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 	d = h.opts.Breaker.Observe(who.owner(), fp, d)
 	client := who.name
 	body["peer"] = who.id
+	if label := h.agentLabel(who); label != "" {
+		body["agent"] = label
+	}
 	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
 	if len(warnings) > 0 {
 		body["warnings"] = warnings
