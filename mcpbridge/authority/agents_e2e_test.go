@@ -133,4 +133,36 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 			}
 		}
 	}
+
+	// The audit rows name the agent: each reservation its uid, each
+	// denial the label.
+	entries, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]int{}
+	for _, e := range entries {
+		for _, who := range []string{`"agent":"uid 64301"`, `"agent":"uid 64302"`, `"agent":"research"`, `"agent":"trading"`} {
+			if strings.Contains(string(e.Body), who) {
+				named[e.Kind+" "+who]++
+			}
+		}
+	}
+	if named[`reservation "agent":"uid 64301"`] < 2 || named[`reservation "agent":"uid 64302"`] < 2 ||
+		named[`auto_denied "agent":"research"`] != 1 || named[`auto_denied "agent":"trading"`] != 2 {
+		t.Fatalf("audit rows naming the agents: %v", named)
+	}
+
+	// After the console stops, a ledger rebuilt from the store (as the
+	// next start builds it) holds each agent's day spend as it was.
+	w.stop()
+	again, err := policy.NewSpend(w.store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for uid, want := range books {
+		if got := again.AgentState(policy.OwnerOfUID(uid)).DaySpent; got != want {
+			t.Fatalf("uid %d's day spend after the restart: %d, was %d", uid, got, want)
+		}
+	}
 }
