@@ -16,6 +16,9 @@ type Agent struct {
 	// Config is the console's policy with this agent's section applied;
 	// NarrowedFrom has checked that it admits nothing the console's does not.
 	Config Config
+	// NoGrants: the operator may not give this agent standing grants,
+	// whatever the console allows others.
+	NoGrants bool
 }
 
 // Owner is the agent as the ledger and the proposals name a user: the

@@ -18,6 +18,7 @@ import (
 var agentKeys = []string{
 	"max-sol-per-tx", "max-sol-per-session", "max-sol-per-day",
 	"allow-recipient", "allow-mint", "allow-action-origin", "allow-x402-origin",
+	"no-grants",
 }
 
 // agentSection is one [[agent]] table as the file spelt it, kept until
@@ -186,6 +187,10 @@ func (sec agentSection) agent(s *Settings) (policy.Agent, error) {
 		}
 	}
 	a.Config = own.Policy
+	a.NoGrants = own.NoGrants
+	if s.NoGrants && !a.NoGrants {
+		return policy.Agent{}, fmt.Errorf("%s: no_grants (agent %s): false would allow grants the console turns off; a section can only narrow", sec.at("no_grants"), a.Name())
+	}
 	if err := a.NarrowedFrom(s.Policy); err != nil {
 		var ce *policy.ConfigError
 		if errors.As(err, &ce) {

@@ -19,6 +19,7 @@ allow_recipient = ["` + addrA + `", "` + addrB + `"]
 [[agent]]
 uid = 1500
 label = "research"
+no_grants = true
 max_sol_per_tx = 0.08
 max_sol_per_session = 0.2
 allow_recipient = ["` + addrB + `"]
@@ -47,6 +48,9 @@ func TestAgentSectionsRead(t *testing.T) {
 	if r.Config.MaxLamportsPerSession != 200_000_000 || r.Config.MaxLamportsPerTx != 80_000_000 || r.Config.MaxLamportsPerDay != 2_000_000_000 {
 		t.Fatalf("research caps = %d/%d/%d", r.Config.MaxLamportsPerTx, r.Config.MaxLamportsPerSession, r.Config.MaxLamportsPerDay)
 	}
+	if !r.NoGrants {
+		t.Fatal("research's no_grants was not read")
+	}
 	if !slices.Equal(r.Config.AllowRecipients, []string{addrB}) {
 		t.Fatalf("research recipients = %v", r.Config.AllowRecipients)
 	}
@@ -74,21 +78,23 @@ func TestAgentSectionsRefused(t *testing.T) {
 		want       []string
 	}{
 		{"session cap above the console's", agentsTOML + "\n[[agent]]\nuid = 1502\nmax_sol_per_session = 1.5\n", nil,
-			[]string{"line 20", "max_sol_per_session", "above the console's 1 SOL"}},
+			[]string{"line 21", "max_sol_per_session", "above the console's 1 SOL"}},
 		{"tx cap above a flag that lowered the console's", agentsTOML, []string{"--max-sol-per-tx", "0.05"},
-			[]string{"line 9", "max_sol_per_tx", "0.08 SOL", "above the console's 0.05 SOL"}},
+			[]string{"line 10", "max_sol_per_tx", "0.08 SOL", "above the console's 0.05 SOL"}},
 		{"day cap off under a console day cap", agentsTOML + "\n[[agent]]\nuid = 1502\nmax_sol_per_day = 0\n", nil,
-			[]string{"line 20", "max_sol_per_day", "0 (off)"}},
+			[]string{"line 21", "max_sol_per_day", "0 (off)"}},
 		{"recipient the console does not admit", agentsTOML + "\n[[agent]]\nuid = 1502\nallow_recipient = [\"" + addrC + "\"]\n", nil,
-			[]string{"line 20", "allow_recipient", addrC, "not on the console's"}},
+			[]string{"line 21", "allow_recipient", addrC, "not on the console's"}},
+		{"grants on under a console without them", agentsTOML + "\n[[agent]]\nuid = 1502\nno_grants = false\n", []string{"--no-grants"},
+			[]string{"line 21", "no_grants", "only narrow"}},
 		{"unknown key", agentsTOML + "\n[[agent]]\nuid = 1502\nmax_sol_per_txn = 0.01\n", nil,
-			[]string{"line 20", "max_sol_per_txn is not a key of an [[agent]] section", "max_sol_per_tx"}},
+			[]string{"line 21", "max_sol_per_txn is not a key of an [[agent]] section", "max_sol_per_tx"}},
 		{"uid twice", agentsTOML + "\n[[agent]]\nlabel = \"again\"\nuid = 1500\n", nil,
-			[]string{"line 20", "uid 1500 already has a section", "line 7"}},
+			[]string{"line 21", "uid 1500 already has a section", "line 7"}},
 		{"no uid", agentsTOML + "\n[[agent]]\nlabel = \"nobody\"\n", nil,
-			[]string{"line 18", "needs uid"}},
+			[]string{"line 19", "needs uid"}},
 		{"bad label", agentsTOML + "\n[[agent]]\nuid = 1502\nlabel = \"\\u001b[2Jx\"\n", nil,
-			[]string{"line 20", "label"}},
+			[]string{"line 21", "label"}},
 		{"admitted uid without a section", "require_agent_sections = true\n" + agentsTOML, []string{"--allow-uid", "1400"},
 			[]string{"uid 1400 is admitted", "no [[agent]] section"}},
 	} {

@@ -1,6 +1,7 @@
 package authority_test
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 		rc, tc := o.Policy, o.Policy
 		rc.MaxLamportsPerTx, rc.MaxLamportsPerSession, rc.AllowRecipients = 100_000_000, 200_000_000, []string{researchTo.String()}
 		tc.AllowRecipients = []string{tradingTo.String()}
-		o.Policy.Agents = []policy.Agent{{UID: research, Label: "research", Config: rc}, {UID: trading, Label: "trading", Config: tc}}
+		o.Policy.Agents = []policy.Agent{{UID: research, Label: "research", Config: rc, NoGrants: true}, {UID: trading, Label: "trading", Config: tc}}
 	}, research, trading)
 
 	fees := map[uint32]uint64{}
@@ -151,6 +152,12 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 	if named[`reservation "agent":"uid 64301"`] < 2 || named[`reservation "agent":"uid 64302"`] < 2 ||
 		named[`auto_denied "agent":"research"`] != 1 || named[`auto_denied "agent":"trading"`] != 2 {
 		t.Fatalf("audit rows naming the agents: %v", named)
+	}
+
+	// Research's section turns grants off for it alone.
+	ask := callAs(t, helper, w.socket, research, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":1000000}`, researchTo))
+	if _, _, err := w.authority.ApproveWithGrant(ask.Str("proposal_id"), "operator", authority.GrantTerms{Count: 1, Ceiling: 1_000_000, For: time.Minute}); !errors.Is(err, authority.ErrGrantsOff) {
+		t.Fatalf("a grant to research: %v (proposal %+v)", err, ask)
 	}
 
 	// After the console stops, a ledger rebuilt from the store (as the

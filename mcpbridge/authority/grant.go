@@ -158,6 +158,10 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		h.mu.Unlock()
 		return nil, Grant{}, err
 	}
+	if agent, ok := h.opts.Policy.AgentFor(ownerOf(p.Peer)); ok && agent.NoGrants {
+		h.mu.Unlock()
+		return nil, Grant{}, fmt.Errorf("grant %s: %w for %s (no_grants in its [[agent]] section)", id, ErrGrantsOff, agent.Name())
+	}
 	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
