@@ -3,6 +3,7 @@ package authority_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,5 +172,28 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 		if got := again.AgentState(policy.OwnerOfUID(uid)).DaySpent; got != want {
 			t.Fatalf("uid %d's day spend after the restart: %d, was %d", uid, got, want)
 		}
+	}
+}
+
+// A grant is bounded by the agent's own room as well as the console's: the
+// test's own user, given a section of 0.2 SOL a session under the console's
+// 1 SOL, cannot be granted a ceiling past what its own cap leaves, though
+// the console's would allow it; within it, the grant is made.
+func TestGrantBoundedByTheAgentsCap(t *testing.T) {
+	w := newWorld(t, func(o *authority.Options) {
+		own := o.Policy
+		own.MaxLamportsPerSession = 200_000_000
+		o.Policy.Agents = []policy.Agent{{UID: uint32(os.Getuid()), Label: "self", Config: own}}
+	})
+	a := startAgent(t, w.socket)
+	const amount = 50_000_000
+	id := propose(t, a, w.allowed, amount)
+	// The agent's own cap leaves 0.2 − 0.05 SOL (less the fee) after this
+	// proposal; the console's would leave about 0.95.
+	if _, _, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 300_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
+		t.Fatalf("a ceiling past the agent's own room: %v", err)
+	}
+	if _, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err != nil || g.Ceiling != 100_000_000 {
+		t.Fatalf("a ceiling within the agent's room: %+v %v", g, err)
 	}
 }
