@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 )
@@ -86,6 +88,24 @@ func (a Agent) NarrowedFrom(top Config) error {
 			}
 		}
 	}
+	for _, l := range []struct {
+		key       string
+		own, tops []TokenCap
+	}{
+		{RuleTokenPerTx, c.MaxTokenPerTx, top.MaxTokenPerTx},
+		{RuleTokenPerSession, c.MaxTokenPerSession, top.MaxTokenPerSession},
+		{RuleTokenPerDay, c.MaxTokenPerDay, top.MaxTokenPerDay},
+	} {
+		for _, tc := range l.tops {
+			own, ok := capFor(l.own, tc.Mint)
+			if !ok {
+				return configErr(l.key, "mint %s has no cap here, which would lift the console's %s; a section can only narrow", tc.Mint, tc.Amount.Text)
+			}
+			if err := atMost(own, tc.Amount); err != nil {
+				return configErr(l.key, "mint %s: %v; a section can only narrow the console's caps", tc.Mint, err)
+			}
+		}
+	}
 	// An empty mint allowlist means "any mint not denied": a section's list
 	// narrows it, but must still not name a mint the console refuses.
 	for _, m := range c.AllowMints {
@@ -97,4 +117,23 @@ func (a Agent) NarrowedFrom(top Config) error {
 		return configErr("allow_mint", "an empty list would admit every mint the console's allow_mint does not hold")
 	}
 	return c.Validate()
+}
+
+// atMost checks that a section's token cap is no larger than the console's.
+// Both must be written in the same units (both base units, or both with a
+// decimal point): which is larger across units depends on the mint's
+// decimals, which are not known at start.
+func atMost(own, top TokenAmount) error {
+	if own.Display() != top.Display() {
+		return fmt.Errorf("%s and the console's %s are in different units (base units, or display units with a point); write both the same way", own.Text, top.Text)
+	}
+	o, _ := new(big.Rat).SetString(own.Text)
+	t, _ := new(big.Rat).SetString(top.Text)
+	if o == nil || t == nil {
+		return fmt.Errorf("%s or %s is not a number", own.Text, top.Text)
+	}
+	if o.Cmp(t) > 0 {
+		return fmt.Errorf("%s is above the console's %s", own.Text, top.Text)
+	}
+	return nil
 }

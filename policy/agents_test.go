@@ -204,3 +204,37 @@ func TestAgentNarrowedFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A section's per-mint cap binds the agent alone; the console's binds all.
+func TestAgentTokenCap(t *testing.T) {
+	usdc := addr(20)
+	cfg := twoAgents()
+	cfg.MaxTokenPerTx = []TokenCap{{Mint: usdc, Amount: TokenAmount{Text: "1000"}}}
+	for i := range cfg.Agents {
+		cfg.Agents[i].Config.MaxTokenPerTx = cfg.MaxTokenPerTx
+	}
+	cfg.Agents[0].Config.MaxTokenPerTx = []TokenCap{{Mint: usdc, Amount: TokenAmount{Text: "500"}}}
+	s := memSpend(t, nil)
+	d, err := s.Reserve("r", cfg, from(research, tokenTransfer(addr(2), usdc, 600)))
+	if err != nil || d.Allowed || d.Rule != RuleTokenPerTx || !strings.Contains(d.Reason, "research's per-transaction token cap") {
+		t.Fatalf("research's 600 over its 500: %+v %v", d, err)
+	}
+	if d, err := s.Reserve("t", cfg, from(trading, tokenTransfer(addr(1), usdc, 600))); err != nil || !d.Allowed {
+		t.Fatalf("trading's 600 under the console's 1000: %+v %v", d, err)
+	}
+	if err := cfg.Agents[0].NarrowedFrom(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"1001", "0.5"} {
+		a := cfg.Agents[0]
+		a.Config.MaxTokenPerTx = []TokenCap{{Mint: usdc, Amount: TokenAmount{Text: bad}}}
+		if err := a.NarrowedFrom(cfg); err == nil {
+			t.Errorf("a section's %s under the console's 1000 was accepted", bad)
+		}
+	}
+	a := cfg.Agents[0]
+	a.Config.MaxTokenPerTx = nil
+	if err := a.NarrowedFrom(cfg); err == nil {
+		t.Error("a section without the console's mint cap was accepted")
+	}
+}

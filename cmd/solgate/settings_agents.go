@@ -18,6 +18,7 @@ import (
 var agentKeys = []string{
 	"max-sol-per-tx", "max-sol-per-session", "max-sol-per-day",
 	"allow-recipient", "allow-mint", "allow-action-origin", "allow-x402-origin",
+	"max-token-per-tx", "max-token-per-session", "max-token-per-day",
 	"no-grants",
 }
 
@@ -184,6 +185,22 @@ func (sec agentSection) agent(s *Settings) (policy.Agent, error) {
 		}
 		if err != nil {
 			return policy.Agent{}, fmt.Errorf("%s: %s: %w", sec.at(r.tomlKey()), r.tomlKey(), err)
+		}
+	}
+	// A section's token caps replace the console's for the mints it names
+	// and keep the console's for the others.
+	for _, caps := range []struct {
+		own *[]policy.TokenCap
+		top []policy.TokenCap
+	}{
+		{&own.Policy.MaxTokenPerTx, s.Policy.MaxTokenPerTx},
+		{&own.Policy.MaxTokenPerSession, s.Policy.MaxTokenPerSession},
+		{&own.Policy.MaxTokenPerDay, s.Policy.MaxTokenPerDay},
+	} {
+		for _, tc := range caps.top {
+			if !slices.ContainsFunc(*caps.own, func(c policy.TokenCap) bool { return c.Mint == tc.Mint }) {
+				*caps.own = append(*caps.own, tc)
+			}
 		}
 	}
 	a.Config = own.Policy

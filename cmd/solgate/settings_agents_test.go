@@ -124,3 +124,25 @@ func TestRequireAgentSectionsAccepts(t *testing.T) {
 	}
 	var _ policy.Agent = s.Policy.Agents[0]
 }
+
+// A section's per-mint cap replaces the console's for its mint and keeps
+// the console's for the others; one above the console's, or in other units,
+// is refused with its line.
+func TestAgentSectionTokenCaps(t *testing.T) {
+	isolateEnv(t)
+	top := "max_token_per_tx = [\"" + addrB + "=1000\", \"" + addrC + "=7\"]\n\n[[agent]]\nuid = 1500\n"
+	s, err := consoleSettings(t, "--config", writeFile(t, top+"max_token_per_tx = [\""+addrB+"=500\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Policy.Agents[0].Config.MaxTokenPerTx
+	if len(got) != 2 || got[0].String() != addrB+"=500" || got[1].String() != addrC+"=7" {
+		t.Fatalf("research's token caps: %v", got)
+	}
+	for _, bad := range []string{"=1001", "=0.5"} {
+		_, err := consoleSettings(t, "--config", writeFile(t, top+"max_token_per_tx = [\""+addrB+bad+"\"]\n"))
+		if err == nil || !strings.Contains(err.Error(), "line 5") || !strings.Contains(err.Error(), "max_token_per_tx") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
