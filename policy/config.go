@@ -72,6 +72,12 @@ type Config struct {
 	TokenDelivery     string // DeliveryAgent or DeliveryOperator
 	BreakerDenials    int
 	BreakerWindow     time.Duration
+	// Agents are the per-agent sections ([[agent]] in the config file):
+	// each admitted user's own, narrower budget. Empty: one budget for all.
+	Agents []Agent
+	// RequireAgentSections refuses writes from an admitted user that has
+	// no section, instead of holding it to the console's policy alone.
+	RequireAgentSections bool
 }
 
 // DefaultConfig is the policy with no operator choices made: devnet-style

@@ -67,6 +67,9 @@ const (
 	RuleBreaker          = "retry_breaker"
 	RuleLedger           = "spend_ledger" // the ledger could not hold the spend
 	RuleAmount           = "amount"       // a sum of amounts does not fit in 64 bits
+	// RuleAgent: an admitted user without the [[agent]] section the
+	// console requires (require_agent_sections).
+	RuleAgent = "require_agent_sections"
 )
 
 // Proposal is what the policy judges: the facts of what a transaction does,
@@ -77,7 +80,11 @@ type Proposal struct {
 	Tool        string // for audit text only
 	Fingerprint string
 	ClientID    string
-	Network     string // one of the Network* constants
+	// Agent is the user that proposed, by the kernel's word ("uid 1500"):
+	// its [[agent]] section, if any, judges the proposal too, and its
+	// spend counts against its own budget. "" inside the console.
+	Agent   string
+	Network string // one of the Network* constants
 	// Counterparties are every third party the proposal deals with: its
 	// payee, the programs it calls, the origin it came from (see
 	// counterparty.go). Each must be on its kind's allowlist.

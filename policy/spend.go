@@ -43,6 +43,9 @@ type spendEntry struct {
 	// hold budget while open (they may still land) but their settled amount
 	// belongs to the earlier session, so it counts only in the daily window.
 	thisSession bool
+	// agent is the user the spend counts against besides the total
+	// ("uid 1500"; "" for the console's own).
+	agent string
 }
 
 // Spend is the spend ledger: the one place where "may this spend happen?"
@@ -84,7 +87,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range open {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, lastValid: r.LastValidBlockHeight, at: r.CreatedAt, agent: r.Agent}
 		s.open = addCapped(s.open, r.Lamports)
 	}
 	settled, err := st.SettledSince(now().Add(-DayWindow))
@@ -92,7 +95,7 @@ func NewSpend(st *store.Store, now func() time.Time) (*Spend, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	for _, r := range settled {
-		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, at: r.CreatedAt}
+		s.entries[r.ID] = &spendEntry{lamports: r.Lamports, tokens: tokensByMint(r.Tokens), state: r.State, signature: r.Signature, at: r.CreatedAt, agent: r.Agent}
 		s.settledDay = append(s.settledDay, dayEntry{at: r.CreatedAt, lamports: r.Lamports})
 	}
 	return s, nil
@@ -125,17 +128,116 @@ func (s *Spend) stateLocked() SpendState {
 		SessionReserved: s.open,
 		DaySpent:        day,
 		DayReserved:     s.open,
-		Tokens:          s.tokenTotalsLocked(cutoff),
+		Tokens:          s.tokenTotalsLocked(cutoff, nil),
 	}
+}
+
+// AgentState is the ledger as one agent user's own budget sees it: only
+// the spends made for owner ("uid 1500").
+func (s *Spend) AgentState(owner string) SpendState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agentStateLocked(owner)
+}
+
+// agentStateLocked sums owner's entries afresh (they are few: one per
+// approved spend in the window), by the same rules as stateLocked: open
+// reservations count in full in both windows, settled ones in this
+// session's and, while young enough, in the day's.
+func (s *Spend) agentStateLocked(owner string) SpendState {
+	cutoff := s.now().Add(-DayWindow)
+	var st SpendState
+	for _, e := range s.entries {
+		if e.agent != owner {
+			continue
+		}
+		switch e.state {
+		case StateReserved, StateUnknown:
+			st.SessionReserved = addCapped(st.SessionReserved, e.lamports)
+			st.DayReserved = addCapped(st.DayReserved, e.lamports)
+		case StateSettled:
+			if e.thisSession {
+				st.SessionSpent = addCapped(st.SessionSpent, e.lamports)
+			}
+			if e.at.After(cutoff) {
+				st.DaySpent = addCapped(st.DaySpent, e.lamports)
+			}
+		}
+	}
+	st.Tokens = s.tokenTotalsLocked(cutoff, &owner)
+	return st
+}
+
+// Judge is Reserve's decision without the reservation: p against the
+// console's policy and, when p comes from an agent with a section, against
+// that agent's own, each on its own spend.
+func (s *Spend) Judge(cfg Config, p Proposal) Decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.judgeLocked(cfg, p)
+}
+
+// judgeLocked runs the agent's own policy on the agent's own spend first
+// (so a denial names the agent's cap when that is the wall), then the
+// console's on everyone's together; both must allow.
+func (s *Spend) judgeLocked(cfg Config, p Proposal) Decision {
+	if len(cfg.Agents) == 0 && !cfg.RequireAgentSections {
+		return Evaluate(cfg, p, s.stateLocked())
+	}
+	a, ok := cfg.AgentFor(p.Agent)
+	if !ok && cfg.RequireAgentSections && strings.HasPrefix(p.Agent, "uid ") {
+		return Decision{Rule: RuleAgent, Reason: fmt.Sprintf("%s has no [[agent]] section in the console's config and the console requires one; the operator must add it.", p.Agent)}
+	}
+	var own Decision
+	if ok {
+		own = Evaluate(a.Config, p, s.agentStateLocked(p.Agent))
+		if !own.Allowed {
+			own.Reason = whose(a.Label, a.Owner(), own.Rule) + ": " + own.Reason
+			return own
+		}
+	}
+	d := Evaluate(cfg, p, s.stateLocked())
+	if !d.Allowed {
+		d.Reason = whose("", "all agents together", d.Rule) + ": " + d.Reason
+		return d
+	}
+	if own.NoCapApplies && !d.NoCapApplies {
+		d.NoCapApplies, d.UncappedMints, d.Reason = true, own.UncappedMints, own.Reason
+	}
+	return d
+}
+
+// whose names the limit a denial came from, "research's session cap (uid
+// 1500)", or "the console's session cap (all agents together)".
+func whose(label, who, rule string) string {
+	limit := map[string]string{
+		RulePerTx: "per-transaction cap", RulePerSession: "session cap", RulePerDay: "day cap",
+		RuleRecipient: "recipient allowlist", RuleMints: "mint lists", RuleActionOrigin: "action origin allowlist",
+		RuleX402Origin: "x402 origin allowlist", RuleTokenPerTx: "per-transaction token cap",
+		RuleTokenPerSession: "session token cap", RuleTokenPerDay: "day token cap",
+	}[rule]
+	if limit == "" {
+		limit = "policy"
+	}
+	if label == "" {
+		if who == "all agents together" {
+			return "the console's " + limit + " (" + who + ")"
+		}
+		return who + "'s " + limit
+	}
+	return label + "'s " + limit + " (" + who + ")"
 }
 
 // tokenTotalsLocked sums each mint's spends. Entries are few (one per
 // approved spend in the window), so they are summed afresh each time rather
 // than kept as running totals that a saturated add could skew. Nil when no
 // token was spent, so a SOL-only ledger's state compares equal to before.
-func (s *Spend) tokenTotalsLocked(cutoff time.Time) map[string]TokenTotals {
+func (s *Spend) tokenTotalsLocked(cutoff time.Time, agent *string) map[string]TokenTotals {
 	var out map[string]TokenTotals
 	for _, e := range s.entries {
+		if agent != nil && e.agent != *agent {
+			continue
+		}
 		for mint, n := range e.tokens {
 			var t TokenTotals
 			switch e.state {
@@ -179,7 +281,7 @@ func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
 	if _, exists := s.entries[id]; exists {
 		return Decision{Rule: RuleLedger, Reason: "this spend was already reserved once."}, fmt.Errorf("reserve %s: %w", id, ErrDuplicateReservation)
 	}
-	d := Evaluate(cfg, p, s.stateLocked())
+	d := s.judgeLocked(cfg, p)
 	if !d.Allowed {
 		return d, nil
 	}
@@ -192,14 +294,16 @@ func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
 		tokens[t.Mint] = t.Amount // Evaluate refused a mint listed twice
 	}
 	if s.store != nil {
-		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Tokens: storeTokens(tokens), State: StateReserved, CreatedAt: now, UpdatedAt: now})
+		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Agent: p.Agent, Tokens: storeTokens(tokens), State: StateReserved, CreatedAt: now, UpdatedAt: now})
 		if err != nil {
 			// Fail closed: an unrecorded reservation would be forgotten by a
 			// restart, and the cap with it.
 			return Decision{Rule: RuleLedger, Reason: "the spend could not be recorded, so it was not allowed."}, fmt.Errorf("reserve %s: %w", id, err)
 		}
 	}
-	s.entries[id] = &spendEntry{lamports: p.Lamports, tokens: tokens, state: StateReserved, at: now, thisSession: true}
+	// The agent's entry and the total's are one entry under one lock: the
+	// agent's budget and the console's are held and freed together.
+	s.entries[id] = &spendEntry{lamports: p.Lamports, tokens: tokens, state: StateReserved, at: now, thisSession: true, agent: p.Agent}
 	s.open = addCapped(s.open, p.Lamports)
 	return d, nil
 }
@@ -221,7 +325,7 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 		return nil
 	}
 	return s.store.UpdateReservation(store.Reservation{
-		ID: id, Lamports: lamports, Tokens: storeTokens(e.tokens), State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
+		ID: id, Lamports: lamports, Agent: e.agent, Tokens: storeTokens(e.tokens), State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
 		CreatedAt: e.at, UpdatedAt: s.now(),
 	})
 }

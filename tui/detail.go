@@ -137,6 +137,9 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	if p.User != "" {
 		field("User", untrusted.Sanitize(p.User, 48)+" (from the kernel)")
 	}
+	if p.Agent != "" {
+		field("Agent", untrusted.Sanitize(p.Agent, 32)+" (its own budget, from your config)")
+	}
 	field("Client", fmt.Sprintf("%q (self-described) · %s · proposed %s ago", e.client, untrusted.Sanitize(p.Tool, 32), age(c.now.Sub(p.CreatedAt))))
 	return d.finish(s, lines)
 }

@@ -41,6 +41,10 @@ func newEntry(p *authority.Proposal) *entry {
 	if p.User != "" {
 		e.who = untrusted.Sanitize(p.User, 48) + " · " + e.client
 	}
+	if p.Agent != "" {
+		// The operator's own label for the uid, from the config file.
+		e.who = untrusted.Sanitize(p.Agent, 32) + " · " + e.who
+	}
 	var short []string
 	banner, under := false, map[string]bool{}
 	if p.Kind == nil {

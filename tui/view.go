@@ -8,6 +8,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -298,6 +299,11 @@ func (m *model) spendLines(width, rows int) []string {
 	for len(lines) < rows {
 		lines = append(lines, "")
 	}
+	// One line per agent with a budget of its own, beside the total,
+	// beyond the panel's rows like the mints below.
+	for _, a := range v.Agents {
+		lines = append(lines, fit(agentSpendLine(a), width))
+	}
 	// Each mint with a cap or a spend, next to SOL, beyond the panel's rows
 	// (View takes them from the log); at most maxTokenLines.
 	for i, t := range v.Tokens {
@@ -308,6 +314,15 @@ func (m *model) spendLines(width, rows int) []string {
 		lines = append(lines, fit(tokenSpendLine(t), width))
 	}
 	return lines
+}
+
+// agentSpendLine is one agent's own budget: its label and uid, its session
+// spend against its own cap, and what it holds reserved; numbers first, so
+// a narrow pane cuts the bar.
+func agentSpendLine(a authority.AgentSpend) string {
+	who := policy.Agent{UID: a.UID, Label: untrusted.Sanitize(a.Label, 32)}.Name()
+	return fmt.Sprintf("agent %s: session %s of %s · reserved %s · left %s", who,
+		executor.FormatSOL(a.Spent+a.Reserved), sol(a.PerSession), executor.FormatSOL(a.Reserved), executor.FormatSOL(a.Remaining))
 }
 
 // maxTokenLines bounds the spend panel's per-mint lines.

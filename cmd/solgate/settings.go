@@ -233,6 +233,8 @@ var settings = []setting{
 		func(s *Settings) *bool { return &s.Policy.X402PinPayTo }),
 	withOldTOML(list("deny-mint", "`MINT` swaps and token transfers may never use (repeatable)",
 		tomlString, func(s *Settings) *[]string { return &s.Policy.DenyMints }, parseAddress("mint address")), "deny_mints"),
+	switchRow("require-agent-sections", "refuse writes from an admitted user that has no [[agent]] section in the --config file (its own caps and allowlists)",
+		func(s *Settings) *bool { return &s.Policy.RequireAgentSections }),
 	scalar("token-delivery", "who receives approval tokens (`agent|operator`): the agent through proposal_status, or only the operator, on this screen",
 		tomlString, func(s *Settings) *string { return &s.Policy.TokenDelivery }, parseDelivery, plainText),
 

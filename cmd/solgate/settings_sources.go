@@ -27,6 +27,8 @@ type settingFlags struct {
 	// subcommand also refuses them before it runs (the root's
 	// PersistentPreRunE); this keeps build's own callers (tests) honest.
 	strict bool
+	// agents are the file's [[agent]] sections (settings_agents.go).
+	agents []agentSection
 }
 
 // registerSettings adds the named rows (all of them when none are named) to
@@ -167,6 +169,9 @@ func (sf *settingFlags) build() (Settings, error) {
 	if err := s.Policy.Validate(); err != nil {
 		return Settings{}, from.blame(err)
 	}
+	if err := sf.buildAgents(&s, from); err != nil {
+		return Settings{}, err
+	}
 	if f := s.Fees; f.Fixed && f.FixedLamports > f.MaxLamports {
 		return Settings{}, fmt.Errorf("%s: %d lamports is above the %d-lamport cap (%s); raise the cap or lower the fee",
 			from.label("priority-fee-lamports"), f.FixedLamports, f.MaxLamports, from.label("max-priority-fee-lamports"))
@@ -270,6 +275,12 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 			fields = append(fields, field{r, key})
 		}
 	}
+	// The [[agent]] sections are the last field (settings_agents.go).
+	sfields = append(sfields, reflect.StructField{
+		Name: "Agents",
+		Type: reflect.TypeFor[[]map[string]toml.Primitive](),
+		Tag:  `toml:"agent"`,
+	})
 	doc := reflect.New(reflect.StructOf(sfields)).Elem()
 	md, err := toml.Decode(string(raw), doc.Addr().Interface())
 	if err != nil {
@@ -288,6 +299,7 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 	if unknown := md.Undecoded(); len(unknown) > 0 {
 		return fmt.Errorf("%s in %s: unknown key; accepted keys: %s", unknown[0], path, strings.Join(sf.tomlKeys(), ", "))
 	}
+	sf.readAgentSections(path, string(raw), &md, doc.Field(len(sfields)-1).Interface().([]map[string]toml.Primitive))
 	seen := map[string]string{} // row name → key that set it
 	for i, f := range fields {
 		if !md.IsDefined(f.key) {
@@ -349,7 +361,7 @@ func (sf *settingFlags) tomlKeys() []string {
 		}
 	}
 	slices.Sort(keys)
-	return keys
+	return append(keys, "[[agent]] sections")
 }
 
 // tomlTexts turns a decoded TOML value into the text the row's parser reads,

@@ -132,9 +132,10 @@ func (g Grant) Describe() string {
 }
 
 // ceilingCap is the most a grant may spend: the session cap's remainder
-// once the proposal being approved is counted.
-func (h *Hub) ceilingCap(spend uint64) uint64 {
-	rem := h.SpendSummary().Remaining
+// (the agent's own, within the console's) once the proposal being approved is counted.
+func (h *Hub) ceilingCap(spend uint64, peer string) uint64 {
+	own, _, _ := h.spendSummaryOf(caller{id: peer}) // the agent's own room, held to the total's
+	rem := own.Remaining
 	if rem <= spend {
 		return 0
 	}
@@ -160,6 +161,10 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	if err != nil {
 		h.mu.Unlock()
 		return nil, Grant{}, err
+	}
+	if agent, ok := h.opts.Policy.AgentFor(ownerOf(p.Peer)); ok && agent.NoGrants {
+		h.mu.Unlock()
+		return nil, Grant{}, fmt.Errorf("grant %s: %w for %s (no_grants in its [[agent]] section)", id, ErrGrantsOff, agent.Name())
 	}
 	a, ok := grantTerms(p.Kind)
 	if !ok {
@@ -194,7 +199,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	// A ceiling of 0 SOL is a bound only on a proposal that spends none (an
 	// x402 payment: its calls are bounded by count, per-call amount and the
 	// per-mint caps).
-	if limit := h.ceilingCap(spend); (t.Ceiling == 0 && spend > 0) || t.Ceiling > limit {
+	if limit := h.ceilingCap(spend, g.Peer); (t.Ceiling == 0 && spend > 0) || t.Ceiling > limit {
 		return fail(fmt.Errorf("grant %s: ceiling %s SOL: give more than 0 and at most %s SOL (what the session cap leaves after this proposal)",
 			id, executor.FormatSOL(t.Ceiling), executor.FormatSOL(limit)))
 	}

@@ -150,8 +150,14 @@ func TestAConnectionWrittenByAnotherUserIsRefused(t *testing.T) {
 // they can run it (root only: it starts processes as other uids).
 func worldForUsers(t *testing.T, uids ...uint32) (*world, string) {
 	t.Helper()
+	return worldForUsersWith(t, nil, uids...)
+}
+
+// worldForUsersWith is worldForUsers with the hub's options tweaked.
+func worldForUsersWith(t *testing.T, tweak func(*authority.Options), uids ...uint32) (*world, string) {
+	t.Helper()
 	helper := helperForOtherUsers(t)
-	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: uids}})
+	w := newWorldListen(t, tweak, authority.ListenConfig{Admission: authority.Admission{UIDs: uids}})
 	// The world's socket lives in a root-only temporary directory: let
 	// the users through to the socket's own directory, which Listen guards.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {

@@ -47,7 +47,10 @@ type Proposal struct {
 	// User is the user that proposed, by the kernel's word ("alice (uid
 	// 1001)"), shown beside the self-described Client; "" for a call made
 	// inside the console's own process.
-	User        string
+	User string
+	// Agent is the label of the proposing user's [[agent]] section (the
+	// operator's word, from the config file); "" without one.
+	Agent       string
 	Fingerprint string
 	// Kind is what the proposal spends and how, as its registered write
 	// kind drafted and prepared it (registry.go).

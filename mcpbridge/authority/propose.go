@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -35,15 +36,15 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	if d := policy.Evaluate(h.opts.Policy, k.Facts(h.opts.Network, client), h.opts.Spend.State()); !d.Allowed {
+	if d := h.opts.Spend.Judge(h.opts.Policy, factsOf(k, h.opts.Network, who)); !d.Allowed {
 		return deny(d)
 	}
 	preview, err := k.Prepare(ctx, env)
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	facts := withPayees(k.Facts(h.opts.Network, client), preview.Effects, declaredPayees(k))
-	decision := policy.Evaluate(h.opts.Policy, facts, h.opts.Spend.State())
+	facts := withPayees(factsOf(k, h.opts.Network, who), preview.Effects, declaredPayees(k))
+	decision := h.opts.Spend.Judge(h.opts.Policy, facts)
 	if !decision.Allowed {
 		return deny(decision)
 	}
@@ -52,7 +53,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	now := h.opts.Now()
 	spend := facts.Lamports
 	p := &Proposal{
-		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), proc: who.proc, Fingerprint: fp, Kind: k,
+		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), Agent: h.agentLabel(who), proc: who.proc, Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
 		Status: StatusPending, changed: make(chan struct{}),
 	}
@@ -64,6 +65,20 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	}
 	h.mu.Unlock()
 	return h.enqueue(p, client, a.Normalized())
+}
+
+// factsOf is what policy judges of k, for the user who proposed it: its
+// spend counts against that user's own budget as well as the total.
+func factsOf(k Kind, network executor.Network, who caller) policy.Proposal {
+	p := k.Facts(network, who.name)
+	p.Agent = who.owner()
+	return p
+}
+
+// agentLabel is the label of who's [[agent]] section, "" without one.
+func (h *Hub) agentLabel(who caller) string {
+	a, _ := h.opts.Policy.AgentFor(who.owner())
+	return a.Label
 }
 
 // refused answers a kind's error: a *Refusal is a policy denial, anything
@@ -199,7 +214,8 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	}
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "user", p.User, "tool", p.Tool)
-	res := pendingResult(snap, h.SpendSummary(), h.opts.Network, false)
+	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
+	res := pendingResult(snap, own, h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
 	h.applyGrant(p.ID)
@@ -249,7 +265,8 @@ func (h *Hub) repeatedResult(p, snap *Proposal) mcpbridge.CallResult {
 	if err := p.recorded(); err != nil {
 		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
-	return pendingResult(snap, h.SpendSummary(), h.opts.Network, true)
+	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
+	return pendingResult(snap, own, h.opts.Network, true)
 }
 
 // withdraw takes back a proposal whose insert failed after it was shown:
@@ -323,6 +340,9 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 	d = h.opts.Breaker.Observe(who.owner(), fp, d)
 	client := who.name
 	body["peer"] = who.id
+	if label := h.agentLabel(who); label != "" {
+		body["agent"] = label
+	}
 	body["client"], body["fingerprint"], body["rule"], body["reason"] = client, fp, d.Rule, d.Reason
 	if len(warnings) > 0 {
 		body["warnings"] = warnings

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/policy"
 )
 
 func (h *Hub) chain() *rpc.Client { return h.opts.Executor.Client().RPC() }
@@ -100,6 +101,16 @@ type SpendSummary struct {
 	// Tokens are the per-mint figures (base units) of every mint that has
 	// a cap or was spent, sorted by mint.
 	Tokens []TokenSpend
+	// Agents are the budgets of the agents with an [[agent]] section, in
+	// the config file's order, for the console (never sent to an agent).
+	Agents []AgentSpend
+}
+
+// AgentSpend is one agent's own budget: its section's caps and its spend.
+type AgentSpend struct {
+	UID   uint32
+	Label string
+	SpendSummary
 }
 
 // TokenSpend is one mint's caps (as the operator wrote them; "" unset) and
@@ -111,10 +122,36 @@ type TokenSpend struct {
 	DaySpent, DayReserved     uint64
 }
 
-// SpendSummary reports the caps and the live spend.
+// SpendSummary reports the console's caps and the live spend of all agents
+// together, with each sectioned agent's own budget.
 func (h *Hub) SpendSummary() SpendSummary {
-	cfg := h.opts.Policy
-	s := h.opts.Spend.State()
+	v := h.summarize(h.opts.Policy, h.opts.Spend.State())
+	for _, a := range h.opts.Policy.Agents {
+		v.Agents = append(v.Agents, AgentSpend{UID: a.UID, Label: a.Label, SpendSummary: h.summarize(a.Config, h.opts.Spend.AgentState(a.Owner()))})
+	}
+	return v
+}
+
+// spendSummaryOf is the budget who may know of: with a section, its own
+// caps and spend, its remaining room held to what all agents together leave
+// (total is that figure: the console's remaining room); without, the
+// console's. Never another agent's.
+func (h *Hub) spendSummaryOf(who caller) (own SpendSummary, agent *policy.Agent, total SpendSummary) {
+	total = h.summarize(h.opts.Policy, h.opts.Spend.State())
+	a, ok := h.opts.Policy.AgentFor(who.owner())
+	if !ok {
+		return total, nil, total
+	}
+	own = h.summarize(a.Config, h.opts.Spend.AgentState(a.Owner()))
+	own.Remaining = min(own.Remaining, total.Remaining)
+	if own.PerDay > 0 && total.PerDay > 0 {
+		own.DayRemaining = min(own.DayRemaining, total.DayRemaining)
+	}
+	return own, &a, total
+}
+
+// summarize is one budget's caps (cfg) and spend (s).
+func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 	v := SpendSummary{
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
@@ -142,7 +179,7 @@ func (h *Hub) SpendSummary() SpendSummary {
 }
 
 func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
-	v := h.SpendSummary()
+	v, agent, total := h.spendSummaryOf(who)
 	structured := map[string]any{
 		"network":              string(v.Network),
 		"max_lamports_per_tx":  fmt.Sprint(v.PerTx),
@@ -165,12 +202,23 @@ func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
 		})
 	}
 	structured["tokens"] = tokens
+	text := capsText(v)
+	if agent != nil {
+		// The caller's own budget; the console's total only as the room it
+		// leaves, so no agent learns another's spend.
+		structured["agent"] = map[string]any{"uid": agent.UID, "label": agent.Label}
+		structured["total_remaining_lamports"] = fmt.Sprint(total.Remaining)
+		text = "Your budget, " + agent.Name() + ": " + text + "\nAll agents together have " + executor.FormatSOL(total.Remaining) + " SOL of the console's session cap left."
+		if total.PerDay > 0 {
+			structured["total_day_remaining_lamports"] = fmt.Sprint(total.DayRemaining)
+		}
+	}
 	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
 	// Who can reach the key and the console, so an honest agent can tell
 	// its user when the setup does not keep it out.
 	grants := h.grantsOf(who)
 	structured["grants"] = grants
-	text := capsText(v) + "\n" + grantsText(grants)
+	text += "\n" + grantsText(grants)
 	warnings := h.Warnings()
 	if e := h.opts.Exposure; e != nil {
 		structured["safety"] = e.structured(warnings)

@@ -30,7 +30,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 	}
 
 	// 2. Reserve, judged on the fresh measure's facts like every decision.
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, ex.Kind().Facts(h.opts.Network, client))
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, factsOf(ex.Kind(), h.opts.Network, who))
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return

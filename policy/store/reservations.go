@@ -20,6 +20,9 @@ const (
 type Reservation struct {
 	ID       string `json:"id"`
 	Lamports uint64 `json:"lamports"`
+	// Agent is the user the spend counts against besides the console's
+	// total ("uid 1500"); "" for a spend of the console's own.
+	Agent string `json:"agent,omitempty"`
 	// Tokens are the non-SOL mints the spend moves and how many base units
 	// of each, held against the per-mint caps (empty: SOL only).
 	Tokens    []TokenAmount `json:"tokens,omitempty"`
@@ -88,8 +91,8 @@ func (s *Store) PutReservation(r Reservation) error {
 		if n > 0 {
 			return fmt.Errorf("put reservation %s: %w", r.ID, ErrDuplicate)
 		}
-		if _, err := s.txExec(tx, `INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid); err != nil {
+		if _, err := s.txExec(tx, `INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, last_valid_block_height, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, lamports, r.State, r.Signature, nanos(r.CreatedAt), nanos(r.UpdatedAt), lastValid, r.Agent); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
 		}
 		if err := putTokens(tx, r.ID, r.Tokens); err != nil {
@@ -139,7 +142,7 @@ func (s *Store) UpdateReservation(r Reservation) error {
 	return err
 }
 
-const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height`
+const reservationCols = `id, lamports, state, signature, created_at, updated_at, last_valid_block_height, agent`
 
 // scanReservations reads the rows, then each one's token rows (after the
 // first query is closed: the pool may hold a single connection).
@@ -148,7 +151,7 @@ func (s *Store) scanReservations(rows *sql.Rows) ([]Reservation, error) {
 	for rows.Next() {
 		var r Reservation
 		var lamports, created, updated, lastValid int64
-		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid); err != nil {
+		if err := rows.Scan(&r.ID, &lamports, &r.State, &r.Signature, &created, &updated, &lastValid, &r.Agent); err != nil {
 			rows.Close()
 			return nil, err
 		}

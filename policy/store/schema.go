@@ -137,6 +137,10 @@ ALTER TABLE decisions_v7 RENAME TO decisions;
 	// 1001"), so that after a restart proposal_status still answers only
 	// that user. Rows from before say '' (not known).
 	`ALTER TABLE proposals ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
+	// 9: the agent user a reservation was made for ("uid 1500"), so each
+	// agent's own day cap holds across a restart. Rows from before say ''
+	// (counted in the console's total only).
+	`ALTER TABLE reservations ADD COLUMN agent TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.
