@@ -28,7 +28,7 @@ var consoleFlagGroups = []flagGroup{
 	{"Kinds: swaps, transactions built elsewhere, x402, Actions", []string{"swap-api", "swap-api-key", "swap-api-key-file", "swap-program",
 		"allow-uncapped-token-swaps", "max-slippage-bps", "max-price-impact-pct",
 		"allow-program", "allow-x402-origin", "x402-pin-pay-to", "allow-action-origin"}},
-	{"Operator: who may connect, and how you are told", []string{"allow-uid", "allow-gid", "allow-shared-terminal",
+	{"Operator: who may connect, and how you are told", []string{"allow-uid", "allow-gid", "require-agent-sections", "allow-shared-terminal",
 		"approval-grace", "no-bell", "notify-command", "no-color",
 		"max-pending-per-uid", "max-pending", "proposals-per-minute-per-uid", "max-connections-per-uid", "reserved-fds"}},
 }
