@@ -97,9 +97,10 @@
 // Priority fees, one policy for every kind: `--priority-fee-percentile`
 // (default 75),
 // `--priority-fee-source auto|standard|helius|triton` (default auto: Helius'
-// `getPriorityFeeEstimate` or Triton's `percentile` option of
-// `getRecentPrioritizationFees` when the RPC answers them, remembered for the
-// session; otherwise the standard method, the percentile of the non-zero
+// `getPriorityFeeEstimate` when the RPC's own method answers, remembered for
+// the session; Triton's `percentile` option only when named, since a node that
+// ignores the option looks the same; otherwise the standard method, the
+// percentile of the non-zero
 // per-slot fees for the accounts the transaction writes and of the global market
 // (no accounts), the larger — the per-slot minimums for one's own accounts are
 // mostly zero on a busy cluster), `--max-priority-fee-lamports` (default 100000,

@@ -20,7 +20,8 @@
 //     to 1s, default 800ms), and the policy flags below. When a proposal
 //     starts waiting the console rings the bell (`--no-bell` silences it),
 //     titles the window "(N) solgate — approval waiting", and runs
-//     `--notify-command CMD` if given (`sh -c`, with `SOLGATE_PROPOSAL_ID`,
+//     `--notify-command PROGRAM` if given (a program with fixed arguments,
+//     never a shell line, checked before each run; with `SOLGATE_PROPOSAL_ID`,
 //     `_TOOL`, `_AMOUNT`, `_RECIPIENT`, `_NETWORK`, `_FLAGS`, `_WAITING` set,
 //     never a token; 10 s timeout). Each agent user (its uid, all its
 //     processes together, not the name it gives) may have

@@ -194,8 +194,10 @@
 //     the grant, Esc cancels. On mainnet or an unknown network Enter is
 //     followed by `y`. `A` waits out the same grace period as `a`.
 //   - What it covers: proposals from the *same agent process* (the kernel's
-//     uid, pid and process start time on the socket — never the name the agent
-//     gives), the same tool and counterparty (the recipient of `transfer_sol`,
+//     uid, pid and process start time for each message, SCM_CREDENTIALS, and
+//     the bridge's per-process secret — never the name the agent gives; a
+//     forked child, a process handed the connection and the program after
+//     `execve` are not it), the same tool and counterparty (the recipient of `transfer_sol`,
 //     mint
 //     and recipient of `transfer_token`, the mint pair of `swap`), each at
 //     most the
@@ -214,7 +216,12 @@
 //     agent, counterparty, used/count, spent/ceiling and time left; `l` lists them
 //     and Enter ends the chosen one; `x` ends every grant with every token; `p`
 //     (pause) ends them too. A grant also ends when it expires, when its calls are
-//     used up, and when its agent's bridge disconnects. Grants live in memory
+//     used up, and when its agent's process exits (a pidfd). Only calls that
+//     landed use a grant's count and ceiling: a covered call that ended before
+//     landing gives its call back. Every transaction solgate builds carries a
+//     memo naming its proposal (swaps, built by the API, wait for a fresh
+//     blockhash instead), so identical covered spends are different
+//     transactions and each lands. Grants live in memory
 //     only:
 //     a restarted console has none.
 //   - The agent sees its own grants in `get_spend_status` (`grants`), so it can
@@ -366,9 +373,11 @@
 //     (CAIP-2 `solana:` + the first 32 characters of the genesis hash, e.g.
 //     `solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp` on mainnet) and refuses anything
 //     else, listing what was offered. It builds the payment as the scheme says
-//     (compute-unit limit and price, one `TransferChecked` of the amount to
-//     `payTo`'s token account, a memo — the server's, or a random nonce — with the
-//     facilitator as fee payer) and judges it by its simulated effects: the only
+//     (a v0 message unless the offer's `extra.transactionVersions` asks for
+//     legacy; compute-unit limit and price, one `TransferChecked` of the amount
+//     to `payTo`'s token account, a memo — the server's, or a random nonce —
+//     with the facilitator as fee payer; the offer's `extra.recentBlockhash`
+//     when the cluster says it is still valid; its `extensions` echoed) and judges it by its simulated effects: the only
 //     thing that may leave the wallet is exactly the amount of the asset. No SOL,
 //     no fee, no other instruction naming the wallet. An offer naming the wallet
 //     as fee payer, or asking for wrapped SOL, is refused before anything is
