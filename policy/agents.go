@@ -106,6 +106,11 @@ func (a Agent) NarrowedFrom(top Config) error {
 			}
 		}
 	}
+	for id := range c.AllowedPrograms {
+		if _, ok := top.AllowedPrograms[id]; !ok {
+			return configErr("allow_program", "%s is not on the console's program allowlist; a section can only admit what the console admits", id)
+		}
+	}
 	// An empty mint allowlist means "any mint not denied": a section's list
 	// narrows it, but must still not name a mint the console refuses.
 	for _, m := range c.AllowMints {

@@ -17,7 +17,7 @@ import (
 // Anything else in a section is refused, as an unknown key is at the top.
 var agentKeys = []string{
 	"max-sol-per-tx", "max-sol-per-session", "max-sol-per-day",
-	"allow-recipient", "allow-mint", "allow-action-origin", "allow-x402-origin",
+	"allow-recipient", "allow-program", "allow-mint", "allow-action-origin", "allow-x402-origin",
 	"max-token-per-tx", "max-token-per-session", "max-token-per-day",
 	"no-grants",
 }
@@ -202,6 +202,11 @@ func (sec agentSection) agent(s *Settings) (policy.Agent, error) {
 				*caps.own = append(*caps.own, tc)
 			}
 		}
+	}
+	if _, ok := sec.keys["allow_program"]; ok {
+		// The section's programs replace the console's additions: the
+		// defaults and these, each of which the console must admit too.
+		own.Policy.AllowedPrograms = allowedPrograms(own.AllowPrograms)
 	}
 	a.Config = own.Policy
 	a.NoGrants = own.NoGrants

@@ -85,6 +85,8 @@ func TestAgentSectionsRefused(t *testing.T) {
 			[]string{"line 21", "max_sol_per_day", "0 (off)"}},
 		{"recipient the console does not admit", agentsTOML + "\n[[agent]]\nuid = 1502\nallow_recipient = [\"" + addrC + "\"]\n", nil,
 			[]string{"line 21", "allow_recipient", addrC, "not on the console's"}},
+		{"program the console does not admit", agentsTOML + "\n[[agent]]\nuid = 1502\nallow_program = [\"" + lookupTableProgram + "\"]\n", nil,
+			[]string{"line 21", "allow_program", lookupTableProgram, "not on the console's program allowlist"}},
 		{"grants on under a console without them", agentsTOML + "\n[[agent]]\nuid = 1502\nno_grants = false\n", []string{"--no-grants"},
 			[]string{"line 21", "no_grants", "only narrow"}},
 		{"unknown key", agentsTOML + "\n[[agent]]\nuid = 1502\nmax_sol_per_txn = 0.01\n", nil,
@@ -143,6 +145,31 @@ func TestAgentSectionTokenCaps(t *testing.T) {
 		_, err := consoleSettings(t, "--config", writeFile(t, top+"max_token_per_tx = [\""+addrB+bad+"\"]\n"))
 		if err == nil || !strings.Contains(err.Error(), "line 5") || !strings.Contains(err.Error(), "max_token_per_tx") {
 			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// An [[agent]] section's allow_program narrows the console's program
+// allowlist: the agent keeps the default programs and the ones it names,
+// each of which the console admits; another agent keeps the console's.
+func TestAgentSectionNarrowsPrograms(t *testing.T) {
+	isolateEnv(t)
+	const jupiter = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4" // Jupiter v6, as published
+	file := agentsTOML + "\n[[agent]]\nuid = 1502\nlabel = \"narrow\"\nallow_program = [\"" + jupiter + "=Jupiter\"]\n"
+	s, err := consoleSettings(t, "--config", writeFile(t, file), "--allow-program", jupiter+"=Jupiter", "--allow-program", lookupTableProgram+"=lookup tables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, uid := range []struct {
+		owner      string
+		jup, table bool
+	}{{"uid 1502", true, false}, {"uid 1501", true, true}} {
+		a, _ := s.Policy.AgentFor(uid.owner)
+		_, jup := a.Config.AllowedPrograms[jupiter]
+		_, table := a.Config.AllowedPrograms[lookupTableProgram]
+		_, system := a.Config.AllowedPrograms["11111111111111111111111111111111"]
+		if jup != uid.jup || table != uid.table || !system {
+			t.Errorf("%s: programs %v", uid.owner, a.Config.AllowedPrograms)
 		}
 	}
 }

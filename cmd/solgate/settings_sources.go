@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/solgate/solgate/executor"
 	"math"
 	"os"
 	"reflect"
@@ -157,15 +158,7 @@ func (sf *settingFlags) build() (Settings, error) {
 		}
 		s.SwapAPIKey = key
 	}
-	// --allow-program adds to the programs allowed by default.
-	s.Policy.AllowedPrograms = policy.DefaultPrograms()
-	for _, p := range s.AllowPrograms {
-		label := p.Label
-		if label == "" {
-			label = p.ID.String()
-		}
-		s.Policy.AllowedPrograms[p.ID.String()] = label
-	}
+	s.Policy.AllowedPrograms = allowedPrograms(s.AllowPrograms)
 	if err := s.Policy.Validate(); err != nil {
 		return Settings{}, from.blame(err)
 	}
@@ -555,4 +548,18 @@ func refuseUnknownEnv() error {
 	}
 	return fmt.Errorf("%s: not a solgate setting (unset it, or fix the name);%s the variables are: %s",
 		strings.Join(unknown, ", "), mean, strings.Join(names, ", "))
+}
+
+// allowedPrograms is the program allowlist: the programs allowed by default,
+// and those --allow-program (or an [[agent]] section's allow_program) adds.
+func allowedPrograms(extra []executor.AllowedProgram) map[string]string {
+	m := policy.DefaultPrograms()
+	for _, p := range extra {
+		label := p.Label
+		if label == "" {
+			label = p.ID.String()
+		}
+		m[p.ID.String()] = label
+	}
+	return m
 }
