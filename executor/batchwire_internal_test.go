@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -175,15 +174,12 @@ func BenchmarkBatchRoundTrip(b *testing.B) {
 	defer srv.Close()
 	ctx := context.Background()
 	old := jsonrpc.NewClientWithOpts(srv.URL, &jsonrpc.RPCClientOpts{HTTPClient: srv.Client()})
-	dial := (&net.Dialer{}).DialContext
-	plain := newRPCHTTPClient(srv.URL, &http.Transport{DialContext: dial}, 10*time.Second, dial)
 	for _, bc := range []struct {
 		name string
 		call func() (jsonrpc.RPCResponses, error)
 	}{
 		{"solana-go", func() (jsonrpc.RPCResponses, error) { return old.CallBatch(ctx, reqs()) }},
 		{"postBatch", func() (jsonrpc.RPCResponses, error) { return postBatch(ctx, srv.Client(), srv.URL, reqs()) }},
-		{"postBatch-plain", func() (jsonrpc.RPCResponses, error) { return postBatch(ctx, plain, srv.URL, reqs()) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

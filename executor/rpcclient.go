@@ -55,25 +55,39 @@ func (o ClientOptions) withDefaults() ClientOptions {
 // NewClient connects to a JSON-RPC endpoint. Nothing is sent until the first call.
 func NewClient(endpoint string, opts ClientOptions) *Client {
 	opts = opts.withDefaults()
-	dial := (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	httpClient := newRPCHTTPClient(endpoint, &http.Transport{
-		Proxy:       http.ProxyFromEnvironment,
-		DialContext: dial,
-		// Proposals run side by side, each with a batch and the fee
-		// market in flight: with 8 idle connections kept, the rest were
-		// dialled and closed again each time (connect was 2% of the
-		// console's CPU in the throughput profile, and the ledger paid
-		// for the accepts).
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-	}, opts.CallTimeout, dial)
+	httpClient := newRPCHTTPClient(opts.CallTimeout)
 	meter := &callMeter{}
 	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
 	return &Client{
 		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter, http: httpClient, endpoint: endpoint}),
 		meter:    meter,
 		endpoint: endpoint,
+	}
+}
+
+// newRPCHTTPClient is net/http's client for the RPC endpoint, with timeout
+// bounding one round trip.
+func newRPCHTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			Proxy:       http.ProxyFromEnvironment,
+			DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			// Proposals run side by side, each with a batch and the fee
+			// market in flight: with 8 idle connections kept, the rest were
+			// dialled and closed again each time (connect was 2% of the
+			// console's CPU in the throughput profile, and the ledger paid
+			// for the accepts).
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+		},
+		// A redirected POST is a GET without its body (301, 302) or the
+		// signed transaction sent to a host the operator never named (307,
+		// 308): the RPC URL should name where the node answers.
+		CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			return fmt.Errorf("the RPC endpoint sent the call on to %s: give that URL as the RPC endpoint", req.URL.Redacted())
+		},
 	}
 }
 

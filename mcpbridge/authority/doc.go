@@ -62,11 +62,10 @@
 //     the last preview of the same shape
 //     measured and keeps the result only if the exact simulation consumed the
 //     same units and the fresh market gives the same price, else it measures
-//     again (`executor/batch.go`, `executor/forecast.go`). A plain `http://` RPC
-//     that no proxy serves is asked over kept connections by the calling
-//     goroutine itself (`executor/plainhttp.go`); one that redirects the call
-//     elsewhere
-//     is refused with the URL to give instead. A token transfer is
+//     again (`executor/batch.go`, `executor/forecast.go`). Every RPC goes
+//     through net/http's Transport over kept connections; an endpoint that
+//     redirects the call elsewhere is refused with the URL to give instead.
+//     A token transfer is
 //     built on the mint's program and decimals and on whether the recipient's
 //     account existed, as the last preview of that mint and recipient read them;
 //     the mint, its metadata and the recipient are read again in the same batch,
