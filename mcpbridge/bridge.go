@@ -24,7 +24,7 @@ import (
 // over its Unix socket; if no console answers, every tool fails closed.
 type Bridge struct {
 	socket    string
-	calls     *callClient
+	calls     *http.Client // NewUnixHTTPClient's, bounded by bridgeTimeout; used by this process alone
 	presence  *http.Client // no overall timeout: its one request lasts as long as the bridge
 	mcp       *server.MCPServer
 	life      context.Context // ServeStdio's; ends the presence request with the bridge
@@ -36,6 +36,9 @@ type Bridge struct {
 // execute call (≤ 40 s) or a proposal_status long-poll (≤ 45 s).
 const bridgeTimeout = 55 * time.Second
 
+// maxAnswerBytes bounds a console's answer.
+const maxAnswerBytes = 4 << 20
+
 // presenceRetry is the pause before announcing again after the console went
 // away (restarted, or not started yet).
 const presenceRetry = 2 * time.Second
@@ -45,7 +48,7 @@ const notAdmittedRetry = 30 * time.Second
 
 // NewBridge builds the MCP server for the console listening on socket.
 func NewBridge(socket, version string) *Bridge {
-	b := &Bridge{socket: socket, calls: newCallClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
+	b := &Bridge{socket: socket, calls: NewUnixHTTPClient(socket, bridgeTimeout), presence: NewUnixHTTPClient(socket, 0)}
 	// Announce presence once the client has a name: at the legacy
 	// initialize handshake, or at the first request of a client on the
 	// stateless protocol, which names itself in every request.
@@ -80,7 +83,7 @@ func NewBridge(socket, version string) *Bridge {
 func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer b.calls.closeIdle()
+	defer b.calls.CloseIdleConnections()
 	b.life = ctx
 	err := serveLines(ctx, b.mcp, in, out, log.New(logw, "solgate mcp: ", log.LstdFlags))
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -250,7 +253,7 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, erro
 	if err != nil {
 		return res, fmt.Errorf("encode call: %w", err)
 	}
-	status, answer, err := b.calls.post(ctx, CallPath, body)
+	status, answer, err := b.post(ctx, body)
 	if err == nil {
 		if uerr := decodeAnswer(answer, &res); uerr != nil {
 			err = fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, status, uerr)
@@ -279,7 +282,28 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, erro
 	case errors.Is(err, ErrUnreadableAnswer):
 		return res, fmt.Errorf("the solgate console at %s sent an %v", b.socket, err)
 	}
-	return res, fmt.Errorf("the solgate console at %s did not answer: %v", b.socket, err)
+	return res, fmt.Errorf("the solgate console at %s did not answer: %w", b.socket, err)
+}
+
+// post sends one encoded call to the console and reads its answer whole.
+// A failed connection is a *NoConsoleError or *NotAdmittedError inside the
+// *url.Error net/http wraps it in.
+func (b *Bridge) post(ctx context.Context, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := b.calls.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	if err == nil && len(answer) > maxAnswerBytes {
+		err = fmt.Errorf("answer larger than %d bytes", maxAnswerBytes)
+	}
+	return resp.StatusCode, answer, err
 }
 
 // encodeCall is json.Marshal(req): the strings written as json.Marshal

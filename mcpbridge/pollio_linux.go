@@ -83,29 +83,6 @@ func (p pollIO) Write(b []byte) (int, error) {
 	return written, nil
 }
 
-// peekClosed looks at a connection without waiting: whether the peer has
-// closed it (0 bytes) or sent something unasked; false when nothing is
-// there to read, an open connection.
-func peekClosed(fd uintptr) bool {
-	var b [1]byte
-	for {
-		_, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1, syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
-		if e == syscall.EINTR {
-			continue
-		}
-		return e != syscall.EAGAIN
-	}
-}
-
-// pollReadWriter is rw read and written through pollIO when rc is given
-// (a descriptor the poller waits on), else rw itself.
-func pollReadWriter(rc syscall.RawConn, rw io.ReadWriter) io.ReadWriter {
-	if rc == nil {
-		return rw
-	}
-	return pollIO{rc: rc}
-}
-
 // PollFile is f, a pipe or socket in non-blocking mode that the runtime's
 // poller waits on (os.NewFile registers such a descriptor), read and
 // written through pollIO: `solgate mcp` reads its stdin and writes its

@@ -146,8 +146,8 @@
 //   - `mcpbridge/`: the unprivileged bridge that `solgate mcp` runs, with no
 //     key: MCP over stdio (`bridge.go`), the tool declarations and the input
 //     and output schemas generated from them (`inventory.go`, `tools.go`,
-//     `outputs.go`), the socket client (`client.go`; `callclient.go` carries
-//     the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
+//     `outputs.go`), the socket client (`client.go`: net/http's client over
+//     the console's socket, which also carries the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
 //     scripted assistant, a client like any other
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
 //     built in one place (`build.go`: identify the cluster, pin the state to
