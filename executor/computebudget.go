@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/gagliardetto/solana-go"
+	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 )
 
 // Compute budget and priority fee for the transactions solgate builds.
@@ -196,9 +197,9 @@ func (e *Executor) priced(units uint64, limit uint32, market uint64, source stri
 // budgetInstructions are the compute-budget instructions for b, placed
 // before the transaction's own.
 func budgetInstructions(b Budget) []solana.Instruction {
-	out := []solana.Instruction{unitLimitInstruction(b.UnitLimit)}
+	out := []solana.Instruction{computebudget.NewSetComputeUnitLimitInstruction(b.UnitLimit).Build()}
 	if b.UnitPrice > 0 {
-		out = append(out, unitPriceInstruction(b.UnitPrice))
+		out = append(out, computebudget.NewSetComputeUnitPriceInstruction(b.UnitPrice).Build())
 	}
 	return out
 }

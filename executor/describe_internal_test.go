@@ -79,7 +79,7 @@ func TestDescribeTransferMissingAnAccount(t *testing.T) {
 	binary.LittleEndian.PutUint32(data, 2)
 	binary.LittleEndian.PutUint64(data[4:], 5)
 	ix := solana.NewInstruction(solana.SystemProgramID, solana.AccountMetaSlice{{PublicKey: payer, IsSigner: true, IsWritable: true}}, data)
-	tx, err := newTransaction([]solana.Instruction{ix}, solana.Hash{1}, payer)
+	tx, err := solana.NewTransaction([]solana.Instruction{ix}, solana.Hash{1}, solana.TransactionPayer(payer))
 	if err != nil {
 		t.Fatal(err)
 	}

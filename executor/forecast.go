@@ -136,7 +136,7 @@ func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []so
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, err
 	}
-	tx, err := newTransaction(append(budgetInstructions(f.budget), ixs...), bh.Blockhash, e.key.PublicKey())
+	tx, err := solana.NewTransaction(append(budgetInstructions(f.budget), ixs...), bh.Blockhash, solana.TransactionPayer(e.key.PublicKey()))
 	if err != nil {
 		return nil, Budget{}, bh, Preview{}, simulation{}, fmt.Errorf("prepare %s: build transaction: %w", what, err)
 	}

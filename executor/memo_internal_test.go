@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/system"
 )
 
 // A transfer with a memo: the memo is the SPL Memo program (v2, the id as
@@ -12,8 +13,8 @@ import (
 // text, and it moves nothing.
 func TestTransferMemoIsDescribedAndMovesNothing(t *testing.T) {
 	payer, to := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
-	ixs := withMemo([]solana.Instruction{transferInstruction(7, payer, to)}, "solgate p_abc")
-	tx, err := newTransaction(ixs, solana.Hash{1}, payer)
+	ixs := withMemo([]solana.Instruction{system.NewTransferInstruction(7, payer, to).Build()}, "solgate p_abc")
+	tx, err := solana.NewTransaction(ixs, solana.Hash{1}, solana.TransactionPayer(payer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestTransferMemoIsDescribedAndMovesNothing(t *testing.T) {
 		t.Errorf("the transfer's outflow %d, want 7", got[0].LamportsOut)
 	}
 	// No memo, no instruction.
-	if n := len(withMemo([]solana.Instruction{transferInstruction(7, payer, to)}, "")); n != 1 {
+	if n := len(withMemo([]solana.Instruction{system.NewTransferInstruction(7, payer, to).Build()}, "")); n != 1 {
 		t.Errorf("an empty memo added an instruction (%d)", n)
 	}
 }

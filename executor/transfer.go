@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 )
 
@@ -189,7 +190,7 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	ctx, meter := withMeter(ctx)
 	start := time.Now()
 
-	ixs := withMemo([]solana.Instruction{transferInstruction(t.Lamports, e.key.PublicKey(), t.To)}, t.Memo)
+	ixs := withMemo([]solana.Instruction{system.NewTransferInstruction(t.Lamports, e.key.PublicKey(), t.To).Build()}, t.Memo)
 	tx, budget, bh, preview, _, err := e.budgetedSimulation(ctx, "transfer", ixs, maxAge, approved, nil)
 	if err != nil {
 		return nil, err
@@ -223,7 +224,7 @@ func (e *Executor) budgeted(ctx context.Context, what string, ixs []solana.Instr
 	}
 	payer := e.key.PublicKey()
 	build := func(b Budget) (*solana.Transaction, error) {
-		tx, err := newTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, payer)
+		tx, err := solana.NewTransaction(append(budgetInstructions(b), ixs...), bh.Blockhash, solana.TransactionPayer(payer))
 		if err != nil {
 			return nil, fmt.Errorf("prepare %s: build transaction: %w", what, err)
 		}
