@@ -214,26 +214,29 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	g.N = h.grantSeq
 	g.CreatedAt, g.ExpiresAt = now, now.Add(t.For)
 	h.grants[g.N] = &g
+	// From here the live grant is the hub's, changed under h.mu by every
+	// covered call: what follows reads a copy taken under the lock.
+	made := g
 	h.mu.Unlock()
 	h.audit("grant_made", id, map[string]any{
-		"grant": g.N, "by": by, "peer": g.Peer, "client": g.Client, "tool": g.Tool, "counterparty": g.Counterparty,
-		"max_amount": fmt.Sprint(g.MaxAmount), "count": g.Count, "ceiling_lamports": fmt.Sprint(g.Ceiling),
-		"expires_at": g.ExpiresAt.UTC().Format(time.RFC3339),
+		"grant": made.N, "by": by, "peer": made.Peer, "client": made.Client, "tool": made.Tool, "counterparty": made.Counterparty,
+		"max_amount": fmt.Sprint(made.MaxAmount), "count": made.Count, "ceiling_lamports": fmt.Sprint(made.Ceiling),
+		"expires_at": made.ExpiresAt.UTC().Format(time.RFC3339),
 	})
-	h.log.Info("grant made", "grant", g.N, "from", id, "by", by, "count", g.Count, "ceiling", g.Ceiling)
-	h.events.publish(Event{Kind: EventGrantsChanged, At: now, Client: g.Client, Message: "GRANTED " + g.Describe() + ", for " + t.For.String()})
+	h.log.Info("grant made", "grant", made.N, "from", id, "by", by, "count", made.Count, "ceiling", made.Ceiling)
+	h.events.publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
 	// Expiry is also checked on every use (the clock may be a test's);
 	// the timer takes it off the console's grants line on time.
-	n := g.N
+	n := made.N
 	time.AfterFunc(t.For, func() { h.endGrants(func(g *Grant) bool { return g.N == n }, "it expired") })
-	if g.watch != nil {
+	if made.watch != nil {
 		go func() {
-			if g.watch.wait() {
-				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", g.proc.pid))
+			if made.watch.wait() {
+				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", made.proc.pid))
 			}
 		}()
 	}
-	return snap, g, nil
+	return snap, made, nil
 }
 
 // Grants lists the live grants, oldest first.
