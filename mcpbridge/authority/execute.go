@@ -156,6 +156,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 // land, then settles and finishes the proposal. If the console closes first,
 // the next one's Reconcile takes over from the stored signature.
 func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
+	h.mu.Lock()
+	pay, isX402 := h.x402[id]
+	h.mu.Unlock()
 	h.executions.Add(1)
 	go func() {
 		defer h.executions.Done()
@@ -169,6 +172,10 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			verdict, landing, err := fate(ctx, h.opts.Executor, sig, lastValid)
+			if isX402 {
+				// By its exact message on chain, never by the server's word.
+				verdict, landing, err = x402Fate(ctx, h.opts.Executor, pay)
+			}
 			cancel()
 			h.followRounds.Add(1)
 			if err != nil {
@@ -180,7 +187,10 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 				h.settle(id, func() error {
 					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
 				})
-				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
+				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes, Effects: landing.Effects}
+				if landing.Signature != (solana.Signature{}) {
+					res.Signature = landing.Signature
+				}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
@@ -191,6 +201,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			case fateNeverLanded:
 				h.settle(id, func() error { return h.opts.Spend.Release(id) })
 				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
+				if isX402 {
+					res.Reason = fmt.Sprintf("the payment never landed: the chain is past its last valid block height %d and %s's history holds no transaction with its message; nothing was spent", pay.LastValid, pay.Source)
+				}
 				h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
 				return
 			}
