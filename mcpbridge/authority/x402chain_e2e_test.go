@@ -79,6 +79,22 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 		t.Fatalf("restored books: %+v", tt)
 	}
 	ex := executor.New(executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), w.key, executor.Options{})
+	// The RPC failing says nothing: the reservation stays as it was.
+	if err := w.ledger.FailNextCalls(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, nil); err == nil {
+		t.Fatal("reconcile succeeded with every RPC call failing")
+	}
+	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.store.GetReservation(id); err != nil || r.State != store.StateReserved && r.State != store.StateUnknown {
+		t.Fatalf("after a failed reconcile: %+v %v", r, err)
+	}
+	if tt := spend.State().Tokens[api.Mint]; tt.DayReserved != 1000 {
+		t.Fatalf("books after a failed reconcile: %+v", tt)
+	}
 	var lines []string
 	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
 		t.Fatal(err)
