@@ -22,9 +22,9 @@ import (
 // as a read. A 402: the x402 `exact` offer on the console's own cluster is
 // built, measured (only the amount of the asset may leave the wallet) and
 // proposed; after approval it is re-offered, rebuilt, reserved, signed as
-// token owner only, sent to that origin alone, and watched on chain until
-// it lands (settled from the landed transaction) or its blockhash expires
-// (released).
+// token owner only, sent to that origin alone, and looked for on chain by
+// its exact message until it lands (settled from the landed transaction) or
+// the chain shows it never landed before its blockhash expired (released).
 
 // x402HTTP makes the console's requests: no redirects (a payment header
 // must reach only the approved origin), bounded in time.
