@@ -202,14 +202,19 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
 				})
 				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes, Effects: landing.Effects}
-				if landing.Signature != (solana.Signature{}) {
-					res.Signature = landing.Signature
+				if pay != nil {
+					// The facilitator paid the network fee, not the wallet.
+					res.Signature, res.Fee = landing.Signature, 0
 				}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
 				} else {
-					h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+					why := ""
+					if pay != nil {
+						why = fmt.Sprintf("the payment landed: found on chain by its exact message in %s's history (signature %s), whatever the server said", pay.Source, res.Signature)
+					}
+					h.finish(id, StatusExecuted, why, res, store.ExecExecuted)
 				}
 				return
 			case fateNeverLanded:

@@ -156,7 +156,7 @@ func TestX402SettleLieSettledByTheFollower(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
-	if st.Status() != "executed" || !strings.Contains(st.Text, landed[0]) {
+	if st.Status() != "executed" || !strings.Contains(st.Text, "PAID and verified on chain") || !strings.Contains(st.Text, landed[0]) || st.Structured["fee_lamports"] != nil && fmt.Sprint(st.Structured["fee_lamports"]) != "0" {
 		t.Fatalf("status: %+v", st)
 	}
 	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Spent != 1000 || s.Tokens[0].Reserved != 0 {
