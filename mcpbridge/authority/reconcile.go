@@ -76,8 +76,10 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 			if v == fateOpen && !isX402 && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
 				v = fateNeverLanded
 			}
-			if landing.Signature != (solana.Signature{}) {
-				r.Signature = landing.Signature.String()
+			if isX402 && landing.Found {
+				// Recorded under the signature it landed with; the network
+				// fee was the facilitator's, not the wallet's.
+				r.Signature, landing.Fee = landing.Signature.String(), 0
 			}
 			if v == fateLanded {
 				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {

@@ -110,7 +110,7 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 		t.Fatalf("stored reservation %+v %v; want settled at 1000", r, err)
 	}
 	execs, err := w.store.Executions(id)
-	if err != nil || len(execs) == 0 || execs[len(execs)-1].Signature != landed[0] || execs[len(execs)-1].Outcome != store.ExecExecuted {
+	if err != nil || len(execs) == 0 || execs[len(execs)-1].Signature != landed[0] || execs[len(execs)-1].Outcome != store.ExecExecuted || execs[len(execs)-1].Fee != 0 {
 		t.Fatalf("execution rows %+v %v; want the last executed under the landed %s", execs, err, landed[0])
 	}
 
