@@ -23,6 +23,9 @@ type Landing struct {
 	// Changes are the chain's balance changes for every account key of the
 	// transaction, as a live execution's verify step records them.
 	Changes []BalanceChange
+	// Signature is the landed transaction's id when it was found by a
+	// search (FindX402) rather than asked for by it.
+	Signature solana.Signature
 }
 
 // Lookup searches the chain (history included) for a signature and, when it

@@ -31,6 +31,14 @@ function pubkeyParam(v) {
   return v;
 }
 
+function isSignature(v) {
+  try {
+    return b58decode(v).length === 64;
+  } catch {
+    return false;
+  }
+}
+
 function configParam(v) {
   if (v === undefined || v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw invalidParams('Invalid params: invalid type: expected a config object.');
@@ -185,6 +193,7 @@ export class Rpc {
         }));
       },
       getTransaction: (p) => this.getTransaction(p),
+      getSignaturesForAddress: (p) => this.getSignaturesForAddress(p),
       getTokenAccountsByOwner: (p) => {
         const owner = pubkeyParam(p[0]);
         const filter = configParam(p[1]);
@@ -408,6 +417,44 @@ export class Rpc {
       this.log(`send ${tx.signature} did not land: ${JSON.stringify(r.err)}`);
     }
     return tx.signature;
+  }
+
+  /**
+   * The landed transactions that name an address (loaded addresses
+   * included), newest first, as a node's history answers: at confirmed or
+   * finalized commitment, `before` and `until` exclusive, at most `limit`
+   * (1 to 1,000; 1,000 by default).
+   */
+  getSignaturesForAddress(p) {
+    const address = pubkeyParam(p[0]);
+    const cfg = configParam(p[1]);
+    const commitment = cfg.commitment ?? 'finalized';
+    if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+    const limit = cfg.limit ?? 1000;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw invalidParams('Invalid params: limit must be from 1 to 1000');
+    for (const s of [cfg.before, cfg.until]) {
+      if (s !== undefined && s !== null && (typeof s !== 'string' || !isSignature(s))) throw invalidParams('Invalid param: Invalid');
+    }
+    const out = [];
+    // Landing order is the ledger's history order (a Map keeps insertion order).
+    const records = [...this.ledger.txs.values()].reverse();
+    let started = !cfg.before;
+    for (const r of records) {
+      if (!started) {
+        started = r.signature === cfg.before;
+        continue;
+      }
+      if (r.signature === cfg.until) break;
+      const age = this.ledger.slot - r.slot;
+      if (age < 1 || (commitment === 'finalized' && age < FINALITY_DEPTH)) continue;
+      if (!r.keys.includes(address)) continue;
+      out.push({
+        signature: r.signature, slot: r.slot, err: r.err, memo: null, blockTime: r.blockTime,
+        confirmationStatus: this.ledger.status(r).confirmationStatus,
+      });
+      if (out.length === limit) break;
+    }
+    return out;
   }
 
   getTransaction(p) {

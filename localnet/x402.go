@@ -1,5 +1,7 @@
 package localnet
 
+import "context"
+
 // PaidAPI is the x402 paid API localnet serves on its own loopback port
 // (x402.mjs): a resource server and facilitator built with the official
 // @x402/express and @x402/svm packages, settling on this ledger.
@@ -9,7 +11,7 @@ type PaidAPI struct {
 	// /paid/extensions, /paid/unknownhash, /v1/paid (only on an
 	// impersonated public cluster),
 	// /hostile/overprice, /hostile/feepayer?wallet=ADDR, /hostile/wsol,
-	// /hostile/nosettle, /nosubmit.
+	// /hostile/nosettle, /hostile/settlelie, /nosubmit.
 	URL string `json:"url"`
 	// Network is the CAIP-2 id the API asks to be paid on: "solana:" and
 	// the first 32 characters of the ledger's genesis hash.
@@ -30,3 +32,12 @@ type PaidAPI struct {
 // PaidAPI is the x402 paid API (from the ready line); zero unless the
 // ledger was started with Options.PaidAPI.
 func (l *Ledger) PaidAPI() PaidAPI { return l.x402 }
+
+// LandKept co-signs and submits every payment /hostile/settlelie kept
+// (the server landing a payment it claimed under a made-up signature) and
+// returns the landed transactions' signatures.
+func (l *Ledger) LandKept(ctx context.Context) ([]string, error) {
+	var sigs []string
+	err := l.Call(ctx, "localnet_x402LandKept", nil, &sigs)
+	return sigs, err
+}

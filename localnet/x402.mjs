@@ -33,7 +33,10 @@
 //   /hostile/switchpayto?to=ADDR    names the merchant as payTo first, ADDR on every later request
 //   /nosubmit              a facilitator that co-signs, answers success, and never submits
 //   /hostile/nosettle      takes the payment, answers 200 with no PAYMENT-RESPONSE, never submits
-// Controls (JSON-RPC on the ledger's port): localnet_x402Info.
+//   /hostile/settlelie     keeps the payment, answers 200 with a made-up settlement signature,
+//                          and submits the payment itself only when told (localnet_x402LandKept)
+// Controls (JSON-RPC on the ledger's port): localnet_x402Info; localnet_x402LandKept
+// (co-signs and submits every payment /hostile/settlelie kept; answers their signatures).
 
 import express from 'express';
 import { createSolanaRpc, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
@@ -44,6 +47,7 @@ import { toFacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme as ExactServer } from '@x402/svm/exact/server';
 import { ExactSvmScheme as ExactFacilitator } from '@x402/svm/exact/facilitator';
 import { ExactSvmSchemeV1 as ExactFacilitatorV1 } from '@x402/svm/exact/v1/facilitator';
+import { randomBytes } from 'node:crypto';
 import { b58encode } from './wire.mjs';
 
 const PRICE = '1000'; // 0.001 of a 6-decimal mint
@@ -66,6 +70,7 @@ export class PaidApi {
     this.info = null;
     this.overpriceCalls = 0;
     this.switchCalls = 0;
+    this.kept = []; // /hostile/settlelie's payments, held to be landed later
     Object.assign(ledger.stats, { x402Settled: 0, x402Withheld: 0, x402VersionRefused: 0, x402ExtensionsDropped: 0 });
   }
 
@@ -260,6 +265,34 @@ export class PaidApi {
       return body('v1')(req, res);
     });
 
+    // Keeps the partially signed payment, claims it settled under a
+    // signature it made up, and lands it later, when the control says so:
+    // only the chain can tell the client what became of its payment.
+    app.get('/hostile/settlelie', (req, res, next) => {
+      const header = req.get('PAYMENT-SIGNATURE');
+      if (!header) return hostile(() => {})(req, res);
+      let payload;
+      try {
+        payload = decodePaymentSignatureHeader(header);
+      } catch {
+        return res.status(400).json({ error: 'invalid PAYMENT-SIGNATURE header' });
+      }
+      this.kept.push({ transaction: payload.payload.transaction, feePayer: payload.accepted.extra.feePayer });
+      L.stats.x402Withheld++;
+      const made = b58encode(randomBytes(64));
+      res.set('PAYMENT-RESPONSE', encodePaymentResponseHeader({ success: true, transaction: made, network, payer: '' }));
+      return body('settlelie')(req, res);
+    });
+    this.landKept = async () => {
+      const out = [];
+      for (const k of this.kept.splice(0)) {
+        const signed = await signer.signTransaction(k.transaction, k.feePayer, network);
+        out.push(await rpc.sendTransaction(signed, { encoding: 'base64', skipPreflight: true }).send());
+      }
+      this.log(`x402: /hostile/settlelie landed ${out.join(', ')}`);
+      return out;
+    };
+
     const server = await new Promise((resolve, reject) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
       s.on('error', reject);
@@ -282,7 +315,7 @@ export class PaidApi {
 
   /** localnet_* control methods, merged into the server's control table. */
   controls() {
-    return { localnet_x402Info: () => this.info };
+    return { localnet_x402Info: () => this.info, localnet_x402LandKept: () => this.landKept() };
   }
 }
 

@@ -396,13 +396,20 @@
 //     the payment in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) to that origin
 //     only (the signed bytes never go to the assistant), and returns the paid
 //     response with the `PAYMENT-RESPONSE` settlement.
-//   - Settlement: the amount is reserved at signing. The facilitator's
-//     signature is accepted only when it verifies over the exact message the
-//     wallet signed; the console follows it on chain. Landed: settled from the
-//     landed transaction. Not landed when its blockhash expires: released (there
-//     is no durable nonce, so expiry proves it never can land), and
-//     `get_spend_status` shows it. A server that returns no verifiable signature
-//     keeps the amount reserved for the session.
+//   - Settlement: the amount is reserved at signing, and before signing the
+//     console stores what identifies the payment on chain: its exact message,
+//     the wallet's token account it pays from, its last valid block height and
+//     the slot to search from. Only the chain settles or releases it, never
+//     the server's word: the console (or, after a restart, the next console's
+//     reconciliation) searches that token account's history
+//     (`getSignaturesForAddress`) for a transaction with the exact message,
+//     under whatever signature it landed. Found: settled from the landed
+//     transaction ("landed"). Released only when the chain is past the last
+//     valid block height and a search made after reading that height does not
+//     find it ("never landed"; there is no durable nonce, so expiry proves it
+//     never can land). An RPC failure leaves it reserved and it is asked again.
+//     The facilitator's signature from `PAYMENT-RESPONSE` is used only to find
+//     the payment at once when it verifies over the exact message.
 //   - Grants made on an x402 proposal (`A`) cover later calls to the same
 //     origin, `payTo` and asset, each at most the granted amount, within the
 //     grant's count and time. The form's SOL ceiling is 0 for them (an x402
@@ -411,11 +418,11 @@
 //     in the asset's units, e.g. `10 calls × at most 0.001 USDC`, and the per-mint
 //     caps bound the total.
 //
-// Limits, today: the transaction's id is the facilitator's signature, which
-// the console learns only from the server's answer. It records its own
-// signature before sending and the facilitator's once it verifies, so a crash
-// in the second between the two leaves a reservation that the next console
-// releases after the blockhash expires even if the facilitator did submit.
+// Limits, today: an x402 reservation left in flight by a solgate from before
+// the payment record (schema 10) has no message to search for and is still
+// judged by its stored signature. A payer token account with more than
+// 20,000 transactions since the payment was signed leaves it unknown (kept
+// reserved) rather than searched further.
 //
 // `make localnet` (`node localnet/server.mjs --paid-api`) serves a paid API
 // beside the ledger (built with the official

@@ -124,6 +124,12 @@ func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signatu
 // from the transaction's own meta. An unknown outcome stays reserved and is
 // followed in the background until the chain settles it.
 func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
+	// An x402 payment's record is needed only while its outcome is open
+	// (by the follower here; by the store after a restart).
+	h.mu.Lock()
+	pay, isX402 := h.x402[id]
+	delete(h.x402, id)
+	h.mu.Unlock()
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
@@ -142,7 +148,11 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
 	case executor.Unknown:
 		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
-		h.follow(id, res.Signature, lastValid)
+		var x402 *executor.X402Record
+		if isX402 {
+			x402 = &pay
+		}
+		h.follow(id, res.Signature, lastValid, x402)
 	case executor.Expired, executor.Rejected:
 		// Both provably never landed; the store's "expired" means exactly that.
 		h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
@@ -155,7 +165,11 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 // (RPC trouble, or the execution deadline) until it is found or can no longer
 // land, then settles and finishes the proposal. If the console closes first,
 // the next one's Reconcile takes over from the stored signature.
-func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
+//
+// An x402 payment (pay non-nil) is followed by its exact message in the
+// payer token account's history instead (x402Fate), never by the signature
+// the server gave.
+func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *executor.X402Record) {
 	h.executions.Add(1)
 	go func() {
 		defer h.executions.Done()
@@ -168,29 +182,47 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64) {
 			case <-ticker.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			verdict, landing, err := fate(ctx, h.opts.Executor, sig, lastValid)
+			var v verdict
+			var landing executor.Landing
+			var err error
+			if pay != nil {
+				v, landing, err = x402Fate(ctx, h.opts.Executor, *pay)
+			} else {
+				v, landing, err = fate(ctx, h.opts.Executor, sig, lastValid)
+			}
 			cancel()
 			h.followRounds.Add(1)
 			if err != nil {
 				h.log.Info("following unknown outcome", "proposal", id, "err", err)
 				continue
 			}
-			switch verdict {
+			switch v {
 			case fateLanded:
 				h.settle(id, func() error {
 					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
 				})
-				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes}
+				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes, Effects: landing.Effects}
+				if pay != nil {
+					// The facilitator paid the network fee, not the wallet.
+					res.Signature, res.Fee = landing.Signature, 0
+				}
 				if landing.ChainErr != nil {
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
 				} else {
-					h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+					why := ""
+					if pay != nil {
+						why = fmt.Sprintf("the payment landed: found on chain by its exact message in %s's history (signature %s), whatever the server said", pay.Source, res.Signature)
+					}
+					h.finish(id, StatusExecuted, why, res, store.ExecExecuted)
 				}
 				return
 			case fateNeverLanded:
 				h.settle(id, func() error { return h.opts.Spend.Release(id) })
 				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
+				if pay != nil {
+					res.Reason = fmt.Sprintf("the payment never landed: the chain is past its last valid block height %d and %s's history holds no transaction with its message; nothing was spent", pay.LastValid, pay.Source)
+				}
 				h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
 				return
 			}

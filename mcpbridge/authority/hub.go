@@ -129,6 +129,7 @@ type Hub struct {
 	consoleUID     uint32
 	grants         map[int]*Grant // live standing grants by number (grant.go); memory only
 	grantSeq       int
+	x402           map[string]executor.X402Record // proposal → its signed x402 payment, as recorded before sending
 	executions     sync.WaitGroup
 	followRounds   atomic.Uint64 // rounds the followers of unknown outcomes made; tests wait on it
 	closed         bool
@@ -163,6 +164,7 @@ func New(opts Options) (*Hub, error) {
 		recipients:  map[string]struct{}{},
 		peerUIDs:    map[uint32]bool{},
 		grants:      map[int]*Grant{},
+		x402:        map[string]executor.X402Record{},
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}

@@ -55,13 +55,31 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 		if err != nil {
 			return fmt.Errorf("reconcile %s: stored signature %q is not valid: %w", r.ID, r.Signature, err)
 		}
+		// An x402 payment is looked for by its exact message in the payer
+		// token account's history: the stored signature may be the wallet's
+		// (not the transaction's id) or whatever the server claimed.
+		pay, isX402, err := storedX402(st, r.ID)
+		if err != nil {
+			return fmt.Errorf("reconcile %s: %w", r.ID, err)
+		}
 		for {
-			v, landing, err := fate(ctx, ex, sig, r.LastValidBlockHeight)
+			var v verdict
+			var landing executor.Landing
+			if isX402 {
+				v, landing, err = x402Fate(ctx, ex, pay)
+			} else {
+				v, landing, err = fate(ctx, ex, sig, r.LastValidBlockHeight)
+			}
 			if err != nil {
 				return fmt.Errorf("reconcile %s: %w", r.ID, err)
 			}
-			if v == fateOpen && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
+			if v == fateOpen && !isX402 && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
 				v = fateNeverLanded
+			}
+			if isX402 && landing.Found {
+				// Recorded under the signature it landed with; the network
+				// fee was the facilitator's, not the wallet's.
+				r.Signature, landing.Fee = landing.Signature.String(), 0
 			}
 			if v == fateLanded {
 				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {
@@ -84,6 +102,10 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Outcome: store.ExecExpired, At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
 				}
+				if isX402 {
+					say("%s: x402 payment never landed: the chain is past its last valid block height %d and %s's history holds no transaction with its message; reservation released", r.ID, pay.LastValid, pay.Source)
+					break
+				}
 				say("%s: signature %s can no longer land and is not on chain; reservation released", r.ID, short(r.Signature))
 				break
 			}
@@ -96,6 +118,46 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 		}
 	}
 	return nil
+}
+
+// storedX402 is the x402 payment recorded for a reservation, if any.
+func storedX402(st *store.Store, id string) (executor.X402Record, bool, error) {
+	p, ok, err := st.X402PaymentFor(id)
+	if err != nil || !ok {
+		return executor.X402Record{}, false, err
+	}
+	src, err := solana.PublicKeyFromBase58(p.Source)
+	if err != nil {
+		return executor.X402Record{}, false, fmt.Errorf("stored x402 payer account %q: %w", p.Source, err)
+	}
+	return executor.X402Record{Message: p.Message, Source: src, LastValid: p.LastValidBlockHeight, FromSlot: p.FromSlot}, true, nil
+}
+
+// x402Fate asks the chain once about an x402 payment, by its exact message
+// in the payer token account's history, never by a signature the server
+// gave. It is declared never landed only when the chain is past its last
+// valid block height and a search made after reading that height does not
+// find it; any RPC failure leaves it open.
+func x402Fate(ctx context.Context, ex *executor.Executor, r executor.X402Record) (verdict, executor.Landing, error) {
+	landing, err := ex.FindX402(ctx, r)
+	if err != nil {
+		return fateOpen, landing, err
+	}
+	if landing.Found {
+		return fateLanded, landing, nil
+	}
+	height, err := ex.BlockHeight(ctx)
+	if err != nil || height <= r.LastValid {
+		return fateOpen, landing, err
+	}
+	landing, err = ex.FindX402(ctx, r)
+	switch {
+	case err != nil:
+		return fateOpen, landing, err
+	case landing.Found:
+		return fateLanded, landing, nil
+	}
+	return fateNeverLanded, landing, nil
 }
 
 func short(s string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
+	"github.com/solgate/solgate/policy/store"
 )
 
 // A write kind is one registration. Everything that differs between a SOL
@@ -177,6 +178,22 @@ func (e Env) LabelOf(info *executor.TokenInfo) TokenLabel { return e.h.labelOf(i
 
 // Audit appends a row to the audit trail.
 func (e Env) Audit(kind, proposalID string, body map[string]any) { e.h.audit(kind, proposalID, body) }
+
+// RecordX402 keeps what identifies this proposal's signed x402 payment on
+// chain, in the store (for the next console) and for the follower, before
+// the payment is signed: from then on only the chain settles or releases
+// its reservation. Nothing may be sent when it fails.
+func (e Env) RecordX402(r executor.X402Record) error {
+	if st := e.h.opts.Store; st != nil {
+		if err := st.PutX402Payment(store.X402Payment{ReservationID: e.proposal, Message: r.Message, Source: r.Source.String(), LastValidBlockHeight: r.LastValid, FromSlot: r.FromSlot}); err != nil {
+			return err
+		}
+	}
+	e.h.mu.Lock()
+	e.h.x402[e.proposal] = r
+	e.h.mu.Unlock()
+	return nil
+}
 
 // Registry holds the write kinds a console serves, keyed by tool name.
 type Registry struct {

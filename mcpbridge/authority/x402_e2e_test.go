@@ -255,10 +255,12 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 }
 
 // A server that takes the payment and answers without a settlement: the
-// console cannot learn the transaction's id, so nothing can prove the
-// payment never landed; it stays reserved, even past the blockhash's expiry.
-func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
-	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+// console cannot learn the transaction's id, so it looks for the payment by
+// its exact message in the payer token account's history. It stays
+// reserved while its blockhash lives, and is released once the chain is
+// past it and the history shows it never landed.
+func TestX402FetchNoSettlementReleasedOnlyByTheChain(t *testing.T) {
+	w, api := x402WorldSlots(t, 200, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/nosettle"}
 	_, id := proposeX402(t, a, args)
@@ -266,20 +268,27 @@ func TestX402FetchNoSettlementStaysReserved(t *testing.T) {
 	if res.Status() != "submitted" || !strings.Contains(fmt.Sprint(res.Structured["reason"]), "no settlement signature") {
 		t.Fatalf("execute: %+v", res)
 	}
-	if err := w.ledger.ExpireBlockhash(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	// The follower keeps looking and never releases it: wait until it has
-	// asked the chain three more times after the expiry.
+	// The follower asks the chain three times while the blockhash lives
+	// and keeps the payment reserved.
 	seen := authority.FollowRounds(w.authority)
-	testkit.Eventually(t, 30*time.Second, "three follower rounds after the expiry", func() bool {
+	testkit.Eventually(t, 30*time.Second, "three follower rounds", func() bool {
 		return authority.FollowRounds(w.authority) >= seen+3
 	}, func() string { return fmt.Sprintf("%d rounds", authority.FollowRounds(w.authority)-seen) })
 	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Reserved != 1000 || s.Tokens[0].Spent != 0 {
+		t.Fatalf("while the blockhash lives: %+v", s.Tokens)
+	}
+	if err := w.ledger.ExpireBlockhash(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := a.Call("proposal_status", map[string]any{"proposal_id": id, "wait_seconds": 30})
+	if st.Status() != "failed" || !strings.Contains(st.Text, "never landed") || !strings.Contains(st.Text, "history holds no transaction with its message") {
+		t.Fatalf("status after expiry: %+v", st)
+	}
+	if s := w.authority.SpendSummary(); len(s.Tokens) != 1 || s.Tokens[0].Reserved != 0 || s.Tokens[0].Spent != 0 {
 		t.Fatalf("after expiry: %+v", s.Tokens)
 	}
-	if q, _ := w.authority.Proposal(id); q.Status != authority.StatusSubmitted {
-		t.Fatalf("status %s: %s", q.Status, q.Reason)
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 1_000_000 {
+		t.Fatalf("wallet holds %d", got)
 	}
 }
 

@@ -22,9 +22,9 @@ import (
 // as a read. A 402: the x402 `exact` offer on the console's own cluster is
 // built, measured (only the amount of the asset may leave the wallet) and
 // proposed; after approval it is re-offered, rebuilt, reserved, signed as
-// token owner only, sent to that origin alone, and watched on chain until
-// it lands (settled from the landed transaction) or its blockhash expires
-// (released).
+// token owner only, sent to that origin alone, and looked for on chain by
+// its exact message until it lands (settled from the landed transaction) or
+// the chain shows it never landed before its blockhash expired (released).
 
 // x402HTTP makes the console's requests: no redirects (a payment header
 // must reach only the approved origin), bounded in time.
@@ -402,7 +402,7 @@ func (k *X402Proposal) PrepareApproved(ctx context.Context, env Env, _ string) (
 	if err != nil {
 		return nil, fmt.Errorf("refused at execution: %w", err)
 	}
-	return &x402Execution{ex: env.Executor(), k: fresh, prepared: prepared}, nil
+	return &x402Execution{ex: env.Executor(), k: fresh, prepared: prepared, record: env.RecordX402}, nil
 }
 
 // x402Execution pays one approved offer.
@@ -410,23 +410,38 @@ type x402Execution struct {
 	ex       *executor.Executor
 	k        *X402Proposal
 	prepared *executor.PreparedX402
-	// lastValid is the payment's, or 0 once the facilitator's signature is
-	// known to be unverifiable: then nothing can prove the payment never
-	// landed, and the follower keeps it reserved.
+	// record keeps what identifies the payment on chain (Env.RecordX402).
+	record    func(executor.X402Record) error
 	lastValid uint64
 }
 
 func (e *x402Execution) Kind() Kind        { return e.k }
 func (e *x402Execution) LastValid() uint64 { return e.lastValid }
 
-// Submit signs as token owner only, persists the wallet's signature, sends
+// Submit records what identifies the payment on chain (its exact message,
+// the payer token account, its last valid block height, the slot to search
+// from), signs as token owner only, persists the wallet's signature, sends
 // the payment to the approved origin only, then persists the facilitator's
 // signature (the transaction's id) once it verifies over the exact message,
 // and looks for it on chain: found, it is settled from the landed
-// transaction; not yet, the skeleton's follower watches it until its
-// blockhash expires and then releases it.
+// transaction. Otherwise the follower (or the next console's Reconcile)
+// searches the payer token account's history for the message: it settles
+// what landed, under whatever signature, and releases only once the chain
+// is past the blockhash's life and the payment is not in that history.
+// The server's word settles and releases nothing.
 func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 	e.lastValid = e.prepared.LastValidBlockHeight
+	from, err := e.ex.Slot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("x402: could not read the slot to search the payment from: %w", err)
+	}
+	rec, err := e.prepared.X402Record(from)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.record(rec); err != nil {
+		return nil, fmt.Errorf("could not record the payment before signing it: %w", err)
+	}
 	b64, own, err := e.ex.SignX402(e.prepared)
 	if err != nil {
 		return nil, err
@@ -446,9 +461,8 @@ func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signatur
 	}
 	sig, why := x402Signature(e.k.Reply, e.prepared)
 	if why != "" {
-		e.lastValid = 0
 		return &executor.Result{Outcome: executor.Unknown, Signature: own,
-			Reason: "the signed payment was sent to " + e.k.Origin + ", but " + why + "; it stays reserved, since nothing can prove it never landed"}, nil
+			Reason: "the signed payment was sent to " + e.k.Origin + ", but " + why + "; it stays reserved until the chain shows it landed (settled) or that it can no longer land (released)"}, nil
 	}
 	if err := persist(sig); err != nil {
 		return &executor.Result{Outcome: executor.Unknown, Signature: sig, Reason: "the facilitator's signature could not be recorded: " + err.Error()}, nil
@@ -457,7 +471,7 @@ func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signatur
 	l, err := e.ex.LookupX402(ctx, e.prepared, sig)
 	switch {
 	case err != nil || !l.Found:
-		return &executor.Result{Outcome: executor.Unknown, Signature: sig, Reason: "the facilitator reported the payment; it is not on chain yet"}, nil
+		return &executor.Result{Outcome: executor.Unknown, Signature: sig, Reason: "the facilitator reported the payment; it is not on chain yet, and stays reserved until the chain shows it landed or that it can no longer land"}, nil
 	case l.Failed:
 		return &executor.Result{Outcome: executor.Failed, Signature: sig, Slot: l.Slot, Effects: &l.Effects, Reason: "the payment landed but failed on chain"}, nil
 	}

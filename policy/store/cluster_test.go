@@ -70,7 +70,7 @@ func TestPinClusterAdoptsUnpinnedOldDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`DROP TABLE reservation_tokens`, `DROP TABLE cluster`, `ALTER TABLE reservations DROP COLUMN mint`, `ALTER TABLE reservations DROP COLUMN token_amount`,
-		`ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 4`} {
+		`ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DROP TABLE x402_payments`, `DELETE FROM schema_version WHERE version >= 4`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func TestDecisionsMigrateWithoutRowid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE decisions`, `ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 7`,
+	for _, q := range []string{`DROP TABLE decisions`, `ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DROP TABLE x402_payments`, `DELETE FROM schema_version WHERE version >= 7`,
 		`CREATE TABLE decisions (
 			proposal_id TEXT PRIMARY KEY REFERENCES proposals(id),
 			decided_by  TEXT NOT NULL,

@@ -13,7 +13,7 @@ import (
 // one row per mint, and a new reservation stores each of its mints.
 func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
 	now := time.Now().UnixNano()
-	st := atOldSchema(t, `DROP TABLE reservation_tokens`, `ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 6`,
+	st := atOldSchema(t, `DROP TABLE reservation_tokens`, `ALTER TABLE proposals DROP COLUMN owner`, `ALTER TABLE reservations DROP COLUMN agent`, `DROP TABLE x402_payments`, `DELETE FROM schema_version WHERE version >= 6`,
 		fmt.Sprintf(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at, mint, token_amount) VALUES ('old', 5000, 'reserved', '', %d, %d, 'MintA', 7)`, now, now))
 	r, err := st.GetReservation("old")
 	if err != nil || len(r.Tokens) != 1 || r.Tokens[0] != (TokenAmount{Mint: "MintA", Amount: 7}) {
@@ -39,7 +39,7 @@ func TestReservationTokensMigrateAndStoreEveryMint(t *testing.T) {
 // console's total only); a new one keeps the agent it was made for.
 func TestReservationAgentMigratesAndRoundTrips(t *testing.T) {
 	now := time.Now().UnixNano()
-	st := atOldSchema(t, `ALTER TABLE reservations DROP COLUMN agent`, `DELETE FROM schema_version WHERE version >= 9`,
+	st := atOldSchema(t, `ALTER TABLE reservations DROP COLUMN agent`, `DROP TABLE x402_payments`, `DELETE FROM schema_version WHERE version >= 9`,
 		fmt.Sprintf(`INSERT INTO reservations (id, lamports, state, signature, created_at, updated_at) VALUES ('old', 5000, 'settled', '', %d, %d)`, now, now))
 	if r, err := st.GetReservation("old"); err != nil || r.Agent != "" {
 		t.Fatalf("schema-8 reservation: %+v %v", r, err)
@@ -82,4 +82,28 @@ func atOldSchema(t *testing.T, queries ...string) *Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// An x402 payment's record is kept with its reservation and read back
+// whole; a record missing what identifies the payment is refused.
+func TestX402PaymentRoundTrips(t *testing.T) {
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok, err := st.X402PaymentFor("p1"); ok || err != nil {
+		t.Fatalf("before: %v %v", ok, err)
+	}
+	want := X402Payment{ReservationID: "p1", Message: []byte{0x80, 1, 2, 3}, Source: "Src", LastValidBlockHeight: 165, FromSlot: 12}
+	if err := st.PutX402Payment(want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := st.X402PaymentFor("p1")
+	if err != nil || !ok || string(got.Message) != string(want.Message) || got.Source != "Src" || got.LastValidBlockHeight != 165 || got.FromSlot != 12 {
+		t.Fatalf("read back %+v %v %v", got, ok, err)
+	}
+	if err := st.PutX402Payment(X402Payment{ReservationID: "p2", Message: []byte{1}, Source: "Src"}); err == nil {
+		t.Fatal("a payment without its last valid block height was stored")
+	}
 }

@@ -141,6 +141,18 @@ ALTER TABLE decisions_v7 RENAME TO decisions;
 	// agent's own day cap holds across a restart. Rows from before say ''
 	// (counted in the console's total only).
 	`ALTER TABLE reservations ADD COLUMN agent TEXT NOT NULL DEFAULT '';`,
+	// 10: what identifies a signed x402 payment on chain (the facilitator
+	// submits it, so its id is not ours to know): the exact message, the
+	// wallet's token account it pays from, the block height past which it
+	// cannot land, and the slot from which to search. Only the chain then
+	// settles or releases it, across restarts.
+	`CREATE TABLE x402_payments (
+	reservation_id          TEXT PRIMARY KEY,
+	message                 BLOB NOT NULL,
+	source                  TEXT NOT NULL,
+	last_valid_block_height INTEGER NOT NULL CHECK (last_valid_block_height > 0),
+	from_slot               INTEGER NOT NULL
+);`,
 }
 
 // SchemaVersion is the version a freshly migrated database is at.
