@@ -31,8 +31,8 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 		h.tokenRefused(client, fp, err)
 		return refusedResult(err.Error())
 	}
-	if h.afterConsume != nil {
-		h.afterConsume(id)
+	if f := h.afterConsume.Load(); f != nil {
+		(*f)(id)
 	}
 
 	h.mu.Lock()

@@ -6,7 +6,7 @@ func SetBeforeDecisionWrite(h *Hub, fn func(proposalID string)) { h.beforeDecisi
 
 // SetAfterConsume lets tests act between a confirmed call's taking its
 // token and its marking the proposal executing.
-func SetAfterConsume(h *Hub, fn func(proposalID string)) { h.afterConsume = fn }
+func SetAfterConsume(h *Hub, fn func(proposalID string)) { h.afterConsume.Store(&fn) }
 
 // MostConnsOfOnePeer is the largest number of connections one peer holds
 // open on l: tests wait for it instead of guessing when the console has

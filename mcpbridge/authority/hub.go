@@ -139,8 +139,10 @@ type Hub struct {
 	// decision is written to the store, without h.mu held.
 	beforeDecisionWrite func(proposalID string)
 	// afterConsume, when set (tests only), runs between a confirmed call's
-	// Consume of its token and its marking the proposal executing.
-	afterConsume func(proposalID string)
+	// Consume of its token and its marking the proposal executing. Atomic:
+	// a test sets it while the socket server's goroutines read it, and the
+	// race detector does not see the socket as synchronisation.
+	afterConsume atomic.Pointer[func(proposalID string)]
 }
 
 // New builds a hub. It does not listen; see Serve.
