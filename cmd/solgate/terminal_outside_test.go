@@ -124,14 +124,10 @@ func TestConsoleHidesAmountsWhenAttachedFromAnAgentsWindow(t *testing.T) {
 	waitScreen := func(what string, ok func(string) bool) string {
 		t.Helper()
 		var s string
-		deadline := time.Now().Add(30 * time.Second)
-		for s = screen(); !ok(s); s = screen() {
-			if time.Now().After(deadline) {
-				raw, _ := os.ReadFile(errLog)
-				t.Fatalf("%s: not within 30s; screen:\n%s\nstderr:\n%s", what, s, raw)
-			}
-			time.Sleep(50 * time.Millisecond) // polling the screen for the event
-		}
+		testkit.Eventually(t, 30*time.Second, what, func() bool { s = screen(); return ok(s) }, func() string {
+			raw, _ := os.ReadFile(errLog)
+			return "screen:\n" + s + "\nstderr:\n" + string(raw)
+		})
 		return s
 	}
 	waitScreen("the console up", func(s string) bool { return strings.Contains(s, "QUEUE") })
