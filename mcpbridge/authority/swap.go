@@ -66,8 +66,16 @@ func isSOL(mint solana.PublicKey) bool { return mint.Equals(executor.WrappedSOL)
 
 // priceImpactBps converts Jupiter's priceImpactPct — a fraction despite its
 // name ("0.0123" is 1.23 %) — to basis points, rounding up so a limit is
-// never passed by rounding.
-func priceImpactBps(q *executor.Quote) (uint32, error) {
+// never passed by rounding. Swap API v2's /build gives none: an unknown
+// impact is 0 only while max_price_impact_pct (limitBps) is off; with a
+// limit it cannot be held to, the quote is refused.
+func priceImpactBps(q *executor.Quote, limitBps uint32) (uint32, error) {
+	if q.PriceImpactPct == "" {
+		if limitBps > 0 {
+			return 0, fmt.Errorf("the swap API gave no priceImpactPct (Swap API v2's /build does not), so max_price_impact_pct %s%% cannot be held; set it to 0 or use --swap-api-version 1", policy.FormatPercentBps(limitBps))
+		}
+		return 0, nil
+	}
 	f, err := q.PriceImpact()
 	if err != nil {
 		return 0, err
@@ -190,7 +198,7 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env Env) (executor.Preview,
 	if err != nil {
 		return executor.Preview{}, errors.New("could not get a quote (nothing was proposed, signed or sent): " + err.Error())
 	}
-	impact, err := priceImpactBps(q)
+	impact, err := priceImpactBps(q, env.Policy().MaxPriceImpactBps)
 	if err != nil {
 		return executor.Preview{}, errors.New("the quote is unusable (nothing was proposed): " + err.Error())
 	}
@@ -253,7 +261,7 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string)
 		}
 		return nil, errors.New("the swap could not be prepared at execution, nothing was signed or sent: " + err.Error())
 	}
-	impact, _ := priceImpactBps(prepared.Quote)
+	impact, _ := priceImpactBps(prepared.Quote, 0)
 	fresh := *sp
 	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
 	return &swapExecution{sw: sw, k: &fresh, prepared: prepared}, nil
@@ -300,7 +308,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
-	impact, err := priceImpactBps(q)
+	impact, err := priceImpactBps(q, h.opts.Policy.MaxPriceImpactBps)
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
