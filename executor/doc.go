@@ -80,11 +80,10 @@
 // minimum. Every transaction comes from a fresh /build, refused when its
 // otherAmountThreshold is below the approved one (the chain enforces the
 // build's). /build gives no priceImpactPct: with `max_price_impact_pct` set,
-// a v2 quote is refused, since the limit cannot be held. v1 stays the default:
-// localnet's pool cannot serve /build honestly (its side of a swap is a
-// co-signature of localnet's own key, where /build's instructions are signed
-// by the taker alone and need an AMM program on chain to enforce the pool's
-// side), so the v2 path has no end-to-end test on the ledger yet.
+// a v2 quote is refused, since the limit cannot be held. On localnet /build
+// routes through cpswap, a pool program on the ledger that holds the pool's
+// side and the minimum out itself (localnet/README.md); it sells tokens for
+// SOL only.
 //
 // At execution it re-quotes. The approval binds the input amount, the approved
 // minimum out and the fee bound, not the route nor the slippage: a real price

@@ -726,10 +726,28 @@ type DemoMints struct {
 	// transaction invoke with the wallet as signer. Tests configure it as an
 	// aggregator (executor.SwapOptions.SwapPrograms).
 	AggregatorProgram string `json:"aggregatorProgram"`
+	// SwapV2 is what GET /swap/v2/build routes through: cpswap
+	// (programs/cpswap.s), a pool program whose constant product and
+	// minimum out the chain enforces, with only the taker signing.
+	SwapV2 SwapV2Pools `json:"swapV2"`
 }
 
-// SwapAPI is the base URL of the Jupiter-compatible Swap API v1
-// (GET {base}/swap/v1/quote, POST {base}/swap/v1/swap), on the RPC's port.
+// SwapV2Pools are the cpswap program and the USDC pool it runs. It sells
+// tokens for SOL only.
+type SwapV2Pools struct {
+	Program string `json:"program"`
+	USDC    struct {
+		// Pool is the pool's state account (owned by Program, holding the
+		// SOL reserve): routePlan[].swapInfo.ammKey in /build's answers.
+		Pool             string `json:"pool"`
+		PoolTokenAccount string `json:"poolTokenAccount"`
+	} `json:"usdc"`
+	LookupTable string `json:"lookupTable"`
+}
+
+// SwapAPI is the base URL of the Jupiter-compatible Swap API, on the RPC's
+// port: v1 (GET {base}/swap/v1/quote, POST {base}/swap/v1/swap) and v2
+// (GET {base}/swap/v2/build, tokens to SOL through cpswap).
 func (l *Ledger) SwapAPI() string { return l.swapAPI }
 
 // DemoMints are the demo tokens and pools (from the ready line).

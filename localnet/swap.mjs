@@ -1,6 +1,16 @@
 // swap.mjs — demo tokens, constant-product pools on the ledger, and a
 // Jupiter-compatible Swap API v1 (GET /swap/v1/quote, POST /swap/v1/swap)
-// served on the same port as the JSON-RPC.
+// and v2 (GET /swap/v2/build) served on the same port as the JSON-RPC.
+//
+// v2's /build answers instructions that only the taker signs, so its pool's
+// side is held by a program on the ledger, not by localnet's key: cpswap
+// (programs/cpswap.s), a constant-product pool whose SOL reserve is an
+// account the program owns. It sells tokens for SOL: the taker's tokens move
+// into the pool's token account (a setup instruction the taker signs), then
+// cpswap pays out of its reserve what the constant product gives for what
+// arrived, and fails the transaction if that is below the minimum the taker
+// named. Buying tokens with SOL would need the program to sign a token
+// transfer (a cross-program call); /build refuses that direction.
 //
 // A pool is a keypair held by localnet (the "pool authority"): its system
 // account holds the pool's SOL reserve and its associated token account holds
@@ -20,6 +30,7 @@
 // account the user's tokens go to.
 
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { getProgramDerivedAddress, address as kitAddress } from '@solana/kit';
 import {
   b58encode, b58decode, isPubkey, newKeypair, encodeCompactU16, parseTransaction,
@@ -42,6 +53,7 @@ const MAX_REQUEST_BODY = 64 << 10;
 const HUGE_BODY = 50 << 20;
 const DEFAULT_SLOW_MS = 15_000;
 const METADATA_LEN = 679; // Metaplex MAX_METADATA_LEN
+const CPSWAP_POOL_SIZE = 80; // programs/cpswap.s: token account, reserve, floor, token program
 
 // Faults for the next N swap-API requests (localnet_swapFault).
 export const SWAP_FAULT_MODES = [
@@ -279,6 +291,7 @@ export class SwapPools {
     this.ledger = ledger;
     this.log = log;
     this.pools = new Map(); // token mint -> pool
+    this.programPools = new Map(); // token mint -> cpswap pool (Swap API v2)
     this.info = null;
   }
 
@@ -323,9 +336,21 @@ export class SwapPools {
     this.aggregator = newKeypair().address;
     L.setAccount(this.aggregator, { lamports: memo.lamports, owner: memo.owner, data: memo.data, executable: true });
 
+    // Swap API v2's pool: the cpswap program, and a USDC pool it runs,
+    // with a lookup table of its token account and mint.
+    this.cpswap = newKeypair().address;
+    L.svm.addProgram(kitAddress(this.cpswap), fs.readFileSync(new URL('./programs/cpswap.so', import.meta.url)));
+    const v2 = await this.createProgramPool(usdc, 1_000n * 1_000_000_000n, 150_000n * 1_000_000n);
+    const v2Table = b58encode(crypto.randomBytes(32));
+    const v2Addresses = [v2.tokenAccount, usdc];
+    const v2TableData = encodeLookupTable(v2Addresses);
+    L.setAccount(v2Table, { lamports: L.rentExempt(v2TableData.length), owner: ALT_PROGRAM, data: v2TableData });
+    this.v2Table = { key: v2Table, addresses: v2Addresses };
+
     this.info = {
       wsol: NATIVE_MINT,
       aggregatorProgram: this.aggregator,
+      swapV2: { program: this.cpswap, usdc: { pool: v2.state, poolTokenAccount: v2.tokenAccount }, lookupTable: v2Table },
       usdc: { mint: usdc, pool: usdcPool.authority.address, poolTokenAccount: usdcPool.tokenAccount, decimals: 6 },
       bait: { mint: bait, pool: baitPool.authority.address, poolTokenAccount: baitPool.tokenAccount, decimals: 6 },
       lookupTable: tableKey,
@@ -355,6 +380,105 @@ export class SwapPools {
     const pool = { mint, authority, tokenAccount };
     this.pools.set(mint, pool);
     return pool;
+  }
+
+  /**
+   * A pool run by cpswap: its state account (owned by the program) holds
+   * the SOL reserve above its rent floor and, in its data, the token
+   * account, the token reserve last recorded, the floor and the token
+   * program; the token account is the state account's associated one.
+   */
+  async createProgramPool(mint, lamports, tokens) {
+    const L = this.ledger;
+    const state = newKeypair().address;
+    const tokenAccount = await L.mintTo(mint, state, tokens);
+    const floor = L.rentExempt(CPSWAP_POOL_SIZE);
+    const data = new Uint8Array(CPSWAP_POOL_SIZE);
+    data.set(b58decode(tokenAccount), 0);
+    setU64(data, 32, tokens);
+    setU64(data, 40, floor);
+    data.set(b58decode(TOKEN_PROGRAM), 48);
+    L.setAccount(state, { lamports: lamports + floor, owner: this.cpswap, data });
+    const pool = { mint, state, tokenAccount };
+    this.programPools.set(mint, pool);
+    return pool;
+  }
+
+  /** A cpswap pool's reserves as the program reads them. */
+  programReserves(pool) {
+    const acct = this.ledger.getAccount(pool.state);
+    const d = Buffer.from(acct.data);
+    const floor = d.readBigUInt64LE(40);
+    return { token: d.readBigUInt64LE(32), sol: acct.lamports > floor ? acct.lamports - floor : 0n };
+  }
+
+  /**
+   * GET /swap/v2/build in Jupiter's published shape: the quote's fields and
+   * the instructions for the taker (the only signer) to compile, sign and
+   * send: computeBudgetInstructions, setupInstructions (the taker's tokens
+   * to the pool), swapInstruction (cpswap with the minimum out),
+   * otherInstructions, addressesByLookupTableAddress and
+   * blockhashWithMetadata.
+   */
+  async build({ inputMint, outputMint, amount, slippageBps, taker }) {
+    for (const [name, v] of [['inputMint', inputMint], ['outputMint', outputMint], ['taker', taker]]) {
+      if (!isPubkey(v)) throw new ApiError(400, 'INVALID_REQUEST', `${name} is not a valid public key`);
+    }
+    const amountIn = parseAmount(amount, 'amount');
+    let bps = 50n;
+    if (slippageBps !== undefined && slippageBps !== null && slippageBps !== '') {
+      if (!/^\d{1,5}$/.test(String(slippageBps)) || BigInt(slippageBps) > BPS) {
+        throw new ApiError(400, 'INVALID_REQUEST', 'slippageBps must be an integer 0..10000');
+      }
+      bps = BigInt(slippageBps);
+    }
+    const pool = outputMint === NATIVE_MINT ? this.programPools.get(inputMint) : null;
+    if (!pool) {
+      throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', "Could not find any route: localnet's v2 pool sells tokens for SOL only");
+    }
+    const r = this.programReserves(pool);
+    // cpswap's own arithmetic: the fee rounded up, the output down.
+    const fee = (amountIn * FEE_BPS + BPS - 1n) / BPS;
+    const net = amountIn - fee;
+    const out = r.token + net === 0n ? 0n : (r.sol * net) / (r.token + net);
+    if (out === 0n) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'amount too small: the route gives nothing');
+    const minimum = (out * (BPS - bps)) / BPS;
+    const L = this.ledger;
+    const takerAccount = await associatedTokenAddress(taker, inputMint, TOKEN_PROGRAM);
+    const acct = (pubkey, isSigner, isWritable) => ({ pubkey, isSigner, isWritable });
+    const ix = (programId, accounts, data) => ({ programId, accounts, data: Buffer.from(data).toString('base64') });
+    const transfer = new Uint8Array(9);
+    transfer[0] = 3; // SPL Token Transfer
+    setU64(transfer, 1, amountIn);
+    const minOut = new Uint8Array(8);
+    setU64(minOut, 0, minimum);
+    const cuLimit = new Uint8Array(5);
+    cuLimit[0] = 2; // SetComputeUnitLimit
+    cuLimit.set([0x40, 0x0d, 0x03, 0x00], 1); // 200000
+    const { blockhash, lastValidBlockHeight } = L.latest;
+    this.ledger.stats.swapQuotes++;
+    return {
+      inputMint,
+      outputMint,
+      inAmount: amountIn.toString(),
+      outAmount: out.toString(),
+      otherAmountThreshold: minimum.toString(),
+      swapMode: 'ExactIn',
+      slippageBps: Number(bps),
+      routePlan: [{
+        swapInfo: {
+          ammKey: pool.state, label: 'Localnet cpswap', inputMint, outputMint, inAmount: amountIn.toString(), outAmount: out.toString(),
+        },
+        percent: 100,
+        bps: 10000,
+      }],
+      computeBudgetInstructions: [ix(COMPUTE_BUDGET_PROGRAM, [], cuLimit)],
+      setupInstructions: [ix(TOKEN_PROGRAM, [acct(takerAccount, false, true), acct(pool.tokenAccount, false, true), acct(taker, true, false)], transfer)],
+      swapInstruction: ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, false), acct(taker, true, true)], minOut),
+      otherInstructions: [],
+      addressesByLookupTableAddress: { [this.v2Table.key]: this.v2Table.addresses },
+      blockhashWithMetadata: { blockhash: [...b58decode(blockhash)], lastValidBlockHeight },
+    };
   }
 
   /** Current reserves, read from the ledger. */
@@ -808,6 +932,14 @@ export class SwapApi {
     };
     const isQuote = url.pathname === '/swap/v1/quote';
     const isSwap = url.pathname === '/swap/v1/swap';
+    if (url.pathname === '/swap/v2/build') {
+      if (req.method !== 'GET') return json(405, { error: 'use GET' });
+      const p = url.searchParams;
+      this.pools.build({
+        inputMint: p.get('inputMint'), outputMint: p.get('outputMint'), amount: p.get('amount'), slippageBps: p.get('slippageBps'), taker: p.get('taker'),
+      }).then((answer) => json(200, answer), apiError);
+      return undefined;
+    }
     if (!isQuote && !isSwap) return json(404, { error: `no such endpoint ${url.pathname}` });
     if (isQuote && req.method !== 'GET') return json(405, { error: 'use GET' });
     if (isSwap && req.method !== 'POST') return json(405, { error: 'use POST' });
