@@ -53,8 +53,8 @@
 //
 // Jupiter as it is today. `lite-api.jup.ag` is deprecated (since 31 January
 // 2026); use `--swap-api https://api.jup.ag` (solgate appends `/swap/v1/quote`
-// and `/swap/v1/swap`; `--swap-api-version 2` speaks Swap API v2's
-// `/swap/v2/build` instead, below) with an API key from Jupiter's portal:
+// and `/swap/v1/swap` under `--swap-api-version 1`; the default, 2, speaks
+// Swap API v2's `/swap/v2/build`, below) with an API key from Jupiter's portal:
 // `SOLGATE_SWAP_API_KEY` (or `swap_api_key` in the config file, or
 // `--swap-api-key-file FILE`, mode 0600; never a flag, which every user can read
 // in `/proc/PID/cmdline`) is sent as `x-api-key` and never printed or logged.
@@ -68,7 +68,7 @@
 // (`4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU`, Circle's) is USDC on devnet,
 // and the impostor check uses the console's cluster.
 //
-// Swap API v2 (`--swap-api-version 2`, swapv2.go): `GET /swap/v2/build` with
+// Swap API v2 (the console's default, swapv2.go): `GET /swap/v2/build` with
 // inputMint, outputMint, amount, slippageBps and taker (the wallet) answers the
 // quote and raw instructions (computeBudgetInstructions, setupInstructions,
 // swapInstruction, cleanupInstruction, otherInstructions,

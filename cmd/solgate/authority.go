@@ -28,7 +28,8 @@ type authorityConfig struct {
 	policy policy.Config
 	// swapAPI is a Jupiter Swap API base URL; empty: swaps are refused.
 	swapAPI string
-	// swapAPIVersion is executor.SwapAPIv1 (0 means it) or SwapAPIv2.
+	// swapAPIVersion is executor.SwapAPIv2 (the console's default) or
+	// SwapAPIv1; 0 (the demo, on localnet's SOL→token pool) means v1.
 	swapAPIVersion int
 	// swapAPIKey is sent as x-api-key; a secret, never printed or logged.
 	swapAPIKey string

@@ -34,8 +34,8 @@ type Settings struct {
 	State      string
 	SwapAPI    string // Jupiter Swap API base URL; empty: swaps refused
 	SwapAPIKey string // secret: never printed (see String)
-	// SwapAPIVersion is the swap API spoken: 1 (/swap/v1/quote and
-	// /swap/v1/swap, the default) or 2 (/swap/v2/build).
+	// SwapAPIVersion is the swap API spoken: 2 (/swap/v2/build, Jupiter's
+	// recommended path and the default) or 1 (/swap/v1/quote and /swap/v1/swap).
 	SwapAPIVersion int
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
 	SwapAPIKeyFile string
@@ -93,7 +93,7 @@ func defaultSettings() Settings {
 		MaxConnsPerUID:     authority.DefaultMaxConnsPerUID,
 		ReservedFDs:        authority.DefaultReservedFDs,
 		ApprovalGrace:      tui.DefaultGrace,
-		SwapAPIVersion:     executor.SwapAPIv1,
+		SwapAPIVersion:     executor.SwapAPIv2,
 	}
 }
 
@@ -163,7 +163,7 @@ var settings = []setting{
 		tomlString, func(s *Settings) *string { return &s.State }, parseFilePath("a directory path"), plainText), "SOLGATE_STATE_DIR"),
 	scalar("swap-api", "Jupiter Swap API base `URL`; without it swaps are refused",
 		tomlString, func(s *Settings) *string { return &s.SwapAPI }, parseHTTPURL(true), plainText),
-	scalar("swap-api-version", "swap API `VERSION`: 1 (/swap/v1/quote and /swap/v1/swap) or 2 (/swap/v2/build: the console compiles Jupiter's instructions itself)",
+	scalar("swap-api-version", "swap API `VERSION`: 2 (/swap/v2/build: the console compiles Jupiter's instructions itself, the wallet the only signer) or 1 (/swap/v1/quote and /swap/v1/swap)",
 		tomlInt, func(s *Settings) *int { return &s.SwapAPIVersion }, parseSwapAPIVersion, strconv.Itoa),
 	withSecret(scalar("swap-api-key", "`KEY` sent to the swap API as x-api-key: only as SOLGATE_SWAP_API_KEY or in the --config file, never as this flag (every user can read a flag in /proc/PID/cmdline); or see --swap-api-key-file",
 		tomlString, func(s *Settings) *string { return &s.SwapAPIKey }, parseSecret, plainText)),
