@@ -420,7 +420,7 @@ export class SwapPools {
    * otherInstructions, addressesByLookupTableAddress and
    * blockhashWithMetadata.
    */
-  async build({ inputMint, outputMint, amount, slippageBps, taker }) {
+  async build({ inputMint, outputMint, amount, slippageBps, taker }, hostile = null) {
     for (const [name, v] of [['inputMint', inputMint], ['outputMint', outputMint], ['taker', taker]]) {
       if (!isPubkey(v)) throw new ApiError(400, 'INVALID_REQUEST', `${name} is not a valid public key`);
     }
@@ -455,6 +455,11 @@ export class SwapPools {
     const cuLimit = new Uint8Array(5);
     cuLimit[0] = 2; // SetComputeUnitLimit
     cuLimit.set([0x40, 0x0d, 0x03, 0x00], 1); // 200000
+    // A hostile answer (localnet_swapHostile) adds its instructions as
+    // otherInstructions; its modes that reshape /swap's transaction itself
+    // add nothing here.
+    const other = [];
+    await this.hostileInstructions(hostile, { user: taker, pool, auth: { address: pool.state }, amountIn, body: other });
     const { blockhash, lastValidBlockHeight } = L.latest;
     this.ledger.stats.swapQuotes++;
     return {
@@ -475,7 +480,7 @@ export class SwapPools {
       computeBudgetInstructions: [ix(COMPUTE_BUDGET_PROGRAM, [], cuLimit)],
       setupInstructions: [ix(TOKEN_PROGRAM, [acct(takerAccount, false, true), acct(pool.tokenAccount, false, true), acct(taker, true, false)], transfer)],
       swapInstruction: ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, false), acct(taker, true, true)], minOut),
-      otherInstructions: [],
+      otherInstructions: other.map((i) => ix(i.programId, i.accounts, i.data)),
       addressesByLookupTableAddress: { [this.v2Table.key]: this.v2Table.addresses },
       blockhashWithMetadata: { blockhash: [...b58decode(blockhash)], lastValidBlockHeight },
     };
@@ -935,9 +940,14 @@ export class SwapApi {
     if (url.pathname === '/swap/v2/build') {
       if (req.method !== 'GET') return json(405, { error: 'use GET' });
       const p = url.searchParams;
+      let hostile = null;
+      if (this.hostile) {
+        if (this.hostile.after > 0) this.hostile.after--;
+        else hostile = this.hostile.mode;
+      }
       this.pools.build({
         inputMint: p.get('inputMint'), outputMint: p.get('outputMint'), amount: p.get('amount'), slippageBps: p.get('slippageBps'), taker: p.get('taker'),
-      }).then((answer) => json(200, answer), apiError);
+      }, hostile).then((answer) => json(200, answer), apiError);
       return undefined;
     }
     if (!isQuote && !isSwap) return json(404, { error: `no such endpoint ${url.pathname}` });

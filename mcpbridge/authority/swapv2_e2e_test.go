@@ -157,3 +157,68 @@ func TestCpswapFailsBelowTheMinimumOnChain(t *testing.T) {
 		t.Fatalf("the minimum at the output: err %v, simulation err %v %v", err, at.Value.Err, at.Value.Logs)
 	}
 }
+
+// /build answers honestly for the preview and turns hostile at execution:
+// its otherInstructions make the thief delegate or owner of the wallet's
+// other token account, or drain it (with the pool asked to sign for the
+// thief's account). Each is refused before signing; nothing moves on the
+// ledger and nothing is sent.
+func TestHostileV2BuildRefusedAtExecution(t *testing.T) {
+	w := v2World(t)
+	a := startAgent(t, w.socket)
+	ctx := context.Background()
+	mints := w.ledger.DemoMints()
+	if _, err := w.ledger.MintTo(ctx, mints.USDC.Mint, w.wallet.String(), 50_000_000); err != nil {
+		t.Fatal(err)
+	}
+	baitTA, err := w.ledger.MintTo(ctx, mints.Bait.Mint, w.wallet.String(), 777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watched := []solana.PublicKey{w.wallet, solana.MustPublicKeyFromBase58(baitTA), solana.MustPublicKeyFromBase58(mints.Thief)}
+	for i, tc := range []struct{ mode, want string }{
+		{localnet.HostileSetDelegate, "token instruction 4"},
+		{localnet.HostileSetOwner, "token instruction 6"},
+		{localnet.HostileDrainToken, "asks " + mints.SwapV2.USDC.Pool + " to sign: only the taker"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			// The proposal's two /build answers (quote, transaction) are
+			// honest; the execution's are hostile.
+			if err := w.ledger.SetSwapHostile(ctx, tc.mode, 2); err != nil {
+				t.Fatal(err)
+			}
+			defer w.ledger.SetSwapHostile(ctx, "", 0)
+			args := map[string]any{"input_mint": mints.USDC.Mint, "output_mint": mints.WSOL, "amount": 1_000_000 + i, "slippage_bps": 100}
+			prop := a.Call("swap", args)
+			if prop.Status() != "pending_approval" {
+				t.Fatalf("propose: %+v", prop)
+			}
+			p, err := w.authority.Approve(prop.Str("proposal_id"), "operator")
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := map[solana.PublicKey]*rpc.Account{}
+			for _, k := range watched {
+				before[k] = w.rawAccount(t, k)
+			}
+			usdcBefore := w.tokenBalance(t, mints.USDC.Mint)
+			stats, _ := w.ledger.Stats(ctx)
+			args["confirm"] = p.Token
+			ans := a.Call("swap", args)
+			if ans.Status() != "failed" || !strings.Contains(ans.Text, tc.want) {
+				t.Fatalf("hostile execution: %s %v", ans.Text, ans.Structured)
+			}
+			if after, _ := w.ledger.Stats(ctx); after.SendsReceived != stats.SendsReceived {
+				t.Errorf("a send reached the ledger: %d → %d", stats.SendsReceived, after.SendsReceived)
+			}
+			for _, k := range watched {
+				if !sameAccount(before[k], w.rawAccount(t, k)) {
+					t.Errorf("account %s changed on the ledger", k)
+				}
+			}
+			if got := w.tokenBalance(t, mints.USDC.Mint); got != usdcBefore {
+				t.Errorf("USDC %d → %d", usdcBefore, got)
+			}
+		})
+	}
+}
