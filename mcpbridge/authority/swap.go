@@ -27,8 +27,10 @@ type SwapProposal struct {
 	Spend   uint64
 	Terms   executor.SwapTerms
 	Preview executor.SwapPreview
-	// PriceImpactBps is the quote's price impact, rounded up.
-	PriceImpactBps uint32
+	// PriceImpactBps is the quote's price impact, rounded up;
+	// PriceImpactUnknown when the API gave none (Swap API v2's /build).
+	PriceImpactBps     uint32
+	PriceImpactUnknown bool
 	Route          []string // sanitised AMM labels
 	Input, Output  TokenLabel
 	// NoCapApplies: the input is not SOL, so the SOL caps do not bound it.
@@ -88,6 +90,15 @@ func priceImpactBps(q *executor.Quote, limitBps uint32) (uint32, error) {
 		bps = 10_000
 	}
 	return uint32(bps), nil
+}
+
+// impactText names the price impact, or says the API gave none: an unknown
+// impact is never shown as 0 %.
+func impactText(bps uint32, unknown bool) string {
+	if unknown {
+		return "price impact not given by the swap API"
+	}
+	return "price impact " + policy.FormatPercentBps(bps) + "%"
 }
 
 // swapSpend is the SOL a swap costs the wallet as simulated. A token→SOL
@@ -227,6 +238,7 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env Env) (executor.Preview,
 	}
 	spend := swapSpend(prepared.Preview)
 	sp.Spend, sp.Terms, sp.Preview, sp.PriceImpactBps = spend, prepared.Terms, prepared.Preview, impact
+	sp.PriceImpactUnknown = q.PriceImpactPct == ""
 	sp.Route, sp.Output, sp.Approval = route, out, prepared.Approval()
 	return executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}, nil
 }
@@ -321,15 +333,19 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	for _, s := range q.Route {
 		route = append(route, untrusted.Sanitize(s.Label, 32))
 	}
+	st := map[string]any{
+		"input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(),
+		"in_amount": fmt.Sprint(q.InAmount), "out_amount": fmt.Sprint(q.OutAmount), "min_out_amount": fmt.Sprint(q.OtherAmountThreshold),
+		"slippage_bps": q.SlippageBps, "price_impact_bps": impact, "route": route,
+	}
+	if q.PriceImpactPct == "" {
+		delete(st, "price_impact_bps")
+	}
 	return mcpbridge.CallResult{
-		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; price impact %s%%; route %s. This is only a quote: nothing was proposed or sent.",
+		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; %s; route %s. This is only a quote: nothing was proposed or sent.",
 			in.amount(q.InAmount), in, out.amount(q.OutAmount), out, out.amount(q.OtherAmountThreshold), out, q.SlippageBps,
-			policy.FormatPercentBps(impact), strings.Join(route, " → ")),
-		Structured: map[string]any{
-			"input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(),
-			"in_amount": fmt.Sprint(q.InAmount), "out_amount": fmt.Sprint(q.OutAmount), "min_out_amount": fmt.Sprint(q.OtherAmountThreshold),
-			"slippage_bps": q.SlippageBps, "price_impact_bps": impact, "route": route,
-		},
+			impactText(impact, q.PriceImpactPct == ""), strings.Join(route, " → ")),
+		Structured: st,
 	}
 }
 

@@ -65,6 +65,14 @@ func TestSwapThroughV2BuildLandsWithAtLeastTheMinimum(t *testing.T) {
 	if !strings.Contains(prop.Text, "/swap/v2/build") {
 		t.Errorf("the preview does not say the fee is /build's:\n%s", prop.Text)
 	}
+	// /build gives no priceImpactPct: the preview says so, never 0 %.
+	if _, shown := prop.Structured["price_impact_bps"]; shown || !strings.Contains(prop.Text, "price impact not given by the swap API") {
+		t.Errorf("an unknown price impact shown as %v:\n%s", prop.Structured["price_impact_bps"], prop.Text)
+	}
+	quote := a.Call("get_quote", map[string]any{"input_mint": usdc, "output_mint": mints.WSOL, "amount": amount, "slippage_bps": 100})
+	if _, shown := quote.Structured["price_impact_bps"]; shown || quote.IsError || !strings.Contains(quote.Text, "price impact not given by the swap API") {
+		t.Errorf("get_quote shows an unknown price impact as %v: %s", quote.Structured["price_impact_bps"], quote.Text)
+	}
 	p, err := w.authority.Approve(prop.Str("proposal_id"), "operator")
 	if err != nil {
 		t.Fatal(err)
