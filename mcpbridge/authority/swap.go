@@ -31,8 +31,8 @@ type SwapProposal struct {
 	// PriceImpactUnknown when the API gave none (Swap API v2's /build).
 	PriceImpactBps     uint32
 	PriceImpactUnknown bool
-	Route          []string // sanitised AMM labels
-	Input, Output  TokenLabel
+	Route              []string // sanitised AMM labels
+	Input, Output      TokenLabel
 	// NoCapApplies: the input is not SOL, so the SOL caps do not bound it.
 	NoCapApplies bool
 	// Received is what the wallet got, read back from the chain.
