@@ -82,8 +82,7 @@
 // build's). /build gives no priceImpactPct: with `max_price_impact_pct` set,
 // a v2 quote is refused, since the limit cannot be held. On localnet /build
 // routes through cpswap, a pool program on the ledger that holds the pool's
-// side and the minimum out itself (localnet/README.md); it sells tokens for
-// SOL only.
+// side and the minimum out itself (localnet/README.md).
 //
 // At execution it re-quotes. The approval binds the input amount, the approved
 // minimum out and the fee bound, not the route nor the slippage: a real price

@@ -732,8 +732,8 @@ type DemoMints struct {
 	SwapV2 SwapV2Pools `json:"swapV2"`
 }
 
-// SwapV2Pools are the cpswap program and the USDC pool it runs. It sells
-// tokens for SOL only.
+// SwapV2Pools are the cpswap program and the USDC pool it runs (both
+// directions, SOL and the token).
 type SwapV2Pools struct {
 	Program string `json:"program"`
 	USDC    struct {

@@ -5,12 +5,13 @@
 // v2's /build answers instructions that only the taker signs, so its pool's
 // side is held by a program on the ledger, not by localnet's key: cpswap
 // (programs/cpswap.s), a constant-product pool whose SOL reserve is an
-// account the program owns. It sells tokens for SOL: the taker's tokens move
-// into the pool's token account (a setup instruction the taker signs), then
-// cpswap pays out of its reserve what the constant product gives for what
-// arrived, and fails the transaction if that is below the minimum the taker
-// named. Buying tokens with SOL would need the program to sign a token
-// transfer (a cross-program call); /build refuses that direction.
+// account the program owns, at an address derived from the mint so the
+// program can sign for the pool's token account. The taker's input moves
+// into the pool first (a setup instruction the taker signs: its tokens to the
+// pool's token account, or its SOL to the pool's account), then cpswap pays
+// what the constant product gives for what arrived (SOL from its reserve, or
+// tokens by a token transfer it signs as the pool) and fails the transaction
+// if that is below the minimum the taker named.
 //
 // A pool is a keypair held by localnet (the "pool authority"): its system
 // account holds the pool's SOL reserve and its associated token account holds
@@ -53,7 +54,7 @@ const MAX_REQUEST_BODY = 64 << 10;
 const HUGE_BODY = 50 << 20;
 const DEFAULT_SLOW_MS = 15_000;
 const METADATA_LEN = 679; // Metaplex MAX_METADATA_LEN
-const CPSWAP_POOL_SIZE = 80; // programs/cpswap.s: token account, reserve, floor, token program
+const CPSWAP_POOL_SIZE = 128; // programs/cpswap.s: token account, reserves, floor, token program, mint, bump
 
 // Faults for the next N swap-API requests (localnet_swapFault).
 export const SWAP_FAULT_MODES = [
@@ -383,14 +384,15 @@ export class SwapPools {
   }
 
   /**
-   * A pool run by cpswap: its state account (owned by the program) holds
-   * the SOL reserve above its rent floor and, in its data, the token
-   * account, the token reserve last recorded, the floor and the token
-   * program; the token account is the state account's associated one.
+   * A pool run by cpswap: its state account, owned by the program at the
+   * address derived from [mint], holds the SOL reserve above its rent floor
+   * and, in its data (programs/cpswap.s), the token account, both recorded
+   * reserves, the floor, the token program, the mint and the bump; the token
+   * account is the state account's associated one.
    */
   async createProgramPool(mint, lamports, tokens) {
     const L = this.ledger;
-    const state = newKeypair().address;
+    const [state, bump] = await getProgramDerivedAddress({ programAddress: kitAddress(this.cpswap), seeds: [b58decode(mint)] });
     const tokenAccount = await L.mintTo(mint, state, tokens);
     const floor = L.rentExempt(CPSWAP_POOL_SIZE);
     const data = new Uint8Array(CPSWAP_POOL_SIZE);
@@ -398,25 +400,27 @@ export class SwapPools {
     setU64(data, 32, tokens);
     setU64(data, 40, floor);
     data.set(b58decode(TOKEN_PROGRAM), 48);
+    setU64(data, 80, lamports);
+    data.set(b58decode(mint), 88);
+    data[120] = bump;
     L.setAccount(state, { lamports: lamports + floor, owner: this.cpswap, data });
     const pool = { mint, state, tokenAccount };
     this.programPools.set(mint, pool);
     return pool;
   }
 
-  /** A cpswap pool's reserves as the program reads them. */
+  /** A cpswap pool's reserves as the program last recorded them. */
   programReserves(pool) {
-    const acct = this.ledger.getAccount(pool.state);
-    const d = Buffer.from(acct.data);
-    const floor = d.readBigUInt64LE(40);
-    return { token: d.readBigUInt64LE(32), sol: acct.lamports > floor ? acct.lamports - floor : 0n };
+    const d = Buffer.from(this.ledger.getAccount(pool.state).data);
+    return { token: d.readBigUInt64LE(32), sol: d.readBigUInt64LE(80) };
   }
 
   /**
    * GET /swap/v2/build in Jupiter's published shape: the quote's fields and
    * the instructions for the taker (the only signer) to compile, sign and
-   * send: computeBudgetInstructions, setupInstructions (the taker's tokens
-   * to the pool), swapInstruction (cpswap with the minimum out),
+   * send: computeBudgetInstructions, setupInstructions (the taker's input
+   * to the pool; for SOL in, its token account opened first),
+   * swapInstruction (cpswap with the minimum out),
    * otherInstructions, addressesByLookupTableAddress and
    * blockhashWithMetadata.
    */
@@ -432,24 +436,22 @@ export class SwapPools {
       }
       bps = BigInt(slippageBps);
     }
-    const pool = outputMint === NATIVE_MINT ? this.programPools.get(inputMint) : null;
-    if (!pool) {
-      throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', "Could not find any route: localnet's v2 pool sells tokens for SOL only");
-    }
+    if (inputMint === outputMint) throw new ApiError(400, 'CIRCULAR_ARBITRAGE_IS_DISABLED', 'inputMint and outputMint are the same');
+    const buy = inputMint === NATIVE_MINT; // SOL in, tokens out
+    const pool = this.programPools.get(buy ? outputMint : inputMint);
+    if (!pool || (!buy && outputMint !== NATIVE_MINT)) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'Could not find any route');
     const r = this.programReserves(pool);
+    const [x, y] = buy ? [r.sol, r.token] : [r.token, r.sol];
     // cpswap's own arithmetic: the fee rounded up, the output down.
     const fee = (amountIn * FEE_BPS + BPS - 1n) / BPS;
     const net = amountIn - fee;
-    const out = r.token + net === 0n ? 0n : (r.sol * net) / (r.token + net);
+    const out = x + net === 0n ? 0n : (y * net) / (x + net);
     if (out === 0n) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'amount too small: the route gives nothing');
     const minimum = (out * (BPS - bps)) / BPS;
     const L = this.ledger;
-    const takerAccount = await associatedTokenAddress(taker, inputMint, TOKEN_PROGRAM);
+    const takerAccount = await associatedTokenAddress(taker, pool.mint, TOKEN_PROGRAM);
     const acct = (pubkey, isSigner, isWritable) => ({ pubkey, isSigner, isWritable });
     const ix = (programId, accounts, data) => ({ programId, accounts, data: Buffer.from(data).toString('base64') });
-    const transfer = new Uint8Array(9);
-    transfer[0] = 3; // SPL Token Transfer
-    setU64(transfer, 1, amountIn);
     const minOut = new Uint8Array(8);
     setU64(minOut, 0, minimum);
     const cuLimit = new Uint8Array(5);
@@ -478,8 +480,12 @@ export class SwapPools {
         bps: 10000,
       }],
       computeBudgetInstructions: [ix(COMPUTE_BUDGET_PROGRAM, [], cuLimit)],
-      setupInstructions: [ix(TOKEN_PROGRAM, [acct(takerAccount, false, true), acct(pool.tokenAccount, false, true), acct(taker, true, false)], transfer)],
-      swapInstruction: ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, false), acct(taker, true, true)], minOut),
+      setupInstructions: (buy
+        ? [createAtaIdempotent(taker, takerAccount, taker, pool.mint), systemTransfer(taker, pool.state, amountIn)]
+        : [tokenTransfer(takerAccount, pool.tokenAccount, taker, amountIn)]).map((i) => ix(i.programId, i.accounts, i.data)),
+      swapInstruction: buy
+        ? ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, true), acct(takerAccount, false, true), acct(TOKEN_PROGRAM, false, false)], minOut)
+        : ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, false), acct(taker, true, true)], minOut),
       otherInstructions: other.map((i) => ix(i.programId, i.accounts, i.data)),
       addressesByLookupTableAddress: { [this.v2Table.key]: this.v2Table.addresses },
       blockhashWithMetadata: { blockhash: [...b58decode(blockhash)], lastValidBlockHeight },

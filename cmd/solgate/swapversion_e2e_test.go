@@ -12,11 +12,12 @@ import (
 )
 
 // The console speaks Swap API v2 by default: through the real binary, with
-// no --swap-api-version, a token→SOL swap goes through localnet's
-// /swap/v2/build and its cpswap pool program, and lands after the human's a
-// with at least the approved minimum. With --swap-api-version 1 the console
-// speaks v1 (/swap/v1/quote, /swap/v1/swap): a SOL→token swap through
-// localnet's v1 pool lands the same way.
+// no --swap-api-version, a SOL→token swap goes through localnet's
+// /swap/v2/build and its cpswap pool program (admitted by --swap-program),
+// and lands after the human's a with at least the approved minimum. With
+// --swap-api-version 1 the console speaks v1 (/swap/v1/quote,
+// /swap/v1/swap): a token→SOL swap through localnet's v1 pool lands the
+// same way.
 func TestConsoleSwapsThroughV2ByDefaultAndV1WhenAsked(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -27,10 +28,10 @@ func TestConsoleSwapsThroughV2ByDefaultAndV1WhenAsked(t *testing.T) {
 	}{
 		{"default: v2", func(l *localnet.Ledger) []string {
 			return []string{"--swap-program", l.DemoMints().SwapV2.Program}
-		}, func(m localnet.DemoMints) string { return m.USDC.Mint }, func(m localnet.DemoMints) string { return m.WSOL }, 2_000_000, "/swap/v2/build"},
+		}, func(m localnet.DemoMints) string { return m.WSOL }, func(m localnet.DemoMints) string { return m.USDC.Mint }, 10_000_000, "/swap/v2/build"},
 		{"--swap-api-version 1", func(*localnet.Ledger) []string {
 			return []string{"--swap-api-version", "1"}
-		}, func(m localnet.DemoMints) string { return m.WSOL }, func(m localnet.DemoMints) string { return m.USDC.Mint }, 10_000_000, "/swap/v1/swap"},
+		}, func(m localnet.DemoMints) string { return m.USDC.Mint }, func(m localnet.DemoMints) string { return m.WSOL }, 2_000_000, "/swap/v1/swap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newConsoleWorld(t, localnet.Options{}, 2*solana.LAMPORTS_PER_SOL)

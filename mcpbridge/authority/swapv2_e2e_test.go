@@ -35,95 +35,132 @@ func v2World(t *testing.T) *world {
 	}, authority.ListenConfig{})
 }
 
-// A swap through the v2 path: the console compiles /build's instructions
-// into a v0 message only the wallet signs, previews the simulated effects,
-// and after approval executes: the wallet's tokens go to the pool, and the
-// SOL it gets, read back from the ledger, is at least the approved minimum.
-// The transaction on chain is v0, signed by the wallet alone, and calls
-// cpswap with the minimum the human approved.
+// A swap through the v2 path, each way: the console compiles /build's
+// instructions into a v0 message only the wallet signs, previews the
+// simulated effects, and after approval executes; what the wallet gets, read
+// back from the ledger, is at least the approved minimum, and is what the
+// pool paid. The transaction on chain is v0, signed by the wallet alone, and
+// calls cpswap.
 func TestSwapThroughV2BuildLandsWithAtLeastTheMinimum(t *testing.T) {
-	w := v2World(t)
-	a := startAgent(t, w.socket)
-	mints := w.ledger.DemoMints()
-	usdc, pool := mints.USDC.Mint, mints.SwapV2.USDC.Pool
-	if _, err := w.ledger.MintTo(context.Background(), usdc, w.wallet.String(), 50_000_000); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name   string
+		buy    bool // SOL in, tokens out
+		amount uint64
+	}{
+		{"tokens for SOL", false, 20_000_000}, // 20 USDC
+		{"SOL for tokens", true, 50_000_000},  // 0.05 SOL
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := v2World(t)
+			a := startAgent(t, w.socket)
+			mints := w.ledger.DemoMints()
+			usdc, pool := mints.USDC.Mint, solana.MustPublicKeyFromBase58(mints.SwapV2.USDC.Pool)
+			poolTokens := solana.MustPublicKeyFromBase58(mints.SwapV2.USDC.PoolTokenAccount)
+			if _, err := w.ledger.MintTo(context.Background(), usdc, w.wallet.String(), 50_000_000); err != nil {
+				t.Fatal(err)
+			}
+			in, out := usdc, mints.WSOL
+			if tc.buy {
+				in, out = out, in
+			}
+			args := map[string]any{"input_mint": in, "output_mint": out, "amount": tc.amount, "slippage_bps": 100}
+			prop := a.Call("swap", args)
+			if prop.IsError || prop.Status() != "pending_approval" {
+				t.Fatalf("propose: %+v", prop)
+			}
+			minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
+			expected, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["expected_out"]), 10, 64)
+			if minOut == 0 || expected < minOut {
+				t.Fatalf("preview min %d expected %d: %s", minOut, expected, prop.Text)
+			}
+			if !strings.Contains(prop.Text, "/swap/v2/build") {
+				t.Errorf("the preview does not say the fee is /build's:\n%s", prop.Text)
+			}
+			// /build gives no priceImpactPct: the preview says so, never 0 %.
+			if _, shown := prop.Structured["price_impact_bps"]; shown || !strings.Contains(prop.Text, "price impact not given by the swap API") {
+				t.Errorf("an unknown price impact shown as %v:\n%s", prop.Structured["price_impact_bps"], prop.Text)
+			}
+			quote := a.Call("get_quote", map[string]any{"input_mint": in, "output_mint": out, "amount": tc.amount, "slippage_bps": 100})
+			if _, shown := quote.Structured["price_impact_bps"]; shown || quote.IsError || !strings.Contains(quote.Text, "price impact not given by the swap API") {
+				t.Errorf("get_quote shows an unknown price impact as %v: %s", quote.Structured["price_impact_bps"], quote.Text)
+			}
+			p, err := w.authority.Approve(prop.Str("proposal_id"), "operator")
+			if err != nil {
+				t.Fatal(err)
+			}
+			solBefore, usdcBefore := w.balance(t, w.wallet), w.tokenBalance(t, usdc)
+			poolSOL, poolUSDC := w.balance(t, pool), w.tokenAccountAmount(t, poolTokens)
+			args["confirm"] = p.Token
+			done := a.Call("swap", args)
+			if done.Status() != "executed" {
+				t.Fatalf("execute: %+v", done)
+			}
+			sig := solana.MustSignatureFromBase58(done.Str("signature"))
+			tx, err := w.chain.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: new(uint64)})
+			if err != nil || tx.Meta == nil || tx.Meta.Err != nil {
+				t.Fatalf("getTransaction: %v %+v", err, tx)
+			}
+			var got, paid int64
+			if tc.buy {
+				got = int64(w.tokenBalance(t, usdc)) - int64(usdcBefore)
+				paid = int64(poolUSDC) - int64(w.tokenAccountAmount(t, poolTokens))
+				if in := int64(w.balance(t, pool)) - int64(poolSOL); in != int64(tc.amount) {
+					t.Errorf("the pool got %d lamports, want the %d swapped", in, tc.amount)
+				}
+			} else {
+				got = int64(w.balance(t, w.wallet)) - int64(solBefore) + int64(tx.Meta.Fee)
+				paid = int64(poolSOL) - int64(w.balance(t, pool))
+				if gave := int64(usdcBefore) - int64(w.tokenBalance(t, usdc)); gave != int64(tc.amount) {
+					t.Errorf("the wallet gave %d USDC base units, want %d", gave, tc.amount)
+				}
+			}
+			if got < int64(minOut) {
+				t.Fatalf("the wallet got %d, below the approved minimum %d", got, minOut)
+			}
+			if paid != got {
+				t.Errorf("the pool paid %d, the wallet got %d", paid, got)
+			}
+			if fmt.Sprint(done.Structured["received"]) != fmt.Sprint(got) {
+				t.Errorf("reported received %v, the ledger says %d", done.Structured["received"], got)
+			}
+			parsed, err := tx.Transaction.GetTransaction()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := w.landedVersion(t, sig.String()); v != "0" || len(parsed.Signatures) != 1 || parsed.Message.Header.NumRequiredSignatures != 1 {
+				t.Errorf("landed: version %s, %d signatures, %d required", v, len(parsed.Signatures), parsed.Message.Header.NumRequiredSignatures)
+			}
+			called := false
+			for _, ix := range parsed.Message.Instructions {
+				called = called || parsed.Message.AccountKeys[ix.ProgramIDIndex].String() == mints.SwapV2.Program
+			}
+			if !called {
+				t.Error("the landed transaction does not call cpswap")
+			}
+		})
 	}
-	const amount = 20_000_000 // 20 USDC
-	args := map[string]any{"input_mint": usdc, "output_mint": mints.WSOL, "amount": amount, "slippage_bps": 100}
-	poolBefore := w.balance(t, solana.MustPublicKeyFromBase58(pool))
+}
 
-	prop := a.Call("swap", args)
-	if prop.IsError || prop.Status() != "pending_approval" {
-		t.Fatalf("propose: %+v", prop)
-	}
-	minOut, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["min_out"]), 10, 64)
-	expected, _ := strconv.ParseUint(fmt.Sprint(prop.Structured["expected_out"]), 10, 64)
-	if minOut == 0 || expected < minOut {
-		t.Fatalf("preview min %d expected %d: %s", minOut, expected, prop.Text)
-	}
-	if !strings.Contains(prop.Text, "/swap/v2/build") {
-		t.Errorf("the preview does not say the fee is /build's:\n%s", prop.Text)
-	}
-	// /build gives no priceImpactPct: the preview says so, never 0 %.
-	if _, shown := prop.Structured["price_impact_bps"]; shown || !strings.Contains(prop.Text, "price impact not given by the swap API") {
-		t.Errorf("an unknown price impact shown as %v:\n%s", prop.Structured["price_impact_bps"], prop.Text)
-	}
-	quote := a.Call("get_quote", map[string]any{"input_mint": usdc, "output_mint": mints.WSOL, "amount": amount, "slippage_bps": 100})
-	if _, shown := quote.Structured["price_impact_bps"]; shown || quote.IsError || !strings.Contains(quote.Text, "price impact not given by the swap API") {
-		t.Errorf("get_quote shows an unknown price impact as %v: %s", quote.Structured["price_impact_bps"], quote.Text)
-	}
-	p, err := w.authority.Approve(prop.Str("proposal_id"), "operator")
+// tokenAccountAmount reads a token account's amount back from the ledger.
+func (w *world) tokenAccountAmount(t *testing.T, account solana.PublicKey) uint64 {
+	t.Helper()
+	out, err := w.chain.GetTokenAccountBalance(context.Background(), account, rpc.CommitmentConfirmed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	solBefore := w.balance(t, w.wallet)
-	args["confirm"] = p.Token
-	done := a.Call("swap", args)
-	if done.Status() != "executed" {
-		t.Fatalf("execute: %+v", done)
-	}
-	sig := solana.MustSignatureFromBase58(done.Str("signature"))
-	tx, err := w.chain.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: new(uint64)})
-	if err != nil || tx.Meta == nil || tx.Meta.Err != nil {
-		t.Fatalf("getTransaction: %v %+v", err, tx)
-	}
-	gain := int64(w.balance(t, w.wallet)) - int64(solBefore) + int64(tx.Meta.Fee)
-	if gain < int64(minOut) {
-		t.Fatalf("the wallet got %d lamports for its tokens, below the approved minimum %d", gain, minOut)
-	}
-	if got := int64(poolBefore) - int64(w.balance(t, solana.MustPublicKeyFromBase58(pool))); got != gain {
-		t.Errorf("the pool paid %d lamports, the wallet got %d", got, gain)
-	}
-	if got := w.tokenBalance(t, usdc); got != 30_000_000 {
-		t.Errorf("wallet holds %d USDC base units, want 30000000", got)
-	}
-	if fmt.Sprint(done.Structured["received"]) != fmt.Sprint(gain) {
-		t.Errorf("reported received %v, the ledger says %d", done.Structured["received"], gain)
-	}
-	parsed, err := tx.Transaction.GetTransaction()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := w.landedVersion(t, sig.String()); v != "0" || len(parsed.Signatures) != 1 || parsed.Message.Header.NumRequiredSignatures != 1 {
-		t.Errorf("landed: version %s, %d signatures, %d required", v, len(parsed.Signatures), parsed.Message.Header.NumRequiredSignatures)
-	}
-	called := false
-	for _, ix := range parsed.Message.Instructions {
-		called = called || parsed.Message.AccountKeys[ix.ProgramIDIndex].String() == mints.SwapV2.Program
-	}
-	if !called {
-		t.Error("the landed transaction does not call cpswap")
-	}
+	n, _ := strconv.ParseUint(out.Value.Amount, 10, 64)
+	return n
 }
 
 // The minimum is the chain's to hold, not the console's alone: a cpswap
 // instruction naming a minimum above what the pool gives fails on chain
-// (custom error 10) and nothing moves. Sent here by the test itself with the
-// /build answer's instructions and a minimum one lamport above the output.
+// (custom error 10), each way. Simulated here by the test itself with the
+// /build answer's instructions and the minimum set to the output, then one
+// lamport (or base unit) above it.
 func TestCpswapFailsBelowTheMinimumOnChain(t *testing.T) {
 	w := v2World(t)
 	mints := w.ledger.DemoMints()
+	usdc := solana.MustPublicKeyFromBase58(mints.USDC.Mint)
 	if _, err := w.ledger.MintTo(context.Background(), mints.USDC.Mint, w.wallet.String(), 5_000_000); err != nil {
 		t.Fatal(err)
 	}
@@ -131,38 +168,42 @@ func TestCpswapFailsBelowTheMinimumOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := api.Quote(context.Background(), executor.QuoteRequest{
-		InputMint: solana.MustPublicKeyFromBase58(mints.USDC.Mint), OutputMint: executor.WrappedSOL, Amount: 5_000_000, SlippageBps: 0, Taker: w.wallet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if q.OtherAmountThreshold != q.OutAmount {
-		t.Fatalf("slippage 0: minimum %d, out %d", q.OtherAmountThreshold, q.OutAmount)
-	}
-	stx, err := api.SwapTransaction(context.Background(), q, w.wallet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(minimum uint64) (*rpc.SimulateTransactionResponse, error) {
-		tx := stx.Tx.Tx
-		for i, ix := range tx.Message.Instructions {
-			if tx.Message.AccountKeys[ix.ProgramIDIndex].String() == mints.SwapV2.Program {
-				d := make([]byte, 8)
-				for b := range 8 {
-					d[b] = byte(minimum >> (8 * b))
-				}
-				tx.Message.Instructions[i].Data = d
-			}
+	for _, r := range []executor.QuoteRequest{
+		{InputMint: usdc, OutputMint: executor.WrappedSOL, Amount: 5_000_000, Taker: w.wallet},
+		{InputMint: executor.WrappedSOL, OutputMint: usdc, Amount: 30_000_000, Taker: w.wallet},
+	} {
+		q, err := api.Quote(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return w.chain.SimulateTransactionWithOpts(context.Background(), tx, &rpc.SimulateTransactionOpts{SigVerify: false, Commitment: rpc.CommitmentConfirmed})
-	}
-	over, err := send(q.OutAmount + 1)
-	if err != nil || over.Value.Err == nil || !strings.Contains(fmt.Sprint(over.Value.Err), "10") {
-		t.Fatalf("a minimum one above the output: err %v, simulation %+v", err, over)
-	}
-	at, err := send(q.OutAmount)
-	if err != nil || at.Value.Err != nil {
-		t.Fatalf("the minimum at the output: err %v, simulation err %v %v", err, at.Value.Err, at.Value.Logs)
+		if q.OtherAmountThreshold != q.OutAmount {
+			t.Fatalf("slippage 0: minimum %d, out %d", q.OtherAmountThreshold, q.OutAmount)
+		}
+		stx, err := api.SwapTransaction(context.Background(), q, w.wallet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		simulate := func(minimum uint64) (*rpc.SimulateTransactionResponse, error) {
+			tx := stx.Tx.Tx
+			for i, ix := range tx.Message.Instructions {
+				if tx.Message.AccountKeys[ix.ProgramIDIndex].String() == mints.SwapV2.Program {
+					d := make([]byte, 8)
+					for b := range 8 {
+						d[b] = byte(minimum >> (8 * b))
+					}
+					tx.Message.Instructions[i].Data = d
+				}
+			}
+			return w.chain.SimulateTransactionWithOpts(context.Background(), tx, &rpc.SimulateTransactionOpts{SigVerify: false, Commitment: rpc.CommitmentConfirmed})
+		}
+		over, err := simulate(q.OutAmount + 1)
+		if err != nil || over.Value.Err == nil || !strings.Contains(fmt.Sprint(over.Value.Err), "Custom:10") {
+			t.Fatalf("%s→%s, a minimum one above the output: err %v, simulation %+v", r.InputMint, r.OutputMint, err, over)
+		}
+		at, err := simulate(q.OutAmount)
+		if err != nil || at.Value.Err != nil {
+			t.Fatalf("%s→%s, the minimum at the output: err %v, simulation err %v %v", r.InputMint, r.OutputMint, err, at.Value.Err, at.Value.Logs)
+		}
 	}
 }
 
