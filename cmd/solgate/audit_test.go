@@ -335,7 +335,7 @@ func TestAuditVerifiesATrailAnOlderSolgateWrote(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the older trail fails `solgate audit`: %v\n%s", err, out)
 	}
-	for _, want := range []string{"chain intact: 15 entries, head f6d2f07a925ca00efc3245c2a01e45aee69eed8f41a6c9ffa8c97d5acb10f75f", "head file " + filepath.Join(dir, store.HeadFileName) + " agrees", "x402_payment", "grant_made"} {
+	for _, want := range []string{"chain intact: 15 entries, head 5384d4d981b51f530c59e679f56d075018a51586c33dae49c14f01d2fb82acfd", "head file " + filepath.Join(dir, store.HeadFileName) + " agrees", "x402_payment", "grant_made"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

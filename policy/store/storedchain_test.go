@@ -34,7 +34,7 @@ func storedChainWrites(st *Store) []func() error {
 		func() error {
 			return st.InsertProposal(Proposal{ID: "p00000001", Client: "claude-desktop 1.2", Tool: "transfer_sol", Fingerprint: "0123456789abcdef",
 				Args:    json.RawMessage(`{"to":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin","lamports":"50000000"}`),
-				Preview: "Instruction: System Program: transfer 0.05 SOL — to 9xQe\nFee: 0.000005 SOL\n", CreatedAt: at(0, 0), Owner: "uid 1001"})
+				Preview: "Instruction: System Program: transfer 0.05 SOL — to 9xQe\nFee: 0.000005 SOL\n", CreatedAt: at(0, 0)})
 		},
 		func() error {
 			return st.RecordDecision(Decision{ProposalID: "p00000001", DecidedBy: "operator", DecidedAt: at(3, 0), Outcome: OutcomeApproved, Latency: 2917 * time.Millisecond})
