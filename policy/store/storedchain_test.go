@@ -169,3 +169,26 @@ func TestStoredChainIsAWholeStateDirectory(t *testing.T) {
 		t.Fatalf("testdata/chain-v1 holds %v, want [%s %s]", names, HeadFileName, FileName)
 	}
 }
+
+// A proposal's audit entry names the user that made it: `solgate audit`
+// shows whose proposal each was. (The one-pass canonical form before this
+// store dropped the owner; entries it wrote still verify, without it.)
+func TestProposalAuditBodyNamesItsOwner(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.InsertProposal(Proposal{ID: "p1", Client: "c", Tool: "transfer_sol", Fingerprint: "f", Args: json.RawMessage(`{"to":"x","lamports":"5"}`),
+		CreatedAt: time.Unix(0, 0).UTC(), Owner: "uid 1001"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := st.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"args":{"lamports":"5","to":"x"},"client":"c","created_at":"1970-01-01T00:00:00Z","fingerprint":"f","id":"p1","owner":"uid 1001","preview":"","status":"pending","tool":"transfer_sol"}`
+	if len(entries) != 1 || string(entries[0].Body) != want {
+		t.Fatalf("audit entries %+v, want one proposal with body\n %s", entries, want)
+	}
+}
