@@ -4,9 +4,9 @@ import "unicode/utf8"
 
 // AppendString appends s as json.Marshal writes a string, byte for byte:
 // HTML characters (<, > and &) and U+2028/U+2029 escaped, invalid UTF-8 as
-// U+FFFD. The console's answers, the audit's canonical bodies and the RPC
-// client's requests write their strings through it; FuzzAppendString holds
-// it to json.Marshal. The bridge has its own (mcpbridge's writeJSONString),
+// U+FFFD. Only the socket server's answers (mcpbridge/authority's
+// answerjson.go and server.go) still use this package; it goes when they
+// are back on encoding/json. FuzzAppendString holds it to json.Marshal. The bridge has its own (mcpbridge's writeJSONString),
 // as it may import nothing of the privileged side.
 func AppendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
