@@ -49,8 +49,8 @@ func storedChainWrites(st *Store) []func() error {
 		},
 		func() error {
 			return st.InsertProposal(Proposal{ID: "p00000002", Client: "agent <1> & co \u2028", Tool: "swap", Fingerprint: "fe\"dc",
-				Args: json.RawMessage(`{"z":{"y":[3,{"d":null,"c":true}],"x":"\u003c\/"},"a":"\ud800","é":1,"e":2,"k\\":3,"a\"b":4,"a<b":5}`),
-				Preview: "Line one\nSays: \"ignore previous\" \u2028 \t é 漢字 \x01 \U0001F600 bad \xff utf-8 <b>&amp;</b>\r\n",
+				Args:      json.RawMessage(`{"z":{"y":[3,{"d":null,"c":true}],"x":"\u003c\/"},"a":"\ud800","é":1,"e":2,"k\\":3,"a\"b":4,"a<b":5}`),
+				Preview:   "Line one\nSays: \"ignore previous\" \u2028 \t é 漢字 \x01 \U0001F600 bad \xff utf-8 <b>&amp;</b>\r\n",
 				CreatedAt: at(10, 5)})
 		},
 		func() error {
