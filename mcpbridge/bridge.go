@@ -64,9 +64,9 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		// No WithOutputSchemaValidation: forward checks every result
-		// against its tool's declaration itself (outputCheck), on the JSON
-		// text as it came, where mcp-go would decode it into maps first.
+		// No WithOutputSchemaValidation: forward checks every result,
+		// tool errors too (mcp-go checks successes only), with the JSON
+		// Schema library mcp-go uses (CheckOutput).
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
