@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,11 +94,25 @@ func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 	} {
 		opt(s)
 	}
-	err := s.Listen(ctx, in, out)
+	err := s.Listen(ctx, yieldFirst{in}, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// yieldFirst reads r after the goroutines already runnable have run. A
+// bridge runs on one P (cmd/solgate's relayRuntime) and its stdin is a pipe
+// in blocking mode, so a read that waits keeps that P. StdioServer starts
+// a line's handler and then the read of the next line, which the scheduler
+// runs first: without the yield the handler (the initialize answer, a call
+// on its way to the console) waited until the runtime's monitor took the P
+// back, 2-3 ms at start-up.
+type yieldFirst struct{ r io.Reader }
+
+func (y yieldFirst) Read(p []byte) (int, error) {
+	runtime.Gosched()
+	return y.r.Read(p)
 }
 
 // toolCallWorkers is how many tool calls a bridge serves at once. mcp-go's
