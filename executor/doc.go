@@ -77,9 +77,12 @@
 // and only signer (an instruction asking anyone else to sign is refused), and
 // from there judges the bytes as v1's: lookup tables read from the chain, not
 // the API's copy; inspection; simulation against the outflow budget and the
-// minimum. Every transaction comes from a fresh /build, refused when its
-// otherAmountThreshold is below the approved one (the chain enforces the
-// build's). /build gives no priceImpactPct: with `max_price_impact_pct` set,
+// minimum. Every transaction comes from a fresh /build and is judged by that
+// build's own quote, whose otherAmountThreshold its swap instruction carries
+// and the chain enforces: at execution, one below the approved minimum is
+// refused (the market moved between the re-quote and the build), and after
+// waiting out a blockhash another identical swap took, the swap is quoted
+// again. /build gives no priceImpactPct: with `max_price_impact_pct` set,
 // a v2 quote is refused, since the limit cannot be held. On localnet /build
 // routes through cpswap, a pool program on the ledger that holds the pool's
 // side and the minimum out itself (localnet/README.md).

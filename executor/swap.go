@@ -170,7 +170,11 @@ func (q *Quote) PriceImpact() (float64, error) {
 // SwapTx is /swap's answer: the transaction decoded (not yet inspected) and
 // the API's claims about it.
 type SwapTx struct {
-	Tx                        *ForeignTx
+	Tx *ForeignTx
+	// Quote is, for Swap API v2, the quote of the /build the transaction
+	// was compiled from (its minimum is the one the chain enforces); nil
+	// for v1, whose /swap builds for the quote it was sent.
+	Quote                     *Quote
 	LastValidBlockHeight      uint64
 	PrioritizationFeeLamports uint64
 	ComputeUnitLimit          uint64

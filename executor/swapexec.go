@@ -322,6 +322,13 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
 	}
+	if stx.Quote != nil {
+		// Swap API v2: the transaction is its own build's, with that
+		// build's minimum; judged, previewed and held to an approval as
+		// such.
+		q = stx.Quote
+		p.Quote, p.Terms = q, q.Terms()
+	}
 	p.Tx = stx.Tx
 	p.APILastValidBlockHeight = stx.LastValidBlockHeight
 	p.Timings.Build = time.Since(t0)

@@ -110,16 +110,15 @@ func (c *SwapClient) build(ctx context.Context, r QuoteRequest) (*Quote, error) 
 }
 
 // buildTransaction asks /build afresh for q's terms with user as the taker
-// (a fresh blockhash each time, as /swap gives) and compiles the answer. A
-// build whose minimum out is below q's is refused: the chain enforces the
-// build's minimum, and the human approved q's.
+// (a fresh blockhash each time, as /swap gives) and compiles the answer. The
+// market moves between two calls, so the transaction comes with its own
+// quote (SwapTx.Quote): the minimum its swap instruction carries, which the
+// chain enforces, is that quote's, and it is what the Swapper judges and an
+// approval's minimum is checked against.
 func (c *SwapClient) buildTransaction(ctx context.Context, q *Quote, user solana.PublicKey) (*SwapTx, error) {
 	fresh, err := c.build(ctx, QuoteRequest{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.InAmount, SlippageBps: q.SlippageBps, Taker: user})
 	if err != nil {
 		return nil, err
-	}
-	if fresh.OtherAmountThreshold < q.OtherAmountThreshold {
-		return nil, fmt.Errorf("%w: build: the new build's otherAmountThreshold %d is below the quote's %d", ErrSwapAPI, fresh.OtherAmountThreshold, q.OtherAmountThreshold)
 	}
 	raw, err := fresh.build.compile(user)
 	if err != nil {
@@ -129,7 +128,7 @@ func (c *SwapClient) buildTransaction(ctx context.Context, q *Quote, user solana
 	if err != nil {
 		return nil, fmt.Errorf("%w: build: compiled transaction: %v", ErrSwapAPI, err)
 	}
-	return &SwapTx{Tx: ft, LastValidBlockHeight: fresh.build.lastValidBlockHeight}, nil
+	return &SwapTx{Tx: ft, LastValidBlockHeight: fresh.build.lastValidBlockHeight, Quote: fresh}, nil
 }
 
 // parseBuild reads /build's transaction material. Only the taker may be asked

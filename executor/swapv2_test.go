@@ -141,9 +141,18 @@ func TestV2BuildRequestQuoteAndCompiledTransaction(t *testing.T) {
 		t.Fatalf("quote %+v", q)
 	}
 
+	// The market moved between the quote and the transaction's build: the
+	// transaction comes with its own build's quote, whose minimum its swap
+	// instruction carries (and an approval's minimum is checked against).
+	srv.mu.Lock()
+	srv.answers = []string{strings.ReplaceAll(buildJSON("7326000", "", ""), `"7477127"`, `"7400000"`)}
+	srv.mu.Unlock()
 	stx, err := c.SwapTransaction(context.Background(), q, v2Taker)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stx.Quote == nil || stx.Quote.OtherAmountThreshold != 7_326_000 || stx.Quote.OutAmount != 7_400_000 {
+		t.Errorf("the transaction's own quote: %+v", stx.Quote)
 	}
 	if len(srv.reqs) != 2 || srv.reqs[1].URL.Query().Get("taker") != v2Taker.String() {
 		t.Fatalf("the transaction was not built from a fresh /build: %d requests", len(srv.reqs))
@@ -184,10 +193,6 @@ func TestV2BuildRefusals(t *testing.T) {
 	}{
 		{"another signer", buildJSON("7402355", `, {"pubkey": "`+thief.String()+`", "isWritable": false, "isSigner": true}`, ""), "",
 			"swapInstruction.accounts[3] asks " + thief.String() + " to sign: only the taker"},
-		// The market moved between the quote and the transaction's build:
-		// a consistent answer, but a minimum below the one approved.
-		{"rebuilt with a lower minimum", buildJSON("7402355", "", ""), strings.ReplaceAll(buildJSON("7326000", "", ""), `"7477127"`, `"7400000"`),
-			"otherAmountThreshold 7326000 is below the quote's 7402355"},
 		{"short blockhash", buildJSON("7402355", "", "[1,2,3]"), "", "blockhashWithMetadata.blockhash has 3 bytes"},
 		{"blockhash as text", buildJSON("7402355", "", `"11111111111111111111111111111111"`), "", "malformed response"},
 		{"no swap instruction", strings.Replace(buildJSON("7402355", "", ""), `"swapInstruction"`, `"swapInstructionX"`, 1), "", "no swapInstruction"},

@@ -859,6 +859,10 @@ const (
 	HostileRaisePriorityFee = "raise-priority-fee" // priority fee raised by 100000 lamports
 	HostilePayFromWSOL      = "pay-from-wsol"      // a SOL input paid from the wallet's wrapped SOL, not its lamports
 	HostileDurableNonce     = "durable-nonce"      // AdvanceNonceAccount first (authority: the pool), the nonce as blockhash
+	// HostileMarketMove (/swap/v2/build only, once): another trader takes 0.5 %
+	// of the cpswap pool's output side just before the answer, an honest
+	// build at a worse price than the quote before it.
+	HostileMarketMove = "market-move"
 )
 
 // SetSwapHostile makes /swap answers hostile (mode) after the next `after`

@@ -81,7 +81,10 @@ const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destinat
 // inner calls, so the inner-call forms (a delegate allowance raised, an
 // account frozen, the wallet reassigned from inside an aggregator) cannot be
 // expressed here; their top-level forms are what set-delegate and set-owner are.
-export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee', 'pay-from-wsol', 'durable-nonce'];
+export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee', 'pay-from-wsol', 'durable-nonce', 'market-move'];
+// 'market-move' (/swap/v2/build only, once): just before answering, another
+// trader takes 0.5 % of the cpswap pool's output side, so the answer is an
+// honest build at a worse price than the quote before it.
 
 const RECENT_BLOCKHASHES_SYSVAR = 'SysvarRecentB1ockHashes11111111111111111111';
 
@@ -409,6 +412,43 @@ export class SwapPools {
     return pool;
   }
 
+  /**
+   * Another trader, straight on the ledger: takes 0.5 % of the pool's output
+   * side for the constant product's worth of the input side (buy: tokens
+   * out, SOL in), accounts and recorded reserves alike.
+   */
+  tradeProgramPool(pool, buy) {
+    const L = this.ledger;
+    const st = L.getAccount(pool.state);
+    const ta = L.getAccount(pool.tokenAccount);
+    const d = Uint8Array.from(st.data);
+    const t = Uint8Array.from(ta.data);
+    const dv = Buffer.from(d.buffer);
+    let tok = dv.readBigUInt64LE(32), sol = dv.readBigUInt64LE(80);
+    const k = tok * sol;
+    let lamports = st.lamports;
+    const amount = Buffer.from(t.buffer).readBigUInt64LE(64);
+    if (buy) {
+      const out = tok / 200n;
+      const solAfter = (k + (tok - out) - 1n) / (tok - out);
+      lamports += solAfter - sol;
+      setU64(t, 64, amount - out);
+      tok -= out;
+      sol = solAfter;
+    } else {
+      const out = sol / 200n;
+      const tokAfter = (k + (sol - out) - 1n) / (sol - out);
+      setU64(t, 64, amount + (tokAfter - tok));
+      lamports -= out;
+      tok = tokAfter;
+      sol -= out;
+    }
+    setU64(d, 32, tok);
+    setU64(d, 80, sol);
+    L.setAccount(pool.state, { lamports, owner: st.owner, data: d });
+    L.setAccount(pool.tokenAccount, { lamports: ta.lamports, owner: ta.owner, data: t });
+  }
+
   /** A cpswap pool's reserves as the program last recorded them. */
   programReserves(pool) {
     const d = Buffer.from(this.ledger.getAccount(pool.state).data);
@@ -440,6 +480,7 @@ export class SwapPools {
     const buy = inputMint === NATIVE_MINT; // SOL in, tokens out
     const pool = this.programPools.get(buy ? outputMint : inputMint);
     if (!pool || (!buy && outputMint !== NATIVE_MINT)) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'Could not find any route');
+    if (hostile === 'market-move') this.tradeProgramPool(pool, buy);
     const r = this.programReserves(pool);
     const [x, y] = buy ? [r.sol, r.token] : [r.token, r.sol];
     // cpswap's own arithmetic: the fee rounded up, the output down.
@@ -771,7 +812,7 @@ export class SwapPools {
  */
 SwapPools.prototype.hostileInstructions = async function hostileInstructions(mode, { user, pool, auth, amountIn, body }) {
   // These modes change the transaction's shape in swap() itself.
-  if (!mode || mode === 'raise-priority-fee' || mode === 'pay-from-wsol' || mode === 'durable-nonce') return;
+  if (!mode || mode === 'raise-priority-fee' || mode === 'pay-from-wsol' || mode === 'durable-nonce' || mode === 'market-move') return;
   const L = this.ledger;
   if (mode === 'drain-wsol') {
     L.stats.swapHostile++;
@@ -951,6 +992,7 @@ export class SwapApi {
         if (this.hostile.after > 0) this.hostile.after--;
         else hostile = this.hostile.mode;
       }
+      if (hostile === 'market-move') this.hostile = null; // one trade, once
       this.pools.build({
         inputMint: p.get('inputMint'), outputMint: p.get('outputMint'), amount: p.get('amount'), slippageBps: p.get('slippageBps'), taker: p.get('taker'),
       }, hostile).then((answer) => json(200, answer), apiError);

@@ -271,3 +271,44 @@ func TestHostileV2BuildRefusedAtExecution(t *testing.T) {
 		})
 	}
 }
+
+// The market moves between the execution's re-quote and the build the
+// transaction is compiled from (another trader takes 0.5 % of the pool just
+// before /build answers). The build is honest, but the minimum its swap
+// instruction carries, the one the chain would enforce, is below the
+// approved minimum: the console judges the transaction by its own build's
+// terms and refuses it before signing, so nothing moves.
+func TestV2BuildBelowTheApprovedMinimumIsRefused(t *testing.T) {
+	w := v2World(t)
+	a := startAgent(t, w.socket)
+	ctx := context.Background()
+	mints := w.ledger.DemoMints()
+	args := map[string]any{"input_mint": mints.WSOL, "output_mint": mints.USDC.Mint, "amount": 50_000_000, "slippage_bps": 100}
+	prop := a.Call("swap", args)
+	if prop.Status() != "pending_approval" {
+		t.Fatalf("propose: %+v", prop)
+	}
+	p, err := w.authority.Approve(prop.Str("proposal_id"), "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The execution's re-quote is honest; the build after it comes after
+	// the trade.
+	if err := w.ledger.SetSwapHostile(ctx, localnet.HostileMarketMove, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer w.ledger.SetSwapHostile(ctx, "", 0)
+	stats, _ := w.ledger.Stats(ctx)
+	solBefore, usdcBefore := w.balance(t, w.wallet), w.tokenBalance(t, mints.USDC.Mint)
+	args["confirm"] = p.Token
+	ans := a.Call("swap", args)
+	if ans.Status() != "failed" || !strings.Contains(ans.Text, "below the approved") {
+		t.Fatalf("a build below the approved minimum: %s %v", ans.Text, ans.Structured)
+	}
+	if after, _ := w.ledger.Stats(ctx); after.SendsReceived != stats.SendsReceived {
+		t.Errorf("a send reached the ledger: %d → %d", stats.SendsReceived, after.SendsReceived)
+	}
+	if w.balance(t, w.wallet) != solBefore || w.tokenBalance(t, mints.USDC.Mint) != usdcBefore {
+		t.Error("the wallet's balances moved")
+	}
+}
