@@ -2,7 +2,9 @@ package executor
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -235,4 +237,129 @@ func namesWalletUnread(wallet solana.PublicKey, b accountState) bool {
 		return false
 	}
 	return bytes.Contains(b.data, wallet[:])
+}
+
+// landedSphere re-derives, for a transaction found on chain with nothing
+// measured before it (a reconciliation after a restart), what the wallet
+// controlled among its accounts: from the accounts' data as they are now
+// (nonce authorities, delegates, multisigs named as token owners in the
+// meta) and from the instructions that executed (an instruction the chain
+// ran with the wallet, or a multisig it satisfies, as authority proves the
+// wallet could move what it moved, even out of an account since closed or
+// a delegation since used up). Counting more than the wallet controlled
+// would only overstate its spend; counting less would let a restart forget
+// a withdrawal.
+func (c *Client) landedSphere(ctx context.Context, wallet solana.PublicKey, v txView, tx *rpc.GetTransactionResult) (*sphere, error) {
+	var keys []solana.PublicKey
+	for i, k := range v.keys {
+		if v.writable[i] && !k.Equals(wallet) {
+			keys = append(keys, k)
+		}
+	}
+	now, err := c.multipleAccounts(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read the transaction's accounts: %w", err)
+	}
+	// Token owners the meta names, other than the wallet: possible
+	// multisigs, read to tell.
+	seen := map[solana.PublicKey]bool{wallet: true}
+	var cands []solana.PublicKey
+	for _, list := range [][]rpc.TokenBalance{tx.Meta.PreTokenBalances, tx.Meta.PostTokenBalances} {
+		for _, tb := range list {
+			if tb.Owner != nil && !seen[*tb.Owner] {
+				seen[*tb.Owner] = true
+				cands = append(cands, *tb.Owner)
+			}
+		}
+	}
+	msigs := map[solana.PublicKey]*rpc.Account{}
+	if len(cands) > 0 {
+		accts, err := c.multipleAccounts(ctx, cands)
+		if err != nil {
+			return nil, fmt.Errorf("read the token accounts' owners: %w", err)
+		}
+		for i, k := range cands {
+			msigs[k] = accts[i]
+		}
+	}
+	s := findSphere(wallet, v.signers, keys, now, now, msigs)
+	for i, k := range keys {
+		if now[i] == nil {
+			delete(s.dataLen, k) // closed: its length is not known now
+		}
+	}
+	if tx.Meta.Err != nil {
+		return s, nil // nothing but the fee moved
+	}
+	key := func(x viewIx, n int) (solana.PublicKey, bool) {
+		if n >= len(x.accounts) || x.accounts[n] >= len(v.keys) {
+			return solana.PublicKey{}, false
+		}
+		return v.keys[x.accounts[n]], true
+	}
+	// authorized: the instruction's account n (its authority) is the wallet
+	// or a multisig it satisfies.
+	authorized := func(x viewIx, n int) bool {
+		k, ok := key(x, n)
+		return ok && s.owners[k]
+	}
+	// Token accounts the meta shows owned by the wallet (or a multisig it
+	// satisfies) are its own already.
+	owned := map[solana.PublicKey]bool{}
+	for _, tb := range tx.Meta.PreTokenBalances {
+		if tb.Owner != nil && s.owners[*tb.Owner] && int(tb.AccountIndex) < len(v.keys) {
+			owned[v.keys[tb.AccountIndex]] = true
+		}
+	}
+	mark := func(x viewIx, n int, why string) {
+		if k, ok := key(x, n); ok && !s.owners[k] && !owned[k] {
+			if _, has := s.accounts[k]; !has {
+				s.accounts[k] = why
+			}
+		}
+	}
+	ran := append([]viewIx(nil), v.ixs...)
+	for _, group := range tx.Meta.InnerInstructions {
+		for _, ci := range group.Instructions {
+			ran = append(ran, compiledIx(solana.CompiledInstruction{ProgramIDIndex: ci.ProgramIDIndex, Accounts: ci.Accounts, Data: ci.Data}))
+		}
+	}
+	for _, x := range ran {
+		if x.program >= len(v.keys) || len(x.data) == 0 {
+			continue
+		}
+		prog := v.keys[x.program]
+		switch {
+		case prog.Equals(solana.SystemProgramID) && len(x.data) >= 4 && binary.LittleEndian.Uint32(x.data) == 5 && authorized(x, 4):
+			// WithdrawNonceAccount: nonce, to, recent blockhashes, rent, authority.
+			mark(x, 0, "nonce account of which the wallet is authority")
+			if k, ok := key(x, 0); ok {
+				if _, known := s.dataLen[k]; !known {
+					s.dataLen[k] = nonceAccountLen
+				}
+			}
+		case isTokenProgram(prog):
+			switch x.data[0] {
+			case 3, 38: // Transfer, WithdrawExcessLamports: source, destination, authority
+				if authorized(x, 2) {
+					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
+				}
+			case 12: // TransferChecked: source, mint, destination, authority
+				if authorized(x, 3) {
+					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
+				}
+			case 8, 15, 9: // Burn, BurnChecked, CloseAccount: account, mint or destination, authority
+				if authorized(x, 2) {
+					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
+				}
+			case 7, 14: // MintTo, MintToChecked: mint, destination, authority
+				if authorized(x, 2) {
+					if k, ok := key(x, 0); ok {
+						s.mints[k] = true
+					}
+				}
+			}
+		}
+	}
+	return s, nil
 }
