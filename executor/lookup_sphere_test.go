@@ -30,10 +30,10 @@ func TestLookupAfterARestartCountsWhatTheWalletControls(t *testing.T) {
 	// Rent-exempt minimum of an 80-byte nonce account: (80 + 128) × 3480 × 2.
 	const nonceRent = 1_447_680
 	for _, c := range []struct {
-		kind    string
-		opts    localnet.OutsideOptions
-		sol     uint64 // lamports the payee gains
-		tokens  uint64 // base units of the kind's mint the payee gains
+		kind   string
+		opts   localnet.OutsideOptions
+		sol    uint64 // lamports the payee gains
+		tokens uint64 // base units of the kind's mint the payee gains
 	}{
 		{kind: "nonce-withdraw", opts: localnet.OutsideOptions{Lamports: 300_000_000}, sol: 300_000_000},
 		// The whole balance, rent included: the nonce account is closed.
