@@ -79,6 +79,31 @@ func multisigSatisfied(owner solana.PublicKey, d []byte, wallet solana.PublicKey
 	return hasWallet && count >= m
 }
 
+// Token-2022 mint extensions are entries (type u16, length u16, value)
+// after the 165-byte base (padded) and the account-type byte (1 = mint).
+// Type 12 is PermanentDelegate: a key that may move or burn any holder's
+// tokens of the mint.
+const extPermanentDelegate = 12
+
+// permanentDelegate reads a Token-2022 mint's permanent delegate.
+func permanentDelegate(owner solana.PublicKey, d []byte) (solana.PublicKey, bool) {
+	if !owner.Equals(solana.Token2022ProgramID) || len(d) <= 166 || d[165] != 1 {
+		return solana.PublicKey{}, false
+	}
+	for off := 166; off+4 <= len(d); {
+		typ, n := binary.LittleEndian.Uint16(d[off:]), int(binary.LittleEndian.Uint16(d[off+2:]))
+		if typ == 0 || off+4+n > len(d) {
+			break
+		}
+		if typ == extPermanentDelegate && n == 32 {
+			k := solana.PublicKeyFromBytes(d[off+4 : off+36])
+			return k, !k.IsZero()
+		}
+		off += 4 + n
+	}
+	return solana.PublicKey{}, false
+}
+
 // sphere is what the wallet controls among the accounts a transaction
 // names. It is found from the simulation's reads and carried to the landed
 // measure, whose meta has balances but no account data.
@@ -95,6 +120,14 @@ type sphere struct {
 	// dataLen is every watched account's data length (after the
 	// transaction, or before when it closed): what its rent is.
 	dataLen map[solana.PublicKey]int
+	// leaves are accounts of the sphere before the transaction that are not
+	// after it (a nonce account whose authority it hands to another key):
+	// what they hold after is no longer the wallet's.
+	leaves map[solana.PublicKey]bool
+	// delegated are Token-2022 mints whose permanent delegate is the
+	// wallet: every holder's token account of them is the wallet's to move,
+	// and those the transaction takes from are counted as its own.
+	delegated map[solana.PublicKey]bool
 	// wallets are the accounts known to belong to a key (system accounts
 	// and token accounts whose owner is on the curve): payees that are
 	// wallets, held to the recipient allowlist.
@@ -113,13 +146,15 @@ func newSphere(wallet solana.PublicKey) *sphere {
 		accounts: map[solana.PublicKey]string{}, mints: map[solana.PublicKey]bool{},
 		dataLen: map[solana.PublicKey]int{}, wallets: map[solana.PublicKey]bool{},
 		unvalued: map[solana.PublicKey]solana.PublicKey{},
+		leaves:   map[solana.PublicKey]bool{}, delegated: map[solana.PublicKey]bool{},
 	}
 }
 
 // multisigCandidates are keys of the message that own a watched token
 // account that lost value, or hold the mint authority of a watched mint
-// whose supply grew: the ones whose data must be read to tell whether they
-// are multisigs the wallet satisfies. Accounts that only gained need no
+// whose supply grew, or are the Token-2022 mint of such an account: the
+// ones whose data must be read to tell whether they are multisigs the
+// wallet satisfies (or mints whose permanent delegate it is). Accounts that only gained need no
 // read (nothing left them), which keeps a plain payment to one round.
 func multisigCandidates(wallet solana.PublicKey, v txView, before, after []*rpc.Account) []solana.PublicKey {
 	inMsg := map[solana.PublicKey]bool{}
@@ -140,6 +175,9 @@ func multisigCandidates(wallet solana.PublicKey, v txView, before, after []*rpc.
 		case b.token != nil:
 			if a.token == nil || a.token.amount < b.token.amount || a.lamports < b.lamports {
 				add(b.token.owner)
+				if b.owner.Equals(solana.Token2022ProgramID) {
+					add(b.token.mint) // its permanent delegate may be the wallet
+				}
 			}
 		case b.mint != nil:
 			if k := optKey(b.mint.mintAuthority); k != nil && a.mint != nil && a.mint.supply > b.mint.supply {
@@ -159,6 +197,14 @@ func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []sola
 			s.owners[k] = true
 		}
 	}
+	for k, a := range multisigs {
+		if a == nil {
+			continue
+		}
+		if d, ok := permanentDelegate(a.Owner, a.Data.GetBinary()); ok && s.owners[d] {
+			s.delegated[k] = true
+		}
+	}
 	for i, k := range keys {
 		b, a := readAccount(before[i]), readAccount(after[i])
 		if a.exists {
@@ -167,6 +213,12 @@ func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []sola
 			s.dataLen[k] = len(b.data)
 		}
 		if auth, ok := nonceAuthority(b.owner, b.data); ok && s.owners[auth] {
+			s.accounts[k] = "nonce account of which the wallet is authority"
+			if auth, ok := nonceAuthority(a.owner, a.data); a.exists && (!ok || !s.owners[auth]) {
+				s.leaves[k] = true // authorised to another key: no longer the wallet's
+			}
+		} else if auth, ok := nonceAuthority(a.owner, a.data); !b.exists && ok && s.owners[auth] {
+			// Created by the transaction with the wallet as authority.
 			s.accounts[k] = "nonce account of which the wallet is authority"
 		} else if namesWalletUnread(wallet, b) {
 			s.accounts[k] = "account of program " + KeyString(b.owner) + " whose data names the wallet"
@@ -178,6 +230,11 @@ func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []sola
 				s.accounts[k] = "token account of which the wallet is delegate"
 			case optIs(t.closeAuthority, wallet):
 				s.accounts[k] = "token account of which the wallet is close authority"
+			case s.delegated[t.mint] && (a.token == nil || a.token.amount < t.amount):
+				// Any holder's account of the mint is the wallet's to move;
+				// the ones the transaction takes from count as its own, and
+				// what they pay to any other account as its outflow.
+				s.accounts[k] = "token account the wallet moves as permanent delegate of its mint"
 			}
 		}
 		if m := b.mint; m != nil {
