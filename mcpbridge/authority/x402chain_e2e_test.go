@@ -187,6 +187,9 @@ func TestX402FoundLateIsCheckedAgainstTheApprovedAmount(t *testing.T) {
 	if landed, err := w.ledger.LandKept(ctx); err != nil || len(landed) != 1 {
 		t.Fatalf("the server's landing: %v %v", landed, err)
 	}
+	if err := w.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
 	r, err := w.store.GetReservation(id)
 	if err != nil || len(r.Tokens) != 1 || r.Tokens[0].Amount != 1000 {
 		t.Fatalf("stored reservation %+v %v", r, err)
