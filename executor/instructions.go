@@ -219,6 +219,7 @@ func FormatSOL(lamports uint64) string {
 // Token-2022's WithdrawExcessLamports).
 const (
 	tokenTransfer        = 3
+	tokenTransferChecked = 12
 	tokenMintTo          = 7
 	tokenBurn            = 8
 	tokenCloseAccount    = 9

@@ -387,7 +387,7 @@ func (c *Client) landedSphere(ctx context.Context, wallet solana.PublicKey, v tx
 		}
 		prog := v.keys[x.program]
 		switch {
-		case prog.Equals(solana.SystemProgramID) && len(x.data) >= 4 && binary.LittleEndian.Uint32(x.data) == 5 && authorized(x, 4):
+		case prog.Equals(solana.SystemProgramID) && len(x.data) >= 4 && binary.LittleEndian.Uint32(x.data) == systemWithdrawNonce && authorized(x, 4):
 			// WithdrawNonceAccount: nonce, to, recent blockhashes, rent, authority.
 			mark(x, 0, "nonce account of which the wallet is authority")
 			if k, ok := key(x, 0); ok {
@@ -397,19 +397,19 @@ func (c *Client) landedSphere(ctx context.Context, wallet solana.PublicKey, v tx
 			}
 		case isTokenProgram(prog):
 			switch x.data[0] {
-			case 3, 38: // Transfer, WithdrawExcessLamports: source, destination, authority
+			case tokenTransfer, tokenWithdrawExcess: // source, destination, authority
 				if authorized(x, 2) {
 					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
 				}
-			case 12: // TransferChecked: source, mint, destination, authority
+			case tokenTransferChecked: // source, mint, destination, authority
 				if authorized(x, 3) {
 					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
 				}
-			case 8, 15, 9: // Burn, BurnChecked, CloseAccount: account, mint or destination, authority
+			case tokenBurn, tokenBurnChecked, tokenCloseAccount: // account, mint or destination, authority
 				if authorized(x, 2) {
 					mark(x, 0, "token account the wallet may move out of (it signed as its authority)")
 				}
-			case 7, 14: // MintTo, MintToChecked: mint, destination, authority
+			case tokenMintTo, tokenMintToChecked: // mint, destination, authority
 				if authorized(x, 2) {
 					if k, ok := key(x, 0); ok {
 						s.mints[k] = true
