@@ -1,12 +1,13 @@
 // Package mcpbridge is the unprivileged bridge that `solgate mcp` runs, with
-// no key: MCP over stdio (`bridge.go`), the tool declarations and the input
+// no key: MCP over stdio through mcp-go's StdioServer (`bridge.go`,
+// `progress.go`), the tool declarations and the input
 // and output schemas generated from them (`inventory.go`, `tools.go`,
 // `outputs.go`), the socket client (`client.go`: net/http's client over the
 // console's socket, which also carries the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
 // scripted assistant, a client like any other.
 //
 // For an auditor of the privilege split: the bridge is this package's non-test
-// files (`bridge.go`, `stdio.go`, `pollio_*.go`, `client.go`,
+// files (`bridge.go`, `progress.go`, `process.go`, `client.go`,
 // `inventory.go`, `tools.go`, `toolschemas.go`, `outputs.go`, `wire.go`,
 // `peercred_*.go`). They hold no key and cannot approve, sign or mint a token;
 // `TestBridgeDoesNotImportTheAuthority` fails if the bridge package ever
