@@ -29,7 +29,7 @@ import (
 // burnt, its authority set away), lamports above rent in its Token-2022
 // account (withdrawn as excess), a holder's tokens of a mint whose permanent
 // delegate it is, a transfer-fee mint (transfer checked with fee), mints it
-// may close, a mint whose new accounts open frozen (opened, thawed, closed),
+// may close (to itself or someone), a mint whose new accounts open frozen (opened, thawed, closed),
 // lookup tables (created, extended, deactivated, closed with the refund to
 // the wallet)). For each, the effects predicted from the simulation
 // before sending must equal, to the lamport and the base unit, both the
@@ -112,6 +112,8 @@ type ledgerView struct {
 	// controlled mint's supply.
 	outside map[solana.PublicKey]uint64
 	supply  uint64
+	// otherLamports are the other wallet's own lamports.
+	otherLamports uint64
 	// control maps each token account of the wallet to its delegate,
 	// delegated amount and state bytes (and each nonce account the test
 	// created to its authority, each mint of authMints to its authority);
@@ -137,6 +139,7 @@ func (f *ledgerFixture) view(t *testing.T, c controlled) ledgerView {
 	w := f.key.PublicKey()
 	v := ledgerView{sol: f.balance(t, w), tokens: map[solana.PublicKey]uint64{}, outside: map[solana.PublicKey]uint64{}, control: map[solana.PublicKey]string{}, frozen: map[solana.PublicKey]bool{}}
 	v.lamports = v.sol
+	v.otherLamports = f.balance(t, c.other)
 	if n := f.balance(t, c.nonce); n > diffNonceRent {
 		v.sol += n - diffNonceRent
 	}
@@ -304,7 +307,7 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 	P := mint2022(localnet.Mint2022{PermanentDelegate: w.String()})
 	D := mint2022(localnet.Mint2022{FreezeAuthority: w.String(), DefaultFrozen: true})
 	var closable []solana.PublicKey
-	for range 8 {
+	for range 16 {
 		closable = append(closable, mint2022(localnet.Mint2022{CloseAuthority: w.String()}))
 	}
 	for range 4 {
@@ -475,11 +478,22 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 			return []solana.Instruction{token2022Ix(u64(12, 1+rng.Uint64N(1_000), 0), solana.Meta(hP).WRITE(), solana.Meta(P), solana.Meta(wP).WRITE(), solana.Meta(w).SIGNER())}
 		}},
 		{"close a mint", func() []solana.Instruction {
+			// Each mint is taken once, landed or not (a failed
+			// combination may leave one unclosed: never reused).
 			if closed >= len(closable) {
 				return nil
 			}
-			pending = append(pending, func() { closed++ })
-			return []solana.Instruction{token2022Ix([]byte{9}, solana.Meta(closable[closed]).WRITE(), solana.Meta(w).WRITE(), solana.Meta(w).SIGNER())}
+			closed++
+			return []solana.Instruction{token2022Ix([]byte{9}, solana.Meta(closable[closed-1]).WRITE(), solana.Meta(w).WRITE(), solana.Meta(w).SIGNER())}
+		}},
+		{"close a mint to someone", func() []solana.Instruction {
+			// Each mint is taken once, landed or not (a failed
+			// combination may leave one unclosed: never reused).
+			if closed >= len(closable) {
+				return nil
+			}
+			closed++
+			return []solana.Instruction{token2022Ix([]byte{9}, solana.Meta(closable[closed-1]).WRITE(), solana.Meta(other).WRITE(), solana.Meta(w).SIGNER())}
 		}},
 		{"open a default-frozen account", func() []solana.Instruction { return []solana.Instruction{createATA2022(w, wD, w, D)} }},
 		{"thaw the default-frozen account", func() []solana.Instruction {
@@ -551,10 +565,10 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 		{"wrap", "multisig transfer", "mint to someone", "mint to the wallet", "burn"},
 		{"create a nonce account", "fund the Token-2022 account", "set a mint's authority away", "open a default-frozen account"},
 		{"authorize a nonce account to someone", "withdraw excess lamports from the Token-2022 account", "transfer with the transfer fee", "thaw the default-frozen account"},
-		{"permanent delegate moves a holder's tokens away", "permanent delegate moves a holder's tokens to the wallet", "close a mint", "transfer a transfer-fee token", "create a lookup table"},
+		{"permanent delegate moves a holder's tokens away", "permanent delegate moves a holder's tokens to the wallet", "close a mint", "close a mint to someone", "transfer a transfer-fee token", "create a lookup table"},
 		{"extend a lookup table", "deactivate a lookup table", "close the default-frozen account", "transfer SOL", "transfer token"},
 		{"close a lookup table", "open an account for someone", "open an empty account"},
-		{"close an empty account", "revoke"},
+		{"close an empty account", "revoke", "transfer SOL"},
 	}
 	n := diffCount(t)
 	landed, refusedBySim, withChanges, withWSOL := 0, 0, 0, 0
@@ -638,11 +652,22 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 		if keyList(predicted.Created) != keyList(got.Created) || len(predicted.Closed) != len(got.Closed) {
 			t.Fatalf("%s: created/closed predicted %v/%v, landed %v/%v", where, predicted.Created, predicted.Closed, got.Created, got.Closed)
 		}
-		// Every block closes to the wallet (token accounts, lookup tables):
-		// the engine must know where the lamports went.
+		// Gross, not net: whatever the other wallet gained came out of the
+		// wallet's sphere (a transfer, a nonce withdrawal, lamports above
+		// rent, a closed mint's rent), so SOL out beyond the fee covers it
+		// however much came back in the same transaction (refunds).
+		if gained, out := after.otherLamports-before.otherLamports, predicted.SOLOut()-min(predicted.SOLOut(), predicted.Fee()); gained > out {
+			t.Fatalf("%s: the other wallet gained %d lamports from the wallet's sphere; predicted SOL out beyond the fee %d", where, gained, out)
+		}
+		// Every block closes to the wallet (token accounts, lookup tables,
+		// mints) or to the other wallet (a mint): the engine must know
+		// where the lamports went, and the ledger shows they arrived.
 		for _, c := range predicted.Closed {
-			if !c.To.Equals(w) {
-				t.Fatalf("%s: %s closed to the wallet, predicted to %s", where, c.Account, c.To)
+			if !c.To.Equals(w) && !c.To.Equals(other) {
+				t.Fatalf("%s: %s closed, its lamports predicted to go to %s", where, c.Account, c.To)
+			}
+			if c.To.Equals(other) && after.otherLamports-before.otherLamports < c.Lamports {
+				t.Fatalf("%s: %s closed to %s with %d lamports; the ledger shows it gained %d", where, c.Account, other, c.Lamports, after.otherLamports-before.otherLamports)
 			}
 		}
 

@@ -81,27 +81,37 @@ func multisigSatisfied(owner solana.PublicKey, d []byte, wallet solana.PublicKey
 
 // Token-2022 mint extensions are entries (type u16, length u16, value)
 // after the 165-byte base (padded) and the account-type byte (1 = mint).
-// Type 12 is PermanentDelegate: a key that may move or burn any holder's
-// tokens of the mint.
-const extPermanentDelegate = 12
+// Type 3 is MintCloseAuthority (a key that may close the mint, its rent to
+// anyone, once the supply is 0); type 12 PermanentDelegate (a key that may
+// move or burn any holder's tokens of the mint).
+const (
+	extMintCloseAuthority = 3
+	extPermanentDelegate  = 12
+)
 
-// permanentDelegate reads a Token-2022 mint's permanent delegate.
-func permanentDelegate(owner solana.PublicKey, d []byte) (solana.PublicKey, bool) {
+// mintExtensionKey reads the key a Token-2022 mint's extension typ holds
+// (an OptionalNonZeroPubkey: all zeros is none).
+func mintExtensionKey(owner solana.PublicKey, d []byte, typ uint16) (solana.PublicKey, bool) {
 	if !owner.Equals(solana.Token2022ProgramID) || len(d) <= 166 || d[165] != 1 {
 		return solana.PublicKey{}, false
 	}
 	for off := 166; off+4 <= len(d); {
-		typ, n := binary.LittleEndian.Uint16(d[off:]), int(binary.LittleEndian.Uint16(d[off+2:]))
-		if typ == 0 || off+4+n > len(d) {
+		t, n := binary.LittleEndian.Uint16(d[off:]), int(binary.LittleEndian.Uint16(d[off+2:]))
+		if t == 0 || off+4+n > len(d) {
 			break
 		}
-		if typ == extPermanentDelegate && n == 32 {
+		if t == typ && n == 32 {
 			k := solana.PublicKeyFromBytes(d[off+4 : off+36])
 			return k, !k.IsZero()
 		}
 		off += 4 + n
 	}
 	return solana.PublicKey{}, false
+}
+
+// permanentDelegate reads a Token-2022 mint's permanent delegate.
+func permanentDelegate(owner solana.PublicKey, d []byte) (solana.PublicKey, bool) {
+	return mintExtensionKey(owner, d, extPermanentDelegate)
 }
 
 // sphere is what the wallet controls among the accounts a transaction
@@ -240,6 +250,11 @@ func findSphere(wallet solana.PublicKey, signers []solana.PublicKey, keys []sola
 		if m := b.mint; m != nil {
 			if auth := optKey(m.mintAuthority); auth != nil && s.owners[*auth] {
 				s.mints[k] = true
+			}
+			if c, ok := mintExtensionKey(b.owner, b.data, extMintCloseAuthority); ok && s.owners[c] {
+				// Its lamports are the wallet's to take: closing it
+				// elsewhere pays someone.
+				s.accounts[k] = "mint of which the wallet is close authority"
 			}
 		}
 		// Who a payee is: a system account (or a new one) on the curve is
