@@ -206,10 +206,20 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 					// The facilitator paid the network fee, not the wallet.
 					res.Signature, res.Fee = landing.Signature, 0
 				}
-				if landing.ChainErr != nil {
+				past := ""
+				if pay != nil && landing.ChainErr == nil {
+					past = pay.PastApproved(landing.Effects)
+				}
+				switch {
+				case landing.ChainErr != nil:
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
-				} else {
+				case past != "":
+					// Settled at what moved; shown as more than approved.
+					res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, "the payment landed and moved more than was approved: "+past
+					h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
+					h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
+				default:
 					why := ""
 					if pay != nil {
 						why = fmt.Sprintf("the payment landed: found on chain by its exact message in %s's history (signature %s), whatever the server said", pay.Source, res.Signature)

@@ -58,7 +58,7 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 		// An x402 payment is looked for by its exact message in the payer
 		// token account's history: the stored signature may be the wallet's
 		// (not the transaction's id) or whatever the server claimed.
-		pay, isX402, err := storedX402(st, r.ID)
+		pay, isX402, err := storedX402(st, r)
 		if err != nil {
 			return fmt.Errorf("reconcile %s: %w", r.ID, err)
 		}
@@ -82,12 +82,21 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				r.Signature, landing.Fee = landing.Signature.String(), 0
 			}
 			if v == fateLanded {
+				// Settled at what the chain says moved, whatever was approved.
 				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {
 					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
 				}
 				outcome := store.ExecExecuted
-				if landing.ChainErr != nil {
+				past := ""
+				if isX402 && landing.ChainErr == nil {
+					past = pay.PastApproved(landing.Effects)
+				}
+				switch {
+				case landing.ChainErr != nil:
 					outcome = store.ExecFailed
+				case past != "":
+					outcome = store.ExecLosses
+					say("%s: the x402 payment found on chain moved more than was approved: %s", r.ID, past)
 				}
 				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: deltasJSON(landing.Changes), At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
@@ -120,9 +129,10 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 	return nil
 }
 
-// storedX402 is the x402 payment recorded for a reservation, if any.
-func storedX402(st *store.Store, id string) (executor.X402Record, bool, error) {
-	p, ok, err := st.X402PaymentFor(id)
+// storedX402 is the x402 payment recorded for a reservation, if any, with
+// the amount approved (the reservation's one asset).
+func storedX402(st *store.Store, r store.Reservation) (executor.X402Record, bool, error) {
+	p, ok, err := st.X402PaymentFor(r.ID)
 	if err != nil || !ok {
 		return executor.X402Record{}, false, err
 	}
@@ -130,7 +140,15 @@ func storedX402(st *store.Store, id string) (executor.X402Record, bool, error) {
 	if err != nil {
 		return executor.X402Record{}, false, fmt.Errorf("stored x402 payer account %q: %w", p.Source, err)
 	}
-	return executor.X402Record{Message: p.Message, Source: src, LastValid: p.LastValidBlockHeight, FromSlot: p.FromSlot}, true, nil
+	rec := executor.X402Record{Message: p.Message, Source: src, LastValid: p.LastValidBlockHeight, FromSlot: p.FromSlot}
+	if len(r.Tokens) != 1 {
+		return rec, true, fmt.Errorf("the x402 reservation holds %d assets, not its one", len(r.Tokens))
+	}
+	if rec.Mint, err = solana.PublicKeyFromBase58(r.Tokens[0].Mint); err != nil {
+		return rec, true, fmt.Errorf("stored x402 asset %q: %w", r.Tokens[0].Mint, err)
+	}
+	rec.Amount = r.Tokens[0].Amount
+	return rec, true, nil
 }
 
 // x402Fate asks the chain once about an x402 payment, by its exact message
