@@ -167,7 +167,7 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 // the next one's Reconcile takes over from the stored signature.
 //
 // An x402 payment (pay non-nil) is followed by its exact message in the
-// payer token account's history instead (x402Fate), never by the signature
+// payer token account's history instead (byMessage), never by the signature
 // the server gave.
 func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *executor.X402Record) {
 	h.executions.Add(1)
@@ -186,9 +186,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 			var landing executor.Landing
 			var err error
 			if pay != nil {
-				v, landing, err = x402Fate(ctx, h.opts.Executor, *pay)
+				v, landing, err = fate(ctx, h.opts.Executor, byMessage(h.opts.Executor, *pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, h.opts.Executor, sig, lastValid)
+				v, landing, err = fate(ctx, h.opts.Executor, bySignature(h.opts.Executor, sig), lastValid)
 			}
 			cancel()
 			h.followRounds.Add(1)

@@ -66,9 +66,9 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 			var v verdict
 			var landing executor.Landing
 			if isX402 {
-				v, landing, err = x402Fate(ctx, ex, pay)
+				v, landing, err = fate(ctx, ex, byMessage(ex, pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, ex, sig, r.LastValidBlockHeight)
+				v, landing, err = fate(ctx, ex, bySignature(ex, sig), r.LastValidBlockHeight)
 			}
 			if err != nil {
 				return fmt.Errorf("reconcile %s: %w", r.ID, err)
@@ -151,33 +151,6 @@ func storedX402(st *store.Store, r store.Reservation) (executor.X402Record, bool
 	return rec, true, nil
 }
 
-// x402Fate asks the chain once about an x402 payment, by its exact message
-// in the payer token account's history, never by a signature the server
-// gave. It is declared never landed only when the chain is past its last
-// valid block height and a search made after reading that height does not
-// find it; any RPC failure leaves it open.
-func x402Fate(ctx context.Context, ex *executor.Executor, r executor.X402Record) (verdict, executor.Landing, error) {
-	landing, err := ex.FindX402(ctx, r)
-	if err != nil {
-		return fateOpen, landing, err
-	}
-	if landing.Found {
-		return fateLanded, landing, nil
-	}
-	height, err := ex.BlockHeight(ctx)
-	if err != nil || height <= r.LastValid {
-		return fateOpen, landing, err
-	}
-	landing, err = ex.FindX402(ctx, r)
-	switch {
-	case err != nil:
-		return fateOpen, landing, err
-	case landing.Found:
-		return fateLanded, landing, nil
-	}
-	return fateNeverLanded, landing, nil
-}
-
 func short(s string) string {
 	if len(s) <= 12 {
 		return s
@@ -194,11 +167,24 @@ const (
 	fateNeverLanded                // not on chain and past its last valid block height
 )
 
-// fate asks the chain once. A signature can be declared never-landed only
-// with a known last valid block height that the chain has passed, checked
-// with a history search after reading the height.
-func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, lastValid uint64) (verdict, executor.Landing, error) {
-	landing, err := ex.Lookup(ctx, sig)
+// bySignature looks a spend up by the signature the console sent it under.
+func bySignature(ex *executor.Executor, sig solana.Signature) func(context.Context) (executor.Landing, error) {
+	return func(ctx context.Context) (executor.Landing, error) { return ex.Lookup(ctx, sig) }
+}
+
+// byMessage looks an x402 payment up by its exact message in the payer token
+// account's history, never by a signature the server gave.
+func byMessage(ex *executor.Executor, pay executor.X402Record) func(context.Context) (executor.Landing, error) {
+	return func(ctx context.Context) (executor.Landing, error) { return ex.FindX402(ctx, pay) }
+}
+
+// fate asks the chain once, through look (by signature, or an x402 payment by
+// its message). A spend is declared never landed only with a known last valid
+// block height that the chain has passed, checked by a second look after
+// reading the height (it may have landed between the two reads); any RPC
+// failure leaves it open.
+func fate(ctx context.Context, ex *executor.Executor, look func(context.Context) (executor.Landing, error), lastValid uint64) (verdict, executor.Landing, error) {
+	landing, err := look(ctx)
 	if err != nil {
 		return fateOpen, landing, err
 	}
@@ -212,9 +198,7 @@ func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, last
 	if err != nil || height <= lastValid {
 		return fateOpen, landing, err
 	}
-	// Past the last valid height: one more look, in case it landed in
-	// between the two reads.
-	landing, err = ex.Lookup(ctx, sig)
+	landing, err = look(ctx)
 	switch {
 	case err != nil:
 		return fateOpen, landing, err
