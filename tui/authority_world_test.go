@@ -165,7 +165,7 @@ func newClock() *testkit.Clock { return testkit.NewClock(time.Now()) }
 func authorityModel(w *authorityWorld, c *testkit.Clock) *model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	h := w.authority
+	h := w.authority.Console()
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
 		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,

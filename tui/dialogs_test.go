@@ -20,7 +20,7 @@ func expiredEvent(t *testing.T, w *authorityWorld, id string) eventsMsg {
 		t.Fatalf("proposal %s not in the hub", id)
 	}
 	p.Status, p.Reason = authority.StatusExpired, "no decision within 10m0s (denied by timeout)"
-	return eventsMsg{events: []authority.Event{{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p}}}
+	return events(authority.Event{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p})
 }
 
 // typeSlowly presses each rune of text as its own key, the clock moving

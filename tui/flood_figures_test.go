@@ -100,7 +100,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	ran := make(chan error, 1)
 	firstFrame := out.expect("QUEUE") // before Run, so the first frame cannot slip past
 	go func() {
-		ran <- Run(runCtx, Options{Hub: h, Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
+		ran <- Run(runCtx, Options{Service: h.Console(), Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
 	}()
 	defer func() { stopRun(); typist.Close(); <-ran }()
 	select { // the first frame: the console is up

@@ -279,10 +279,11 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 
 	evCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, unsubscribe := w.authority.Subscribe(64)
+	svc := w.authority.Console()
+	events, unsubscribe := svc.Subscribe(64)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 64)
-	go forward(evCtx, events, w.authority, func(msg tea.Msg) { msgs <- msg })
+	go forward(evCtx, events, svc, func(msg tea.Msg) { msgs <- msg })
 
 	args["confirm"] = p.Token
 	if res := call(); res.Structured["status"] != "executed" {

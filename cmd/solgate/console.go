@@ -135,13 +135,17 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return err
 	}
 	defer auth.Close()
-	return tui.Run(ctx, tui.Options{
-		Hub:     auth.authority,
+	opts := tui.Options{
+		Service: auth.authority.Console(),
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
-		NoBell:  s.NoBell, NotifyCommand: notify, Logger: auth.log, NoGrants: s.NoGrants,
+		NoBell:  s.NoBell, Logger: auth.log, NoGrants: s.NoGrants,
 		Grace: s.ApprovalGrace, TerminalCheck: terminalCheck(s, exp),
-	})
+	}
+	if notify != nil { // a nil *TrustedCommand is not a nil interface
+		opts.NotifyCommand = notify
+	}
+	return tui.Run(ctx, opts)
 }
 
 // terminalCheck is what the console runs while it runs to see whether an

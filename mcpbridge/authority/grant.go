@@ -57,25 +57,8 @@ func Grantable(p *Proposal) bool {
 	return ok
 }
 
-// Grant defaults, as the console's form offers them.
-const (
-	DefaultGrantCount = 9
-	DefaultGrantFor   = 10 * time.Minute
-	// MaxGrantCount and MaxGrantFor bound what a form may ask for: a grant
-	// is a short run the human watches, not a standing order.
-	MaxGrantCount = 100
-	MaxGrantFor   = time.Hour
-)
-
 // ErrGrantsOff is returned when the console runs with --no-grants.
 var ErrGrantsOff = errors.New("standing grants are turned off (--no-grants)")
-
-// GrantTerms are what the operator grants on top of one approval.
-type GrantTerms struct {
-	Count   int           // further calls covered
-	Ceiling uint64        // lamports all covered calls may spend together, fees included
-	For     time.Duration // how long the grant lives
-}
 
 // Grant is one standing grant (a snapshot when handed out).
 type Grant struct {

@@ -91,37 +91,6 @@ func parsedTokenAccount(acct *rpc.TokenAccount) (map[string]any, bool) {
 	}, true
 }
 
-// SpendSummary is the caps and the live spend, as shown to the agent and the operator.
-type SpendSummary struct {
-	Network                             executor.Network
-	PerTx, PerSession, PerDay           uint64
-	Spent, Reserved, Remaining          uint64
-	DaySpent, DayReserved, DayRemaining uint64
-	Paused                              bool
-	// Tokens are the per-mint figures (base units) of every mint that has
-	// a cap or was spent, sorted by mint.
-	Tokens []TokenSpend
-	// Agents are the budgets of the agents with an [[agent]] section, in
-	// the config file's order, for the console (never sent to an agent).
-	Agents []AgentSpend
-}
-
-// AgentSpend is one agent's own budget: its section's caps and its spend.
-type AgentSpend struct {
-	UID   uint32
-	Label string
-	SpendSummary
-}
-
-// TokenSpend is one mint's caps (as the operator wrote them; "" unset) and
-// its spend in base units.
-type TokenSpend struct {
-	Mint                      string
-	PerTx, PerSession, PerDay string
-	Spent, Reserved           uint64
-	DaySpent, DayReserved     uint64
-}
-
 // SpendSummary reports the console's caps and the live spend of all agents
 // together, with each sectioned agent's own budget.
 func (h *Hub) SpendSummary() SpendSummary {

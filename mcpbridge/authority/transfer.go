@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"strconv"
 	"time"
 
@@ -93,9 +94,9 @@ func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
 func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 	to := executor.KeyString(k.A.To)
 	out := []DetailLine{
-		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", SOLText(k.A.Lamports), LamportsText(k.A.Lamports))},
+		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", approval.SOLText(k.A.Lamports), approval.LamportsText(k.A.Lamports))},
 		{Label: "Recipient", Value: to},
-		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", SOLText(p.Spend), LamportsText(p.Spend), p.Preview.FeeText())},
+		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", approval.SOLText(p.Spend), approval.LamportsText(p.Spend), p.Preview.FeeText())},
 		{Label: "Budget", Value: p.Preview.BudgetText()},
 	}
 	for i, ch := range p.Preview.Changes {
@@ -110,7 +111,7 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 		case who == to:
 			who = "recipient"
 		}
-		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
 	}
 	out = append(out, instructionLines(p.Preview.Instructions)...)
 	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
