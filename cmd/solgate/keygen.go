@@ -20,10 +20,11 @@ func newKeygenCmd() *cobra.Command {
 		Short: "Create a new keypair file for the console (Solana CLI format, mode 0600)",
 		Long: `keygen makes a new random keypair and writes it in the Solana CLI's format
 (a JSON array of 64 numbers) to a file only you can read. It never replaces an
-existing file. Run it as the user the console runs as, so that the key
-belongs to that user (see README, "Run it safely").`,
-		Example: `  solgate keygen                                              # for yourself: ~/.config/solana/id.json
-  sudo -u solgate solgate keygen -o /var/lib/solgate/id.json  # the console's own account (README, "Run it safely")`,
+existing file. Run it as the user the console runs as (you, the operator;
+never the assistant's account), so the key belongs to that user (see README,
+"Run it safely").`,
+		Example: `  solgate keygen                                  # ~/.config/solana/id.json, for the console you run as yourself
+  solgate keygen -o ~/.config/solgate/devnet.json # a second wallet, e.g. one per cluster`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			key, err := executor.NewRandomKeypair()

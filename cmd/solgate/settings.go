@@ -351,8 +351,8 @@ func parsePath(what string) func(string) (string, error) {
 
 // parseFilePath is parsePath for a file or directory: a leading ~ is the
 // home of the user the console runs as (from the user database), not the
-// caller's $HOME, which sudo may pass on: `sudo -u solgate solgate console`
-// must not read the operator's files.
+// caller's $HOME, which sudo may pass on: a console started through sudo as
+// another user must not read the caller's files.
 func parseFilePath(what string) func(string) (string, error) {
 	return func(s string) (string, error) {
 		s, err := parsePath(what)(s)
