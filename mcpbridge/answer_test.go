@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // answerSeeds are console answers as the console writes them and as it
@@ -113,7 +115,7 @@ func FuzzEncodeCall(f *testing.F) {
 
 func checkEncodeCall(t *testing.T, name, version, tool string, args []byte, process string) {
 	t.Helper()
-	req := CallRequest{Client: ClientInfo{Name: name, Version: version}, Tool: tool, Arguments: args, Process: process}
+	req := wire.CallRequest{Client: wire.ClientInfo{Name: name, Version: version}, Tool: tool, Arguments: args, Process: process}
 	want, wantErr := json.Marshal(req)
 	got, err := encodeCall(req)
 	if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The bridge checks results with outputCheck, not with a JSON Schema
@@ -32,8 +34,8 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 		`"approved_by_model"`, `"pending"`, `"error"`, `"refused"`, `"\u0065rror"`,
 	}
 	var statuses []string
-	for _, tool := range inventory {
-		statuses = append(statuses, Statuses(tool)...)
+	for _, tool := range wire.Inventory() {
+		statuses = append(statuses, wire.Statuses(tool)...)
 	}
 	for _, s := range statuses {
 		palette = append(palette, `"`+s+`"`)
@@ -41,9 +43,9 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	agreed, valid := 0, 0
 	judged := map[string]bool{}
-	for _, tool := range inventory {
+	for _, tool := range wire.Inventory() {
 		url := "mem://" + tool.Name
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(OutputSchema(tool)))
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(wire.OutputSchema(tool)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,12 +73,12 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 				valid++
 			}
 		}
-		declared := declaredOutput(tool)
-		spec := map[string]OutSpec{}
+		declared := wire.DeclaredOutput(tool)
+		spec := map[string]wire.OutSpec{}
 		for _, o := range declared {
 			spec[o.Name] = o
 		}
-		for n, oc := range Outcomes(tool) {
+		for n, oc := range wire.Outcomes(tool) {
 			// The outcome's own answer: its status and required fields.
 			required := map[string]string{}
 			if oc.Status != "" {
@@ -120,7 +122,7 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 
 	// Stricter than the schema where JSON itself is in doubt: a member
 	// given twice is refused (a decoder would keep one of the two).
-	if err := CheckOutput(ToolGetSpendStatus, []byte(`{"status":"error","status":"error","error":"x"}`)); err == nil {
+	if err := CheckOutput(wire.ToolGetSpendStatus, []byte(`{"status":"error","status":"error","error":"x"}`)); err == nil {
 		t.Error("a result naming a member twice was accepted")
 	}
 }
@@ -129,7 +131,7 @@ func TestOutputCheckAgreesWithTheSchema(t *testing.T) {
 // the message), is an answer its schema lists; a status no outcome names,
 // or an outcome without its fields, is not.
 func TestEveryToolDeclaresItsToolError(t *testing.T) {
-	for _, tool := range inventory {
+	for _, tool := range wire.Inventory() {
 		if err := CheckOutput(tool.Name, []byte(`{"status":"error","error":"lamports: must be a positive integer"}`)); err != nil {
 			t.Errorf("%s: a tool error breaks its schema: %v", tool.Name, err)
 		}
@@ -168,28 +170,28 @@ func object(fields map[string]string, field string, value ...string) string {
 }
 
 // validValue is a value of o's kind that its schema accepts.
-func validValue(o OutSpec) string {
+func validValue(o wire.OutSpec) string {
 	if len(o.Enum) > 0 {
 		return `"` + o.Enum[0] + `"`
 	}
 	switch o.Kind {
-	case OutDigits:
+	case wire.OutDigits:
 		return `"10005000"`
-	case OutText:
+	case wire.OutText:
 		return `"text"`
-	case OutAddress:
+	case wire.OutAddress:
 		return `"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn"`
-	case OutInteger:
+	case wire.OutInteger:
 		return `1450`
-	case OutBool:
+	case wire.OutBool:
 		return `false`
-	case OutTexts:
+	case wire.OutTexts:
 		return `["a","b"]`
-	case OutObject:
+	case wire.OutObject:
 		return `{"k":"v"}`
-	case OutObjects:
+	case wire.OutObjects:
 		return `[{"k":"v"}]`
-	case OutAny:
+	case wire.OutAny:
 		return `{"InstructionError":[0,"x"]}`
 	}
 	panic(fmt.Sprintf("no valid value for kind %d", o.Kind))
@@ -208,7 +210,7 @@ func TestOutputCheckPassesARealProposal(t *testing.T) {
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(ToolTransferSOL, answer.Structured); err != nil {
+	if err := CheckOutput(wire.ToolTransferSOL, answer.Structured); err != nil {
 		t.Fatal(err)
 	}
 }

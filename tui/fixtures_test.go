@@ -19,10 +19,10 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -87,7 +87,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 	return &authority.Proposal{
 		ID:          id,
 		Seq:         seq,
-		Tool:        mcpbridge.ToolTransferSOL,
+		Tool:        wire.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
 		Kind:        &authority.TransferProposal{A: authority.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
@@ -273,7 +273,7 @@ func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmou
 	}
 	args := authority.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
 	p := &authority.Proposal{
-		ID: id, Seq: seq, Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
+		ID: id, Seq: seq, Tool: wire.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
 		Kind: &authority.SwapProposal{
 			A:       args,
 			Spend:   spend,

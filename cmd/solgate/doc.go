@@ -144,11 +144,13 @@
 //   - `policy/`: deny-by-default rules, breaker, atomic spend reservation;
 //     `policy/store`: SQLite state and hash-chained audit log
 //   - `mcpbridge/`: the unprivileged bridge that `solgate mcp` runs, with no
-//     key: MCP over stdio (`bridge.go`), the tool declarations and the input
-//     and output schemas generated from them (`inventory.go`, `tools.go`,
-//     `outputs.go`), the socket client (`client.go`: net/http's client over
-//     the console's socket, which also carries the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
-//     scripted assistant, a client like any other
+//     key: MCP over stdio (`bridge.go`), the MCP tool declarations generated
+//     from the inventory (`tools.go`, `outputs.go`), the socket client
+//     (`client.go`: net/http's client over the console's socket, which also
+//     carries the tool calls); `mcpbridge/wire`: the contract both sides
+//     import (call request and result, the tool inventory, limits), which
+//     imports nothing of either; `demoagent/`: the demo's scripted
+//     assistant, a client like any other
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
 //     built in one place (`build.go`: identify the cluster, pin the state to
 //     it, restore the spend ledger, reconcile, then the hub): argument parsing

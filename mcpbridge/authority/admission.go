@@ -1,8 +1,6 @@
 package authority
 
 import (
-	"github.com/solgate/solgate/mcpbridge"
-
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The supported deployment runs the console as its own user account, so an
@@ -163,7 +163,7 @@ func (a Admission) SocketDirMode() (fs.FileMode, int) {
 // and which flag admits that user. It says nothing about who is admitted.
 func writeRefusal(c *net.UnixConn, uid uint32) {
 	defer c.Close()
-	body, _ := json.Marshal(mcpbridge.CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
+	body, _ := json.Marshal(wire.CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
 		Structured: map[string]any{"status": "refused", "uid": uid}})
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	// Answer the request, not the connection (as tooMany does): a client
@@ -173,5 +173,5 @@ func writeRefusal(c *net.UnixConn, uid uint32) {
 		_, _ = io.Copy(io.Discard, req.Body)
 	}
 	_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n%s: uid\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		mcpbridge.RefusalHeader, len(body), body)
+		wire.RefusalHeader, len(body), body)
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/solgate/solgate/executor/plainjson"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // marshalCallResult is json.Marshal(r), byte for byte, without its
@@ -20,7 +20,7 @@ import (
 // built from. Any other value is handed to json.Marshal on its own, which
 // encodes a value the same standing alone as inside a map, so the bytes
 // cannot differ (TestMarshalCallResultIsJSONMarshal holds it to that).
-func marshalCallResult(r mcpbridge.CallResult) ([]byte, error) {
+func marshalCallResult(r wire.CallResult) ([]byte, error) {
 	b := make([]byte, 0, 2048+len(r.Text)+len(r.Text)/8)
 	b = append(b, `{"isError":`...)
 	b = strconv.AppendBool(b, r.IsError)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // An answer is encoded as json.Marshal would: the bridge relays the
@@ -74,7 +74,7 @@ func TestMarshalCallResultIsJSONMarshal(t *testing.T) {
 		}
 	}
 	for i := range 20000 {
-		r := mcpbridge.CallResult{IsError: rng.IntN(2) == 0, Text: strs[rng.IntN(len(strs))]}
+		r := wire.CallResult{IsError: rng.IntN(2) == 0, Text: strs[rng.IntN(len(strs))]}
 		if rng.IntN(6) > 0 {
 			r.Structured = map[string]any{}
 			keys := []string{"status", "proposal_id", "to", "lamports", "effects", "flags", "<odd>", "key\nline"}
@@ -96,7 +96,7 @@ func TestMarshalCallResultIsJSONMarshal(t *testing.T) {
 
 // BenchmarkMarshalCallResult is a proposal's answer.
 func BenchmarkMarshalCallResult(b *testing.B) {
-	r := mcpbridge.CallResult{Text: strings.Repeat("Instruction: System Program: transfer 0.001 SOL to 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin\n", 12),
+	r := wire.CallResult{Text: strings.Repeat("Instruction: System Program: transfer 0.001 SOL to 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin\n", 12),
 		Structured: map[string]any{"status": "pending_approval", "proposal_id": "p-0123456789", "expires_at": "2026-12-01T22:00:00Z",
 			"spend_lamports": "1005000", "network": "localnet", "flags": []string{}, "to": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
 			"lamports": "1000000", "fee_lamports": "5000", "network_fee_lamports": "5000", "priority_fee_lamports": "0",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // checkCallRequestScanner holds scanCallRequest to encoding/json on b: it
@@ -17,7 +17,7 @@ import (
 // scanner took b.
 func checkCallRequestScanner(t testing.TB, b []byte) bool {
 	t.Helper()
-	var got mcpbridge.CallRequest
+	var got wire.CallRequest
 	if !scanCallRequest(b, &got) || got.Tool == "" {
 		return false
 	}
@@ -147,7 +147,7 @@ func TestCallRequestScannerAgreesWithEncodingJSON(t *testing.T) {
 	}
 	t.Logf("20000 hostile variants, %d taken by the scanner (the rest left to encoding/json)", taken)
 	// The request the bridge writes (encodeCall) is taken.
-	var req mcpbridge.CallRequest
+	var req wire.CallRequest
 	if !scanCallRequest([]byte(`{"client":{"name":"bench","version":"1"},"tool":"transfer_sol","arguments":{"lamports":1000001,"to":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"}}`), &req) {
 		t.Fatal("the scanner declined the bridge's request")
 	}

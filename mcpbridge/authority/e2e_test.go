@@ -22,6 +22,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -351,9 +352,9 @@ func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 	const amount = 3_000_000
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)
-	post := func(arguments string) mcpbridge.CallResult {
+	post := func(arguments string) wire.CallResult {
 		res, err := mcpbridge.PostCall(context.Background(), httpc,
-			mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
+			wire.CallRequest{Client: wire.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
 		if err != nil {
 			t.Error(err)
 		}

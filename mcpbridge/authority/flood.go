@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -51,7 +51,7 @@ func ownerOf(id string) string {
 // console whole.
 const maxClientName = 64
 
-func callerOf(ctx context.Context, req mcpbridge.CallRequest) caller {
+func callerOf(ctx context.Context, req wire.CallRequest) caller {
 	name := untrusted.Sanitize(req.Client.String(), maxClientName)
 	if name == "" {
 		name = "unknown-client"
@@ -306,7 +306,7 @@ func (h *Hub) endPropose(who caller) {
 // row each, and shown in the console log at most every few seconds per
 // user, so a flood can neither grow the database without bound nor bury the
 // log.
-func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) mcpbridge.CallResult {
+func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) wire.CallResult {
 	owner := who.owner()
 	h.flood.count(owner, rule, who.name)
 	if show, held := h.flood.notice(owner); show {

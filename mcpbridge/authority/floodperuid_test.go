@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 func copyExecutable(t *testing.T, from, to string) {
@@ -170,16 +171,16 @@ func TestHelperFloodAsOtherUser(t *testing.T) {
 	var lamports int
 	fmt.Sscan(base, &lamports)
 	client := mcpbridge.NewUnixHTTPClient(path, time.Minute)
-	call := func(name, tool, args string) (mcpbridge.CallResult, error) {
-		return mcpbridge.PostCall(context.Background(), client, mcpbridge.CallRequest{
-			Client: mcpbridge.ClientInfo{Name: name, Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
+	call := func(name, tool, args string) (wire.CallResult, error) {
+		return mcpbridge.PostCall(context.Background(), client, wire.CallRequest{
+			Client: wire.ClientInfo{Name: name, Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
 	}
-	answers := make(chan mcpbridge.CallResult, 4)
+	answers := make(chan wire.CallResult, 4)
 	for i := 0; i < 4; i++ {
 		go func() {
 			res, err := call(fmt.Sprintf("flood-%d", os.Getpid()), "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d}`, to, lamports+i))
 			if err != nil {
-				res = mcpbridge.CallResult{IsError: true, Text: err.Error()}
+				res = wire.CallResult{IsError: true, Text: err.Error()}
 			}
 			answers <- res
 		}()

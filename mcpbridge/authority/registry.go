@@ -11,7 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -31,7 +31,7 @@ import (
 // WriteKind is one write tool's registration: the stateless half of a kind.
 type WriteKind interface {
 	// Tool is the MCP tool name; it must be a write entry of the bridge's
-	// inventory (mcpbridge/inventory.go).
+	// inventory (mcpbridge/wire/inventory.go).
 	Tool() string
 	// Parse validates the tool's arguments, confirm included. Errors are
 	// *ArgError, written for the model.
@@ -123,7 +123,7 @@ func (r *Refusal) Error() string { return r.Decision.Rule + ": " + r.Decision.Re
 // Answered is a kind's answer from Draft that is neither a proposal nor a
 // refusal: the call needed no approval (x402_fetch, when the server asked
 // no payment, answers with the server's response as a read).
-type Answered struct{ Result mcpbridge.CallResult }
+type Answered struct{ Result wire.CallResult }
 
 func (a *Answered) Error() string { return a.Result.Text }
 

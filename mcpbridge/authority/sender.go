@@ -68,7 +68,7 @@ func (s *senders) foreign() (uint32, bool) {
 // processID is one running process as a grant binds to it: the kernel's uid,
 // pid and the process's start time (which tell it from a fork and from a
 // later process given the same pid), and the bridge's per-process secret
-// (mcpbridge.CallRequest.Process). execve keeps the pid and the start time;
+// (wire.CallRequest.Process). execve keeps the pid and the start time;
 // the new program does not know the old one's secret, which lives only in
 // the memory of a non-dumpable process and never leaves it but to the
 // console. The zero value is no process: a call the kernel could not vouch

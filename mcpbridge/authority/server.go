@@ -14,7 +14,7 @@ import (
 	"sync"
 
 	"github.com/solgate/solgate/executor/plainjson"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // maxRequestBytes bounds a forwarded call; real tool arguments are tiny.
@@ -26,20 +26,20 @@ const maxRequestBytes = 64 << 10
 // another uid.
 func (h *Hub) Handler() http.Handler {
 	return newRoutes(h.handleCall, h.handlePresence, func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
+		writeJSON(w, http.StatusOK, wire.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
 }
 
 // callPattern is the route of every tool call.
-const callPattern = "POST " + mcpbridge.CallPath
+const callPattern = "POST " + wire.CallPath
 
 // newMux routes the socket API's three endpoints; it alone answers wrong
 // methods (405), unknown paths (404) and unclean ones (redirects).
 func newMux(call, presence, health http.HandlerFunc) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(callPattern, call)
-	mux.HandleFunc("POST "+mcpbridge.PresencePath, presence)
-	mux.HandleFunc("GET "+mcpbridge.HealthPath, health)
+	mux.HandleFunc("POST "+wire.PresencePath, presence)
+	mux.HandleFunc("GET "+wire.HealthPath, health)
 	return mux
 }
 
@@ -58,7 +58,7 @@ type callFirst struct {
 func (c callFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// An escaped path (RawPath set) is left to the mux, which matches
 	// segments unescaped; a clean, unescaped one is matched exactly.
-	if r.Method == http.MethodPost && r.URL.Path == mcpbridge.CallPath && r.URL.RawPath == "" {
+	if r.Method == http.MethodPost && r.URL.Path == wire.CallPath && r.URL.RawPath == "" {
 		r.Pattern = callPattern
 		c.call(w, r)
 		return
@@ -71,8 +71,8 @@ var Version = "dev"
 
 // DecodeCallRequest parses a forwarded call strictly: one JSON object with
 // known fields only and no trailing data. It is exported for the fuzz target.
-func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
-	var req mcpbridge.CallRequest
+func DecodeCallRequest(r io.Reader) (wire.CallRequest, error) {
+	var req wire.CallRequest
 	buf := callBodies.Get().(*bytes.Buffer)
 	defer putCallBody(buf)
 	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: maxRequestBytes + 1})
@@ -104,8 +104,8 @@ func putCallBody(b *bytes.Buffer) {
 }
 
 // decodeCallRequestJSON is DecodeCallRequest by encoding/json alone.
-func decodeCallRequestJSON(body []byte) (mcpbridge.CallRequest, error) {
-	var req mcpbridge.CallRequest
+func decodeCallRequestJSON(body []byte) (wire.CallRequest, error) {
+	var req wire.CallRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -125,7 +125,7 @@ func decodeCallRequestJSON(body []byte) (mcpbridge.CallRequest, error) {
 // anything else, which DecodeCallRequest then leaves to encoding/json, so
 // that what it accepts decodes exactly as json.Decoder with
 // DisallowUnknownFields would (TestCallRequestScannerAgreesWithEncodingJSON).
-func scanCallRequest(b []byte, req *mcpbridge.CallRequest) bool {
+func scanCallRequest(b []byte, req *wire.CallRequest) bool {
 	s := plainjson.Scanner{B: b}
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
@@ -151,7 +151,7 @@ func scanCallRequest(b []byte, req *mcpbridge.CallRequest) bool {
 	}) && s.End()
 }
 
-func scanClientInfo(s *plainjson.Scanner, c *mcpbridge.ClientInfo) bool {
+func scanClientInfo(s *plainjson.Scanner, c *wire.ClientInfo) bool {
 	return s.Object(func(key []byte) bool {
 		var dst *string
 		switch string(key) {
@@ -175,14 +175,14 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The deadline stays: net/http drains what is left of the body
 		// before it gives up the connection, and a trickle must not hold it.
-		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: err.Error()})
+		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: err.Error()})
 		return
 	}
 	bodyRead()
 	if pc := peerConnFrom(r.Context()); pc != nil {
 		if uid, ok := pc.senders.foreign(); ok {
 			// Admission judged the user that connected, not this one.
-			writeJSON(w, http.StatusForbidden, mcpbridge.CallResult{IsError: true, Text: fmt.Sprintf(
+			writeJSON(w, http.StatusForbidden, wire.CallResult{IsError: true, Text: fmt.Sprintf(
 				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.cred.UID, uid)})
 			return
 		}
@@ -210,14 +210,14 @@ func (h *Hub) seePeerOnce(ctx context.Context) {
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	var body []byte
 	var err error
-	if r, ok := v.(mcpbridge.CallResult); ok {
+	if r, ok := v.(wire.CallResult); ok {
 		body, err = marshalCallResult(r)
 	} else {
 		body, err = json.Marshal(v)
 	}
 	if err != nil {
 		code = http.StatusInternalServerError
-		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
+		body, _ = json.Marshal(wire.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
 	}
 	body = append(body, '\n')
 	// Keys already canonical, set without Header.Set's canonicalising.

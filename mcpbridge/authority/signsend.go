@@ -13,8 +13,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -45,7 +45,7 @@ type SignAndSendArgs struct {
 // ParseSignAndSendArgs validates sign_and_send_transaction arguments: the
 // transaction must decode as a canonical legacy or v0 wire transaction.
 func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
-	const tool = mcpbridge.ToolSignAndSend
+	const tool = wire.ToolSignAndSend
 	var a SignAndSendArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -64,8 +64,8 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 		if !ok {
 			return a, argErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", describe(v))
 		}
-		if len(l) > mcpbridge.MaxLabelBytes {
-			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), mcpbridge.MaxLabelBytes)
+		if len(l) > wire.MaxLabelBytes {
+			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
 		}
 		if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return a, argErrorf(tool, "label", "label contains a control character; give plain text on one line")
@@ -78,7 +78,7 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 	return a, nil
 }
 
-func (a SignAndSendArgs) ToolName() string     { return mcpbridge.ToolSignAndSend }
+func (a SignAndSendArgs) ToolName() string     { return wire.ToolSignAndSend }
 func (a SignAndSendArgs) ConfirmToken() string { return a.Confirm }
 func (a SignAndSendArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 
@@ -105,7 +105,7 @@ func (a SignAndSendArgs) Normalized() map[string]string {
 // signAndSendKind registers sign_and_send_transaction.
 type signAndSendKind struct{}
 
-func (signAndSendKind) Tool() string { return mcpbridge.ToolSignAndSend }
+func (signAndSendKind) Tool() string { return wire.ToolSignAndSend }
 
 func (signAndSendKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSignAndSendArgs(raw) }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // slowConn opens a connection to the console and sends the start of a call:
@@ -27,9 +28,9 @@ func slowConn(t *testing.T, socket string, body bool) net.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	if body {
-		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"client\":{\"name\":\"slow\"},")
+		fmt.Fprint(c, "POST "+wire.CallPath+" HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"client\":{\"name\":\"slow\"},")
 	} else {
-		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: sol")
+		fmt.Fprint(c, "POST "+wire.CallPath+" HTTP/1.1\r\nHost: sol")
 	}
 	return c
 }
@@ -132,7 +133,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprint(c, "GET "+mcpbridge.HealthPath+" HTTP/1.1\r\nHost: solgate\r\n\r\n")
+	fmt.Fprint(c, "GET "+wire.HealthPath+" HTTP/1.1\r\nHost: solgate\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("the connection over the limit got no answer: %v", err)
@@ -146,7 +147,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	}
 	held[0].Close()
 	testkit.Eventually(t, 20*time.Second, "the console seeing the close", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max-1 }, nil)
-	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + mcpbridge.HealthPath)
+	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + wire.HealthPath)
 	if err != nil {
 		t.Fatal(err)
 	}

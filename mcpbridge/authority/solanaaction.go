@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -25,7 +25,7 @@ func init() { RegisterKind(solanaActionKind{}) }
 // solanaActionKind registers solana_action.
 type solanaActionKind struct{}
 
-func (solanaActionKind) Tool() string { return mcpbridge.ToolSolanaAction }
+func (solanaActionKind) Tool() string { return wire.ToolSolanaAction }
 
 func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
 	return ParseSolanaActionArgs(raw)

@@ -12,8 +12,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -147,7 +147,7 @@ func init() { RegisterKind(swapKind{}) }
 // swapKind registers swap.
 type swapKind struct{}
 
-func (swapKind) Tool() string { return mcpbridge.ToolSwap }
+func (swapKind) Tool() string { return wire.ToolSwap }
 
 func (swapKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSwapArgs(raw) }
 
@@ -292,7 +292,7 @@ func (e *swapExecution) Verify(context.Context, *executor.Result) {
 	}
 }
 
-func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
+func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
 	if h.opts.Swapper == nil {
 		return toolError("quotes are not available: the console was started without --swap-api")
 	}
@@ -313,7 +313,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	for _, s := range q.Route {
 		route = append(route, untrusted.Sanitize(s.Label, 32))
 	}
-	return mcpbridge.CallResult{
+	return wire.CallResult{
 		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; price impact %s%%; route %s. This is only a quote: nothing was proposed or sent.",
 			in.amount(q.InAmount), in, out.amount(q.OutAmount), out, out.amount(q.OtherAmountThreshold), out, q.SlippageBps,
 			policy.FormatPercentBps(impact), strings.Join(route, " → ")),
@@ -325,7 +325,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	}
 }
 
-func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallResult {
+func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) wire.CallResult {
 	info, err := h.opts.Executor.Client().TokenInfo(ctx, a.Mint)
 	if err != nil {
 		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
@@ -355,7 +355,7 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallR
 	for _, w := range l.Warnings {
 		fmt.Fprintf(&b, "\nWarning: %s", w.Text)
 	}
-	return mcpbridge.CallResult{Text: b.String(), Structured: map[string]any{
+	return wire.CallResult{Text: b.String(), Structured: map[string]any{
 		"mint": a.Mint.String(), "program": info.Program.String(), "decimals": info.Decimals, "supply": fmt.Sprint(info.Supply),
 		"mint_authority": authority(info.MintAuthority), "freeze_authority": authority(info.FreezeAuthority),
 		"extensions": ext, "name": l.Name, "symbol": l.Symbol, "uri": l.URI,
@@ -382,18 +382,18 @@ type SwapArgs struct {
 
 // ParseSwapArgs validates swap arguments.
 func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
-	q, err := parseSwapTerms(mcpbridge.ToolSwap, raw)
+	q, err := parseSwapTerms(wire.ToolSwap, raw)
 	if err != nil {
 		return SwapArgs{}, err
 	}
 	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
-	if a.Confirm, err = parseConfirm(mcpbridge.ToolSwap, raw["confirm"]); err != nil {
+	if a.Confirm, err = parseConfirm(wire.ToolSwap, raw["confirm"]); err != nil {
 		return SwapArgs{}, err
 	}
 	return a, nil
 }
 
-func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
+func (a SwapArgs) ToolName() string     { return wire.ToolSwap }
 func (a SwapArgs) ConfirmToken() string { return a.Confirm }
 func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
 func (a SwapArgs) Described() string {

@@ -3,6 +3,7 @@ package authority
 import (
 	"fmt"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"slices"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -33,7 +33,7 @@ func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(d
 func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Proposal {
 	a := sp.A
 	p := policy.Proposal{
-		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
 		PaysSelf: true, Lamports: sp.Spend,
 		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: sp.PriceImpactBps},
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -58,7 +58,7 @@ func (k *TokenTransferProposal) Facts(network executor.Network, client string) p
 		sent = k.Preview.Sent // measured by the simulation
 	}
 	return policy.Proposal{
-		Tool: mcpbridge.ToolTransferToken, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolTransferToken, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		Counterparties: []policy.Counterparty{policy.Recipient(k.A.To.String())}, Lamports: k.SOLOut, Mints: []string{k.A.Mint.String()},
 		Tokens: []policy.TokenSpend{{Mint: k.A.Mint.String(), Amount: sent, Decimals: k.Token.Decimals, DecimalsKnown: true}},
 	}
@@ -154,7 +154,7 @@ func init() { RegisterKind(transferTokenKind{}) }
 // transferTokenKind registers transfer_token.
 type transferTokenKind struct{}
 
-func (transferTokenKind) Tool() string { return mcpbridge.ToolTransferToken }
+func (transferTokenKind) Tool() string { return wire.ToolTransferToken }
 
 func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
 	return ParseTransferTokenArgs(raw)
@@ -299,7 +299,7 @@ type TransferTokenArgs struct {
 
 // ParseTransferTokenArgs validates transfer_token arguments.
 func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
-	const tool = mcpbridge.ToolTransferToken
+	const tool = wire.ToolTransferToken
 	var a TransferTokenArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -323,7 +323,7 @@ func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 	return a, nil
 }
 
-func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
+func (a TransferTokenArgs) ToolName() string     { return wire.ToolTransferToken }
 func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
 func (a TransferTokenArgs) Described() string {

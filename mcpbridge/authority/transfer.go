@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -25,7 +25,7 @@ func init() { RegisterKind(transferSOLKind{}) }
 // transferSOLKind registers transfer_sol.
 type transferSOLKind struct{}
 
-func (transferSOLKind) Tool() string { return mcpbridge.ToolTransferSOL }
+func (transferSOLKind) Tool() string { return wire.ToolTransferSOL }
 
 func (transferSOLKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseTransferArgs(raw) }
 
@@ -61,7 +61,7 @@ func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return de
 // Facts: a recipient (allowlist) and the SOL outflow (caps).
 func (k *TransferProposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
-		Tool: mcpbridge.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		Counterparties: []policy.Counterparty{policy.Recipient(executor.KeyString(k.A.To))}, Lamports: k.Spend,
 	}
 }
@@ -193,7 +193,7 @@ type TransferArgs struct {
 
 // ParseTransferArgs validates transfer_sol arguments.
 func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
-	const tool = mcpbridge.ToolTransferSOL
+	const tool = wire.ToolTransferSOL
 	var a TransferArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -211,7 +211,7 @@ func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 	return a, nil
 }
 
-func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
+func (a TransferArgs) ToolName() string     { return wire.ToolTransferSOL }
 func (a TransferArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferArgs) Recipient() string    { return executor.KeyString(a.To) }
 func (a TransferArgs) Described() string {
@@ -224,7 +224,7 @@ func (a TransferArgs) Described() string {
 // (TestTransferFingerprintAsNormalized).
 func (a TransferArgs) Fingerprint() string {
 	msg := make([]byte, 0, 128)
-	msg = append(msg, mcpbridge.ToolTransferSOL...)
+	msg = append(msg, wire.ToolTransferSOL...)
 	msg = append(msg, ` {"lamports":"`...)
 	msg = strconv.AppendUint(msg, a.Lamports, 10)
 	msg = append(msg, `","to":"`...)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/executor/x402"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -107,7 +107,7 @@ func (k *X402Proposal) GrantTerms() (string, uint64) {
 // (per-mint caps); no SOL leaves the wallet (the facilitator pays the fee).
 func (k *X402Proposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
-		Tool: mcpbridge.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		FeePaidByOther: true,
 		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin), policy.X402PayTo(k.Offer.PayTo)}, Mints: []string{k.Offer.Asset},
 		Tokens: []policy.TokenSpend{{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset}},
@@ -232,11 +232,11 @@ func newReply(resp *x402.Response) *X402Reply {
 }
 
 // readResult answers a request the server did not ask payment for.
-func readResult(origin string, resp *x402.Response) mcpbridge.CallResult {
+func readResult(origin string, resp *x402.Response) wire.CallResult {
 	r := newReply(resp)
 	st := map[string]any{"status": "response", "origin": origin}
 	replyStructured(r, st)
-	return mcpbridge.CallResult{Structured: st,
+	return wire.CallResult{Structured: st,
 		Text: fmt.Sprintf("RESPONSE from %s — no payment was asked; nothing was proposed, signed or sent. %s", origin, replyText(r))}
 }
 
@@ -264,7 +264,7 @@ func init() { RegisterKind(x402Kind{}) }
 // x402Kind registers x402_fetch.
 type x402Kind struct{}
 
-func (x402Kind) Tool() string { return mcpbridge.ToolX402Fetch }
+func (x402Kind) Tool() string { return wire.ToolX402Fetch }
 
 func (x402Kind) Parse(raw map[string]any) (WriteArgs, error) { return ParseX402FetchArgs(raw) }
 

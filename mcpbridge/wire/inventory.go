@@ -1,4 +1,4 @@
-package mcpbridge
+package wire
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-package mcpbridge
+// Package wire is the contract both sides of the socket import: the call
+// request and result, the tool inventory (names, arguments, outputs) and its
+// limits. It imports nothing of either side.
+package wire
 
 import (
 	"encoding/json"
