@@ -22,30 +22,34 @@ import (
 // made inside the console's own process (tests), that in-process id, which
 // nothing on the socket can claim.
 
-// grantable names what a grant binds to. A kind opts in by implementing it
-// on its arguments (transfer_sol: recipient and lamports) or, when the terms
-// are known only once the console has looked (an x402 payment's origin,
-// payee and price), on its Kind. A tool that implements neither (a raw
-// transaction, an action) can never be covered: its effects differ per
-// call.
-type grantable interface {
-	// GrantTerms are the counterparty (what must match exactly) and the
-	// per-call amount (what may be at most the granted one), in the
-	// kind's own units.
-	GrantTerms() (counterparty string, amount uint64)
+// GrantRule is what a kind states of standing grants (Kind.Grant): the
+// terms a grant binds to (GrantOn), or that none ever can (NeverGranted).
+// Every kind states one; a zero GrantRule covers nothing.
+type GrantRule struct {
+	ok           bool
+	counterparty string
+	amount       uint64
+	never        string
 }
 
-// grantTerms finds a proposal's grant terms: its Kind's own, else its
-// arguments'.
-func grantTerms(k Kind) (grantable, bool) {
+// GrantOn: a grant binds to counterparty (what must match exactly) and
+// covers calls of at most amount each, in the kind's own units
+// (transfer_sol: the recipient, and lamports).
+func GrantOn(counterparty string, amount uint64) GrantRule {
+	return GrantRule{ok: true, counterparty: counterparty, amount: amount}
+}
+
+// NeverGranted: no grant can ever cover the kind (a raw transaction, an
+// action: their effects differ per call); why says so to the operator.
+func NeverGranted(why string) GrantRule { return GrantRule{never: why} }
+
+// grantTerms is a proposal's rule, and whether a grant could cover it.
+func grantTerms(k Kind) (GrantRule, bool) {
 	if k == nil {
-		return nil, false
+		return GrantRule{}, false
 	}
-	if g, ok := k.(grantable); ok {
-		return g, true
-	}
-	g, ok := k.Args().(grantable)
-	return g, ok
+	r := k.Grant()
+	return r, r.ok
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
@@ -152,9 +156,9 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
-		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
+		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.never)
 	}
-	cp, amount := a.GrantTerms()
+	cp, amount := a.counterparty, a.amount
 	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID, proc: p.proc}
 	spend := p.Spend
@@ -399,7 +403,7 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
-	cp, amount := a.GrantTerms()
+	cp, amount := a.counterparty, a.amount
 	now := h.opts.Now()
 	ns := make([]int, 0, len(h.grants))
 	for n := range h.grants {

@@ -361,7 +361,7 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 // PrepareApproved measures the same bytes again, held to the approval:
 // the same message (apart from a refreshed blockhash when only the wallet
 // signs), effects no worse than approved.
-func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	p, err := env.Executor().PrepareApprovedOutside(ctx, k.Raw, outsideRules(env), k.Told, k.Approval)
 	if err != nil {
 		var r *Refusal
@@ -372,30 +372,28 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string
 	}
 	fresh := k.Clone().(*OutsideProposal)
 	fresh.take(p)
-	return &outsideExecution{ex: env.Executor(), k: fresh, p: p}, nil
+	ex := env.Executor()
+	return &Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			p.BeforeSend = persist
+			return ex.SubmitOutside(ctx, p, progress)
+		}}, nil
 }
 
-type outsideExecution struct {
-	ex *executor.Executor
-	k  *OutsideProposal
-	p  *executor.PreparedOutside
-}
-
-func (e *outsideExecution) Kind() Kind        { return e.k }
-func (e *outsideExecution) LastValid() uint64 { return e.p.LastValidBlockHeight }
-
-func (e *outsideExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.p.BeforeSend = persist
-	return e.ex.SubmitOutside(ctx, e.p, progress)
-}
-
-// Verify: the executor compared the landed effects with the approved ones
-// (an excess is "executed with unexpected effects"); the kind keeps them.
-func (e *outsideExecution) Verify(_ context.Context, res *executor.Result) {
+// CheckLanded: the executor compared the landed effects with the approved
+// ones (an excess is "executed with unexpected effects"); the kind keeps
+// them.
+func (k *OutsideProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
 	if res.Effects != nil {
 		eff := *res.Effects
-		e.k.Landed = &eff
+		k.Landed = &eff
 	}
+}
+
+// Grant: never. A transaction the agent brought has effects of its own
+// each time; no standing grant can say in advance what they may be.
+func (k *OutsideProposal) Grant() GrantRule {
+	return NeverGranted("a transaction the agent brought has effects of its own each time")
 }
 
 // ---- lines ----

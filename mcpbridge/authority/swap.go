@@ -41,6 +41,8 @@ type SwapProposal struct {
 	// Signed is the transaction actually signed at execution, as inspected
 	// and simulated then; nil until something was signed.
 	Signed *executor.SwapPreview
+	// landed is the executor's word on the landed swap, for CheckLanded.
+	landed *executor.SwapResult
 }
 
 // TokenLabel is a mint as the human and the model see it. Name and Symbol
@@ -233,7 +235,7 @@ func (sp *SwapProposal) Admit(d policy.Decision) []Flag {
 // fresh quote whose minimum out is below the approved one, or a
 // transaction that differs from the approved one, stops everything before
 // signing.
-func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string) (Execution, error) {
+func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string) (*Execution, error) {
 	sw := env.Swapper()
 	if sw == nil {
 		return nil, errors.New("swaps are not configured on this console")
@@ -256,40 +258,36 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string)
 	impact, _ := priceImpactBps(prepared.Quote)
 	fresh := *sp
 	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
-	return &swapExecution{sw: sw, k: &fresh, prepared: prepared}, nil
+	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			signed := prepared.Preview
+			prepared.BeforeSend = func(sig solana.Signature) error {
+				// From here on the detail shows the transaction actually signed.
+				fresh.Signed = &signed
+				return persist(sig)
+			}
+			res, err := sw.SubmitSwap(ctx, prepared, progress)
+			if err != nil {
+				return nil, err
+			}
+			fresh.landed = res
+			return &res.Result, nil
+		}}, nil
 }
 
-type swapExecution struct {
-	sw       *executor.Swapper
-	k        *SwapProposal
-	prepared *executor.PreparedSwap
-	res      *executor.SwapResult
+// CheckLanded: the executor checked the minimum out and the outflow budget
+// on the landed transaction; the kind records what the wallet received.
+func (sp *SwapProposal) CheckLanded(context.Context, Env, *executor.Result) {
+	if sp.landed != nil {
+		sp.Received = sp.landed.Received
+	}
 }
 
-func (e *swapExecution) Kind() Kind        { return e.k }
-func (e *swapExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
-
-func (e *swapExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	signed := e.prepared.Preview
-	e.prepared.BeforeSend = func(sig solana.Signature) error {
-		// From here on the detail shows the transaction actually signed.
-		e.k.Signed = &signed
-		return persist(sig)
-	}
-	res, err := e.sw.SubmitSwap(ctx, e.prepared, progress)
-	if err != nil {
-		return nil, err
-	}
-	e.res = res
-	return &res.Result, nil
-}
-
-// Verify: the executor checked the minimum out and the outflow budget on
-// the landed transaction; the kind records what the wallet received.
-func (e *swapExecution) Verify(context.Context, *executor.Result) {
-	if e.res != nil {
-		e.k.Received = e.res.Received
-	}
+// Grant: the input and output mints and the slippage (a wider one would be
+// a worse effect than the one approved), and base units of the input.
+func (sp *SwapProposal) Grant() GrantRule {
+	a := sp.A
+	return GrantOn(fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount)
 }
 
 func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
@@ -362,14 +360,6 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) wire.CallResult
 		"instruction_like_text": l.Flags, "warnings": executor.WarningTexts(l.Warnings),
 	}}
 }
-
-// GrantTerms: the input and output mints and the slippage (a wider one
-// would be a worse effect than the one approved), and base units of the input.
-func (a SwapArgs) GrantTerms() (string, uint64) {
-	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
-}
-
-var _ grantable = SwapArgs{}
 
 // SwapArgs are the arguments of swap.
 type SwapArgs struct {

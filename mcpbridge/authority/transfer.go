@@ -147,42 +147,33 @@ func (k *TransferProposal) Admit(policy.Decision) []Flag { return nil }
 // budget: the same unit limit, and a priority fee no higher than the one
 // the human saw. The memo naming the proposal is the one the preview
 // carried, so the bytes are this proposal's own.
-func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()}, k.Budget)
 	if err != nil {
 		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
 	}
 	fresh := *k
 	fresh.Spend = prepared.Preview.SpendLamports
-	return &transferExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
+	ex := env.Executor()
+	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			prepared.BeforeSend = persist
+			return ex.Submit(ctx, prepared, progress)
+		}}, nil
 }
 
-// transferExecution submits a prepared SOL transfer through the executor,
-// which verifies the landed balance changes itself.
-type transferExecution struct {
-	ex       *executor.Executor
-	k        *TransferProposal
-	prepared *executor.Prepared
+// CheckLanded: the executor's check of the prepared transfer is the whole
+// of it (the recipient up by the amount and the wallet down by it and the
+// fee, to the lamport, within the prepared limits); nothing to add.
+func (k *TransferProposal) CheckLanded(context.Context, Env, *executor.Result) {}
+
+// Grant: the recipient, and lamports.
+func (k *TransferProposal) Grant() GrantRule {
+	return GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
 }
-
-func (e *transferExecution) Kind() Kind        { return e.k }
-func (e *transferExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
-
-func (e *transferExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.prepared.BeforeSend = persist
-	return e.ex.Submit(ctx, e.prepared, progress)
-}
-
-// Verify: the executor compared the landed deltas with the transfer.
-func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 
 // solShort is "0.05 SOL".
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
-
-// GrantTerms: the recipient, and lamports.
-func (a TransferArgs) GrantTerms() (string, uint64) { return executor.KeyString(a.To), a.Lamports }
-
-var _ grantable = TransferArgs{}
 
 // TransferArgs are the arguments of transfer_sol.
 type TransferArgs struct {
