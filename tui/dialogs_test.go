@@ -1,14 +1,13 @@
 package tui
 
 import (
-	"github.com/solgate/solgate/localnet/testkit"
-
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 

@@ -118,7 +118,7 @@ func (k *fakeProposal) PrepareApproved(context.Context, Env, string) (*Execution
 }
 
 // Grant: never, unless the script says (grantableFake).
-func (k *fakeProposal) Grant() GrantRule { return NeverGranted("a fake kind") }
+func (k *fakeProposal) Grant() GrantRule                     { return NeverGranted("a fake kind") }
 func (k *fakeProposal) Action() string                       { return "fake " + k.a.n }
 func (k *fakeProposal) Amount() string                       { return k.a.n }
 func (k *fakeProposal) PreviewLines(*Proposal) []string      { return []string{"Action: fake " + k.a.n} }

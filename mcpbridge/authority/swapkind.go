@@ -2,8 +2,6 @@ package authority
 
 import (
 	"fmt"
-	"github.com/solgate/solgate/mcpbridge/authority/approval"
-	"github.com/solgate/solgate/mcpbridge/wire"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +9,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
