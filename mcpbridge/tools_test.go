@@ -29,7 +29,7 @@ func TestToolNamesAndKinds(t *testing.T) {
 			writes = append(writes, n)
 		}
 	}
-	if !slices.Equal(writes, []string{wire.ToolTransferSOL, wire.ToolSwap, wire.ToolTransferToken, wire.ToolSignAndSend, wire.ToolSolanaAction, wire.ToolX402Fetch}) {
+	if !slices.Equal(writes, []string{wire.ToolTransferSOL, wire.ToolSwap, wire.ToolTransferToken, wire.ToolSignAndSend, wire.ToolSolanaAction, wire.ToolX402Fetch, wire.ToolReclaimRent}) {
 		t.Fatalf("write tools %v", writes)
 	}
 	if wire.IsWriteTool("Transfer_SOL") || wire.IsWriteTool("") {
@@ -47,7 +47,7 @@ var spends = map[string]bool{
 	"get_balance": false, "get_token_balances": false, "get_quote": false, "get_token_info": false,
 	"get_spend_status": false, "get_transaction": false, "proposal_status": false,
 	"transfer_sol": true, "transfer_token": true, "swap": true,
-	"sign_and_send_transaction": true, "x402_fetch": true, "solana_action": true,
+	"sign_and_send_transaction": true, "x402_fetch": true, "solana_action": true, "reclaim_rent": true,
 }
 
 func TestEveryToolStatesReadOnlyHint(t *testing.T) {

@@ -148,6 +148,15 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 	}
 	check(wire.ToolX402Fetch, a.Call(wire.ToolX402Fetch, map[string]any{"url": "http://127.0.0.1:9/r"}), "denied")
 
+	// reclaim_rent: one empty token account, proposed and closed.
+	rr := emptyTokenAccount(w)
+	id = check(wire.ToolReclaimRent, a.Call(wire.ToolReclaimRent, rr), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	rr["confirm"] = p.Token
+	check(wire.ToolReclaimRent, a.Call(wire.ToolReclaimRent, rr), "executed")
+
 	for _, name := range wire.ToolNames() {
 		if seen[name] == 0 {
 			t.Errorf("%s was never called here: add it", name)

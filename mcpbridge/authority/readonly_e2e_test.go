@@ -30,7 +30,23 @@ func readOnlyProbes(w *world) map[string]map[string]any {
 		wire.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
 		wire.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
 		wire.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
+		wire.ToolReclaimRent:      emptyTokenAccount(w),
 	}
+}
+
+// emptyTokenAccount gives the world's wallet one more empty token account
+// (of a new mint), something reclaim_rent would close, and returns
+// reclaim_rent's arguments: none.
+func emptyTokenAccount(w *world) map[string]any {
+	ctx := context.Background()
+	mint, err := w.ledger.CreateMint(ctx, 6, w.stranger.String())
+	if err == nil {
+		_, err = w.ledger.MintTo(ctx, mint, w.wallet.String(), 0)
+	}
+	if err != nil {
+		panic(err)
+	}
+	return map[string]any{}
 }
 
 // outsideTx is a transaction of the ledger's @solana/kit builders for the

@@ -431,6 +431,7 @@ var inventory = []Tool{
 			OutSpec{"payment_response", OutObject, false, "The server's settlement report (PAYMENT-RESPONSE), sanitised.", nil},
 		),
 	},
+	reclaimRentTool,
 }
 
 // outsideOutput are the fields of a transaction built elsewhere, judged by
