@@ -15,6 +15,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -109,7 +110,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	}
 	// The log rotates at a size cap and never blocks a caller: a full disk
 	// drops log lines, never an approval.
-	logFile, err := authority.OpenLog(logFlag, logPath, authority.LogOptions{})
+	logFile, err := host.OpenLog(logFlag, logPath, host.LogOptions{})
 	if err != nil {
 		return nil, err
 	}

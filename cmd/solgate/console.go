@@ -15,6 +15,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
@@ -268,14 +269,14 @@ func terminalRefusal(problems []string) error {
 // arguments, no shell), the log file, and the ways to the key, the state
 // directory and the socket's directory. It returns the notify command,
 // parsed and checked.
-func trustedFileProblems(s Settings) (*authority.TrustedCommand, []error) {
+func trustedFileProblems(s Settings) (*host.TrustedCommand, []error) {
 	var problems []error
-	notify, err := authority.ParseTrustedCommand("--notify-command", s.NotifyCommand)
+	notify, err := host.ParseTrustedCommand("--notify-command", s.NotifyCommand)
 	if err != nil {
 		problems = append(problems, err)
 	}
 	if s.LogFile != "" {
-		if err := authority.CheckLogFile("--log-file", s.LogFile); err != nil {
+		if err := host.CheckLogFile("--log-file", s.LogFile); err != nil {
 			problems = append(problems, err)
 		}
 	}
@@ -285,7 +286,7 @@ func trustedFileProblems(s Settings) (*authority.TrustedCommand, []error) {
 		if p.path == "" || p.path == "." {
 			continue
 		}
-		if _, err := authority.CheckTrustedPath(p.what, p.path); err != nil {
+		if _, err := host.CheckTrustedPath(p.what, p.path); err != nil {
 			problems = append(problems, err)
 		}
 	}

@@ -28,7 +28,9 @@
 // and the console draws every kind through its lines (`lines.go`), reaching
 // the hub only through the approval service (`console.go`, package
 // `approval`); the socket server with admission and peer limits (`socket.go`,
-// `admission.go`, `peer.go`, `server.go`); `untrusted/`: sanitising text from
+// `admission.go`, `peer.go`, `server.go`); `host/`: the checks of the
+// machine that need no Hub (trusted files and directories, the notify
+// command, the log file); `untrusted/`: sanitising text from
 // outside for the console; `solanaactions/`: the console's Solana Actions
 // client (URL forms, `actions.json`, metadata, links and parameters, the
 // POST), which `solanaaction.go`, the `solana_action` kind, calls.

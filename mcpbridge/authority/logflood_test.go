@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // Issue 33's log flood: connections over the per-user limit, each refused,
@@ -32,7 +33,7 @@ func TestRefusalFloodBarelyGrowsTheLog(t *testing.T) {
 	const floodFor, atLeast = 2 * time.Second, 3000
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "console.log")
-	logFile, err := authority.OpenLog("--log-file", logPath, authority.LogOptions{})
+	logFile, err := host.OpenLog("--log-file", logPath, host.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

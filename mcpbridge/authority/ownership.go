@@ -3,6 +3,8 @@ package authority
 import (
 	"strconv"
 	"strings"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A proposal belongs to the user that made it: only that user's calls find
@@ -48,7 +50,7 @@ func (h *Hub) userOf(who caller) string {
 	if name, ok := h.userNames.Load(uid); ok {
 		return name.(string)
 	}
-	name := userName(uid)
+	name := host.UserName(uid)
 	h.userNames.Store(uid, name)
 	return name
 }

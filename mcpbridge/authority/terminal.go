@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // The console's own terminal is the one channel to the operator: what it
@@ -98,7 +100,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		proc := fmt.Sprintf("process %d (%s) above the console", a.PID, a.Comm)
 		for _, uid := range []uint32{a.UID, a.EUID} {
 			if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, userName(uid)))
+				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, host.UserName(uid)))
 				break
 			}
 		}
@@ -114,7 +116,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, userName(t.OwnerUID)))
+		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, host.UserName(t.OwnerUID)))
 	}
 	for _, c := range e.TmuxClients {
 		if seen[c.Path] {
@@ -125,7 +127,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 	}
 	for _, uid := range e.TmuxAccess {
 		if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", userName(uid)))
+			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", host.UserName(uid)))
 		}
 	}
 	return out
@@ -149,7 +151,7 @@ func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint3
 		if uid == e.ConsoleUID {
 			continue
 		}
-		who := userName(uid) + ", which --allow-uid admits as an agent"
+		who := host.UserName(uid) + ", which --allow-uid admits as an agent"
 		switch {
 		case t.OwnerUID == uid:
 			out = append(out, fmt.Sprintf("%s belongs to %s: it can repaint what the console shows and read the keys you type", name, who))
@@ -160,7 +162,7 @@ func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint3
 	if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 		for _, g := range groupsOf(t.OwnerUID) {
 			if slices.Contains(e.Admission.GIDs, g) {
-				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, userName(t.OwnerUID), g))
+				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, host.UserName(t.OwnerUID), g))
 				break
 			}
 		}

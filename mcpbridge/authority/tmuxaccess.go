@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A tmux server admits more than its owner when its server-access list says
@@ -24,7 +26,7 @@ import (
 // program the console runs; "" when there is none or it is not trusted.
 var tmuxProgram = sync.OnceValue(func() string {
 	p, err := exec.LookPath("tmux")
-	if err != nil || CheckTrustedFile("tmux", p, false) != nil {
+	if err != nil || host.CheckTrustedFile("tmux", p, false) != nil {
 		return ""
 	}
 	return p

@@ -1,11 +1,13 @@
-package authority
+package host
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -185,7 +187,7 @@ func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
 		return nil
 	}
 	return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s) or root: that user could change what the console does: run `sudo chown %d %s`, or keep the file elsewhere",
-		what, path, userName(st.Uid), userName(self), self, path)
+		what, path, UserName(st.Uid), UserName(self), self, path)
 }
 
 // OpenLogFile opens (or creates, mode 0600) the console's log for appending.
@@ -224,7 +226,7 @@ func checkLogFile(what, path string, f *os.File) error {
 		return nil
 	}
 	if self := uint32(os.Geteuid()); st.Uid != self {
-		return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s): the console writes only a log of its own: remove it, or choose another file", what, path, userName(st.Uid), userName(self))
+		return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s): the console writes only a log of its own: remove it, or choose another file", what, path, UserName(st.Uid), UserName(self))
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("%s %s is writable by group or others (mode %04o): run `chmod 600 %s`", what, path, perm, path)
@@ -252,4 +254,14 @@ func CheckLogFile(what, path string) error {
 	}
 	defer f.Close()
 	return checkLogFile(what, path, f)
+}
+
+// UserName is a uid as the operator reads it: "alice (uid 1001)", or
+// "uid 1001" when no user has it.
+func UserName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username + " (uid " + id + ")"
+	}
+	return "uid " + id
 }
