@@ -243,24 +243,68 @@ func batchAnswer(r *jsonrpc.RPCResponse, out any) error {
 	if len(r.Result) == 0 || string(r.Result) == "null" {
 		return errors.New("the node returned an empty answer")
 	}
-	switch o := out.(type) {
-	case *accountsAnswer:
-		var v accountsAnswer
-		if scanAccountsAnswer(r.Result, &v) {
-			*o = v
-			return nil
-		}
-	case *simulationAnswer:
-		var v simulationAnswer
-		if scanSimulationAnswer(r.Result, &v) {
-			*o = v
-			return nil
-		}
-	}
 	if err := json.Unmarshal(r.Result, out); err != nil {
 		return fmt.Errorf("could not decode the answer: %w", err)
 	}
 	return nil
+}
+
+// accountsAnswer is getMultipleAccounts' answer as the engine reads it.
+type accountsAnswer struct {
+	Context rpc.Context  `json:"context"`
+	Value   wireAccounts `json:"value"`
+}
+
+// simulationAnswer is simulateTransaction's answer as the engine reads it.
+type simulationAnswer struct {
+	Context rpc.Context    `json:"context"`
+	Value   *simulateValue `json:"value"`
+}
+
+// wireAccounts is a node's list of accounts (null: no such account), as
+// the engine reads them: lamports, owner and data. Not solana-go's
+// rpc.Account, which takes whatever encoding the node chose: it inflates
+// base64+zstd data of any size (a hostile node's bomb, in the process
+// that holds the key) and reads jsonParsed data as no bytes. accounts()
+// turns them into rpc.Account strictly: data must be base64, as the
+// engine asks, and anything unreadable is an error, never an empty
+// account.
+type wireAccounts []*wireAccount
+
+type wireAccount struct {
+	Lamports uint64   `json:"lamports"`
+	Owner    string   `json:"owner"`
+	Data     []string `json:"data"` // [base64, "base64"]
+}
+
+func (l wireAccounts) accounts() ([]*rpc.Account, error) {
+	out := make([]*rpc.Account, len(l))
+	for i, w := range l {
+		if w == nil {
+			continue
+		}
+		a, err := w.account()
+		if err != nil {
+			return nil, fmt.Errorf("account %d: %w", i, err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+func (w *wireAccount) account() (*rpc.Account, error) {
+	owner, err := solana.PublicKeyFromBase58(w.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("owner %q: %w", w.Owner, err)
+	}
+	if len(w.Data) != 2 || w.Data[1] != "base64" {
+		return nil, fmt.Errorf("data is not [base64, \"base64\"] (%d parts)", len(w.Data))
+	}
+	data, err := base64.StdEncoding.DecodeString(w.Data[0])
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	return &rpc.Account{Lamports: w.Lamports, Owner: owner, Data: rpc.DataBytesOrJSONFromBytes(data)}, nil
 }
 
 // batchUnsupported: the node answered, but not with a batch (an HTTP 4xx

@@ -59,7 +59,7 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	meter := &callMeter{}
 	inner := jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{HTTPClient: httpClient})
 	return &Client{
-		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter, http: httpClient, endpoint: endpoint}),
+		rpc:      rpc.NewWithCustomRPCClient(&retryingClient{inner: inner, opts: opts, meter: meter}),
 		meter:    meter,
 		endpoint: endpoint,
 	}
@@ -211,10 +211,6 @@ type retryingClient struct {
 	inner jsonrpc.RPCClient
 	opts  ClientOptions
 	meter *callMeter
-	// http and endpoint are inner's, for batches (postBatch); without
-	// them a batch goes through inner.
-	http     jsonrpc.HTTPClient
-	endpoint string
 }
 
 // Methods whose repetition cannot move funds. sendTransaction is absent on
@@ -286,11 +282,7 @@ func (c *retryingClient) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests
 			}
 		}
 		end := c.meter.begin(ctx, i > 0)
-		if c.http != nil {
-			res, err = postBatch(ctx, c.http, c.endpoint, reqs)
-		} else {
-			res, err = c.inner.CallBatch(ctx, reqs)
-		}
+		res, err = c.inner.CallBatch(ctx, reqs)
 		end()
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return res, err

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/json/jsontext"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,9 +67,9 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		// No WithOutputSchemaValidation: forward checks every result
-		// against its tool's declaration itself (outputCheck), on the JSON
-		// text as it came, where mcp-go would decode it into maps first.
+		// No WithOutputSchemaValidation: forward checks every result,
+		// tool errors too (mcp-go checks successes only), with the JSON
+		// Schema library mcp-go uses (CheckOutput).
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
@@ -81,18 +81,48 @@ func NewBridge(socket, version string) *Bridge {
 }
 
 // ServeStdio speaks MCP on in/out until in closes or ctx ends. Only MCP
-// frames are written to out; logs go to logw (stderr in production).
+// frames are written to out; logs go to logw (stderr in production). The
+// transport is mcp-go's StdioServer; closing in ends the calls still in
+// flight, a long-poll included.
 func (b *Bridge) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer b.calls.CloseIdleConnections()
 	b.life = ctx
-	err := serveLines(ctx, b.mcp, in, out, log.New(logw, "solgate mcp: ", log.LstdFlags))
+	s := server.NewStdioServer(b.mcp)
+	for _, opt := range []server.StdioOption{
+		server.WithErrorLogger(log.New(logw, "solgate mcp: ", log.LstdFlags)),
+		server.WithWorkerPoolSize(toolCallWorkers),
+	} {
+		opt(s)
+	}
+	err := s.Listen(ctx, yieldFirst{in}, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
+
+// yieldFirst reads r after the goroutines already runnable have run. A
+// bridge runs on one P (cmd/solgate's relayRuntime) and its stdin is a pipe
+// in blocking mode, so a read that waits keeps that P. StdioServer starts
+// a line's handler and then the read of the next line, which the scheduler
+// runs first: without the yield the handler (the initialize answer, a call
+// on its way to the console) waited until the runtime's monitor took the P
+// back, 2-3 ms at start-up.
+type yieldFirst struct{ r io.Reader }
+
+func (y yieldFirst) Read(p []byte) (int, error) {
+	runtime.Gosched()
+	return y.r.Read(p)
+}
+
+// toolCallWorkers is how many tool calls a bridge serves at once. mcp-go's
+// default of five let a sixth call (a get_balance, say) wait behind five
+// proposal_status long-polls for up to 45 s each. The console admits 64
+// connections of one user (DefaultMaxConnsPerUID), so more workers would
+// only wait there instead.
+const toolCallWorkers = 64
 
 func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	// The arguments as the client wrote them (mcp-go keeps them); encoding
@@ -251,13 +281,13 @@ func PostCall(ctx context.Context, c *http.Client, req wire.CallRequest) (wire.C
 
 func (b *Bridge) call(ctx context.Context, req wire.CallRequest) (relayedResult, error) {
 	var res relayedResult
-	body, err := encodeCall(req)
+	body, err := json.Marshal(req)
 	if err != nil {
 		return res, fmt.Errorf("encode call: %w", err)
 	}
 	status, answer, err := b.post(ctx, body)
 	if err == nil {
-		if uerr := decodeAnswer(answer, &res); uerr != nil {
+		if uerr := json.Unmarshal(answer, &res); uerr != nil {
 			err = fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, status, uerr)
 		}
 	}
@@ -306,131 +336,6 @@ func (b *Bridge) post(ctx context.Context, body []byte) (int, []byte, error) {
 		err = fmt.Errorf("answer larger than %d bytes", maxAnswerBytes)
 	}
 	return resp.StatusCode, answer, err
-}
-
-// encodeCall is json.Marshal(req): the strings written as json.Marshal
-// writes them, the arguments compacted and HTML-escaped as it does a
-// json.RawMessage. json.Marshal's generic path over CallRequest was a
-// sixtieth of a bridge's CPU per call.
-func encodeCall(req wire.CallRequest) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(64 + len(req.Client.Name) + len(req.Client.Version) + len(req.Tool) + len(req.Arguments))
-	b.WriteString(`{"client":{"name":`)
-	writeJSONString(&b, req.Client.Name)
-	b.WriteString(`,"version":`)
-	writeJSONString(&b, req.Client.Version)
-	b.WriteString(`},"tool":`)
-	writeJSONString(&b, req.Tool)
-	b.WriteString(`,"arguments":`)
-	if req.Arguments == nil {
-		b.WriteString("null")
-	} else {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, req.Arguments); err != nil {
-			return nil, err
-		}
-		json.HTMLEscape(&b, compact.Bytes())
-	}
-	if req.Process != "" {
-		b.WriteString(`,"process":`)
-		writeJSONString(&b, req.Process)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// decodeAnswer is json.Unmarshal(answer, res) for a console's answer. The
-// answer as the console writes it (each of isError, text and structured at
-// most once, spelt so, and nothing else) is read in one pass of a pooled
-// decoder, its structured content a slice of answer; anything else (another
-// spelling, a null, a duplicate, a value of the wrong kind, invalid UTF-8)
-// goes to json.Unmarshal, which decides as it always did. Reflection over
-// relayedResult was about a twentieth of a bridge's CPU per call.
-func decodeAnswer(answer []byte, res *relayedResult) error {
-	if fastAnswer(answer, res) {
-		return nil
-	}
-	*res = relayedResult{}
-	return json.Unmarshal(answer, res)
-}
-
-func fastAnswer(answer []byte, res *relayedResult) bool {
-	r := answerReaders.Get().(*answerReader)
-	defer r.put()
-	r.src.Reset(answer)
-	r.dec.Reset(&r.src)
-	dec := &r.dec
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return false
-	}
-	var out relayedResult
-	var seenError, seenText, seenStructured bool
-	for dec.PeekKind() != '}' {
-		// A name as written: one spelt with escapes goes the slow way.
-		name, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		switch string(name) {
-		case `"isError"`:
-			tok, err := dec.ReadToken()
-			if err != nil || seenError || (tok.Kind() != 't' && tok.Kind() != 'f') {
-				return false
-			}
-			out.IsError, seenError = tok.Bool(), true
-		case `"text"`:
-			if dec.PeekKind() != '"' || seenText {
-				return false
-			}
-			quoted, err := dec.ReadValue()
-			if err != nil {
-				return false
-			}
-			// Unquoted into a kept buffer: one allocation, the string.
-			if r.text, err = jsontext.AppendUnquote(r.text[:0], quoted); err != nil {
-				return false
-			}
-			out.Text, seenText = string(r.text), true
-		case `"structured"`:
-			start := dec.InputOffset()
-			if seenStructured || dec.SkipValue() != nil {
-				return false
-			}
-			// The value's bytes as written, without the colon and white
-			// space before it, as json.RawMessage holds them.
-			raw := bytes.TrimLeft(answer[start:dec.InputOffset()], " \t\r\n:")
-			out.Structured, seenStructured = json.RawMessage(raw), true
-		default:
-			return false
-		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	// One value, then nothing but white space.
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return false
-	}
-	*res = out
-	return true
-}
-
-// answerReader is a checkReader with a buffer for the answer's text.
-type answerReader struct {
-	checkReader
-	text []byte
-}
-
-var answerReaders = sync.Pool{New: func() any { return new(answerReader) }}
-
-// put returns r to the pool holding nothing of the answer it read.
-func (r *answerReader) put() {
-	r.src.Reset(nil)
-	r.dec.Reset(&r.src)
-	if cap(r.text) > 64<<10 {
-		r.text = nil
-	}
-	answerReaders.Put(r)
 }
 
 // structuredIsObject reports whether raw, a JSON value the decoder accepted,

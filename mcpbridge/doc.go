@@ -1,15 +1,16 @@
 // Package mcpbridge is the unprivileged bridge that `solgate mcp` runs, with
-// no key: MCP over stdio (`bridge.go`), the MCP tool declarations generated
-// from the inventory (`tools.go`) and the streaming check of every result
-// against its output declaration (`outputs.go`), the socket client
-// (`client.go`: net/http's client over the console's socket, which also
-// carries the tool calls); `wire/`: the contract both sides import (the call
-// request and result, the tool inventory with its arguments, outputs and
-// limits), which imports nothing of either; `demoagent/`: the demo's
-// scripted assistant, a client like any other.
+// no key: MCP over stdio through mcp-go's StdioServer (`bridge.go`,
+// `progress.go`), the MCP tool declarations generated from the inventory
+// (`tools.go`) and the check of every result against its outputSchema
+// (`outputs.go`), the socket client (`client.go`: net/http's client over the
+// console's socket, which also carries the tool calls); `wire/`: the
+// contract both sides import (the call request and result, the tool
+// inventory with its arguments, outputs and limits), which imports nothing
+// of either; `demoagent/`: the demo's scripted assistant, a client like any
+// other.
 //
 // For an auditor of the privilege split: the bridge is this package's non-test
-// files (`bridge.go`, `stdio.go`, `pollio_*.go`, `client.go`,
+// files (`bridge.go`, `progress.go`, `process.go`, `client.go`,
 // `tools.go`, `toolschemas.go`, `outputs.go`, `peercred_*.go`, and
 // `wire/`). They hold no key and cannot approve, sign or mint a token;
 // `TestBridgeDoesNotImportTheAuthority` fails if the bridge package ever

@@ -18,8 +18,7 @@ import (
 // at once, and then every progressEvery, that the call still waits and on
 // what, so that it neither cancels the call nor leaves its user guessing.
 // A client that sends no token is sent nothing. This uses only mcp-go's
-// server API (the request's _meta and SendNotificationToClient), so it does
-// not depend on the stdio loop that carries it.
+// server API (the request's _meta and SendNotificationToClient).
 
 // progressEvery is how often a waiting call reports.
 const progressEvery = 5 * time.Second

@@ -321,3 +321,23 @@ func TestAuditReadsTheConsolesConfigFile(t *testing.T) {
 		t.Fatalf("SOLGATE_STATE over the file's state: %v", err)
 	}
 }
+
+// A trail an older solgate wrote (policy/store/testdata/chain-v1, written
+// before the audit's canonical form went back to the plain marshal round
+// trip) still verifies with `solgate audit`; a copy is audited, as the
+// command may write nothing but a store opening may.
+func TestAuditVerifiesATrailAnOlderSolgateWrote(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "policy", "store", "testdata", "chain-v1"))); err != nil {
+		t.Fatal(err)
+	}
+	out, err := auditRun(t, "--state", dir)
+	if err != nil {
+		t.Fatalf("the older trail fails `solgate audit`: %v\n%s", err, out)
+	}
+	for _, want := range []string{"chain intact: 15 entries, head 5384d4d981b51f530c59e679f56d075018a51586c33dae49c14f01d2fb82acfd", "head file " + filepath.Join(dir, store.HeadFileName) + " agrees", "x402_payment", "grant_made"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

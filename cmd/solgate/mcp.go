@@ -2,20 +2,16 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
-	// One P for a bridge from the start of initialisation (see relayRuntime).
-	_ "github.com/solgate/solgate/cmd/solgate/relayprocs"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -58,9 +54,7 @@ bridge writes a CPU profile of its life to DIR/solgate-mcp-PID.pprof.`,
 			}
 			defer stop()
 			b := mcpbridge.NewBridge(s.Socket, buildVersion())
-			in, out, restore := pollableStdio(cmd.InOrStdin(), cmd.OutOrStdout())
-			defer restore()
-			return b.ServeStdio(cmd.Context(), in, out, cmd.ErrOrStderr())
+			return b.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	sf = registerSettings(cmd.Flags(), "socket")
@@ -97,8 +91,7 @@ func startBridgeProfile(dir string) (stop func(), err error) {
 // no longer wakes a second thread to spin for work at every hand-off
 // between goroutines; those wake-ups were a quarter of a bridge's CPU per
 // call with 50 bridges on 2 cores. GOMAXPROCS in the environment still
-// wins. Package relayprocs has already done it at initialisation when the
-// command is spelt `solgate mcp`; this covers any other spelling.
+// wins.
 //
 // Its collector waits for a 6 MB heap rather than 4 MB (GOGC 150; GOGC or
 // GOMEMLIMIT in the environment wins). Package initialisation leaves about
@@ -108,11 +101,9 @@ func startBridgeProfile(dir string) (stop func(), err error) {
 // 1.4 ms of CPU a bridge of a hundred calls (bridges run with GOGC=150 in
 // their environment, 6 runs of 20 each: 28.2 → 26.8 ms) for about 0.4 MB
 // more resident memory. A long-lived bridge's live heap is about 1 MB, so
-// its heap peaks at most about 2 MB higher than under GOGC 100. Set here,
-// not in relayprocs: importing runtime/debug there would move its
-// initialiser after a hundred other packages'. A memory limit with the
-// collector off was tried instead: under 8 MiB a bridge collected 168
-// times in a hundred calls.
+// its heap peaks at most about 2 MB higher than under GOGC 100. A memory
+// limit with the collector off was tried instead: under 8 MiB a bridge
+// collected 168 times in a hundred calls.
 func relayRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
@@ -124,46 +115,3 @@ func relayRuntime() {
 
 // bridgeGCPercent is a bridge's GOGC (see relayRuntime).
 const bridgeGCPercent = 150
-
-// pollableStdio is stdin and stdout as files the Go runtime's poller waits
-// on, when they are pipes or sockets (how MCP clients start their servers),
-// read and written through mcpbridge.PollFile. A pipe inherited in blocking
-// mode is read by a thread parked in the kernel, and every line that
-// arrives then costs thread hand-offs before a goroutine runs: with 50
-// bridges on 2 cores, about a fifth of their CPU per call. A terminal is
-// left as it is: its mode is shared with the shell. restore puts the
-// blocking modes back for whoever else holds the same pipes.
-func pollableStdio(std io.Reader, stdout io.Writer) (in io.Reader, out io.Writer, restore func()) {
-	in, out = std, stdout
-	restoreIn, restoreOut := func() {}, func() {}
-	if f, restore := pollable(std, os.Stdin, 0, "stdin"); f != nil {
-		in, restoreIn = f, restore
-	}
-	if f, restore := pollable(stdout, os.Stdout, 1, "stdout"); f != nil {
-		out, restoreOut = f, restore
-	}
-	return in, out, func() { restoreIn(); restoreOut() }
-}
-
-// pollable is the descriptor fd (the process's std file) made non-blocking
-// and read or written through the poller, when given is that std file and
-// fd a pipe or socket; nil otherwise.
-func pollable(given any, std *os.File, fd int, name string) (io.ReadWriter, func()) {
-	var st syscall.Stat_t
-	if given != any(std) || syscall.Fstat(fd, &st) != nil {
-		return nil, nil
-	}
-	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
-		return nil, nil
-	}
-	if syscall.SetNonblock(fd, true) != nil {
-		return nil, nil
-	}
-	// os.NewFile sees the descriptor non-blocking and registers it with
-	// the poller; the std file, made at start-up, is no longer used.
-	f := os.NewFile(uintptr(fd), name)
-	return mcpbridge.PollFile(f), func() {
-		_ = syscall.SetNonblock(fd, false)
-		runtime.KeepAlive(f) // its finalizer would close the descriptor
-	}
-}

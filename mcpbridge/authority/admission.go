@@ -3,7 +3,6 @@ package authority
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,8 +162,6 @@ func (a Admission) SocketDirMode() (fs.FileMode, int) {
 // and which flag admits that user. It says nothing about who is admitted.
 func writeRefusal(c *net.UnixConn, uid uint32) {
 	defer c.Close()
-	body, _ := json.Marshal(wire.CallResult{IsError: true, Text: fmt.Sprintf("the solgate console does not admit uid %d", uid),
-		Structured: map[string]any{"status": "refused", "uid": uid}})
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	// Answer the request, not the connection (as tooMany does): a client
 	// that gets a response before it sent anything discards it, and one
@@ -172,6 +169,6 @@ func writeRefusal(c *net.UnixConn, uid uint32) {
 	if req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 128<<10))); err == nil {
 		_, _ = io.Copy(io.Discard, req.Body)
 	}
-	_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n%s: uid\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		wire.RefusalHeader, len(body), body)
+	answerUnserved(c, http.StatusForbidden, http.Header{wire.RefusalHeader: {"uid"}}, wire.CallResult{IsError: true,
+		Text: fmt.Sprintf("the solgate console does not admit uid %d", uid), Structured: map[string]any{"status": "refused", "uid": uid}})
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // A bridge names itself (MCP clientInfo), and the agent chooses that name. What
@@ -125,14 +127,12 @@ func (p *peerLimit) acquire(uid uint32) (release func(), over string) {
 	}, ""
 }
 
-// tooManyResponse is written to a connection over the per-peer limit before
-// it is closed, so the bridge can tell the model what happened instead of
-// reporting that no console runs.
-const tooManyResponse = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
-
-func tooManyBody(over string, max int) []byte {
+// tooManyAnswer is the answer to a connection over the per-peer limit,
+// written before it is closed, so the bridge can tell the model what
+// happened instead of reporting that no console runs.
+func tooManyAnswer(over string, max int) wire.CallResult {
 	if over == "overall" {
-		return fmt.Appendf(nil, `{"isError":true,"text":"the console has as many connections open as it takes (%d): wait for your earlier calls to finish, then retry"}`, max)
+		return wire.CallResult{IsError: true, Text: fmt.Sprintf("the console has as many connections open as it takes (%d): wait for your earlier calls to finish, then retry", max)}
 	}
-	return fmt.Appendf(nil, `{"isError":true,"text":"too many connections from this user at once, all its processes together (the console allows %d): wait for your earlier calls to finish, then retry"}`, max)
+	return wire.CallResult{IsError: true, Text: fmt.Sprintf("too many connections from this user at once, all its processes together (the console allows %d): wait for your earlier calls to finish, then retry", max)}
 }

@@ -1,7 +1,6 @@
 package authority
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 
-	"github.com/solgate/solgate/executor/plainjson"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -21,151 +18,47 @@ import (
 const maxRequestBytes = 64 << 10
 
 // Handler is the socket API: POST /v1/call, POST /v1/presence and GET
-// /v1/health. Requests are
+// /v1/health, routed by http.ServeMux, which alone answers wrong methods
+// (405), unknown paths (404) and unclean ones (redirects). Requests are
 // only ever reached through a SocketListener, which already refused peers of
 // another uid.
 func (h *Hub) Handler() http.Handler {
-	return newRoutes(h.handleCall, h.handlePresence, func(w http.ResponseWriter, _ *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+wire.CallPath, h.handleCall)
+	mux.HandleFunc("POST "+wire.PresencePath, h.handlePresence)
+	mux.HandleFunc("GET "+wire.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, wire.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
-}
-
-// callPattern is the route of every tool call.
-const callPattern = "POST " + wire.CallPath
-
-// newMux routes the socket API's three endpoints; it alone answers wrong
-// methods (405), unknown paths (404) and unclean ones (redirects).
-func newMux(call, presence, health http.HandlerFunc) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc(callPattern, call)
-	mux.HandleFunc("POST "+wire.PresencePath, presence)
-	mux.HandleFunc("GET "+wire.HealthPath, health)
 	return mux
-}
-
-// newRoutes is newMux with the request every proposal makes sent straight
-// to its handler, skipping the mux's pattern matching; that request is the
-// one the mux would send there too (TestRoutesAgreeWithMux).
-func newRoutes(call, presence, health http.HandlerFunc) http.Handler {
-	return callFirst{call: call, mux: newMux(call, presence, health)}
-}
-
-type callFirst struct {
-	call http.HandlerFunc
-	mux  *http.ServeMux
-}
-
-func (c callFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// An escaped path (RawPath set) is left to the mux, which matches
-	// segments unescaped; a clean, unescaped one is matched exactly.
-	if r.Method == http.MethodPost && r.URL.Path == wire.CallPath && r.URL.RawPath == "" {
-		r.Pattern = callPattern
-		c.call(w, r)
-		return
-	}
-	c.mux.ServeHTTP(w, r)
 }
 
 // Version is reported by /v1/health; cmd sets it at build time.
 var Version = "dev"
 
 // DecodeCallRequest parses a forwarded call strictly: one JSON object with
-// known fields only and no trailing data. It is exported for the fuzz target.
+// known fields only and no trailing data, at most maxRequestBytes. It is
+// exported for the fuzz target.
 func DecodeCallRequest(r io.Reader) (wire.CallRequest, error) {
 	var req wire.CallRequest
-	buf := callBodies.Get().(*bytes.Buffer)
-	defer putCallBody(buf)
-	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: maxRequestBytes + 1})
-	if err != nil {
-		return req, fmt.Errorf("read request: %w", err)
-	}
-	body := buf.Bytes()
-	if len(body) > maxRequestBytes {
-		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
-	}
-	if scanCallRequest(body, &req) && req.Tool != "" {
-		return req, nil
-	}
-	return decodeCallRequestJSON(body)
-}
-
-// callBodies holds the buffers call bodies are read into, so a call does
-// not grow a fresh one from 512 bytes. Nothing decoded from a body keeps a
-// reference to it: strings and arguments are copied out
-// (TestDecodedCallOutlivesItsBuffer).
-var callBodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 4<<10)) }}
-
-func putCallBody(b *bytes.Buffer) {
-	if b.Cap() > 16<<10 { // a rare large call's buffer is not kept
-		return
-	}
-	b.Reset()
-	callBodies.Put(b)
-}
-
-// decodeCallRequestJSON is DecodeCallRequest by encoding/json alone.
-func decodeCallRequestJSON(body []byte) (wire.CallRequest, error) {
-	var req wire.CallRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
+	lr := &io.LimitedReader{R: r, N: maxRequestBytes + 1}
+	dec := json.NewDecoder(lr)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	err := dec.Decode(&req)
+	if err == nil {
+		// White space only, then the end, within the bound.
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("trailing data")
+		}
+	}
+	switch {
+	case lr.N <= 0:
+		return req, fmt.Errorf("request larger than %d bytes", maxRequestBytes)
+	case err != nil:
 		return req, fmt.Errorf("malformed call request: %v", err)
-	}
-	if dec.More() {
-		return req, errors.New("malformed call request: trailing data")
-	}
-	if req.Tool == "" {
+	case req.Tool == "":
 		return req, errors.New("malformed call request: tool is empty")
 	}
 	return req, nil
-}
-
-// scanCallRequest reads a call request of the plain shape a bridge sends
-// (plainjson): client, tool and arguments, nothing else. It declines
-// anything else, which DecodeCallRequest then leaves to encoding/json, so
-// that what it accepts decodes exactly as json.Decoder with
-// DisallowUnknownFields would (TestCallRequestScannerAgreesWithEncodingJSON).
-func scanCallRequest(b []byte, req *wire.CallRequest) bool {
-	s := plainjson.Scanner{B: b}
-	return s.Object(func(key []byte) bool {
-		switch string(key) {
-		case "client":
-			return scanClientInfo(&s, &req.Client)
-		case "tool":
-			t, ok := s.Text()
-			req.Tool = string(t)
-			return ok
-		case "process":
-			t, ok := s.Text()
-			req.Process = string(t)
-			return ok
-		case "arguments":
-			from := s.Pos()
-			if !s.Skip(4) {
-				return false
-			}
-			req.Arguments = bytes.Clone(b[from:s.Offset()])
-			return true
-		}
-		return false
-	}) && s.End()
-}
-
-func scanClientInfo(s *plainjson.Scanner, c *wire.ClientInfo) bool {
-	return s.Object(func(key []byte) bool {
-		var dst *string
-		switch string(key) {
-		case "name":
-			dst = &c.Name
-		case "version":
-			dst = &c.Version
-		default:
-			return false
-		}
-		v, ok := s.Text()
-		*dst = string(v)
-		return ok
-	})
 }
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
@@ -208,13 +101,7 @@ func (h *Hub) seePeerOnce(ctx context.Context) {
 // encoded goes out chunked once it outgrows the server's buffer (a
 // proposal's answer does), which costs both ends.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	var body []byte
-	var err error
-	if r, ok := v.(wire.CallResult); ok {
-		body, err = marshalCallResult(r)
-	} else {
-		body, err = json.Marshal(v)
-	}
+	body, err := json.Marshal(v)
 	if err != nil {
 		code = http.StatusInternalServerError
 		body, _ = json.Marshal(wire.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})

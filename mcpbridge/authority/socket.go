@@ -2,12 +2,15 @@ package authority
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The console's API is HTTP over a Unix domain socket and nothing else: there is
@@ -308,8 +313,19 @@ func (l *SocketListener) tooMany(c *net.UnixConn, cred PeerCred, over string) {
 	// Noted before the peer has its answer, as count is.
 	l.refusals.note(cred.UID, "connection over the "+over+" limit refused", slog.String("peer", cred.Identity().String()),
 		slog.Int("limit", limit), slog.String("socket", l.path), slog.Uint64("refused_total", n))
-	body := tooManyBody(over, limit)
-	_, _ = fmt.Fprintf(c, tooManyResponse, len(body), body)
+	answerUnserved(c, http.StatusTooManyRequests, nil, tooManyAnswer(over, limit))
+}
+
+// answerUnserved answers the request read from c, one the HTTP server
+// never serves, with code, header and res, and tells the client the
+// connection ends.
+func answerUnserved(c net.Conn, code int, header http.Header, res wire.CallResult) {
+	body, _ := json.Marshal(res)
+	h := http.Header{"Content-Type": {"application/json"}}
+	maps.Copy(h, header)
+	resp := &http.Response{StatusCode: code, ProtoMajor: 1, ProtoMinor: 1, Header: h, Close: true,
+		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}
+	_ = resp.Write(c)
 }
 
 // connectionBudget is how many connections all users may hold together:

@@ -156,3 +156,56 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 		t.Fatalf("after a slot was freed: %s", resp2.Status)
 	}
 }
+
+// What a peer sends that is not one call of at most 64 KiB is refused with
+// a 400 that says why, before the hub sees it; the routes answer wrong
+// methods and unknown paths as HTTP does.
+func TestSocketRefusesWhatIsNotOneCall(t *testing.T) {
+	w := newWorld(t, nil)
+	c := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, "http://solgate"+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		text, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(text)
+	}
+	call := func(args string) string {
+		return `{"client":{"name":"t","version":"1"},"tool":"get_balance","arguments":` + args + `}`
+	}
+	// The largest call taken, and one byte more.
+	pad := func(total int) string {
+		base := call(`{"note":""}`)
+		return call(`{"note":"` + strings.Repeat("a", total-len(base)) + `"}`)
+	}
+	for _, tc := range []struct {
+		name, method, path, body string
+		code                     int
+		says                     string
+	}{
+		{"a call", "POST", wire.CallPath, call(`{}`), 200, `"network"`},
+		{"64 KiB", "POST", wire.CallPath, pad(64 << 10), 200, `unknown argument \"note\"`},
+		{"64 KiB and a byte", "POST", wire.CallPath, pad(64<<10 + 1), 400, "request larger than 65536 bytes"},
+		{"white space past the bound", "POST", wire.CallPath, call(`{}`) + strings.Repeat(" ", 64<<10), 400, "request larger than 65536 bytes"},
+		{"an unknown field", "POST", wire.CallPath, `{"tool":"get_balance","arguments":{},"admin":true}`, 400, `unknown field \"admin\"`},
+		{"two calls", "POST", wire.CallPath, call(`{}`) + call(`{}`), 400, "trailing data"},
+		{"a stray brace", "POST", wire.CallPath, call(`{}`) + "}", 400, "trailing data"},
+		{"no tool", "POST", wire.CallPath, `{"arguments":{}}`, 400, "tool is empty"},
+		{"not JSON", "POST", wire.CallPath, `tool=get_balance`, 400, "malformed call request"},
+		{"GET a call", "GET", wire.CallPath, "", 405, ""},
+		{"an unknown path", "POST", "/v1/approve", call(`{}`), 404, ""},
+		{"health", "GET", wire.HealthPath, "", 200, `"network":"localnet"`},
+	} {
+		code, text := do(tc.method, tc.path, tc.body)
+		if code != tc.code || !strings.Contains(text, tc.says) {
+			t.Errorf("%s: %d %.300s, want %d with %q", tc.name, code, text, tc.code, tc.says)
+		}
+	}
+}

@@ -172,62 +172,42 @@ func writeOutput(kind ...OutSpec) []OutSpec {
 
 // OutputSchema is the JSON Schema of a tool's structured result: its
 // fields, and anyOf its outcomes, each the status it carries and the fields
-// it always has. It is written out directly, as encoding/json would write
-// the same schema held in maps (members in name order, a field declared
-// twice as declared last): building and encoding those maps took a bridge
-// about half a millisecond at every start-up. The tools' snapshots
+// it always has. A field declared twice is as declared last. A bridge
+// serves the text generated into toolschemas.go; the tools' snapshots
 // (testdata/tools) hold the bytes.
 func OutputSchema(t Tool) json.RawMessage {
 	fields := DeclaredOutput(t)
 	outcomes := Outcomes(t)
-	last := make(map[string]int, len(fields))
-	for i, o := range fields {
-		last[o.Name] = i
+	props := make(map[string]any, len(fields))
+	for i := range fields {
+		props[fields[i].Name] = outProperty(&fields[i])
 	}
-	names := make([]string, 0, len(last))
-	for name := range last {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	b := make([]byte, 0, 160*len(names)+96*len(outcomes)+64)
-	b = append(b, `{"anyOf":[`...)
-	for i, oc := range outcomes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
+	anyOf := make([]map[string]any, 0, len(outcomes))
+	for _, oc := range outcomes {
+		o := map[string]any{"required": OutcomeRequired(oc)}
 		if oc.Status != "" {
-			b = append(b, `"properties":{"status":{"const":`...)
-			b = appendJSONString(b, oc.Status)
-			b = append(b, `}},`...)
+			o["properties"] = map[string]any{"status": map[string]any{"const": oc.Status}}
 		}
-		b = appendRequired(b, OutcomeRequired(oc))
-		b = append(b, '}')
+		anyOf = append(anyOf, o)
 	}
-	b = append(b, `],"properties":{`...)
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, name)
-		b = append(b, ':')
-		b = appendOutProperty(b, &fields[last[name]])
-	}
-	b = append(b, '}')
+	schema := map[string]any{"anyOf": anyOf, "properties": props, "type": "object"}
 	// What every outcome carries, said once for clients that read only the
 	// top level.
 	if always := alwaysRequired(outcomes); len(always) > 0 {
-		b = append(b, ',')
-		b = appendRequired(b, always)
+		schema["required"] = always
 	}
-	return append(b, `,"type":"object"}`...)
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("mcpbridge: %s's output schema: %v", t.Name, err))
+	}
+	return raw
 }
 
 // OutcomeRequired is what an answer of the outcome carries: its status
-// (when it has one) and its fields.
+// (when it has one) and its fields; never nil, so that it is written [].
 func OutcomeRequired(oc Outcome) []string {
 	if oc.Status == "" {
-		return oc.Required
+		return append([]string{}, oc.Required...)
 	}
 	return append([]string{"status"}, oc.Required...)
 }
@@ -247,94 +227,51 @@ func alwaysRequired(outcomes []Outcome) []string {
 	return out
 }
 
-// appendRequired writes "required":[names...].
-func appendRequired(b []byte, names []string) []byte {
-	b = append(b, `"required":[`...)
-	for i, n := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, n)
-	}
-	return append(b, ']')
-}
-
-// appendOutProperty writes one field's schema, its members in name order.
-func appendOutProperty(b []byte, o *OutSpec) []byte {
-	typ, items, pattern := outShape(o)
-	b = append(b, `{"description":`...)
-	b = appendJSONString(b, o.Desc)
+// outProperty is one field's schema.
+func outProperty(o *OutSpec) map[string]any {
+	p := map[string]any{"description": o.Desc}
 	if len(o.Enum) > 0 {
-		b = append(b, `,"enum":[`...)
-		for i, e := range o.Enum {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, e)
-		}
-		b = append(b, ']')
+		p["enum"] = o.Enum
 	}
+	typ, items, pattern := outShape(o)
 	if items != "" {
-		b = append(b, `,"items":{"type":`...)
-		b = appendJSONString(b, items)
-		b = append(b, '}')
+		p["items"] = map[string]any{"type": items}
 	}
 	if pattern != "" {
-		b = append(b, `,"pattern":`...)
-		b = appendJSONString(b, pattern)
+		p["pattern"] = pattern
 	}
-	if typ != "" {
-		b = append(b, `,"type":`...)
-		b = append(b, typ...)
+	if typ != nil {
+		p["type"] = typ
 	}
-	return append(b, '}')
+	return p
 }
 
-// outShape is a field kind's JSON Schema: its type (as JSON), the type of
-// its items for an array, and its pattern. OutAny has none of them.
-func outShape(o *OutSpec) (typ, items, pattern string) {
-	const nullableArray = `["array","null"]`
+// outShape is a field kind's JSON Schema: its type (a name, or the names
+// of an array that may be null), the type of its items for an array, and
+// its pattern. OutAny has none of them.
+func outShape(o *OutSpec) (typ any, items, pattern string) {
+	nullableArray := []string{"array", "null"}
 	switch o.Kind {
 	case OutDigits:
-		return `"string"`, "", "^[0-9]+$"
+		return "string", "", "^[0-9]+$"
 	case OutText:
-		return `"string"`, "", ""
+		return "string", "", ""
 	case OutAddress:
-		return `"string"`, "", "^" + Base58Class + "{32,88}$"
+		return "string", "", "^" + Base58Class + "{32,88}$"
 	case OutInteger:
-		return `"integer"`, "", ""
+		return "integer", "", ""
 	case OutBool:
-		return `"boolean"`, "", ""
+		return "boolean", "", ""
 	case OutTexts:
 		return nullableArray, "string", ""
 	case OutObject:
-		return `"object"`, "", ""
+		return "object", "", ""
 	case OutObjects:
 		return nullableArray, "object", ""
 	case OutAny:
-		return "", "", ""
+		return nil, "", ""
 	}
 	panic(fmt.Sprintf("mcpbridge: output field %s has no schema for kind %d", o.Name, o.Kind))
-}
-
-// appendJSONString writes s as encoding/json does (<, > and & escaped too).
-// Plain printable ASCII, the usual case, needs no escaping.
-func appendJSONString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		c := s[i]
-		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("mcpbridge: %q as JSON: %v", s, err))
-	}
-	return append(b, q...)
 }
 
 // Base58Class is one base58 character as a JSON Schema pattern class: the

@@ -1,9 +1,15 @@
 package executor
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/gagliardetto/solana-go"
 )
 
 // The lean decoding reads what solana-go's rpc.Account would, and refuses
@@ -46,6 +52,48 @@ func TestAccountListDecoding(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want one saying %q", bad.account, err, bad.want)
+		}
+	}
+}
+
+// A node that answers the batch's account reads in an encoding the engine
+// did not ask for (base64+zstd, which the SDK's own account type would
+// inflate however large, or jsonParsed, which it would read as no bytes)
+// gets the round refused, naming the call and the account. Served by a
+// fake node: no real node answers so.
+func TestBatchRefusesAccountsInAnotherEncoding(t *testing.T) {
+	const sim = `{"context":{"slot":9},"value":{"err":null,"logs":[],"accounts":[{"data":["","base64"],"lamports":1,"owner":"11111111111111111111111111111111"}],"unitsConsumed":150}}`
+	for _, data := range []string{`["KLUv/QBYAQAA","base64+zstd"]`, `{"parsed":{"type":"account"},"program":"spl-token"}`, `null`} {
+		accounts := `{"context":{"slot":9},"value":[{"data":` + data + `,"executable":false,"lamports":5,"owner":"11111111111111111111111111111111","rentEpoch":0,"space":0}]}`
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var reqs []struct {
+				ID     int    `json:"id"`
+				Method string `json:"method"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&reqs); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var answers []string
+			for _, q := range reqs {
+				result := accounts
+				if q.Method == "simulateTransaction" {
+					result = sim
+				}
+				answers = append(answers, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":%s}`, q.ID, result))
+			}
+			_, _ = w.Write([]byte("[" + strings.Join(answers, ",") + "]"))
+		}))
+		c := NewClient(srv.URL, ClientOptions{Retries: -1})
+		key := solana.MustPublicKeyFromBase58("9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin")
+		_, _, _, _, err := c.aroundSimulation(context.Background(), []solana.PublicKey{key}, simulationParams([]byte{1}, []string{key.String()}), nil)
+		srv.Close()
+		want := "effects: read accounts before: getMultipleAccounts: account 0: data is not [base64, \"base64\"]"
+		if data[0] == '{' {
+			want = "effects: read accounts before: getMultipleAccounts: could not decode the answer"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("data %s: err %v, want one saying %q", data, err, want)
 		}
 	}
 }
