@@ -12,6 +12,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -41,9 +42,9 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(friend.PublicKey().String())}, Lamports: 2_005_000}
+	prop := policy.Proposal{Tool: wire.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(friend.PublicKey().String())}, Lamports: 2_005_000}
 	for _, id := range []string{"landed", "unsent", "lost"} {
-		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: policy.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
+		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: wire.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		if d, err := spend.Reserve(id, cfg, prop); err != nil || !d.Allowed {
