@@ -2,6 +2,7 @@ package executor
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -86,5 +87,40 @@ func TestDescribeTransferMissingAnAccount(t *testing.T) {
 	got := describeInstructions(tx)
 	if len(got) != 1 || got[0].Summary != "system transfer with accounts missing" {
 		t.Fatalf("described %+v", got)
+	}
+}
+
+// The instructions the effects engine counts as moving what the wallet
+// controls are described with their amounts, accounts and authorities,
+// from bytes spelled here per the published layouts.
+func TestDescribeWhatMovesControl(t *testing.T) {
+	k := func(b byte) solana.PublicKey { return solana.PublicKey{b, 1} }
+	metas := func(keys ...solana.PublicKey) []*solana.AccountMeta {
+		var out []*solana.AccountMeta
+		for _, key := range keys {
+			out = append(out, solana.Meta(key))
+		}
+		return out
+	}
+	src, mint, dst, auth, to := k(1), k(2), k(3), k(4), k(5)
+	// TransferFeeExtension 26, TransferCheckedWithFee 1, amount 1000, 6 decimals, fee 10.
+	fee := []byte{26, 1, 0xe8, 3, 0, 0, 0, 0, 0, 0, 6, 10, 0, 0, 0, 0, 0, 0, 0}
+	// SetAuthority 6, type 0 (mint tokens), Some(to).
+	set := append([]byte{6, 0, 1}, to[:]...)
+	// AuthorizeNonceAccount: u32 7, new authority.
+	authorize := append([]byte{7, 0, 0, 0}, to[:]...)
+	for _, c := range []struct {
+		got, want string
+	}{
+		{describeToken(metas(src, mint, dst, auth), fee), fmt.Sprintf("transfer 1000 base units (6 decimals) of mint %s from %s to %s, a fee of 10 of them withheld, signed by %s", mint, src, dst, auth)},
+		{describeToken(metas(mint, auth), set), fmt.Sprintf("set the mint authority of %s to %s, by %s", mint, to, auth)},
+		{describeToken(metas(mint, auth), []byte{6, 1, 0}), fmt.Sprintf("set the freeze authority of %s to none, by %s", mint, auth)},
+	} {
+		if c.got != c.want {
+			t.Errorf("described as\n  %q\nwant\n  %q", c.got, c.want)
+		}
+	}
+	if got, _ := describeSystem(metas(src, auth), authorize, auth); got != fmt.Sprintf("hand the authority of nonce account %s to %s, by %s", src, to, auth) {
+		t.Errorf("AuthorizeNonceAccount described as %q", got)
 	}
 }

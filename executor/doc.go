@@ -32,6 +32,19 @@
 // associated token account is a creation, not a change); and a close that sends
 // its lamports anywhere but the wallet.
 //
+// What the measure counts as the wallet's is its sphere of control
+// (`sphere.go`): the accounts it owns (system, SPL Token, Token-2022), nonce
+// accounts it is authority of (one the transaction creates included; one it
+// authorises to another key no longer counts after), token accounts of a
+// multisig its signature satisfies, token accounts it is delegate or close
+// authority of, a holder's account it takes from as a Token-2022 mint's
+// permanent delegate, and the new supply of mints it may mint. Value leaving
+// them counts as outflow, per asset and gross (a refund coming in does not net
+// a payment going out). A transaction found on chain with nothing measured
+// before it (after a restart) re-derives the sphere from the accounts as they
+// are and from the instructions that ran with the wallet as authority.
+// `effects_differential_test.go` holds a building block of each to the ledger.
+//
 // # Swaps
 //
 // Swaps follow the same path with the economic terms bound to the approval:

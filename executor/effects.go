@@ -752,6 +752,9 @@ func newEffects(wallet solana.PublicKey, v txView, inner []rpc.InnerInstruction)
 			}
 		case isTokenProgram(prog) && len(x.data) >= 1 && x.data[0] == 9: // CloseAccount
 			e.closeTo[acct(0)] = acct(1)
+		case prog.Equals(solana.AddressLookupTableProgramID) && len(x.data) >= 4 && binary.LittleEndian.Uint32(x.data) == 4:
+			// CloseLookupTable: table, authority, recipient
+			e.closeTo[acct(0)] = acct(2)
 		}
 	}
 	for _, x := range v.ixs {
@@ -782,7 +785,9 @@ func (e *effectsBuilder) add(k solana.PublicKey, b, a side) {
 		// SOL of the sphere: the wallet's wrapped SOL whole, any other
 		// account's lamports above its rent (what can be withdrawn).
 		e.SOLBefore = addOrMax(e.SOLBefore, counted(b, rent))
-		e.SOLAfter = addOrMax(e.SOLAfter, counted(a, rent))
+		if !s.leaves[k] {
+			e.SOLAfter = addOrMax(e.SOLAfter, counted(a, rent))
+		}
 		if b.lamports > a.lamports {
 			e.bound = addOrMax(e.bound, b.lamports-a.lamports)
 		}

@@ -96,6 +96,9 @@ func describeSystemDecoded(metas []*solana.AccountMeta, data []byte, payer solan
 	if s, ok := describeWithdrawNonce(metas, data); ok {
 		return s, 0
 	}
+	if len(data) == 36 && binary.LittleEndian.Uint32(data) == systemAuthorizeNonce && len(metas) >= 2 {
+		return fmt.Sprintf("hand the authority of nonce account %s to %s, by %s", KeyString(metas[0].PublicKey), KeyString(solana.PublicKeyFromBytes(data[4:36])), KeyString(metas[1].PublicKey)), 0
+	}
 	inst, err := system.DecodeInstruction(metas, data)
 	if err != nil {
 		return "undecodable system instruction", 0
@@ -219,6 +222,7 @@ func FormatSOL(lamports uint64) string {
 // Token-2022's WithdrawExcessLamports).
 const (
 	tokenTransfer        = 3
+	tokenTransferChecked = 12
 	tokenMintTo          = 7
 	tokenBurn            = 8
 	tokenCloseAccount    = 9
@@ -227,7 +231,18 @@ const (
 	tokenWithdrawExcess  = 38
 	systemWithdrawNonce  = 5
 	systemWithdrawAmount = 12 // u32 tag + u64 lamports
+	// SetAuthority: authority type u8, then COption<Pubkey> (u8 + 32).
+	tokenSetAuthority = 6
+	// Token-2022's TransferFeeExtension (26), sub-instruction 1
+	// TransferCheckedWithFee: amount u64, decimals u8, fee u64.
+	tokenTransferFeeExt    = 26
+	transferCheckedWithFee = 1
+	// AuthorizeNonceAccount: u32 tag, then the new authority.
+	systemAuthorizeNonce = 7
 )
+
+// authorityTypes are SetAuthority's types both token programs share.
+var authorityTypes = []string{"mint", "freeze", "account owner", "close"}
 
 // describeTokenMoves reads, from their bytes, the token instructions that
 // move value by an authority: with amount, source and destination, and the
@@ -277,6 +292,28 @@ func describeTokenMoves(metas []*solana.AccountMeta, data []byte) (string, bool)
 			return "", false
 		}
 		return fmt.Sprintf("withdraw the lamports above rent from %s to %s, by %s", at(0), at(1), at(2)) + multisigText(metas, 3), true
+	case tokenTransferFeeExt:
+		if len(data) != 19 || data[1] != transferCheckedWithFee || len(metas) < 4 {
+			return "", false
+		}
+		n, fee := binary.LittleEndian.Uint64(data[2:10]), binary.LittleEndian.Uint64(data[11:19])
+		return fmt.Sprintf("transfer %d base units (%d decimals) of mint %s from %s to %s, a fee of %d of them withheld, signed by %s", n, data[10], at(1), at(0), at(2), fee, at(3)) + multisigText(metas, 4), true
+	case tokenSetAuthority:
+		if len(data) < 3 || len(metas) < 2 {
+			return "", false
+		}
+		kind := fmt.Sprintf("authority of type %d", data[1])
+		if int(data[1]) < len(authorityTypes) {
+			kind = authorityTypes[data[1]] + " authority"
+		}
+		to := "none"
+		switch {
+		case data[2] == 1 && len(data) == 35:
+			to = KeyString(solana.PublicKeyFromBytes(data[3:35]))
+		case data[2] != 0 || len(data) != 3:
+			return "", false
+		}
+		return fmt.Sprintf("set the %s of %s to %s, by %s", kind, at(0), to, at(1)) + multisigText(metas, 2), true
 	}
 	return "", false
 }

@@ -55,7 +55,14 @@ func (e *Executor) Lookup(ctx context.Context, sig solana.Signature) (Landing, e
 		}
 		l.Changes = append(l.Changes, BalanceChange{Account: k, Pre: tx.Meta.PreBalances[i], Post: tx.Meta.PostBalances[i]})
 	}
-	if eff, err := landedEffects(e.key.PublicKey(), v, tx, nil); err == nil {
+	// Nothing was measured before (a restart): what the wallet controlled
+	// is read again, so a withdrawal from a nonce account or a multisig's
+	// token account counts as it did live.
+	sph, err := e.client.landedSphere(ctx, e.key.PublicKey(), v, tx)
+	if err != nil {
+		return Landing{}, fmt.Errorf("lookup %s: %w", sig, err)
+	}
+	if eff, err := landedEffects(e.key.PublicKey(), v, tx, sph); err == nil {
 		l.Effects = &eff
 		l.Outflow = max(eff.SOLOut(), tx.Meta.Fee)
 		if len(v.keys) > 0 && !v.keys[0].Equals(e.key.PublicKey()) {

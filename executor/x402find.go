@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -20,11 +21,38 @@ const x402SearchPages = 20
 // wallet's token account it pays from (every transaction that can carry it
 // writes that account), the block height past which it cannot land, and the
 // slot its search may stop at (it cannot have landed before it was signed).
+//
+// Mint and Amount are what the human approved: a payment found late is
+// checked against them, never settled at them.
 type X402Record struct {
 	Message   []byte
 	Source    solana.PublicKey
 	LastValid uint64
 	FromSlot  uint64
+	Mint      solana.PublicKey
+	Amount    uint64
+}
+
+// PastApproved names how a landed payment's effects (its fee the
+// facilitator's) went past what was approved: more of the asset, another
+// mint, or any SOL out of the wallet; "" when it did not.
+func (r X402Record) PastApproved(eff *Effects) string {
+	if eff == nil {
+		return "its effects could not be measured"
+	}
+	var past []string
+	for _, m := range sortedMints(eff.TokensOut) {
+		switch out := eff.TokensOut[m]; {
+		case !m.Equals(r.Mint):
+			past = append(past, fmt.Sprintf("%d base units of %s left the wallet, a mint the payment was not approved in", out, m))
+		case out > r.Amount:
+			past = append(past, fmt.Sprintf("%d base units of %s left the wallet, %d more than the %d approved", out, m, out-r.Amount, r.Amount))
+		}
+	}
+	if out := eff.SOLOut(); out > 0 {
+		past = append(past, fmt.Sprintf("%d lamports left the wallet, and the payment was approved to move none", out))
+	}
+	return strings.Join(past, "; ")
 }
 
 // X402Record is the prepared payment's record, fromSlot being the
@@ -34,7 +62,7 @@ func (p *PreparedX402) X402Record(fromSlot uint64) (X402Record, error) {
 	if err != nil {
 		return X402Record{}, fmt.Errorf("x402: encode the message: %w", err)
 	}
-	return X402Record{Message: msg, Source: p.Source, LastValid: p.LastValidBlockHeight, FromSlot: fromSlot}, nil
+	return X402Record{Message: msg, Source: p.Source, LastValid: p.LastValidBlockHeight, FromSlot: fromSlot, Mint: p.Payment.Mint, Amount: p.Payment.Amount}, nil
 }
 
 // Slot is the node's current slot at confirmed commitment.

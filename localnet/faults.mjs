@@ -85,6 +85,13 @@ export class Faults {
       },
       // Jump the block height past every outstanding blockhash's
       // lastValidBlockHeight (each is at most current + 150).
+      // n slots one by one, each recorded in SlotHashes: what a lookup
+      // table's deactivation cooldown (512 entries) waits for.
+      localnet_advanceSlots: ([n]) => {
+        if (!Number.isInteger(n) || n < 1 || n > 1024) throw new RpcError(-32602, 'Invalid params: n must be 1..1024');
+        for (let i = 0; i < n; i++) this.ledger.advance(1);
+        return { slot: this.ledger.slot, blockHeight: this.ledger.blockHeight };
+      },
       localnet_expireBlockhash: () => {
         this.ledger.advance(MAX_PROCESSING_AGE + 1);
         return { slot: this.ledger.slot, blockHeight: this.ledger.blockHeight, blockhash: this.ledger.latest.blockhash };
@@ -114,6 +121,8 @@ export class Faults {
         if (o.confidential) ext.confidential = true;
         if (o.permanentDelegate) ext.permanentDelegate = pubkey(o.permanentDelegate, 'permanentDelegate');
         if (o.transferHook) ext.transferHook = pubkey(o.transferHook, 'transferHook');
+        if (o.closeAuthority) ext.closeAuthority = pubkey(o.closeAuthority, 'closeAuthority');
+        if (o.defaultFrozen) ext.defaultFrozen = true;
         const token2022 = o.program === 'token-2022';
         if (!token2022 && Object.keys(ext).length > 0) {
           throw new RpcError(-32602, 'Invalid params: extensions need "program":"token-2022"');

@@ -439,6 +439,13 @@ func (l *Ledger) FailNextCalls(ctx context.Context, n int) error {
 	return l.Call(ctx, "localnet_failNextCalls", []any{n}, nil)
 }
 
+// AdvanceSlots produces n slots one by one (1..1024), each entered in the
+// SlotHashes sysvar, as a cluster would over n slots: a lookup table
+// deactivated before them can then be closed once n passes 512.
+func (l *Ledger) AdvanceSlots(ctx context.Context, n int) error {
+	return l.Call(ctx, "localnet_advanceSlots", []any{n}, nil)
+}
+
 // ExpireBlockhash advances the block height by 151 at once, so every
 // blockhash handed out so far is expired.
 func (l *Ledger) ExpireBlockhash(ctx context.Context) error {
@@ -556,6 +563,12 @@ type Mint2022 struct {
 	Confidential      bool
 	PermanentDelegate string
 	TransferHook      string
+	// FreezeAuthority is the mint's freeze authority (none when empty);
+	// CloseAuthority its mint close authority (the extension, when set);
+	// DefaultFrozen: new token accounts of it open frozen.
+	FreezeAuthority string
+	CloseAuthority  string
+	DefaultFrozen   bool
 }
 
 // CreateMint2022 creates a Token-2022 mint (mint authority held by the
@@ -579,6 +592,15 @@ func (l *Ledger) CreateMint2022(ctx context.Context, m Mint2022) (string, error)
 	}
 	if m.TransferHook != "" {
 		p["transferHook"] = m.TransferHook
+	}
+	if m.FreezeAuthority != "" {
+		p["freezeAuthority"] = m.FreezeAuthority
+	}
+	if m.CloseAuthority != "" {
+		p["closeAuthority"] = m.CloseAuthority
+	}
+	if m.DefaultFrozen {
+		p["defaultFrozen"] = true
 	}
 	var r struct {
 		Mint string `json:"mint"`

@@ -117,7 +117,9 @@ export async function associatedTokenAddress(owner, mint, tokenProgram = TOKEN_P
 // value: the layout the Token-2022 program itself reads.
 export const EXT_TRANSFER_FEE_CONFIG = 1;
 export const EXT_TRANSFER_FEE_AMOUNT = 2;
+export const EXT_MINT_CLOSE_AUTHORITY = 3;
 export const EXT_CONFIDENTIAL_TRANSFER_MINT = 4;
+export const EXT_DEFAULT_ACCOUNT_STATE = 6;
 export const EXT_IMMUTABLE_OWNER = 7;
 export const EXT_NON_TRANSFERABLE = 9;
 export const EXT_PERMANENT_DELEGATE = 12;
@@ -143,7 +145,8 @@ function extended(base, accountType, entries) {
 /**
  * Encode a Token-2022 mint with the extensions in ext:
  * {transferFee: {bps, maximum}, nonTransferable, permanentDelegate: ADDR,
- * transferHook: PROGRAM, confidential}. Without extensions it is the plain
+ * transferHook: PROGRAM, confidential, closeAuthority: ADDR (the mint close
+ * authority), defaultFrozen (new accounts open frozen)}. Without extensions it is the plain
  * 82-byte layout, which Token-2022 accepts as well.
  */
 export function encodeMint2022(mint, ext = {}) {
@@ -159,7 +162,9 @@ export function encodeMint2022(mint, ext = {}) {
     }
     entries.push(tlv(EXT_TRANSFER_FEE_CONFIG, v));
   }
+  if (ext.closeAuthority) entries.push(tlv(EXT_MINT_CLOSE_AUTHORITY, Buffer.from(decodePubkey(ext.closeAuthority))));
   if (ext.confidential) entries.push(tlv(EXT_CONFIDENTIAL_TRANSFER_MINT, Buffer.alloc(65)));
+  if (ext.defaultFrozen) entries.push(tlv(EXT_DEFAULT_ACCOUNT_STATE, Buffer.from([2]))); // AccountState::Frozen
   if (ext.nonTransferable) entries.push(tlv(EXT_NON_TRANSFERABLE, Buffer.alloc(0)));
   if (ext.permanentDelegate) entries.push(tlv(EXT_PERMANENT_DELEGATE, Buffer.from(decodePubkey(ext.permanentDelegate))));
   if (ext.transferHook) {

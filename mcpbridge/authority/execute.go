@@ -167,7 +167,7 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 // the next one's Reconcile takes over from the stored signature.
 //
 // An x402 payment (pay non-nil) is followed by its exact message in the
-// payer token account's history instead (x402Fate), never by the signature
+// payer token account's history instead (byMessage), never by the signature
 // the server gave.
 func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *executor.X402Record) {
 	h.executions.Add(1)
@@ -186,9 +186,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 			var landing executor.Landing
 			var err error
 			if pay != nil {
-				v, landing, err = x402Fate(ctx, h.opts.Executor, *pay)
+				v, landing, err = fate(ctx, h.opts.Executor, byMessage(h.opts.Executor, *pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, h.opts.Executor, sig, lastValid)
+				v, landing, err = fate(ctx, h.opts.Executor, bySignature(h.opts.Executor, sig), lastValid)
 			}
 			cancel()
 			h.followRounds.Add(1)
@@ -206,10 +206,20 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 					// The facilitator paid the network fee, not the wallet.
 					res.Signature, res.Fee = landing.Signature, 0
 				}
-				if landing.ChainErr != nil {
+				past := ""
+				if pay != nil && landing.ChainErr == nil {
+					past = pay.PastApproved(landing.Effects)
+				}
+				switch {
+				case landing.ChainErr != nil:
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
 					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
-				} else {
+				case past != "":
+					// Settled at what moved; shown as more than approved.
+					res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, "the payment landed and moved more than was approved: "+past
+					h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
+					h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
+				default:
 					why := ""
 					if pay != nil {
 						why = fmt.Sprintf("the payment landed: found on chain by its exact message in %s's history (signature %s), whatever the server said", pay.Source, res.Signature)

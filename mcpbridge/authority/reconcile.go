@@ -58,7 +58,7 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 		// An x402 payment is looked for by its exact message in the payer
 		// token account's history: the stored signature may be the wallet's
 		// (not the transaction's id) or whatever the server claimed.
-		pay, isX402, err := storedX402(st, r.ID)
+		pay, isX402, err := storedX402(st, r)
 		if err != nil {
 			return fmt.Errorf("reconcile %s: %w", r.ID, err)
 		}
@@ -66,9 +66,9 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 			var v verdict
 			var landing executor.Landing
 			if isX402 {
-				v, landing, err = x402Fate(ctx, ex, pay)
+				v, landing, err = fate(ctx, ex, byMessage(ex, pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, ex, sig, r.LastValidBlockHeight)
+				v, landing, err = fate(ctx, ex, bySignature(ex, sig), r.LastValidBlockHeight)
 			}
 			if err != nil {
 				return fmt.Errorf("reconcile %s: %w", r.ID, err)
@@ -82,12 +82,21 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 				r.Signature, landing.Fee = landing.Signature.String(), 0
 			}
 			if v == fateLanded {
+				// Settled at what the chain says moved, whatever was approved.
 				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {
 					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
 				}
 				outcome := store.ExecExecuted
-				if landing.ChainErr != nil {
+				past := ""
+				if isX402 && landing.ChainErr == nil {
+					past = pay.PastApproved(landing.Effects)
+				}
+				switch {
+				case landing.ChainErr != nil:
 					outcome = store.ExecFailed
+				case past != "":
+					outcome = store.ExecLosses
+					say("%s: the x402 payment found on chain moved more than was approved: %s", r.ID, past)
 				}
 				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: deltasJSON(landing.Changes), At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
@@ -120,9 +129,10 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 	return nil
 }
 
-// storedX402 is the x402 payment recorded for a reservation, if any.
-func storedX402(st *store.Store, id string) (executor.X402Record, bool, error) {
-	p, ok, err := st.X402PaymentFor(id)
+// storedX402 is the x402 payment recorded for a reservation, if any, with
+// the amount approved (the reservation's one asset).
+func storedX402(st *store.Store, r store.Reservation) (executor.X402Record, bool, error) {
+	p, ok, err := st.X402PaymentFor(r.ID)
 	if err != nil || !ok {
 		return executor.X402Record{}, false, err
 	}
@@ -130,34 +140,15 @@ func storedX402(st *store.Store, id string) (executor.X402Record, bool, error) {
 	if err != nil {
 		return executor.X402Record{}, false, fmt.Errorf("stored x402 payer account %q: %w", p.Source, err)
 	}
-	return executor.X402Record{Message: p.Message, Source: src, LastValid: p.LastValidBlockHeight, FromSlot: p.FromSlot}, true, nil
-}
-
-// x402Fate asks the chain once about an x402 payment, by its exact message
-// in the payer token account's history, never by a signature the server
-// gave. It is declared never landed only when the chain is past its last
-// valid block height and a search made after reading that height does not
-// find it; any RPC failure leaves it open.
-func x402Fate(ctx context.Context, ex *executor.Executor, r executor.X402Record) (verdict, executor.Landing, error) {
-	landing, err := ex.FindX402(ctx, r)
-	if err != nil {
-		return fateOpen, landing, err
+	rec := executor.X402Record{Message: p.Message, Source: src, LastValid: p.LastValidBlockHeight, FromSlot: p.FromSlot}
+	if len(r.Tokens) != 1 {
+		return rec, true, fmt.Errorf("the x402 reservation holds %d assets, not its one", len(r.Tokens))
 	}
-	if landing.Found {
-		return fateLanded, landing, nil
+	if rec.Mint, err = solana.PublicKeyFromBase58(r.Tokens[0].Mint); err != nil {
+		return rec, true, fmt.Errorf("stored x402 asset %q: %w", r.Tokens[0].Mint, err)
 	}
-	height, err := ex.BlockHeight(ctx)
-	if err != nil || height <= r.LastValid {
-		return fateOpen, landing, err
-	}
-	landing, err = ex.FindX402(ctx, r)
-	switch {
-	case err != nil:
-		return fateOpen, landing, err
-	case landing.Found:
-		return fateLanded, landing, nil
-	}
-	return fateNeverLanded, landing, nil
+	rec.Amount = r.Tokens[0].Amount
+	return rec, true, nil
 }
 
 func short(s string) string {
@@ -176,11 +167,24 @@ const (
 	fateNeverLanded                // not on chain and past its last valid block height
 )
 
-// fate asks the chain once. A signature can be declared never-landed only
-// with a known last valid block height that the chain has passed, checked
-// with a history search after reading the height.
-func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, lastValid uint64) (verdict, executor.Landing, error) {
-	landing, err := ex.Lookup(ctx, sig)
+// bySignature looks a spend up by the signature the console sent it under.
+func bySignature(ex *executor.Executor, sig solana.Signature) func(context.Context) (executor.Landing, error) {
+	return func(ctx context.Context) (executor.Landing, error) { return ex.Lookup(ctx, sig) }
+}
+
+// byMessage looks an x402 payment up by its exact message in the payer token
+// account's history, never by a signature the server gave.
+func byMessage(ex *executor.Executor, pay executor.X402Record) func(context.Context) (executor.Landing, error) {
+	return func(ctx context.Context) (executor.Landing, error) { return ex.FindX402(ctx, pay) }
+}
+
+// fate asks the chain once, through look (by signature, or an x402 payment by
+// its message). A spend is declared never landed only with a known last valid
+// block height that the chain has passed, checked by a second look after
+// reading the height (it may have landed between the two reads); any RPC
+// failure leaves it open.
+func fate(ctx context.Context, ex *executor.Executor, look func(context.Context) (executor.Landing, error), lastValid uint64) (verdict, executor.Landing, error) {
+	landing, err := look(ctx)
 	if err != nil {
 		return fateOpen, landing, err
 	}
@@ -194,9 +198,7 @@ func fate(ctx context.Context, ex *executor.Executor, sig solana.Signature, last
 	if err != nil || height <= lastValid {
 		return fateOpen, landing, err
 	}
-	// Past the last valid height: one more look, in case it landed in
-	// between the two reads.
-	landing, err = ex.Lookup(ctx, sig)
+	landing, err = look(ctx)
 	switch {
 	case err != nil:
 		return fateOpen, landing, err

@@ -166,3 +166,59 @@ func TestX402SettleLieSettledByTheFollower(t *testing.T) {
 		t.Fatalf("wallet holds %d, want 999000", got)
 	}
 }
+
+// A payment found on chain after a restart is settled at what the chain
+// says moved and checked against what was approved: one that moved more is
+// recorded and said as such, never settled at the approved figure. The
+// signed bytes cannot move more than they say, so the approval is what the
+// test lowers: the stored reservation is edited to 500 (as if the human had
+// approved 500) before the next console reconciles the 1000 the server
+// landed.
+func TestX402FoundLateIsCheckedAgainstTheApprovedAmount(t *testing.T) {
+	ctx := context.Background()
+	w, api := x402WorldSlots(t, 200, withDayCap("0.0015"))
+	a := startAgent(t, w.socket)
+	args := map[string]any{"url": api.URL + "/hostile/settlelie"}
+	_, id := proposeX402(t, a, args)
+	if res := w.execute(t, a, "x402_fetch", id, args); res.Status() != "submitted" {
+		t.Fatalf("execute: %+v", res)
+	}
+	w.stop()
+	if landed, err := w.ledger.LandKept(ctx); err != nil || len(landed) != 1 {
+		t.Fatalf("the server's landing: %v %v", landed, err)
+	}
+	if err := w.ledger.ExpireBlockhash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.store.GetReservation(id)
+	if err != nil || len(r.Tokens) != 1 || r.Tokens[0].Amount != 1000 {
+		t.Fatalf("stored reservation %+v %v", r, err)
+	}
+	r.Tokens[0].Amount = 500
+	if err := w.store.UpdateReservation(r); err != nil {
+		t.Fatal(err)
+	}
+	spend, err := policy.NewSpend(w.store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := executor.New(executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), w.key, executor.Options{})
+	var lines []string
+	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
+		t.Fatal(err)
+	}
+	said := strings.Join(lines, "\n")
+	if !strings.Contains(said, "moved more than was approved: 1000 base units of "+api.Mint+" left the wallet, 500 more than the 500 approved") {
+		t.Fatalf("reconcile said:\n%s", said)
+	}
+	if tt := spend.State().Tokens[api.Mint]; tt.DaySpent != 1000 || tt.DayReserved != 0 {
+		t.Fatalf("books after reconcile: %+v; 1000 left the wallet", tt)
+	}
+	if got, _ := w.ownerTokens(t, w.wallet, api.Mint); got != 999_000 {
+		t.Fatalf("wallet holds %d, want 999000", got)
+	}
+	execs, err := w.store.Executions(id)
+	if err != nil || len(execs) == 0 || execs[len(execs)-1].Outcome != store.ExecLosses {
+		t.Fatalf("execution rows %+v %v; want the last recorded as executed with unexpected losses", execs, err)
+	}
+}
