@@ -115,11 +115,13 @@ func (l *Log) Write(p []byte) (int, error) {
 func (l *Log) run() {
 	defer close(l.done)
 	for line := range l.q {
-		if n := l.dropped.Swap(0); n > 0 {
+		// The count goes down only once the note saying so is written:
+		// until then those lines are still waiting to be reported (Dropped).
+		if n := l.dropped.Load(); n > 0 {
 			note := fmt.Sprintf("time=%s level=WARN msg=\"log lines dropped: the disk did not take them in time\" dropped=%d\n",
 				time.Now().UTC().Format(time.RFC3339), n)
-			if !l.write([]byte(note)) {
-				l.dropped.Add(n)
+			if l.write([]byte(note)) {
+				l.dropped.Add(-n)
 			}
 		}
 		if !l.write(line) {
