@@ -21,6 +21,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -86,7 +87,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	dir, _ := os.MkdirTemp("", "sgflood")
 	defer os.RemoveAll(dir)
-	ln, err := authority.Listen(filepath.Join(dir, "run", "c.sock"))
+	ln, err := host.Listen(filepath.Join(dir, "run", "c.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}

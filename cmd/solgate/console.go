@@ -72,7 +72,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if err := executor.MakeUndumpable(); err != nil {
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
-	adm := authority.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	adm := host.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
 	// The cluster first: it chooses the default state directory, and a
 	// console that cannot identify it writes nothing (--check reports it).
 	network, genesis, probeErr := probeRPC(ctx, s.RPC)
@@ -113,7 +113,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
 	// Nobody else writes to this terminal while the console draws on it.
-	reopen, err := authority.CloseTTYToOthers()
+	reopen, err := host.CloseTTYToOthers()
 	if err != nil {
 		return err
 	}
@@ -161,9 +161,9 @@ func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
 }
 
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
+func exposureOf(s Settings, adm host.Admission) *authority.Exposure {
 	dumpable, err := executor.Dumpable()
-	var tty *authority.TTY
+	var tty *host.TTY
 	exp := &authority.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,

@@ -158,11 +158,15 @@
 //     proposal queue, the one propose skeleton and the one run skeleton
 //     (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`); each
 //     write kind is one registration (`registry.go`: parse, draft, prepare,
-//     facts, the console's lines, submit, verify) in its own file
-//     (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`), and the
-//     console draws every kind through its lines (`lines.go`); the socket
-//     server with admission and peer limits (`socket.go`, `admission.go`,
-//     `peer.go`, `server.go`); `untrusted/`: sanitising text from outside for
+//     facts, the console's lines, the approved bytes; its landed-effects
+//     check and grant rule are required methods) in its own file
+//     (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`,
+//     `reclaimrent.go`), and the console draws every kind through its lines
+//     (`lines.go`) and reaches the hub only through `approval/`'s service;
+//     `host/`: admission and the machine's checks, knowing nothing of the
+//     Hub (the socket with peer credentials and limits, other users'
+//     admission, the terminal, trusted files, the notify command, the log
+//     file); `untrusted/`: sanitising text from outside for
 //     the console; `solanaactions/`: the console's Solana Actions client (URL
 //     forms, `actions.json`, metadata, links and parameters, the POST), which
 //     `solanaaction.go`, the `solana_action` kind, calls

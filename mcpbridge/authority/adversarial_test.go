@@ -25,6 +25,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -144,7 +145,7 @@ func newAdversary(t *testing.T) *adversary {
 		// One process plays every attacker here, far faster than an agent
 		// may propose: flood control has tests of its own.
 		o.MaxPendingPerUID, o.ProposalsPerMinute = 10_000, 10_000
-	}, authority.ListenConfig{MaxConnsPerUID: 1000})
+	}, host.ListenConfig{MaxConnsPerUID: 1000})
 	agent := testkit.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{

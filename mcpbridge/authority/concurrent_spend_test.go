@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -76,7 +77,7 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []wire.CallRe
 			recipients = append(recipients, k.PublicKey())
 			o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, k.PublicKey().String())
 		}
-	}, authority.ListenConfig{MaxConnsPerUID: 64})
+	}, host.ListenConfig{MaxConnsPerUID: 64})
 	start := time.Now()
 	walletBefore := w.balance(t, w.wallet)
 

@@ -27,10 +27,11 @@
 // own file (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`),
 // and the console draws every kind through its lines (`lines.go`), reaching
 // the hub only through the approval service (`console.go`, package
-// `approval`); the socket server with admission and peer limits (`socket.go`,
-// `admission.go`, `peer.go`, `server.go`); `host/`: the checks of the
-// machine that need no Hub (trusted files and directories, the notify
-// command, the log file); `untrusted/`: sanitising text from
+// `approval`); the HTTP routes of the socket (`server.go`); `host/`:
+// admission and the checks of the machine, which know nothing of the Hub
+// (the socket with peer credentials and limits, admission of other users,
+// the terminal device, trusted files, the notify command, the log file);
+// `untrusted/`: sanitising text from
 // outside for the console; `solanaactions/`: the console's Solana Actions
 // client (URL forms, `actions.json`, metadata, links and parameters, the
 // POST), which `solanaaction.go`, the `solana_action` kind, calls.

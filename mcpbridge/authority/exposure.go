@@ -35,21 +35,21 @@ type Exposure struct {
 	Key        FileFacts
 	State      FileFacts
 	Socket     string
-	Admission  Admission
+	Admission  host.Admission
 	Terminals  []Terminal
 	Dumpable   bool
 	// TTY is the terminal device on standard input; nil: none (terminal.go).
-	TTY *TTY
+	TTY *host.TTY
 	// SharedTerminal: --allow-shared-terminal overrides TerminalProblems,
 	// with a warning for the whole session.
 	SharedTerminal bool
 	// Ancestors are the processes above the console (ancestry_linux.go).
-	Ancestors []Ancestor
+	Ancestors []host.Ancestor
 	// TmuxClients are the terminals of the clients attached to the tmux
 	// server the console runs in, and TmuxAccess the users its
 	// server-access list admits, as far as the console may ask it
 	// (tmuxaccess.go).
-	TmuxClients []TTY
+	TmuxClients []host.TTY
 	TmuxAccess  []uint32
 }
 
@@ -123,7 +123,7 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 		}
 		add("screen", path)
 	}
-	if tty, ok := stdinTerminal(); ok {
+	if tty, ok := host.StdinTerminal(); ok {
 		add("tty", tty)
 	}
 	return out
@@ -175,7 +175,7 @@ func (e *Exposure) Report() []string {
 	if e.Dumpable {
 		lines = append(lines, "process memory: dumpable: another process of "+host.UserName(e.ConsoleUID)+" could read it")
 	} else {
-		lines = append(lines, "process memory: "+undumpableText)
+		lines = append(lines, "process memory: "+host.UndumpableText)
 	}
 	lines = append(lines, "bridges admitted: "+e.admittedText())
 	if e.Socket != "" {
@@ -279,7 +279,7 @@ func fileLine(what string, f FileFacts) string {
 // answered only after its peer's warnings are raised, so get_spend_status
 // never misses them.
 func (h *Hub) seePeer(ctx context.Context) {
-	cred, ok := PeerCredFromContext(ctx)
+	cred, ok := host.PeerCredFromContext(ctx)
 	if !ok {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -24,9 +25,9 @@ type caller struct {
 	name string
 	id   string
 	// proc is the one process that sent this call, by the kernel's word
-	// for this call (sender.go); zero when it cannot be vouched for, or
+	// for this call (host/sender.go); zero when it cannot be vouched for, or
 	// for a call made inside the console.
-	proc processID
+	proc host.ProcessID
 	// prep is the proposal this call is preparing (see admit); nil for
 	// calls that are not proposals.
 	prep *prepSlot
@@ -56,8 +57,8 @@ func callerOf(ctx context.Context, req wire.CallRequest) caller {
 	if name == "" {
 		name = "unknown-client"
 	}
-	if pc := peerConnFrom(ctx); pc != nil {
-		return caller{name: name, id: pc.cred.Identity().String(), proc: processOf(pc, req.Process), prep: &prepSlot{}}
+	if pc := host.PeerConnFrom(ctx); pc != nil {
+		return caller{name: name, id: pc.Cred().Identity().String(), proc: host.ProcessOf(pc, req.Process), prep: &prepSlot{}}
 	}
 	// A call from inside the console's own process (tests drive the hub
 	// this way) has no peer; its name is all there is to key on.

@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -44,7 +45,7 @@ func TestFloodOfOneUserLeavesAnotherServed(t *testing.T) {
 	helper := helperForOtherUsers(t)
 	const flooder, honest = 64102, 64103
 	const procs, each = 30, 4
-	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: []uint32{flooder, honest}}})
+	w := newWorldListen(t, nil, host.ListenConfig{Admission: host.Admission{UIDs: []uint32{flooder, honest}}})
 	// The world's socket lives in a root-only temporary directory: let the
 	// two users through to the socket's own directory, which Listen guards.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -54,7 +55,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	// them), over the second console's socket; the console itself is no
 	// user, and is answered as another user would be.
 	path := filepath.Join(testkit.SocketDir(t), "s")
-	l, err := authority.Listen(path)
+	l, err := host.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	}, func(s *authority.Setup, l *localnet.Ledger) {
 		tap = newRPCTap(t, l.RPC())
 		s.Client = executor.NewClient(tap.URL(), executor.ClientOptions{})
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	const amount = 2_500_000
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})

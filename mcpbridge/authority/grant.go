@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A standing grant lets the human approve one proposal and, with it, a
@@ -17,8 +18,8 @@ import (
 // (decide), and every cap and policy rule has already judged it by then.
 // Grants live in memory only, so a restart ends them all. A grant binds to
 // the process that proposed: on the socket, the kernel's word for each
-// covered call's sender and the bridge's per-process secret (sender.go),
-// and it ends when that process exits (procwatch_linux.go); for a call
+// covered call's sender and the bridge's per-process secret (host/sender.go),
+// and it ends when that process exits (host/procwatch_linux.go); for a call
 // made inside the console's own process (tests), that in-process id, which
 // nothing on the socket can claim.
 
@@ -87,23 +88,23 @@ type Grant struct {
 	// proc is the agent process the grant binds to, and watch follows it
 	// to its exit; zero and nil for a grant on a call made inside the
 	// console (bound to Peer, which nothing on the socket can claim).
-	proc  processID
-	watch *processWatch
+	proc  host.ProcessID
+	watch *host.ProcessWatch
 }
 
 // binds reports whether p was proposed by the grant's process, judged on
 // the kernel's word for the call that proposed it, and the process is
 // still running.
 func (g *Grant) binds(p *Proposal) bool {
-	if g.proc.valid() {
-		return p.proc == g.proc && g.watch.alive()
+	if g.proc.Valid() {
+		return p.proc == g.proc && g.watch.Alive()
 	}
 	return g.watch == nil && g.Peer == p.Peer
 }
 
 // boundTo reports whether the grant is the caller's (get_spend_status).
 func (g *Grant) boundTo(who caller) bool {
-	if g.proc.valid() {
+	if g.proc.Valid() {
 		return who.proc == g.proc
 	}
 	return g.Peer == who.id
@@ -168,10 +169,10 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		// A grant trusts one running process. Bound to anything less (a
 		// uid, a connection), a fork or whoever holds its connection
 		// would inherit it.
-		if !g.proc.valid() {
+		if !g.proc.Valid() {
 			return nil, Grant{}, fmt.Errorf("grant %s: the kernel cannot vouch for one agent process behind this proposal (its client sent no process secret, or another process wrote on its connection): approve it on its own (a) instead", id)
 		}
-		w, err := watchProcess(g.proc)
+		w, err := host.WatchProcess(g.proc)
 		if err != nil {
 			return nil, Grant{}, fmt.Errorf("grant %s: %w", id, err)
 		}
@@ -179,7 +180,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	}
 	fail := func(err error) (*Proposal, Grant, error) {
 		if g.watch != nil {
-			g.watch.close()
+			g.watch.Close()
 		}
 		return nil, Grant{}, err
 	}
@@ -218,8 +219,8 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	time.AfterFunc(t.For, func() { h.endGrants(func(g *Grant) bool { return g.N == n }, "it expired") })
 	if made.watch != nil {
 		go func() {
-			if made.watch.wait() {
-				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", made.proc.pid))
+			if made.watch.Wait() {
+				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", made.proc.PID()))
 			}
 		}()
 	}
@@ -267,7 +268,7 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 	sort.Slice(ended, func(i, j int) bool { return ended[i].N < ended[j].N })
 	for _, g := range ended {
 		if g.watch != nil {
-			g.watch.close() // its waiter returns
+			g.watch.Close() // its waiter returns
 		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -88,7 +89,7 @@ func (o *Options) defaults() error {
 		o.KeepFinished = 1000
 	}
 	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = RequestReadTimeout
+		o.ReadTimeout = host.RequestReadTimeout
 	}
 	if o.MaxPendingPerUID <= 0 {
 		o.MaxPendingPerUID = DefaultMaxPendingPerUID

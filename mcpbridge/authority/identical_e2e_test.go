@@ -12,6 +12,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // memoProgram is the SPL Memo program (v2), spelled as published by the
@@ -27,7 +28,7 @@ const memoProgram = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 	// Mostly waiting for 3 s slots: run beside the others.
 	t.Parallel()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	const amount = 30_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
@@ -113,7 +114,7 @@ func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 // holds both outputs, and each transaction is its own.
 func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
 	t.Parallel()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	usdc := w.ledger.DemoMints().USDC.Mint
 	const amount = 20_000_000
@@ -180,7 +181,7 @@ func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T)
 			t.Fatal(err)
 		}
 		o.Policy.MaxTokenPerTx = capped(t, mint+"=2.5")
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
 		t.Fatal(err)
 	}

@@ -38,13 +38,13 @@ func TestRefusalFloodBarelyGrowsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	socket := filepath.Join(testkit.SocketDir(t), "s", "console.sock")
-	ln, err := authority.ListenConfig{MaxConnsPerUID: 2, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
+	ln, err := host.ListenConfig{MaxConnsPerUID: 2, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
 		RefusalSummaryEvery: every}.Listen(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	srv := authority.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	srv := host.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	go srv.Serve(ln)
 	t.Cleanup(func() { close(release); srv.Close() })
 

@@ -11,6 +11,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -93,7 +94,7 @@ func outcomeWorld(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)
 		if tweak != nil {
 			tweak(o, l)
 		}
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(context.Background(), mint, w.wallet.String(), 10_000_000); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ func (who caller) owns(p *Proposal) bool {
 	if ownerOf(p.Peer) != who.owner() {
 		return false
 	}
-	if p.Grant != 0 && p.proc.valid() {
+	if p.Grant != 0 && p.proc.Valid() {
 		return who.proc == p.proc
 	}
 	return true

@@ -16,6 +16,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -158,7 +159,7 @@ func worldForUsers(t *testing.T, uids ...uint32) (*world, string) {
 func worldForUsersWith(t *testing.T, tweak func(*authority.Options), uids ...uint32) (*world, string) {
 	t.Helper()
 	helper := helperForOtherUsers(t)
-	w := newWorldListen(t, tweak, authority.ListenConfig{Admission: authority.Admission{UIDs: uids}})
+	w := newWorldListen(t, tweak, host.ListenConfig{Admission: host.Admission{UIDs: uids}})
 	// The world's socket lives in a root-only temporary directory: let
 	// the users through to the socket's own directory, which Listen guards.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -15,7 +16,7 @@ import (
 func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
 	var ci wire.ClientInfo
-	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ci); err != nil {

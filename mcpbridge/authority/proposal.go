@@ -7,6 +7,7 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // Proposal is one write the agent asked for. Hub methods hand out copies;
@@ -60,8 +61,8 @@ type Proposal struct {
 	text string
 
 	// proc is the process that proposed it, where the kernel vouched for
-	// one (sender.go): what a grant made on it binds to.
-	proc processID
+	// one (host/sender.go): what a grant made on it binds to.
+	proc host.ProcessID
 
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending

@@ -8,6 +8,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -70,7 +71,7 @@ func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
 	w := newWorldLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	ctx := context.Background()
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 1_000_000); err != nil {

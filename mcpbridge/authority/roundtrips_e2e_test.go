@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -27,7 +28,7 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 		o.Policy.AllowUncappedTokenTransfers = true
 	}, func(s *authority.Setup, _ *localnet.Ledger) {
 		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
 		t.Fatal(err)

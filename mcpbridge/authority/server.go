@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -63,7 +64,7 @@ func DecodeCallRequest(r io.Reader) (wire.CallRequest, error) {
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	h.seePeerOnce(r.Context())
-	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
 		// The deadline stays: net/http drains what is left of the body
@@ -72,11 +73,11 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyRead()
-	if pc := peerConnFrom(r.Context()); pc != nil {
-		if uid, ok := pc.senders.foreign(); ok {
+	if pc := host.PeerConnFrom(r.Context()); pc != nil {
+		if uid, ok := pc.Foreign(); ok {
 			// Admission judged the user that connected, not this one.
 			writeJSON(w, http.StatusForbidden, wire.CallResult{IsError: true, Text: fmt.Sprintf(
-				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.cred.UID, uid)})
+				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.Cred().UID, uid)})
 			return
 		}
 	}
@@ -87,13 +88,13 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 // has seen, so the connection's later requests would find theirs already
 // noted, only after taking the hub's lock that proposals contend for.
 func (h *Hub) seePeerOnce(ctx context.Context) {
-	pc := peerConnFrom(ctx)
-	if pc != nil && pc.seen.Load() {
+	pc := host.PeerConnFrom(ctx)
+	if pc != nil && pc.Seen() {
 		return
 	}
 	h.seePeer(ctx)
 	if pc != nil {
-		pc.seen.Store(true)
+		pc.MarkSeen()
 	}
 }
 
@@ -121,7 +122,7 @@ var jsonContentType = []string{"application/json"}
 
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {
-	srv := NewSocketHTTPServer(h.Handler())
+	srv := host.NewSocketHTTPServer(h.Handler())
 	srv.ReadHeaderTimeout = h.opts.ReadTimeout
 	// net/http's own complaints go to the console's log, never to the
 	// terminal the TUI draws on.

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -51,7 +52,7 @@ func closedAt(c net.Conn, deadline time.Time) time.Time {
 // bridge's calls are answered all the while.
 func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	const timeout = 2 * time.Second
-	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerUID: 200})
+	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, host.ListenConfig{MaxConnsPerUID: 200})
 	a := startAgent(t, w.socket)
 	start := time.Now()
 	conns := make([]net.Conn, 100)
@@ -119,7 +120,7 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 // TestFloodOfOneUserLeavesAnotherServed, as root.)
 func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	const max = 5
-	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerUID: max})
+	w := newWorldListen(t, nil, host.ListenConfig{MaxConnsPerUID: max})
 	a := startAgent(t, w.socket)
 	// The bridge holds its presence connection; the rest are ours.
 	var held []net.Conn

@@ -1,12 +1,10 @@
-package authority
+package host
 
 import (
 	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -20,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge"
 )
 
 // socketPath returns a fresh socket path in a directory Listen must create.

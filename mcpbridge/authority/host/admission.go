@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"bufio"

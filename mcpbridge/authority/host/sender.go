@@ -1,4 +1,4 @@
-package authority
+package host
 
 import "sync"
 
@@ -65,7 +65,7 @@ func (s *senders) foreign() (uint32, bool) {
 	return s.stranger, s.strange
 }
 
-// processID is one running process as a grant binds to it: the kernel's uid,
+// ProcessID is one running process as a grant binds to it: the kernel's uid,
 // pid and the process's start time (which tell it from a fork and from a
 // later process given the same pid), and the bridge's per-process secret
 // (wire.CallRequest.Process). execve keeps the pid and the start time;
@@ -73,22 +73,25 @@ func (s *senders) foreign() (uint32, bool) {
 // the memory of a non-dumpable process and never leaves it but to the
 // console. The zero value is no process: a call the kernel could not vouch
 // for as one process's, or one made inside the console.
-type processID struct {
+type ProcessID struct {
 	uid   uint32
 	pid   int32
 	start uint64
 	nonce string
 }
 
-func (p processID) valid() bool { return p.pid > 0 && p.start != 0 && p.nonce != "" }
+func (p ProcessID) Valid() bool { return p.pid > 0 && p.start != 0 && p.nonce != "" }
 
-// processOf is the process that sent a call on pc with the secret nonce,
-// or the zero processID when the kernel cannot vouch that one process,
+// ProcessOf is the process that sent a call on pc with the secret nonce,
+// or the zero ProcessID when the kernel cannot vouch that one process,
 // the one that connected, wrote every byte the connection carried so far.
-func processOf(pc *peerConn, nonce string) processID {
+func ProcessOf(pc *PeerConn, nonce string) ProcessID {
 	s, ok := pc.senders.only()
 	if !ok || s.pid != pc.cred.PID || s.uid != pc.cred.UID {
-		return processID{}
+		return ProcessID{}
 	}
-	return processID{uid: s.uid, pid: s.pid, start: pc.cred.Start, nonce: nonce}
+	return ProcessID{uid: s.uid, pid: s.pid, start: pc.cred.Start, nonce: nonce}
 }
+
+// PID is the process's id (0: no process).
+func (p ProcessID) PID() int32 { return p.pid }

@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"bytes"
@@ -32,10 +32,10 @@ func (p PeerID) String() string {
 }
 
 // Identity is the peer's identity. The start time is read when the
-// connection is accepted (peerCredOf), so it names the process that connected.
+// connection is accepted (PeerCredOf), so it names the process that connected.
 func (c PeerCred) Identity() PeerID { return PeerID{UID: c.UID, PID: c.PID, Start: c.Start} }
 
-func parseStartTime(stat []byte) (uint64, error) {
+func ParseStartTime(stat []byte) (uint64, error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("/proc stat without a command name")

@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"fmt"
@@ -7,32 +7,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// processWatch follows one granted process through a pidfd: the kernel
+// ProcessWatch follows one granted process through a pidfd: the kernel
 // makes it readable the moment the process exits, so a grant ends then
 // (not at the next call), and a pid the kernel later gives to another
 // process never reaches the grant.
-type processWatch struct{ f *os.File }
+type ProcessWatch struct{ f *os.File }
 
-// watchProcess opens a pidfd for p, or says why p cannot be watched (it
+// WatchProcess opens a pidfd for p, or says why p cannot be watched (it
 // exited, or its pid already names another process).
-func watchProcess(p processID) (*processWatch, error) {
+func WatchProcess(p ProcessID) (*ProcessWatch, error) {
 	fd, err := unix.PidfdOpen(int(p.pid), unix.PIDFD_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("its agent process (pid %d) cannot be followed: %w", p.pid, err)
 	}
 	// The pidfd names whoever holds the pid now; the start time says that
 	// is still the process that proposed.
-	if start, err := procStartTime(p.pid); err != nil || start != p.start {
+	if start, err := ProcStartTime(p.pid); err != nil || start != p.start {
 		unix.Close(fd)
 		return nil, fmt.Errorf("its agent process (pid %d) has exited", p.pid)
 	}
 	// Non-blocking, so the runtime's poller waits on it (wait), not a thread.
-	return &processWatch{f: os.NewFile(uintptr(fd), fmt.Sprintf("pidfd of %d", p.pid))}, nil
+	return &ProcessWatch{f: os.NewFile(uintptr(fd), fmt.Sprintf("pidfd of %d", p.pid))}, nil
 }
 
-// wait returns true once the process exited, false when the watch was
+// Wait returns true once the process exited, false when the watch was
 // closed first (the grant ended for another reason).
-func (w *processWatch) wait() bool {
+func (w *ProcessWatch) Wait() bool {
 	rc, err := w.f.SyscallConn()
 	if err != nil {
 		return false
@@ -45,8 +45,8 @@ func (w *processWatch) wait() bool {
 	return err == nil && exited
 }
 
-// alive reports whether the process has not exited; a closed watch is not.
-func (w *processWatch) alive() bool {
+// Alive reports whether the process has not exited; a closed watch is not.
+func (w *ProcessWatch) Alive() bool {
 	rc, err := w.f.SyscallConn()
 	if err != nil {
 		return false
@@ -58,7 +58,7 @@ func (w *processWatch) alive() bool {
 	return alive
 }
 
-func (w *processWatch) close() { _ = w.f.Close() }
+func (w *ProcessWatch) Close() { _ = w.f.Close() }
 
 // pidfdExited looks, without waiting, whether the pidfd is readable: the
 // process exited. An error other than EINTR counts as exited (fail closed).

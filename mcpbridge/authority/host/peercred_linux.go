@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"encoding/binary"
@@ -19,7 +19,7 @@ import (
 // maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
 const maxSocketPathLen = 107
 
-func peerCredOf(c *net.UnixConn) (PeerCred, error) {
+func PeerCredOf(c *net.UnixConn) (PeerCred, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return PeerCred{}, err
@@ -36,25 +36,25 @@ func peerCredOf(c *net.UnixConn) (PeerCred, error) {
 	}
 	cred := PeerCred{PID: uc.Pid, UID: uc.Uid, GID: uc.Gid}
 	// Unreadable (the process already exited): 0, which no live process has.
-	cred.Start, _ = procStartTime(uc.Pid)
+	cred.Start, _ = ProcStartTime(uc.Pid)
 	return cred, nil
 }
 
-// procStartTime reads field 22 (starttime, clock ticks after boot) of
+// ProcStartTime reads field 22 (starttime, clock ticks after boot) of
 // /proc/<pid>/stat. The second field (comm) is in parentheses and may itself
 // contain spaces and ')', so the fields are counted from the last ')'.
-func procStartTime(pid int32) (uint64, error) {
+func ProcStartTime(pid int32) (uint64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
-	return parseStartTime(raw)
+	return ParseStartTime(raw)
 }
 
-// peerGroupsOf reads the peer's supplementary groups as the kernel recorded
+// PeerGroupsOf reads the peer's supplementary groups as the kernel recorded
 // them at connect time (SO_PEERGROUPS, Linux 4.13+). x/sys has no typed
 // getter, and its string getter stops at the first zero byte.
-func peerGroupsOf(c *net.UnixConn) ([]uint32, error) {
+func PeerGroupsOf(c *net.UnixConn) ([]uint32, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ var credSpace = unix.CmsgSpace(unix.SizeofUcred)
 // Read reads as net.UnixConn does, through recvmsg, and notes who sent the
 // bytes. The kernel never joins two senders' bytes in one read once
 // SO_PASSCRED is set, so one read has one sender.
-func (c *peerConn) Read(b []byte) (int, error) {
+func (c *PeerConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return c.UnixConn.Read(b)
 	}

@@ -1,13 +1,14 @@
-package authority
+package host
 
 import (
-	"github.com/solgate/solgate/localnet/testkit"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // TestPeerCredOfARealConnection asks the kernel, through each OS's own
@@ -43,7 +44,7 @@ func TestPeerCredOfARealConnection(t *testing.T) {
 	}
 	defer server.Close()
 
-	cred, err := peerCredOf(server)
+	cred, err := PeerCredOf(server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestPeerCredOfARealConnection(t *testing.T) {
 		t.Errorf("peer = uid %d pid %d gid %d, want this process: uid %d pid %d gid %d",
 			cred.UID, cred.PID, cred.GID, os.Geteuid(), os.Getpid(), os.Getegid())
 	}
-	self, err := procStartTime(int32(os.Getpid()))
+	self, err := ProcStartTime(int32(os.Getpid()))
 	if err != nil || self == 0 || cred.Start != self {
 		t.Errorf("peer start time %d, this process's %d (%v)", cred.Start, self, err)
 	}
@@ -63,12 +64,12 @@ func TestPeerCredOfARealConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
-	later, err := procStartTime(int32(sleeper.Process.Pid))
+	later, err := ProcStartTime(int32(sleeper.Process.Pid))
 	if err != nil || later < self {
 		t.Errorf("start time of a process started later: %d (%v), this process's %d", later, err, self)
 	}
 
-	groups, err := peerGroupsOf(server)
+	groups, err := PeerGroupsOf(server)
 	if err != nil {
 		t.Fatal(err)
 	}

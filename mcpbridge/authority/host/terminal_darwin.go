@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"path/filepath"
@@ -6,14 +6,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// undumpableText is what executor.MakeUndumpable achieved, for Report. It is
+// UndumpableText is what executor.MakeUndumpable achieved, for Report. It is
 // weaker than Linux's PR_SET_DUMPABLE 0 (SECURITY.md, "macOS").
-const undumpableText = "debugger attach denied (PT_DENY_ATTACH) and core dumps off: a process of the same user cannot ptrace it, but task_for_pid is left to macOS's code-signing rules"
+const UndumpableText = "debugger attach denied (PT_DENY_ATTACH) and core dumps off: a process of the same user cannot ptrace it, but task_for_pid is left to macOS's code-signing rules"
 
-// stdinTerminal is the terminal device on the console's standard input.
+// StdinTerminal is the terminal device on the console's standard input.
 // darwin has no /proc: the device is found by its number among /dev/ttys*
 // (pseudo-terminals) and /dev/console.
-func stdinTerminal() (string, bool) {
+func StdinTerminal() (string, bool) {
 	var in unix.Stat_t
 	if err := unix.Fstat(0, &in); err != nil || in.Mode&unix.S_IFMT != unix.S_IFCHR {
 		return "", false

@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 // maxSocketPathLen is sun_path (104 bytes on darwin) minus its terminating NUL.
 const maxSocketPathLen = 103
 
-func peerCredOf(c *net.UnixConn) (PeerCred, error) {
+func PeerCredOf(c *net.UnixConn) (PeerCred, error) {
 	xu, pid, err := xucredOf(c)
 	if err != nil {
 		return PeerCred{}, err
@@ -33,7 +33,7 @@ func peerCredOf(c *net.UnixConn) (PeerCred, error) {
 		cred.GID = xu.Groups[0] // cr_groups[0] is the effective gid
 	}
 	// Unreadable (the process already exited): 0, which no live process has.
-	cred.Start, _ = procStartTime(pid)
+	cred.Start, _ = ProcStartTime(pid)
 	return cred, nil
 }
 
@@ -60,9 +60,9 @@ func xucredOf(c *net.UnixConn) (*unix.Xucred, int32, error) {
 	return xu, int32(pid), nil
 }
 
-// procStartTime is the process's start time in microseconds since 1970,
+// ProcStartTime is the process's start time in microseconds since 1970,
 // from sysctl kern.proc.pid.<pid> (struct extern_proc p_starttime).
-func procStartTime(pid int32) (uint64, error) {
+func ProcStartTime(pid int32) (uint64, error) {
 	kp, err := unix.SysctlKinfoProc("kern.proc.pid", int(pid))
 	if err != nil {
 		return 0, fmt.Errorf("sysctl kern.proc.pid.%d: %w", pid, err)
@@ -74,9 +74,9 @@ func procStartTime(pid int32) (uint64, error) {
 	return uint64(t.Sec)*1_000_000 + uint64(t.Usec), nil
 }
 
-// peerGroupsOf is the peer's groups as LOCAL_PEERCRED recorded them at
+// PeerGroupsOf is the peer's groups as LOCAL_PEERCRED recorded them at
 // connect time: at most 16.
-func peerGroupsOf(c *net.UnixConn) ([]uint32, error) {
+func PeerGroupsOf(c *net.UnixConn) ([]uint32, error) {
 	xu, _, err := xucredOf(c)
 	if err != nil {
 		return nil, err

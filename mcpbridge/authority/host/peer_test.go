@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"os"
@@ -23,7 +23,7 @@ func TestParseStartTime(t *testing.T) {
 		{stat: "4242 (short) S 1 2 3", bad: true},
 		{stat: "no parenthesis", bad: true},
 	} {
-		got, err := parseStartTime([]byte(tc.stat))
+		got, err := ParseStartTime([]byte(tc.stat))
 		if tc.bad {
 			if err == nil {
 				t.Errorf("%q: got %d, want an error", tc.stat, got)
@@ -38,11 +38,11 @@ func TestParseStartTime(t *testing.T) {
 
 // Our own start time read through /proc is stable and not zero.
 func TestProcStartTimeOfSelf(t *testing.T) {
-	a, err := procStartTime(int32(os.Getpid()))
+	a, err := ProcStartTime(int32(os.Getpid()))
 	if err != nil || a == 0 {
 		t.Fatalf("start time of self: %d, %v", a, err)
 	}
-	b, _ := procStartTime(int32(os.Getpid()))
+	b, _ := ProcStartTime(int32(os.Getpid()))
 	if a != b {
 		t.Fatalf("start time changed: %d then %d", a, b)
 	}

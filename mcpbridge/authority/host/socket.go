@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"bufio"
@@ -247,7 +247,7 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		cred, err := peerCredOf(c)
+		cred, err := PeerCredOf(c)
 		if err != nil {
 			l.count(otherUsers, "connection whose peer credentials cannot be read refused", slog.String("err", err.Error()))
 			c.Close()
@@ -276,7 +276,7 @@ func (l *SocketListener) Accept() (net.Conn, error) {
 			go l.tooMany(c, cred, over)
 			continue
 		}
-		pc := &peerConn{UnixConn: c, raw: raw, cred: cred, release: release}
+		pc := &PeerConn{UnixConn: c, raw: raw, cred: cred, release: release}
 		pc.senders.owner = cred.UID
 		return pc, nil
 	}
@@ -288,7 +288,7 @@ func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
 	}
 	var groups []uint32
 	if len(l.admit.GIDs) > 0 {
-		groups, _ = peerGroupsOf(c) // unreadable: judged on uid and primary gid alone
+		groups, _ = PeerGroupsOf(c) // unreadable: judged on uid and primary gid alone
 	}
 	return l.admit.admits(uint32(os.Geteuid()), cred, groups)
 }
@@ -368,8 +368,8 @@ func (l *SocketListener) Path() string { return l.path }
 // Rejected is how many connections were refused so far.
 func (l *SocketListener) Rejected() uint64 { return l.rejected.Load() }
 
-// peerConn is an accepted connection that remembers who is on the other end.
-type peerConn struct {
+// PeerConn is an accepted connection that remembers who is on the other end.
+type PeerConn struct {
 	*net.UnixConn
 	raw     syscall.RawConn
 	cred    PeerCred
@@ -381,7 +381,18 @@ type peerConn struct {
 	seen atomic.Bool
 }
 
-func (c *peerConn) Close() error {
+// Cred is who connected, as the kernel said at accept.
+func (c *PeerConn) Cred() PeerCred { return c.cred }
+
+// Foreign is a uid other than the connecting one that wrote on the
+// connection, if any did (sender.go).
+func (c *PeerConn) Foreign() (uint32, bool) { return c.senders.foreign() }
+
+// Seen reports whether the hub has noted this peer; MarkSeen notes it.
+func (c *PeerConn) Seen() bool { return c.seen.Load() }
+func (c *PeerConn) MarkSeen()  { c.seen.Store(true) }
+
+func (c *PeerConn) Close() error {
 	c.release()
 	return c.UnixConn.Close()
 }
@@ -391,7 +402,7 @@ type peerCredKey struct{}
 // ConnContext is for http.Server.ConnContext: it puts the peer's credentials
 // of a SocketListener connection into every request's context.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
-	if pc, ok := c.(*peerConn); ok {
+	if pc, ok := c.(*PeerConn); ok {
 		return context.WithValue(ctx, peerCredKey{}, pc)
 	}
 	return ctx
@@ -400,14 +411,14 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // PeerCredFromContext returns the credentials ConnContext stored. ok is false
 // when the request did not come through a SocketListener.
 func PeerCredFromContext(ctx context.Context) (cred PeerCred, ok bool) {
-	if pc := peerConnFrom(ctx); pc != nil {
+	if pc := PeerConnFrom(ctx); pc != nil {
 		return pc.cred, true
 	}
 	return PeerCred{}, false
 }
 
-func peerConnFrom(ctx context.Context) *peerConn {
-	pc, _ := ctx.Value(peerCredKey{}).(*peerConn)
+func PeerConnFrom(ctx context.Context) *PeerConn {
+	pc, _ := ctx.Value(peerCredKey{}).(*PeerConn)
 	return pc
 }
 
@@ -423,4 +434,17 @@ func NewSocketHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// MostConnsOfOnePeer is the largest number of connections one peer holds
+// open on l: tests wait for it instead of guessing when the console has
+// accepted or seen the close of a connection.
+func (l *SocketListener) MostConnsOfOnePeer() int {
+	l.peers.mu.Lock()
+	defer l.peers.mu.Unlock()
+	most := 0
+	for _, n := range l.peers.open {
+		most = max(most, n)
+	}
+	return most
 }

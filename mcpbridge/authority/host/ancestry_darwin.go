@@ -1,4 +1,4 @@
-package authority
+package host
 
 // Ancestor is one process above the console and the terminals it holds.
 type Ancestor struct {
@@ -13,5 +13,5 @@ type Ancestor struct {
 // terminal is judged there (README, "macOS").
 func Ancestry() []Ancestor { return nil }
 
-// listeningSocketOf is not read on darwin.
-func listeningSocketOf(int) string { return "" }
+// ListeningSocketOf is not read on darwin.
+func ListeningSocketOf(int) string { return "" }

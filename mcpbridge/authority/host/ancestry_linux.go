@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func readAncestor(pid int, devs map[uint64]string) (Ancestor, int, bool) {
 			return
 		}
 		seen[path] = true
-		if t, ok := statTTYPath(path); ok {
+		if t, ok := StatTTYPath(path); ok {
 			a.TTYs = append(a.TTYs, t)
 		}
 	}
@@ -128,11 +128,11 @@ func ttyDevices() map[uint64]string {
 	return out
 }
 
-// listeningSocketOf is the path of a Unix socket process pid listens on
+// ListeningSocketOf is the path of a Unix socket process pid listens on
 // (a tmux server's, whatever -S or -L named it), or "": its descriptors are
 // readable to its own user and root only, and /proc/net/unix maps their
 // inodes to paths.
-func listeningSocketOf(pid int) string {
+func ListeningSocketOf(pid int) string {
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return ""
