@@ -10,7 +10,7 @@ BIN       := bin/solgate
 FUZZTIME  ?= 10s
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help build install test vet localnet-deps tsclient-deps demo prove fuzz bench clean
+.PHONY: help build install test vet localnet-deps localnet-programs tsclient-deps demo prove fuzz bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ localnet-deps: localnet/node_modules/.package-lock.json ## install the test ledg
 localnet/node_modules/.package-lock.json: localnet/package-lock.json localnet/package.json
 	cd localnet && $(NPM) ci --no-audit --no-fund
 	@touch $@
+
+localnet-programs: ## reassemble localnet/programs/cpswap.so from cpswap.s (needs LLVM's llvm-mc and llvm-objcopy; the .so is committed)
+	node localnet/programs/build.mjs
 
 # The official TypeScript MCP SDK client the end-to-end tests drive `solgate
 # mcp` with (mcpbridge/authority/tsclient_e2e_test.go), pinned by its lockfile.

@@ -66,7 +66,8 @@
 //
 // Jupiter as it is today. `lite-api.jup.ag` is deprecated (since 31 January
 // 2026); use `--swap-api https://api.jup.ag` (solgate appends `/swap/v1/quote`
-// and `/swap/v1/swap`) with an API key from Jupiter's portal:
+// and `/swap/v1/swap` under `--swap-api-version 1`; the default, 2, speaks
+// Swap API v2's `/swap/v2/build`, below) with an API key from Jupiter's portal:
 // `SOLGATE_SWAP_API_KEY` (or `swap_api_key` in the config file, or
 // `--swap-api-key-file FILE`, mode 0600; never a flag, which every user can read
 // in `/proc/PID/cmdline`) is sent as `x-api-key` and never printed or logged.
@@ -79,6 +80,25 @@
 // ("Jupiter routes mainnet only"). Facts are per cluster: devnet's USDC
 // (`4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU`, Circle's) is USDC on devnet,
 // and the impostor check uses the console's cluster.
+//
+// Swap API v2 (the console's default, swapv2.go): `GET /swap/v2/build` with
+// inputMint, outputMint, amount, slippageBps and taker (the wallet) answers the
+// quote and raw instructions (computeBudgetInstructions, setupInstructions,
+// swapInstruction, cleanupInstruction, otherInstructions,
+// addressesByLookupTableAddress, blockhashWithMetadata). The console compiles
+// them into a v0 message in Jupiter's published order, the wallet its fee payer
+// and only signer (an instruction asking anyone else to sign is refused), and
+// from there judges the bytes as v1's: lookup tables read from the chain, not
+// the API's copy; inspection; simulation against the outflow budget and the
+// minimum. Every transaction comes from a fresh /build and is judged by that
+// build's own quote, whose otherAmountThreshold its swap instruction carries
+// and the chain enforces: at execution, one below the approved minimum is
+// refused (the market moved between the re-quote and the build), and after
+// waiting out a blockhash another identical swap took, the swap is quoted
+// again. /build gives no priceImpactPct: with `max_price_impact_pct` set,
+// a v2 quote is refused, since the limit cannot be held. On localnet /build
+// routes through cpswap, a pool program on the ledger that holds the pool's
+// side and the minimum out itself (localnet/README.md).
 //
 // At execution it re-quotes. The approval binds the input amount, the approved
 // minimum out and the fee bound, not the route nor the slippage: a real price

@@ -40,6 +40,8 @@ type SwapClientOptions struct {
 	PrioritizationFeeLamports uint64
 	// APIKey, when set, is sent as the x-api-key header.
 	APIKey string
+	// Version is the API spoken: SwapAPIv1 (0 means it) or SwapAPIv2.
+	Version int
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
 }
@@ -54,8 +56,9 @@ func (o SwapClientOptions) withDefaults() SwapClientOptions {
 	return o
 }
 
-// SwapClient talks to a Jupiter Swap API v1 compatible service:
-// GET {base}/swap/v1/quote and POST {base}/swap/v1/swap.
+// SwapClient talks to a Jupiter Swap API compatible service: v1's
+// GET {base}/swap/v1/quote and POST {base}/swap/v1/swap, or v2's
+// GET {base}/swap/v2/build (swapv2.go).
 type SwapClient struct {
 	base *url.URL
 	http *http.Client
@@ -68,6 +71,9 @@ func NewSwapClient(base string, opts SwapClientOptions) (*SwapClient, error) {
 	u, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("%w: base URL %q must be http(s)://host[/prefix]", ErrSwapAPI, base)
+	}
+	if opts.Version != 0 && opts.Version != SwapAPIv1 && opts.Version != SwapAPIv2 {
+		return nil, fmt.Errorf("%w: version %d: accepted are 1 (/swap/v1/quote and /swap/v1/swap) and 2 (/swap/v2/build)", ErrSwapAPI, opts.Version)
 	}
 	opts = opts.withDefaults()
 	tr := opts.Transport
@@ -101,6 +107,9 @@ type QuoteRequest struct {
 	OutputMint  solana.PublicKey
 	Amount      uint64 // input, in base units
 	SlippageBps uint16
+	// Taker is the wallet that will sign and pay: v2's /build needs it to
+	// build its instructions; v1's quote does not use it.
+	Taker solana.PublicKey
 }
 
 // Quote is a parsed quote. Raw is the API's JSON exactly as received; it is
@@ -121,6 +130,8 @@ type Quote struct {
 	ContextSlot    uint64
 	TimeTaken      float64
 	Raw            json.RawMessage
+
+	build *swapBuild // v2: the /build answer's instructions
 }
 
 // RouteStep is one routePlan entry.
@@ -159,7 +170,11 @@ func (q *Quote) PriceImpact() (float64, error) {
 // SwapTx is /swap's answer: the transaction decoded (not yet inspected) and
 // the API's claims about it.
 type SwapTx struct {
-	Tx                        *ForeignTx
+	Tx *ForeignTx
+	// Quote is, for Swap API v2, the quote of the /build the transaction
+	// was compiled from (its minimum is the one the chain enforces); nil
+	// for v1, whose /swap builds for the quote it was sent.
+	Quote                     *Quote
 	LastValidBlockHeight      uint64
 	PrioritizationFeeLamports uint64
 	ComputeUnitLimit          uint64
@@ -248,6 +263,9 @@ func (c *SwapClient) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) 
 	if r.SlippageBps > 10_000 {
 		return nil, fmt.Errorf("%w: quote: slippageBps %d is over 10000 (100 %%)", ErrSwapAPI, r.SlippageBps)
 	}
+	if c.Version() == SwapAPIv2 {
+		return c.build(ctx, r)
+	}
 	q := url.Values{}
 	q.Set("inputMint", r.InputMint.String())
 	q.Set("outputMint", r.OutputMint.String())
@@ -259,7 +277,7 @@ func (c *SwapClient) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) 
 	if err != nil {
 		return nil, err
 	}
-	quote, err := parseQuote(body)
+	quote, err := parseQuote(body, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: quote: malformed response: %v", ErrSwapAPI, err)
 	}
@@ -279,6 +297,11 @@ func (c *SwapClient) SwapTransaction(ctx context.Context, q *Quote, user solana.
 func (c *SwapClient) SwapTransactionWithFee(ctx context.Context, q *Quote, user solana.PublicKey, fee SwapPriorityFee) (*SwapTx, error) {
 	if q == nil || len(q.Raw) == 0 {
 		return nil, fmt.Errorf("%w: swap: no quote to build a transaction for", ErrSwapAPI)
+	}
+	if c.Version() == SwapAPIv2 {
+		// /build takes no priority fee: its computeBudgetInstructions set
+		// one, which the inspector holds to --max-priority-fee-lamports.
+		return c.buildTransaction(ctx, q, user)
 	}
 	req, err := json.Marshal(swapRequestWire{
 		UserPublicKey:             user.String(),
@@ -486,7 +509,10 @@ func parsePubkey(s, field string) (solana.PublicKey, error) {
 	return pk, nil
 }
 
-func parseQuote(body []byte) (*Quote, error) {
+// parseQuote reads the quote fields of v1's /quote or v2's /build answer.
+// v2's published answer has no priceImpactPct: there (impactOptional) a
+// missing one leaves PriceImpactPct empty, an impact not known.
+func parseQuote(body []byte, impactOptional bool) (*Quote, error) {
 	var w quoteWire
 	if err := strictUnmarshal(body, &w); err != nil {
 		return nil, err
@@ -514,8 +540,10 @@ func parseQuote(body []byte) (*Quote, error) {
 	q.SlippageBps = uint16(*w.SlippageBps)
 	q.SwapMode = w.SwapMode
 	q.PriceImpactPct = w.PriceImpactPct
-	if _, err := q.PriceImpact(); err != nil {
-		return nil, err
+	if !(impactOptional && q.PriceImpactPct == "") {
+		if _, err := q.PriceImpact(); err != nil {
+			return nil, err
+		}
 	}
 	q.ContextSlot, q.TimeTaken = w.ContextSlot, w.TimeTaken
 	if len(w.RoutePlan) == 0 {

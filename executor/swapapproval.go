@@ -143,5 +143,10 @@ func (s *Swapper) PrepareApproved(ctx context.Context, approved SwapApproval) (*
 		if err := s.ex.awaitNewBlockhash(ctx, p.Tx.Blockhash()); err != nil {
 			return nil, fmt.Errorf("%w: %v (nothing was signed or sent)", ErrSameBytes, err)
 		}
+		// The wait may have let the market move (the identical swap
+		// that took these bytes has landed): quote again.
+		if q, err = s.Requote(ctx, approved.Terms); err != nil {
+			return nil, err
+		}
 	}
 }

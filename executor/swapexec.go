@@ -93,8 +93,9 @@ func (s *Swapper) maxPriorityFee() uint64 { return s.ex.opts.Fees.MaxLamports }
 // API is the swap API client.
 func (s *Swapper) API() *SwapClient { return s.api }
 
-// Quote asks the API for an ExactIn quote.
+// Quote asks the API for an ExactIn quote, with the wallet as the taker.
 func (s *Swapper) Quote(ctx context.Context, r QuoteRequest) (*Quote, error) {
+	r.Taker = s.ex.key.PublicKey()
 	return s.api.Quote(ctx, r)
 }
 
@@ -182,7 +183,7 @@ func tightenedSlippage(out, minimum uint64) (uint16, bool) {
 // how far the price moved, and the caller must not proceed.
 func (s *Swapper) Requote(ctx context.Context, approved SwapTerms) (*Quote, error) {
 	ask := func(bps uint16) (*Quote, error) {
-		q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: bps})
+		q, err := s.api.Quote(ctx, QuoteRequest{InputMint: approved.InputMint, OutputMint: approved.OutputMint, Amount: approved.InAmount, SlippageBps: bps, Taker: s.ex.key.PublicKey()})
 		if err != nil {
 			return nil, fmt.Errorf("re-quote: %w", err)
 		}
@@ -321,6 +322,13 @@ func (s *Swapper) PrepareSwap(ctx context.Context, q *Quote) (*PreparedSwap, err
 	if err != nil {
 		return nil, fmt.Errorf("prepare swap: %w", err)
 	}
+	if stx.Quote != nil {
+		// Swap API v2: the transaction is its own build's, with that
+		// build's minimum; judged, previewed and held to an approval as
+		// such.
+		q = stx.Quote
+		p.Quote, p.Terms = q, q.Terms()
+	}
 	p.Tx = stx.Tx
 	p.APILastValidBlockHeight = stx.LastValidBlockHeight
 	p.Timings.Build = time.Since(t0)
@@ -435,6 +443,11 @@ func (s *Swapper) simulateSwap(ctx context.Context, p *PreparedSwap, apiLastVali
 	pv.PriorityFee = insp.PriorityFee
 	pv.UnitLimit, pv.UnitPrice = insp.ComputeUnitLimit, insp.ComputeUnitPrice
 	pv.PriorityFeeSource, pv.MaxPriorityFee = s.PriorityFee().String(), insp.PriorityFee
+	if s.api.Version() == SwapAPIv2 {
+		// /build is asked for no fee: it sets its own, which the
+		// inspector held to the operator's cap.
+		pv.PriorityFeeSource = fmt.Sprintf("the swap API's computeBudgetInstructions (/swap/v2/build), at most %d lamports (--max-priority-fee-lamports)", s.maxPriorityFee())
+	}
 	sum := sha256.Sum256(p.Tx.MessageBytes)
 	pv.MessageSHA256 = hex.EncodeToString(sum[:])
 	pv.Logs = sim.Logs

@@ -748,10 +748,28 @@ type DemoMints struct {
 	// transaction invoke with the wallet as signer. Tests configure it as an
 	// aggregator (executor.SwapOptions.SwapPrograms).
 	AggregatorProgram string `json:"aggregatorProgram"`
+	// SwapV2 is what GET /swap/v2/build routes through: cpswap
+	// (programs/cpswap.s), a pool program whose constant product and
+	// minimum out the chain enforces, with only the taker signing.
+	SwapV2 SwapV2Pools `json:"swapV2"`
 }
 
-// SwapAPI is the base URL of the Jupiter-compatible Swap API v1
-// (GET {base}/swap/v1/quote, POST {base}/swap/v1/swap), on the RPC's port.
+// SwapV2Pools are the cpswap program and the USDC pool it runs (both
+// directions, SOL and the token).
+type SwapV2Pools struct {
+	Program string `json:"program"`
+	USDC    struct {
+		// Pool is the pool's state account (owned by Program, holding the
+		// SOL reserve): routePlan[].swapInfo.ammKey in /build's answers.
+		Pool             string `json:"pool"`
+		PoolTokenAccount string `json:"poolTokenAccount"`
+	} `json:"usdc"`
+	LookupTable string `json:"lookupTable"`
+}
+
+// SwapAPI is the base URL of the Jupiter-compatible Swap API, on the RPC's
+// port: v1 (GET {base}/swap/v1/quote, POST {base}/swap/v1/swap) and v2
+// (GET {base}/swap/v2/build, tokens to SOL through cpswap).
 func (l *Ledger) SwapAPI() string { return l.swapAPI }
 
 // DemoMints are the demo tokens and pools (from the ready line).
@@ -863,6 +881,10 @@ const (
 	HostileRaisePriorityFee = "raise-priority-fee" // priority fee raised by 100000 lamports
 	HostilePayFromWSOL      = "pay-from-wsol"      // a SOL input paid from the wallet's wrapped SOL, not its lamports
 	HostileDurableNonce     = "durable-nonce"      // AdvanceNonceAccount first (authority: the pool), the nonce as blockhash
+	// HostileMarketMove (/swap/v2/build only, once): another trader takes 0.5 %
+	// of the cpswap pool's output side just before the answer, an honest
+	// build at a worse price than the quote before it.
+	HostileMarketMove = "market-move"
 )
 
 // SetSwapHostile makes /swap answers hostile (mode) after the next `after`

@@ -1,6 +1,17 @@
 // swap.mjs — demo tokens, constant-product pools on the ledger, and a
 // Jupiter-compatible Swap API v1 (GET /swap/v1/quote, POST /swap/v1/swap)
-// served on the same port as the JSON-RPC.
+// and v2 (GET /swap/v2/build) served on the same port as the JSON-RPC.
+//
+// v2's /build answers instructions that only the taker signs, so its pool's
+// side is held by a program on the ledger, not by localnet's key: cpswap
+// (programs/cpswap.s), a constant-product pool whose SOL reserve is an
+// account the program owns, at an address derived from the mint so the
+// program can sign for the pool's token account. The taker's input moves
+// into the pool first (a setup instruction the taker signs: its tokens to the
+// pool's token account, or its SOL to the pool's account), then cpswap pays
+// what the constant product gives for what arrived (SOL from its reserve, or
+// tokens by a token transfer it signs as the pool) and fails the transaction
+// if that is below the minimum the taker named.
 //
 // A pool is a keypair held by localnet (the "pool authority"): its system
 // account holds the pool's SOL reserve and its associated token account holds
@@ -20,6 +31,7 @@
 // account the user's tokens go to.
 
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { getProgramDerivedAddress, address as kitAddress } from '@solana/kit';
 import {
   b58encode, b58decode, isPubkey, newKeypair, encodeCompactU16, parseTransaction,
@@ -42,6 +54,7 @@ const MAX_REQUEST_BODY = 64 << 10;
 const HUGE_BODY = 50 << 20;
 const DEFAULT_SLOW_MS = 15_000;
 const METADATA_LEN = 679; // Metaplex MAX_METADATA_LEN
+const CPSWAP_POOL_SIZE = 128; // programs/cpswap.s: token account, reserves, floor, token program, mint, bump
 
 // Faults for the next N swap-API requests (localnet_swapFault).
 export const SWAP_FAULT_MODES = [
@@ -68,7 +81,10 @@ const TAMPER_MODES = new Set(['tamper-payer', 'tamper-program', 'tamper-destinat
 // inner calls, so the inner-call forms (a delegate allowance raised, an
 // account frozen, the wallet reassigned from inside an aggregator) cannot be
 // expressed here; their top-level forms are what set-delegate and set-owner are.
-export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee', 'pay-from-wsol', 'durable-nonce'];
+export const SWAP_HOSTILE_MODES = ['drain-wsol', 'drain-token', 'close-to-attacker', 'set-delegate', 'set-owner', 'raise-priority-fee', 'pay-from-wsol', 'durable-nonce', 'market-move'];
+// 'market-move' (/swap/v2/build only, once): just before answering, another
+// trader takes 0.5 % of the cpswap pool's output side, so the answer is an
+// honest build at a worse price than the quote before it.
 
 const RECENT_BLOCKHASHES_SYSVAR = 'SysvarRecentB1ockHashes11111111111111111111';
 
@@ -279,6 +295,7 @@ export class SwapPools {
     this.ledger = ledger;
     this.log = log;
     this.pools = new Map(); // token mint -> pool
+    this.programPools = new Map(); // token mint -> cpswap pool (Swap API v2)
     this.info = null;
   }
 
@@ -323,9 +340,21 @@ export class SwapPools {
     this.aggregator = newKeypair().address;
     L.setAccount(this.aggregator, { lamports: memo.lamports, owner: memo.owner, data: memo.data, executable: true });
 
+    // Swap API v2's pool: the cpswap program, and a USDC pool it runs,
+    // with a lookup table of its token account and mint.
+    this.cpswap = newKeypair().address;
+    L.svm.addProgram(kitAddress(this.cpswap), fs.readFileSync(new URL('./programs/cpswap.so', import.meta.url)));
+    const v2 = await this.createProgramPool(usdc, 1_000n * 1_000_000_000n, 150_000n * 1_000_000n);
+    const v2Table = b58encode(crypto.randomBytes(32));
+    const v2Addresses = [v2.tokenAccount, usdc];
+    const v2TableData = encodeLookupTable(v2Addresses);
+    L.setAccount(v2Table, { lamports: L.rentExempt(v2TableData.length), owner: ALT_PROGRAM, data: v2TableData });
+    this.v2Table = { key: v2Table, addresses: v2Addresses };
+
     this.info = {
       wsol: NATIVE_MINT,
       aggregatorProgram: this.aggregator,
+      swapV2: { program: this.cpswap, usdc: { pool: v2.state, poolTokenAccount: v2.tokenAccount }, lookupTable: v2Table },
       usdc: { mint: usdc, pool: usdcPool.authority.address, poolTokenAccount: usdcPool.tokenAccount, decimals: 6 },
       bait: { mint: bait, pool: baitPool.authority.address, poolTokenAccount: baitPool.tokenAccount, decimals: 6 },
       lookupTable: tableKey,
@@ -355,6 +384,153 @@ export class SwapPools {
     const pool = { mint, authority, tokenAccount };
     this.pools.set(mint, pool);
     return pool;
+  }
+
+  /**
+   * A pool run by cpswap: its state account, owned by the program at the
+   * address derived from [mint], holds the SOL reserve above its rent floor
+   * and, in its data (programs/cpswap.s), the token account, both recorded
+   * reserves, the floor, the token program, the mint and the bump; the token
+   * account is the state account's associated one.
+   */
+  async createProgramPool(mint, lamports, tokens) {
+    const L = this.ledger;
+    const [state, bump] = await getProgramDerivedAddress({ programAddress: kitAddress(this.cpswap), seeds: [b58decode(mint)] });
+    const tokenAccount = await L.mintTo(mint, state, tokens);
+    const floor = L.rentExempt(CPSWAP_POOL_SIZE);
+    const data = new Uint8Array(CPSWAP_POOL_SIZE);
+    data.set(b58decode(tokenAccount), 0);
+    setU64(data, 32, tokens);
+    setU64(data, 40, floor);
+    data.set(b58decode(TOKEN_PROGRAM), 48);
+    setU64(data, 80, lamports);
+    data.set(b58decode(mint), 88);
+    data[120] = bump;
+    L.setAccount(state, { lamports: lamports + floor, owner: this.cpswap, data });
+    const pool = { mint, state, tokenAccount };
+    this.programPools.set(mint, pool);
+    return pool;
+  }
+
+  /**
+   * Another trader, straight on the ledger: takes 0.5 % of the pool's output
+   * side for the constant product's worth of the input side (buy: tokens
+   * out, SOL in), accounts and recorded reserves alike.
+   */
+  tradeProgramPool(pool, buy) {
+    const L = this.ledger;
+    const st = L.getAccount(pool.state);
+    const ta = L.getAccount(pool.tokenAccount);
+    const d = Uint8Array.from(st.data);
+    const t = Uint8Array.from(ta.data);
+    const dv = Buffer.from(d.buffer);
+    let tok = dv.readBigUInt64LE(32), sol = dv.readBigUInt64LE(80);
+    const k = tok * sol;
+    let lamports = st.lamports;
+    const amount = Buffer.from(t.buffer).readBigUInt64LE(64);
+    if (buy) {
+      const out = tok / 200n;
+      const solAfter = (k + (tok - out) - 1n) / (tok - out);
+      lamports += solAfter - sol;
+      setU64(t, 64, amount - out);
+      tok -= out;
+      sol = solAfter;
+    } else {
+      const out = sol / 200n;
+      const tokAfter = (k + (sol - out) - 1n) / (sol - out);
+      setU64(t, 64, amount + (tokAfter - tok));
+      lamports -= out;
+      tok = tokAfter;
+      sol -= out;
+    }
+    setU64(d, 32, tok);
+    setU64(d, 80, sol);
+    L.setAccount(pool.state, { lamports, owner: st.owner, data: d });
+    L.setAccount(pool.tokenAccount, { lamports: ta.lamports, owner: ta.owner, data: t });
+  }
+
+  /** A cpswap pool's reserves as the program last recorded them. */
+  programReserves(pool) {
+    const d = Buffer.from(this.ledger.getAccount(pool.state).data);
+    return { token: d.readBigUInt64LE(32), sol: d.readBigUInt64LE(80) };
+  }
+
+  /**
+   * GET /swap/v2/build in Jupiter's published shape: the quote's fields and
+   * the instructions for the taker (the only signer) to compile, sign and
+   * send: computeBudgetInstructions, setupInstructions (the taker's input
+   * to the pool; for SOL in, its token account opened first),
+   * swapInstruction (cpswap with the minimum out),
+   * otherInstructions, addressesByLookupTableAddress and
+   * blockhashWithMetadata.
+   */
+  async build({ inputMint, outputMint, amount, slippageBps, taker }, hostile = null) {
+    for (const [name, v] of [['inputMint', inputMint], ['outputMint', outputMint], ['taker', taker]]) {
+      if (!isPubkey(v)) throw new ApiError(400, 'INVALID_REQUEST', `${name} is not a valid public key`);
+    }
+    const amountIn = parseAmount(amount, 'amount');
+    let bps = 50n;
+    if (slippageBps !== undefined && slippageBps !== null && slippageBps !== '') {
+      if (!/^\d{1,5}$/.test(String(slippageBps)) || BigInt(slippageBps) > BPS) {
+        throw new ApiError(400, 'INVALID_REQUEST', 'slippageBps must be an integer 0..10000');
+      }
+      bps = BigInt(slippageBps);
+    }
+    if (inputMint === outputMint) throw new ApiError(400, 'CIRCULAR_ARBITRAGE_IS_DISABLED', 'inputMint and outputMint are the same');
+    const buy = inputMint === NATIVE_MINT; // SOL in, tokens out
+    const pool = this.programPools.get(buy ? outputMint : inputMint);
+    if (!pool || (!buy && outputMint !== NATIVE_MINT)) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'Could not find any route');
+    if (hostile === 'market-move') this.tradeProgramPool(pool, buy);
+    const r = this.programReserves(pool);
+    const [x, y] = buy ? [r.sol, r.token] : [r.token, r.sol];
+    // cpswap's own arithmetic: the fee rounded up, the output down.
+    const fee = (amountIn * FEE_BPS + BPS - 1n) / BPS;
+    const net = amountIn - fee;
+    const out = x + net === 0n ? 0n : (y * net) / (x + net);
+    if (out === 0n) throw new ApiError(400, 'COULD_NOT_FIND_ANY_ROUTE', 'amount too small: the route gives nothing');
+    const minimum = (out * (BPS - bps)) / BPS;
+    const L = this.ledger;
+    const takerAccount = await associatedTokenAddress(taker, pool.mint, TOKEN_PROGRAM);
+    const acct = (pubkey, isSigner, isWritable) => ({ pubkey, isSigner, isWritable });
+    const ix = (programId, accounts, data) => ({ programId, accounts, data: Buffer.from(data).toString('base64') });
+    const minOut = new Uint8Array(8);
+    setU64(minOut, 0, minimum);
+    const cuLimit = new Uint8Array(5);
+    cuLimit[0] = 2; // SetComputeUnitLimit
+    cuLimit.set([0x40, 0x0d, 0x03, 0x00], 1); // 200000
+    // A hostile answer (localnet_swapHostile) adds its instructions as
+    // otherInstructions; its modes that reshape /swap's transaction itself
+    // add nothing here.
+    const other = [];
+    await this.hostileInstructions(hostile, { user: taker, pool, auth: { address: pool.state }, amountIn, body: other });
+    const { blockhash, lastValidBlockHeight } = L.latest;
+    this.ledger.stats.swapQuotes++;
+    return {
+      inputMint,
+      outputMint,
+      inAmount: amountIn.toString(),
+      outAmount: out.toString(),
+      otherAmountThreshold: minimum.toString(),
+      swapMode: 'ExactIn',
+      slippageBps: Number(bps),
+      routePlan: [{
+        swapInfo: {
+          ammKey: pool.state, label: 'Localnet cpswap', inputMint, outputMint, inAmount: amountIn.toString(), outAmount: out.toString(),
+        },
+        percent: 100,
+        bps: 10000,
+      }],
+      computeBudgetInstructions: [ix(COMPUTE_BUDGET_PROGRAM, [], cuLimit)],
+      setupInstructions: (buy
+        ? [createAtaIdempotent(taker, takerAccount, taker, pool.mint), systemTransfer(taker, pool.state, amountIn)]
+        : [tokenTransfer(takerAccount, pool.tokenAccount, taker, amountIn)]).map((i) => ix(i.programId, i.accounts, i.data)),
+      swapInstruction: buy
+        ? ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, true), acct(takerAccount, false, true), acct(TOKEN_PROGRAM, false, false)], minOut)
+        : ix(this.cpswap, [acct(pool.state, false, true), acct(pool.tokenAccount, false, false), acct(taker, true, true)], minOut),
+      otherInstructions: other.map((i) => ix(i.programId, i.accounts, i.data)),
+      addressesByLookupTableAddress: { [this.v2Table.key]: this.v2Table.addresses },
+      blockhashWithMetadata: { blockhash: [...b58decode(blockhash)], lastValidBlockHeight },
+    };
   }
 
   /** Current reserves, read from the ledger. */
@@ -636,7 +812,7 @@ export class SwapPools {
  */
 SwapPools.prototype.hostileInstructions = async function hostileInstructions(mode, { user, pool, auth, amountIn, body }) {
   // These modes change the transaction's shape in swap() itself.
-  if (!mode || mode === 'raise-priority-fee' || mode === 'pay-from-wsol' || mode === 'durable-nonce') return;
+  if (!mode || mode === 'raise-priority-fee' || mode === 'pay-from-wsol' || mode === 'durable-nonce' || mode === 'market-move') return;
   const L = this.ledger;
   if (mode === 'drain-wsol') {
     L.stats.swapHostile++;
@@ -808,6 +984,20 @@ export class SwapApi {
     };
     const isQuote = url.pathname === '/swap/v1/quote';
     const isSwap = url.pathname === '/swap/v1/swap';
+    if (url.pathname === '/swap/v2/build') {
+      if (req.method !== 'GET') return json(405, { error: 'use GET' });
+      const p = url.searchParams;
+      let hostile = null;
+      if (this.hostile) {
+        if (this.hostile.after > 0) this.hostile.after--;
+        else hostile = this.hostile.mode;
+      }
+      if (hostile === 'market-move') this.hostile = null; // one trade, once
+      this.pools.build({
+        inputMint: p.get('inputMint'), outputMint: p.get('outputMint'), amount: p.get('amount'), slippageBps: p.get('slippageBps'), taker: p.get('taker'),
+      }, hostile).then((answer) => json(200, answer), apiError);
+      return undefined;
+    }
     if (!isQuote && !isSwap) return json(404, { error: `no such endpoint ${url.pathname}` });
     if (isQuote && req.method !== 'GET') return json(405, { error: 'use GET' });
     if (isSwap && req.method !== 'POST') return json(405, { error: 'use POST' });

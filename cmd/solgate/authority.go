@@ -27,8 +27,11 @@ type authorityConfig struct {
 	socket string
 	state  string
 	policy policy.Config
-	// swapAPI is a Jupiter Swap API v1 base URL; empty: swaps are refused.
+	// swapAPI is a Jupiter Swap API base URL; empty: swaps are refused.
 	swapAPI string
+	// swapAPIVersion is executor.SwapAPIv2 (the console's default) or
+	// SwapAPIv1; 0 (the demo, on localnet's SOL→token pool) means v1.
+	swapAPIVersion int
 	// swapAPIKey is sent as x-api-key; a secret, never printed or logged.
 	swapAPIKey string
 	// swapPrograms are aggregator programs allowed besides Jupiter v6 (base58).
@@ -140,7 +143,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 			a.log.Info("reconcile", "msg", line)
 		}}
 	if c.swapAPI != "" {
-		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey})
+		api, err := executor.NewSwapClient(c.swapAPI, executor.SwapClientOptions{APIKey: c.swapAPIKey, Version: c.swapAPIVersion})
 		if err != nil {
 			return nil, fmt.Errorf("--swap-api %s: %w", c.swapAPI, err)
 		}

@@ -127,7 +127,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	auth, err := startAuthority(ctx, authorityConfig{
 		rpc: s.RPC, key: key, socket: s.Socket, state: s.State, policy: s.Policy, swapAPI: s.SwapAPI, stderr: stderr, fees: s.Fees, verifyWindow: s.VerifyWindow,
-		swapAPIKey: s.SwapAPIKey, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
+		swapAPIKey: s.SwapAPIKey, swapAPIVersion: s.SwapAPIVersion, swapPrograms: s.SwapPrograms, logFile: s.LogFile,
 		flood: floodLimits{maxPendingPerUID: s.MaxPendingPerUID, maxPending: s.MaxPending, perMinute: s.ProposalsPerMinute,
 			maxConnsPerUID: s.MaxConnsPerUID, reservedFDs: s.ReservedFDs},
 		admission: adm, exposure: exp, noGrants: s.NoGrants,

@@ -25,7 +25,7 @@ var consoleFlagGroups = []flagGroup{
 	{"Policy: what the agent may spend, and to whom", []string{"allow-recipient", "max-sol-per-tx", "max-sol-per-session", "max-sol-per-day",
 		"max-token-per-tx", "max-token-per-session", "max-token-per-day", "allow-mint", "deny-mint",
 		"allow-uncapped-token-transfers", "token-delivery", "no-grants"}},
-	{"Kinds: swaps, transactions built elsewhere, x402, Actions", []string{"swap-api", "swap-api-key", "swap-api-key-file", "swap-program",
+	{"Kinds: swaps, transactions built elsewhere, x402, Actions", []string{"swap-api", "swap-api-version", "swap-api-key", "swap-api-key-file", "swap-program",
 		"allow-uncapped-token-swaps", "max-slippage-bps", "max-price-impact-pct",
 		"allow-program", "allow-x402-origin", "x402-pin-pay-to", "allow-action-origin"}},
 	{"Operator: who may connect, and how you are told", []string{"allow-uid", "allow-gid", "require-agent-sections", "allow-shared-terminal",

@@ -8,8 +8,9 @@
 //
 //   - `solgate console`: the authority and its TUI. `--rpc`, `--keypair`
 //     (default `~/.config/solana/id.json`), `--socket`, `--state`, `--swap-api
-//     URL` (a Jupiter Swap API v1 base, today `https://api.jup.ag`; without it
-//     swaps are refused), the swap API key from `SOLGATE_SWAP_API_KEY` or
+//     URL` (a Jupiter Swap API base, today `https://api.jup.ag`; without it
+//     swaps are refused), `--swap-api-version 2|1` (2, the default:
+//     `/swap/v2/build`; 1: `/swap/v1/quote` and `/swap/v1/swap`), the swap API key from `SOLGATE_SWAP_API_KEY` or
 //     `--swap-api-key-file FILE` (sent as `x-api-key`; never a flag),
 //     `--swap-program ID` (repeatable: aggregators besides Jupiter v6),
 //     `--config FILE` (TOML), `--allow-uid UID` / `--allow-gid GID`

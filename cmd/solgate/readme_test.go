@@ -57,6 +57,7 @@ func readmeVars(line string) string {
 		"$WALLET", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
 		"$FRIEND", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
 		"$TIPJAR", "4DLvsvn3zcxJee8NjrANgRvE99XGYkN5oCoTXqVKaA4k",
+		"$CPSWAP", "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
 		"$RPC", "http://127.0.0.1:8899",
 		"$S", "/tmp/solgate-readme-test/console.sock",
 	).Replace(line)

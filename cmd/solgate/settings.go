@@ -33,8 +33,11 @@ type Settings struct {
 	Keypair    string
 	Socket     string
 	State      string
-	SwapAPI    string // Jupiter Swap API v1 base URL; empty: swaps refused
+	SwapAPI    string // Jupiter Swap API base URL; empty: swaps refused
 	SwapAPIKey string // secret: never printed (see String)
+	// SwapAPIVersion is the swap API spoken: 2 (/swap/v2/build, Jupiter's
+	// recommended path and the default) or 1 (/swap/v1/quote and /swap/v1/swap).
+	SwapAPIVersion int
 	// SwapAPIKeyFile holds the key (read by build); a secret is never a flag.
 	SwapAPIKeyFile string
 	SwapPrograms   []string // aggregator programs besides the built-in ones
@@ -91,6 +94,7 @@ func defaultSettings() Settings {
 		MaxConnsPerUID:     host.DefaultMaxConnsPerUID,
 		ReservedFDs:        host.DefaultReservedFDs,
 		ApprovalGrace:      tui.DefaultGrace,
+		SwapAPIVersion:     executor.SwapAPIv2,
 	}
 }
 
@@ -158,8 +162,10 @@ var settings = []setting{
 		tomlString, func(s *Settings) *string { return &s.Socket }, parseFilePath("a socket path"), plainText),
 	withOldEnv(scalar("state", "state `DIR`: spend ledger, audit trail, log",
 		tomlString, func(s *Settings) *string { return &s.State }, parseFilePath("a directory path"), plainText), "SOLGATE_STATE_DIR"),
-	scalar("swap-api", "Jupiter Swap API v1 base `URL`; without it swaps are refused",
+	scalar("swap-api", "Jupiter Swap API base `URL`; without it swaps are refused",
 		tomlString, func(s *Settings) *string { return &s.SwapAPI }, parseHTTPURL(true), plainText),
+	scalar("swap-api-version", "swap API `VERSION`: 2 (/swap/v2/build: the console compiles Jupiter's instructions itself, the wallet the only signer) or 1 (/swap/v1/quote and /swap/v1/swap)",
+		tomlInt, func(s *Settings) *int { return &s.SwapAPIVersion }, parseSwapAPIVersion, strconv.Itoa),
 	withSecret(scalar("swap-api-key", "`KEY` sent to the swap API as x-api-key: only as SOLGATE_SWAP_API_KEY or in the --config file, never as this flag (every user can read a flag in /proc/PID/cmdline); or see --swap-api-key-file",
 		tomlString, func(s *Settings) *string { return &s.SwapAPIKey }, parseSecret, plainText)),
 	scalar("swap-api-key-file", "read the swap API key from this `FILE` (yours, mode 0600)",
@@ -504,6 +510,16 @@ func parseBps(s string) (uint32, error) {
 		return 0, fmt.Errorf("%q is not accepted; want a whole number of basis points from 0 to 10000 (300 = 3%%)", s)
 	}
 	return uint32(n), nil
+}
+
+func parseSwapAPIVersion(s string) (int, error) {
+	switch s {
+	case "1":
+		return executor.SwapAPIv1, nil
+	case "2":
+		return executor.SwapAPIv2, nil
+	}
+	return 0, fmt.Errorf("%q is not accepted; want 1 (/swap/v1/quote and /swap/v1/swap) or 2 (/swap/v2/build)", s)
 }
 
 func parsePercentile(s string) (int, error) {

@@ -123,6 +123,8 @@ func sourceCases(t *testing.T) map[string]sourceCase {
 			a: sv("http://127.0.0.1:2001/swap/v1", `"http://127.0.0.1:2001/swap/v1"`, "http://127.0.0.1:2001/swap/v1"),
 			b: sv("https://swap.invalid", `"https://swap.invalid"`, "https://swap.invalid"),
 			c: sv("http://127.0.0.1:2003", `"http://127.0.0.1:2003"`, "http://127.0.0.1:2003")},
+		"swap-api-version": {env: "SOLGATE_SWAP_API_VERSION", toml: "swap_api_version", def: 2, get: func(s Settings) any { return s.SwapAPIVersion },
+			a: sv("1", "1", 1), b: sv("2", "2", 2), c: sv("1", "1", 1)},
 		"swap-api-key": {env: "SOLGATE_SWAP_API_KEY", toml: "swap_api_key", def: "", noFlag: true, get: func(s Settings) any { return s.SwapAPIKey },
 			a: sv("key-a", `"key-a"`, "key-a"), b: sv("key-b", `"key-b"`, "key-b"), c: sv("key-c", `"key-c"`, "key-c")},
 		"swap-api-key-file": {env: "SOLGATE_SWAP_API_KEY_FILE", toml: "swap_api_key_file", def: "", get: func(s Settings) any { return s.SwapAPIKeyFile },
@@ -382,6 +384,8 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 	}{
 		{"env deny mint", map[string]string{"SOLGATE_DENY_MINT": addrA + ",xyz"}, nil,
 			"SOLGATE_DENY_MINT: ", []string{`"xyz" is not a mint address`, "accepted: a base58 public key"}},
+		{"swap API version 3, flag", nil, []string{"--swap-api-version", "3"},
+			"--swap-api-version: ", []string{`"3" is not accepted`, "want 1 (/swap/v1/quote and /swap/v1/swap) or 2 (/swap/v2/build)"}},
 		{"flag recipient", nil, []string{"--allow-recipient", "0xdeadbeef"},
 			"--allow-recipient: ", []string{`"0xdeadbeef" is not a Solana address`, "accepted"}},
 		{"action origin over plain http, flag", nil, []string{"--allow-action-origin", "http://actions.example.com"},

@@ -457,9 +457,11 @@ func TestUndecidedProposalExpiresAsDeniedByTimeout(t *testing.T) {
 }
 
 // An execution slower than the execute wait answers "submitted" with the
-// signature; proposal_status later carries the verified outcome.
+// signature; proposal_status later carries the verified outcome. On the
+// ledger's default pace (mainnet's 400 ms slots), so the follower confirms at
+// the speed a real cluster gives.
 func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
-	w := newWorld(t, func(o *authority.Options) { o.ExecuteWait = time.Millisecond })
+	w := newWorldLedger(t, localnet.Options{}, func(o *authority.Options, _ *localnet.Ledger) { o.ExecuteWait = time.Millisecond }, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	const amount = 4_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}

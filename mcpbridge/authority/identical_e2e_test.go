@@ -2,6 +2,7 @@ package authority_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
@@ -111,10 +113,31 @@ func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 // Two identical swaps approved together, at 3 s slots: the swap API builds
 // both on one blockhash and its bytes are signed as given, so the second is
 // built again once the chain has a new blockhash. Both land; the wallet
-// holds both outputs, and each transaction is its own.
+// holds both outputs, and each transaction is its own. Through Swap API v1
+// (/swap's transaction) and v2 (/build's instructions, compiled by the
+// console, through localnet's cpswap pool).
 func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
 	t.Parallel()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
+	for _, version := range []int{executor.SwapAPIv1, executor.SwapAPIv2} {
+		t.Run(fmt.Sprintf("Swap API v%d", version), func(t *testing.T) {
+			t.Parallel()
+			identicalSwapsBothLand(t, version)
+		})
+	}
+}
+
+func identicalSwapsBothLand(t *testing.T, version int) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
+		if version != executor.SwapAPIv2 {
+			return
+		}
+		api, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Version: executor.SwapAPIv2, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SwapAPI = api
+		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().SwapV2.Program)}
+	}, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	usdc := w.ledger.DemoMints().USDC.Mint
 	const amount = 20_000_000

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -259,8 +260,10 @@ const (
 // untrusted words, with the URL to call; nothing is fetched, proposed or
 // signed for it, neither at the proposal nor at the execution. Only the
 // agent's own next solana_action call proposes it, for its own approval.
+// On the ledger's default pace (mainnet's 400 ms slots): the callback is
+// asked only once the transaction landed, at a real cluster's speed.
 func TestChainedActionHandsTheNextActionToTheAgentAndProposesNothing(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newWorldLedger(t, localnet.Options{}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	origin, _ := policy.ParseOrigin(w.ledger.RPC())
 	args := map[string]any{"url": w.ledger.RPC() + "/api/actions/chain"}

@@ -27,10 +27,12 @@ type SwapProposal struct {
 	Spend   uint64
 	Terms   executor.SwapTerms
 	Preview executor.SwapPreview
-	// PriceImpactBps is the quote's price impact, rounded up.
-	PriceImpactBps uint32
-	Route          []string // sanitised AMM labels
-	Input, Output  TokenLabel
+	// PriceImpactBps is the quote's price impact, rounded up;
+	// PriceImpactUnknown when the API gave none (Swap API v2's /build).
+	PriceImpactBps     uint32
+	PriceImpactUnknown bool
+	Route              []string // sanitised AMM labels
+	Input, Output      TokenLabel
 	// NoCapApplies: the input is not SOL, so the SOL caps do not bound it.
 	NoCapApplies bool
 	// Received is what the wallet got, read back from the chain.
@@ -68,8 +70,16 @@ func isSOL(mint solana.PublicKey) bool { return mint.Equals(executor.WrappedSOL)
 
 // priceImpactBps converts Jupiter's priceImpactPct — a fraction despite its
 // name ("0.0123" is 1.23 %) — to basis points, rounding up so a limit is
-// never passed by rounding.
-func priceImpactBps(q *executor.Quote) (uint32, error) {
+// never passed by rounding. Swap API v2's /build gives none: an unknown
+// impact is 0 only while max_price_impact_pct (limitBps) is off; with a
+// limit it cannot be held to, the quote is refused.
+func priceImpactBps(q *executor.Quote, limitBps uint32) (uint32, error) {
+	if q.PriceImpactPct == "" {
+		if limitBps > 0 {
+			return 0, fmt.Errorf("the swap API gave no priceImpactPct (Swap API v2's /build does not), so max_price_impact_pct %s%% cannot be held; set it to 0 or use --swap-api-version 1", policy.FormatPercentBps(limitBps))
+		}
+		return 0, nil
+	}
 	f, err := q.PriceImpact()
 	if err != nil {
 		return 0, err
@@ -82,6 +92,15 @@ func priceImpactBps(q *executor.Quote) (uint32, error) {
 		bps = 10_000
 	}
 	return uint32(bps), nil
+}
+
+// impactText names the price impact, or says the API gave none: an unknown
+// impact is never shown as 0 %.
+func impactText(bps uint32, unknown bool) string {
+	if unknown {
+		return "price impact not given by the swap API"
+	}
+	return "price impact " + policy.FormatPercentBps(bps) + "%"
 }
 
 // swapSpend is the SOL a swap costs the wallet as simulated. A token→SOL
@@ -192,7 +211,7 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env Env) (executor.Preview,
 	if err != nil {
 		return executor.Preview{}, errors.New("could not get a quote (nothing was proposed, signed or sent): " + err.Error())
 	}
-	impact, err := priceImpactBps(q)
+	impact, err := priceImpactBps(q, env.Policy().MaxPriceImpactBps)
 	if err != nil {
 		return executor.Preview{}, errors.New("the quote is unusable (nothing was proposed): " + err.Error())
 	}
@@ -221,6 +240,7 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env Env) (executor.Preview,
 	}
 	spend := swapSpend(prepared.Preview)
 	sp.Spend, sp.Terms, sp.Preview, sp.PriceImpactBps = spend, prepared.Terms, prepared.Preview, impact
+	sp.PriceImpactUnknown = q.PriceImpactPct == ""
 	sp.Route, sp.Output, sp.Approval = route, out, prepared.Approval()
 	return executor.Preview{Instructions: prepared.Preview.Instructions, Fee: prepared.Preview.Fee, SpendLamports: spend, Logs: prepared.Preview.Logs, Effects: prepared.Preview.Effects}, nil
 }
@@ -255,7 +275,7 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string)
 		}
 		return nil, errors.New("the swap could not be prepared at execution, nothing was signed or sent: " + err.Error())
 	}
-	impact, _ := priceImpactBps(prepared.Quote)
+	impact, _ := priceImpactBps(prepared.Quote, 0)
 	fresh := *sp
 	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
 	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
@@ -298,7 +318,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
-	impact, err := priceImpactBps(q)
+	impact, err := priceImpactBps(q, h.opts.Policy.MaxPriceImpactBps)
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
@@ -311,15 +331,19 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
 	for _, s := range q.Route {
 		route = append(route, untrusted.Sanitize(s.Label, 32))
 	}
+	st := map[string]any{
+		"input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(),
+		"in_amount": fmt.Sprint(q.InAmount), "out_amount": fmt.Sprint(q.OutAmount), "min_out_amount": fmt.Sprint(q.OtherAmountThreshold),
+		"slippage_bps": q.SlippageBps, "price_impact_bps": impact, "route": route,
+	}
+	if q.PriceImpactPct == "" {
+		delete(st, "price_impact_bps")
+	}
 	return wire.CallResult{
-		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; price impact %s%%; route %s. This is only a quote: nothing was proposed or sent.",
+		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; %s; route %s. This is only a quote: nothing was proposed or sent.",
 			in.amount(q.InAmount), in, out.amount(q.OutAmount), out, out.amount(q.OtherAmountThreshold), out, q.SlippageBps,
-			policy.FormatPercentBps(impact), strings.Join(route, " → ")),
-		Structured: map[string]any{
-			"input_mint": a.InputMint.String(), "output_mint": a.OutputMint.String(),
-			"in_amount": fmt.Sprint(q.InAmount), "out_amount": fmt.Sprint(q.OutAmount), "min_out_amount": fmt.Sprint(q.OtherAmountThreshold),
-			"slippage_bps": q.SlippageBps, "price_impact_bps": impact, "route": route,
-		},
+			impactText(impact, q.PriceImpactPct == ""), strings.Join(route, " → ")),
+		Structured: st,
 	}
 }
 

@@ -69,9 +69,9 @@ func (sp *SwapProposal) Amount() string {
 
 func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
 	in, out := sp.Input, sp.Output
-	lines := []string{fmt.Sprintf("Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, price impact %s%%, route %s",
+	lines := []string{fmt.Sprintf("Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, %s, route %s",
 		in.amount(sp.Terms.InAmount), in, out.amount(sp.Terms.MinimumOut), out, out.amount(sp.Preview.ExpectedOut),
-		sp.Terms.SlippageBps, policy.FormatPercentBps(sp.PriceImpactBps), strings.Join(sp.Route, " → "))}
+		sp.Terms.SlippageBps, impactText(sp.PriceImpactBps, sp.PriceImpactUnknown), strings.Join(sp.Route, " → "))}
 	if sp.NoCapApplies {
 		lines = append(lines, fmt.Sprintf("Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)", in, sol(p.Spend)))
 	} else {
@@ -88,6 +88,9 @@ func (sp *SwapProposal) Structured(p *Proposal, st map[string]any) {
 	st["input_mint"], st["output_mint"], st["amount"] = sp.Terms.InputMint.String(), sp.Terms.OutputMint.String(), fmt.Sprint(sp.Terms.InAmount)
 	st["expected_out"], st["min_out"] = fmt.Sprint(sp.Preview.ExpectedOut), fmt.Sprint(sp.Terms.MinimumOut)
 	st["price_impact_bps"], st["no_cap_applies"] = sp.PriceImpactBps, sp.NoCapApplies
+	if sp.PriceImpactUnknown {
+		delete(st, "price_impact_bps")
+	}
 	pv := sp.Preview
 	st["fee_lamports"], st["priority_fee_lamports"], st["priority_fee_source"] = fmt.Sprint(pv.Fee), fmt.Sprint(pv.PriorityFee), pv.PriorityFeeSource
 	st["max_priority_fee_lamports"], st["compute_unit_limit"], st["compute_unit_price_micro_lamports"] = fmt.Sprint(pv.MaxPriorityFee), pv.UnitLimit, fmt.Sprint(pv.UnitPrice)
@@ -220,9 +223,12 @@ func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
 	if len(sp.Route) > 0 {
 		route = strings.Join(sp.Route, " → ")
 	}
-	field("Terms", fmt.Sprintf("slippage %s%% (%d bps) · price impact %s%% (%d bps) · route %s",
-		policy.FormatPercentBps(uint32(sp.Terms.SlippageBps)), sp.Terms.SlippageBps,
-		policy.FormatPercentBps(sp.PriceImpactBps), sp.PriceImpactBps, route))
+	impact := fmt.Sprintf("%s (%d bps)", impactText(sp.PriceImpactBps, false), sp.PriceImpactBps)
+	if sp.PriceImpactUnknown {
+		impact = impactText(0, true)
+	}
+	field("Terms", fmt.Sprintf("slippage %s%% (%d bps) · %s · route %s",
+		policy.FormatPercentBps(uint32(sp.Terms.SlippageBps)), sp.Terms.SlippageBps, impact, route))
 	if sp.NoCapApplies {
 		field("Spend", fmt.Sprintf("%s (%s) of SOL leaves the wallet, for fees and rent; the %s input is bounded by no cap",
 			approval.SOLText(p.Spend), approval.LamportsText(p.Spend), in.amount(sp.Terms.InAmount)))

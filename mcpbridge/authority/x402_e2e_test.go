@@ -413,9 +413,10 @@ func (w *world) x402Refused(t *testing.T) (version, extensions uint64) {
 // extra.transactionVersions [0], and it refuses any other version): the
 // payment is a v0 transaction, carries the offer's recentBlockhash once the
 // cluster confirmed it valid, settles, and the body comes back. A server
-// that asks for legacy gets legacy.
+// that asks for legacy gets legacy. At mainnet's pace (400 ms slots), the
+// ledger's default: the facilitator settles at a real cluster's speed.
 func TestX402FetchPaysAV0OnlyFacilitator(t *testing.T) {
-	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
+	w, api := x402WorldSlots(t, localnet.MainnetSlotMS, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
 	for i, tc := range []struct {
