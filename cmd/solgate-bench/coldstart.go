@@ -161,7 +161,9 @@ func measureColdStart(ctx context.Context, bin, socket, refDir string, runs int)
 	rows = append(rows, latencyRow("reference cold start (server-everything, node)", theirs, nil,
 		refName+" in stdio mode, installed from refserver/package-lock.json; same measurement"))
 	ratio := ms(percentile(theirs, 50)) / ms(percentile(ours, 50))
+	// Issue 35's goal: the bridge on mcp-go's StdioServer still starts at
+	// least 20 times faster than the Node reference.
 	rows = append(rows, singleRow("cold start: reference ÷ solgate (medians)", runs, "x", ratio,
-		&goal{Stat: "value", Op: ">=", Limit: 5, Text: "≥ 5×"}, ""))
+		&goal{Stat: "value", Op: ">=", Limit: 20, Text: "≥ 20×"}, ""))
 	return rows
 }

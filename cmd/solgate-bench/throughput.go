@@ -322,8 +322,10 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 		console := split.Self * (1 - prof.AgentShare())
 		note += fmt.Sprintf("; of the hub process's CPU the agents' MCP clients took %.0f%% (profile)", 100*prof.AgentShare())
 		if viaBridges {
+			// ≤ 1.5 ms since issue 35 put net/http, encoding/json and
+			// mcp-go's stdio server back where hand-written code saved ~0.5 ms.
 			r := singleRow("solgate's own CPU per proposal (console + bridge)", total, "ms", console+split.Children,
-				&goal{Stat: "value", Op: "<=", Limit: 1, Text: "≤ 1 ms"},
+				&goal{Stat: "value", Op: "<=", Limit: 1.5, Text: "≤ 1.5 ms"},
 				fmt.Sprintf("console %.2f ms (the hub process's %.2f ms less the agents' MCP clients' %.0f%%, from the profile) + solgate mcp bridge %.2f ms (RUSAGE_CHILDREN: accounted at exit, start-up included); the ledger's %.2f ms is not solgate's",
 					console, split.Self, 100*prof.AgentShare(), split.Children, split.Ledger))
 			own = &r

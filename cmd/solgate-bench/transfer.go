@@ -117,7 +117,7 @@ func measureTransfers(ctx context.Context, w *world, n int) ([]row, []string, er
 		latencyRow("transfer: wall − RPC wait", overhead, nil,
 			"wall − executor Result.RPC.Waiting; still includes the confirm loop's sleeps while the chain confirms (next row)"),
 		latencyRow("transfer: of which confirm-poll sleep", idle, nil, idleNote),
-		latencyRow("transfer: solgate overhead (wall − RPC wait − poll sleep)", net, &goal{Stat: "p50", Op: "<", Limit: 10, Text: "p50 < 10 ms"},
+		latencyRow("transfer: solgate overhead (wall − RPC wait − poll sleep)", net, &goal{Stat: "p50", Op: "<", Limit: 5, Text: "p50 < 5 ms"},
 			"solgate's own work: bridge, socket, token gate, spend reservation, fsynced audit/spend writes, signing"),
 		latencyRow("transfer: outside the executor", outside, nil,
 			"wall − executor Result.Timings.Total: bridge, socket, token gate, reservation and audit writes"),
