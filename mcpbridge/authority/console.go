@@ -3,7 +3,9 @@ package authority
 import (
 	"sync"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/policy"
 )
 
 // Console is the hub as the console sees it: the approval service, in the
@@ -11,7 +13,9 @@ import (
 // the hub, so what the operator can do is exactly this surface.
 func (h *Hub) Console() approval.Service { return console{h} }
 
-type console struct{ *Hub }
+// console forwards each method by name rather than embedding the hub, so
+// no other hub method can be reached through it by a type assertion.
+type console struct{ h *Hub }
 
 var _ approval.Service = console{}
 
@@ -58,10 +62,10 @@ func EventView(ev Event) approval.Event {
 		Client: ev.Client, Message: ev.Message, Warnings: ev.Warnings}
 }
 
-func (c console) Proposals() []*approval.Proposal { return viewsOf(c.Hub.Proposals()) }
+func (c console) Proposals() []*approval.Proposal { return viewsOf(c.h.Proposals()) }
 
 func (c console) Proposal(id string) (*approval.Proposal, bool) {
-	p, ok := c.Hub.Proposal(id)
+	p, ok := c.h.Proposal(id)
 	return ViewOf(p), ok
 }
 
@@ -70,7 +74,7 @@ func (c console) Proposal(id string) (*approval.Proposal, bool) {
 // here stalls this goroutine, so the hub waits for approval events and
 // drops progress reports, as it does for any slow subscriber.
 func (c console) Subscribe(buffer int) (<-chan approval.Event, func()) {
-	in, unsubscribe := c.Hub.Subscribe(buffer)
+	in, unsubscribe := c.h.Subscribe(buffer)
 	out := make(chan approval.Event, buffer)
 	stop := make(chan struct{})
 	go func() {
@@ -92,30 +96,44 @@ func (c console) Subscribe(buffer int) (<-chan approval.Event, func()) {
 }
 
 func (c console) Approve(id, by string) (*approval.Proposal, error) {
-	p, err := c.Hub.Approve(id, by)
+	p, err := c.h.Approve(id, by)
 	return ViewOf(p), err
 }
 
 func (c console) Deny(id, by, reason string) (*approval.Proposal, error) {
-	p, err := c.Hub.Deny(id, by, reason)
+	p, err := c.h.Deny(id, by, reason)
 	return ViewOf(p), err
 }
 
 func (c console) DenyPendingOf(id, by, reason string) ([]*approval.Proposal, error) {
-	ps, err := c.Hub.DenyPendingOf(id, by, reason)
+	ps, err := c.h.DenyPendingOf(id, by, reason)
 	return viewsOf(ps), err
 }
 
 func (c console) ApproveWithGrant(id, by string, t approval.GrantTerms) (*approval.Proposal, approval.Grant, error) {
-	p, g, err := c.Hub.ApproveWithGrant(id, by, t)
+	p, g, err := c.h.ApproveWithGrant(id, by, t)
 	return ViewOf(p), GrantView(g), err
 }
 
 func (c console) Grants() []approval.Grant {
-	gs := c.Hub.Grants()
+	gs := c.h.Grants()
 	out := make([]approval.Grant, len(gs))
 	for i, g := range gs {
 		out[i] = GrantView(g)
 	}
 	return out
 }
+
+func (c console) Network() executor.Network            { return c.h.Network() }
+func (c console) Wallet() string                       { return c.h.Wallet() }
+func (c console) Policy() policy.Config                { return c.h.Policy() }
+func (c console) DenyAllPending(by, reason string) int { return c.h.DenyAllPending(by, reason) }
+func (c console) EndGrant(n int, by string) bool       { return c.h.EndGrant(n, by) }
+func (c console) SetPaused(paused bool)                { c.h.SetPaused(paused) }
+func (c console) Paused() bool                         { return c.h.Paused() }
+func (c console) ResumeClient(client string)           { c.h.ResumeClient(client) }
+func (c console) PausedClients() []string              { return c.h.PausedClients() }
+func (c console) RevokeAll(by string) int              { return c.h.RevokeAll(by) }
+func (c console) SpendSummary() approval.SpendSummary  { return c.h.SpendSummary() }
+func (c console) Connected() []string                  { return c.h.Connected() }
+func (c console) Warnings() []string                   { return c.h.Warnings() }
