@@ -1156,9 +1156,12 @@ func (e *Executor) MeasureEffects(ctx context.Context, tx *solana.Transaction, p
 // unexpected effects". The error is non-nil only when nothing was sent.
 //
 // measured is MeasureEffects' answer for tx: what the wallet controlled is
-// carried from it to the landed measure.
-func (e *Executor) SubmitMeasured(ctx context.Context, tx *solana.Transaction, measured Effects, lastValidBlockHeight uint64, limits Limits, progress func(Progress)) (*Result, error) {
-	p := &Prepared{Tx: tx, LastValidBlockHeight: lastValidBlockHeight, limits: &limits, Preview: Preview{Effects: measured}}
+// carried from it to the landed measure. beforeSend, when set, runs after
+// signing and before the first send, with the signature (Prepared.BeforeSend).
+// The landed effects within limits are the whole check: the caller judges
+// anything more from Result.Effects.
+func (e *Executor) SubmitMeasured(ctx context.Context, tx *solana.Transaction, measured Effects, lastValidBlockHeight uint64, limits Limits, beforeSend func(solana.Signature) error, progress func(Progress)) (*Result, error) {
+	p := &Prepared{Tx: tx, LastValidBlockHeight: lastValidBlockHeight, limits: &limits, Preview: Preview{Effects: measured}, BeforeSend: beforeSend}
 	p.checkLanded = func(*rpc.GetTransactionResult, *Result) error { return nil }
 	return e.Submit(ctx, p, progress)
 }

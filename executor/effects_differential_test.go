@@ -619,7 +619,7 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 			continue
 		}
 		before := f.view(t, ctl)
-		res, err := f.ex.SubmitMeasured(ctx, tx, predicted, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{A: ^uint64(0), B: ^uint64(0), F: ^uint64(0), S: ^uint64(0), M: ^uint64(0), T: ^uint64(0), P: ^uint64(0), D: ^uint64(0)}}, nil)
+		res, err := f.ex.SubmitMeasured(ctx, tx, predicted, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{A: ^uint64(0), B: ^uint64(0), F: ^uint64(0), S: ^uint64(0), M: ^uint64(0), T: ^uint64(0), P: ^uint64(0), D: ^uint64(0)}}, nil, nil)
 		if err != nil {
 			t.Fatalf("tx %d %v: not sent: %v", i, names, err)
 		}
@@ -775,7 +775,7 @@ func TestLandedEffectsPastTheLimitsAreNeverExecuted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := f.ex.SubmitMeasured(ctx, tx, executor.Effects{}, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: allowed}, nil)
+		res, err := f.ex.SubmitMeasured(ctx, tx, executor.Effects{}, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: allowed}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

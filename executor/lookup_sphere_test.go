@@ -78,7 +78,7 @@ func TestLookupAfterARestartCountsWhatTheWalletControls(t *testing.T) {
 				return err == nil
 			}, func() string { return fmt.Sprint(err) })
 			gained := f.balance(t, payee)
-			res, err := f.ex.SubmitMeasured(ctx, tx, measured, lastValid, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{solana.MustPublicKeyFromBase58(orEmpty(o.Accounts["mint"])): ^uint64(0)}}, nil)
+			res, err := f.ex.SubmitMeasured(ctx, tx, measured, lastValid, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{solana.MustPublicKeyFromBase58(orEmpty(o.Accounts["mint"])): ^uint64(0)}}, nil, nil)
 			// Emptying the nonce account closes it to the payee: executed,
 			// with that close named as unexpected.
 			if err != nil || !res.Outcome.Landed() || res.ChainErr != nil || res.Effects == nil {

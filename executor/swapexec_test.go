@@ -492,7 +492,7 @@ func TestSwapLandingBesideAChangeOfControlIsNeverExecuted(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		res, err := f.ex.SubmitMeasured(ctx, tx, executor.Effects{}, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: 1e9}, nil)
+		res, err := f.ex.SubmitMeasured(ctx, tx, executor.Effects{}, bh.Value.LastValidBlockHeight, executor.Limits{SOLOut: 1e9}, nil, nil)
 		if err != nil || res.Outcome != executor.Executed {
 			return fmt.Errorf("approve beside the swap: %v %+v", err, res)
 		}

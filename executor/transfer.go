@@ -136,8 +136,10 @@ type Prepared struct {
 	// with the signature; an error stops the submission with nothing sent.
 	// The hub uses it to persist the signature before the bytes leave.
 	BeforeSend func(solana.Signature) error
-	// checkLanded, when set, judges the re-fetched transaction instead of
-	// the SOL transfer's deltas (token transfers set it).
+	// checkLanded judges the re-fetched transaction against what was
+	// prepared. Every constructor states its own: there is no default, so
+	// a new kind of transaction cannot be judged as a SOL transfer by
+	// omission (a Prepared without one is never reported executed).
 	checkLanded func(*rpc.GetTransactionResult, *Result) error
 	// limits bound the landed effects: past them the outcome is "executed
 	// with unexpected effects", never "executed".
@@ -202,8 +204,13 @@ func (e *Executor) prepareTransfer(ctx context.Context, t Transfer, maxAge time.
 	fee := addOrMax(uint64(tx.Message.Header.NumRequiredSignatures)*LamportsPerSignature, budget.PriorityFee)
 	stats := meter.stats()
 	preview.RPC = stats
+	payer := e.key.PublicKey()
 	return &Prepared{
-		limits:               &Limits{SOLOut: addOrMax(t.Lamports, fee)},
+		limits: &Limits{SOLOut: addOrMax(t.Lamports, fee)},
+		// Recipient +amount, payer −(amount + fee), to the lamport.
+		checkLanded: func(tx *rpc.GetTransactionResult, res *Result) error {
+			return checkTransferDeltas(t, payer, tx.Meta.Fee, res.Changes)
+		},
 		Transfer:             t,
 		Tx:                   tx,
 		LastValidBlockHeight: bh.LastValidBlockHeight,

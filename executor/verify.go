@@ -11,9 +11,10 @@ import (
 )
 
 // verify re-fetches the confirmed transaction and checks it against what was
-// asked: meta.err must be null and the balance deltas must be exactly the
-// transfer (recipient +amount, payer −(amount + fee)). A confirmed status alone
-// is not enough to say "executed".
+// asked: meta.err must be null, the landed effects within the prepared
+// limits, and the prepared transaction's own check must hold (a SOL
+// transfer: recipient +amount, payer −(amount + fee)). A confirmed status
+// alone is not enough to say "executed".
 func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
 	tx, ok := e.readBack(ctx, res, "transaction", func(tx *rpc.GetTransactionResult) ([]solana.PublicKey, error) {
 		decoded, err := tx.Transaction.GetTransaction()
@@ -25,10 +26,12 @@ func (e *Executor) verify(ctx context.Context, p *Prepared, res *Result) {
 	if !ok {
 		return
 	}
-	check := func() error { return checkTransferDeltas(p.Transfer, e.key.PublicKey(), tx.Meta.Fee, res.Changes) }
-	if p.checkLanded != nil {
-		check = func() error { return p.checkLanded(tx, res) }
+	if p.checkLanded == nil {
+		res.Outcome = Unknown
+		res.Reason = "landed, but nothing states how to judge this transaction's landed effects, so it is not reported executed"
+		return
 	}
+	check := func() error { return p.checkLanded(tx, res) }
 	if p.limits != nil {
 		if diff := res.Effects.Exceeds(*p.limits); diff != "" {
 			res.Outcome, res.Reason = ExecutedWithUnexpectedEffects, "executed with unexpected effects: "+diff

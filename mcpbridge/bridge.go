@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Bridge is `solgate mcp`: an MCP stdio server that holds no key, no RPC
@@ -54,7 +56,7 @@ func NewBridge(socket, version string) *Bridge {
 	// stateless protocol, which names itself in every request.
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, m *mcp.InitializeRequest, _ *mcp.InitializeResult) {
-		b.announce(ClientInfo{Name: m.Params.ClientInfo.Name, Version: m.Params.ClientInfo.Version})
+		b.announce(wire.ClientInfo{Name: m.Params.ClientInfo.Name, Version: m.Params.ClientInfo.Version})
 	})
 	hooks.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
 		// Once announced, a request costs only this load.
@@ -134,7 +136,7 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		}
 	}
 	stop := waitProgress(ctx, req)
-	res, err := b.call(ctx, CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args, Process: processSecret})
+	res, err := b.call(ctx, wire.CallRequest{Client: clientInfo(ctx), Tool: req.Params.Name, Arguments: args, Process: processSecret})
 	stop()
 	if err != nil {
 		// Fail closed: without a console nothing can be proposed or executed.
@@ -187,8 +189,8 @@ func toMCPResult(res relayedResult) *mcp.CallToolResult {
 // ResultFromMCP reads an MCP tool result back into a CallResult: the inverse
 // of what forward builds, for MCP clients of solgate (the demo agent, tests,
 // the benchmark).
-func ResultFromMCP(res *mcp.CallToolResult) CallResult {
-	out := CallResult{IsError: res.IsError}
+func ResultFromMCP(res *mcp.CallToolResult) wire.CallResult {
+	out := wire.CallResult{IsError: res.IsError}
 	var texts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(mcp.TextContent); ok {
@@ -210,7 +212,7 @@ func ResultFromMCP(res *mcp.CallToolResult) CallResult {
 
 // announce starts the presence request the first time the client's name is
 // known.
-func (b *Bridge) announce(ci ClientInfo) {
+func (b *Bridge) announce(ci wire.ClientInfo) {
 	if ci.Name == "" || b.life == nil {
 		return
 	}
@@ -223,10 +225,10 @@ func (b *Bridge) announce(ci ClientInfo) {
 // stayPresent holds a presence request open to the console for as long as
 // the bridge runs, so the console lists this agent as connected exactly
 // while it is; after a console restart it announces itself again.
-func (b *Bridge) stayPresent(ctx context.Context, ci ClientInfo) {
+func (b *Bridge) stayPresent(ctx context.Context, ci wire.ClientInfo) {
 	body, _ := json.Marshal(ci)
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+PresencePath, bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+wire.PresencePath, bytes.NewReader(body))
 		if err != nil {
 			return
 		}
@@ -255,13 +257,13 @@ var ErrUnreadableAnswer = errors.New("unreadable answer")
 // does; c must come from NewUnixHTTPClient. A transport failure is returned
 // as net/http reports it (a missing console wraps *NoConsoleError); an
 // answer that does not decode wraps ErrUnreadableAnswer.
-func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult, error) {
-	var res CallResult
+func PostCall(ctx context.Context, c *http.Client, req wire.CallRequest) (wire.CallResult, error) {
+	var res wire.CallResult
 	body, err := json.Marshal(req)
 	if err != nil {
 		return res, fmt.Errorf("encode call: %w", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+wire.CallPath, bytes.NewReader(body))
 	if err != nil {
 		return res, err
 	}
@@ -277,7 +279,7 @@ func PostCall(ctx context.Context, c *http.Client, req CallRequest) (CallResult,
 	return res, nil
 }
 
-func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, error) {
+func (b *Bridge) call(ctx context.Context, req wire.CallRequest) (relayedResult, error) {
 	var res relayedResult
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -319,7 +321,7 @@ func (b *Bridge) call(ctx context.Context, req CallRequest) (relayedResult, erro
 // A failed connection is a *NoConsoleError or *NotAdmittedError inside the
 // *url.Error net/http wraps it in.
 func (b *Bridge) post(ctx context.Context, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+CallPath, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+wire.CallPath, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -343,10 +345,10 @@ func structuredIsObject(raw json.RawMessage) bool {
 }
 
 // clientInfo is the MCP client's self-description from initialize.
-func clientInfo(ctx context.Context) ClientInfo {
+func clientInfo(ctx context.Context) wire.ClientInfo {
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
 		ci := s.GetClientInfo()
-		return ClientInfo{Name: ci.Name, Version: ci.Version}
+		return wire.ClientInfo{Name: ci.Name, Version: ci.Version}
 	}
-	return ClientInfo{}
+	return wire.ClientInfo{}
 }

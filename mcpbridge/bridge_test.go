@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // listenConsoleSocket listens on a fresh Unix socket in a short temporary
@@ -39,7 +41,7 @@ func listenConsoleSocket(tb testing.TB) (net.Listener, string) {
 // serveFakeConsole serves mux on ln, with presence requests held open as the
 // console holds them, until the test ends.
 func serveFakeConsole(tb testing.TB, ln net.Listener, mux *http.ServeMux) {
-	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	mux.HandleFunc(wire.PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
 	tb.Cleanup(func() { srv.Close() })
@@ -58,12 +60,12 @@ func writeAnswer(w http.ResponseWriter, body []byte) {
 // console's side at no cost worth measuring, so that a benchmark of the
 // bridge measures the bridge, and so that a test can send what a console
 // would not.
-func fakeConsole(tb testing.TB, answer func(CallRequest) []byte, delay time.Duration) string {
+func fakeConsole(tb testing.TB, answer func(wire.CallRequest) []byte, delay time.Duration) string {
 	tb.Helper()
 	ln, sock := listenConsoleSocket(tb)
 	mux := http.NewServeMux()
-	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
-		var req CallRequest
+	mux.HandleFunc(wire.CallPath, func(w http.ResponseWriter, r *http.Request) {
+		var req wire.CallRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -116,8 +118,8 @@ func (p *stdioPeer) roundTrip(tb testing.TB, line string) string {
 }
 
 // cannedAnswer answers every call with the same bytes.
-func cannedAnswer(raw []byte) func(CallRequest) []byte {
-	return func(CallRequest) []byte { return raw }
+func cannedAnswer(raw []byte) func(wire.CallRequest) []byte {
+	return func(wire.CallRequest) []byte { return raw }
 }
 
 // toolResult is one tools/call answer line as an MCP client reads it.
@@ -176,15 +178,15 @@ func TestBridgeRelaysTheConsolesAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	const bigSlot = `{"found":true,"signature":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW","slot":9007199254740993}`
-	sock := fakeConsole(t, func(req CallRequest) []byte {
-		if req.Tool == ToolGetTransaction {
+	sock := fakeConsole(t, func(req wire.CallRequest) []byte {
+		if req.Tool == wire.ToolGetTransaction {
 			return answerWith(t, false, "landed", bigSlot)
 		}
 		return pending
 	}, 0)
 	p := startBridge(t, sock)
 
-	res := p.call(t, ToolTransferSOL, `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`)
+	res := p.call(t, wire.ToolTransferSOL, `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`)
 	if res.Result.IsError || len(res.Result.Content) != 2 {
 		t.Fatalf("want a result with two text blocks, got %+v", res.Result)
 	}
@@ -198,7 +200,7 @@ func TestBridgeRelaysTheConsolesAnswer(t *testing.T) {
 		t.Errorf("the second text block %s is not the console's structured content %s", res.Result.Content[1].Text, console.Structured)
 	}
 
-	res = p.call(t, ToolGetTransaction, `{"signature":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"}`)
+	res = p.call(t, wire.ToolGetTransaction, `{"signature":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"}`)
 	for where, raw := range map[string]string{"structuredContent": string(res.Result.StructuredContent), "text block": res.Result.Content[len(res.Result.Content)-1].Text} {
 		if !strings.Contains(raw, `"slot":9007199254740993`) {
 			t.Errorf("%s changed the slot 9007199254740993: %s", where, raw)
@@ -229,7 +231,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 	var mu sync.Mutex
 	next := ""
-	sock := fakeConsole(t, func(CallRequest) []byte {
+	sock := fakeConsole(t, func(wire.CallRequest) []byte {
 		mu.Lock()
 		defer mu.Unlock()
 		return []byte(next)
@@ -248,7 +250,7 @@ func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 		"retryable as a string":                  `{"status":"denied","retryable":"no"}`,
 	} {
 		answer(answerWith(t, false, "looks fine", structured))
-		res := p.call(t, ToolTransferSOL, args)
+		res := p.call(t, wire.ToolTransferSOL, args)
 		text := ""
 		for _, c := range res.Result.Content {
 			text += c.Text
@@ -260,7 +262,7 @@ func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 
 	const msg = "lamports: must be a positive integer"
 	answer(answerWith(t, true, msg, `{"status":"error","error":"`+msg+`"}`))
-	res := p.call(t, ToolTransferSOL, args)
+	res := p.call(t, wire.ToolTransferSOL, args)
 	if !res.Result.IsError || res.Result.Content[0].Text != msg || !sameJSON(t, res.Result.StructuredContent, []byte(`{"status":"error","error":"`+msg+`"}`)) {
 		t.Errorf("a tool error was not relayed as it is: %+v", res.Result)
 	}
@@ -268,13 +270,13 @@ func TestBridgeRefusesAnAnswerThatBreaksItsOutputSchema(t *testing.T) {
 	// its message, without that content: a client's SDK would throw the
 	// whole answer away.
 	answer(answerWith(t, true, msg, `{"status":"error"}`))
-	res = p.call(t, ToolTransferSOL, args)
+	res = p.call(t, wire.ToolTransferSOL, args)
 	if !res.Result.IsError || len(res.Result.Content) != 1 || res.Result.Content[0].Text != msg || res.Result.StructuredContent != nil {
 		t.Errorf("a tool error with undeclared structured content: %+v", res.Result)
 	}
 
 	answer(answerWith(t, false, "a list", `["pending_approval"]`))
-	res = p.call(t, ToolTransferSOL, args)
+	res = p.call(t, wire.ToolTransferSOL, args)
 	if !res.Result.IsError || !strings.Contains(res.Result.Content[0].Text, "unreadable answer") {
 		t.Errorf("structured content that is no object: want an unreadable-answer error, got %+v", res.Result)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // connConsole is a fake console that tells which connection carried each
@@ -30,13 +32,13 @@ func startConnConsole(t *testing.T, answer []byte) (*connConsole, string) {
 	ln, sock := listenConsoleSocket(t)
 	cc := &connConsole{idle: make(chan net.Conn, 64), closed: make(chan net.Conn, 64)}
 	mux := http.NewServeMux()
-	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(wire.CallPath, func(w http.ResponseWriter, r *http.Request) {
 		cc.mu.Lock()
 		cc.callers = append(cc.callers, r.Context().Value(connKey{}).(net.Conn))
 		cc.mu.Unlock()
 		_, _ = w.Write(answer)
 	})
-	mux.HandleFunc(PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	mux.HandleFunc(wire.PresencePath, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	cc.srv = &http.Server{
 		Handler:     mux,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
@@ -71,7 +73,7 @@ func TestBridgeCallsShareOneConnection(t *testing.T) {
 	console, sock := startConnConsole(t, answer)
 	p := startBridge(t, sock)
 	for range 5 {
-		if res := p.call(t, ToolTransferSOL, `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`); res.Result.IsError {
+		if res := p.call(t, wire.ToolTransferSOL, `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`); res.Result.IsError {
 			t.Fatalf("tool error: %+v", res.Result)
 		}
 	}
@@ -97,7 +99,7 @@ func TestBridgeRedialsAConnectionTheConsoleClosed(t *testing.T) {
 	console, sock := startConnConsole(t, answer)
 	p := startBridge(t, sock)
 	const args = `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`
-	if res := p.call(t, ToolTransferSOL, args); res.Result.IsError {
+	if res := p.call(t, wire.ToolTransferSOL, args); res.Result.IsError {
 		t.Fatalf("tool error: %+v", res.Result)
 	}
 	first := console.calls()[0]
@@ -110,7 +112,7 @@ func TestBridgeRedialsAConnectionTheConsoleClosed(t *testing.T) {
 	console.srv.SetKeepAlivesEnabled(false)
 	console.srv.SetKeepAlivesEnabled(true)
 
-	res := p.call(t, ToolTransferSOL, args)
+	res := p.call(t, wire.ToolTransferSOL, args)
 	if res.Result.IsError {
 		t.Fatalf("the call after the console closed the idle connection failed: %+v", res.Result)
 	}
@@ -129,7 +131,7 @@ func TestBridgeAbandonedCallEndsAtTheConsole(t *testing.T) {
 	mux := http.NewServeMux()
 	var called sync.WaitGroup
 	called.Add(1)
-	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(wire.CallPath, func(w http.ResponseWriter, r *http.Request) {
 		// As the console does: the body is read before the wait (net/http
 		// notices a client gone only once it has).
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -167,7 +169,7 @@ func TestBridgeClosesAnIdleConnection(t *testing.T) {
 	console, sock := startConnConsole(t, answer)
 	b := NewBridge(sock, "test")
 	b.calls.Transport.(refusalTransport).base.(*http.Transport).IdleConnTimeout = 50 * time.Millisecond
-	res, err := b.call(context.Background(), CallRequest{Tool: ToolTransferSOL, Arguments: []byte(`{}`)})
+	res, err := b.call(context.Background(), wire.CallRequest{Tool: wire.ToolTransferSOL, Arguments: []byte(`{}`)})
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
@@ -202,7 +204,7 @@ func TestCallEndsAtItsBoundWhenTheConsoleNeverAnswers(t *testing.T) {
 	b := NewBridge(sock, "test")
 	b.calls.Timeout = 200 * time.Millisecond
 	start := time.Now()
-	_, err := b.call(context.Background(), CallRequest{Tool: ToolTransferSOL, Arguments: []byte(`{}`)})
+	_, err := b.call(context.Background(), wire.CallRequest{Tool: wire.ToolTransferSOL, Arguments: []byte(`{}`)})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("a call to a console that never answers: %v, want its bound's timeout", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The bridge's side of the console's socket: where it is, how to dial it,
@@ -183,7 +185,7 @@ type refusalTransport struct {
 
 func (t refusalTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusForbidden && resp.Header.Get(RefusalHeader) != "" {
+	if err == nil && resp.StatusCode == http.StatusForbidden && resp.Header.Get(wire.RefusalHeader) != "" {
 		resp.Body.Close()
 		return nil, &NotAdmittedError{Path: t.path, UID: uint32(os.Geteuid())}
 	}

@@ -1,15 +1,18 @@
 // Package mcpbridge is the unprivileged bridge that `solgate mcp` runs, with
 // no key: MCP over stdio through mcp-go's StdioServer (`bridge.go`,
-// `progress.go`), the tool declarations and the input
-// and output schemas generated from them (`inventory.go`, `tools.go`,
-// `outputs.go`), the socket client (`client.go`: net/http's client over the
-// console's socket, which also carries the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
-// scripted assistant, a client like any other.
+// `progress.go`), the MCP tool declarations generated from the inventory
+// (`tools.go`) and the check of every result against its outputSchema
+// (`outputs.go`), the socket client (`client.go`: net/http's client over the
+// console's socket, which also carries the tool calls); `wire/`: the
+// contract both sides import (the call request and result, the tool
+// inventory with its arguments, outputs and limits), which imports nothing
+// of either; `demoagent/`: the demo's scripted assistant, a client like any
+// other.
 //
 // For an auditor of the privilege split: the bridge is this package's non-test
 // files (`bridge.go`, `progress.go`, `process.go`, `client.go`,
-// `inventory.go`, `tools.go`, `toolschemas.go`, `outputs.go`, `wire.go`,
-// `peercred_*.go`). They hold no key and cannot approve, sign or mint a token;
+// `tools.go`, `toolschemas.go`, `outputs.go`, `peercred_*.go`, and
+// `wire/`). They hold no key and cannot approve, sign or mint a token;
 // `TestBridgeDoesNotImportTheAuthority` fails if the bridge package ever
 // depends on `mcpbridge/authority`, `executor`, `policy` or `policy/store`,
 // and `TestBridgeLinksNoSolanaLibrary` if it links solana-go.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // What the bridge refuses as a result, and what it says: where the result
@@ -21,7 +23,7 @@ func TestCheckOutputSaysWhereNotWhat(t *testing.T) {
 		{"not an object", `["pending_approval"]`, "the result"},
 		{"not JSON", `{"status":`, "not one JSON value"},
 	} {
-		err := CheckOutput(ToolTransferSOL, []byte(tc.result))
+		err := CheckOutput(wire.ToolTransferSOL, []byte(tc.result))
 		if err == nil {
 			t.Errorf("%s: accepted", tc.name)
 			continue
@@ -39,7 +41,7 @@ func TestCheckOutputSaysWhereNotWhat(t *testing.T) {
 // the message), is an answer its schema lists; a status no outcome names,
 // or an outcome without its fields, is not.
 func TestEveryToolDeclaresItsToolError(t *testing.T) {
-	for _, tool := range inventory {
+	for _, tool := range wire.Inventory() {
 		if err := CheckOutput(tool.Name, []byte(`{"status":"error","error":"lamports: must be a positive integer"}`)); err != nil {
 			t.Errorf("%s: a tool error breaks its schema: %v", tool.Name, err)
 		}
@@ -65,7 +67,7 @@ func TestOutputCheckPassesARealProposal(t *testing.T) {
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(ToolTransferSOL, answer.Structured); err != nil {
+	if err := CheckOutput(wire.ToolTransferSOL, answer.Structured); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The bridge runs as whatever user the agent's MCP client runs as, with no
@@ -65,7 +67,7 @@ func TestBridgeLinksNoSolanaLibrary(t *testing.T) {
 // published address (SPL Token's native mint), spelled out here.
 func TestSwapDescriptionNamesTheNativeMint(t *testing.T) {
 	for _, tool := range ToolDefinitions() {
-		if tool.Name != ToolSwap {
+		if tool.Name != wire.ToolSwap {
 			continue
 		}
 		raw, _ := json.Marshal(tool)

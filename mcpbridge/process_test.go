@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The bridge sends its process secret with every call, the same for the
@@ -16,7 +18,7 @@ import (
 func TestBridgeSendsItsProcessSecret(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
-	sock := fakeConsole(t, func(req CallRequest) []byte {
+	sock := fakeConsole(t, func(req wire.CallRequest) []byte {
 		mu.Lock()
 		seen = append(seen, req.Process)
 		mu.Unlock()
@@ -24,7 +26,7 @@ func TestBridgeSendsItsProcessSecret(t *testing.T) {
 	}, 0)
 	p := startBridge(t, sock)
 	for range 2 {
-		p.call(t, ToolProposalStatus, `{"proposal_id":"p_1"}`)
+		p.call(t, wire.ToolProposalStatus, `{"proposal_id":"p_1"}`)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Progress while a call waits, per the MCP spec's notifications/progress:
@@ -71,13 +73,13 @@ func waitProgress(ctx context.Context, req mcp.CallToolRequest) (stop func()) {
 func waitDescription(req mcp.CallToolRequest) (message string, total float64) {
 	args := req.GetArguments()
 	switch {
-	case req.Params.Name == ToolProposalStatus:
+	case req.Params.Name == wire.ToolProposalStatus:
 		wait, _ := args["wait_seconds"].(float64)
-		if wait <= 0 || wait > MaxWaitSeconds {
+		if wait <= 0 || wait > wire.MaxWaitSeconds {
 			return "", 0
 		}
 		return "waiting for the operator in the solgate console", wait
-	case IsWriteTool(req.Params.Name):
+	case wire.IsWriteTool(req.Params.Name):
 		if confirm, _ := args["confirm"].(string); confirm == "" {
 			return "", 0 // a first call only proposes, and answers at once
 		}

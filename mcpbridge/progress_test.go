@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // statusConsole holds each call until the test releases it, telling held
@@ -12,7 +14,7 @@ import (
 func statusConsole(t *testing.T, held chan<- struct{}, release <-chan struct{}) string {
 	t.Helper()
 	pending := answerWith(t, false, "still pending", `{"status":"pending","proposal_id":"p_1"}`)
-	return fakeConsole(t, func(CallRequest) []byte {
+	return fakeConsole(t, func(wire.CallRequest) []byte {
 		held <- struct{}{}
 		<-release
 		return pending

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // holdingConsole answers get_balance and transfer_sol with valid console
@@ -26,8 +28,8 @@ func holdingConsole(t *testing.T, held chan<- struct{}) string {
 	}
 	ln, sock := listenConsoleSocket(t)
 	mux := http.NewServeMux()
-	mux.HandleFunc(CallPath, func(w http.ResponseWriter, r *http.Request) {
-		var req CallRequest
+	mux.HandleFunc(wire.CallPath, func(w http.ResponseWriter, r *http.Request) {
+		var req wire.CallRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -130,7 +132,7 @@ func TestAbandonedCallIsNotReportedAsNoConsole(t *testing.T) {
 	b := NewBridge(holdingConsole(t, held), "test")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the client went before the call was sent
-	_, err := b.call(ctx, CallRequest{Tool: "get_balance", Arguments: json.RawMessage(`{}`)})
+	_, err := b.call(ctx, wire.CallRequest{Tool: "get_balance", Arguments: json.RawMessage(`{}`)})
 	if err == nil || errors.Is(err, ErrNoConsole) {
 		t.Fatalf("call after the client went: %v, want an abandoned call, not a missing console", err)
 	}

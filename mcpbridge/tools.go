@@ -5,51 +5,21 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
-
-// ToolNames lists every tool, reads first, in inventory order.
-func ToolNames() []string {
-	names := make([]string, len(inventory))
-	for i, t := range inventory {
-		names[i] = t.Name
-	}
-	return names
-}
-
-// WriteToolNames lists the tools that can spend, in inventory order: the
-// tools whose proposals proposal_status answers for.
-func WriteToolNames() []string {
-	var names []string
-	for _, t := range inventory {
-		if t.Write {
-			names = append(names, t.Name)
-		}
-	}
-	return names
-}
-
-// IsWriteTool reports whether calling the tool can spend funds, from its
-// inventory entry. The console serves a write tool through its registered
-// write kind, and clients read the annotations derived from this; a test
-// checks both against what each handler does.
-func IsWriteTool(name string) bool {
-	t, ok := LookupTool(name)
-	return ok && t.Write
-}
-
-const approvalFlow = ` Nothing moves on the first call: it creates a proposal that a human must approve in the solgate console, and returns status "pending_approval" with a proposal_id and a preview; nothing has been signed or sent at that point. Then call proposal_status with the proposal_id (wait_seconds up to 45 waits for the decision). When it says "approved" with a confirm token, call this tool again with exactly the same arguments plus confirm set to that token to execute; if proposal_status says approved without a token, ask the human for it. A token works once, only for those exact arguments, and expires (%s). A policy refusal is an ordinary result with status "denied", a reason and "retryable"; when retryable is false, do not try again in this session. A confirm token that does not hold (used already, expired, or sent with other arguments) is answered with status "refused" and a reason: nothing was signed or sent, and the token is void; propose again.`
 
 // ToolDefinitions declares the MCP tools, generated from the inventory in
 // its order. Handlers are registered separately by the bridge.
 func ToolDefinitions() []mcp.Tool {
-	tools := make([]mcp.Tool, 0, len(inventory))
-	for _, t := range inventory {
+	tools := make([]mcp.Tool, 0, len(wire.Inventory()))
+	for _, t := range wire.Inventory() {
 		tools = append(tools, newTool(t))
 	}
 	return tools
 }
 
-func newTool(spec Tool) mcp.Tool {
+func newTool(spec wire.Tool) mcp.Tool {
 	opts := []mcp.ToolOption{
 		mcp.WithToolTitle(spec.Title),
 		mcp.WithDescription(spec.Description),
@@ -58,7 +28,7 @@ func newTool(spec Tool) mcp.Tool {
 		// here is absent and the tests notice.
 		mcp.WithToolAnnotation(annotation(spec)),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithRawOutputSchema(OutputSchema(spec)),
+		mcp.WithRawOutputSchema(wire.OutputSchema(spec)),
 	}
 	var order []string
 	for _, a := range spec.Args {
@@ -71,7 +41,7 @@ func newTool(spec Tool) mcp.Tool {
 }
 
 // annotation is a tool's hints, all stated.
-func annotation(spec Tool) mcp.ToolAnnotation {
+func annotation(spec wire.Tool) mcp.ToolAnnotation {
 	write := spec.Write
 	return mcp.ToolAnnotation{
 		Title:           spec.Title,
@@ -94,8 +64,8 @@ func annotation(spec Tool) mcp.ToolAnnotation {
 // (TestBridgeToolsAreToolDefinitions); a tool whose text is missing or
 // stale in toolschemas.go is built as ToolDefinitions builds it.
 func bridgeTools() []mcp.Tool {
-	tools := make([]mcp.Tool, 0, len(inventory))
-	for i, spec := range inventory {
+	tools := make([]mcp.Tool, 0, len(wire.Inventory()))
+	for i, spec := range wire.Inventory() {
 		if i >= len(toolSchemaText) || toolSchemaText[i].name != spec.Name {
 			tools = append(tools, newTool(spec))
 			continue
@@ -116,63 +86,61 @@ func bridgeTools() []mcp.Tool {
 // toolSchemas is one tool's schemas as JSON text (toolschemas.go).
 type toolSchemas struct{ name, input, output string }
 
-const base58Class = "[1-9A-HJ-NP-Za-km-z]"
-
 // withArgProperty declares one argument's JSON Schema from its kind. Amounts
 // are ["integer","string"]: "minimum"/"maximum" apply only to an integer and
 // "pattern" only to a string, so 5 and "5" both validate while 0, -1, 0.5 and
 // "5.0" do not.
-func withArgProperty(a ArgSpec) mcp.ToolOption {
+func withArgProperty(a wire.ArgSpec) mcp.ToolOption {
 	opts := []mcp.PropertyOption{mcp.Description(a.Desc)}
 	if a.Required {
 		opts = append(opts, mcp.Required())
 	}
 	switch a.Kind {
-	case KindAddress:
-		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+base58Class+"{32,44}$"))...)
-	case KindSignature:
-		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+base58Class+"{64,88}$"))...)
-	case KindConfirm:
-		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^%s{%d}$", base58Class, TokenLength)))...)
-	case KindProposalID:
-		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^[A-Za-z0-9_-]{1,%d}$", MaxProposalIDLen)))...)
-	case KindLamports, KindBaseUnits:
+	case wire.KindAddress:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+wire.Base58Class+"{32,44}$"))...)
+	case wire.KindSignature:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^"+wire.Base58Class+"{64,88}$"))...)
+	case wire.KindConfirm:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^%s{%d}$", wire.Base58Class, wire.TokenLength)))...)
+	case wire.KindProposalID:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern(fmt.Sprintf("^[A-Za-z0-9_-]{1,%d}$", wire.MaxProposalIDLen)))...)
+	case wire.KindLamports, wire.KindBaseUnits:
 		return mcp.WithAny(a.Name, append(opts, func(schema map[string]any) {
 			schema["type"] = []string{"integer", "string"}
 			schema["minimum"] = 1
-			schema["maximum"] = MaxJSONSafeInteger
+			schema["maximum"] = wire.MaxJSONSafeInteger
 			schema["pattern"] = "^[1-9][0-9]{0,19}$"
 		})...)
-	case KindSlippageBps:
-		return mcp.WithInteger(a.Name, append(opts, mcp.Min(MinSlippageBps), mcp.Max(MaxSlippageBps))...)
-	case KindURL:
-		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^[hH][tT][tT][pP][sS]?://"), mcp.MaxLength(MaxURLLen))...)
-	case KindHTTPMethod:
+	case wire.KindSlippageBps:
+		return mcp.WithInteger(a.Name, append(opts, mcp.Min(wire.MinSlippageBps), mcp.Max(wire.MaxSlippageBps))...)
+	case wire.KindURL:
+		return mcp.WithString(a.Name, append(opts, mcp.Pattern("^[hH][tT][tT][pP][sS]?://"), mcp.MaxLength(wire.MaxURLLen))...)
+	case wire.KindHTTPMethod:
 		return mcp.WithString(a.Name, append(opts, mcp.Enum("GET", "POST", "PUT", "PATCH", "DELETE"))...)
-	case KindHTTPHeaders:
+	case wire.KindHTTPHeaders:
 		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
 			schema["additionalProperties"] = map[string]any{"type": "string"}
-			schema["maxProperties"] = MaxRequestHeaders
+			schema["maxProperties"] = wire.MaxRequestHeaders
 		})...)
-	case KindText:
-		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxRequestBody))...)
-	case KindWaitSeconds:
-		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(0))...)
-	case KindTransaction:
+	case wire.KindText:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(wire.MaxRequestBody))...)
+	case wire.KindWaitSeconds:
+		return mcp.WithInteger(a.Name, append(opts, mcp.Min(0), mcp.Max(wire.MaxWaitSeconds), mcp.DefaultNumber(0))...)
+	case wire.KindTransaction:
 		// Standard base64 of at least the smallest transaction (one
 		// signature, one account, a blockhash: 180 characters).
-		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxTransactionBase64),
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(wire.MaxTransactionBase64),
 			mcp.Pattern("^[A-Za-z0-9+/]{178,}={0,2}$"))...)
-	case KindLabel:
-		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
-	case KindActionURL:
-		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
-	case KindActionInput:
+	case wire.KindLabel:
+		return mcp.WithString(a.Name, append(opts, mcp.MaxLength(wire.MaxLabelBytes), mcp.Pattern("^[^\\x00-\\x1f\\x7f]*$"))...)
+	case wire.KindActionURL:
+		return mcp.WithString(a.Name, append(opts, mcp.MinLength(1), mcp.MaxLength(wire.MaxActionURLLen), mcp.Pattern("^(https?://|solana-action:)"))...)
+	case wire.KindActionInput:
 		return mcp.WithObject(a.Name, append(opts, func(schema map[string]any) {
-			schema["maxProperties"] = MaxActionInputKeys
+			schema["maxProperties"] = wire.MaxActionInputKeys
 			schema["additionalProperties"] = map[string]any{"anyOf": []any{
 				map[string]any{"type": []string{"string", "number", "boolean"}},
-				map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": MaxActionInputValues},
+				map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": wire.MaxActionInputValues},
 			}}
 		})...)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 func TestToolNamesAndKinds(t *testing.T) {
@@ -18,19 +20,19 @@ func TestToolNamesAndKinds(t *testing.T) {
 	for _, tool := range ToolDefinitions() {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, ToolNames()) {
-		t.Fatalf("declared %v, want %v", names, ToolNames())
+	if !slices.Equal(names, wire.ToolNames()) {
+		t.Fatalf("declared %v, want %v", names, wire.ToolNames())
 	}
 	var writes []string
 	for _, n := range names {
-		if IsWriteTool(n) {
+		if wire.IsWriteTool(n) {
 			writes = append(writes, n)
 		}
 	}
-	if !slices.Equal(writes, []string{ToolTransferSOL, ToolSwap, ToolTransferToken, ToolSignAndSend, ToolSolanaAction, ToolX402Fetch}) {
+	if !slices.Equal(writes, []string{wire.ToolTransferSOL, wire.ToolSwap, wire.ToolTransferToken, wire.ToolSignAndSend, wire.ToolSolanaAction, wire.ToolX402Fetch, wire.ToolReclaimRent}) {
 		t.Fatalf("write tools %v", writes)
 	}
-	if IsWriteTool("Transfer_SOL") || IsWriteTool("") {
+	if wire.IsWriteTool("Transfer_SOL") || wire.IsWriteTool("") {
 		t.Fatal("IsWriteTool matches loosely")
 	}
 }
@@ -45,7 +47,7 @@ var spends = map[string]bool{
 	"get_balance": false, "get_token_balances": false, "get_quote": false, "get_token_info": false,
 	"get_spend_status": false, "get_transaction": false, "proposal_status": false,
 	"transfer_sol": true, "transfer_token": true, "swap": true,
-	"sign_and_send_transaction": true, "x402_fetch": true, "solana_action": true,
+	"sign_and_send_transaction": true, "x402_fetch": true, "solana_action": true, "reclaim_rent": true,
 }
 
 func TestEveryToolStatesReadOnlyHint(t *testing.T) {
@@ -80,7 +82,7 @@ func TestToolDescriptionsExplainTheApprovalFlow(t *testing.T) {
 		if tool.Title == "" || len(tool.Description) < 40 {
 			t.Errorf("%s: title %q, description %q", tool.Name, tool.Title, tool.Description)
 		}
-		if !IsWriteTool(tool.Name) {
+		if !wire.IsWriteTool(tool.Name) {
 			continue
 		}
 		for _, want := range []string{"human", "solgate console", "proposal_status", "confirm", "nothing has been signed or sent", "exactly the same arguments"} {
@@ -155,9 +157,9 @@ func wireJSON(t *testing.T, tool mcp.Tool) map[string]any {
 // written by hand fails here the day a tool is added.
 func TestToolListsInDescriptionsAreWhole(t *testing.T) {
 	list := regexp.MustCompile(`[a-z0-9_]+(?:, [a-z0-9_]+)+`)
-	whole := map[string]bool{strings.Join(WriteToolNames(), ", "): true, strings.Join(ToolNames(), ", "): true}
+	whole := map[string]bool{strings.Join(wire.WriteToolNames(), ", "): true, strings.Join(wire.ToolNames(), ", "): true}
 	lists := 0
-	for _, tool := range inventory {
+	for _, tool := range wire.Inventory() {
 		texts := []string{tool.Description}
 		for _, a := range tool.Args {
 			texts = append(texts, a.Desc)
@@ -167,7 +169,7 @@ func TestToolListsInDescriptionsAreWhole(t *testing.T) {
 				names := strings.Split(m, ", ")
 				tools := 0
 				for _, n := range names {
-					if _, ok := LookupTool(n); ok {
+					if _, ok := wire.LookupTool(n); ok {
 						tools++
 					}
 				}
@@ -176,7 +178,7 @@ func TestToolListsInDescriptionsAreWhole(t *testing.T) {
 				}
 				lists++
 				if !whole[m] {
-					t.Errorf("%s: the list of tools %q is not the inventory's write tools (%s)", tool.Name, m, strings.Join(WriteToolNames(), ", "))
+					t.Errorf("%s: the list of tools %q is not the inventory's write tools (%s)", tool.Name, m, strings.Join(wire.WriteToolNames(), ", "))
 				}
 			}
 		}

@@ -21,14 +21,6 @@ import (
 	solana "github.com/gagliardetto/solana-go"
 )
 
-// Tool names, for tests and audit text only: rules judge a proposal by what
-// it does (its facts), never by which tool made it.
-const (
-	ToolTransferSOL   = "transfer_sol"
-	ToolSwap          = "swap"
-	ToolTransferToken = "transfer_token"
-)
-
 // Networks as reported by the executor from getGenesisHash and the RPC URL.
 const (
 	NetworkMainnet  = "mainnet-beta"

@@ -9,11 +9,11 @@ import (
 const fee = 5000 // lamports per signature
 
 func transfer(to string, lamports uint64) Proposal {
-	return Proposal{Tool: ToolTransferSOL, Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: lamports}
+	return Proposal{Tool: "transfer_sol", Fingerprint: "fp-" + to, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: lamports}
 }
 
 func swap(in, out string, lamports uint64) Proposal {
-	p := Proposal{Tool: ToolSwap, ClientID: "claude", Network: NetworkDevnet, Lamports: lamports, PaysSelf: true,
+	p := Proposal{Tool: "swap", ClientID: "claude", Network: NetworkDevnet, Lamports: lamports, PaysSelf: true,
 		Quote: &QuoteFacts{SlippageBps: 50, PriceImpactBps: 10}}
 	for _, m := range []string{in, out} {
 		if m != NativeMint {

@@ -9,7 +9,7 @@ import (
 )
 
 func tokenTransfer(to, mint string, amount uint64) Proposal {
-	return Proposal{Tool: ToolTransferToken, ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: 2_039_280 + fee,
+	return Proposal{Tool: "transfer_token", ClientID: "claude", Network: NetworkDevnet, Counterparties: []Counterparty{Recipient(to)}, Lamports: 2_039_280 + fee,
 		Tokens: []TokenSpend{{Mint: mint, Amount: amount, Decimals: 6, DecimalsKnown: true}}}
 }
 

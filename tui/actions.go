@@ -3,23 +3,8 @@ package tui
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
-
-// operator is the part of *authority.Hub the console acts through. Every method
-// may do I/O (the audit store), so they are only ever called from a tea.Cmd.
-type operator interface {
-	Approve(id, by string) (*authority.Proposal, error)
-	Deny(id, by, reason string) (*authority.Proposal, error)
-	DenyAllPending(by, reason string) int
-	DenyPendingOf(id, by, reason string) ([]*authority.Proposal, error)
-	SetPaused(paused bool)
-	RevokeAll(by string) int
-	ResumeClient(client string)
-	ApproveWithGrant(id, by string, t authority.GrantTerms) (*authority.Proposal, authority.Grant, error)
-	EndGrant(n int, by string) bool
-	Proposal(id string) (*authority.Proposal, bool)
-}
 
 // decidedBy names the console's human in decisions and the audit trail.
 const decidedBy = "operator"
@@ -54,7 +39,7 @@ type (
 	// actionGrant approves ID and grants more like it (A, then Enter).
 	actionGrant struct {
 		ID    string
-		Terms authority.GrantTerms
+		Terms approval.GrantTerms
 	}
 	// actionEndGrant ends grant N (the grants list).
 	actionEndGrant struct{ N int }
@@ -74,17 +59,17 @@ func (actionDenyUser) isAction() {}
 // actionDoneMsg reports a performed action back to Update.
 type actionDoneMsg struct {
 	act      action
-	proposal *authority.Proposal   // Approve/Deny/Grant: the hub's snapshot after the decision
-	grant    authority.Grant       // Grant: the grant made
-	updated  []*authority.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
-	n        int                   // RevokeAll/DenyAllPending: how many
+	proposal *approval.Proposal   // Approve/Deny/Grant: the hub's snapshot after the decision
+	grant    approval.Grant       // Grant: the grant made
+	updated  []*approval.Proposal // Revoke: snapshots of the proposals it voided; DenyUser: those it denied
+	n        int                  // RevokeAll/DenyAllPending: how many
 	err      error
 }
 
 // perform returns the command carrying out a. The command captures only the
 // operator and the action's values, never the model: a tea.Cmd must not
 // mutate model state.
-func perform(ops operator, a action) tea.Cmd {
+func perform(ops approval.Service, a action) tea.Cmd {
 	if ops == nil || a == nil {
 		return nil
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -135,8 +135,8 @@ func (w *authorityWorld) propose(t *testing.T, client string) *authority.Proposa
 	t.Helper()
 	amount := w.amount.Add(1000)
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
-	res := w.authority.Call(context.Background(), mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: client}, Tool: mcpbridge.ToolTransferSOL, Arguments: json.RawMessage(args),
+	res := w.authority.Call(context.Background(), wire.CallRequest{
+		Client: wire.ClientInfo{Name: client}, Tool: wire.ToolTransferSOL, Arguments: json.RawMessage(args),
 	})
 	id, _ := res.Structured["proposal_id"].(string)
 	if res.IsError || id == "" {
@@ -165,7 +165,7 @@ func newClock() *testkit.Clock { return testkit.NewClock(time.Now()) }
 func authorityModel(w *authorityWorld, c *testkit.Clock) *model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	h := w.authority
+	h := w.authority.Console()
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
 		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/viewport"
+
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -68,16 +69,13 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	// them are never abbreviated: a look-alike shares exactly the characters
 	// an abbreviation keeps.
 	for _, l := range e.lines {
-		if l.Role == authority.LineBanner {
+		if l.Role == approval.LineBanner {
 			add(wrapBanner(s.nocap, bannerText(s, l.Value), d.width)...)
 		}
 	}
 	// Whatever the kind, a recipient that looks like a known address is
 	// flagged here too, from the console's own list.
-	var to string
-	if p.Kind != nil {
-		to = p.Kind.Args().Recipient()
-	}
+	to := p.Recipient
 	for _, f := range e.flags {
 		add(wrapStyled(s.warn, "⚠ "+f, d.width)...)
 	}
@@ -96,7 +94,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	}
 
 	d.status(s, e, c, add, field)
-	if p.Kind == nil {
+	if !p.HasTerms {
 		field("Action", untrusted.Sanitize(p.Tool, 32)+" — the console received it without its terms, so it cannot show what it does: deny it")
 	}
 	// Every kind through its own lines: the kind says what a line is, the
@@ -104,8 +102,8 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 	inInstructions := false
 	for _, l := range e.lines {
 		switch {
-		case l.Role == authority.LineBanner:
-		case l.Role == authority.LineInstruction:
+		case l.Role == approval.LineBanner:
+		case l.Role == approval.LineInstruction:
 			label := ""
 			if !inInstructions {
 				label = "Program"
@@ -126,7 +124,7 @@ func (d *detail) Render(s styles, e *entry, c detailContext) []string {
 		default:
 			field(l.Label, l.Value)
 		}
-		inInstructions = l.Role == authority.LineInstruction
+		inInstructions = l.Role == approval.LineInstruction
 	}
 	if eff := p.Preview.Effects; !eff.Wallet.IsZero() {
 		// The one measure of value, per asset, from the exact bytes.
@@ -161,24 +159,24 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 	reason := untrusted.Sanitize(p.Reason, 400)
 	by := untrusted.Sanitize(p.DecidedBy, 40)
 	switch p.Status {
-	case authority.StatusPending:
+	case approval.StatusPending:
 		field("Status", fmt.Sprintf("PENDING — nothing has been signed or sent; expires in %s", countdown(p.ExpiresAt.Sub(c.now))))
 		if p.GrantMiss != "" {
 			add(wrapStyled(s.warn, "Waits for you: "+untrusted.Sanitize(p.GrantMiss, 300), d.width)...)
 		}
-	case authority.StatusApproved:
+	case approval.StatusApproved:
 		field("Status", fmt.Sprintf("APPROVED by %s — waiting for the agent's confirmed call; token expires in %s", by, countdown(p.TokenExpires.Sub(c.now))))
 		if c.delivery == policy.DeliveryOperator && p.Token != "" {
 			add(s.label.Render("Token for the agent — paste it into the chat:"))
 			add(s.token.Render(p.Token))
 		}
-	case authority.StatusDenied:
+	case approval.StatusDenied:
 		add(wrapStyled(s.danger, fmt.Sprintf("DENIED by %s: %s", by, reason), d.width)...)
-	case authority.StatusExpired:
+	case approval.StatusExpired:
 		add(wrapStyled(s.danger, "EXPIRED: "+reason, d.width)...)
-	case authority.StatusExecuting, authority.StatusSubmitted:
+	case approval.StatusExecuting, approval.StatusSubmitted:
 		st := "EXECUTING"
-		if p.Status == authority.StatusSubmitted {
+		if p.Status == approval.StatusSubmitted {
 			st = "SUBMITTED, outcome not yet known"
 		}
 		if c.progress != nil {
@@ -194,17 +192,17 @@ func (d *detail) status(s styles, e *entry, c detailContext, add func(...string)
 		if reason != "" {
 			field("", reason)
 		}
-	case authority.StatusExecuted:
+	case approval.StatusExecuted:
 		if r := p.Result; r != nil {
 			add(s.ok.Render(fmt.Sprintf("EXECUTED ✔ verified on chain · slot %d · fee %s", r.Slot, lamports(r.Fee))))
 		} else {
 			add(s.ok.Render("EXECUTED ✔ verified on chain"))
 		}
 		field("Signature", p.Signature)
-	case authority.StatusLosses:
+	case approval.StatusLosses:
 		add(wrapStyled(s.danger, "EXECUTED WITH UNEXPECTED EFFECTS — it landed, and its effects, measured from the landed transaction, differ from the approved ones: "+reason, d.width)...)
 		field("Signature", p.Signature)
-	case authority.StatusFailed:
+	case approval.StatusFailed:
 		add(wrapStyled(s.danger, "FAILED — not executed: "+reason, d.width)...)
 		if p.Signature != "" {
 			field("Signature", p.Signature)

@@ -1,14 +1,13 @@
 package tui
 
 import (
-	"github.com/solgate/solgate/localnet/testkit"
-
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 )
 
@@ -20,7 +19,7 @@ func expiredEvent(t *testing.T, w *authorityWorld, id string) eventsMsg {
 		t.Fatalf("proposal %s not in the hub", id)
 	}
 	p.Status, p.Reason = authority.StatusExpired, "no decision within 10m0s (denied by timeout)"
-	return eventsMsg{events: []authority.Event{{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p}}}
+	return events(authority.Event{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p})
 }
 
 // typeSlowly presses each rune of text as its own key, the clock moving

@@ -14,6 +14,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // TestConsoleFigures measures the real console in tmux: idle CPU over 60 s
@@ -59,7 +60,7 @@ func TestConsoleFigures(t *testing.T) {
 				}
 				args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.recipient, 1_000_000+i)
 				res, err := mcpbridge.PostCall(context.Background(), httpc,
-					mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: fmt.Sprintf("load-%d", i%5)}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
+					wire.CallRequest{Client: wire.ClientInfo{Name: fmt.Sprintf("load-%d", i%5)}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
 				if err != nil || res.Status() != "pending_approval" {
 					failed.Add(1)
 				}

@@ -19,9 +19,10 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -86,7 +87,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 	return &authority.Proposal{
 		ID:          id,
 		Seq:         seq,
-		Tool:        mcpbridge.ToolTransferSOL,
+		Tool:        wire.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
 		Kind:        &authority.TransferProposal{A: authority.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
@@ -134,7 +135,7 @@ type viewOpts struct {
 	network executor.Network
 	genesis string
 	policy  policy.Config
-	ops     operator
+	ops     approval.Service
 	noColor bool
 	color   bool // force a colour profile (sanitiser tests)
 	now     func() time.Time
@@ -161,7 +162,7 @@ func testModel(o viewOpts, proposals []*authority.Proposal, st authorityState) *
 	return newModel(config{
 		ops: o.ops, network: o.network, genesis: o.genesis, wallet: walletKey.String(), policy: o.policy,
 		grace: o.grace, now: o.now, loc: time.UTC, styles: stylesFor(r, o.noColor), after: noTimer,
-	}, proposals, st)
+	}, views(proposals), st)
 }
 
 // golden compares got with testdata/name.golden; -update or UPDATE_GOLDEN=1
@@ -272,7 +273,7 @@ func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmou
 	}
 	args := authority.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
 	p := &authority.Proposal{
-		ID: id, Seq: seq, Tool: mcpbridge.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
+		ID: id, Seq: seq, Tool: wire.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
 		Kind: &authority.SwapProposal{
 			A:       args,
 			Spend:   spend,
@@ -304,3 +305,13 @@ func usdcSwap(seq int64, created time.Time) *authority.Proposal {
 // noTimer stands in for tea.Tick in key-press tests: the model's clock is
 // advanced by hand, and a redraw timer must not look like an action.
 func noTimer(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+
+// views draws fixtures as the console receives them (authority.ViewOf):
+// the kinds' own lines, through the real kinds.
+func views(ps []*authority.Proposal) []*approval.Proposal {
+	out := make([]*approval.Proposal, len(ps))
+	for i, p := range ps {
+		out[i] = authority.ViewOf(p)
+	}
+	return out
+}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // Money is integers end to end; SOL decimals appear only for display, and
@@ -15,22 +15,22 @@ import (
 // a kind's lines and the console's own agree to the digit.
 
 // sol renders lamports as "0.05 SOL".
-func sol(l uint64) string { return authority.SOLText(l) }
+func sol(l uint64) string { return approval.SOLText(l) }
 
 // lamports renders 50000000 as "50,000,000 lamports".
-func lamports(l uint64) string { return authority.LamportsText(l) }
+func lamports(l uint64) string { return approval.LamportsText(l) }
 
-func grouped(n uint64) string { return authority.Grouped(n) }
+func grouped(n uint64) string { return approval.Grouped(n) }
 
 // groupDigits puts thousands separators into a string of digits.
-func groupDigits(s string) string { return authority.GroupDigits(s) }
+func groupDigits(s string) string { return approval.GroupDigits(s) }
 
 // tokenAmount renders base units with a mint's decimals, exactly.
-func tokenAmount(units uint64, decimals uint8) string { return authority.TokenAmount(units, decimals) }
+func tokenAmount(units uint64, decimals uint8) string { return approval.TokenAmount(units, decimals) }
 
 // tokenDelta renders post − pre in base units as a signed token amount.
 func tokenDelta(pre, post uint64, decimals uint8) string {
-	return authority.TokenDelta(pre, post, decimals)
+	return approval.TokenDelta(pre, post, decimals)
 }
 
 // short abbreviates an address or hash to its first and last four characters.

@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -41,8 +41,8 @@ const maxGrantFieldLen = 14
 // grantDefaults prefills the form from what the model knows (no call into
 // the hub): DefaultGrantCount more, count × this proposal's measured spend
 // but never above what the session cap leaves after it, DefaultGrantFor.
-func (m *model) grantDefaults(p *authority.Proposal) grantForm {
-	ceiling, err := executor.MulAmount(p.Spend, authority.DefaultGrantCount)
+func (m *model) grantDefaults(p *approval.Proposal) grantForm {
+	ceiling, err := executor.MulAmount(p.Spend, approval.DefaultGrantCount)
 	left := uint64(0)
 	if m.spend.Remaining > p.Spend {
 		left = m.spend.Remaining - p.Spend
@@ -51,18 +51,18 @@ func (m *model) grantDefaults(p *authority.Proposal) grantForm {
 		ceiling = left
 	}
 	var f grantForm
-	f.fields[grantCount] = strconv.Itoa(authority.DefaultGrantCount)
+	f.fields[grantCount] = strconv.Itoa(approval.DefaultGrantCount)
 	f.fields[grantCeiling] = policy.FormatSOL(ceiling)
-	f.fields[grantMinutes] = strconv.Itoa(int(authority.DefaultGrantFor / time.Minute))
+	f.fields[grantMinutes] = strconv.Itoa(int(approval.DefaultGrantFor / time.Minute))
 	return f
 }
 
 // terms parses the form; the error names the field and what it accepts.
-func (f grantForm) terms() (authority.GrantTerms, error) {
-	var t authority.GrantTerms
+func (f grantForm) terms() (approval.GrantTerms, error) {
+	var t approval.GrantTerms
 	n, err := strconv.Atoi(f.fields[grantCount])
-	if err != nil || n < 1 || n > authority.MaxGrantCount {
-		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantCount], authority.MaxGrantCount)
+	if err != nil || n < 1 || n > approval.MaxGrantCount {
+		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantCount], approval.MaxGrantCount)
 	}
 	// 0 is a ceiling only for a proposal that spends no SOL (an x402
 	// payment, whose fee the facilitator pays): the hub refuses it for any
@@ -72,10 +72,10 @@ func (f grantForm) terms() (authority.GrantTerms, error) {
 		return t, fmt.Errorf("%s: give an amount of SOL, e.g. 0.45 (0 only when the proposal spends no SOL)", grantLabels[grantCeiling])
 	}
 	mins, err := strconv.Atoi(f.fields[grantMinutes])
-	if err != nil || mins < 1 || time.Duration(mins)*time.Minute > authority.MaxGrantFor {
-		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantMinutes], int(authority.MaxGrantFor/time.Minute))
+	if err != nil || mins < 1 || time.Duration(mins)*time.Minute > approval.MaxGrantFor {
+		return t, fmt.Errorf("%s: give a whole number from 1 to %d", grantLabels[grantMinutes], int(approval.MaxGrantFor/time.Minute))
 	}
-	return authority.GrantTerms{Count: n, Ceiling: c, For: time.Duration(mins) * time.Minute}, nil
+	return approval.GrantTerms{Count: n, Ceiling: c, For: time.Duration(mins) * time.Minute}, nil
 }
 
 // openGrant handles A on the selected proposal: the same guards as a,
@@ -89,7 +89,7 @@ func (m *model) openGrant() (action, tea.Cmd) {
 	case m.cfg.noGrants:
 		m.notice = "standing grants are off (--no-grants); a approves this one"
 		return nil, nil
-	case !authority.Grantable(e.p):
+	case !e.p.Grantable:
 		m.notice = e.p.Tool + " is never covered by a grant; a approves this one"
 		return nil, nil
 	}
@@ -195,7 +195,7 @@ func (m *model) grantsKey(k tea.KeyMsg) action {
 // A grant with no SOL ceiling (an x402 payment: the facilitator pays the
 // fee) is bounded by its calls × the per-call amount in the asset's units
 // (and the per-mint caps), and says so instead of "0/0 SOL".
-func (m *model) grantLine(g authority.Grant) string {
+func (m *model) grantLine(g approval.Grant) string {
 	left := g.ExpiresAt.Sub(m.cfg.now())
 	if g.Ceiling == 0 {
 		return fmt.Sprintf("#%d %s → %s %d/%d calls × at most %s · no SOL · %s left", g.N, untrusted.Sanitize(g.Client, 24), shortWords(g.Counterparty),

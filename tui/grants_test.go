@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // endGrants ends every grant a test made on a shared hub.
@@ -83,7 +84,7 @@ func TestGrantKeysAgainstTheHub(t *testing.T) {
 // but never more than the session cap leaves after this proposal.
 func TestGrantDefaultCeiling(t *testing.T) {
 	m := testModel(viewOpts{}, nil, authorityState{Spend: authority.SpendSummary{Remaining: 1_000_000_000}})
-	p := &authority.Proposal{Spend: 50_005_000}
+	p := &approval.Proposal{Spend: 50_005_000}
 	if got := m.grantDefaults(p).fields; got != [grantFields]string{"9", "0.450045", "10"} {
 		t.Errorf("defaults %q", got)
 	}
@@ -147,7 +148,7 @@ func TestGrantsLineAndList(t *testing.T) {
 	m.queue.Select(m.queue.index(p.ID))
 	c.Advance(time.Second)
 	press(t, m, runes("A"), keyEnter)
-	m.Update(eventsMsg{state: ptr(readState(w.authority))})
+	m.Update(eventsMsg{state: ptr(readState(w.authority.Console()))})
 	view := m.View()
 	line := "GRANTS (l lists, x ends all): #"
 	if !strings.Contains(view, line) || !strings.Contains(view, "grant-line → ") || !strings.Contains(view, " 0/9 · 0/") || !strings.Contains(view, "left") {
@@ -158,7 +159,7 @@ func TestGrantsLineAndList(t *testing.T) {
 	if bigger.Status != authority.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
 		t.Fatalf("a larger proposal: %s %q", bigger.Status, bigger.GrantMiss)
 	}
-	m.Update(eventsMsg{events: []authority.Event{{Kind: authority.EventProposalAdded, At: time.Now(), Proposal: bigger}}})
+	m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: time.Now(), Proposal: bigger}))
 	m.queue.Select(m.queue.index(bigger.ID))
 	m.Update(tickMsg(time.Now()))
 	if v := m.View(); !strings.Contains(v, "Waits for you: grant #") || !strings.Contains(v, "more than") {
@@ -177,7 +178,7 @@ func TestGrantsLineAndList(t *testing.T) {
 			t.Fatalf("the grant lives on after the list ended it: %+v", g)
 		}
 	}
-	m.Update(eventsMsg{state: ptr(readState(w.authority))})
+	m.Update(eventsMsg{state: ptr(readState(w.authority.Console()))})
 	if strings.Contains(m.View(), line) {
 		t.Fatalf("the grants line stayed:\n%s", m.View())
 	}

@@ -38,13 +38,15 @@ func (k *stakeKind) Prepare(context.Context, authority.Env) (executor.Preview, e
 	return executor.Preview{}, nil
 }
 func (k *stakeKind) Admit(policy.Decision) []authority.Flag { return nil }
-func (k *stakeKind) PrepareApproved(context.Context, authority.Env, string) (authority.Execution, error) {
+func (k *stakeKind) PrepareApproved(context.Context, authority.Env, string) (*authority.Execution, error) {
 	return nil, nil
 }
-func (k *stakeKind) Action() string                                 { return "stake 2 SOL with validator " + k.a.validator }
-func (k *stakeKind) Amount() string                                 { return "2 SOL staked" }
-func (k *stakeKind) PreviewLines(*authority.Proposal) []string      { return nil }
-func (k *stakeKind) Structured(*authority.Proposal, map[string]any) {}
+func (k *stakeKind) CheckLanded(context.Context, authority.Env, *executor.Result) {}
+func (k *stakeKind) Grant() authority.GrantRule                                   { return authority.NeverGranted("a test kind") }
+func (k *stakeKind) Action() string                                               { return "stake 2 SOL with validator " + k.a.validator }
+func (k *stakeKind) Amount() string                                               { return "2 SOL staked" }
+func (k *stakeKind) PreviewLines(*authority.Proposal) []string                    { return nil }
+func (k *stakeKind) Structured(*authority.Proposal, map[string]any)               {}
 func (k *stakeKind) Detail(*authority.Proposal) []authority.DetailLine {
 	return []authority.DetailLine{
 		{Role: authority.LineBanner, Value: "LOCKED — the stake cannot be withdrawn for 2 epochs"},

@@ -14,14 +14,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
 
 // config is what the model is built with; nothing in it changes.
 type config struct {
-	ops     operator // nil in view-only tests: no action is performed
+	ops     approval.Service // nil in view-only tests: no action is performed
 	network executor.Network
 	genesis string
 	wallet  string
@@ -45,18 +45,18 @@ type config struct {
 // authorityState is read from the hub by the forwarding goroutine next to the
 // events, so Update never has to call into the hub.
 type authorityState struct {
-	Spend         authority.SpendSummary
+	Spend         approval.SpendSummary
 	Paused        bool
 	Agents        []string // connected: a bridge is running for each
 	PausedClients []string
 	Warnings      []string // persistent: who else can reach the key or the console
-	Grants        []authority.Grant
+	Grants        []approval.Grant
 }
 
 // eventsMsg carries hub events in publish order, batched when they arrive
 // faster than the screen redraws, with the hub state read after them.
 type eventsMsg struct {
-	events []authority.Event
+	events []approval.Event
 	state  *authorityState
 }
 
@@ -105,7 +105,7 @@ type model struct {
 	log      eventLog
 	progress map[string]executor.Progress
 
-	spend         authority.SpendSummary
+	spend         approval.SpendSummary
 	paused        bool
 	clients       []string // sanitised names, sorted
 	pausedClients []string // raw names, as the hub knows them (for ResumeClient)
@@ -114,7 +114,7 @@ type model struct {
 	// console now (exposure.go); while set, amounts are hidden and the
 	// approval keys ignored.
 	exposed []string
-	grants  []authority.Grant
+	grants  []approval.Grant
 
 	dialog dialog
 	// The grace period protects the approval keys only: it is armed for
@@ -137,7 +137,7 @@ type model struct {
 	notice     string // one-line feedback for the last key, cleared by the next
 }
 
-func newModel(cfg config, proposals []*authority.Proposal, st authorityState) *model {
+func newModel(cfg config, proposals []*approval.Proposal, st authorityState) *model {
 	if cfg.now == nil {
 		cfg.now = time.Now
 	}
@@ -224,7 +224,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		// no bell, no notify command.
 		still := waiting[:0]
 		for _, e := range waiting {
-			if e.p.Status == authority.StatusPending {
+			if e.p.Status == approval.StatusPending {
 				still = append(still, e)
 			}
 		}
@@ -434,7 +434,7 @@ func (m *model) handleKey(k tea.KeyMsg) (action, tea.Cmd) {
 	case key.Matches(k, m.keys.Revoke):
 		var approved []string
 		for _, e := range m.queue.decided {
-			if e.p.Status == authority.StatusApproved {
+			if e.p.Status == approval.StatusApproved {
 				approved = append(approved, e.p.ID)
 			}
 		}
@@ -462,10 +462,10 @@ func (m *model) userPending(id string) []*entry {
 	if e == nil {
 		return nil
 	}
-	owner := authority.OwnerOf(e.p)
+	owner := e.p.Owner
 	var out []*entry
 	for _, q := range m.queue.pending {
-		if authority.OwnerOf(q.p) == owner {
+		if q.p.Owner == owner {
 			out = append(out, q)
 		}
 	}
@@ -539,7 +539,7 @@ func (m *model) requestQuit() (action, tea.Cmd) {
 func (m *model) approvedWaiting() int {
 	n := 0
 	for _, e := range m.queue.decided {
-		if e.p.Status == authority.StatusApproved {
+		if e.p.Status == approval.StatusApproved {
 			n++
 		}
 	}
@@ -566,7 +566,7 @@ func (m *model) guardedNetwork() executor.Network {
 
 func (m *model) selectedPending() *entry {
 	e := m.queue.Selected()
-	if e == nil || e.p.Status != authority.StatusPending {
+	if e == nil || e.p.Status != approval.StatusPending {
 		return nil
 	}
 	return e
@@ -597,12 +597,12 @@ func (m *model) leftBy(id string, byEvent, byGrant bool) {
 	}
 	sel := m.queue.Selected()
 	selectedLeft := sel != nil && sel.p.ID == id
-	if sel == nil || selectedLeft || sel.p.Status != authority.StatusPending {
+	if sel == nil || selectedLeft || sel.p.Status != approval.StatusPending {
 		m.queue.SelectOldestPending()
 	}
 	if byEvent && (dialogOpen || selectedLeft && !byGrant) {
 		what := "the proposal was decided elsewhere"
-		if e := m.queue.byID[id]; e != nil && e.p.Status == authority.StatusExpired {
+		if e := m.queue.byID[id]; e != nil && e.p.Status == approval.StatusExpired {
 			what = "the proposal expired"
 		}
 		m.swallowing = true
@@ -655,8 +655,8 @@ func (m *model) announce(waiting []*entry) []tea.Cmd {
 func (m *model) notifyFields(e *entry) notifyFields {
 	f := notifyFields{ID: e.p.ID, Tool: e.p.Tool, Amount: e.amount, Network: m.cfg.network.Label(),
 		Flags: e.short, Waiting: len(m.queue.pending)}
-	if e.p.Kind != nil {
-		f.Recipient = e.p.Kind.Args().Recipient()
+	if e.p.HasTerms {
+		f.Recipient = e.p.Recipient
 	}
 	return f
 }
@@ -666,11 +666,11 @@ func (m *model) notifyFields(e *entry) notifyFields {
 func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case authority.EventProposalAdded:
+		case approval.EventProposalAdded:
 			if ev.Proposal == nil {
 				continue
 			}
-			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == authority.StatusPending {
+			if isNew, _ := m.queue.Upsert(ev.Proposal); isNew && ev.Proposal.Status == approval.StatusPending {
 				waiting = append(waiting, m.queue.byID[ev.Proposal.ID])
 				if m.selectedPending() == nil {
 					// The key should sit on something a can act on; an
@@ -691,7 +691,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 					}
 				}
 			}
-		case authority.EventProposalDecided, authority.EventProposalExpired, authority.EventExecuted:
+		case approval.EventProposalDecided, approval.EventProposalExpired, approval.EventExecuted:
 			if ev.Proposal == nil {
 				continue
 			}
@@ -701,11 +701,11 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				byOperator := m.mine[ev.Proposal.ID] || ev.Proposal.DecidedBy == decidedBy
 				m.leftBy(ev.Proposal.ID, !byOperator, ev.Proposal.Grant != 0)
 			}
-			if ev.Kind == authority.EventExecuted {
+			if ev.Kind == approval.EventExecuted {
 				delete(m.progress, ev.Proposal.ID)
 			}
 			m.logDecision(ev)
-		case authority.EventExecuting:
+		case approval.EventExecuting:
 			if ev.Proposal == nil {
 				continue
 			}
@@ -716,7 +716,7 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 				m.queue.Upsert(ev.Proposal)
 				m.log.Add(ev.At, logInfo, fmt.Sprintf("EXECUTING %s: the agent confirmed; simulating, signing, sending", ev.Proposal.ID))
 			}
-		case authority.EventAutoDenied:
+		case approval.EventAutoDenied:
 			// Warnings (a look-alike recipient) each get a line of their
 			// own, shown whole, so neither the cut at the end of a long
 			// entry nor a narrow screen can hide them.
@@ -724,32 +724,32 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 			for _, w := range ev.Warnings {
 				m.log.Add(ev.At, logAlert, "⚠ "+w)
 			}
-		case authority.EventNote:
+		case approval.EventNote:
 			client := untrusted.Sanitize(ev.Client, 48)
 			if client == "" {
 				client = "(unnamed)"
 			}
 			m.log.Add(ev.At, logAgent, "agent "+client+": "+untrusted.Sanitize(ev.Message, 400))
-		case authority.EventRefused:
+		case approval.EventRefused:
 			m.log.Add(ev.At, logBad, "REFUSED "+ev.Message)
-		case authority.EventPaused:
+		case approval.EventPaused:
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case authority.EventTokensRevoked:
+		case approval.EventTokensRevoked:
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case authority.EventAgentConnected, authority.EventAgentDisconnected:
+		case approval.EventAgentConnected, approval.EventAgentDisconnected:
 			what := "connected"
-			if ev.Kind == authority.EventAgentDisconnected {
+			if ev.Kind == approval.EventAgentDisconnected {
 				what = "disconnected"
 			}
 			m.log.Add(ev.At, logInfo, "agent "+untrusted.Sanitize(ev.Client, 48)+" "+what)
-		case authority.EventWarning:
+		case approval.EventWarning:
 			m.log.Add(ev.At, logAlert, "⚠ "+ev.Message)
-		case authority.EventGrantsChanged:
+		case approval.EventGrantsChanged:
 			if ev.Proposal != nil {
 				m.queue.Upsert(ev.Proposal) // GrantMiss: why it waits
 			}
 			m.log.Add(ev.At, logWarn, ev.Message)
-		case authority.EventSpendChanged:
+		case approval.EventSpendChanged:
 			// The state read with this batch carries the new numbers.
 		}
 	}
@@ -759,11 +759,11 @@ func (m *model) applyEvents(msg eventsMsg) (waiting []*entry) {
 	return waiting
 }
 
-func (m *model) logDecision(ev authority.Event) {
+func (m *model) logDecision(ev approval.Event) {
 	p := ev.Proposal
 	reason := p.Reason
 	switch p.Status {
-	case authority.StatusApproved:
+	case approval.StatusApproved:
 		text := fmt.Sprintf("APPROVED %s by %s — ", p.ID, p.DecidedBy)
 		if m.cfg.policy.TokenDelivery == policy.DeliveryOperator && p.Token != "" {
 			text += "token " + p.Token + " (give it to the agent)"
@@ -771,11 +771,11 @@ func (m *model) logDecision(ev authority.Event) {
 			text += "the agent collects the token with proposal_status"
 		}
 		m.log.Add(ev.At, logGood, text)
-	case authority.StatusDenied:
+	case approval.StatusDenied:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("DENIED %s by %s: %s", p.ID, p.DecidedBy, reason))
-	case authority.StatusExpired:
+	case approval.StatusExpired:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXPIRED %s: %s", p.ID, reason))
-	case authority.StatusExecuted:
+	case approval.StatusExecuted:
 		e := m.queue.byID[p.ID]
 		text := fmt.Sprintf("EXECUTED ✔ verified %s", p.ID)
 		if e != nil {
@@ -785,11 +785,11 @@ func (m *model) logDecision(ev authority.Event) {
 			text += fmt.Sprintf(" · slot %d · fee %s", r.Slot, lamports(r.Fee))
 		}
 		m.log.Add(ev.At, logGood, text+" · sig "+p.Signature)
-	case authority.StatusLosses:
+	case approval.StatusLosses:
 		m.log.Add(ev.At, logBad, fmt.Sprintf("EXECUTED WITH UNEXPECTED EFFECTS %s: %s · sig %s", p.ID, reason, p.Signature))
-	case authority.StatusSubmitted:
+	case approval.StatusSubmitted:
 		m.log.Add(ev.At, logWarn, fmt.Sprintf("SUBMITTED %s, outcome unknown (kept reserved, reconciling): %s · sig %s", p.ID, reason, p.Signature))
-	case authority.StatusFailed:
+	case approval.StatusFailed:
 		text := fmt.Sprintf("FAILED %s: %s", p.ID, reason)
 		if p.Signature != "" {
 			text += " · sig " + p.Signature

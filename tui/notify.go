@@ -8,13 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
@@ -81,17 +81,24 @@ type notifyDoneMsg struct {
 	err error
 }
 
+// NotifyCommand is a checked program the console may run: Cmd checks it
+// again and returns it ready to start from a checked descriptor; done
+// releases what the check held.
+type NotifyCommand interface {
+	Cmd(ctx context.Context) (_ *exec.Cmd, done func(), err error)
+}
+
 // notifier runs the operator's --notify-command: a program with fixed
 // arguments, checked again and run from a checked descriptor each time
-// (authority.TrustedCommand), never through a shell.
+// (the authority's TrustedCommand), never through a shell.
 type notifier struct {
-	command *authority.TrustedCommand
+	command NotifyCommand
 	timeout time.Duration
 	log     *slog.Logger
 	running chan struct{} // a slot per running command
 }
 
-func newNotifier(command *authority.TrustedCommand, timeout time.Duration, log *slog.Logger) *notifier {
+func newNotifier(command NotifyCommand, timeout time.Duration, log *slog.Logger) *notifier {
 	if command == nil {
 		return nil
 	}

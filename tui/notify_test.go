@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A notify command that hangs is killed at its timeout, with whatever it
@@ -67,13 +67,13 @@ func TestNotifyFieldsAreSanitised(t *testing.T) {
 
 // notifyScript writes body as a private #!/bin/sh script and returns it as
 // the notify command (a program, no shell line).
-func notifyScript(t *testing.T, body string) *authority.TrustedCommand {
+func notifyScript(t *testing.T, body string) *host.TrustedCommand {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "notify.sh")
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c, err := authority.ParseTrustedCommand("--notify-command", path)
+	c, err := host.ParseTrustedCommand("--notify-command", path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ func TestQueueShowsTheKernelsUserBesideTheName(t *testing.T) {
 	b := transfer(2, "claude-code 1.0", recipientKey, 1_000_000, t0)
 	b.User = "agent-b (uid 64202)"
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-	m.Update(eventsMsg{events: []authority.Event{
-		{Kind: authority.EventProposalAdded, At: t0, Proposal: a},
-		{Kind: authority.EventProposalAdded, At: t0, Proposal: b},
-	}})
+	m.Update(events(
+		authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: a},
+		authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: b},
+	))
 	out := screen(t, m, 140, 40)
 	rows, logged := 0, 0
 	for _, l := range strings.Split(out, "\n") {

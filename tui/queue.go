@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
@@ -19,17 +19,17 @@ const maxDecided = 100
 // untrusted input is sanitised once, here, when the snapshot arrives, so
 // View never touches raw client text and stays cheap with thousands of rows.
 type entry struct {
-	p          *authority.Proposal
+	p          *approval.Proposal
 	client     string   // sanitised client name
 	who        string   // the kernel's user, then the client name: "alice (uid 1001) · claude"
 	clientNote []string // instruction-like phrases found in the client name
 	amount     string
-	flags      []string               // sanitised warnings for the detail pane, in full
-	short      string                 // compact flags for the queue row
-	lines      []authority.DetailLine // the kind's own lines, sanitised
+	flags      []string              // sanitised warnings for the detail pane, in full
+	short      string                // compact flags for the queue row
+	lines      []approval.DetailLine // the kind's own lines, sanitised
 }
 
-func newEntry(p *authority.Proposal) *entry {
+func newEntry(p *approval.Proposal) *entry {
 	e := &entry{
 		p:          p,
 		client:     untrusted.Sanitize(p.Client, 48),
@@ -47,16 +47,16 @@ func newEntry(p *authority.Proposal) *entry {
 	}
 	var short []string
 	banner, under := false, map[string]bool{}
-	if p.Kind == nil {
+	if !p.HasTerms {
 		e.amount = untrusted.Sanitize(p.Tool, 16) + ", no terms"
 		e.flags = append(e.flags, "the console received this proposal without its terms: deny it")
 		short = appendNew(short, "no terms")
 	} else {
-		// Every kind draws itself through its own lines (authority.Kind).
-		e.amount = untrusted.Sanitize(p.Kind.Amount(), 40)
-		for _, l := range p.DetailLines() {
+		// Every kind draws itself through its own lines (approval.Kind).
+		e.amount = untrusted.Sanitize(p.Amount, 40)
+		for _, l := range p.Lines {
 			l.Label, l.Value = untrusted.Sanitize(l.Label, 60), untrusted.Sanitize(l.Value, 400)
-			banner = banner || l.Role == authority.LineBanner
+			banner = banner || l.Role == approval.LineBanner
 			if l.Warn && l.Label == "" {
 				under[l.Value] = true
 			}
@@ -67,7 +67,7 @@ func newEntry(p *authority.Proposal) *entry {
 		f.Text = untrusted.Sanitize(f.Text, 300)
 		short = appendNew(short, shortFlag(f))
 		switch {
-		case f.Kind == authority.FlagNoCap && banner: // the banner says it first
+		case f.Kind == approval.FlagNoCap && banner: // the banner says it first
 		case under[f.Text]: // shown under the line it is about
 		default:
 			e.flags = appendNew(e.flags, f.Text)
@@ -87,36 +87,36 @@ func newEntry(p *authority.Proposal) *entry {
 // Recipients are written in full: a look-alike shares exactly the
 // characters an abbreviation keeps.
 func (e *entry) action() string {
-	if e.p.Kind == nil {
+	if !e.p.HasTerms {
 		return untrusted.Sanitize(e.p.Tool, 32) + " (terms missing)"
 	}
-	return untrusted.Sanitize(e.p.Kind.Action(), 300)
+	return untrusted.Sanitize(e.p.Action, 300)
 }
 
 // shortLabels name a hub flag in a few characters for the queue row, by
 // kind; the detail pane shows the whole sentence.
-var shortLabels = map[authority.FlagKind]string{
-	authority.FlagLookAlike:                            "LOOK-ALIKE",
-	authority.FlagNoCap:                                "NO CAP",
-	authority.FlagInstructionLike:                      "text!",
-	authority.FlagNearTxCap:                            "near tx cap",
-	authority.FlagNearSessionCap:                       "near session cap",
-	authority.FlagKind(executor.WarnCloseAuthority):    "close auth",
-	authority.FlagKind(executor.WarnMintAuthority):     "mint auth",
-	authority.FlagKind(executor.WarnFreezeAuthority):   "freeze auth",
-	authority.FlagKind(executor.WarnPermanentDelegate): "perm delegate",
-	authority.FlagKind(executor.WarnTransferHook):      "xfer hook",
-	authority.FlagKind(executor.WarnTransferFee):       "xfer fee",
-	authority.FlagKind(executor.WarnDefaultFrozen):     "frozen accts",
-	authority.FlagKind(executor.WarnNonTransferable):   "non-transferable",
-	authority.FlagKind(executor.WarnConfidential):      "confidential",
-	authority.FlagKind(executor.WarnPausable):          "pausable",
-	authority.FlagKind(executor.WarnImpostor):          "IMPOSTOR",
+var shortLabels = map[approval.FlagKind]string{
+	approval.FlagLookAlike:                            "LOOK-ALIKE",
+	approval.FlagNoCap:                                "NO CAP",
+	approval.FlagInstructionLike:                      "text!",
+	approval.FlagNearTxCap:                            "near tx cap",
+	approval.FlagNearSessionCap:                       "near session cap",
+	approval.FlagKind(executor.WarnCloseAuthority):    "close auth",
+	approval.FlagKind(executor.WarnMintAuthority):     "mint auth",
+	approval.FlagKind(executor.WarnFreezeAuthority):   "freeze auth",
+	approval.FlagKind(executor.WarnPermanentDelegate): "perm delegate",
+	approval.FlagKind(executor.WarnTransferHook):      "xfer hook",
+	approval.FlagKind(executor.WarnTransferFee):       "xfer fee",
+	approval.FlagKind(executor.WarnDefaultFrozen):     "frozen accts",
+	approval.FlagKind(executor.WarnNonTransferable):   "non-transferable",
+	approval.FlagKind(executor.WarnConfidential):      "confidential",
+	approval.FlagKind(executor.WarnPausable):          "pausable",
+	approval.FlagKind(executor.WarnImpostor):          "IMPOSTOR",
 }
 
 // shortFlag is a flag's queue-row label; a kind this console does not know
 // shows the start of its sentence rather than nothing.
-func shortFlag(f authority.Flag) string {
+func shortFlag(f approval.Flag) string {
 	if f.Short != "" {
 		return untrusted.Sanitize(f.Short, 16)
 	}
@@ -139,15 +139,15 @@ func flagRank(f string) int {
 
 // statusRank orders statuses so that an older snapshot never overwrites a
 // newer one (the initial snapshot and the event stream overlap).
-func statusRank(s authority.Status) int {
+func statusRank(s approval.Status) int {
 	switch s {
-	case authority.StatusPending:
+	case approval.StatusPending:
 		return 0
-	case authority.StatusApproved:
+	case approval.StatusApproved:
 		return 1
-	case authority.StatusExecuting:
+	case approval.StatusExecuting:
 		return 2
-	case authority.StatusSubmitted:
+	case approval.StatusSubmitted:
 		return 3
 	}
 	return 4 // final
@@ -193,7 +193,7 @@ func (q *queue) index(id string) int {
 	if !ok {
 		return -1
 	}
-	if e.p.Status == authority.StatusPending {
+	if e.p.Status == approval.StatusPending {
 		i := sort.Search(len(q.pending), func(i int) bool { return q.pending[i].p.Seq >= e.p.Seq })
 		if i < len(q.pending) && q.pending[i] == e {
 			return i
@@ -260,18 +260,18 @@ func (q *queue) ensureVisible() {
 
 // Upsert takes a proposal snapshot. It reports whether the proposal is new
 // and whether this snapshot took it out of the pending state.
-func (q *queue) Upsert(p *authority.Proposal) (added, decided bool) {
+func (q *queue) Upsert(p *approval.Proposal) (added, decided bool) {
 	old, ok := q.byID[p.ID]
 	if ok && statusRank(p.Status) < statusRank(old.p.Status) {
 		return false, false // stale snapshot
 	}
 	e := newEntry(p)
 	q.byID[p.ID] = e
-	wasPending := ok && old.p.Status == authority.StatusPending
+	wasPending := ok && old.p.Status == approval.StatusPending
 	switch {
-	case p.Status == authority.StatusPending && ok:
+	case p.Status == approval.StatusPending && ok:
 		q.replace(q.pending, old, e)
-	case p.Status == authority.StatusPending:
+	case p.Status == approval.StatusPending:
 		q.insertPending(e)
 	case wasPending:
 		q.removePending(old)
@@ -287,7 +287,7 @@ func (q *queue) Upsert(p *authority.Proposal) (added, decided bool) {
 		q.selected = p.ID
 	}
 	q.ensureVisible()
-	return !ok, wasPending && p.Status != authority.StatusPending
+	return !ok, wasPending && p.Status != approval.StatusPending
 }
 
 func (q *queue) replace(list []*entry, old, e *entry) bool {
@@ -346,7 +346,7 @@ func (q *queue) hasCountdown() bool {
 		return true
 	}
 	for _, e := range q.decided {
-		if e.p.Status == authority.StatusApproved {
+		if e.p.Status == approval.StatusApproved {
 			return true
 		}
 	}
@@ -377,7 +377,7 @@ func (q *queue) Render(s styles, now time.Time) []string {
 			mark = "› "
 		}
 		var when, tail string
-		if p.Status == authority.StatusPending {
+		if p.Status == approval.StatusPending {
 			when = countdown(p.ExpiresAt.Sub(now))
 			tail = e.short
 		} else {
@@ -393,9 +393,9 @@ func (q *queue) Render(s styles, now time.Time) []string {
 		switch {
 		case p.ID == q.selected:
 			row = s.selected.Render(row)
-		case p.Status == authority.StatusLosses:
+		case p.Status == approval.StatusLosses:
 			row = s.danger.Render(row)
-		case p.Status != authority.StatusPending:
+		case p.Status != approval.StatusPending:
 			row = s.dim.Render(row)
 		case tail != "":
 			row = s.warn.Render(row)
@@ -421,13 +421,13 @@ func (q *queue) header() string {
 		padLeft("age", colAge)+" "+pad("expires", colExp)+" flags", q.width)
 }
 
-func statusWord(s authority.Status) string {
+func statusWord(s approval.Status) string {
 	switch s {
-	case authority.StatusExecuted:
+	case approval.StatusExecuted:
 		return "executed"
-	case authority.StatusLosses:
+	case approval.StatusLosses:
 		return "MISMATCH" // executed with unexpected effects; fits the column
-	case authority.StatusApproved:
+	case approval.StatusApproved:
 		return "approved"
 	}
 	return string(s)

@@ -252,7 +252,7 @@ func TestRunIdleWritesNothingAndWakesNothing(t *testing.T) {
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Hub: h, NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
+		errc <- Run(ctx, Options{Service: h.Console(), NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
 	}()
 	for !strings.Contains(out.next(t), "QUEUE") {
 	}

@@ -18,7 +18,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // DefaultGrace is the approval grace period when Options.Grace is zero.
@@ -26,7 +26,8 @@ const DefaultGrace = 800 * time.Millisecond
 
 // Options configure Run.
 type Options struct {
-	Hub     *authority.Hub
+	// Service is the authority as the console sees it (Hub.Console()).
+	Service approval.Service
 	Genesis string        // genesis hash shown next to the network badge
 	NoColor bool          // NO_COLOR set or --no-color: no colour at all, still readable (badges in words)
 	Grace   time.Duration // keys ignored this long after a new proposal appears (default 800ms, max 1s)
@@ -38,7 +39,7 @@ type Options struct {
 	// NotifyCommand runs (a program with fixed arguments, no shell) for
 	// every proposal that starts waiting, with its sanitised fields in
 	// SOLGATE_* variables; nil: none.
-	NotifyCommand *authority.TrustedCommand
+	NotifyCommand NotifyCommand
 	NotifyTimeout time.Duration // default 10 s
 	// Logger receives what the console logs (notify failures); never the
 	// terminal. Nil: nothing is logged.
@@ -72,8 +73,8 @@ const (
 // it, proposals still pending are then denied as "console closed": nobody is
 // left to approve them, and the agent learns so from proposal_status.
 func Run(ctx context.Context, opts Options) error {
-	if opts.Hub == nil {
-		return errors.New("tui: Options.Hub is required")
+	if opts.Service == nil {
+		return errors.New("tui: Options.Service is required")
 	}
 	if opts.Input == nil {
 		opts.Input = os.Stdin
@@ -81,7 +82,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Output == nil {
 		opts.Output = os.Stdout
 	}
-	h := opts.Hub
+	h := opts.Service
 
 	// SIGINT and SIGTERM end the console through ctx. Bubble Tea's own
 	// handler is off: it hands the signal to the event loop with a send that
@@ -154,7 +155,7 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 func configFor(opts Options) config {
-	h := opts.Hub
+	h := opts.Service
 	var bell io.Writer
 	if !opts.NoBell {
 		bell = opts.Output
@@ -204,17 +205,7 @@ func graceOf(d time.Duration) time.Duration {
 	return min(d, maxGrace)
 }
 
-// stateSource is what forward reads from the hub besides events.
-type stateSource interface {
-	SpendSummary() authority.SpendSummary
-	Paused() bool
-	Connected() []string
-	PausedClients() []string
-	Warnings() []string
-	Grants() []authority.Grant
-}
-
-func readState(src stateSource) authorityState {
+func readState(src approval.Service) authorityState {
 	return authorityState{Spend: src.SpendSummary(), Paused: src.Paused(), Agents: src.Connected(), PausedClients: src.PausedClients(), Warnings: src.Warnings(), Grants: src.Grants()}
 }
 
@@ -225,9 +216,9 @@ func readState(src stateSource) authorityState {
 // so Update never calls into the hub. send may block while Update is busy;
 // the hub's broker then holds approval events for us and drops only
 // progress reports.
-func forward(ctx context.Context, events <-chan authority.Event, src stateSource, send func(tea.Msg)) {
+func forward(ctx context.Context, events <-chan approval.Event, src approval.Service, send func(tea.Msg)) {
 	for {
-		var batch []authority.Event
+		var batch []approval.Event
 		select {
 		case <-ctx.Done():
 			return
@@ -255,9 +246,9 @@ func forward(ctx context.Context, events <-chan authority.Event, src stateSource
 	}
 }
 
-func onlyProgress(batch []authority.Event) bool {
+func onlyProgress(batch []approval.Event) bool {
 	for _, ev := range batch {
-		if ev.Kind != authority.EventExecuting {
+		if ev.Kind != approval.EventExecuting {
 			return false
 		}
 	}

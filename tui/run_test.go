@@ -13,31 +13,16 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
-
-type fakeSource struct {
-	mu    sync.Mutex
-	reads int
-}
-
-func (f *fakeSource) SpendSummary() authority.SpendSummary {
-	f.mu.Lock()
-	f.reads++
-	f.mu.Unlock()
-	return authority.SpendSummary{Spent: 42}
-}
-func (f *fakeSource) Paused() bool              { return true }
-func (f *fakeSource) Connected() []string       { return []string{"c"} }
-func (f *fakeSource) PausedClients() []string   { return nil }
-func (f *fakeSource) Warnings() []string        { return nil }
-func (f *fakeSource) Grants() []authority.Grant { return nil }
 
 // forward hands events over in order, batches what is already queued, reads
 // the hub state after the events (never for progress alone), and stops when
 // its context ends — without a running program.
 func TestForward(t *testing.T) {
-	events := make(chan authority.Event, 10)
-	src := &fakeSource{}
+	events := make(chan approval.Event, 10)
+	src := newFakeService()
+	src.spend.Spent, src.paused = 42, true
 	var mu sync.Mutex
 	var got []eventsMsg
 	sent := make(chan struct{}, 10)
@@ -47,14 +32,14 @@ func TestForward(t *testing.T) {
 		mu.Unlock()
 		sent <- struct{}{}
 	}
-	for _, k := range []authority.EventKind{authority.EventProposalAdded, authority.EventProposalDecided, authority.EventSpendChanged} {
-		events <- authority.Event{Kind: k}
+	for _, k := range []approval.EventKind{approval.EventProposalAdded, approval.EventProposalDecided, approval.EventSpendChanged} {
+		events <- approval.Event{Kind: k}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { forward(ctx, events, src, send); close(done) }()
 	<-sent
-	events <- authority.Event{Kind: authority.EventExecuting}
+	events <- approval.Event{Kind: approval.EventExecuting}
 	<-sent
 	cancel()
 	select {
@@ -64,7 +49,7 @@ func TestForward(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 2 || len(got[0].events) != 3 || got[0].events[2].Kind != authority.EventSpendChanged {
+	if len(got) != 2 || len(got[0].events) != 3 || got[0].events[2].Kind != approval.EventSpendChanged {
 		t.Fatalf("batches: %+v", got)
 	}
 	if got[0].state == nil || got[0].state.Spend.Spent != 42 || !got[0].state.Paused {
@@ -86,7 +71,7 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.authority, Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Service: w.authority.Console(), Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	// Keys written together arrive as one key message: type y only once
 	// the quit question is on screen.
@@ -124,7 +109,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Hub: w.authority, Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Service: w.authority.Console(), Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE") // the console is up (p may be scrolled off: the hub is shared)
 	io.WriteString(typist, "q")
@@ -158,7 +143,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	screen := &syncWriter{w: &bytes.Buffer{}}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Hub: w.authority, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(ctx, Options{Service: w.authority.Console(), NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs

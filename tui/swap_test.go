@@ -17,8 +17,8 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // flatDetail renders the selected proposal's detail pane tall enough for
@@ -206,7 +206,7 @@ func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 // A swap snapshot that lost its terms is not shown as a transfer of 0 SOL.
 func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 	p := transfer(1, "e2e-agent 1.0", solana.PublicKey{}, 0, t0.Add(-time.Second))
-	p.Tool, p.Preview, p.Kind = mcpbridge.ToolSwap, executor.Preview{}, nil
+	p.Tool, p.Preview, p.Kind = wire.ToolSwap, executor.Preview{}, nil
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 	m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: p}))
 	out := screen(t, m, 140, 40)
@@ -241,9 +241,9 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	before := tokens()
 
 	args := map[string]any{"input_mint": w.ledger.DemoMints().WSOL, "output_mint": bait.Mint, "amount": "50000000", "slippage_bps": 100}
-	call := func() mcpbridge.CallResult {
+	call := func() wire.CallResult {
 		raw, _ := json.Marshal(args)
-		return w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "swap-agent"}, Tool: mcpbridge.ToolSwap, Arguments: raw})
+		return w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "swap-agent"}, Tool: wire.ToolSwap, Arguments: raw})
 	}
 	res := call()
 	id, _ := res.Structured["proposal_id"].(string)
@@ -279,10 +279,11 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 
 	evCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, unsubscribe := w.authority.Subscribe(64)
+	svc := w.authority.Console()
+	events, unsubscribe := svc.Subscribe(64)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 64)
-	go forward(evCtx, events, w.authority, func(msg tea.Msg) { msgs <- msg })
+	go forward(evCtx, events, svc, func(msg tea.Msg) { msgs <- msg })
 
 	args["confirm"] = p.Token
 	if res := call(); res.Structured["status"] != "executed" {

@@ -45,7 +45,7 @@ func TestTickOnlyWhileSomethingCountsDown(t *testing.T) {
 	// The proposal expires: nothing counts down any more.
 	done := *p
 	done.Status, done.Reason = authority.StatusExpired, "no decision in time"
-	m.Update(eventsMsg{events: []authority.Event{{Kind: authority.EventProposalExpired, At: t0, Proposal: &done}}})
+	m.Update(events(authority.Event{Kind: authority.EventProposalExpired, At: t0, Proposal: &done}))
 	m.Update(tickMsg(t0.Add(2 * time.Second)))
 	if r.scheduled != 2 {
 		t.Errorf("after the last countdown ended, %d ticks scheduled in all, want no more than the 2 before", r.scheduled)

@@ -69,14 +69,16 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 		st := spendState(0, 0, false)
 		st.Agents = append(st.Agents, evil)
 		st.PausedClients = []string{evil}
-		m.Update(eventsMsg{state: &st, events: []authority.Event{
-			{Kind: authority.EventProposalDecided, At: t0, Proposal: denied},
-			{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil},
-			{Kind: authority.EventRefused, At: t0, Client: evil, Message: evil},
-			{Kind: authority.EventPaused, At: t0, Message: evil},
-			{Kind: authority.EventNote, At: t0, Client: evil, Message: evil},
-			{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil, Warnings: []string{evil}},
-		}})
+		msg := events(
+			authority.Event{Kind: authority.EventProposalDecided, At: t0, Proposal: denied},
+			authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: authority.EventRefused, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: authority.EventPaused, At: t0, Message: evil},
+			authority.Event{Kind: authority.EventNote, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil, Warnings: []string{evil}},
+		)
+		msg.state = &st
+		m.Update(msg)
 		m.graceUntil = time.Time{}
 		// The operator's own typing in the reason box goes through the same filter.
 		m.Update(runes("d"))

@@ -203,10 +203,11 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events, unsubscribe := w.authority.Subscribe(16)
+	svc := w.authority.Console()
+	events, unsubscribe := svc.Subscribe(16)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 16)
-	go forward(ctx, events, w.authority, func(msg tea.Msg) { msgs <- msg })
+	go forward(ctx, events, svc, func(msg tea.Msg) { msgs <- msg })
 	await := func(id string) {
 		t.Helper()
 		deadline := time.After(30 * time.Second)
@@ -372,7 +373,7 @@ func TestPauseToggles(t *testing.T) {
 	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	refresh := func() {
-		st := readState(w.authority)
+		st := readState(w.authority.Console())
 		m.Update(eventsMsg{state: &st})
 	}
 	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: true}}) || !w.authority.Paused() {

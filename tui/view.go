@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/policy"
 )
@@ -319,7 +319,7 @@ func (m *model) spendLines(width, rows int) []string {
 // agentSpendLine is one agent's own budget: its label and uid, its session
 // spend against its own cap, and what it holds reserved; numbers first, so
 // a narrow pane cuts the bar.
-func agentSpendLine(a authority.AgentSpend) string {
+func agentSpendLine(a approval.AgentSpend) string {
 	who := policy.Agent{UID: a.UID, Label: untrusted.Sanitize(a.Label, 32)}.Name()
 	return fmt.Sprintf("agent %s: session %s of %s · reserved %s · left %s", who,
 		executor.FormatSOL(a.Spent+a.Reserved), sol(a.PerSession), executor.FormatSOL(a.Reserved), executor.FormatSOL(a.Remaining))
@@ -331,7 +331,7 @@ const maxTokenLines = 3
 // tokenSpendLine is one mint in the spend panel: spent and reserved in base
 // units, its caps as the operator wrote them, and the mint, never
 // abbreviated (an abbreviation of a look-alike would read as the real one).
-func tokenSpendLine(t authority.TokenSpend) string {
+func tokenSpendLine(t approval.TokenSpend) string {
 	caps := []string{}
 	for _, c := range []struct{ label, v string }{{"tx", t.PerTx}, {"session", t.PerSession}, {"24 h", t.PerDay}} {
 		if c.v != "" {
@@ -392,7 +392,7 @@ func (m *model) dialogLines(width, height int) []string {
 		if e := m.queue.byID[m.dialog.id]; e != nil {
 			body = wrap(fmt.Sprintf("Approve %s: %s — on %s?", e.p.ID, e.action(), where), width)
 			for _, l := range e.lines {
-				if l.Role == authority.LineBanner {
+				if l.Role == approval.LineBanner {
 					body = append(body, wrapStyled(s.warn, l.Value, width)...)
 				}
 			}
@@ -411,7 +411,7 @@ func (m *model) dialogLines(width, height int) []string {
 	case dialogDenyUser:
 		n, who := len(m.userPending(m.dialog.id)), "?"
 		if e := m.queue.byID[m.dialog.id]; e != nil {
-			who = authority.OwnerOf(e.p)
+			who = e.p.Owner
 		}
 		title = "DENY ALL OF " + strings.ToUpper(who)
 		body = wrap(fmt.Sprintf("Deny all %d pending proposal(s) from %s, every process of that user (the names agents give do not count)?", n, who), width)

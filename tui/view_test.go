@@ -10,6 +10,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -22,7 +23,14 @@ var (
 	keyEsc   = tea.KeyMsg{Type: tea.KeyEsc}
 )
 
-func events(evs ...authority.Event) eventsMsg { return eventsMsg{events: evs} }
+// events delivers hub events as the console's service would.
+func events(evs ...authority.Event) eventsMsg {
+	out := make([]approval.Event, len(evs))
+	for i, ev := range evs {
+		out[i] = authority.EventView(ev)
+	}
+	return eventsMsg{events: out}
+}
 
 // executed returns p as executed and verified.
 func executed(p *authority.Proposal, at time.Time) *authority.Proposal {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // operator plays the human at machine speed: every proposal that reaches a
@@ -100,7 +101,7 @@ func (s *socketAgent) close() { s.c.CloseIdleConnections() }
 
 func (s *socketAgent) propose(ctx context.Context, to string, lamports uint64) (string, error) {
 	args, _ := json.Marshal(map[string]any{"to": to, "lamports": lamports})
-	res, err := mcpbridge.PostCall(ctx, s.c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: s.name, Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
+	res, err := mcpbridge.PostCall(ctx, s.c, wire.CallRequest{Client: wire.ClientInfo{Name: s.name, Version: "1"}, Tool: wire.ToolTransferSOL, Arguments: args})
 	if err != nil {
 		return "", fmt.Errorf("propose %d lamports: %w", lamports, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -132,7 +133,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 	}
 	h, ex := built.Hub, built.Executor
 	sock := filepath.Join(dir, "run", "console.sock")
-	ln, err := authority.ListenConfig{MaxConnsPerUID: 1 << 16}.Listen(sock)
+	ln, err := host.ListenConfig{MaxConnsPerUID: 1 << 16}.Listen(sock)
 	if err != nil {
 		h.Close()
 		st.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -37,7 +38,7 @@ type authorityConfig struct {
 	swapPrograms []string
 	stderr       io.Writer // startup messages, before the TUI owns the terminal
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
-	admission authority.Admission
+	admission host.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
 	exposure *authority.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
@@ -112,7 +113,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	}
 	// The log rotates at a size cap and never blocks a caller: a full disk
 	// drops log lines, never an approval.
-	logFile, err := authority.OpenLog(logFlag, logPath, authority.LogOptions{})
+	logFile, err := host.OpenLog(logFlag, logPath, host.LogOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +173,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	a.genesis = genesis
 	a.authority = h
 	a.closers = append(a.closers, h.Close)
-	ln, err := authority.ListenConfig{Admission: c.admission, Logger: a.log,
+	ln, err := host.ListenConfig{Admission: c.admission, Logger: a.log,
 		MaxConnsPerUID: c.flood.maxConnsPerUID, ReservedFDs: c.flood.reservedFDs}.Listen(c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", c.socket, err)

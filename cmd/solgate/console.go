@@ -15,6 +15,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
@@ -71,7 +72,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	if err := executor.MakeUndumpable(); err != nil {
 		return fmt.Errorf("refusing to hold the key in a process others can read: %w", err)
 	}
-	adm := authority.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
+	adm := host.Admission{UIDs: s.AllowUIDs, GIDs: s.AllowGIDs}
 	// The cluster first: it chooses the default state directory, and a
 	// console that cannot identify it writes nothing (--check reports it).
 	network, genesis, probeErr := probeRPC(ctx, s.RPC)
@@ -112,7 +113,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return errors.New("solgate console needs an interactive terminal on stdin and stdout: approvals need a human at a keyboard. Run it in a terminal window (for scripts and tests, inside tmux)")
 	}
 	// Nobody else writes to this terminal while the console draws on it.
-	reopen, err := authority.CloseTTYToOthers()
+	reopen, err := host.CloseTTYToOthers()
 	if err != nil {
 		return err
 	}
@@ -135,13 +136,17 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return err
 	}
 	defer auth.Close()
-	return tui.Run(ctx, tui.Options{
-		Hub:     auth.authority,
+	opts := tui.Options{
+		Service: auth.authority.Console(),
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
-		NoBell:  s.NoBell, NotifyCommand: notify, Logger: auth.log, NoGrants: s.NoGrants,
+		NoBell:  s.NoBell, Logger: auth.log, NoGrants: s.NoGrants,
 		Grace: s.ApprovalGrace, TerminalCheck: terminalCheck(s, exp),
-	})
+	}
+	if notify != nil { // a nil *TrustedCommand is not a nil interface
+		opts.NotifyCommand = notify
+	}
+	return tui.Run(ctx, opts)
 }
 
 // terminalCheck is what the console runs while it runs to see whether an
@@ -156,9 +161,9 @@ func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
 }
 
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(s Settings, adm authority.Admission) *authority.Exposure {
+func exposureOf(s Settings, adm host.Admission) *authority.Exposure {
 	dumpable, err := executor.Dumpable()
-	var tty *authority.TTY
+	var tty *host.TTY
 	exp := &authority.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
@@ -264,14 +269,14 @@ func terminalRefusal(problems []string) error {
 // arguments, no shell), the log file, and the ways to the key, the state
 // directory and the socket's directory. It returns the notify command,
 // parsed and checked.
-func trustedFileProblems(s Settings) (*authority.TrustedCommand, []error) {
+func trustedFileProblems(s Settings) (*host.TrustedCommand, []error) {
 	var problems []error
-	notify, err := authority.ParseTrustedCommand("--notify-command", s.NotifyCommand)
+	notify, err := host.ParseTrustedCommand("--notify-command", s.NotifyCommand)
 	if err != nil {
 		problems = append(problems, err)
 	}
 	if s.LogFile != "" {
-		if err := authority.CheckLogFile("--log-file", s.LogFile); err != nil {
+		if err := host.CheckLogFile("--log-file", s.LogFile); err != nil {
 			problems = append(problems, err)
 		}
 	}
@@ -281,7 +286,7 @@ func trustedFileProblems(s Settings) (*authority.TrustedCommand, []error) {
 		if p.path == "" || p.path == "." {
 			continue
 		}
-		if _, err := authority.CheckTrustedPath(p.what, p.path); err != nil {
+		if _, err := host.CheckTrustedPath(p.what, p.path); err != nil {
 			problems = append(problems, err)
 		}
 	}

@@ -168,7 +168,7 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 		}
 	}()
 	return tui.Run(ctx, tui.Options{
-		Hub: auth.authority, Genesis: auth.genesis,
+		Service: auth.authority.Console(), Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
 	})
 }

@@ -145,11 +145,13 @@
 //   - `policy/`: deny-by-default rules, breaker, atomic spend reservation;
 //     `policy/store`: SQLite state and hash-chained audit log
 //   - `mcpbridge/`: the unprivileged bridge that `solgate mcp` runs, with no
-//     key: MCP over stdio (`bridge.go`), the tool declarations and the input
-//     and output schemas generated from them (`inventory.go`, `tools.go`,
-//     `outputs.go`), the socket client (`client.go`: net/http's client over
-//     the console's socket, which also carries the tool calls) and the wire types (`wire.go`); `demoagent/`: the demo's
-//     scripted assistant, a client like any other
+//     key: MCP over stdio (`bridge.go`), the MCP tool declarations generated
+//     from the inventory (`tools.go`, `outputs.go`), the socket client
+//     (`client.go`: net/http's client over the console's socket, which also
+//     carries the tool calls); `mcpbridge/wire`: the contract both sides
+//     import (call request and result, the tool inventory, limits), which
+//     imports nothing of either; `demoagent/`: the demo's scripted
+//     assistant, a client like any other
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
 //     built in one place (`build.go`: identify the cluster, pin the state to
 //     it, restore the spend ledger, reconcile, then the hub): argument parsing
@@ -157,11 +159,15 @@
 //     proposal queue, the one propose skeleton and the one run skeleton
 //     (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`); each
 //     write kind is one registration (`registry.go`: parse, draft, prepare,
-//     facts, the console's lines, submit, verify) in its own file
-//     (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`), and the
-//     console draws every kind through its lines (`lines.go`); the socket
-//     server with admission and peer limits (`socket.go`, `admission.go`,
-//     `peer.go`, `server.go`); `untrusted/`: sanitising text from outside for
+//     facts, the console's lines, the approved bytes; its landed-effects
+//     check and grant rule are required methods) in its own file
+//     (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`,
+//     `reclaimrent.go`), and the console draws every kind through its lines
+//     (`lines.go`) and reaches the hub only through `approval/`'s service;
+//     `host/`: admission and the machine's checks, knowing nothing of the
+//     Hub (the socket with peer credentials and limits, other users'
+//     admission, the terminal, trusted files, the notify command, the log
+//     file); `untrusted/`: sanitising text from outside for
 //     the console; `solanaactions/`: the console's Solana Actions client (URL
 //     forms, `actions.json`, metadata, links and parameters, the POST), which
 //     `solanaaction.go`, the `solana_action` kind, calls

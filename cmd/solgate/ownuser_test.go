@@ -23,6 +23,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The supported deployment of issue 11, on real processes with real uids:
@@ -152,7 +153,7 @@ func (w *ownUserWorld) bridgeAs(t *testing.T, uid int, socket, name string) *mcp
 	return c
 }
 
-func callTool(t *testing.T, c *mcpclient.Client, tool string, args map[string]any) mcpbridge.CallResult {
+func callTool(t *testing.T, c *mcpclient.Client, tool string, args map[string]any) wire.CallResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

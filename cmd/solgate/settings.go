@@ -19,6 +19,7 @@ import (
 	"github.com/solgate/solgate/executor/x402"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/tui"
 )
@@ -90,8 +91,8 @@ func defaultSettings() Settings {
 		MaxPendingPerUID:   authority.DefaultMaxPendingPerUID,
 		MaxPending:         authority.DefaultMaxPending,
 		ProposalsPerMinute: authority.DefaultProposalsPerMinute,
-		MaxConnsPerUID:     authority.DefaultMaxConnsPerUID,
-		ReservedFDs:        authority.DefaultReservedFDs,
+		MaxConnsPerUID:     host.DefaultMaxConnsPerUID,
+		ReservedFDs:        host.DefaultReservedFDs,
 		ApprovalGrace:      tui.DefaultGrace,
 		SwapAPIVersion:     executor.SwapAPIv2,
 	}

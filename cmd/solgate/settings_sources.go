@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/solgate/solgate/executor"
 	"math"
 	"os"
 	"reflect"
@@ -14,7 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -119,7 +119,7 @@ func (sf *settingFlags) build() (Settings, error) {
 			// nobody but the console's user (or root) may be able to write it.
 			// (A missing file is left to applyTOML, which says so.)
 			if _, err := os.Stat(s.Config); err == nil {
-				if err := authority.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
+				if err := host.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
 					return Settings{}, err
 				}
 			}
@@ -322,7 +322,7 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 // readSecretFile reads a secret from a file only the console's user can
 // read or write; the error never quotes the content.
 func readSecretFile(label, path string) (string, error) {
-	if err := authority.CheckTrustedFile(label, path, true); err != nil {
+	if err := host.CheckTrustedFile(label, path, true); err != nil {
 		return "", err
 	}
 	raw, err := os.ReadFile(path)

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // SolanaActionArgs are the arguments of solana_action.
@@ -24,7 +24,7 @@ type SolanaActionArgs struct {
 // checked here (no request is made); what it leads to, when the action is
 // fetched.
 func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
-	const tool = mcpbridge.ToolSolanaAction
+	const tool = wire.ToolSolanaAction
 	var a SolanaActionArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -34,8 +34,8 @@ func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
 		return a, argErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", describe(raw["url"]))
 	}
 	a.URL = strings.TrimSpace(u)
-	if len(a.URL) > mcpbridge.MaxActionURLLen {
-		return a, argErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), mcpbridge.MaxActionURLLen)
+	if len(a.URL) > wire.MaxActionURLLen {
+		return a, argErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), wire.MaxActionURLLen)
 	}
 	if err := solanaactions.CheckURL(a.URL); err != nil {
 		return a, argErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
@@ -55,7 +55,7 @@ func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
 // values of a multi-option parameter). Its text is the agent's, passed to
 // the action's server; it decides nothing in solgate.
 func parseActionInput(v any) (solanaactions.Input, error) {
-	const tool = mcpbridge.ToolSolanaAction
+	const tool = wire.ToolSolanaAction
 	if v == nil {
 		return nil, nil
 	}
@@ -63,8 +63,8 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 	if !ok {
 		return nil, argErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", describe(v))
 	}
-	if len(obj) > mcpbridge.MaxActionInputKeys {
-		return nil, argErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), mcpbridge.MaxActionInputKeys)
+	if len(obj) > wire.MaxActionInputKeys {
+		return nil, argErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), wire.MaxActionInputKeys)
 	}
 	out := make(solanaactions.Input, len(obj))
 	for k, val := range obj {
@@ -72,8 +72,8 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 			return nil, argErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", quoteUntrusted(k))
 		}
 		if list, ok := val.([]any); ok {
-			if len(list) > mcpbridge.MaxActionInputValues {
-				return nil, argErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), mcpbridge.MaxActionInputValues)
+			if len(list) > wire.MaxActionInputValues {
+				return nil, argErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), wire.MaxActionInputValues)
 			}
 			vals := make([]string, 0, len(list))
 			for _, item := range list {
@@ -120,13 +120,13 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 }
 
 func checkInputText(k, s string) error {
-	if !utf8.ValidString(s) || len(s) > mcpbridge.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
-		return argErrorf(mcpbridge.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, mcpbridge.MaxActionInputValue)
+	if !utf8.ValidString(s) || len(s) > wire.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
+		return argErrorf(wire.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, wire.MaxActionInputValue)
 	}
 	return nil
 }
 
-func (a SolanaActionArgs) ToolName() string     { return mcpbridge.ToolSolanaAction }
+func (a SolanaActionArgs) ToolName() string     { return wire.ToolSolanaAction }
 func (a SolanaActionArgs) ConfirmToken() string { return a.Confirm }
 func (a SolanaActionArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 

@@ -25,6 +25,8 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -74,7 +76,7 @@ var advRefusalReasons = map[string]advOutcome{
 	authority.ErrTokenExpired.Error():  outExpired,
 }
 
-func advClassify(res mcpbridge.CallResult) advOutcome {
+func advClassify(res wire.CallResult) advOutcome {
 	status, _ := res.Structured["status"].(string)
 	switch {
 	case !res.IsError && status == "executed":
@@ -143,7 +145,7 @@ func newAdversary(t *testing.T) *adversary {
 		// One process plays every attacker here, far faster than an agent
 		// may propose: flood control has tests of its own.
 		o.MaxPendingPerUID, o.ProposalsPerMinute = 10_000, 10_000
-	}, authority.ListenConfig{MaxConnsPerUID: 1000})
+	}, host.ListenConfig{MaxConnsPerUID: 1000})
 	agent := testkit.StartAgent(t, w.socket, "adversary-mcp")
 
 	a := &adversary{
@@ -161,13 +163,13 @@ func newAdversary(t *testing.T) *adversary {
 func (a *adversary) nextAmount() uint64 { return a.amount.Add(10) }
 
 // post sends one call over the socket exactly as a bridge would.
-func (a *adversary) post(args string) (mcpbridge.CallResult, error) {
+func (a *adversary) post(args string) (wire.CallResult, error) {
 	return mcpbridge.PostCall(context.Background(), a.httpc,
-		mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "adversary"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
+		wire.CallRequest{Client: wire.ClientInfo{Name: "adversary"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
 }
 
 // viaMCP sends one call through the real `solgate mcp` subprocess.
-func (a *adversary) viaMCP(args map[string]any) (mcpbridge.CallResult, error) {
+func (a *adversary) viaMCP(args map[string]any) (wire.CallResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -175,7 +177,7 @@ func (a *adversary) viaMCP(args map[string]any) (mcpbridge.CallResult, error) {
 	req.Params.Arguments = args
 	res, err := a.mcp.CallTool(ctx, req)
 	if err != nil {
-		return mcpbridge.CallResult{}, err
+		return wire.CallResult{}, err
 	}
 	return mcpbridge.ResultFromMCP(res), nil
 }
@@ -205,7 +207,7 @@ func (a *adversary) check(kind string, got, want advOutcome) advOutcome {
 	return got
 }
 
-func advAnswerOf(res mcpbridge.CallResult, err error) advOutcome {
+func advAnswerOf(res wire.CallResult, err error) advOutcome {
 	if err != nil {
 		return advOutcome("transport error: " + err.Error())
 	}

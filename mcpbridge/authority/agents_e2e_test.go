@@ -13,8 +13,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -40,7 +40,7 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 	}, research, trading)
 
 	fees := map[uint32]uint64{}
-	spend := func(uid uint32, to solana.PublicKey, lamports uint64) mcpbridge.CallResult {
+	spend := func(uid uint32, to solana.PublicKey, lamports uint64) wire.CallResult {
 		t.Helper()
 		args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, to, lamports)
 		ans := callAs(t, helper, w.socket, uid, "transfer_sol", args)

@@ -14,7 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 const lamportsPerSOL = 1_000_000_000
@@ -72,7 +72,7 @@ func ParseArgs(tool string, raw map[string]any) (Args, error) {
 }
 
 func unknownTool(tool string) error {
-	return argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(mcpbridge.ToolNames(), ", "))
+	return argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(wire.ToolNames(), ", "))
 }
 
 // DecodeArgs decodes a JSON arguments object keeping numbers exact
@@ -115,7 +115,7 @@ func DecodeArgs(data []byte) (map[string]any, error) {
 // checkArgNames refuses unknown arguments and missing required ones, before any
 // value is looked at, so the model learns the accepted names in one error.
 func checkArgNames(tool string, raw map[string]any) error {
-	decl, _ := mcpbridge.LookupTool(tool)
+	decl, _ := wire.LookupTool(tool)
 	specs := decl.Args
 	accepted := make([]string, len(specs))
 	for i, s := range specs {
@@ -167,10 +167,10 @@ type QuoteArgs struct {
 
 // ParseQuoteArgs validates get_quote arguments.
 func ParseQuoteArgs(raw map[string]any) (QuoteArgs, error) {
-	return parseSwapTerms(mcpbridge.ToolGetQuote, raw)
+	return parseSwapTerms(wire.ToolGetQuote, raw)
 }
 
-func (a QuoteArgs) ToolName() string    { return mcpbridge.ToolGetQuote }
+func (a QuoteArgs) ToolName() string    { return wire.ToolGetQuote }
 func (a QuoteArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a QuoteArgs) Normalized() map[string]string {
 	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
@@ -220,11 +220,11 @@ type GetBalanceArgs struct {
 
 // ParseGetBalanceArgs validates get_balance arguments.
 func ParseGetBalanceArgs(raw map[string]any) (GetBalanceArgs, error) {
-	pk, err := parseOptionalAddress(mcpbridge.ToolGetBalance, "address", raw)
+	pk, err := parseOptionalAddress(wire.ToolGetBalance, "address", raw)
 	return GetBalanceArgs{Address: pk}, err
 }
 
-func (a GetBalanceArgs) ToolName() string    { return mcpbridge.ToolGetBalance }
+func (a GetBalanceArgs) ToolName() string    { return wire.ToolGetBalance }
 func (a GetBalanceArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetBalanceArgs) Normalized() map[string]string {
 	return optionalAddressNormalized("address", a.Address)
@@ -237,11 +237,11 @@ type GetTokenBalancesArgs struct {
 
 // ParseGetTokenBalancesArgs validates get_token_balances arguments.
 func ParseGetTokenBalancesArgs(raw map[string]any) (GetTokenBalancesArgs, error) {
-	pk, err := parseOptionalAddress(mcpbridge.ToolGetTokenBalances, "owner", raw)
+	pk, err := parseOptionalAddress(wire.ToolGetTokenBalances, "owner", raw)
 	return GetTokenBalancesArgs{Owner: pk}, err
 }
 
-func (a GetTokenBalancesArgs) ToolName() string    { return mcpbridge.ToolGetTokenBalances }
+func (a GetTokenBalancesArgs) ToolName() string    { return wire.ToolGetTokenBalances }
 func (a GetTokenBalancesArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetTokenBalancesArgs) Normalized() map[string]string {
 	return optionalAddressNormalized("owner", a.Owner)
@@ -275,14 +275,14 @@ type TokenInfoArgs struct {
 
 // ParseTokenInfoArgs validates get_token_info arguments.
 func ParseTokenInfoArgs(raw map[string]any) (TokenInfoArgs, error) {
-	if err := checkArgNames(mcpbridge.ToolGetTokenInfo, raw); err != nil {
+	if err := checkArgNames(wire.ToolGetTokenInfo, raw); err != nil {
 		return TokenInfoArgs{}, err
 	}
-	mint, err := parseAddress(mcpbridge.ToolGetTokenInfo, "mint", raw["mint"])
+	mint, err := parseAddress(wire.ToolGetTokenInfo, "mint", raw["mint"])
 	return TokenInfoArgs{Mint: mint}, err
 }
 
-func (a TokenInfoArgs) ToolName() string    { return mcpbridge.ToolGetTokenInfo }
+func (a TokenInfoArgs) ToolName() string    { return wire.ToolGetTokenInfo }
 func (a TokenInfoArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a TokenInfoArgs) Normalized() map[string]string {
 	return map[string]string{"mint": a.Mint.String()}
@@ -293,10 +293,10 @@ type SpendStatusArgs struct{}
 
 // ParseSpendStatusArgs refuses any argument: get_spend_status takes none.
 func ParseSpendStatusArgs(raw map[string]any) (SpendStatusArgs, error) {
-	return SpendStatusArgs{}, checkArgNames(mcpbridge.ToolGetSpendStatus, raw)
+	return SpendStatusArgs{}, checkArgNames(wire.ToolGetSpendStatus, raw)
 }
 
-func (a SpendStatusArgs) ToolName() string              { return mcpbridge.ToolGetSpendStatus }
+func (a SpendStatusArgs) ToolName() string              { return wire.ToolGetSpendStatus }
 func (a SpendStatusArgs) Fingerprint() string           { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a SpendStatusArgs) Normalized() map[string]string { return map[string]string{} }
 
@@ -307,14 +307,14 @@ type GetTransactionArgs struct {
 
 // ParseGetTransactionArgs validates get_transaction arguments.
 func ParseGetTransactionArgs(raw map[string]any) (GetTransactionArgs, error) {
-	if err := checkArgNames(mcpbridge.ToolGetTransaction, raw); err != nil {
+	if err := checkArgNames(wire.ToolGetTransaction, raw); err != nil {
 		return GetTransactionArgs{}, err
 	}
-	sig, err := parseSignature(mcpbridge.ToolGetTransaction, "signature", raw["signature"])
+	sig, err := parseSignature(wire.ToolGetTransaction, "signature", raw["signature"])
 	return GetTransactionArgs{Signature: sig}, err
 }
 
-func (a GetTransactionArgs) ToolName() string    { return mcpbridge.ToolGetTransaction }
+func (a GetTransactionArgs) ToolName() string    { return wire.ToolGetTransaction }
 func (a GetTransactionArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a GetTransactionArgs) Normalized() map[string]string {
 	return map[string]string{"signature": a.Signature.String()}
@@ -328,7 +328,7 @@ type ProposalStatusArgs struct {
 
 // ParseProposalStatusArgs validates proposal_status arguments.
 func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
-	const tool = mcpbridge.ToolProposalStatus
+	const tool = wire.ToolProposalStatus
 	var a ProposalStatusArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -336,7 +336,7 @@ func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	id, ok := raw["proposal_id"].(string)
 	if !ok || !validProposalID(id) {
 		return a, argErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by a write tool (%s) (1 to %d letters, digits, '-' or '_'); got %s",
-			strings.Join(mcpbridge.WriteToolNames(), ", "), mcpbridge.MaxProposalIDLen, describe(raw["proposal_id"]))
+			strings.Join(wire.WriteToolNames(), ", "), wire.MaxProposalIDLen, describe(raw["proposal_id"]))
 	}
 	a.ProposalID = id
 	if present(raw["wait_seconds"]) {
@@ -349,7 +349,7 @@ func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	return a, nil
 }
 
-func (a ProposalStatusArgs) ToolName() string    { return mcpbridge.ToolProposalStatus }
+func (a ProposalStatusArgs) ToolName() string    { return wire.ToolProposalStatus }
 func (a ProposalStatusArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a ProposalStatusArgs) Normalized() map[string]string {
 	return map[string]string{
@@ -359,7 +359,7 @@ func (a ProposalStatusArgs) Normalized() map[string]string {
 }
 
 func validProposalID(s string) bool {
-	if len(s) == 0 || len(s) > mcpbridge.MaxProposalIDLen {
+	if len(s) == 0 || len(s) > wire.MaxProposalIDLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -420,9 +420,9 @@ var (
 		"a whole number of lamports from 1 to 18446744073709551615 (1 SOL = 1000000000 lamports), as a JSON integer or a string of digits"}
 	baseUnitsRule = uintRule{"amount", 1, math.MaxUint64,
 		"a whole number of base units of input_mint from 1 to 18446744073709551615 (1 USDC with 6 decimals = 1000000), as a JSON integer or a string of digits"}
-	slippageRule = uintRule{"slippage_bps", mcpbridge.MinSlippageBps, mcpbridge.MaxSlippageBps,
+	slippageRule = uintRule{"slippage_bps", wire.MinSlippageBps, wire.MaxSlippageBps,
 		"a whole number of basis points from 1 to 10000 (50 = 0.5%)"}
-	waitRule = uintRule{"wait_seconds", 0, mcpbridge.MaxWaitSeconds,
+	waitRule = uintRule{"wait_seconds", 0, wire.MaxWaitSeconds,
 		"a whole number of seconds from 0 to 45"}
 )
 
@@ -449,7 +449,7 @@ func parseUint(tool string, r uintRule, v any) (uint64, error) {
 		if x < 0 {
 			return 0, r.refuse(tool, v)
 		}
-		if x > mcpbridge.MaxJSONSafeInteger {
+		if x > wire.MaxJSONSafeInteger {
 			return 0, r.tooBigForJSONNumber(tool, v)
 		}
 		n = uint64(x)
@@ -501,7 +501,7 @@ func parseUint(tool string, r uintRule, v any) (uint64, error) {
 }
 
 func (r uintRule) tooBigForJSONNumber(tool string, v any) error {
-	if r.max <= mcpbridge.MaxJSONSafeInteger {
+	if r.max <= wire.MaxJSONSafeInteger {
 		return r.refuse(tool, v)
 	}
 	return argErrorf(tool, r.name, "%s is too large to send as a JSON number: numbers above 9007199254740991 can be rounded in transit; pass it as a string of digits instead, e.g. \"12345678901234567890\"; got %s",
@@ -510,7 +510,7 @@ func (r uintRule) tooBigForJSONNumber(tool string, v any) error {
 
 // exactJSONInteger reads a JSON number literal exactly (no float rounding).
 // ok is false when it is not JSON number syntax or not a whole number; big is
-// true when it is a whole number above mcpbridge.MaxJSONSafeInteger.
+// true when it is a whole number above wire.MaxJSONSafeInteger.
 func exactJSONInteger(lit string) (n uint64, neg, big, ok bool) {
 	// Long literals cannot be needed for a value below 2^53 and would only cost
 	// time; "1" followed by 60 zeros and "e-60" is not a realistic amount.
@@ -570,7 +570,7 @@ func exactJSONInteger(lit string) (n uint64, neg, big, ok bool) {
 		return 0, neg, true, true
 	}
 	n, err := strconv.ParseUint(mant+strings.Repeat("0", exp), 10, 64)
-	if err != nil || n > mcpbridge.MaxJSONSafeInteger {
+	if err != nil || n > wire.MaxJSONSafeInteger {
 		return 0, neg, true, true
 	}
 	return n, neg, false, true

@@ -3,13 +3,14 @@ package authority
 import (
 	"encoding/json"
 	"errors"
-	"github.com/solgate/solgate/mcpbridge"
 	"maps"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 const (
@@ -32,8 +33,8 @@ func TestParseTransferArgsAccepts(t *testing.T) {
 		{"json.Number trailing zero fraction", json.Number("5.000"), 5},
 		{"json.Number 1.5e1", json.Number("1.5e1"), 15},
 		{"float 1e9", 1e9, 1_000_000_000},
-		{"largest safe JSON integer", float64(mcpbridge.MaxJSONSafeInteger), mcpbridge.MaxJSONSafeInteger},
-		{"largest safe json.Number", json.Number("9007199254740991"), mcpbridge.MaxJSONSafeInteger},
+		{"largest safe JSON integer", float64(wire.MaxJSONSafeInteger), wire.MaxJSONSafeInteger},
+		{"largest safe json.Number", json.Number("9007199254740991"), wire.MaxJSONSafeInteger},
 		{"max uint64 as string", "18446744073709551615", math.MaxUint64},
 		{"go int", 7, 7},
 		{"go uint64", uint64(math.MaxUint64), math.MaxUint64},
@@ -110,8 +111,8 @@ func TestParseTransferArgsRefuses(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %T %v is not an *ArgError", err, err)
 			}
-			if ae.Arg != c.wantArg || ae.Tool != mcpbridge.ToolTransferSOL {
-				t.Errorf("error names tool %q arg %q, want %q %q: %v", ae.Tool, ae.Arg, mcpbridge.ToolTransferSOL, c.wantArg, err)
+			if ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferSOL {
+				t.Errorf("error names tool %q arg %q, want %q %q: %v", ae.Tool, ae.Arg, wire.ToolTransferSOL, c.wantArg, err)
 			}
 			if !strings.Contains(err.Error(), c.wantArg) {
 				t.Errorf("message does not name %s: %v", c.wantArg, err)
@@ -193,16 +194,16 @@ func TestParseReadArgs(t *testing.T) {
 		raw  map[string]any
 		norm map[string]string
 	}{
-		{mcpbridge.ToolGetBalance, nil, map[string]string{}},
-		{mcpbridge.ToolGetBalance, map[string]any{"address": ""}, map[string]string{}},
-		{mcpbridge.ToolGetBalance, map[string]any{"address": addrA}, map[string]string{"address": addrA}},
-		{mcpbridge.ToolGetTokenBalances, map[string]any{"owner": addrB}, map[string]string{"owner": addrB}},
-		{mcpbridge.ToolGetTokenInfo, map[string]any{"mint": addrB}, map[string]string{"mint": addrB}},
-		{mcpbridge.ToolGetSpendStatus, map[string]any{}, map[string]string{}},
-		{mcpbridge.ToolGetTransaction, map[string]any{"signature": sig}, map[string]string{"signature": sig}},
-		{mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": "p-01_x"}, map[string]string{"proposal_id": "p-01_x", "wait_seconds": "0"}},
-		{mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": "p1", "wait_seconds": float64(45)}, map[string]string{"proposal_id": "p1", "wait_seconds": "45"}},
-		{mcpbridge.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": float64(7), "slippage_bps": "300"},
+		{wire.ToolGetBalance, nil, map[string]string{}},
+		{wire.ToolGetBalance, map[string]any{"address": ""}, map[string]string{}},
+		{wire.ToolGetBalance, map[string]any{"address": addrA}, map[string]string{"address": addrA}},
+		{wire.ToolGetTokenBalances, map[string]any{"owner": addrB}, map[string]string{"owner": addrB}},
+		{wire.ToolGetTokenInfo, map[string]any{"mint": addrB}, map[string]string{"mint": addrB}},
+		{wire.ToolGetSpendStatus, map[string]any{}, map[string]string{}},
+		{wire.ToolGetTransaction, map[string]any{"signature": sig}, map[string]string{"signature": sig}},
+		{wire.ToolProposalStatus, map[string]any{"proposal_id": "p-01_x"}, map[string]string{"proposal_id": "p-01_x", "wait_seconds": "0"}},
+		{wire.ToolProposalStatus, map[string]any{"proposal_id": "p1", "wait_seconds": float64(45)}, map[string]string{"proposal_id": "p1", "wait_seconds": "45"}},
+		{wire.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": float64(7), "slippage_bps": "300"},
 			map[string]string{"input_mint": wSOL, "output_mint": addrB, "amount": "7", "slippage_bps": "300"}},
 	}
 	for _, g := range good {
@@ -219,15 +220,15 @@ func TestParseReadArgs(t *testing.T) {
 		tool, arg, msg string
 		raw            map[string]any
 	}{
-		{mcpbridge.ToolGetSpendStatus, "x", "get_spend_status takes no arguments", map[string]any{"x": 1}},
-		{mcpbridge.ToolGetBalance, "owner", "accepted arguments: address", map[string]any{"owner": addrA}},
-		{mcpbridge.ToolGetTransaction, "signature", "base58 transaction signature", map[string]any{"signature": addrA}},
-		{mcpbridge.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": float64(46)}},
-		{mcpbridge.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": 1.5}},
-		{mcpbridge.ToolProposalStatus, "proposal_id", "proposal_id must be", map[string]any{"proposal_id": "../../etc"}},
-		{mcpbridge.ToolProposalStatus, "proposal_id", "proposal_id must be", map[string]any{"proposal_id": float64(3)}},
-		{mcpbridge.ToolProposalStatus, "proposal_id", "missing required argument proposal_id", map[string]any{}},
-		{mcpbridge.ToolGetTokenInfo, "mint", "missing required argument mint", nil},
+		{wire.ToolGetSpendStatus, "x", "get_spend_status takes no arguments", map[string]any{"x": 1}},
+		{wire.ToolGetBalance, "owner", "accepted arguments: address", map[string]any{"owner": addrA}},
+		{wire.ToolGetTransaction, "signature", "base58 transaction signature", map[string]any{"signature": addrA}},
+		{wire.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": float64(46)}},
+		{wire.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": 1.5}},
+		{wire.ToolProposalStatus, "proposal_id", "proposal_id must be", map[string]any{"proposal_id": "../../etc"}},
+		{wire.ToolProposalStatus, "proposal_id", "proposal_id must be", map[string]any{"proposal_id": float64(3)}},
+		{wire.ToolProposalStatus, "proposal_id", "missing required argument proposal_id", map[string]any{}},
+		{wire.ToolGetTokenInfo, "mint", "missing required argument mint", nil},
 	}
 	for _, b := range bad {
 		_, err := ParseArgs(b.tool, b.raw)
@@ -292,7 +293,7 @@ func TestExactJSONInteger(t *testing.T) {
 		{"+1", 0, false, false, false},
 		{"0x1", 0, false, false, false},
 		{"NaN", 0, false, false, false},
-		{"9007199254740991", mcpbridge.MaxJSONSafeInteger, false, false, true},
+		{"9007199254740991", wire.MaxJSONSafeInteger, false, false, true},
 		{"9007199254740992", 0, false, true, true},
 		{"1e16", 0, false, true, true},
 		{"1e999999999999999999999", 0, false, true, true},
@@ -341,9 +342,9 @@ func TestParseTransferTokenArgs(t *testing.T) {
 		{map[string]any{"mint": addrB, "to": "0xdead", "amount": 1}, "to"},
 		{map[string]any{"mint": addrB, "to": addrA, "amount": 1, "decimals": 6}, "decimals"},
 	} {
-		_, err := ParseArgs(mcpbridge.ToolTransferToken, c.raw)
+		_, err := ParseArgs(wire.ToolTransferToken, c.raw)
 		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Arg != c.wantArg || ae.Tool != mcpbridge.ToolTransferToken {
+		if !errors.As(err, &ae) || ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferToken {
 			t.Errorf("%v: err %v, want one naming %q", c.raw, err, c.wantArg)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // BenchmarkProposeDeny is one proposal of the throughput run, in one
@@ -34,7 +35,7 @@ func BenchmarkProposeDeny(b *testing.B) {
 	to := w.allowed.String()
 	propose := func(lamports uint64) string {
 		args, _ := json.Marshal(map[string]any{"to": to, "lamports": lamports})
-		res, err := mcpbridge.PostCall(ctx, c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
+		res, err := mcpbridge.PostCall(ctx, c, wire.CallRequest{Client: wire.ClientInfo{Name: "bench", Version: "1"}, Tool: wire.ToolTransferSOL, Arguments: args})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func BenchmarkProposeDenyConcurrent(b *testing.B) {
 	var next atomic.Uint64
 	propose := func(c *http.Client) (string, error) {
 		args, _ := json.Marshal(map[string]any{"to": to, "lamports": 1_000_000 + next.Add(1)})
-		res, err := mcpbridge.PostCall(ctx, c, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: mcpbridge.ToolTransferSOL, Arguments: args})
+		res, err := mcpbridge.PostCall(ctx, c, wire.CallRequest{Client: wire.ClientInfo{Name: "bench", Version: "1"}, Tool: wire.ToolTransferSOL, Arguments: args})
 		if err != nil {
 			return "", err
 		}

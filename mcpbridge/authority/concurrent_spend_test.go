@@ -14,6 +14,8 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // 12 approved transfers of 0.09 SOL, each under the 0.1 SOL per-transaction
@@ -62,7 +64,7 @@ const amount = 90_000_000
 // recipients and confirms them all at once under the given session cap. It
 // checks that the spend ledger in the database, the hub's session total and
 // the wallet's loss on chain agree, and returns the answers and that loss.
-func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.CallResult, []solana.PublicKey, uint64) {
+func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []wire.CallResult, []solana.PublicKey, uint64) {
 	t.Helper()
 	const n = 12
 	var recipients []solana.PublicKey
@@ -75,14 +77,14 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 			recipients = append(recipients, k.PublicKey())
 			o.Policy.AllowRecipients = append(o.Policy.AllowRecipients, k.PublicKey().String())
 		}
-	}, authority.ListenConfig{MaxConnsPerUID: 64})
+	}, host.ListenConfig{MaxConnsPerUID: 64})
 	start := time.Now()
 	walletBefore := w.balance(t, w.wallet)
 
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, 2*time.Minute)
-	post := func(args string) (mcpbridge.CallResult, error) {
-		return mcpbridge.PostCall(context.Background(), httpc, mcpbridge.CallRequest{
-			Client: mcpbridge.ClientInfo{Name: "concurrent"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
+	post := func(args string) (wire.CallResult, error) {
+		return mcpbridge.PostCall(context.Background(), httpc, wire.CallRequest{
+			Client: wire.ClientInfo{Name: "concurrent"}, Tool: "transfer_sol", Arguments: json.RawMessage(args)})
 	}
 	confirmed := make([]string, n)
 	for i, to := range recipients {
@@ -97,7 +99,7 @@ func concurrentTransfers(t *testing.T, sessionCap uint64) (*world, []mcpbridge.C
 		confirmed[i] = fmt.Sprintf(`{"to":%q,"lamports":%d,"confirm":%q}`, to, amount, p.Token)
 	}
 
-	results := make([]mcpbridge.CallResult, n)
+	results := make([]wire.CallResult, n)
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
 	for i := range confirmed {

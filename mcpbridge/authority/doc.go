@@ -20,11 +20,18 @@
 // (`args.go`), fingerprints, confirmation tokens, the proposal queue, the one
 // propose skeleton and the one run skeleton (`hub.go`, `propose.go`, `run.go`,
 // `operator.go`, `execute.go`); each write kind is one registration
-// (`registry.go`: parse, draft, prepare, facts, the console's lines, submit,
-// verify) in its own file (`transfer.go`, `tokentransfer.go`, `swap.go` +
-// `swapkind.go`), and the console draws every kind through its lines
-// (`lines.go`); the socket server with admission and peer limits (`socket.go`,
-// `admission.go`, `peer.go`, `server.go`); `untrusted/`: sanitising text from
+// (`registry.go`: parse, draft, prepare, facts, the console's lines, the
+// approved bytes as an Execution, the one execution adapter; and two pieces
+// every kind must state, its landed-effects check and its grant rule, with
+// no default behind either: a kind without one does not compile) in its
+// own file (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`),
+// and the console draws every kind through its lines (`lines.go`), reaching
+// the hub only through the approval service (`console.go`, package
+// `approval`); the HTTP routes of the socket (`server.go`); `host/`:
+// admission and the checks of the machine, which know nothing of the Hub
+// (the socket with peer credentials and limits, admission of other users,
+// the terminal device, trusted files, the notify command, the log file);
+// `untrusted/`: sanitising text from
 // outside for the console; `solanaactions/`: the console's Solana Actions
 // client (URL forms, `actions.json`, metadata, links and parameters, the
 // POST), which `solanaaction.go`, the `solana_action` kind, calls.

@@ -21,7 +21,9 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -35,7 +37,7 @@ type world struct {
 	authority *authority.Hub
 	store     *store.Store
 	socket    string
-	ln        *authority.SocketListener
+	ln        *host.SocketListener
 	wallet    solana.PublicKey
 	key       *executor.Keypair
 	// stop closes the socket and the hub, waiting for executions in flight
@@ -47,11 +49,11 @@ type world struct {
 
 func newWorld(t testing.TB, tweak func(*authority.Options)) *world {
 	t.Helper()
-	return newWorldListen(t, tweak, authority.ListenConfig{})
+	return newWorldListen(t, tweak, host.ListenConfig{})
 }
 
 // newWorldListen is newWorld with the socket's listener configured.
-func newWorldListen(t testing.TB, tweak func(*authority.Options), lc authority.ListenConfig) *world {
+func newWorldListen(t testing.TB, tweak func(*authority.Options), lc host.ListenConfig) *world {
 	t.Helper()
 	return newWorldOnListen(t, func(o *authority.Options, _ *localnet.Ledger) {
 		if tweak != nil {
@@ -64,24 +66,24 @@ func newWorldListen(t testing.TB, tweak func(*authority.Options), lc authority.L
 // mints and programs exist only once it runs).
 func newWorldOn(t testing.TB, tweak func(*authority.Options, *localnet.Ledger)) *world {
 	t.Helper()
-	return newWorldOnListen(t, tweak, authority.ListenConfig{})
+	return newWorldOnListen(t, tweak, host.ListenConfig{})
 }
 
-func newWorldOnListen(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldOnListen(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
 	return newWorldSetup(t, tweak, nil, lc)
 }
 
 // newWorldSetup is newWorldOn that may also change what the authority is
 // built from (e.g. its swap programs); setupTweak may be nil.
-func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
 	return newWorldLedger(t, localnet.Options{}, tweak, setupTweak, lc)
 }
 
 // newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one
 // reporting a public cluster's genesis hash).
-func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc authority.ListenConfig) *world {
+func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
 	l, chain := testkit.StartLedger(t, lopts)
@@ -347,13 +349,13 @@ func TestExpiredTokenRefused(t *testing.T) {
 func TestConcurrentUseOfOneTokenExecutesOnce(t *testing.T) {
 	// One test process stands in for 100 racing callers: lift the
 	// per-process connection limit, which is not what this test is about.
-	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerUID: 200})
+	w := newWorldListen(t, nil, host.ListenConfig{MaxConnsPerUID: 200})
 	const amount = 3_000_000
 	args := fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.allowed, amount)
 	httpc := mcpbridge.NewUnixHTTPClient(w.socket, time.Minute)
-	post := func(arguments string) mcpbridge.CallResult {
+	post := func(arguments string) wire.CallResult {
 		res, err := mcpbridge.PostCall(context.Background(), httpc,
-			mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
+			wire.CallRequest{Client: wire.ClientInfo{Name: "racer"}, Tool: "transfer_sol", Arguments: json.RawMessage(arguments)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -459,7 +461,7 @@ func TestUndecidedProposalExpiresAsDeniedByTimeout(t *testing.T) {
 // ledger's default pace (mainnet's 400 ms slots), so the follower confirms at
 // the speed a real cluster gives.
 func TestSlowExecutionAnswersSubmittedThenExecuted(t *testing.T) {
-	w := newWorldLedger(t, localnet.Options{}, func(o *authority.Options, _ *localnet.Ledger) { o.ExecuteWait = time.Millisecond }, nil, authority.ListenConfig{})
+	w := newWorldLedger(t, localnet.Options{}, func(o *authority.Options, _ *localnet.Ledger) { o.ExecuteWait = time.Millisecond }, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	const amount = 4_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}

@@ -7,27 +7,6 @@ import (
 	"github.com/solgate/solgate/executor"
 )
 
-// EventKind says what changed in the hub.
-type EventKind string
-
-const (
-	EventProposalAdded     EventKind = "proposal_added"
-	EventProposalDecided   EventKind = "proposal_decided" // approved or denied by the operator
-	EventProposalExpired   EventKind = "proposal_expired"
-	EventExecuting         EventKind = "executing" // progress; may be dropped
-	EventExecuted          EventKind = "executed"  // final outcome of an execution, whatever it was
-	EventAutoDenied        EventKind = "auto_denied"
-	EventRefused           EventKind = "refused" // a bad or reused token
-	EventSpendChanged      EventKind = "spend_changed"
-	EventPaused            EventKind = "paused"
-	EventTokensRevoked     EventKind = "tokens_revoked"
-	EventNote              EventKind = "note"               // a line for the console log, e.g. the demo agent's narration
-	EventAgentConnected    EventKind = "agent_connected"    // a bridge announced itself (Event.Client)
-	EventAgentDisconnected EventKind = "agent_disconnected" // its last bridge went away
-	EventWarning           EventKind = "warning"            // a persistent warning was raised (Hub.Warnings); Message has its detail
-	EventGrantsChanged     EventKind = "grants_changed"     // a grant was made, used or ended, or did not apply (Message says which)
-)
-
 // Event is one published change. Proposal is a snapshot, safe to keep.
 type Event struct {
 	Kind     EventKind
@@ -40,10 +19,6 @@ type Event struct {
 	// known address; each deserves a line of its own, never cut short.
 	Warnings []string
 }
-
-// droppable events are progress reports: a slow subscriber loses them rather
-// than stalling an execution.
-func (k EventKind) droppable() bool { return k == EventExecuting }
 
 // broker fans events out to subscribers in publish order. publish never
 // blocks the authority. When nothing is queued and every subscriber has
@@ -127,7 +102,7 @@ func (b *broker) publish(ev Event) {
 // roomLocked reports whether ev can be handed to every subscriber without
 // waiting: a droppable event always can.
 func (b *broker) roomLocked(ev Event) bool {
-	if ev.Kind.droppable() {
+	if ev.Kind.Droppable() {
 		return true
 	}
 	for s := range b.subs {
@@ -173,7 +148,7 @@ func (b *broker) dispatch() {
 				b.beforeDispatch()
 			}
 			for _, s := range subs {
-				if ev.Kind.droppable() {
+				if ev.Kind.Droppable() {
 					select {
 					case s.ch <- ev:
 					default:

@@ -51,7 +51,7 @@ func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
 				}
 				var i int
 				fmt.Sscan(ev.Message, &i)
-				if ev.Kind.droppable() {
+				if ev.Kind.Droppable() {
 					if i <= lastProgress || i < next {
 						errs <- fmt.Errorf("progress event %d after %d (next undroppable %d)", i, lastProgress, next)
 						return

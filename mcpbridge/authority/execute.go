@@ -10,7 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -18,7 +18,7 @@ import (
 // is consumed whatever happens next; then run re-checks policy and reserves
 // the spend atomically from a fresh simulation, and only then is anything
 // signed.
-func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm string, run func(p *Proposal)) mcpbridge.CallResult {
+func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm string, run func(p *Proposal)) wire.CallResult {
 	client := who.name
 	id, err := h.tokens.Consume(confirm, fp)
 	var te *TokenError
@@ -377,7 +377,7 @@ func (h *Hub) ownedBy(who caller, id string) bool {
 // them is voided all the same: any call that presents a token spends it, so
 // a token never survives being sent with arguments other than the approved
 // ones, readable or not.
-func (h *Hub) malformedCall(who caller, req mcpbridge.CallRequest, err error) mcpbridge.CallResult {
+func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.CallResult {
 	client := who.name
 	msg := err.Error()
 	var loose struct {

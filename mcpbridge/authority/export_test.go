@@ -1,5 +1,7 @@
 package authority
 
+import "github.com/solgate/solgate/mcpbridge/authority/host"
+
 // SetBeforeDecisionWrite lets tests hold a decision's store write open, to
 // see what the rest of the hub can do meanwhile.
 func SetBeforeDecisionWrite(h *Hub, fn func(proposalID string)) { h.beforeDecisionWrite = fn }
@@ -11,15 +13,7 @@ func SetAfterConsume(h *Hub, fn func(proposalID string)) { h.afterConsume.Store(
 // MostConnsOfOnePeer is the largest number of connections one peer holds
 // open on l: tests wait for it instead of guessing when the console has
 // accepted or seen the close of a connection.
-func MostConnsOfOnePeer(l *SocketListener) int {
-	l.peers.mu.Lock()
-	defer l.peers.mu.Unlock()
-	most := 0
-	for _, n := range l.peers.open {
-		most = max(most, n)
-	}
-	return most
-}
+func MostConnsOfOnePeer(l *host.SocketListener) int { return l.MostConnsOfOnePeer() }
 
 // FollowRounds is how many times the followers of unknown outcomes have
 // asked the chain: a test that checks what a follower does not do waits

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // An agent with a shell runs as some user, and can do whatever that user can:
@@ -33,21 +35,21 @@ type Exposure struct {
 	Key        FileFacts
 	State      FileFacts
 	Socket     string
-	Admission  Admission
+	Admission  host.Admission
 	Terminals  []Terminal
 	Dumpable   bool
 	// TTY is the terminal device on standard input; nil: none (terminal.go).
-	TTY *TTY
+	TTY *host.TTY
 	// SharedTerminal: --allow-shared-terminal overrides TerminalProblems,
 	// with a warning for the whole session.
 	SharedTerminal bool
 	// Ancestors are the processes above the console (ancestry_linux.go).
-	Ancestors []Ancestor
+	Ancestors []host.Ancestor
 	// TmuxClients are the terminals of the clients attached to the tmux
 	// server the console runs in, and TmuxAccess the users its
 	// server-access list admits, as far as the console may ask it
 	// (tmuxaccess.go).
-	TmuxClients []TTY
+	TmuxClients []host.TTY
 	TmuxAccess  []uint32
 }
 
@@ -121,7 +123,7 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 		}
 		add("screen", path)
 	}
-	if tty, ok := stdinTerminal(); ok {
+	if tty, ok := host.StdinTerminal(); ok {
 		add("tty", tty)
 	}
 	return out
@@ -163,7 +165,7 @@ func (e *Exposure) ReachableBy(uid uint32) []Terminal {
 // Report is the situation in plain lines, for `solgate console --check`
 // and get_spend_status.
 func (e *Exposure) Report() []string {
-	lines := []string{"console runs as " + userName(e.ConsoleUID)}
+	lines := []string{"console runs as " + host.UserName(e.ConsoleUID)}
 	lines = append(lines, fileLine("key", e.Key))
 	if errors.Is(e.State.Err, fs.ErrNotExist) {
 		lines = append(lines, "state dir "+e.State.Path+": does not exist yet: the console creates it with mode 0700")
@@ -171,9 +173,9 @@ func (e *Exposure) Report() []string {
 		lines = append(lines, fileLine("state dir", e.State))
 	}
 	if e.Dumpable {
-		lines = append(lines, "process memory: dumpable: another process of "+userName(e.ConsoleUID)+" could read it")
+		lines = append(lines, "process memory: dumpable: another process of "+host.UserName(e.ConsoleUID)+" could read it")
 	} else {
-		lines = append(lines, "process memory: "+undumpableText)
+		lines = append(lines, "process memory: "+host.UndumpableText)
 	}
 	lines = append(lines, "bridges admitted: "+e.admittedText())
 	if e.Socket != "" {
@@ -200,13 +202,13 @@ func (e *Exposure) Report() []string {
 		case !t.Known:
 			l += ": owner unknown (the console's user cannot stat it, so it belongs to someone else)"
 		case t.OwnerUID == e.ConsoleUID:
-			l += ": owned by " + userName(t.OwnerUID) + " (the console's user)"
+			l += ": owned by " + host.UserName(t.OwnerUID) + " (the console's user)"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID) && t.Kind == "tty":
-			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: it can write to and read from this terminal, so the console refuses to start here unless --allow-shared-terminal"
+			l += ": owned by " + host.UserName(t.OwnerUID) + ", an admitted agent user: it can write to and read from this terminal, so the console refuses to start here unless --allow-shared-terminal"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID):
-			l += ": owned by " + userName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
+			l += ": owned by " + host.UserName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
 		default:
-			l += ": owned by " + userName(t.OwnerUID)
+			l += ": owned by " + host.UserName(t.OwnerUID)
 		}
 		lines = append(lines, l)
 	}
@@ -214,9 +216,9 @@ func (e *Exposure) Report() []string {
 }
 
 func (e *Exposure) admittedText() string {
-	parts := []string{"the console's own user (" + userName(e.ConsoleUID) + ")"}
+	parts := []string{"the console's own user (" + host.UserName(e.ConsoleUID) + ")"}
 	for _, u := range e.Admission.UIDs {
-		parts = append(parts, userName(u))
+		parts = append(parts, host.UserName(u))
 	}
 	for _, g := range e.Admission.GIDs {
 		name := strconv.FormatUint(uint64(g), 10)
@@ -264,19 +266,11 @@ func fileLine(what string, f FileFacts) string {
 	if f.Err != nil {
 		return what + " " + f.Path + ": " + f.Err.Error()
 	}
-	l := fmt.Sprintf("%s %s: owner %s, mode %04o", what, f.Path, userName(f.OwnerUID), f.Mode.Perm())
+	l := fmt.Sprintf("%s %s: owner %s, mode %04o", what, f.Path, host.UserName(f.OwnerUID), f.Mode.Perm())
 	if f.Mode.Perm()&0o077 != 0 {
 		l += " (others can reach it)"
 	}
 	return l
-}
-
-func userName(uid uint32) string {
-	id := strconv.FormatUint(uint64(uid), 10)
-	if u, err := user.LookupId(id); err == nil {
-		return u.Username + " (uid " + id + ")"
-	}
-	return "uid " + id
 }
 
 // seePeer notes who is on the other end of a bridge's request: a bridge of
@@ -285,7 +279,7 @@ func userName(uid uint32) string {
 // answered only after its peer's warnings are raised, so get_spend_status
 // never misses them.
 func (h *Hub) seePeer(ctx context.Context) {
-	cred, ok := PeerCredFromContext(ctx)
+	cred, ok := host.PeerCredFromContext(ctx)
 	if !ok {
 		return
 	}
@@ -297,11 +291,11 @@ func (h *Hub) seePeer(ctx context.Context) {
 	}
 	var raise []warning
 	if cred.UID == h.consoleUID {
-		raise = append(raise, warning{WarnSameUser, fmt.Sprintf("a bridge (pid %d) runs as %s, the console's own user: that user can read the key file and use it without you", cred.PID, userName(cred.UID))})
+		raise = append(raise, warning{WarnSameUser, fmt.Sprintf("a bridge (pid %d) runs as %s, the console's own user: that user can read the key file and use it without you", cred.PID, host.UserName(cred.UID))})
 	}
 	if e := h.opts.Exposure; e != nil {
 		for _, t := range e.ReachableBy(cred.UID) {
-			raise = append(raise, warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, whose bridge (pid %d) is connected: that user can send keys to this console", t.Kind, t.Path, userName(cred.UID), cred.PID)})
+			raise = append(raise, warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, whose bridge (pid %d) is connected: that user can send keys to this console", t.Kind, t.Path, host.UserName(cred.UID), cred.PID)})
 		}
 	}
 	// Marked seen together with raising: a second request of this user
@@ -359,7 +353,7 @@ func (h *Hub) startupWarnings() {
 	h.sharedTerminalWarning()
 	for _, uid := range e.Admission.UIDs {
 		for _, t := range e.ReachableBy(uid) {
-			h.warn(warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, userName(uid))})
+			h.warn(warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, host.UserName(uid))})
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Bridges of the console's own user (this test process) hitting the socket
@@ -26,7 +27,7 @@ func TestSameUserWarningInEveryAnswer(t *testing.T) {
 			// A client of its own: a new connection, as a new bridge makes.
 			httpc := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
 			res, err := mcpbridge.PostCall(context.Background(), httpc,
-				mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "same-user"}, Tool: "get_spend_status", Arguments: json.RawMessage(`{}`)})
+				wire.CallRequest{Client: wire.ClientInfo{Name: "same-user"}, Tool: "get_spend_status", Arguments: json.RawMessage(`{}`)})
 			if err != nil {
 				t.Error(err)
 				return

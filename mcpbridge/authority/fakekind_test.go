@@ -78,9 +78,9 @@ func (f fakeKind) Draft(_ context.Context, _ Env, a WriteArgs) (Kind, error) {
 // grantableFake is a fake whose Kind states grant terms.
 type grantableFake struct{ *fakeProposal }
 
-func (g *grantableFake) GrantTerms() (string, uint64) {
+func (g *grantableFake) Grant() GrantRule {
 	n, _ := strconv.ParseUint(g.a.n, 10, 64)
-	return g.s.GrantTo, n
+	return GrantOn(g.s.GrantTo, n)
 }
 func (g *grantableFake) Clone() Kind { c := *g.fakeProposal; return &grantableFake{&c} }
 
@@ -110,12 +110,15 @@ func (k *fakeProposal) Prepare(context.Context, Env) (executor.Preview, error) {
 	return executor.Preview{SpendLamports: k.out}, nil
 }
 func (k *fakeProposal) Admit(policy.Decision) []Flag { k.s.step("admit"); return nil }
-func (k *fakeProposal) PrepareApproved(context.Context, Env, string) (Execution, error) {
+func (k *fakeProposal) PrepareApproved(context.Context, Env, string) (*Execution, error) {
 	k.s.step("prepare approved")
 	fresh := *k
 	fresh.out = k.s.AtExecution
-	return &fakeExecution{k: &fresh}, nil
+	return &Execution{Kind: &fresh, LastValid: 1, Send: fresh.send}, nil
 }
+
+// Grant: never, unless the script says (grantableFake).
+func (k *fakeProposal) Grant() GrantRule                     { return NeverGranted("a fake kind") }
 func (k *fakeProposal) Action() string                       { return "fake " + k.a.n }
 func (k *fakeProposal) Amount() string                       { return k.a.n }
 func (k *fakeProposal) PreviewLines(*Proposal) []string      { return []string{"Action: fake " + k.a.n} }
@@ -127,32 +130,28 @@ func (k *fakeProposal) Executed(*Proposal, map[string]any) string {
 func (k *fakeProposal) TokenTTL(def time.Duration) time.Duration { return def }
 func (k *fakeProposal) Clone() Kind                              { c := *k; return &c }
 
-type fakeExecution struct{ k *fakeProposal }
-
-func (e *fakeExecution) Kind() Kind        { return e.k }
-func (e *fakeExecution) LastValid() uint64 { return 1 }
-func (e *fakeExecution) Submit(_ context.Context, persist func(solana.Signature) error, _ func(executor.Progress)) (*executor.Result, error) {
+func (k *fakeProposal) send(_ context.Context, persist func(solana.Signature) error, _ func(executor.Progress)) (*executor.Result, error) {
 	var sig solana.Signature
 	_, _ = rand.Read(sig[:])
-	if !e.k.s.SkipPersist {
+	if !k.s.SkipPersist {
 		if err := persist(sig); err != nil {
 			return nil, err
 		}
-		e.k.s.step("persist")
+		k.s.step("persist")
 	}
-	e.k.s.step("send")
-	if e.k.s.Repersist {
+	k.s.step("send")
+	if k.s.Repersist {
 		_, _ = rand.Read(sig[:])
 		if err := persist(sig); err != nil {
 			return nil, err
 		}
 	}
-	return &executor.Result{Outcome: e.k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
+	return &executor.Result{Outcome: k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
 }
-func (e *fakeExecution) Verify(_ context.Context, res *executor.Result) {
-	e.k.s.step("verify")
-	if e.k.s.Downgrade != "" && res.Outcome == executor.Executed {
-		res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, e.k.s.Downgrade
+func (k *fakeProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
+	k.s.step("verify")
+	if k.s.Downgrade != "" && res.Outcome == executor.Executed {
+		res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, k.s.Downgrade
 	}
 }
 

@@ -55,6 +55,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -500,7 +501,7 @@ type faultWorld struct {
 	st          *store.Store
 	spend       *policy.Spend
 	client      *executor.Client
-	ln          *authority.SocketListener
+	ln          *host.SocketListener
 	stopApprove func()
 
 	// What the test did to the wallet itself, for the balance equation.
@@ -580,7 +581,7 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 		t.Fatalf("build the authority: %v (reconcile: %q)", err, lines)
 	}
 	h, spend := built.Hub, built.Spend
-	ln, err := authority.Listen(w.socket)
+	ln, err := host.Listen(w.socket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1339,7 +1340,7 @@ func runHubChild(raw string) int {
 		return fail("%v", err)
 	}
 	h := built.Hub
-	ln, err := authority.Listen(c.Socket)
+	ln, err := host.Listen(c.Socket)
 	if err != nil {
 		return fail("%v", err)
 	}

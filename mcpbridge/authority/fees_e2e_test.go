@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // onChain is a landed transaction as the ledger reports it, its compute
@@ -329,7 +330,7 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 	const maxPriority = 30_000
 	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
 		s.Fees = executor.FeeSettings{Percentile: 75, MaxLamports: maxPriority}
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	// A busy global market: 5 000 000 micro-lamports per unit asks more than
 	// the cap allows for any swap of more than 6 000 units.
@@ -381,7 +382,7 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
 	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
 		s.VerifyWindow = 300 * time.Millisecond
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	if err := w.ledger.LagGetTransaction(ctx, time.Minute); err != nil {
 		t.Fatal(err)

@@ -5,13 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/solgate/solgate/mcpbridge"
 	"maps"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The formula is the contract between proposal and execution; pin it against
@@ -19,7 +20,7 @@ import (
 func TestFingerprintFormula(t *testing.T) {
 	sum := sha256.Sum256([]byte(`transfer_sol {"lamports":"5","to":"` + addrA + `"}`))
 	want := hex.EncodeToString(sum[:])[:32]
-	got := Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	got := Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
 	if got != want {
 		t.Fatalf("Fingerprint = %s, want %s", got, want)
 	}
@@ -30,9 +31,9 @@ func TestFingerprintFormula(t *testing.T) {
 }
 
 func TestFingerprintEqualAndDifferent(t *testing.T) {
-	transfer := func(raw map[string]any) Args { return mustParse(t, mcpbridge.ToolTransferSOL, raw) }
+	transfer := func(raw map[string]any) Args { return mustParse(t, wire.ToolTransferSOL, raw) }
 	swap := func(in, out string, amount, bps any) Args {
-		return mustParse(t, mcpbridge.ToolSwap, map[string]any{"input_mint": in, "output_mint": out, "amount": amount, "slippage_bps": bps})
+		return mustParse(t, wire.ToolSwap, map[string]any{"input_mint": in, "output_mint": out, "amount": amount, "slippage_bps": bps})
 	}
 	same := []struct {
 		name string
@@ -67,7 +68,7 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 		{"other recipient", base, transfer(map[string]any{"to": addrB, "lamports": "5"})},
 		{"other slippage", baseSwap, swap(wSOL, addrB, "1000", "51")},
 		{"mints swapped", baseSwap, swap(addrB, wSOL, "1000", "50")},
-		{"quote vs swap, same terms", baseSwap, mustParse(t, mcpbridge.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": "1000", "slippage_bps": "50"})},
+		{"quote vs swap, same terms", baseSwap, mustParse(t, wire.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": "1000", "slippage_bps": "50"})},
 	}
 	for _, c := range different {
 		if c.a.Fingerprint() == c.b.Fingerprint() {
@@ -76,10 +77,10 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 	}
 	// The tool is part of the fingerprint even for identical maps.
 	m := map[string]string{"k": "v"}
-	if Fingerprint(mcpbridge.ToolTransferSOL, m) == Fingerprint(mcpbridge.ToolSwap, m) {
+	if Fingerprint(wire.ToolTransferSOL, m) == Fingerprint(wire.ToolSwap, m) {
 		t.Error("tool name does not change the fingerprint")
 	}
-	if Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"a": "1"}) {
+	if Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1"}) {
 		t.Error("a confirm key changes the fingerprint")
 	}
 }
@@ -196,7 +197,7 @@ func FuzzNormalizeTransfer(f *testing.F) {
 			checkRefusal(t, err)
 			return
 		}
-		checkParsed(t, mcpbridge.ToolTransferSOL, a)
+		checkParsed(t, wire.ToolTransferSOL, a)
 		// The bridge may get float64s instead of json.Numbers; a call the exact
 		// path accepts must mean the same there.
 		var floats map[string]any
@@ -214,24 +215,24 @@ func FuzzNormalizeTransfer(f *testing.F) {
 func FuzzParseArgs(f *testing.F) {
 	sig := `"` + solana.Signature{1, 2, 3, 250}.String() + `"`
 	for tool, s := range map[string]string{
-		mcpbridge.ToolGetBalance:       `{"address":"` + addrA + `"}`,
-		mcpbridge.ToolGetTokenBalances: `{}`,
-		mcpbridge.ToolGetQuote:         `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":"1000","slippage_bps":50}`,
-		mcpbridge.ToolGetTokenInfo:     `{"mint":"` + addrB + `"}`,
-		mcpbridge.ToolGetSpendStatus:   `{}`,
-		mcpbridge.ToolGetTransaction:   `{"signature":` + sig + `}`,
-		mcpbridge.ToolProposalStatus:   `{"proposal_id":"p-1","wait_seconds":45}`,
-		mcpbridge.ToolSwap:             `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":1e3,"slippage_bps":"50","confirm":"kR3nT9xQm2vP"}`,
-		mcpbridge.ToolTransferToken:    `{"mint":"` + addrB + `","to":"` + addrA + `","amount":"1000000"}`,
+		wire.ToolGetBalance:       `{"address":"` + addrA + `"}`,
+		wire.ToolGetTokenBalances: `{}`,
+		wire.ToolGetQuote:         `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":"1000","slippage_bps":50}`,
+		wire.ToolGetTokenInfo:     `{"mint":"` + addrB + `"}`,
+		wire.ToolGetSpendStatus:   `{}`,
+		wire.ToolGetTransaction:   `{"signature":` + sig + `}`,
+		wire.ToolProposalStatus:   `{"proposal_id":"p-1","wait_seconds":45}`,
+		wire.ToolSwap:             `{"input_mint":"` + wSOL + `","output_mint":"` + addrB + `","amount":1e3,"slippage_bps":"50","confirm":"kR3nT9xQm2vP"}`,
+		wire.ToolTransferToken:    `{"mint":"` + addrB + `","to":"` + addrA + `","amount":"1000000"}`,
 	} {
-		for i, name := range mcpbridge.ToolNames() {
+		for i, name := range wire.ToolNames() {
 			if name == tool {
 				f.Add(uint8(i), []byte(s))
 			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		tool := mcpbridge.ToolNames()[int(which)%len(mcpbridge.ToolNames())]
+		tool := wire.ToolNames()[int(which)%len(wire.ToolNames())]
 		raw, err := DecodeArgs(data)
 		if err != nil {
 			return

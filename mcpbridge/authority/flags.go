@@ -9,28 +9,6 @@ import (
 	"github.com/solgate/solgate/policy"
 )
 
-// Flag is a warning on a proposal: Kind is stable, so the console can label
-// it without reading the sentence; Text is what people and the model read.
-type Flag struct {
-	Kind FlagKind
-	Text string
-	// Short, when set, is the flag's tag in the console's queue row ("not
-	// USDC"); otherwise the console tags it by Kind.
-	Short string
-}
-
-// FlagKind names what a flag warns about. A token's own risky properties
-// use the executor's warning kinds (executor.WarnMintAuthority, ...).
-type FlagKind string
-
-const (
-	FlagLookAlike       FlagKind = "look_alike"       // possible address poisoning
-	FlagNearTxCap       FlagKind = "near_tx_cap"      // at least 80 % of the per-transfer cap
-	FlagNearSessionCap  FlagKind = "near_session_cap" // the session would be at least 80 % used
-	FlagInstructionLike FlagKind = "instruction_like" // a token's metadata tries to instruct
-	FlagNoCap           FlagKind = "no_cap"           // the SOL caps do not bound this swap
-)
-
 // FlagTexts lists the flags' sentences, as the model reads them.
 func FlagTexts(flags []Flag) []string {
 	out := make([]string, 0, len(flags))

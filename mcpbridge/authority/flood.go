@@ -9,8 +9,9 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -24,9 +25,9 @@ type caller struct {
 	name string
 	id   string
 	// proc is the one process that sent this call, by the kernel's word
-	// for this call (sender.go); zero when it cannot be vouched for, or
+	// for this call (host/sender.go); zero when it cannot be vouched for, or
 	// for a call made inside the console.
-	proc processID
+	proc host.ProcessID
 	// prep is the proposal this call is preparing (see admit); nil for
 	// calls that are not proposals.
 	prep *prepSlot
@@ -51,13 +52,13 @@ func ownerOf(id string) string {
 // console whole.
 const maxClientName = 64
 
-func callerOf(ctx context.Context, req mcpbridge.CallRequest) caller {
+func callerOf(ctx context.Context, req wire.CallRequest) caller {
 	name := untrusted.Sanitize(req.Client.String(), maxClientName)
 	if name == "" {
 		name = "unknown-client"
 	}
-	if pc := peerConnFrom(ctx); pc != nil {
-		return caller{name: name, id: pc.cred.Identity().String(), proc: processOf(pc, req.Process), prep: &prepSlot{}}
+	if pc := host.PeerConnFrom(ctx); pc != nil {
+		return caller{name: name, id: pc.Cred().Identity().String(), proc: host.ProcessOf(pc, req.Process), prep: &prepSlot{}}
 	}
 	// A call from inside the console's own process (tests drive the hub
 	// this way) has no peer; its name is all there is to key on.
@@ -306,7 +307,7 @@ func (h *Hub) endPropose(who caller) {
 // row each, and shown in the console log at most every few seconds per
 // user, so a flood can neither grow the database without bound nor bury the
 // log.
-func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) mcpbridge.CallResult {
+func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) wire.CallResult {
 	owner := who.owner()
 	h.flood.count(owner, rule, who.name)
 	if show, held := h.flood.notice(owner); show {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // rotating posts calls over the socket from this test process, under a new
@@ -21,11 +22,11 @@ type rotating struct {
 	n int
 }
 
-func (r *rotating) call(tool, args string) mcpbridge.CallResult {
+func (r *rotating) call(tool, args string) wire.CallResult {
 	r.t.Helper()
 	r.n++
-	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(r.w.socket, time.Minute), mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: fmt.Sprintf("renamed-%d", r.n), Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args),
+	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(r.w.socket, time.Minute), wire.CallRequest{
+		Client: wire.ClientInfo{Name: fmt.Sprintf("renamed-%d", r.n), Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args),
 	})
 	if err != nil {
 		r.t.Fatal(err)
@@ -105,7 +106,7 @@ func TestRenamingDoesNotResetTheRateLimit(t *testing.T) {
 func TestRenamingDoesNotResetTheBreaker(t *testing.T) {
 	w := newWorld(t, nil)
 	r := &rotating{t: t, w: w}
-	var last mcpbridge.CallResult
+	var last wire.CallResult
 	for i := 0; i < 5; i++ { // policy.DefaultBreakerDenials
 		last = r.call("transfer_sol", transferArgs(w.stranger, 1_000_000+i))
 		if last.Status() != "denied" {
@@ -133,8 +134,8 @@ func TestRenamingDoesNotResetTheBreaker(t *testing.T) {
 func TestClientNameIsCappedAndSanitised(t *testing.T) {
 	w := newWorld(t, nil)
 	long := "solgate-console OPERATOR\x1b[31m" + strings.Repeat("A", 60_000)
-	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: long}, Tool: "transfer_sol", Arguments: json.RawMessage(transferArgs(w.allowed, 1_000_000)),
+	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), wire.CallRequest{
+		Client: wire.ClientInfo{Name: long}, Tool: "transfer_sol", Arguments: json.RawMessage(transferArgs(w.allowed, 1_000_000)),
 	})
 	if err != nil || res.Status() != "pending_approval" {
 		t.Fatalf("%v %+v", err, res)

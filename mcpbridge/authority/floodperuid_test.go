@@ -17,6 +17,8 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 func copyExecutable(t *testing.T, from, to string) {
@@ -43,7 +45,7 @@ func TestFloodOfOneUserLeavesAnotherServed(t *testing.T) {
 	helper := helperForOtherUsers(t)
 	const flooder, honest = 64102, 64103
 	const procs, each = 30, 4
-	w := newWorldListen(t, nil, authority.ListenConfig{Admission: authority.Admission{UIDs: []uint32{flooder, honest}}})
+	w := newWorldListen(t, nil, host.ListenConfig{Admission: host.Admission{UIDs: []uint32{flooder, honest}}})
 	// The world's socket lives in a root-only temporary directory: let the
 	// two users through to the socket's own directory, which Listen guards.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {
@@ -170,16 +172,16 @@ func TestHelperFloodAsOtherUser(t *testing.T) {
 	var lamports int
 	fmt.Sscan(base, &lamports)
 	client := mcpbridge.NewUnixHTTPClient(path, time.Minute)
-	call := func(name, tool, args string) (mcpbridge.CallResult, error) {
-		return mcpbridge.PostCall(context.Background(), client, mcpbridge.CallRequest{
-			Client: mcpbridge.ClientInfo{Name: name, Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
+	call := func(name, tool, args string) (wire.CallResult, error) {
+		return mcpbridge.PostCall(context.Background(), client, wire.CallRequest{
+			Client: wire.ClientInfo{Name: name, Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
 	}
-	answers := make(chan mcpbridge.CallResult, 4)
+	answers := make(chan wire.CallResult, 4)
 	for i := 0; i < 4; i++ {
 		go func() {
 			res, err := call(fmt.Sprintf("flood-%d", os.Getpid()), "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d}`, to, lamports+i))
 			if err != nil {
-				res = mcpbridge.CallResult{IsError: true, Text: err.Error()}
+				res = wire.CallResult{IsError: true, Text: err.Error()}
 			}
 			answers <- res
 		}()

@@ -14,12 +14,14 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
-func statusCall(t *testing.T, h *authority.Hub, id string, wait int) mcpbridge.CallResult {
+func statusCall(t *testing.T, h *authority.Hub, id string, wait int) wire.CallResult {
 	t.Helper()
 	args, _ := json.Marshal(map[string]any{"proposal_id": id, "wait_seconds": wait})
-	return h.Call(context.Background(), mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: args})
+	return h.Call(context.Background(), wire.CallRequest{Client: wire.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: args})
 }
 
 // After a restart the proposal is gone from memory, but the database knows
@@ -53,15 +55,15 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	// them), over the second console's socket; the console itself is no
 	// user, and is answered as another user would be.
 	path := filepath.Join(testkit.SocketDir(t), "s")
-	l, err := authority.Listen(path)
+	l, err := host.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	go h2.Serve(l)
 	defer l.Close()
-	ask := func(id string) mcpbridge.CallResult {
-		res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), mcpbridge.CallRequest{
-			Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: json.RawMessage(fmt.Sprintf(`{"proposal_id":%q}`, id))})
+	ask := func(id string) wire.CallResult {
+		res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), wire.CallRequest{
+			Client: wire.ClientInfo{Name: "t"}, Tool: "proposal_status", Arguments: json.RawMessage(fmt.Sprintf(`{"proposal_id":%q}`, id))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,12 +104,12 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	}, func(s *authority.Setup, l *localnet.Ledger) {
 		tap = newRPCTap(t, l.RPC())
 		s.Client = executor.NewClient(tap.URL(), executor.ClientOptions{})
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	const amount = 2_500_000
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": amount})
-	call := func(raw []byte) mcpbridge.CallResult {
-		return w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
+	call := func(raw []byte) wire.CallResult {
+		return w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: raw})
 	}
 	id := call(args).Structured["proposal_id"].(string)
 	p, err := w.authority.Approve(id, "operator")
@@ -120,7 +122,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	answered := make(chan mcpbridge.CallResult, 1)
+	answered := make(chan wire.CallResult, 1)
 	go func() { answered <- call(confirmed) }()
 	select {
 	case <-dark:
@@ -138,7 +140,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	var final mcpbridge.CallResult
+	var final wire.CallResult
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		final = statusCall(t, w.authority, id, 5)
@@ -184,7 +186,7 @@ func TestFinishedProposalsArePrunedButStillAnswered(t *testing.T) {
 	var ids []string
 	for i := 0; i < 4; i++ {
 		args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000 + i})
-		res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
+		res := w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "t"}, Tool: "transfer_sol", Arguments: args})
 		id := res.Structured["proposal_id"].(string)
 		if _, err := w.authority.Deny(id, "operator", "not today"); err != nil {
 			t.Fatal(err)

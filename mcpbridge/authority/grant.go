@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A standing grant lets the human approve one proposal and, with it, a
@@ -17,35 +18,39 @@ import (
 // (decide), and every cap and policy rule has already judged it by then.
 // Grants live in memory only, so a restart ends them all. A grant binds to
 // the process that proposed: on the socket, the kernel's word for each
-// covered call's sender and the bridge's per-process secret (sender.go),
-// and it ends when that process exits (procwatch_linux.go); for a call
+// covered call's sender and the bridge's per-process secret (host/sender.go),
+// and it ends when that process exits (host/procwatch_linux.go); for a call
 // made inside the console's own process (tests), that in-process id, which
 // nothing on the socket can claim.
 
-// grantable names what a grant binds to. A kind opts in by implementing it
-// on its arguments (transfer_sol: recipient and lamports) or, when the terms
-// are known only once the console has looked (an x402 payment's origin,
-// payee and price), on its Kind. A tool that implements neither (a raw
-// transaction, an action) can never be covered: its effects differ per
-// call.
-type grantable interface {
-	// GrantTerms are the counterparty (what must match exactly) and the
-	// per-call amount (what may be at most the granted one), in the
-	// kind's own units.
-	GrantTerms() (counterparty string, amount uint64)
+// GrantRule is what a kind states of standing grants (Kind.Grant): the
+// terms a grant binds to (GrantOn), or that none ever can (NeverGranted).
+// Every kind states one; a zero GrantRule covers nothing.
+type GrantRule struct {
+	ok           bool
+	counterparty string
+	amount       uint64
+	never        string
 }
 
-// grantTerms finds a proposal's grant terms: its Kind's own, else its
-// arguments'.
-func grantTerms(k Kind) (grantable, bool) {
+// GrantOn: a grant binds to counterparty (what must match exactly) and
+// covers calls of at most amount each, in the kind's own units
+// (transfer_sol: the recipient, and lamports).
+func GrantOn(counterparty string, amount uint64) GrantRule {
+	return GrantRule{ok: true, counterparty: counterparty, amount: amount}
+}
+
+// NeverGranted: no grant can ever cover the kind (a raw transaction, an
+// action: their effects differ per call); why says so to the operator.
+func NeverGranted(why string) GrantRule { return GrantRule{never: why} }
+
+// grantTerms is a proposal's rule, and whether a grant could cover it.
+func grantTerms(k Kind) (GrantRule, bool) {
 	if k == nil {
-		return nil, false
+		return GrantRule{}, false
 	}
-	if g, ok := k.(grantable); ok {
-		return g, true
-	}
-	g, ok := k.Args().(grantable)
-	return g, ok
+	r := k.Grant()
+	return r, r.ok
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
@@ -57,25 +62,8 @@ func Grantable(p *Proposal) bool {
 	return ok
 }
 
-// Grant defaults, as the console's form offers them.
-const (
-	DefaultGrantCount = 9
-	DefaultGrantFor   = 10 * time.Minute
-	// MaxGrantCount and MaxGrantFor bound what a form may ask for: a grant
-	// is a short run the human watches, not a standing order.
-	MaxGrantCount = 100
-	MaxGrantFor   = time.Hour
-)
-
 // ErrGrantsOff is returned when the console runs with --no-grants.
 var ErrGrantsOff = errors.New("standing grants are turned off (--no-grants)")
-
-// GrantTerms are what the operator grants on top of one approval.
-type GrantTerms struct {
-	Count   int           // further calls covered
-	Ceiling uint64        // lamports all covered calls may spend together, fees included
-	For     time.Duration // how long the grant lives
-}
 
 // Grant is one standing grant (a snapshot when handed out).
 type Grant struct {
@@ -100,23 +88,23 @@ type Grant struct {
 	// proc is the agent process the grant binds to, and watch follows it
 	// to its exit; zero and nil for a grant on a call made inside the
 	// console (bound to Peer, which nothing on the socket can claim).
-	proc  processID
-	watch *processWatch
+	proc  host.ProcessID
+	watch *host.ProcessWatch
 }
 
 // binds reports whether p was proposed by the grant's process, judged on
 // the kernel's word for the call that proposed it, and the process is
 // still running.
 func (g *Grant) binds(p *Proposal) bool {
-	if g.proc.valid() {
-		return p.proc == g.proc && g.watch.alive()
+	if g.proc.Valid() {
+		return p.proc == g.proc && g.watch.Alive()
 	}
 	return g.watch == nil && g.Peer == p.Peer
 }
 
 // boundTo reports whether the grant is the caller's (get_spend_status).
 func (g *Grant) boundTo(who caller) bool {
-	if g.proc.valid() {
+	if g.proc.Valid() {
 		return who.proc == g.proc
 	}
 	return g.Peer == who.id
@@ -169,9 +157,9 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
-		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (its effects differ per call)", id, p.Tool)
+		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.never)
 	}
-	cp, amount := a.GrantTerms()
+	cp, amount := a.counterparty, a.amount
 	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID, proc: p.proc}
 	spend := p.Spend
@@ -181,10 +169,10 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		// A grant trusts one running process. Bound to anything less (a
 		// uid, a connection), a fork or whoever holds its connection
 		// would inherit it.
-		if !g.proc.valid() {
+		if !g.proc.Valid() {
 			return nil, Grant{}, fmt.Errorf("grant %s: the kernel cannot vouch for one agent process behind this proposal (its client sent no process secret, or another process wrote on its connection): approve it on its own (a) instead", id)
 		}
-		w, err := watchProcess(g.proc)
+		w, err := host.WatchProcess(g.proc)
 		if err != nil {
 			return nil, Grant{}, fmt.Errorf("grant %s: %w", id, err)
 		}
@@ -192,7 +180,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	}
 	fail := func(err error) (*Proposal, Grant, error) {
 		if g.watch != nil {
-			g.watch.close()
+			g.watch.Close()
 		}
 		return nil, Grant{}, err
 	}
@@ -231,8 +219,8 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	time.AfterFunc(t.For, func() { h.endGrants(func(g *Grant) bool { return g.N == n }, "it expired") })
 	if made.watch != nil {
 		go func() {
-			if made.watch.wait() {
-				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", made.proc.pid))
+			if made.watch.Wait() {
+				h.endGrants(func(g *Grant) bool { return g.N == n }, fmt.Sprintf("its agent process (pid %d) exited", made.proc.PID()))
 			}
 		}()
 	}
@@ -280,7 +268,7 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 	sort.Slice(ended, func(i, j int) bool { return ended[i].N < ended[j].N })
 	for _, g := range ended {
 		if g.watch != nil {
-			g.watch.close() // its waiter returns
+			g.watch.Close() // its waiter returns
 		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)
@@ -416,7 +404,7 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
-	cp, amount := a.GrantTerms()
+	cp, amount := a.counterparty, a.amount
 	now := h.opts.Now()
 	ns := make([]int, 0, len(h.grants))
 	for n := range h.grants {

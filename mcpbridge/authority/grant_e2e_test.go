@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // shiftClock is the hub's clock: real time plus an offset a test moves, so
@@ -524,7 +525,7 @@ func TestGrantCallThatFailsBeforeLandingIsGivenBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorldLedger(t, c.ledger, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+			w := newWorldLedger(t, c.ledger, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 			a := testkit.StartAgent(t, w.socket, "grant-agent")
 			const amount = 40_000_000
 			first := propose(t, a, w.allowed, amount)

@@ -20,8 +20,8 @@ import (
 	"unsafe"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // A grant covers one running process, judged on each call by the kernel's
@@ -276,13 +276,13 @@ func (c *rawConn) fd(t *testing.T) int {
 
 func callBytes(t *testing.T, secret, to string, lamports int) []byte {
 	t.Helper()
-	body, err := json.Marshal(mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "grantee", Version: "1"}, Tool: "transfer_sol",
+	body, err := json.Marshal(wire.CallRequest{Client: wire.ClientInfo{Name: "grantee", Version: "1"}, Tool: "transfer_sol",
 		Arguments: json.RawMessage(fmt.Sprintf(`{"to":%q,"lamports":%d}`, to, lamports)), Process: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", mcpbridge.CallPath, len(body))
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", wire.CallPath, len(body))
 	b.Write(body)
 	return b.Bytes()
 }
@@ -304,7 +304,7 @@ func (c *rawConn) read(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var res mcpbridge.CallResult
+	var res wire.CallResult
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
 		t.Fatal(err)
 	}

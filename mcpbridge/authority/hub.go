@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -88,7 +89,7 @@ func (o *Options) defaults() error {
 		o.KeepFinished = 1000
 	}
 	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = RequestReadTimeout
+		o.ReadTimeout = host.RequestReadTimeout
 	}
 	if o.MaxPendingPerUID <= 0 {
 		o.MaxPendingPerUID = DefaultMaxPendingPerUID
@@ -205,7 +206,7 @@ func (h *Hub) Close() {
 
 // Call handles one forwarded tool call. Every expected failure is a result,
 // never a Go error: the bridge passes it on to the model as it is.
-func (h *Hub) Call(ctx context.Context, req mcpbridge.CallRequest) mcpbridge.CallResult {
+func (h *Hub) Call(ctx context.Context, req wire.CallRequest) wire.CallResult {
 	who := callerOf(ctx, req)
 	defer h.endPropose(who)
 	client := who.name

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // memoProgram is the SPL Memo program (v2), spelled as published by the
@@ -29,7 +30,7 @@ const memoProgram = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 	// Mostly waiting for 3 s slots: run beside the others.
 	t.Parallel()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	const amount = 30_000_000
 	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
@@ -136,7 +137,7 @@ func identicalSwapsBothLand(t *testing.T, version int) {
 		}
 		s.SwapAPI = api
 		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().SwapV2.Program)}
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	usdc := w.ledger.DemoMints().USDC.Mint
 	const amount = 20_000_000
@@ -203,7 +204,7 @@ func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T)
 			t.Fatal(err)
 		}
 		o.Policy.MaxTokenPerTx = capped(t, mint+"=2.5")
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // Tokens whose on-chain metadata imitates SOL, USDC or USDT with look-alike
@@ -68,7 +69,7 @@ func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SwapAPI = api
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	if got := w.authority.Network(); got != executor.Devnet {
 		t.Fatalf("the console is on %s, want devnet", got)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // Issue 33's log flood: connections over the per-user limit, each refused,
@@ -32,18 +33,18 @@ func TestRefusalFloodBarelyGrowsTheLog(t *testing.T) {
 	const floodFor, atLeast = 2 * time.Second, 3000
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "console.log")
-	logFile, err := authority.OpenLog("--log-file", logPath, authority.LogOptions{})
+	logFile, err := host.OpenLog("--log-file", logPath, host.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	socket := filepath.Join(testkit.SocketDir(t), "s", "console.sock")
-	ln, err := authority.ListenConfig{MaxConnsPerUID: 2, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
+	ln, err := host.ListenConfig{MaxConnsPerUID: 2, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
 		RefusalSummaryEvery: every}.Listen(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	srv := authority.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	srv := host.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	go srv.Serve(ln)
 	t.Cleanup(func() { close(release); srv.Close() })
 

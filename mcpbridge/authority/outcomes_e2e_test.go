@@ -11,39 +11,41 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // badArgValue is a value of an argument's kind that its parser must refuse.
 // A kind missing here fails the test: a new kind must say how it is
 // malformed.
-func badArgValue(t *testing.T, k mcpbridge.ArgKind) any {
+func badArgValue(t *testing.T, k wire.ArgKind) any {
 	t.Helper()
 	switch k {
-	case mcpbridge.KindAddress:
+	case wire.KindAddress:
 		return "not-a-base58-address"
-	case mcpbridge.KindLamports, mcpbridge.KindBaseUnits:
+	case wire.KindLamports, wire.KindBaseUnits:
 		return 1.5
-	case mcpbridge.KindSlippageBps:
+	case wire.KindSlippageBps:
 		return 0
-	case mcpbridge.KindSignature:
+	case wire.KindSignature:
 		return "short"
-	case mcpbridge.KindProposalID:
+	case wire.KindProposalID:
 		return "no spaces allowed"
-	case mcpbridge.KindWaitSeconds:
+	case wire.KindWaitSeconds:
 		return 99
-	case mcpbridge.KindConfirm:
+	case wire.KindConfirm:
 		return "abc"
-	case mcpbridge.KindTransaction:
+	case wire.KindTransaction:
 		return "!!not base64!!"
-	case mcpbridge.KindLabel:
+	case wire.KindLabel:
 		return "two\nlines"
-	case mcpbridge.KindActionURL, mcpbridge.KindURL:
+	case wire.KindActionURL, wire.KindURL:
 		return "ftp://example.com/x"
-	case mcpbridge.KindActionInput, mcpbridge.KindHTTPHeaders:
+	case wire.KindActionInput, wire.KindHTTPHeaders:
 		return 7
-	case mcpbridge.KindHTTPMethod:
+	case wire.KindHTTPMethod:
 		return "TRACE"
-	case mcpbridge.KindText:
+	case wire.KindText:
 		return 7
 	}
 	t.Fatalf("no malformed value for argument kind %d: add one to badArgValue", k)
@@ -63,8 +65,8 @@ type malformedCall struct {
 func malformedCalls(t *testing.T, probes map[string]map[string]any) []malformedCall {
 	t.Helper()
 	var out []malformedCall
-	for _, name := range mcpbridge.ToolNames() {
-		tool, _ := mcpbridge.LookupTool(name)
+	for _, name := range wire.ToolNames() {
+		tool, _ := wire.LookupTool(name)
 		probe, ok := probes[name]
 		if !ok {
 			t.Fatalf("no probe for %s", name)
@@ -92,7 +94,7 @@ func outcomeWorld(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)
 		if tweak != nil {
 			tweak(o, l)
 		}
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(context.Background(), mint, w.wallet.String(), 10_000_000); err != nil {
 			t.Fatal(err)
@@ -116,10 +118,10 @@ func TestEveryAnswerIsDeclared(t *testing.T) {
 	// belongs to its client in process), so that its denials do not add up
 	// to another's retry breaker.
 	client := "outcomes"
-	call := func(tool string, args map[string]any) mcpbridge.CallResult {
+	call := func(tool string, args map[string]any) wire.CallResult {
 		t.Helper()
 		raw, _ := json.Marshal(args)
-		res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: client}, Tool: tool, Arguments: raw})
+		res := w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: client}, Tool: tool, Arguments: raw})
 		if res.Structured == nil {
 			t.Fatalf("%s %v: no structured content: %s", tool, args, res.Text)
 		}
@@ -142,8 +144,8 @@ func TestEveryAnswerIsDeclared(t *testing.T) {
 			t.Errorf("%s with %s malformed: isError %v, %q does not name it", m.Tool, m.Arg, res.IsError, res.Text)
 		}
 	}
-	for _, name := range mcpbridge.ToolNames() {
-		if !mcpbridge.IsWriteTool(name) {
+	for _, name := range wire.ToolNames() {
+		if !wire.IsWriteTool(name) {
 			call(name, probes[name])
 			continue
 		}
@@ -165,32 +167,32 @@ func TestEveryAnswerIsDeclared(t *testing.T) {
 		if res := call(name, bogus); res.Structured["status"] != "refused" || res.IsError {
 			t.Errorf("%s with a made-up token: isError %v, %s", name, res.IsError, res.Text)
 		}
-		call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id})
+		call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
 		p, err := w.authority.Approve(id, "operator")
 		if err != nil {
 			t.Fatal(err)
 		}
-		call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id})
+		call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
 		confirmed := maps.Clone(probes[name])
 		confirmed["confirm"] = p.Token
 		call(name, confirmed)
 		call(name, confirmed) // the token again: refused
-		call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id})
+		call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
 	}
 	// The operator's denial, as proposal_status reports it.
 	client = "outcomes denial"
-	res := call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.allowed.String(), "lamports": 7_000})
+	res := call(wire.ToolTransferSOL, map[string]any{"to": w.allowed.String(), "lamports": 7_000})
 	id, _ := res.Structured["proposal_id"].(string)
 	if _, err := w.authority.Deny(id, "operator", "not today"); err != nil {
 		t.Fatal(err)
 	}
-	if res := call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}); res.Structured["status"] != "denied" {
+	if res := call(wire.ToolProposalStatus, map[string]any{"proposal_id": id}); res.Structured["status"] != "denied" {
 		t.Errorf("after the operator's denial: %s", res.Text)
 	}
-	call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 7_000}) // not allowlisted
-	call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": "p_nothing"})
+	call(wire.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 7_000}) // not allowlisted
+	call(wire.ToolProposalStatus, map[string]any{"proposal_id": "p_nothing"})
 
-	for _, name := range mcpbridge.ToolNames() {
+	for _, name := range wire.ToolNames() {
 		t.Logf("%s: %v", name, slices.Sorted(maps.Keys(seen[name])))
 	}
 }

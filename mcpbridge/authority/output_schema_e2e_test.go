@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -80,74 +81,83 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 		return ans
 	}
 
-	check(mcpbridge.ToolGetBalance, a.Call(mcpbridge.ToolGetBalance, nil), "")
-	check(mcpbridge.ToolGetTokenBalances, a.Call(mcpbridge.ToolGetTokenBalances, nil), "")
-	check(mcpbridge.ToolGetTokenBalances, a.Call(mcpbridge.ToolGetTokenBalances, map[string]any{"owner": w.stranger.String()}), "")
+	check(wire.ToolGetBalance, a.Call(wire.ToolGetBalance, nil), "")
+	check(wire.ToolGetTokenBalances, a.Call(wire.ToolGetTokenBalances, nil), "")
+	check(wire.ToolGetTokenBalances, a.Call(wire.ToolGetTokenBalances, map[string]any{"owner": w.stranger.String()}), "")
 	usdc := w.ledger.DemoMints().USDC.Mint
-	check(mcpbridge.ToolGetQuote, a.Call(mcpbridge.ToolGetQuote, map[string]any{"input_mint": w.ledger.DemoMints().WSOL, "output_mint": usdc, "amount": 10_000_000, "slippage_bps": 100}), "")
-	check(mcpbridge.ToolGetTokenInfo, a.Call(mcpbridge.ToolGetTokenInfo, map[string]any{"mint": usdc}), "")
-	check(mcpbridge.ToolGetSpendStatus, a.Call(mcpbridge.ToolGetSpendStatus, nil), "")
+	check(wire.ToolGetQuote, a.Call(wire.ToolGetQuote, map[string]any{"input_mint": w.ledger.DemoMints().WSOL, "output_mint": usdc, "amount": 10_000_000, "slippage_bps": 100}), "")
+	check(wire.ToolGetTokenInfo, a.Call(wire.ToolGetTokenInfo, map[string]any{"mint": usdc}), "")
+	check(wire.ToolGetSpendStatus, a.Call(wire.ToolGetSpendStatus, nil), "")
 
 	// A transfer: denied, pending, approved, executed, then looked up.
-	check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 1000}), "denied")
+	check(wire.ToolTransferSOL, a.Call(wire.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 1000}), "denied")
 	tr := map[string]any{"to": w.allowed.String(), "lamports": 1_000_000}
-	id := check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, tr), "pending_approval").Str("proposal_id")
-	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "pending")
+	id := check(wire.ToolTransferSOL, a.Call(wire.ToolTransferSOL, tr), "pending_approval").Str("proposal_id")
+	check(wire.ToolProposalStatus, a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id}), "pending")
 	if _, err := w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
-	tr["confirm"] = check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "approved").Str("confirm")
-	sig := check(mcpbridge.ToolTransferSOL, a.Call(mcpbridge.ToolTransferSOL, tr), "executed").Str("signature")
-	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id}), "executed")
-	check(mcpbridge.ToolProposalStatus, a.Call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": "p_nothing"}), "unknown")
-	check(mcpbridge.ToolGetTransaction, a.Call(mcpbridge.ToolGetTransaction, map[string]any{"signature": sig}), "")
+	tr["confirm"] = check(wire.ToolProposalStatus, a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id}), "approved").Str("confirm")
+	sig := check(wire.ToolTransferSOL, a.Call(wire.ToolTransferSOL, tr), "executed").Str("signature")
+	check(wire.ToolProposalStatus, a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id}), "executed")
+	check(wire.ToolProposalStatus, a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": "p_nothing"}), "unknown")
+	check(wire.ToolGetTransaction, a.Call(wire.ToolGetTransaction, map[string]any{"signature": sig}), "")
 
 	// A token transfer and a swap, proposed and executed.
 	tt := map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1500000"}
-	id = check(mcpbridge.ToolTransferToken, a.Call(mcpbridge.ToolTransferToken, tt), "pending_approval").Str("proposal_id")
+	id = check(wire.ToolTransferToken, a.Call(wire.ToolTransferToken, tt), "pending_approval").Str("proposal_id")
 	p, err := w.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tt["confirm"] = p.Token
-	check(mcpbridge.ToolTransferToken, a.Call(mcpbridge.ToolTransferToken, tt), "executed")
+	check(wire.ToolTransferToken, a.Call(wire.ToolTransferToken, tt), "executed")
 	sw := swapArgs(w, usdc, 20_000_000)
-	id = check(mcpbridge.ToolSwap, a.Call(mcpbridge.ToolSwap, sw), "pending_approval").Str("proposal_id")
+	id = check(wire.ToolSwap, a.Call(wire.ToolSwap, sw), "pending_approval").Str("proposal_id")
 	if p, err = w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
 	sw["confirm"] = p.Token
-	check(mcpbridge.ToolSwap, a.Call(mcpbridge.ToolSwap, sw), "executed")
+	check(wire.ToolSwap, a.Call(wire.ToolSwap, sw), "executed")
 
 	// A transaction built elsewhere: a refused one, then one executed.
-	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, map[string]any{"transaction": outsideTx(w, "approve")}), "denied")
+	check(wire.ToolSignAndSend, a.Call(wire.ToolSignAndSend, map[string]any{"transaction": outsideTx(w, "approve")}), "denied")
 	ss := map[string]any{"transaction": outsideTx(w, "memo-transfer"), "label": "tip"}
-	id = check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "pending_approval").Str("proposal_id")
+	id = check(wire.ToolSignAndSend, a.Call(wire.ToolSignAndSend, ss), "pending_approval").Str("proposal_id")
 	if p, err = w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
 	ss["confirm"] = p.Token
-	check(mcpbridge.ToolSignAndSend, a.Call(mcpbridge.ToolSignAndSend, ss), "executed")
+	check(wire.ToolSignAndSend, a.Call(wire.ToolSignAndSend, ss), "executed")
 
 	// A Solana Action served by the ledger: one whose origin is not
 	// allowed, then the tip proposed and executed.
-	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, map[string]any{"url": "https://actions.example.com/api/tip"}), "denied")
+	check(wire.ToolSolanaAction, a.Call(wire.ToolSolanaAction, map[string]any{"url": "https://actions.example.com/api/tip"}), "denied")
 	sa := map[string]any{"url": w.ledger.RPC() + "/api/actions/tip", "input": map[string]any{"amount": "5000"}}
-	id = check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "pending_approval").Str("proposal_id")
+	id = check(wire.ToolSolanaAction, a.Call(wire.ToolSolanaAction, sa), "pending_approval").Str("proposal_id")
 	if p, err = w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
 	sa["confirm"] = p.Token
-	check(mcpbridge.ToolSolanaAction, a.Call(mcpbridge.ToolSolanaAction, sa), "executed")
+	check(wire.ToolSolanaAction, a.Call(wire.ToolSolanaAction, sa), "executed")
 
 	// x402_fetch: a read when no payment is asked, a denial for an origin
 	// the operator did not allow (its payments are in x402_e2e_test.go).
-	if body := check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response").Str("body"); body != "free" {
+	if body := check(wire.ToolX402Fetch, a.Call(wire.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response").Str("body"); body != "free" {
 		t.Errorf("x402_fetch read the body %q, want %q", body, "free")
 	}
-	check(mcpbridge.ToolX402Fetch, a.Call(mcpbridge.ToolX402Fetch, map[string]any{"url": "http://127.0.0.1:9/r"}), "denied")
+	check(wire.ToolX402Fetch, a.Call(wire.ToolX402Fetch, map[string]any{"url": "http://127.0.0.1:9/r"}), "denied")
 
-	for _, name := range mcpbridge.ToolNames() {
+	// reclaim_rent: one empty token account, proposed and closed.
+	rr := emptyTokenAccount(w)
+	id = check(wire.ToolReclaimRent, a.Call(wire.ToolReclaimRent, rr), "pending_approval").Str("proposal_id")
+	if p, err = w.authority.Approve(id, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	rr["confirm"] = p.Token
+	check(wire.ToolReclaimRent, a.Call(wire.ToolReclaimRent, rr), "executed")
+
+	for _, name := range wire.ToolNames() {
 		if seen[name] == 0 {
 			t.Errorf("%s was never called here: add it", name)
 		}
@@ -155,13 +165,13 @@ func TestEveryToolAnswersPerItsOutputSchema(t *testing.T) {
 	// The schemas can fail: a result whose amount is a JSON number, or
 	// whose status is not one the tool declares, is refused.
 	bad := map[string]any{"address": w.wallet.String(), "lamports": 5, "sol": "0", "slot": 1, "network": "localnet"}
-	if schemas[mcpbridge.ToolGetBalance].Validate(bad) == nil {
+	if schemas[wire.ToolGetBalance].Validate(bad) == nil {
 		t.Error("get_balance's schema accepts lamports as a JSON number")
 	}
-	if schemas[mcpbridge.ToolSwap].Validate(map[string]any{"status": "approved_by_model"}) == nil {
+	if schemas[wire.ToolSwap].Validate(map[string]any{"status": "approved_by_model"}) == nil {
 		t.Error("swap's schema accepts a status it does not declare")
 	}
-	if !strings.HasPrefix(strings.TrimSpace(a.Call(mcpbridge.ToolGetBalance, nil).Serialized), "{") {
+	if !strings.HasPrefix(strings.TrimSpace(a.Call(wire.ToolGetBalance, nil).Serialized), "{") {
 		t.Error("the serialised structured content is not a JSON object")
 	}
 }

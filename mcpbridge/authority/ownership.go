@@ -3,6 +3,8 @@ package authority
 import (
 	"strconv"
 	"strings"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A proposal belongs to the user that made it: only that user's calls find
@@ -17,7 +19,7 @@ func (who caller) owns(p *Proposal) bool {
 	if ownerOf(p.Peer) != who.owner() {
 		return false
 	}
-	if p.Grant != 0 && p.proc.valid() {
+	if p.Grant != 0 && p.proc.Valid() {
 		return who.proc == p.proc
 	}
 	return true
@@ -48,7 +50,7 @@ func (h *Hub) userOf(who caller) string {
 	if name, ok := h.userNames.Load(uid); ok {
 		return name.(string)
 	}
-	name := userName(uid)
+	name := host.UserName(uid)
 	h.userNames.Store(uid, name)
 	return name
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Two admitted agent users, each a real process of its own uid: a proposal
@@ -94,7 +96,7 @@ func TestBreakerCountsPerUser(t *testing.T) {
 	w, helper := worldForUsers(t, wall, other)
 	events, cancel := w.authority.Subscribe(256)
 	defer cancel()
-	var last mcpbridge.CallResult
+	var last wire.CallResult
 	for i := range 5 { // policy.DefaultBreakerDenials, each a process of its own
 		last = callAs(t, helper, w.socket, wall, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d}`, w.stranger, 1_000_000+i))
 		if last.Status() != "denied" {
@@ -159,7 +161,7 @@ func worldForUsers(t *testing.T, uids ...uint32) (*world, string) {
 func worldForUsersWith(t *testing.T, tweak func(*authority.Options), uids ...uint32) (*world, string) {
 	t.Helper()
 	helper := helperForOtherUsers(t)
-	w := newWorldListen(t, tweak, authority.ListenConfig{Admission: authority.Admission{UIDs: uids}})
+	w := newWorldListen(t, tweak, host.ListenConfig{Admission: host.Admission{UIDs: uids}})
 	// The world's socket lives in a root-only temporary directory: let
 	// the users through to the socket's own directory, which Listen guards.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(w.socket)), 0o711); err != nil {
@@ -170,7 +172,7 @@ func worldForUsersWith(t *testing.T, tweak func(*authority.Options), uids ...uin
 
 // callAs makes one call from a new process running as uid (the
 // TestHelperOneCall helper), and returns its answer.
-func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) mcpbridge.CallResult {
+func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) wire.CallResult {
 	t.Helper()
 	cmd := exec.Command(helper, "-test.run=^TestHelperOneCall$", "-test.v")
 	cmd.Env = append(os.Environ(), "SOLGATE_TEST_HELPER_SOCKET="+socket, "SOLGATE_TEST_HELPER_MODE=call:"+tool+":"+args)
@@ -178,7 +180,7 @@ func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) 
 	out, _ := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
 		if raw, ok := strings.CutPrefix(line, "HELPER: "); ok {
-			var res mcpbridge.CallResult
+			var res wire.CallResult
 			if err := json.Unmarshal([]byte(raw), &res); err != nil {
 				t.Fatalf("helper answer %q: %v", raw, err)
 			}
@@ -186,7 +188,7 @@ func callAs(t *testing.T, helper, socket string, uid uint32, tool, args string) 
 		}
 	}
 	t.Fatalf("the helper as uid %d gave no answer:\n%s", uid, out)
-	return mcpbridge.CallResult{}
+	return wire.CallResult{}
 }
 
 // TestHelperOneCall is one agent process of another uid for the tests
@@ -206,10 +208,10 @@ func TestHelperOneCall(t *testing.T) {
 		}
 		client = &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}}
 	}
-	res, err := mcpbridge.PostCall(context.Background(), client, mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: "same-name", Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
+	res, err := mcpbridge.PostCall(context.Background(), client, wire.CallRequest{
+		Client: wire.ClientInfo{Name: "same-name", Version: "1.0"}, Tool: tool, Arguments: json.RawMessage(args)})
 	if err != nil {
-		res = mcpbridge.CallResult{IsError: true, Text: "transport: " + err.Error()}
+		res = wire.CallResult{IsError: true, Text: "transport: " + err.Error()}
 	}
 	raw, _ := json.Marshal(res)
 	fmt.Printf("HELPER: %s\n", raw)

@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"sort"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // handlePresence holds a bridge's presence request open until the bridge
@@ -14,22 +15,22 @@ import (
 // the request context) or the console closes.
 func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	h.seePeer(r.Context())
-	var ci mcpbridge.ClientInfo
-	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	var ci wire.ClientInfo
+	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ci); err != nil {
-		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: "malformed presence request: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: "malformed presence request: " + err.Error()})
 		return
 	}
 	// Read to the end: only then does net/http watch the connection and
 	// cancel the request context when the bridge goes away.
 	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10)); err != nil {
-		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: "presence request body not finished in time: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: "presence request body not finished in time: " + err.Error()})
 		return
 	}
 	bodyRead() // from here on the request is held open on purpose
-	who := callerOf(r.Context(), mcpbridge.CallRequest{Client: ci})
+	who := callerOf(r.Context(), wire.CallRequest{Client: ci})
 	client := who.name
 	h.mu.Lock()
 	if h.closed {

@@ -7,34 +7,8 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
-
-// Status is where a proposal is in its life.
-type Status string
-
-const (
-	StatusPending   Status = "pending"   // waiting for the human
-	StatusApproved  Status = "approved"  // token issued, waiting for the agent's confirmed call
-	StatusDenied    Status = "denied"    // by the human (or the console closing)
-	StatusExpired   Status = "expired"   // undecided too long, or the token lapsed unused
-	StatusExecuting Status = "executing" // confirmed call in progress
-	StatusSubmitted Status = "submitted" // sent; outcome not yet known (unknown until reconciled)
-	StatusExecuted  Status = "executed"  // confirmed and verified on chain
-	StatusFailed    Status = "failed"    // landed with an error, expired, rejected or refused at execution
-	// StatusLosses: landed, but its landed effects differ from the approved
-	// ones ("executed with unexpected effects"). Never reported as plain
-	// "executed". The stored name predates the effects engine.
-	StatusLosses Status = "executed_with_unexpected_losses"
-)
-
-// Final reports whether nothing more can happen to a proposal.
-func (s Status) Final() bool {
-	switch s {
-	case StatusDenied, StatusExpired, StatusExecuted, StatusFailed, StatusLosses:
-		return true
-	}
-	return false
-}
 
 // Proposal is one write the agent asked for. Hub methods hand out copies;
 // the hub's own copy is guarded by the hub's mutex.
@@ -87,8 +61,8 @@ type Proposal struct {
 	text string
 
 	// proc is the process that proposed it, where the kernel vouched for
-	// one (sender.go): what a grant made on it binds to.
-	proc processID
+	// one (host/sender.go): what a grant made on it binds to.
+	proc host.ProcessID
 
 	changed  chan struct{} // closed and replaced on every change, for waiters
 	deciding bool          // a decision is being recorded (see Hub.decide); still pending

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -21,10 +21,10 @@ import (
 // pre-policy on the draft's facts (a denial never bothers the human), then
 // the exact bytes are built and simulated, policy judges the measured facts,
 // and the proposal is queued. The kind supplies the steps; the order is here.
-func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs) mcpbridge.CallResult {
+func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs) wire.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
-	deny := func(d policy.Decision) mcpbridge.CallResult { return h.denyWrite(who, fp, d, a) }
+	deny := func(d policy.Decision) wire.CallResult { return h.denyWrite(who, fp, d, a) }
 	if res, done := h.admit(who, fp, deny); done {
 		return res
 	}
@@ -83,7 +83,7 @@ func (h *Hub) agentLabel(who caller) string {
 
 // refused answers a kind's error: a *Refusal is a policy denial, anything
 // else a tool error (nothing was proposed).
-func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.CallResult {
+func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) wire.CallResult {
 	var r *Refusal
 	if errors.As(err, &r) {
 		return h.denyWrite(who, fp, r.Decision, a)
@@ -99,7 +99,7 @@ func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) mcpbridge.C
 // arguments while pending return the same proposal, so an agent cannot flood
 // the queue by repeating itself; a pause or the retry breaker answers with a
 // denial. done reports that res is the answer.
-func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.CallResult) (res mcpbridge.CallResult, done bool) {
+func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallResult) (res wire.CallResult, done bool) {
 	h.mu.Lock()
 	if id, ok := h.pendingByFP[pendingKey(who.owner(), fp)]; ok {
 		p := h.proposals[id]
@@ -130,7 +130,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 	h.mu.Lock()
 	h.holdPrepLocked(who)
 	h.mu.Unlock()
-	return mcpbridge.CallResult{}, false
+	return wire.CallResult{}, false
 }
 
 // enqueue records and queues a new proposal; shared by every write tool.
@@ -143,7 +143,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) mcpbridge.
 // no row and fails. The agent's answer, the grant and the expiry timer wait
 // for the insert to be durable. A failed insert withdraws the proposal
 // (withdraw): fail closed, audited.
-func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) mcpbridge.CallResult {
+func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) wire.CallResult {
 	p.text = previewText(p, h.opts.Network)
 	var row store.Proposal
 	if h.opts.Store != nil {
@@ -261,7 +261,7 @@ func (p *Proposal) recorded() error {
 
 // repeatedResult answers the same arguments while p is pending with p
 // (snap), once p's record is durable.
-func (h *Hub) repeatedResult(p, snap *Proposal) mcpbridge.CallResult {
+func (h *Hub) repeatedResult(p, snap *Proposal) wire.CallResult {
 	if err := p.recorded(); err != nil {
 		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
@@ -320,7 +320,7 @@ func (h *Hub) pruneLocked() {
 // denyWrite answers a policy objection to a write as an ordinary tool
 // result, feeds the retry breaker, and shows the denial in the console log,
 // with a look-alike warning when the named recipient resembles a known one.
-func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) mcpbridge.CallResult {
+func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) wire.CallResult {
 	var warnings []string
 	if to := a.Recipient(); to != "" {
 		warnings = h.lookAlike(to)
@@ -336,7 +336,7 @@ func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) m
 // the console log; what describes the attempt for the log line. warnings
 // (e.g. a look-alike recipient) travel separately to the console, so it can
 // show each whole, and are appended to the reason the model reads.
-func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings []string, body map[string]any, what string) mcpbridge.CallResult {
+func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings []string, body map[string]any, what string) wire.CallResult {
 	d = h.opts.Breaker.Observe(who.owner(), fp, d)
 	client := who.name
 	body["peer"] = who.id

@@ -8,6 +8,8 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // readOnlyProbes are, for every tool, arguments with which a write handler
@@ -16,20 +18,36 @@ import (
 func readOnlyProbes(w *world) map[string]map[string]any {
 	usdc := w.ledger.DemoMints().USDC.Mint
 	return map[string]map[string]any{
-		mcpbridge.ToolGetBalance:       {},
-		mcpbridge.ToolGetTokenBalances: {},
-		mcpbridge.ToolGetQuote:         swapArgs(w, usdc, 10_000_000),
-		mcpbridge.ToolGetTokenInfo:     {"mint": usdc},
-		mcpbridge.ToolGetSpendStatus:   {},
-		mcpbridge.ToolGetTransaction:   {"signature": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"},
-		mcpbridge.ToolProposalStatus:   {"proposal_id": "p_none"},
-		mcpbridge.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
-		mcpbridge.ToolSwap:             swapArgs(w, usdc, 10_000_000),
-		mcpbridge.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
-		mcpbridge.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
-		mcpbridge.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
-		mcpbridge.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
+		wire.ToolGetBalance:       {},
+		wire.ToolGetTokenBalances: {},
+		wire.ToolGetQuote:         swapArgs(w, usdc, 10_000_000),
+		wire.ToolGetTokenInfo:     {"mint": usdc},
+		wire.ToolGetSpendStatus:   {},
+		wire.ToolGetTransaction:   {"signature": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"},
+		wire.ToolProposalStatus:   {"proposal_id": "p_none"},
+		wire.ToolTransferSOL:      {"to": w.allowed.String(), "lamports": 1_000_000},
+		wire.ToolSwap:             swapArgs(w, usdc, 10_000_000),
+		wire.ToolTransferToken:    {"mint": usdc, "to": w.allowed.String(), "amount": 1_000},
+		wire.ToolSignAndSend:      {"transaction": outsideTx(w, "memo-transfer")},
+		wire.ToolSolanaAction:     {"url": w.ledger.RPC() + "/api/actions/tip"},
+		wire.ToolX402Fetch:        {"url": w.ledger.PaidAPI().URL + "/paid"},
+		wire.ToolReclaimRent:      emptyTokenAccount(w),
 	}
+}
+
+// emptyTokenAccount gives the world's wallet one more empty token account
+// (of a new mint), something reclaim_rent would close, and returns
+// reclaim_rent's arguments: none.
+func emptyTokenAccount(w *world) map[string]any {
+	ctx := context.Background()
+	mint, err := w.ledger.CreateMint(ctx, 6, w.stranger.String())
+	if err == nil {
+		_, err = w.ledger.MintTo(ctx, mint, w.wallet.String(), 0)
+	}
+	if err != nil {
+		panic(err)
+	}
+	return map[string]any{}
 }
 
 // outsideTx is a transaction of the ledger's @solana/kit builders for the
@@ -53,7 +71,7 @@ func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
 	w := newWorldLedger(t, localnet.Options{PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	ctx := context.Background()
 	for _, mint := range []string{w.ledger.DemoMints().USDC.Mint, w.ledger.PaidAPI().Mint} {
 		if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 1_000_000); err != nil {
@@ -87,7 +105,7 @@ func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
 			declaredReadOnly := *tool.Annotations.ReadOnlyHint
 			raw, _ := json.Marshal(args)
 			p0, s0 := proposals(), sends()
-			res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "probe"}, Tool: tool.Name, Arguments: raw})
+			res := w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "probe"}, Tool: tool.Name, Arguments: raw})
 			if res.IsError {
 				t.Fatalf("probe of %s was refused, so it proves nothing: %s", tool.Name, res.Text)
 			}

@@ -11,13 +11,13 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
 func (h *Hub) chain() *rpc.Client { return h.opts.Executor.Client().RPC() }
 
-func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) mcpbridge.CallResult {
+func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) wire.CallResult {
 	addr := h.opts.Executor.Wallet()
 	if a.Address != nil {
 		addr = *a.Address
@@ -26,7 +26,7 @@ func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) mcpbridge.CallRe
 	if err != nil {
 		return toolError(fmt.Sprintf("get_balance %s: the node did not answer: %v", addr, err))
 	}
-	return mcpbridge.CallResult{
+	return wire.CallResult{
 		Text: fmt.Sprintf("%s holds %d lamports (%s SOL) on %s.", addr, out.Value, executor.FormatSOL(out.Value), h.opts.Network.Label()),
 		Structured: map[string]any{
 			"address": addr.String(), "lamports": fmt.Sprint(out.Value), "sol": executor.FormatSOL(out.Value),
@@ -35,7 +35,7 @@ func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) mcpbridge.CallRe
 	}
 }
 
-func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) mcpbridge.CallResult {
+func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) wire.CallResult {
 	owner := h.opts.Executor.Wallet()
 	if a.Owner != nil {
 		owner = *a.Owner
@@ -62,7 +62,7 @@ func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) mcpb
 	if len(balances) == 0 {
 		text += " none."
 	}
-	return mcpbridge.CallResult{Text: text, Structured: map[string]any{"owner": owner.String(), "balances": balances}}
+	return wire.CallResult{Text: text, Structured: map[string]any{"owner": owner.String(), "balances": balances}}
 }
 
 // parsedTokenAccount reads the jsonParsed shape real nodes return.
@@ -89,37 +89,6 @@ func parsedTokenAccount(acct *rpc.TokenAccount) (map[string]any, bool) {
 		"mint": parsed.Parsed.Info.Mint, "amount": parsed.Parsed.Info.TokenAmount.Amount,
 		"decimals": parsed.Parsed.Info.TokenAmount.Decimals,
 	}, true
-}
-
-// SpendSummary is the caps and the live spend, as shown to the agent and the operator.
-type SpendSummary struct {
-	Network                             executor.Network
-	PerTx, PerSession, PerDay           uint64
-	Spent, Reserved, Remaining          uint64
-	DaySpent, DayReserved, DayRemaining uint64
-	Paused                              bool
-	// Tokens are the per-mint figures (base units) of every mint that has
-	// a cap or was spent, sorted by mint.
-	Tokens []TokenSpend
-	// Agents are the budgets of the agents with an [[agent]] section, in
-	// the config file's order, for the console (never sent to an agent).
-	Agents []AgentSpend
-}
-
-// AgentSpend is one agent's own budget: its section's caps and its spend.
-type AgentSpend struct {
-	UID   uint32
-	Label string
-	SpendSummary
-}
-
-// TokenSpend is one mint's caps (as the operator wrote them; "" unset) and
-// its spend in base units.
-type TokenSpend struct {
-	Mint                      string
-	PerTx, PerSession, PerDay string
-	Spent, Reserved           uint64
-	DaySpent, DayReserved     uint64
 }
 
 // SpendSummary reports the console's caps and the live spend of all agents
@@ -178,7 +147,7 @@ func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 	return v
 }
 
-func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
+func (h *Hub) spendStatus(who caller) wire.CallResult {
 	v, agent, total := h.spendSummaryOf(who)
 	structured := map[string]any{
 		"network":              string(v.Network),
@@ -229,16 +198,16 @@ func (h *Hub) spendStatus(who caller) mcpbridge.CallResult {
 	for _, w := range warnings {
 		text += "\nWARNING: " + w
 	}
-	return mcpbridge.CallResult{Text: text, Structured: structured}
+	return wire.CallResult{Text: text, Structured: structured}
 }
 
-func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridge.CallResult {
+func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) wire.CallResult {
 	v0 := uint64(0)
 	tx, err := h.chain().GetTransaction(ctx, a.Signature, &rpc.GetTransactionOpts{
 		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
 	})
 	if err == rpc.ErrNotFound || (err == nil && (tx == nil || tx.Meta == nil)) {
-		return mcpbridge.CallResult{Text: fmt.Sprintf("Transaction %s is not on chain (not found at confirmed commitment).", a.Signature),
+		return wire.CallResult{Text: fmt.Sprintf("Transaction %s is not on chain (not found at confirmed commitment).", a.Signature),
 			Structured: map[string]any{"signature": a.Signature.String(), "found": false}}
 	}
 	if err != nil {
@@ -261,7 +230,7 @@ func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridg
 		changes = append(changes, map[string]any{"account": k.String(), "delta_lamports": fmt.Sprint(d)})
 		text += fmt.Sprintf("\n- %s %+d lamports", k, d)
 	}
-	return mcpbridge.CallResult{Text: text, Structured: map[string]any{
+	return wire.CallResult{Text: text, Structured: map[string]any{
 		"signature": a.Signature.String(), "found": true, "slot": tx.Slot, "fee": tx.Meta.Fee,
 		"err": tx.Meta.Err, "balance_changes": changes,
 	}}
@@ -271,11 +240,11 @@ func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) mcpbridg
 // side, as a write kind's registration pairs them (registry.go).
 type readTool struct {
 	parse  func(raw map[string]any) (Args, error)
-	handle func(ctx context.Context, h *Hub, who caller, a Args) mcpbridge.CallResult
+	handle func(ctx context.Context, h *Hub, who caller, a Args) wire.CallResult
 }
 
 // read pairs a typed parser with its typed handler.
-func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) mcpbridge.CallResult) readTool {
+func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
 	return readTool{
 		parse: func(raw map[string]any) (Args, error) {
 			a, err := parse(raw)
@@ -284,7 +253,7 @@ func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context
 			}
 			return a, nil
 		},
-		handle: func(ctx context.Context, h *Hub, who caller, a Args) mcpbridge.CallResult {
+		handle: func(ctx context.Context, h *Hub, who caller, a Args) wire.CallResult {
 			return handle(ctx, h, who, a.(T))
 		},
 	}
@@ -293,25 +262,25 @@ func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context
 // readTools are the read entries of the bridge's inventory, by tool name;
 // TestInventoryReadToolsHaveEntries ties the two together.
 var readTools = map[string]readTool{
-	mcpbridge.ToolGetBalance: read(ParseGetBalanceArgs, func(ctx context.Context, h *Hub, _ caller, a GetBalanceArgs) mcpbridge.CallResult {
+	wire.ToolGetBalance: read(ParseGetBalanceArgs, func(ctx context.Context, h *Hub, _ caller, a GetBalanceArgs) wire.CallResult {
 		return h.getBalance(ctx, a)
 	}),
-	mcpbridge.ToolGetTokenBalances: read(ParseGetTokenBalancesArgs, func(ctx context.Context, h *Hub, _ caller, a GetTokenBalancesArgs) mcpbridge.CallResult {
+	wire.ToolGetTokenBalances: read(ParseGetTokenBalancesArgs, func(ctx context.Context, h *Hub, _ caller, a GetTokenBalancesArgs) wire.CallResult {
 		return h.getTokenBalances(ctx, a)
 	}),
-	mcpbridge.ToolGetQuote: read(ParseQuoteArgs, func(ctx context.Context, h *Hub, _ caller, a QuoteArgs) mcpbridge.CallResult {
+	wire.ToolGetQuote: read(ParseQuoteArgs, func(ctx context.Context, h *Hub, _ caller, a QuoteArgs) wire.CallResult {
 		return h.getQuote(ctx, a)
 	}),
-	mcpbridge.ToolGetTokenInfo: read(ParseTokenInfoArgs, func(ctx context.Context, h *Hub, _ caller, a TokenInfoArgs) mcpbridge.CallResult {
+	wire.ToolGetTokenInfo: read(ParseTokenInfoArgs, func(ctx context.Context, h *Hub, _ caller, a TokenInfoArgs) wire.CallResult {
 		return h.getTokenInfo(ctx, a)
 	}),
-	mcpbridge.ToolGetSpendStatus: read(ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ SpendStatusArgs) mcpbridge.CallResult {
+	wire.ToolGetSpendStatus: read(ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ SpendStatusArgs) wire.CallResult {
 		return h.spendStatus(who)
 	}),
-	mcpbridge.ToolGetTransaction: read(ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a GetTransactionArgs) mcpbridge.CallResult {
+	wire.ToolGetTransaction: read(ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a GetTransactionArgs) wire.CallResult {
 		return h.getTransaction(ctx, a)
 	}),
-	mcpbridge.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a ProposalStatusArgs) mcpbridge.CallResult {
+	wire.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a ProposalStatusArgs) wire.CallResult {
 		return h.proposalStatus(ctx, who, a)
 	}),
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -43,9 +44,9 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(friend.PublicKey().String())}, Lamports: 2_005_000}
+	prop := policy.Proposal{Tool: wire.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(friend.PublicKey().String())}, Lamports: 2_005_000}
 	for _, id := range []string{"landed", "unsent", "lost"} {
-		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: policy.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
+		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: wire.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		if d, err := spend.Reserve(id, cfg, prop); err != nil || !d.Allowed {
@@ -168,8 +169,8 @@ func TestReconcileCountsWhatTheWalletControls(t *testing.T) {
 		}
 		cfg := policy.DefaultConfig()
 		cfg.AllowRecipients = []string{to.String()}
-		prop := policy.Proposal{Tool: policy.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(to.String())}, Lamports: 5000}
-		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: policy.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
+		prop := policy.Proposal{Tool: wire.ToolTransferSOL, Network: "localnet", Counterparties: []policy.Counterparty{policy.Recipient(to.String())}, Lamports: 5000}
+		if err := st.InsertProposal(store.Proposal{ID: id, Client: "test", Tool: wire.ToolTransferSOL, CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		if d, err := spend.Reserve(id, cfg, prop); err != nil || !d.Allowed {
@@ -179,7 +180,7 @@ func TestReconcileCountsWhatTheWalletControls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := ex.SubmitMeasured(ctx, tx, measured, *out.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{}}, nil)
+		res, err := ex.SubmitMeasured(ctx, tx, measured, *out.LastValidBlockHeight, executor.Limits{SOLOut: ^uint64(0), TokensOut: map[solana.PublicKey]uint64{}}, nil, nil)
 		if err != nil || !res.Outcome.Landed() || res.ChainErr != nil {
 			t.Fatalf("%s: %v %+v", kind, err, res)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -31,7 +31,7 @@ import (
 // WriteKind is one write tool's registration: the stateless half of a kind.
 type WriteKind interface {
 	// Tool is the MCP tool name; it must be a write entry of the bridge's
-	// inventory (mcpbridge/inventory.go).
+	// inventory (mcpbridge/wire/inventory.go).
 	Tool() string
 	// Parse validates the tool's arguments, confirm included. Errors are
 	// *ArgError, written for the model.
@@ -66,7 +66,19 @@ type Kind interface {
 	// PrepareApproved rebuilds (or re-simulates) the bytes at execution,
 	// held to what the human approved. Its error's text is the failure the
 	// agent reads; nothing may have been signed.
-	PrepareApproved(ctx context.Context, env Env, id string) (Execution, error)
+	PrepareApproved(ctx context.Context, env Env, id string) (*Execution, error)
+	// CheckLanded is the kind's landed-effects check, run on the fresh kind
+	// (Execution.Kind) once its bytes landed: it compares the result with
+	// what was approved, may downgrade the outcome to
+	// ExecutedWithUnexpectedEffects with a reason, and records what the
+	// kind shows afterwards (what was received). Every kind states its
+	// own, if only to say the executor's check of its prepared bytes is
+	// the whole of it: none is assumed, so a new kind is never judged as
+	// a SOL transfer by omission.
+	CheckLanded(ctx context.Context, env Env, res *executor.Result)
+	// Grant states what a standing grant binds to (GrantOn) or that none
+	// ever can (NeverGranted). There is no default: a kind says which.
+	Grant() GrantRule
 
 	// The console's and the model's lines.
 
@@ -90,27 +102,24 @@ type Kind interface {
 	Clone() Kind
 }
 
-// Execution is one approved proposal on its way to the chain, as a kind's
-// PrepareApproved built it. The run skeleton calls its hooks in a fixed
-// order: Kind (reserve on its Facts), Submit (which must call persist before
-// the bytes leave), Verify, then settles by the result's outcome.
-type Execution interface {
+// Execution is one approved proposal on its way to the chain, as its
+// kind's PrepareApproved built it: the one execution adapter every kind
+// goes through. The run skeleton uses it in a fixed order: reserve on
+// Kind's facts, Send (which must call persist before the bytes leave),
+// Kind.CheckLanded, then settle by the result's outcome.
+type Execution struct {
 	// Kind is the proposal's kind as of this execution: the fresh measure
 	// the reservation is judged on, and later what was signed and received.
-	Kind() Kind
+	Kind Kind
 	// LastValid is the block height after which the signed bytes can no
 	// longer land: a submission still unknown is followed until then, and
 	// released once it has passed.
-	LastValid() uint64
-	// Submit signs (or has signed) the bytes, calls persist with the
+	LastValid uint64
+	// Send signs (or has signed) the bytes, calls persist with the
 	// signature before they leave the console, hands them on (an RPC send,
 	// or an HTTP retry carrying them), and follows them to an outcome. The
 	// error is non-nil only when nothing left the console.
-	Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error)
-	// Verify compares a landed result with what was approved; it may
-	// downgrade the outcome to ExecutedWithUnexpectedEffects with a reason,
-	// and records what the kind shows afterwards (e.g. what was received).
-	Verify(ctx context.Context, res *executor.Result)
+	Send func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error)
 }
 
 // Refusal is a kind's "no" that is a policy denial (an ordinary tool result
@@ -123,7 +132,7 @@ func (r *Refusal) Error() string { return r.Decision.Rule + ": " + r.Decision.Re
 // Answered is a kind's answer from Draft that is neither a proposal nor a
 // refusal: the call needed no approval (x402_fetch, when the server asked
 // no payment, answers with the server's response as a read).
-type Answered struct{ Result mcpbridge.CallResult }
+type Answered struct{ Result wire.CallResult }
 
 func (a *Answered) Error() string { return a.Result.Text }
 

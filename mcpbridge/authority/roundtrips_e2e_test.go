@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // A transfer_token proposal is one round of RPCs once a proposal of the
@@ -27,15 +28,15 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 		o.Policy.AllowUncappedTokenTransfers = true
 	}, func(s *authority.Setup, _ *localnet.Ledger) {
 		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	ctx := context.Background()
 	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
 		t.Fatal(err)
 	}
-	propose := func(amount int) mcpbridge.CallResult {
+	propose := func(amount int) wire.CallResult {
 		t.Helper()
 		args, _ := json.Marshal(map[string]any{"mint": mint, "to": w.allowed.String(), "amount": amount})
-		res := w.authority.Call(ctx, mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "rounds"}, Tool: mcpbridge.ToolTransferToken, Arguments: args})
+		res := w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "rounds"}, Tool: wire.ToolTransferToken, Arguments: args})
 		if res.Status() != "pending_approval" {
 			t.Fatalf("propose %d: %+v", amount, res)
 		}
@@ -55,7 +56,7 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 		return after.HTTPRequests - before.HTTPRequests
 	}
 	propose(1_000) // reads the mint first, and measures the shape's budget
-	var second mcpbridge.CallResult
+	var second wire.CallResult
 	if n := requests(func() { second = propose(2_000) }); n != 1 {
 		t.Errorf("the second proposal took %d HTTP requests to the ledger, want 1", n)
 	}

@@ -16,7 +16,7 @@ import (
 // reserve the spend on their measured facts, persist the signature before
 // the bytes leave, submit, verify the landed effects, settle. It runs with a
 // context of its own, so a caller that went away cannot leave a reservation
-// unsettled. The kind's Execution supplies each step; the order is here.
+// unsettled. The kind's Execution and CheckLanded supply the steps; the order is here.
 func (h *Hub) run(id string, who caller, k Kind) {
 	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
@@ -30,7 +30,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 	}
 
 	// 2. Reserve, judged on the fresh measure's facts like every decision.
-	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, factsOf(ex.Kind(), h.opts.Network, who))
+	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, factsOf(ex.Kind, h.opts.Network, who))
 	if err != nil {
 		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
@@ -40,21 +40,21 @@ func (h *Hub) run(id string, who caller, k Kind) {
 		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}
-	h.setKind(id, ex.Kind())
+	h.setKind(id, ex.Kind)
 	h.publish(EventSpendChanged, nil, "")
 
 	// 3 and 4. Persist before anything leaves, then submit.
 	var persisted atomic.Bool
 	persist := func(sig solana.Signature) error {
-		if err := h.opts.Spend.Sent(id, sig.String(), ex.LastValid()); err != nil {
+		if err := h.opts.Spend.Sent(id, sig.String(), ex.LastValid); err != nil {
 			return err
 		}
 		persisted.Store(true)
 		// From here on the console shows what was actually signed.
-		h.setKind(id, ex.Kind())
+		h.setKind(id, ex.Kind)
 		return nil
 	}
-	res, err := ex.Submit(ctx, persist, h.progressFor(id, client))
+	res, err := ex.Send(ctx, persist, h.progressFor(id, client))
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
@@ -66,19 +66,19 @@ func (h *Hub) run(id string, who caller, k Kind) {
 		// loudly, rather than not at all.
 		h.log.Error("a write kind submitted without persisting its signature first", "proposal", id, "tool", k.Args().ToolName())
 		h.audit("submitted_without_persist", id, map[string]any{"signature": res.Signature.String(), "tool": k.Args().ToolName()})
-		if err := h.opts.Spend.Sent(id, res.Signature.String(), ex.LastValid()); err != nil {
+		if err := h.opts.Spend.Sent(id, res.Signature.String(), ex.LastValid); err != nil {
 			h.log.Error("late persist failed", "proposal", id, "err", err)
 		}
 	}
 
 	// 5. Verify what landed against what was approved.
 	if res.Outcome.Landed() {
-		ex.Verify(ctx, res)
+		ex.Kind.CheckLanded(ctx, Env{h: h, proposal: id}, res)
 	}
-	h.setKind(id, ex.Kind())
+	h.setKind(id, ex.Kind)
 
 	// 6. Settle by what the chain said.
-	h.settleOutcome(id, res, ex.LastValid())
+	h.settleOutcome(id, res, ex.LastValid)
 }
 
 // nothingSent makes sure a failure before signing says so.

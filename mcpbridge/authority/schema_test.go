@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Every write entry of the bridge's inventory is exactly one registered
@@ -22,7 +23,7 @@ import (
 // halves together. A registration is what the console serves (parse,
 // prepare, facts, lines, verify); the inventory is what the model sees.
 func TestInventoryWriteToolsAreRegistrations(t *testing.T) {
-	if problems := inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, DefaultKinds()); len(problems) > 0 {
+	if problems := inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, DefaultKinds()); len(problems) > 0 {
 		for _, p := range problems {
 			t.Error(p)
 		}
@@ -32,15 +33,15 @@ func TestInventoryWriteToolsAreRegistrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, extra)) == 0 {
+	if len(inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, extra)) == 0 {
 		t.Error("a registration without an inventory entry went unnoticed")
 	}
 	fewer, _ := NewRegistry(registeredKinds(t)[1:]...)
-	if len(inventoryMismatch(mcpbridge.ToolNames(), mcpbridge.IsWriteTool, fewer)) == 0 {
+	if len(inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, fewer)) == 0 {
 		t.Error("an inventory write entry without a registration went unnoticed")
 	}
-	isWrite := func(n string) bool { return mcpbridge.IsWriteTool(n) || n == "drain_wallet" }
-	if len(inventoryMismatch(append(mcpbridge.ToolNames(), "drain_wallet"), isWrite, DefaultKinds())) == 0 {
+	isWrite := func(n string) bool { return wire.IsWriteTool(n) || n == "drain_wallet" }
+	if len(inventoryMismatch(append(wire.ToolNames(), "drain_wallet"), isWrite, DefaultKinds())) == 0 {
 		t.Error("an extra inventory write entry went unnoticed")
 	}
 	if _, err := NewRegistry(fakeKind{tool: "swap"}, fakeKind{tool: "swap"}); err == nil {
@@ -88,14 +89,14 @@ func registeredKinds(t *testing.T) []WriteKind {
 // Every read entry of the inventory has a parser and handler here, and
 // every read entry here is declared.
 func TestInventoryReadToolsHaveEntries(t *testing.T) {
-	declared := mcpbridge.ToolNames()
+	declared := wire.ToolNames()
 	for _, name := range declared {
-		if _, ok := readTools[name]; !ok && !mcpbridge.IsWriteTool(name) {
+		if _, ok := readTools[name]; !ok && !wire.IsWriteTool(name) {
 			t.Errorf("read tool %s is declared to the model but the console has no entry for it", name)
 		}
 	}
 	for name := range readTools {
-		if !slices.Contains(declared, name) || mcpbridge.IsWriteTool(name) {
+		if !slices.Contains(declared, name) || wire.IsWriteTool(name) {
 			t.Errorf("the console serves %s as a read tool, which the bridge does not declare as one", name)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // The console reads with recvmsg to learn each message's sender; file
@@ -20,11 +20,11 @@ import (
 // console's process: it has a budget of them (DefaultReservedFDs).
 func TestDescriptorsSentToTheConsoleAreNotKept(t *testing.T) {
 	path := filepath.Join(testkit.SocketDir(t), "s")
-	l, err := authority.Listen(path)
+	l, err := host.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := authority.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := host.NewSocketHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		fmt.Fprint(w, "ok")
 	}))

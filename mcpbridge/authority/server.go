@@ -11,7 +11,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // maxRequestBytes bounds a forwarded call; real tool arguments are tiny.
@@ -24,10 +25,10 @@ const maxRequestBytes = 64 << 10
 // another uid.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+mcpbridge.CallPath, h.handleCall)
-	mux.HandleFunc("POST "+mcpbridge.PresencePath, h.handlePresence)
-	mux.HandleFunc("GET "+mcpbridge.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, mcpbridge.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
+	mux.HandleFunc("POST "+wire.CallPath, h.handleCall)
+	mux.HandleFunc("POST "+wire.PresencePath, h.handlePresence)
+	mux.HandleFunc("GET "+wire.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, wire.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
 	})
 	return mux
 }
@@ -38,8 +39,8 @@ var Version = "dev"
 // DecodeCallRequest parses a forwarded call strictly: one JSON object with
 // known fields only and no trailing data, at most maxRequestBytes. It is
 // exported for the fuzz target.
-func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
-	var req mcpbridge.CallRequest
+func DecodeCallRequest(r io.Reader) (wire.CallRequest, error) {
+	var req wire.CallRequest
 	lr := &io.LimitedReader{R: r, N: maxRequestBytes + 1}
 	dec := json.NewDecoder(lr)
 	dec.DisallowUnknownFields()
@@ -63,20 +64,20 @@ func DecodeCallRequest(r io.Reader) (mcpbridge.CallRequest, error) {
 
 func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 	h.seePeerOnce(r.Context())
-	bodyRead := ReadBodyWithin(w, h.opts.ReadTimeout)
+	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
 		// The deadline stays: net/http drains what is left of the body
 		// before it gives up the connection, and a trickle must not hold it.
-		writeJSON(w, http.StatusBadRequest, mcpbridge.CallResult{IsError: true, Text: err.Error()})
+		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: err.Error()})
 		return
 	}
 	bodyRead()
-	if pc := peerConnFrom(r.Context()); pc != nil {
-		if uid, ok := pc.senders.foreign(); ok {
+	if pc := host.PeerConnFrom(r.Context()); pc != nil {
+		if uid, ok := pc.Foreign(); ok {
 			// Admission judged the user that connected, not this one.
-			writeJSON(w, http.StatusForbidden, mcpbridge.CallResult{IsError: true, Text: fmt.Sprintf(
-				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.cred.UID, uid)})
+			writeJSON(w, http.StatusForbidden, wire.CallResult{IsError: true, Text: fmt.Sprintf(
+				"this connection was opened by uid %d but written to by uid %d: each process must open its own connection to the console", pc.Cred().UID, uid)})
 			return
 		}
 	}
@@ -87,13 +88,13 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 // has seen, so the connection's later requests would find theirs already
 // noted, only after taking the hub's lock that proposals contend for.
 func (h *Hub) seePeerOnce(ctx context.Context) {
-	pc := peerConnFrom(ctx)
-	if pc != nil && pc.seen.Load() {
+	pc := host.PeerConnFrom(ctx)
+	if pc != nil && pc.Seen() {
 		return
 	}
 	h.seePeer(ctx)
 	if pc != nil {
-		pc.seen.Store(true)
+		pc.MarkSeen()
 	}
 }
 
@@ -104,7 +105,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		code = http.StatusInternalServerError
-		body, _ = json.Marshal(mcpbridge.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
+		body, _ = json.Marshal(wire.CallResult{IsError: true, Text: "the console could not encode its answer: " + err.Error()})
 	}
 	body = append(body, '\n')
 	// Keys already canonical, set without Header.Set's canonicalising.
@@ -121,7 +122,7 @@ var jsonContentType = []string{"application/json"}
 
 // Serve answers bridges on l until it is closed.
 func (h *Hub) Serve(l net.Listener) error {
-	srv := NewSocketHTTPServer(h.Handler())
+	srv := host.NewSocketHTTPServer(h.Handler())
 	srv.ReadHeaderTimeout = h.opts.ReadTimeout
 	// net/http's own complaints go to the console's log, never to the
 	// terminal the TUI draws on.

@@ -13,8 +13,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -45,7 +45,7 @@ type SignAndSendArgs struct {
 // ParseSignAndSendArgs validates sign_and_send_transaction arguments: the
 // transaction must decode as a canonical legacy or v0 wire transaction.
 func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
-	const tool = mcpbridge.ToolSignAndSend
+	const tool = wire.ToolSignAndSend
 	var a SignAndSendArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -64,8 +64,8 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 		if !ok {
 			return a, argErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", describe(v))
 		}
-		if len(l) > mcpbridge.MaxLabelBytes {
-			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), mcpbridge.MaxLabelBytes)
+		if len(l) > wire.MaxLabelBytes {
+			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
 		}
 		if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return a, argErrorf(tool, "label", "label contains a control character; give plain text on one line")
@@ -78,7 +78,7 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 	return a, nil
 }
 
-func (a SignAndSendArgs) ToolName() string     { return mcpbridge.ToolSignAndSend }
+func (a SignAndSendArgs) ToolName() string     { return wire.ToolSignAndSend }
 func (a SignAndSendArgs) ConfirmToken() string { return a.Confirm }
 func (a SignAndSendArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 
@@ -105,7 +105,7 @@ func (a SignAndSendArgs) Normalized() map[string]string {
 // signAndSendKind registers sign_and_send_transaction.
 type signAndSendKind struct{}
 
-func (signAndSendKind) Tool() string { return mcpbridge.ToolSignAndSend }
+func (signAndSendKind) Tool() string { return wire.ToolSignAndSend }
 
 func (signAndSendKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSignAndSendArgs(raw) }
 
@@ -361,7 +361,7 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 // PrepareApproved measures the same bytes again, held to the approval:
 // the same message (apart from a refreshed blockhash when only the wallet
 // signs), effects no worse than approved.
-func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	p, err := env.Executor().PrepareApprovedOutside(ctx, k.Raw, outsideRules(env), k.Told, k.Approval)
 	if err != nil {
 		var r *Refusal
@@ -372,30 +372,28 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string
 	}
 	fresh := k.Clone().(*OutsideProposal)
 	fresh.take(p)
-	return &outsideExecution{ex: env.Executor(), k: fresh, p: p}, nil
+	ex := env.Executor()
+	return &Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			p.BeforeSend = persist
+			return ex.SubmitOutside(ctx, p, progress)
+		}}, nil
 }
 
-type outsideExecution struct {
-	ex *executor.Executor
-	k  *OutsideProposal
-	p  *executor.PreparedOutside
-}
-
-func (e *outsideExecution) Kind() Kind        { return e.k }
-func (e *outsideExecution) LastValid() uint64 { return e.p.LastValidBlockHeight }
-
-func (e *outsideExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.p.BeforeSend = persist
-	return e.ex.SubmitOutside(ctx, e.p, progress)
-}
-
-// Verify: the executor compared the landed effects with the approved ones
-// (an excess is "executed with unexpected effects"); the kind keeps them.
-func (e *outsideExecution) Verify(_ context.Context, res *executor.Result) {
+// CheckLanded: the executor compared the landed effects with the approved
+// ones (an excess is "executed with unexpected effects"); the kind keeps
+// them.
+func (k *OutsideProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
 	if res.Effects != nil {
 		eff := *res.Effects
-		e.k.Landed = &eff
+		k.Landed = &eff
 	}
+}
+
+// Grant: never. A transaction the agent brought has effects of its own
+// each time; no standing grant can say in advance what they may be.
+func (k *OutsideProposal) Grant() GrantRule {
+	return NeverGranted("a transaction the agent brought has effects of its own each time")
 }
 
 // ---- lines ----

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -23,7 +23,7 @@ func TestSignAndSendArgsNameWhatIsWrong(t *testing.T) {
 		"trailing bytes":      {map[string]any{"transaction": sampleTransaction[:len(sampleTransaction)-1] + "AAAA"}, "transaction", "not a valid transaction"},
 		"label not a string":  {map[string]any{"transaction": sampleTransaction, "label": true}, "label", "must be a string"},
 		"label with escape":   {map[string]any{"transaction": sampleTransaction, "label": "ok\x1b[2J"}, "label", "control character"},
-		"label too long":      {map[string]any{"transaction": sampleTransaction, "label": strings.Repeat("x", mcpbridge.MaxLabelBytes+1)}, "label", "at most 512"},
+		"label too long":      {map[string]any{"transaction": sampleTransaction, "label": strings.Repeat("x", wire.MaxLabelBytes+1)}, "label", "at most 512"},
 		"missing transaction": {map[string]any{"label": "hi"}, "transaction", "missing required argument transaction"},
 	} {
 		_, err := ParseSignAndSendArgs(tc.raw)

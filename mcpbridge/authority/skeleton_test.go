@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -33,14 +34,14 @@ func fakeWorld(t *testing.T, script *authority.FakeScript, tweak func(*authority
 }
 
 // testProcessSecret is this test process's secret, as a bridge has one
-// (mcpbridge.CallRequest.Process).
+// (wire.CallRequest.Process).
 var testProcessSecret = fmt.Sprintf("test-process-%d-%d", os.Getpid(), time.Now().UnixNano())
 
-func callSocket(t *testing.T, w *world, tool string, args map[string]any) mcpbridge.CallResult {
+func callSocket(t *testing.T, w *world, tool string, args map[string]any) wire.CallResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), mcpbridge.CallRequest{
-		Client: mcpbridge.ClientInfo{Name: "skeleton-test", Version: "1"}, Tool: tool, Arguments: raw,
+	res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(w.socket, time.Minute), wire.CallRequest{
+		Client: wire.ClientInfo{Name: "skeleton-test", Version: "1"}, Tool: tool, Arguments: raw,
 		Process: testProcessSecret, // as a bridge sends: a grant can bind to this process
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // BenchmarkSocketCall is the console's socket HTTP server on its own: 50
@@ -19,7 +20,7 @@ func BenchmarkSocketCall(b *testing.B) {
 	clients := socketClients(b, w, 50)
 	ctx := context.Background()
 	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
-	req := mcpbridge.CallRequest{Client: mcpbridge.ClientInfo{Name: "bench", Version: "1"}, Tool: "no_such_tool", Arguments: args}
+	req := wire.CallRequest{Client: wire.ClientInfo{Name: "bench", Version: "1"}, Tool: "no_such_tool", Arguments: args}
 	call := func(c *http.Client) error {
 		res, err := mcpbridge.PostCall(ctx, c, req)
 		if err == nil && (!res.IsError || !strings.Contains(res.Text, "no_such_tool")) {

@@ -14,6 +14,8 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // slowConn opens a connection to the console and sends the start of a call:
@@ -27,9 +29,9 @@ func slowConn(t *testing.T, socket string, body bool) net.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	if body {
-		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"client\":{\"name\":\"slow\"},")
+		fmt.Fprint(c, "POST "+wire.CallPath+" HTTP/1.1\r\nHost: solgate\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"client\":{\"name\":\"slow\"},")
 	} else {
-		fmt.Fprint(c, "POST "+mcpbridge.CallPath+" HTTP/1.1\r\nHost: sol")
+		fmt.Fprint(c, "POST "+wire.CallPath+" HTTP/1.1\r\nHost: sol")
 	}
 	return c
 }
@@ -50,7 +52,7 @@ func closedAt(c net.Conn, deadline time.Time) time.Time {
 // bridge's calls are answered all the while.
 func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	const timeout = 2 * time.Second
-	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, authority.ListenConfig{MaxConnsPerUID: 200})
+	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, host.ListenConfig{MaxConnsPerUID: 200})
 	a := startAgent(t, w.socket)
 	start := time.Now()
 	conns := make([]net.Conn, 100)
@@ -118,7 +120,7 @@ func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 // TestFloodOfOneUserLeavesAnotherServed, as root.)
 func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	const max = 5
-	w := newWorldListen(t, nil, authority.ListenConfig{MaxConnsPerUID: max})
+	w := newWorldListen(t, nil, host.ListenConfig{MaxConnsPerUID: max})
 	a := startAgent(t, w.socket)
 	// The bridge holds its presence connection; the rest are ours.
 	var held []net.Conn
@@ -132,7 +134,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprint(c, "GET "+mcpbridge.HealthPath+" HTTP/1.1\r\nHost: solgate\r\n\r\n")
+	fmt.Fprint(c, "GET "+wire.HealthPath+" HTTP/1.1\r\nHost: solgate\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("the connection over the limit got no answer: %v", err)
@@ -146,7 +148,7 @@ func TestConnectionsPerPeerAreLimited(t *testing.T) {
 	}
 	held[0].Close()
 	testkit.Eventually(t, 20*time.Second, "the console seeing the close", func() bool { return authority.MostConnsOfOnePeer(w.ln) == max-1 }, nil)
-	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + mcpbridge.HealthPath)
+	resp2, err := mcpbridge.NewUnixHTTPClient(w.socket, 5*time.Second).Get("http://solgate" + wire.HealthPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,18 +191,18 @@ func TestSocketRefusesWhatIsNotOneCall(t *testing.T) {
 		code                     int
 		says                     string
 	}{
-		{"a call", "POST", mcpbridge.CallPath, call(`{}`), 200, `"network"`},
-		{"64 KiB", "POST", mcpbridge.CallPath, pad(64 << 10), 200, `unknown argument \"note\"`},
-		{"64 KiB and a byte", "POST", mcpbridge.CallPath, pad(64<<10 + 1), 400, "request larger than 65536 bytes"},
-		{"white space past the bound", "POST", mcpbridge.CallPath, call(`{}`) + strings.Repeat(" ", 64<<10), 400, "request larger than 65536 bytes"},
-		{"an unknown field", "POST", mcpbridge.CallPath, `{"tool":"get_balance","arguments":{},"admin":true}`, 400, `unknown field \"admin\"`},
-		{"two calls", "POST", mcpbridge.CallPath, call(`{}`) + call(`{}`), 400, "trailing data"},
-		{"a stray brace", "POST", mcpbridge.CallPath, call(`{}`) + "}", 400, "trailing data"},
-		{"no tool", "POST", mcpbridge.CallPath, `{"arguments":{}}`, 400, "tool is empty"},
-		{"not JSON", "POST", mcpbridge.CallPath, `tool=get_balance`, 400, "malformed call request"},
-		{"GET a call", "GET", mcpbridge.CallPath, "", 405, ""},
+		{"a call", "POST", wire.CallPath, call(`{}`), 200, `"network"`},
+		{"64 KiB", "POST", wire.CallPath, pad(64 << 10), 200, `unknown argument \"note\"`},
+		{"64 KiB and a byte", "POST", wire.CallPath, pad(64<<10 + 1), 400, "request larger than 65536 bytes"},
+		{"white space past the bound", "POST", wire.CallPath, call(`{}`) + strings.Repeat(" ", 64<<10), 400, "request larger than 65536 bytes"},
+		{"an unknown field", "POST", wire.CallPath, `{"tool":"get_balance","arguments":{},"admin":true}`, 400, `unknown field \"admin\"`},
+		{"two calls", "POST", wire.CallPath, call(`{}`) + call(`{}`), 400, "trailing data"},
+		{"a stray brace", "POST", wire.CallPath, call(`{}`) + "}", 400, "trailing data"},
+		{"no tool", "POST", wire.CallPath, `{"arguments":{}}`, 400, "tool is empty"},
+		{"not JSON", "POST", wire.CallPath, `tool=get_balance`, 400, "malformed call request"},
+		{"GET a call", "GET", wire.CallPath, "", 405, ""},
 		{"an unknown path", "POST", "/v1/approve", call(`{}`), 404, ""},
-		{"health", "GET", mcpbridge.HealthPath, "", 200, `"network":"localnet"`},
+		{"health", "GET", wire.HealthPath, "", 200, `"network":"localnet"`},
 	} {
 		code, text := do(tc.method, tc.path, tc.body)
 		if code != tc.code || !strings.Contains(text, tc.says) {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -25,7 +25,7 @@ func init() { RegisterKind(solanaActionKind{}) }
 // solanaActionKind registers solana_action.
 type solanaActionKind struct{}
 
-func (solanaActionKind) Tool() string { return mcpbridge.ToolSolanaAction }
+func (solanaActionKind) Tool() string { return wire.ToolSolanaAction }
 
 func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
 	return ParseSolanaActionArgs(raw)
@@ -166,45 +166,44 @@ func (k *ActionProposal) Admit(d policy.Decision) []Flag { return k.Outside.Admi
 
 // PrepareApproved measures the approved bytes afresh (the server is never
 // asked again), held to the approved effects.
-func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, id string) (Execution, error) {
+func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, id string) (*Execution, error) {
 	ex, err := k.Outside.PrepareApproved(ctx, env, id)
 	if err != nil {
 		return nil, err
 	}
 	fresh := k.Clone().(*ActionProposal)
-	if o, ok := ex.Kind().(*OutsideProposal); ok {
+	if o, ok := ex.Kind.(*OutsideProposal); ok {
 		fresh.Outside = o
 	}
-	return &actionExecution{Execution: ex, k: fresh, env: env}, nil
+	// The bytes are Outside's; the reservation is judged on the action's
+	// facts (its origin included).
+	ex.Kind = fresh
+	return ex, nil
 }
 
-// actionExecution is Outside's execution, reserved on the action's facts
-// (its origin included).
-type actionExecution struct {
-	Execution
-	k   *ActionProposal
-	env Env
+// Grant: never, as for any transaction brought from outside: an action's
+// server builds new bytes each time.
+func (k *ActionProposal) Grant() GrantRule {
+	return NeverGranted("an action's server builds a new transaction each time")
 }
-
-func (e *actionExecution) Kind() Kind { return e.k }
 
 // nextFetchTimeout bounds asking a links.next callback, after the
 // transaction landed: the execution's answer waits for it.
 const nextFetchTimeout = 5 * time.Second
 
-// Verify is Outside's; then, for a links.next callback and a transaction
+// CheckLanded is Outside's; then, for a links.next callback and a transaction
 // that landed as approved, the spec's next step: the callback is told the
 // signature and describes the next action. That description is only read
 // and shown; a failure to read it changes nothing of the execution.
-func (e *actionExecution) Verify(ctx context.Context, res *executor.Result) {
-	e.Execution.Verify(ctx, res)
-	next := e.k.Fetched.Next
+func (k *ActionProposal) CheckLanded(ctx context.Context, env Env, res *executor.Result) {
+	k.Outside.CheckLanded(ctx, env, res)
+	next := k.Fetched.Next
 	if res.Outcome != executor.Executed || next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
 		return
 	}
 	fetcher, err := solanaactions.New(solanaactions.Options{
-		Chain:       executor.CAIP2(e.env.Genesis()),
-		AllowOrigin: e.env.Policy().CheckActionOrigin,
+		Chain:       executor.CAIP2(env.Genesis()),
+		AllowOrigin: env.Policy().CheckActionOrigin,
 		Timeout:     nextFetchTimeout,
 	})
 	n := *next
@@ -212,12 +211,12 @@ func (e *actionExecution) Verify(ctx context.Context, res *executor.Result) {
 		defer fetcher.CloseIdleConnections()
 		fctx, cancel := context.WithTimeout(ctx, nextFetchTimeout)
 		defer cancel()
-		n.Action, err = fetcher.FetchNext(fctx, next.Callback, e.env.Wallet(), res.Signature)
+		n.Action, err = fetcher.FetchNext(fctx, next.Callback, env.Wallet(), res.Signature)
 	}
 	if err != nil {
 		n.Unusable = "asking its callback failed: " + err.Error()
 	}
-	e.k.Fetched.Next = &n
+	k.Fetched.Next = &n
 }
 
 // ---- lines: the action's own, then Outside's effects view ----

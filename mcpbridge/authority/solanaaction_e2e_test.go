@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -262,7 +263,7 @@ const (
 // On the ledger's default pace (mainnet's 400 ms slots): the callback is
 // asked only once the transaction landed, at a real cluster's speed.
 func TestChainedActionHandsTheNextActionToTheAgentAndProposesNothing(t *testing.T) {
-	w := newWorldLedger(t, localnet.Options{}, func(*authority.Options, *localnet.Ledger) {}, nil, authority.ListenConfig{})
+	w := newWorldLedger(t, localnet.Options{}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 	a := startAgent(t, w.socket)
 	origin, _ := policy.ParseOrigin(w.ledger.RPC())
 	args := map[string]any{"url": w.ledger.RPC() + "/api/actions/chain"}

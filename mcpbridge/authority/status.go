@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -15,7 +15,7 @@ import (
 // proposalStatus answers proposal_status, waiting up to wait_seconds for a
 // pending or executing proposal to change so an agent need not poll hard.
 // Only its owner learns anything of a proposal (ownership.go).
-func (h *Hub) proposalStatus(ctx context.Context, who caller, a ProposalStatusArgs) mcpbridge.CallResult {
+func (h *Hub) proposalStatus(ctx context.Context, who caller, a ProposalStatusArgs) wire.CallResult {
 	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
 	defer deadline.Stop()
 	for {
@@ -72,7 +72,7 @@ func (h *Hub) expireTokenLocked(p *Proposal) {
 // typically one made before a restart. The database knows how it ended; an
 // agent told "unknown, propose again" about a transfer that already executed
 // would pay twice.
-func (h *Hub) storedStatus(who caller, id string) mcpbridge.CallResult {
+func (h *Hub) storedStatus(who caller, id string) wire.CallResult {
 	if h.opts.Store == nil {
 		return unknownProposalResult(id)
 	}
@@ -112,5 +112,5 @@ func (h *Hub) storedStatus(who caller, id string) mcpbridge.CallResult {
 		st["status"] = string(StatusExpired)
 		text = fmt.Sprintf("Proposal %s was still %s when the console restarted; it is void and nothing was sent. Propose again if it is still wanted.", id, p.Status)
 	}
-	return mcpbridge.CallResult{Text: text, Structured: st}
+	return wire.CallResult{Text: text, Structured: st}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -43,6 +43,8 @@ type SwapProposal struct {
 	// Signed is the transaction actually signed at execution, as inspected
 	// and simulated then; nil until something was signed.
 	Signed *executor.SwapPreview
+	// landed is the executor's word on the landed swap, for CheckLanded.
+	landed *executor.SwapResult
 }
 
 // TokenLabel is a mint as the human and the model see it. Name and Symbol
@@ -166,7 +168,7 @@ func init() { RegisterKind(swapKind{}) }
 // swapKind registers swap.
 type swapKind struct{}
 
-func (swapKind) Tool() string { return mcpbridge.ToolSwap }
+func (swapKind) Tool() string { return wire.ToolSwap }
 
 func (swapKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSwapArgs(raw) }
 
@@ -253,7 +255,7 @@ func (sp *SwapProposal) Admit(d policy.Decision) []Flag {
 // fresh quote whose minimum out is below the approved one, or a
 // transaction that differs from the approved one, stops everything before
 // signing.
-func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string) (Execution, error) {
+func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string) (*Execution, error) {
 	sw := env.Swapper()
 	if sw == nil {
 		return nil, errors.New("swaps are not configured on this console")
@@ -276,43 +278,39 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env Env, id string)
 	impact, _ := priceImpactBps(prepared.Quote, 0)
 	fresh := *sp
 	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
-	return &swapExecution{sw: sw, k: &fresh, prepared: prepared}, nil
+	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			signed := prepared.Preview
+			prepared.BeforeSend = func(sig solana.Signature) error {
+				// From here on the detail shows the transaction actually signed.
+				fresh.Signed = &signed
+				return persist(sig)
+			}
+			res, err := sw.SubmitSwap(ctx, prepared, progress)
+			if err != nil {
+				return nil, err
+			}
+			fresh.landed = res
+			return &res.Result, nil
+		}}, nil
 }
 
-type swapExecution struct {
-	sw       *executor.Swapper
-	k        *SwapProposal
-	prepared *executor.PreparedSwap
-	res      *executor.SwapResult
-}
-
-func (e *swapExecution) Kind() Kind        { return e.k }
-func (e *swapExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
-
-func (e *swapExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	signed := e.prepared.Preview
-	e.prepared.BeforeSend = func(sig solana.Signature) error {
-		// From here on the detail shows the transaction actually signed.
-		e.k.Signed = &signed
-		return persist(sig)
-	}
-	res, err := e.sw.SubmitSwap(ctx, e.prepared, progress)
-	if err != nil {
-		return nil, err
-	}
-	e.res = res
-	return &res.Result, nil
-}
-
-// Verify: the executor checked the minimum out and the outflow budget on
-// the landed transaction; the kind records what the wallet received.
-func (e *swapExecution) Verify(context.Context, *executor.Result) {
-	if e.res != nil {
-		e.k.Received = e.res.Received
+// CheckLanded: the executor checked the minimum out and the outflow budget
+// on the landed transaction; the kind records what the wallet received.
+func (sp *SwapProposal) CheckLanded(context.Context, Env, *executor.Result) {
+	if sp.landed != nil {
+		sp.Received = sp.landed.Received
 	}
 }
 
-func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
+// Grant: the input and output mints and the slippage (a wider one would be
+// a worse effect than the one approved), and base units of the input.
+func (sp *SwapProposal) Grant() GrantRule {
+	a := sp.A
+	return GrantOn(fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount)
+}
+
+func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
 	if h.opts.Swapper == nil {
 		return toolError("quotes are not available: the console was started without --swap-api")
 	}
@@ -341,7 +339,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	if q.PriceImpactPct == "" {
 		delete(st, "price_impact_bps")
 	}
-	return mcpbridge.CallResult{
+	return wire.CallResult{
 		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; %s; route %s. This is only a quote: nothing was proposed or sent.",
 			in.amount(q.InAmount), in, out.amount(q.OutAmount), out, out.amount(q.OtherAmountThreshold), out, q.SlippageBps,
 			impactText(impact, q.PriceImpactPct == ""), strings.Join(route, " → ")),
@@ -349,7 +347,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) mcpbridge.CallResult {
 	}
 }
 
-func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallResult {
+func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) wire.CallResult {
 	info, err := h.opts.Executor.Client().TokenInfo(ctx, a.Mint)
 	if err != nil {
 		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
@@ -379,21 +377,13 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) mcpbridge.CallR
 	for _, w := range l.Warnings {
 		fmt.Fprintf(&b, "\nWarning: %s", w.Text)
 	}
-	return mcpbridge.CallResult{Text: b.String(), Structured: map[string]any{
+	return wire.CallResult{Text: b.String(), Structured: map[string]any{
 		"mint": a.Mint.String(), "program": info.Program.String(), "decimals": info.Decimals, "supply": fmt.Sprint(info.Supply),
 		"mint_authority": authority(info.MintAuthority), "freeze_authority": authority(info.FreezeAuthority),
 		"extensions": ext, "name": l.Name, "symbol": l.Symbol, "uri": l.URI,
 		"instruction_like_text": l.Flags, "warnings": executor.WarningTexts(l.Warnings),
 	}}
 }
-
-// GrantTerms: the input and output mints and the slippage (a wider one
-// would be a worse effect than the one approved), and base units of the input.
-func (a SwapArgs) GrantTerms() (string, uint64) {
-	return fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount
-}
-
-var _ grantable = SwapArgs{}
 
 // SwapArgs are the arguments of swap.
 type SwapArgs struct {
@@ -406,18 +396,18 @@ type SwapArgs struct {
 
 // ParseSwapArgs validates swap arguments.
 func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
-	q, err := parseSwapTerms(mcpbridge.ToolSwap, raw)
+	q, err := parseSwapTerms(wire.ToolSwap, raw)
 	if err != nil {
 		return SwapArgs{}, err
 	}
 	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
-	if a.Confirm, err = parseConfirm(mcpbridge.ToolSwap, raw["confirm"]); err != nil {
+	if a.Confirm, err = parseConfirm(wire.ToolSwap, raw["confirm"]); err != nil {
 		return SwapArgs{}, err
 	}
 	return a, nil
 }
 
-func (a SwapArgs) ToolName() string     { return mcpbridge.ToolSwap }
+func (a SwapArgs) ToolName() string     { return wire.ToolSwap }
 func (a SwapArgs) ConfirmToken() string { return a.Confirm }
 func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
 func (a SwapArgs) Described() string {

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // aggregatorWorld is a world whose swap API's transactions invoke localnet's
@@ -25,7 +26,7 @@ func aggregatorWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
 		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().AggregatorProgram)}
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 	if err := w.ledger.SetSwapAggregator(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -32,7 +33,7 @@ func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(d
 func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Proposal {
 	a := sp.A
 	p := policy.Proposal{
-		Tool: mcpbridge.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolSwap, Fingerprint: a.Fingerprint(), ClientID: client, Network: string(network),
 		PaysSelf: true, Lamports: sp.Spend,
 		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: sp.PriceImpactBps},
 	}
@@ -54,16 +55,16 @@ func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Pr
 func (sp *SwapProposal) Action() string {
 	in, out := viewToken(sp.Input), viewToken(sp.Output)
 	if sp.Received > 0 {
-		return fmt.Sprintf("swapped %s for %s (approved minimum %s)", in.amount(sp.Terms.InAmount), out.amount(sp.Received), TokenAmount(sp.Terms.MinimumOut, out.decimals))
+		return fmt.Sprintf("swapped %s for %s (approved minimum %s)", in.amount(sp.Terms.InAmount), out.amount(sp.Received), approval.TokenAmount(sp.Terms.MinimumOut, out.decimals))
 	}
 	return fmt.Sprintf("swap %s for at least %s (expected %s)",
-		in.amount(sp.Terms.InAmount), out.amount(sp.Terms.MinimumOut), TokenAmount(sp.Preview.ExpectedOut, out.decimals))
+		in.amount(sp.Terms.InAmount), out.amount(sp.Terms.MinimumOut), approval.TokenAmount(sp.Preview.ExpectedOut, out.decimals))
 }
 
 // Amount is the queue's amount column: "0.05 SOL→BAIT".
 func (sp *SwapProposal) Amount() string {
 	in, out := viewToken(sp.Input), viewToken(sp.Output)
-	return TokenAmount(sp.Terms.InAmount, in.decimals) + " " + in.symbol + "→" + out.symbol
+	return approval.TokenAmount(sp.Terms.InAmount, in.decimals) + " " + in.symbol + "→" + out.symbol
 }
 
 func (sp *SwapProposal) PreviewLines(p *Proposal) []string {
@@ -142,7 +143,7 @@ func viewToken(l TokenLabel) tokenView {
 
 // amount renders base units of this token with its symbol.
 func (t tokenView) amount(units uint64) string {
-	return TokenAmount(units, t.decimals) + " " + t.symbol
+	return approval.TokenAmount(units, t.decimals) + " " + t.symbol
 }
 
 // describe adds a token's lines: symbol and full mint, its untrusted name
@@ -205,7 +206,7 @@ func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
 	field("Action", sp.Action())
 	if p.Status == StatusExecuted || p.Status == StatusLosses {
 		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
-			out.amount(sp.Received), TokenAmount(sp.Terms.MinimumOut, out.decimals), TokenAmount(pv.ExpectedOut, out.decimals)))
+			out.amount(sp.Received), approval.TokenAmount(sp.Terms.MinimumOut, out.decimals), approval.TokenAmount(pv.ExpectedOut, out.decimals)))
 	}
 	out.describe("Output", field, warn)
 	// The Input line names what actually pays, as the effects of the exact
@@ -230,36 +231,36 @@ func (sp *SwapProposal) Detail(p *Proposal) []DetailLine {
 		policy.FormatPercentBps(uint32(sp.Terms.SlippageBps)), sp.Terms.SlippageBps, impact, route))
 	if sp.NoCapApplies {
 		field("Spend", fmt.Sprintf("%s (%s) of SOL leaves the wallet, for fees and rent; the %s input is bounded by no cap",
-			SOLText(p.Spend), LamportsText(p.Spend), in.amount(sp.Terms.InAmount)))
+			approval.SOLText(p.Spend), approval.LamportsText(p.Spend), in.amount(sp.Terms.InAmount)))
 	} else {
-		field("Spend", fmt.Sprintf("%s (%s) leaves the wallet: input + fee + rent of accounts it creates", SOLText(p.Spend), LamportsText(p.Spend)))
+		field("Spend", fmt.Sprintf("%s (%s) leaves the wallet: input + fee + rent of accounts it creates", approval.SOLText(p.Spend), approval.LamportsText(p.Spend)))
 	}
-	fee := LamportsText(pv.Fee)
+	fee := approval.LamportsText(pv.Fee)
 	if pv.PriorityFee > 0 {
-		fee += fmt.Sprintf(", of which priority fee %s", Grouped(pv.PriorityFee))
+		fee += fmt.Sprintf(", of which priority fee %s", approval.Grouped(pv.PriorityFee))
 	}
 	if pv.PriorityFeeSource != "" {
 		// What approving binds, as for a transfer: the fee's upper bound.
-		fee += fmt.Sprintf("; approval allows a priority fee up to %s", Grouped(pv.MaxPriorityFee))
+		fee += fmt.Sprintf("; approval allows a priority fee up to %s", approval.Grouped(pv.MaxPriorityFee))
 	}
 	field("Fee", fee)
 
 	label := "Simulated"
 	if w := pv.Wallet; w != (executor.BalanceChange{}) {
-		field(label, changeRow("wallet SOL", 16, SOLSigned(w.Delta()), executor.FormatSOL(w.Pre), executor.FormatSOL(w.Post)))
+		field(label, changeRow("wallet SOL", 16, approval.SOLSigned(w.Delta()), executor.FormatSOL(w.Pre), executor.FormatSOL(w.Post)))
 		label = ""
 	}
 	for _, tc := range pv.Tokens {
 		if t, ok := sideOf(tc.Mint, in, out); ok {
-			field(label, changeRow("wallet "+t.symbol, 16, TokenDelta(tc.Pre, tc.Post, t.decimals)+" "+t.symbol, TokenAmount(tc.Pre, t.decimals), TokenAmount(tc.Post, t.decimals)))
+			field(label, changeRow("wallet "+t.symbol, 16, approval.TokenDelta(tc.Pre, tc.Post, t.decimals)+" "+t.symbol, approval.TokenAmount(tc.Pre, t.decimals), approval.TokenAmount(tc.Post, t.decimals)))
 		} else {
 			// A token the terms do not name: base units and the full mint.
-			field(label, fmt.Sprintf("token account %s of mint %s: %s base units, %d → %d", tc.Account, tc.Mint, TokenDelta(tc.Pre, tc.Post, 0), tc.Pre, tc.Post))
+			field(label, fmt.Sprintf("token account %s of mint %s: %s base units, %d → %d", tc.Account, tc.Mint, approval.TokenDelta(tc.Pre, tc.Post, 0), tc.Pre, tc.Post))
 		}
 		label = ""
 	}
 	if pv.SimulatedOut > 0 {
-		field(label, fmt.Sprintf("simulated output %s (minimum %s)", out.amount(pv.SimulatedOut), TokenAmount(sp.Terms.MinimumOut, out.decimals)))
+		field(label, fmt.Sprintf("simulated output %s (minimum %s)", out.amount(pv.SimulatedOut), approval.TokenAmount(sp.Terms.MinimumOut, out.decimals)))
 	}
 
 	instructions := pv.Instructions

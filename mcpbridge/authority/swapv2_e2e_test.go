@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // v2World is a console speaking Swap API v2 (GET /swap/v2/build) to
@@ -32,7 +33,7 @@ func v2World(t *testing.T) *world {
 		}
 		s.SwapAPI = api
 		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().SwapV2.Program)}
-	}, authority.ListenConfig{})
+	}, host.ListenConfig{})
 }
 
 // A swap through the v2 path, each way: the console compiles /build's

@@ -3,13 +3,9 @@ package authority
 import (
 	"fmt"
 	"io/fs"
-	"os"
-	"os/user"
 	"slices"
-	"strconv"
-	"syscall"
 
-	"github.com/charmbracelet/x/term"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // The console's own terminal is the one channel to the operator: what it
@@ -30,60 +26,13 @@ const TerminalFix = "run the console in a terminal of your own that the agent's 
 	"(e.g. `sudo -u agent claude`, or a container with only the socket mounted) and keep this terminal, its tmux or screen server and your home yours; " +
 	"or start the console with --allow-shared-terminal to accept that the agent can see and fake what you approve"
 
-// TTY is the console's terminal device as fstat saw it on standard input.
-type TTY struct {
-	Path     string
-	OwnerUID uint32
-	GID      uint32
-	Mode     fs.FileMode
-}
-
-// StatTTY reads the terminal device on standard input. ok is false when
-// standard input is not a terminal device.
-func StatTTY() (t TTY, ok bool) {
-	if !term.IsTerminal(os.Stdin.Fd()) {
-		return TTY{}, false // /dev/null, a pipe, a file: nobody types here
-	}
-	fi, err := os.Stdin.Stat()
-	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
-		return TTY{}, false
-	}
-	st, isStat := fi.Sys().(*syscall.Stat_t)
-	if !isStat {
-		return TTY{}, false
-	}
-	t = TTY{Path: "standard input", OwnerUID: st.Uid, GID: st.Gid, Mode: fi.Mode().Perm()}
-	if p, err := os.Readlink("/proc/self/fd/0"); err == nil {
-		t.Path = p
-	}
-	return t, true
-}
-
-// groupsOfUID lists the groups a user is in, from the user database; a uid
-// without an account has none that can be known.
-func groupsOfUID(uid uint32) []uint32 {
-	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
-	if err != nil {
-		return nil
-	}
-	ids, _ := u.GroupIds()
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	out := []uint32{uint32(gid)}
-	for _, g := range ids {
-		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
-			out = append(out, uint32(n))
-		}
-	}
-	return out
-}
-
 // TerminalProblems lists, one sentence each, how an admitted agent user can
 // reach the console's terminal: owning the device, opening it through its
 // group or other bits, or owning the tmux or screen server. Empty: the
 // terminal is the operator's alone (as far as modes tell). The console's own
 // user is not counted here: same-user mode has its own warning.
 func (e *Exposure) TerminalProblems() []string {
-	return e.terminalProblems(groupsOfUID)
+	return e.terminalProblems(host.GroupsOfUID)
 }
 
 func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
@@ -98,7 +47,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		proc := fmt.Sprintf("process %d (%s) above the console", a.PID, a.Comm)
 		for _, uid := range []uint32{a.UID, a.EUID} {
 			if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, userName(uid)))
+				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, host.UserName(uid)))
 				break
 			}
 		}
@@ -114,7 +63,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, userName(t.OwnerUID)))
+		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, host.UserName(t.OwnerUID)))
 	}
 	for _, c := range e.TmuxClients {
 		if seen[c.Path] {
@@ -125,7 +74,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 	}
 	for _, uid := range e.TmuxAccess {
 		if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", userName(uid)))
+			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", host.UserName(uid)))
 		}
 	}
 	return out
@@ -133,7 +82,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 
 // ttyProblems judges one terminal device; held says who holds it when it is
 // not the console's own ("" for the console's own).
-func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint32) []string {
+func (e *Exposure) ttyProblems(t host.TTY, held string, groupsOf func(uint32) []uint32) []string {
 	var out []string
 	access := func(bits fs.FileMode, r, w fs.FileMode) string {
 		switch {
@@ -149,7 +98,7 @@ func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint3
 		if uid == e.ConsoleUID {
 			continue
 		}
-		who := userName(uid) + ", which --allow-uid admits as an agent"
+		who := host.UserName(uid) + ", which --allow-uid admits as an agent"
 		switch {
 		case t.OwnerUID == uid:
 			out = append(out, fmt.Sprintf("%s belongs to %s: it can repaint what the console shows and read the keys you type", name, who))
@@ -160,7 +109,7 @@ func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint3
 	if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 		for _, g := range groupsOf(t.OwnerUID) {
 			if slices.Contains(e.Admission.GIDs, g) {
-				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, userName(t.OwnerUID), g))
+				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, host.UserName(t.OwnerUID), g))
 				break
 			}
 		}
@@ -186,30 +135,4 @@ func (h *Hub) sharedTerminalWarning() {
 	if problems := e.TerminalProblems(); len(problems) > 0 {
 		h.warn(warning{WarnSharedTerminal, problems[0]})
 	}
-}
-
-// CloseTTYToOthers takes the group and other bits off the console's
-// terminal device when the console's user owns it, as `mesg n` does: a pty
-// is created 0620 group tty, so `write` and `wall` (setgid tty) let any local
-// user put text on the console's screen. restore puts the mode back when the
-// console exits. Nothing happens for a terminal of another user (the
-// console cannot change it; TerminalProblems judges it).
-func CloseTTYToOthers() (restore func(), err error) {
-	t, ok := StatTTY()
-	if !ok || t.OwnerUID != uint32(os.Geteuid()) || t.Mode&0o077 == 0 {
-		return func() {}, nil
-	}
-	if err := os.Stdin.Chmod(t.Mode &^ 0o077); err != nil {
-		return func() {}, fmt.Errorf("close terminal %s to other users (chmod %04o): %w", t.Path, t.Mode&^0o077, err)
-	}
-	return func() { _ = os.Stdin.Chmod(t.Mode) }, nil
-}
-
-// statTTYPath reads a terminal device's owner, group and mode.
-func statTTYPath(path string) (TTY, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR {
-		return TTY{}, false
-	}
-	return TTY{Path: path, OwnerUID: st.Uid, GID: st.Gid, Mode: os.FileMode(st.Mode & 0o777)}, true
 }

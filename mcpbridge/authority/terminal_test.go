@@ -3,6 +3,8 @@ package authority
 import (
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // Who can reach the console's terminal device, by owner, group and mode;
@@ -17,20 +19,20 @@ func TestTerminalProblemsByOwnerGroupAndMode(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		tty   TTY
-		adm   Admission
+		tty   host.TTY
+		adm   host.Admission
 		terms []Terminal
 		want  string // "" : no problem
 	}{
-		{"operator's own pty", TTY{"/dev/pts/3", console, ttyGroup, 0o620}, Admission{UIDs: []uint32{agent}}, nil, ""},
-		{"agent owns the pty", TTY{"/dev/pts/3", agent, ttyGroup, 0o620}, Admission{UIDs: []uint32{agent}}, nil, "belongs to uid 1001"},
-		{"agent's group can write", TTY{"/dev/pts/3", console, agentGroup, 0o620}, Admission{UIDs: []uint32{agent}}, nil, "write it through its group"},
-		{"group bits off", TTY{"/dev/pts/3", console, agentGroup, 0o600}, Admission{UIDs: []uint32{agent}}, nil, ""},
-		{"admitted gid can read and write", TTY{"/dev/pts/3", console, agentGroup, 0o660}, Admission{GIDs: []uint32{agentGroup}}, nil, "which --allow-gid admits, read and write it"},
-		{"owner is in an admitted group", TTY{"/dev/pts/3", agent, ttyGroup, 0o600}, Admission{GIDs: []uint32{agentGroup}}, nil, "a member of group 2001, which --allow-gid admits"},
-		{"everyone can write", TTY{"/dev/pts/3", console, ttyGroup, 0o622}, Admission{UIDs: []uint32{agent}}, nil, "lets every user"},
-		{"everyone can write, nobody admitted", TTY{"/dev/pts/3", console, ttyGroup, 0o622}, Admission{}, nil, ""},
-		{"agent's tmux server", TTY{"/dev/pts/3", console, ttyGroup, 0o620}, Admission{UIDs: []uint32{agent}},
+		{"operator's own pty", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: ttyGroup, Mode: 0o620}, host.Admission{UIDs: []uint32{agent}}, nil, ""},
+		{"agent owns the pty", host.TTY{Path: "/dev/pts/3", OwnerUID: agent, GID: ttyGroup, Mode: 0o620}, host.Admission{UIDs: []uint32{agent}}, nil, "belongs to uid 1001"},
+		{"agent's group can write", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: agentGroup, Mode: 0o620}, host.Admission{UIDs: []uint32{agent}}, nil, "write it through its group"},
+		{"group bits off", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: agentGroup, Mode: 0o600}, host.Admission{UIDs: []uint32{agent}}, nil, ""},
+		{"admitted gid can read and write", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: agentGroup, Mode: 0o660}, host.Admission{GIDs: []uint32{agentGroup}}, nil, "which --allow-gid admits, read and write it"},
+		{"owner is in an admitted group", host.TTY{Path: "/dev/pts/3", OwnerUID: agent, GID: ttyGroup, Mode: 0o600}, host.Admission{GIDs: []uint32{agentGroup}}, nil, "a member of group 2001, which --allow-gid admits"},
+		{"everyone can write", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: ttyGroup, Mode: 0o622}, host.Admission{UIDs: []uint32{agent}}, nil, "lets every user"},
+		{"everyone can write, nobody admitted", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: ttyGroup, Mode: 0o622}, host.Admission{}, nil, ""},
+		{"agent's tmux server", host.TTY{Path: "/dev/pts/3", OwnerUID: console, GID: ttyGroup, Mode: 0o620}, host.Admission{UIDs: []uint32{agent}},
 			[]Terminal{{Kind: "tmux", Path: "/tmp/tmux-1001/default", OwnerUID: agent, Known: true}}, "tmux server /tmp/tmux-1001/default"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

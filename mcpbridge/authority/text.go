@@ -10,34 +10,34 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
 // Everything the model reads comes from here. Results never contain a token
 // except proposal_status's answer under token delivery "agent".
 
-func toolError(msg string) mcpbridge.CallResult {
-	return mcpbridge.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
+func toolError(msg string) wire.CallResult {
+	return wire.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
 }
 
 // refusedResult answers a confirmed call whose token did not hold. Like a
 // denial it is an ordinary result (status "refused"), so that the model
 // reads the reason as an answer, not as a failure of the tool; the call as
 // made can never succeed, and the answer says so.
-func refusedResult(reason string) mcpbridge.CallResult {
-	return mcpbridge.CallResult{
+func refusedResult(reason string) wire.CallResult {
+	return wire.CallResult{
 		Text:       "REFUSED — nothing was signed or sent. " + reason,
 		Structured: map[string]any{"status": "refused", "reason": reason},
 	}
 }
 
-func denialResult(d policy.Decision) mcpbridge.CallResult {
+func denialResult(d policy.Decision) wire.CallResult {
 	retry := "Retrying with the same arguments will not succeed in this session."
 	if d.Retryable {
 		retry = "This may succeed later, once the condition above changes."
 	}
-	return mcpbridge.CallResult{
+	return wire.CallResult{
 		Text: fmt.Sprintf("DENIED by policy (rule %s) — nothing was signed or sent.\n%s\n%s", d.Rule, d.Reason, retry),
 		Structured: map[string]any{
 			"status": "denied", "rule": d.Rule, "reason": d.Reason, "retryable": d.Retryable,
@@ -45,8 +45,8 @@ func denialResult(d policy.Decision) mcpbridge.CallResult {
 	}
 }
 
-func unknownProposalResult(id string) mcpbridge.CallResult {
-	return mcpbridge.CallResult{
+func unknownProposalResult(id string) wire.CallResult {
+	return wire.CallResult{
 		Text:       fmt.Sprintf("Proposal %s is unknown to this console (it may have been made before a restart). Propose again.", id),
 		Structured: map[string]any{"status": "unknown", "proposal_id": id},
 	}
@@ -145,7 +145,7 @@ func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 	}
 }
 
-func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) mcpbridge.CallResult {
+func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) wire.CallResult {
 	var b strings.Builder
 	b.Grow(2048)
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
@@ -180,7 +180,7 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 		st["effects"] = effectsStructured(eff)
 	}
 	p.Kind.Structured(p, st)
-	return mcpbridge.CallResult{Text: b.String(), Structured: st}
+	return wire.CallResult{Text: b.String(), Structured: st}
 }
 
 // effectsStructured is the effects engine's measure for the model: integer
@@ -209,7 +209,7 @@ func effectsStructured(e executor.Effects) map[string]any {
 	}
 }
 
-func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
+func statusResult(p *Proposal, deliverToken bool) wire.CallResult {
 	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
 	var text string
 	switch p.Status {
@@ -237,12 +237,12 @@ func statusResult(p *Proposal, deliverToken bool) mcpbridge.CallResult {
 	default:
 		return executionResult(p)
 	}
-	return mcpbridge.CallResult{Text: text, Structured: st}
+	return wire.CallResult{Text: text, Structured: st}
 }
 
 // executionResult reports an execution; "executed" only after the chain
 // confirmed it and the re-fetch agreed.
-func executionResult(p *Proposal) mcpbridge.CallResult {
+func executionResult(p *Proposal) wire.CallResult {
 	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
 	if p.Signature != "" {
 		st["signature"] = p.Signature
@@ -251,13 +251,13 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 	case StatusExecuted:
 		r := p.Result
 		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
-		return mcpbridge.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
+		return wire.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
 	case StatusLosses:
 		st["reason"] = p.Reason
 		if r := p.Result; r != nil {
 			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
 		}
-		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf(
+		return wire.CallResult{Structured: st, Text: fmt.Sprintf(
 			"EXECUTED WITH UNEXPECTED EFFECTS — the transaction landed (signature %s), but its effects, measured from the landed transaction itself, differ from the approved ones: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
 	case StatusExecuting, StatusSubmitted:
 		if p.Reason != "" {
@@ -267,7 +267,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 		if p.Signature != "" {
 			msg += " (signature " + p.Signature + ")"
 		}
-		return mcpbridge.CallResult{Structured: st, Text: msg + ". Call proposal_status with wait_seconds to learn the outcome."}
+		return wire.CallResult{Structured: st, Text: msg + ". Call proposal_status with wait_seconds to learn the outcome."}
 	default:
 		st["reason"] = p.Reason
 		if p.Result != nil {
@@ -276,7 +276,7 @@ func executionResult(p *Proposal) mcpbridge.CallResult {
 				st["chain_err"] = p.Result.ChainErr
 			}
 		}
-		return mcpbridge.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
+		return wire.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A tmux server admits more than its owner when its server-access list says
@@ -24,7 +26,7 @@ import (
 // program the console runs; "" when there is none or it is not trusted.
 var tmuxProgram = sync.OnceValue(func() string {
 	p, err := exec.LookPath("tmux")
-	if err != nil || CheckTrustedFile("tmux", p, false) != nil {
+	if err != nil || host.CheckTrustedFile("tmux", p, false) != nil {
 		return ""
 	}
 	return p
@@ -38,7 +40,7 @@ const tmuxRetry = 10 * time.Second
 // tmuxView asks the tmux server at socket for the terminals of the clients
 // attached to session (all clients when session is "") and the uids its
 // access list admits.
-func tmuxView(socket, session string) (clients []TTY, access []uint32) {
+func tmuxView(socket, session string) (clients []host.TTY, access []uint32) {
 	prog := tmuxProgram()
 	if prog == "" || socket == "" {
 		return nil, nil
@@ -65,7 +67,7 @@ func tmuxView(socket, session string) (clients []TTY, access []uint32) {
 		if len(f) < 2 || session != "" && f[1] != session {
 			continue
 		}
-		if t, ok := statTTYPath(f[0]); ok {
+		if t, ok := host.StatTTYPath(f[0]); ok {
 			clients = append(clients, t)
 		}
 	}
@@ -94,7 +96,7 @@ func parseServerAccess(out string) []uint32 {
 // tmuxOf is the socket and session ("$N") of the tmux server the console
 // runs in, from $TMUX ("socket,pid,N"), or from an ancestor that is a tmux
 // server (sudo may have dropped $TMUX): its default socket.
-func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session string) {
+func tmuxOf(getenv func(string) string, ancestors []host.Ancestor) (socket, session string) {
 	if v := getenv("TMUX"); v != "" {
 		f := strings.Split(v, ",")
 		if len(f) == 3 {
@@ -104,7 +106,7 @@ func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session s
 	}
 	for _, a := range ancestors {
 		if strings.HasPrefix(a.Comm, "tmux") {
-			if p := listeningSocketOf(a.PID); p != "" {
+			if p := host.ListeningSocketOf(a.PID); p != "" {
 				return p, ""
 			}
 			p := "/tmp/tmux-" + strconv.FormatUint(uint64(a.UID), 10) + "/default"
@@ -121,10 +123,10 @@ func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session s
 // clients and access list.
 func (e *Exposure) RefreshTerminals(getenv func(string) string) {
 	e.TTY = nil
-	if t, ok := StatTTY(); ok {
+	if t, ok := host.StatTTY(); ok {
 		e.TTY = &t
 	}
-	e.Ancestors = Ancestry()
+	e.Ancestors = host.Ancestry()
 	e.TmuxClients, e.TmuxAccess = tmuxView(tmuxOf(getenv, e.Ancestors))
 }
 

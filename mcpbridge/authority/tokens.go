@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // TokenLength is the length of a confirmation token: 12 base58 characters,
 // about 70 bits from crypto/rand. Short enough for a human to paste, far too
 // many to guess within a token's lifetime.
-const TokenLength = mcpbridge.TokenLength
+const TokenLength = wire.TokenLength
 
 // Default token lifetimes (DESIGN.md): a swap's quote goes stale sooner.
 const (

@@ -2,13 +2,13 @@ package authority
 
 import (
 	"errors"
-	"github.com/solgate/solgate/mcpbridge"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 func newFakeClock() *testkit.Clock {
@@ -16,8 +16,8 @@ func newFakeClock() *testkit.Clock {
 }
 
 var (
-	fpA = Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
-	fpB = Fingerprint(mcpbridge.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
+	fpA = Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	fpB = Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
 )
 
 func issue(t *testing.T, s *TokenStore, proposal, fp string, ttl time.Duration) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -58,7 +58,7 @@ func (k *TokenTransferProposal) Facts(network executor.Network, client string) p
 		sent = k.Preview.Sent // measured by the simulation
 	}
 	return policy.Proposal{
-		Tool: mcpbridge.ToolTransferToken, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolTransferToken, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		Counterparties: []policy.Counterparty{policy.Recipient(k.A.To.String())}, Lamports: k.SOLOut, Mints: []string{k.A.Mint.String()},
 		Tokens: []policy.TokenSpend{{Mint: k.A.Mint.String(), Amount: sent, Decimals: k.Token.Decimals, DecimalsKnown: true}},
 	}
@@ -154,7 +154,7 @@ func init() { RegisterKind(transferTokenKind{}) }
 // transferTokenKind registers transfer_token.
 type transferTokenKind struct{}
 
-func (transferTokenKind) Tool() string { return mcpbridge.ToolTransferToken }
+func (transferTokenKind) Tool() string { return wire.ToolTransferToken }
 
 func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
 	return ParseTransferTokenArgs(raw)
@@ -250,7 +250,7 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 // approval (compute budget, net received); the spend is reserved from that
 // simulation, and after landing the executor checks the chain's token
 // balances of both owners.
-func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount, Memo: env.ProposalMemo()}
 	prepared, err := env.Executor().PrepareApprovedTokenTransfer(ctx, t, k.Approval)
 	if err != nil {
@@ -258,36 +258,26 @@ func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ 
 	}
 	fresh := *k
 	fresh.Preview, fresh.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
-	return &tokenExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
+	ex := env.Executor()
+	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			prepared.BeforeSend = persist
+			return ex.Submit(ctx, prepared.Prepared, progress)
+		}}, nil
 }
 
-type tokenExecution struct {
-	ex       *executor.Executor
-	k        *TokenTransferProposal
-	prepared *executor.PreparedToken
-}
-
-func (e *tokenExecution) Kind() Kind        { return e.k }
-func (e *tokenExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
-
-func (e *tokenExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.prepared.BeforeSend = persist
-	return e.ex.Submit(ctx, e.prepared.Prepared, progress)
-}
-
-// Verify: the executor checked the token balances; the kind records it.
-func (e *tokenExecution) Verify(_ context.Context, res *executor.Result) {
+// CheckLanded: the executor checked both owners' token balances on the
+// landed transaction; the kind records that it held.
+func (k *TokenTransferProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
 	if res.Outcome == executor.Executed {
-		e.k.Verified = true
+		k.Verified = true
 	}
 }
 
-// GrantTerms: the mint and the recipient owner, and base units of the mint.
-func (a TransferTokenArgs) GrantTerms() (string, uint64) {
-	return a.Mint.String() + " → " + a.To.String(), a.Amount
+// Grant: the mint and the recipient owner, and base units of the mint.
+func (k *TokenTransferProposal) Grant() GrantRule {
+	return GrantOn(k.A.Mint.String()+" → "+k.A.To.String(), k.A.Amount)
 }
-
-var _ grantable = TransferTokenArgs{}
 
 // TransferTokenArgs are the arguments of transfer_token.
 type TransferTokenArgs struct {
@@ -299,7 +289,7 @@ type TransferTokenArgs struct {
 
 // ParseTransferTokenArgs validates transfer_token arguments.
 func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
-	const tool = mcpbridge.ToolTransferToken
+	const tool = wire.ToolTransferToken
 	var a TransferTokenArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -323,7 +313,7 @@ func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 	return a, nil
 }
 
-func (a TransferTokenArgs) ToolName() string     { return mcpbridge.ToolTransferToken }
+func (a TransferTokenArgs) ToolName() string     { return wire.ToolTransferToken }
 func (a TransferTokenArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
 func (a TransferTokenArgs) Described() string {

@@ -10,7 +10,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -24,7 +25,7 @@ func init() { RegisterKind(transferSOLKind{}) }
 // transferSOLKind registers transfer_sol.
 type transferSOLKind struct{}
 
-func (transferSOLKind) Tool() string { return mcpbridge.ToolTransferSOL }
+func (transferSOLKind) Tool() string { return wire.ToolTransferSOL }
 
 func (transferSOLKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseTransferArgs(raw) }
 
@@ -60,7 +61,7 @@ func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return de
 // Facts: a recipient (allowlist) and the SOL outflow (caps).
 func (k *TransferProposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
-		Tool: mcpbridge.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolTransferSOL, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		Counterparties: []policy.Counterparty{policy.Recipient(executor.KeyString(k.A.To))}, Lamports: k.Spend,
 	}
 }
@@ -93,9 +94,9 @@ func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
 func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 	to := executor.KeyString(k.A.To)
 	out := []DetailLine{
-		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", SOLText(k.A.Lamports), LamportsText(k.A.Lamports))},
+		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", approval.SOLText(k.A.Lamports), approval.LamportsText(k.A.Lamports))},
 		{Label: "Recipient", Value: to},
-		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", SOLText(p.Spend), LamportsText(p.Spend), p.Preview.FeeText())},
+		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", approval.SOLText(p.Spend), approval.LamportsText(p.Spend), p.Preview.FeeText())},
 		{Label: "Budget", Value: p.Preview.BudgetText()},
 	}
 	for i, ch := range p.Preview.Changes {
@@ -110,7 +111,7 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 		case who == to:
 			who = "recipient"
 		}
-		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
 	}
 	out = append(out, instructionLines(p.Preview.Instructions)...)
 	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
@@ -146,42 +147,33 @@ func (k *TransferProposal) Admit(policy.Decision) []Flag { return nil }
 // budget: the same unit limit, and a priority fee no higher than the one
 // the human saw. The memo naming the proposal is the one the preview
 // carried, so the bytes are this proposal's own.
-func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()}, k.Budget)
 	if err != nil {
 		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
 	}
 	fresh := *k
 	fresh.Spend = prepared.Preview.SpendLamports
-	return &transferExecution{ex: env.Executor(), k: &fresh, prepared: prepared}, nil
+	ex := env.Executor()
+	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
+			prepared.BeforeSend = persist
+			return ex.Submit(ctx, prepared, progress)
+		}}, nil
 }
 
-// transferExecution submits a prepared SOL transfer through the executor,
-// which verifies the landed balance changes itself.
-type transferExecution struct {
-	ex       *executor.Executor
-	k        *TransferProposal
-	prepared *executor.Prepared
+// CheckLanded: the executor's check of the prepared transfer is the whole
+// of it (the recipient up by the amount and the wallet down by it and the
+// fee, to the lamport, within the prepared limits); nothing to add.
+func (k *TransferProposal) CheckLanded(context.Context, Env, *executor.Result) {}
+
+// Grant: the recipient, and lamports.
+func (k *TransferProposal) Grant() GrantRule {
+	return GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
 }
-
-func (e *transferExecution) Kind() Kind        { return e.k }
-func (e *transferExecution) LastValid() uint64 { return e.prepared.LastValidBlockHeight }
-
-func (e *transferExecution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.prepared.BeforeSend = persist
-	return e.ex.Submit(ctx, e.prepared, progress)
-}
-
-// Verify: the executor compared the landed deltas with the transfer.
-func (e *transferExecution) Verify(context.Context, *executor.Result) {}
 
 // solShort is "0.05 SOL".
 func solShort(l uint64) string { return executor.FormatSOL(l) + " SOL" }
-
-// GrantTerms: the recipient, and lamports.
-func (a TransferArgs) GrantTerms() (string, uint64) { return executor.KeyString(a.To), a.Lamports }
-
-var _ grantable = TransferArgs{}
 
 // TransferArgs are the arguments of transfer_sol.
 type TransferArgs struct {
@@ -192,7 +184,7 @@ type TransferArgs struct {
 
 // ParseTransferArgs validates transfer_sol arguments.
 func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
-	const tool = mcpbridge.ToolTransferSOL
+	const tool = wire.ToolTransferSOL
 	var a TransferArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -210,7 +202,7 @@ func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 	return a, nil
 }
 
-func (a TransferArgs) ToolName() string     { return mcpbridge.ToolTransferSOL }
+func (a TransferArgs) ToolName() string     { return wire.ToolTransferSOL }
 func (a TransferArgs) ConfirmToken() string { return a.Confirm }
 func (a TransferArgs) Recipient() string    { return executor.KeyString(a.To) }
 func (a TransferArgs) Described() string {
@@ -223,7 +215,7 @@ func (a TransferArgs) Described() string {
 // (TestTransferFingerprintAsNormalized).
 func (a TransferArgs) Fingerprint() string {
 	msg := make([]byte, 0, 128)
-	msg = append(msg, mcpbridge.ToolTransferSOL...)
+	msg = append(msg, wire.ToolTransferSOL...)
 	msg = append(msg, ` {"lamports":"`...)
 	msg = strconv.AppendUint(msg, a.Lamports, 10)
 	msg = append(msg, `","to":"`...)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // The official TypeScript MCP SDK client (@modelcontextprotocol/sdk, the
@@ -280,8 +280,8 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 		listed = append(listed, tool.Event)
 	}
 	// mcp-go lists tools by name.
-	if !slices.Equal(slices.Sorted(slices.Values(listed)), slices.Sorted(slices.Values(mcpbridge.ToolNames()))) {
-		t.Errorf("tools/list gave %v, the inventory is %v", listed, mcpbridge.ToolNames())
+	if !slices.Equal(slices.Sorted(slices.Values(listed)), slices.Sorted(slices.Values(wire.ToolNames()))) {
+		t.Errorf("tools/list gave %v, the inventory is %v", listed, wire.ToolNames())
 	}
 
 	covered := map[string]map[string]bool{}
@@ -317,17 +317,17 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 			t.Errorf("%s with %s malformed: isError %v, the text does not name it: %s", m.Tool, m.Arg, a.IsError, a.Text)
 		}
 	}
-	for _, name := range mcpbridge.ToolNames() {
-		if !mcpbridge.IsWriteTool(name) && name != mcpbridge.ToolProposalStatus {
+	for _, name := range wire.ToolNames() {
+		if !wire.IsWriteTool(name) && name != wire.ToolProposalStatus {
 			want(name, call(name, probes[name]), "")
 		}
 	}
-	want(mcpbridge.ToolProposalStatus, call(mcpbridge.ToolProposalStatus, probes[mcpbridge.ToolProposalStatus]), "unknown")
-	want(mcpbridge.ToolX402Fetch, call(mcpbridge.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response")
+	want(wire.ToolProposalStatus, call(wire.ToolProposalStatus, probes[wire.ToolProposalStatus]), "unknown")
+	want(wire.ToolX402Fetch, call(wire.ToolX402Fetch, map[string]any{"url": free.URL + "/r"}), "response")
 
 	status := func(id string) tsAnswer {
 		t.Helper()
-		return call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id})
+		return call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
 	}
 	propose := func(tool string, args map[string]any) string {
 		t.Helper()
@@ -339,22 +339,22 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 		if _, err := w.authority.Approve(id, "operator"); err != nil {
 			t.Fatal(err)
 		}
-		return want(mcpbridge.ToolProposalStatus, status(id), "approved").str("confirm")
+		return want(wire.ToolProposalStatus, status(id), "approved").str("confirm")
 	}
 	with := func(args map[string]any, k string, v any) map[string]any {
 		out := maps.Clone(args)
 		out[k] = v
 		return out
 	}
-	for _, name := range mcpbridge.ToolNames() {
-		if !mcpbridge.IsWriteTool(name) {
+	for _, name := range wire.ToolNames() {
+		if !wire.IsWriteTool(name) {
 			continue
 		}
 		w.authority.SetPaused(true)
 		want(name, call(name, probes[name]), "denied")
 		w.authority.SetPaused(false)
 		id := propose(name, probes[name])
-		want(mcpbridge.ToolProposalStatus, status(id), "pending")
+		want(wire.ToolProposalStatus, status(id), "pending")
 		want(name, call(name, with(probes[name], "confirm", "111111111111")), "refused")
 		confirmed := with(probes[name], "confirm", approve(id))
 		want(name, call(name, confirmed), "executed")
@@ -362,42 +362,42 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 		if !strings.Contains(replay.Text, "REFUSED") {
 			t.Errorf("%s: a replayed token's answer does not say it was refused: %s", name, replay.Text)
 		}
-		want(mcpbridge.ToolProposalStatus, status(id), "executed")
+		want(wire.ToolProposalStatus, status(id), "executed")
 	}
 
 	tr := func(lamports int) map[string]any {
 		return map[string]any{"to": w.allowed.String(), "lamports": lamports}
 	}
 	// A policy denial: a recipient not on the allowlist.
-	want(mcpbridge.ToolTransferSOL, call(mcpbridge.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 7_000}), "denied")
+	want(wire.ToolTransferSOL, call(wire.ToolTransferSOL, map[string]any{"to": w.stranger.String(), "lamports": 7_000}), "denied")
 	// The operator's denial.
-	id := propose(mcpbridge.ToolTransferSOL, tr(7_001))
+	id := propose(wire.ToolTransferSOL, tr(7_001))
 	if _, err := w.authority.Deny(id, "operator", "not today"); err != nil {
 		t.Fatal(err)
 	}
-	want(mcpbridge.ToolProposalStatus, status(id), "denied")
+	want(wire.ToolProposalStatus, status(id), "denied")
 	// A token sent with other arguments: refused, and the proposal failed.
-	id = propose(mcpbridge.ToolTransferSOL, tr(7_002))
+	id = propose(wire.ToolTransferSOL, tr(7_002))
 	token := approve(id)
-	want(mcpbridge.ToolTransferSOL, call(mcpbridge.ToolTransferSOL, with(tr(7_003), "confirm", token)), "refused")
-	want(mcpbridge.ToolProposalStatus, status(id), "failed")
+	want(wire.ToolTransferSOL, call(wire.ToolTransferSOL, with(tr(7_003), "confirm", token)), "refused")
+	want(wire.ToolProposalStatus, status(id), "failed")
 	// Writes paused between approval and execution: refused.
-	id = propose(mcpbridge.ToolTransferSOL, tr(7_004))
+	id = propose(wire.ToolTransferSOL, tr(7_004))
 	token = approve(id)
 	w.authority.SetPaused(true)
-	want(mcpbridge.ToolTransferSOL, call(mcpbridge.ToolTransferSOL, with(tr(7_004), "confirm", token)), "refused")
+	want(wire.ToolTransferSOL, call(wire.ToolTransferSOL, with(tr(7_004), "confirm", token)), "refused")
 	w.authority.SetPaused(false)
 	// A lapsed token: proposal_status says expired, the call is refused.
-	id = propose(mcpbridge.ToolTransferSOL, tr(7_005))
+	id = propose(wire.ToolTransferSOL, tr(7_005))
 	token = approve(id)
 	clock.Advance(6 * time.Minute)
-	want(mcpbridge.ToolProposalStatus, status(id), "expired")
-	want(mcpbridge.ToolTransferSOL, call(mcpbridge.ToolTransferSOL, with(tr(7_005), "confirm", token)), "refused")
+	want(wire.ToolProposalStatus, status(id), "expired")
+	want(wire.ToolTransferSOL, call(wire.ToolTransferSOL, with(tr(7_005), "confirm", token)), "refused")
 
 	// Progress: a waiting proposal_status with a token hears it before
 	// the answer; the operator approves once the client has heard it.
-	id = propose(mcpbridge.ToolTransferSOL, tr(7_006))
-	waiting := c.send(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 20}, true)
+	id = propose(wire.ToolTransferSOL, tr(7_006))
+	waiting := c.send(wire.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 20}, true)
 	if ev := c.nextOf(waiting); ev.Event != "progress" {
 		t.Fatalf("proposal_status with a progress token and wait_seconds 20: first event %q, want progress", ev.Event)
 	} else if msg, _ := ev.Progress["message"].(string); !strings.Contains(msg, "waiting for the operator in the solgate console") {
@@ -406,17 +406,17 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 	if _, err := w.authority.Approve(id, "operator"); err != nil {
 		t.Fatal(err)
 	}
-	approved := want(mcpbridge.ToolProposalStatus, answer(mcpbridge.ToolProposalStatus, c.wait(waiting)), "approved")
+	approved := want(wire.ToolProposalStatus, answer(wire.ToolProposalStatus, c.wait(waiting)), "approved")
 	// A confirmed call with a token hears that it executes.
-	run := c.send(mcpbridge.ToolTransferSOL, with(tr(7_006), "confirm", approved.str("confirm")), true)
-	ran := want(mcpbridge.ToolTransferSOL, answer(mcpbridge.ToolTransferSOL, c.wait(run)), "executed")
+	run := c.send(wire.ToolTransferSOL, with(tr(7_006), "confirm", approved.str("confirm")), true)
+	ran := want(wire.ToolTransferSOL, answer(wire.ToolTransferSOL, c.wait(run)), "executed")
 	if len(ran.Progress) == 0 {
 		t.Error("a confirmed call with a progress token heard no progress")
 	}
 	// Without a token: a wait that ends pending, and no progress at all.
-	id = propose(mcpbridge.ToolTransferSOL, tr(7_007))
-	before := want(mcpbridge.ToolProposalStatus, status(id), "pending").WireProgress
-	quiet := want(mcpbridge.ToolProposalStatus, call(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 1}), "pending")
+	id = propose(wire.ToolTransferSOL, tr(7_007))
+	before := want(wire.ToolProposalStatus, status(id), "pending").WireProgress
+	quiet := want(wire.ToolProposalStatus, call(wire.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 1}), "pending")
 	if len(quiet.Progress) != 0 || quiet.WireProgress != before {
 		t.Errorf("proposal_status without a progress token: %d progress notifications delivered, %d on the wire", len(quiet.Progress), quiet.WireProgress-before)
 	}
@@ -427,17 +427,17 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 	slow := newWorld(t, func(o *authority.Options) { o.ExecuteWait = time.Millisecond })
 	sc := startTSClient(t, slow.socket)
 	args := map[string]any{"to": slow.allowed.String(), "lamports": 4_000_000}
-	id = want(mcpbridge.ToolTransferSOL, answer(mcpbridge.ToolTransferSOL, sc.call(mcpbridge.ToolTransferSOL, args)), "pending_approval").str("proposal_id")
+	id = want(wire.ToolTransferSOL, answer(wire.ToolTransferSOL, sc.call(wire.ToolTransferSOL, args)), "pending_approval").str("proposal_id")
 	p, err := slow.authority.Approve(id, "operator")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := answer(mcpbridge.ToolTransferSOL, sc.wait(sc.send(mcpbridge.ToolTransferSOL, with(args, "confirm", p.Token), true)))
+	first := answer(wire.ToolTransferSOL, sc.wait(sc.send(wire.ToolTransferSOL, with(args, "confirm", p.Token), true)))
 	if first.status() != "executing" && first.status() != "submitted" {
 		t.Errorf("a confirmed call slower than the execute wait: %q: %s", first.status(), first.Text)
 	}
 	for st := first.status(); st == "executing" || st == "submitted"; {
-		a := answer(mcpbridge.ToolProposalStatus, sc.wait(sc.send(mcpbridge.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 10}, true)))
+		a := answer(wire.ToolProposalStatus, sc.wait(sc.send(wire.ToolProposalStatus, map[string]any{"proposal_id": id, "wait_seconds": 10}, true)))
 		if st = a.status(); st != "executed" && st != "executing" && st != "submitted" {
 			t.Fatalf("the slow execution ended %q: %s", st, a.Text)
 		}
@@ -445,7 +445,7 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 
 	// No console: every tool fails closed, as a tool error, never a throw.
 	gone := startTSClient(t, filepath.Join(testkit.SocketDir(t), "none.sock"))
-	for _, name := range mcpbridge.ToolNames() {
+	for _, name := range wire.ToolNames() {
 		a := gone.call(name, probes[name])
 		if a.Threw != "" || !a.IsError || !strings.Contains(a.Text, "no approval console is running") {
 			t.Errorf("%s without a console: threw %q, isError %v: %s", name, a.Threw, a.IsError, a.Text)
@@ -454,12 +454,12 @@ func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
 
 	// The table: every status of every tool, from the inventory, reached
 	// here or named in reachedElsewhere.
-	for _, name := range mcpbridge.ToolNames() {
-		tool, _ := mcpbridge.LookupTool(name)
-		if !mcpbridge.IsWriteTool(name) && name != mcpbridge.ToolProposalStatus && !covered[name][""] {
+	for _, name := range wire.ToolNames() {
+		tool, _ := wire.LookupTool(name)
+		if !wire.IsWriteTool(name) && name != wire.ToolProposalStatus && !covered[name][""] {
 			t.Errorf("%s: its own answer was not reached through the TypeScript client", name)
 		}
-		for _, st := range mcpbridge.Statuses(tool) {
+		for _, st := range wire.Statuses(tool) {
 			if covered[name][st] {
 				continue
 			}

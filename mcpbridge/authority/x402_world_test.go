@@ -8,6 +8,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -32,7 +33,7 @@ func x402WorldOn(t *testing.T, lopts localnet.Options, tweak func(*policy.Config
 		if tweak != nil {
 			tweak(&o.Policy, api)
 		}
-	}, nil, authority.ListenConfig{})
+	}, nil, host.ListenConfig{})
 	if _, err := w.ledger.MintTo(context.Background(), api.Mint, w.wallet.String(), 1_000_000); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/solgate/solgate/executor/x402"
-	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // X402FetchArgs are the arguments of x402_fetch: the request the console
@@ -37,7 +37,7 @@ var forbiddenRequestHeaders = []string{
 
 // ParseX402FetchArgs validates x402_fetch arguments.
 func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
-	const tool = mcpbridge.ToolX402Fetch
+	const tool = wire.ToolX402Fetch
 	var a X402FetchArgs
 	if err := checkArgNames(tool, raw); err != nil {
 		return a, err
@@ -46,8 +46,8 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 	if !ok || u == "" {
 		return a, argErrorf(tool, "url", "url is required: an absolute https URL, e.g. https://api.example.com/data; got %s", describe(raw["url"]))
 	}
-	if len(u) > mcpbridge.MaxURLLen {
-		return a, argErrorf(tool, "url", "url is %d bytes; at most %d are accepted", len(u), mcpbridge.MaxURLLen)
+	if len(u) > wire.MaxURLLen {
+		return a, argErrorf(tool, "url", "url is %d bytes; at most %d are accepted", len(u), wire.MaxURLLen)
 	}
 	if err := x402.CheckURL(u); err != nil {
 		return a, argErrorf(tool, "url", "url: %v", err)
@@ -67,8 +67,8 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 		if !ok {
 			return a, argErrorf(tool, "headers", "headers must be an object of header names to string values; got %s", describe(v))
 		}
-		if len(obj) > mcpbridge.MaxRequestHeaders {
-			return a, argErrorf(tool, "headers", "headers has %d entries; at most %d are accepted", len(obj), mcpbridge.MaxRequestHeaders)
+		if len(obj) > wire.MaxRequestHeaders {
+			return a, argErrorf(tool, "headers", "headers has %d entries; at most %d are accepted", len(obj), wire.MaxRequestHeaders)
 		}
 		a.Headers = map[string]string{}
 		for name, val := range obj {
@@ -91,8 +91,8 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 		if !ok {
 			return a, argErrorf(tool, "body", "body must be a string; got %s", describe(v))
 		}
-		if len(s) > mcpbridge.MaxRequestBody {
-			return a, argErrorf(tool, "body", "body is %d bytes; at most %d are accepted", len(s), mcpbridge.MaxRequestBody)
+		if len(s) > wire.MaxRequestBody {
+			return a, argErrorf(tool, "body", "body is %d bytes; at most %d are accepted", len(s), wire.MaxRequestBody)
 		}
 		a.Body = s
 	}
@@ -142,7 +142,7 @@ func clipArg(s string) string {
 	return s
 }
 
-func (a X402FetchArgs) ToolName() string     { return mcpbridge.ToolX402Fetch }
+func (a X402FetchArgs) ToolName() string     { return wire.ToolX402Fetch }
 func (a X402FetchArgs) ConfirmToken() string { return a.Confirm }
 func (a X402FetchArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
 

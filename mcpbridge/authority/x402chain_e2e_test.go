@@ -10,8 +10,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -127,7 +127,7 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 	withDayCap("0.0015")(&cfg, api)
 	cfg.AllowedX402Origins = []string{api.URL}
 	d, err := spend.Reserve("round-2", cfg, policy.Proposal{
-		Tool: mcpbridge.ToolX402Fetch, Network: "localnet", FeePaidByOther: true,
+		Tool: wire.ToolX402Fetch, Network: "localnet", FeePaidByOther: true,
 		Counterparties: []policy.Counterparty{policy.X402Origin(api.URL), policy.X402PayTo(api.Merchant)}, Mints: []string{api.Mint},
 		Tokens: []policy.TokenSpend{{Mint: api.Mint, Amount: 1000, Decimals: 6, DecimalsKnown: true}},
 	})

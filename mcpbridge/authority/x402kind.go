@@ -12,8 +12,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/executor/x402"
-	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -79,6 +79,9 @@ type X402Proposal struct {
 	// pr and req are the offer as the server sent it, echoed in the retry.
 	pr  *x402.PaymentRequired
 	req x402.Requirement
+	// paid is the payment built at execution, what CheckLanded holds the
+	// landed transaction to.
+	paid *executor.PreparedX402
 }
 
 var _ Kind = (*X402Proposal)(nil)
@@ -96,10 +99,10 @@ func (k *X402Proposal) Clone() Kind {
 
 func (k *X402Proposal) TokenTTL(def time.Duration) time.Duration { return def }
 
-// GrantTerms: the origin, payTo and asset must match; each call at most
-// the granted amount of the asset.
-func (k *X402Proposal) GrantTerms() (string, uint64) {
-	return fmt.Sprintf("%s pay %s of %s", k.Origin, k.Offer.PayTo, k.Offer.Asset), k.Offer.Amount
+// Grant: the origin, payTo and asset must match; each call at most the
+// granted amount of the asset.
+func (k *X402Proposal) Grant() GrantRule {
+	return GrantOn(fmt.Sprintf("%s pay %s of %s", k.Origin, k.Offer.PayTo, k.Offer.Asset), k.Offer.Amount)
 }
 
 // Facts: the origin and payTo are the counterparties (payTo held to the
@@ -107,7 +110,7 @@ func (k *X402Proposal) GrantTerms() (string, uint64) {
 // (per-mint caps); no SOL leaves the wallet (the facilitator pays the fee).
 func (k *X402Proposal) Facts(network executor.Network, client string) policy.Proposal {
 	return policy.Proposal{
-		Tool: mcpbridge.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
+		Tool: wire.ToolX402Fetch, Fingerprint: k.A.Fingerprint(), ClientID: client, Network: string(network),
 		FeePaidByOther: true,
 		Counterparties: []policy.Counterparty{policy.X402Origin(k.Origin), policy.X402PayTo(k.Offer.PayTo)}, Mints: []string{k.Offer.Asset},
 		Tokens: []policy.TokenSpend{{Mint: k.Offer.Asset, Amount: k.Offer.Amount, Decimals: k.Token.Decimals, DecimalsKnown: k.Token.Mint == k.Offer.Asset}},
@@ -232,11 +235,11 @@ func newReply(resp *x402.Response) *X402Reply {
 }
 
 // readResult answers a request the server did not ask payment for.
-func readResult(origin string, resp *x402.Response) mcpbridge.CallResult {
+func readResult(origin string, resp *x402.Response) wire.CallResult {
 	r := newReply(resp)
 	st := map[string]any{"status": "response", "origin": origin}
 	replyStructured(r, st)
-	return mcpbridge.CallResult{Structured: st,
+	return wire.CallResult{Structured: st,
 		Text: fmt.Sprintf("RESPONSE from %s — no payment was asked; nothing was proposed, signed or sent. %s", origin, replyText(r))}
 }
 
@@ -264,7 +267,7 @@ func init() { RegisterKind(x402Kind{}) }
 // x402Kind registers x402_fetch.
 type x402Kind struct{}
 
-func (x402Kind) Tool() string { return mcpbridge.ToolX402Fetch }
+func (x402Kind) Tool() string { return wire.ToolX402Fetch }
 
 func (x402Kind) Parse(raw map[string]any) (WriteArgs, error) { return ParseX402FetchArgs(raw) }
 
@@ -376,7 +379,7 @@ func x402Payment(asset, payTo, feePayer string, amount uint64, memo string) exec
 // terms (the same network, asset, payTo and fee payer; at most the approved
 // amount: a server that asks more on the retry is refused, nothing signed),
 // then rebuilds and measures the payment.
-func (k *X402Proposal) PrepareApproved(ctx context.Context, env Env, _ string) (Execution, error) {
+func (k *X402Proposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
 	resp, err := x402.Do(ctx, x402HTTP, k.A.request(), nil)
 	if err != nil {
 		return nil, errors.New("the server could not be reached at execution: " + untrusted.Sanitize(err.Error(), 300))
@@ -402,23 +405,21 @@ func (k *X402Proposal) PrepareApproved(ctx context.Context, env Env, _ string) (
 	if err != nil {
 		return nil, fmt.Errorf("refused at execution: %w", err)
 	}
-	return &x402Execution{ex: env.Executor(), k: fresh, prepared: prepared, record: env.RecordX402}, nil
+	fresh.paid = prepared
+	e := &x402Execution{ex: env.Executor(), k: fresh, prepared: prepared, record: env.RecordX402}
+	return &Execution{Kind: fresh, LastValid: prepared.LastValidBlockHeight, Send: e.send}, nil
 }
 
-// x402Execution pays one approved offer.
+// x402Execution is what paying one approved offer needs (its Send).
 type x402Execution struct {
 	ex       *executor.Executor
 	k        *X402Proposal
 	prepared *executor.PreparedX402
 	// record keeps what identifies the payment on chain (Env.RecordX402).
-	record    func(executor.X402Record) error
-	lastValid uint64
+	record func(executor.X402Record) error
 }
 
-func (e *x402Execution) Kind() Kind        { return e.k }
-func (e *x402Execution) LastValid() uint64 { return e.lastValid }
-
-// Submit records what identifies the payment on chain (its exact message,
+// send records what identifies the payment on chain (its exact message,
 // the payer token account, its last valid block height, the slot to search
 // from), signs as token owner only, persists the wallet's signature, sends
 // the payment to the approved origin only, then persists the facilitator's
@@ -429,8 +430,7 @@ func (e *x402Execution) LastValid() uint64 { return e.lastValid }
 // what landed, under whatever signature, and releases only once the chain
 // is past the blockhash's life and the payment is not in that history.
 // The server's word settles and releases nothing.
-func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
-	e.lastValid = e.prepared.LastValidBlockHeight
+func (e *x402Execution) send(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 	from, err := e.ex.Slot(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("x402: could not read the slot to search the payment from: %w", err)
@@ -478,15 +478,19 @@ func (e *x402Execution) Submit(ctx context.Context, persist func(solana.Signatur
 	return &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: l.Slot, Effects: &l.Effects}, nil
 }
 
-// Verify: the landed transaction moved exactly the approved amount.
-func (e *x402Execution) Verify(_ context.Context, res *executor.Result) {
+// CheckLanded: the landed transaction moved exactly the approved amount.
+func (k *X402Proposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
 	if res.Effects == nil {
 		return
 	}
-	if out := res.Effects.TokensOut[e.prepared.Payment.Mint]; out != e.k.Offer.Amount || res.Effects.SOLOut() > 0 {
+	if k.paid == nil {
+		res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, "landed, but the payment it should be held to is unknown"
+		return
+	}
+	if out := res.Effects.TokensOut[k.paid.Payment.Mint]; out != k.Offer.Amount || res.Effects.SOLOut() > 0 {
 		res.Outcome = executor.ExecutedWithUnexpectedEffects
 		res.Reason = fmt.Sprintf("the landed payment moved %d base units of %s and %d lamports of SOL from the wallet; %d and none were approved",
-			out, e.k.Offer.Asset, res.Effects.SOLOut(), e.k.Offer.Amount)
+			out, k.Offer.Asset, res.Effects.SOLOut(), k.Offer.Amount)
 	}
 }
 

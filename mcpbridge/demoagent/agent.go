@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Config says how to reach the bridge and what the story uses.
@@ -40,7 +41,7 @@ type Config struct {
 }
 
 // Answer is one tool result as the model sees it.
-type Answer = mcpbridge.CallResult
+type Answer = wire.CallResult
 
 type agent struct {
 	cfg Config

@@ -1,0 +1,194 @@
+package host
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// The console's log must never stand between the operator and a decision:
+// an approval logs a line, and a full disk (ENOSPC) or a stuck one must
+// neither block it nor fail it. So lines go through a bounded queue to one
+// writer goroutine; when the queue is full, lines are dropped and counted,
+// and the count is written once the disk takes lines again. The file
+// rotates at a size cap (lumberjack keeps the old files, up to a count), and
+// before each rotation opens a new file, the way to it is checked again like
+// every trusted path: a directory that changed hands stops the log (counted
+// as dropped) rather than writing where someone else chose.
+
+const (
+	// DefaultLogMaxMiB is the size at which the log rotates.
+	DefaultLogMaxMiB = 10
+	// DefaultLogBackups is how many rotated logs are kept.
+	DefaultLogBackups = 3
+	// logQueue bounds the lines waiting for the disk.
+	logQueue = 1024
+	// logCloseWait bounds how long Close waits for a stuck disk.
+	logCloseWait = 2 * time.Second
+)
+
+// LogOptions size the log; zero values: the defaults.
+type LogOptions struct {
+	MaxMiB  int
+	Backups int
+	// maxBytes overrides MaxMiB in bytes (tests rotate without writing
+	// megabytes).
+	maxBytes int64
+}
+
+// Log is the console's log file. Write never blocks and never fails.
+type Log struct {
+	what, path string
+	out        rotatingWriter
+	max        int64
+	size       int64 // written to the current file; the writer goroutine's own
+	q          chan []byte
+	dropped    atomic.Uint64
+	pending    atomic.Int64 // lines queued and not yet written or dropped
+	done       chan struct{}
+	closeOnce  sync.Once
+	mu         sync.Mutex
+	err        error // the last failure, for Err
+}
+
+// rotatingWriter is what Log writes through: a lumberjack.Logger.
+type rotatingWriter interface {
+	io.WriteCloser
+	Rotate() error
+}
+
+// OpenLog checks the log at path as OpenLogFile does (its directories to
+// the root, no link, the console user's own file) and returns the log,
+// rotating at the size cap.
+func OpenLog(what, path string, o LogOptions) (*Log, error) {
+	f, err := OpenLogFile(what, path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	}
+	if o.MaxMiB <= 0 {
+		o.MaxMiB = DefaultLogMaxMiB
+	}
+	if o.Backups <= 0 {
+		o.Backups = DefaultLogBackups
+	}
+	max := int64(o.MaxMiB) << 20
+	if o.maxBytes > 0 {
+		max = o.maxBytes
+	}
+	// lumberjack rotates by itself only past MaxMiB; Log rotates first, at
+	// max, after checking the way to the new file.
+	lj := &lumberjack.Logger{Filename: path, MaxSize: o.MaxMiB, MaxBackups: o.Backups}
+	return newLog(what, path, lj, max, fi.Size()), nil
+}
+
+func newLog(what, path string, out rotatingWriter, max, size int64) *Log {
+	l := &Log{what: what, path: path, out: out, max: max, size: size, q: make(chan []byte, logQueue), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+// Write queues one line (slog writes a record in one call) and returns at
+// once; a line that finds the queue full is dropped and counted.
+func (l *Log) Write(p []byte) (int, error) {
+	line := append([]byte(nil), p...)
+	defer func() { _ = recover() }() // a write after Close: dropped
+	l.pending.Add(1)
+	select {
+	case l.q <- line:
+	default:
+		l.pending.Add(-1)
+		l.dropped.Add(1)
+	}
+	return len(p), nil
+}
+
+func (l *Log) run() {
+	defer close(l.done)
+	for line := range l.q {
+		// The count goes down only once the note saying so is written:
+		// until then those lines are still waiting to be reported (Dropped).
+		if n := l.dropped.Load(); n > 0 {
+			note := fmt.Sprintf("time=%s level=WARN msg=\"log lines dropped: the disk did not take them in time\" dropped=%d\n",
+				time.Now().UTC().Format(time.RFC3339), n)
+			if l.write([]byte(note)) {
+				l.dropped.Add(-n)
+			}
+		}
+		if !l.write(line) {
+			l.dropped.Add(1)
+		}
+		l.pending.Add(-1)
+	}
+}
+
+// write writes one line, rotating first when it would pass the cap. It
+// reports whether the line was written whole.
+func (l *Log) write(line []byte) bool {
+	if l.size+int64(len(line)) > l.max && l.size > 0 {
+		if err := l.rotate(); err != nil {
+			l.setErr(err)
+			return false
+		}
+	}
+	n, err := l.out.Write(line)
+	l.size += int64(n)
+	if err != nil {
+		l.setErr(fmt.Errorf("%s: write log %s: %w", l.what, l.path, err))
+		return false
+	}
+	return true
+}
+
+// rotate checks the way to the log again, lets lumberjack move the file
+// aside and open a new one, and checks the new file.
+func (l *Log) rotate() error {
+	if err := CheckTrustedDir(l.what, filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("log not rotated, lines dropped: %w", err)
+	}
+	if err := l.out.Rotate(); err != nil {
+		return fmt.Errorf("%s: rotate log %s: %w", l.what, l.path, err)
+	}
+	l.size = 0
+	return CheckLogFile(l.what, l.path)
+}
+
+func (l *Log) setErr(err error) {
+	l.mu.Lock()
+	l.err = err
+	l.mu.Unlock()
+}
+
+// Err is the last failure to write or rotate the log, or nil.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Dropped is how many lines are waiting to be reported as dropped.
+func (l *Log) Dropped() uint64 { return l.dropped.Load() }
+
+// Close writes what is queued (waiting at most logCloseWait for a stuck
+// disk) and closes the file.
+func (l *Log) Close() error {
+	l.closeOnce.Do(func() { close(l.q) })
+	select {
+	case <-l.done:
+		return l.out.Close()
+	case <-time.After(logCloseWait):
+		return fmt.Errorf("%s: the log %s did not take its last lines within %s", l.what, l.path, logCloseWait)
+	}
+}
+
+// Path is the log file.
+func (l *Log) Path() string { return l.path }

@@ -1,0 +1,162 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
+)
+
+// The log rotates at its cap through lumberjack, keeping old files beside
+// it; each rotation checks the way to the log again, and a directory that
+// opened to others stops the log (lines dropped and counted) instead of
+// writing where someone else could have chosen. Once the directory is the
+// console user's alone again, the log goes on and says how many lines it
+// dropped.
+func TestLogRotatesAtItsCapAndChecksBeforeReopening(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "console.log")
+	l, err := OpenLog("--log-file", path, LogOptions{maxBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(l, nil))
+	for i := 0; i < 200; i++ {
+		log.Info("proposal queued", "n", i)
+	}
+	drained := func() bool { return l.pending.Load() == 0 }
+	testkit.Eventually(t, 10*time.Second, "the queue written", drained, nil)
+	backups, _ := filepath.Glob(filepath.Join(dir, "console-*.log"))
+	fi, err := os.Stat(path)
+	if err != nil || len(backups) == 0 || fi.Size() > 4096 {
+		t.Fatalf("after 200 lines: %d rotated files, current %v bytes (%v), want some rotated and at most 4096", len(backups), fi.Size(), err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new log is %04o, want 0600", fi.Mode().Perm())
+	}
+
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	for i := 0; i < 200; i++ {
+		log.Info("proposal queued", "n", i)
+	}
+	testkit.Eventually(t, 10*time.Second, "the refusal to rotate", func() bool {
+		return l.Err() != nil && strings.Contains(l.Err().Error(), "log not rotated, lines dropped") && drained()
+	}, func() string { return fmt.Sprint(l.Err()) })
+	if after, _ := os.ReadFile(path); len(after) > 4096 || !strings.HasPrefix(string(after), string(before)) {
+		t.Fatalf("the log was rotated in a directory others can write: %d bytes", len(after))
+	}
+	if l.Dropped() == 0 {
+		t.Fatal("no line counted as dropped")
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log.Info("back")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if !strings.Contains(string(raw), "log lines dropped") || !strings.Contains(string(raw), `msg=back`) {
+		t.Fatalf("after the directory was fixed: %q", raw)
+	}
+}
+
+// stuckDisk is a log file on a disk that does not answer until released.
+type stuckDisk struct{ release chan struct{} }
+
+func (d stuckDisk) Write(p []byte) (int, error) { <-d.release; return len(p), nil }
+func (d stuckDisk) Close() error                { return nil }
+func (d stuckDisk) Rotate() error               { return nil }
+
+// A disk that does not answer holds up no caller: every Write returns at
+// once (an approval logs a line), lines past the queue are dropped and
+// counted, and Close gives up after its bound.
+func TestLogNeverBlocksItsCallers(t *testing.T) {
+	d := stuckDisk{release: make(chan struct{})}
+	l := newLog("--log-file", "stuck.log", d, 1<<20, 0)
+	log := slog.New(slog.NewTextHandler(l, nil))
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 10*logQueue; i++ {
+			log.Info("approved", "id", i)
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("logging blocked on a stuck disk")
+	}
+	if l.Dropped() < 8*logQueue {
+		t.Fatalf("dropped %d, want the lines past the queue", l.Dropped())
+	}
+	if err := l.Close(); err == nil || !strings.Contains(err.Error(), "did not take its last lines") {
+		t.Fatalf("close on a stuck disk: %v", err)
+	}
+	close(d.release)
+}
+
+// A full disk (a 64 KiB tmpfs filled up): writes keep returning, the
+// failure is ENOSPC in Err, and lines come back once there is room, with the
+// count of those lost.
+func TestLogOnAFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("requires root: the test mounts a 64 KiB tmpfs to fill")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v): %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	filler := filepath.Join(dir, "filler")
+	path := filepath.Join(dir, "console.log")
+	l, err := OpenLog("--log-file", path, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fill the disk to the last byte.
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	f.Close()
+	log := slog.New(slog.NewTextHandler(l, nil))
+	start := time.Now()
+	for i := 0; i < 1000; i++ {
+		log.Info("approved", "id", i)
+	}
+	took := time.Since(start)
+	testkit.Eventually(t, 10*time.Second, "ENOSPC seen", func() bool { return errors.Is(l.Err(), syscall.ENOSPC) }, func() string { return fmt.Sprint(l.Err()) })
+	t.Logf("1000 lines onto a full disk returned in %s", took)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	log.Info("room again")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if !strings.Contains(string(raw), "msg=\"room again\"") || !strings.Contains(string(raw), "log lines dropped") {
+		t.Fatalf("after room was made: %q", raw)
+	}
+}

@@ -1,0 +1,267 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Every file the console trusts can change what it does: the config file
+// sets the caps and the notify command, the notify program runs as the
+// console's user, the log file is written to. A file an agent's user can
+// write is code execution as the console (a notify_command that copies the
+// key), so each must belong to the console's user or root and be writable by
+// nobody else, and so must the directory it sits in (whoever can write the
+// directory can replace the file). A sticky directory (/tmp) protects the
+// files of others, so it is accepted.
+
+// A file is only as safe as the directories above it: whoever can write any
+// directory on the way from / can rename the subtree below it and put their
+// own in its place (the notify program was swapped that way, through a
+// directory two levels up). So, as sshd's StrictModes does, every directory
+// the kernel looks a name up in on the way to a trusted file is checked, and
+// each symbolic link on the way is followed as the kernel would, its own
+// directories checked too.
+
+// maxLinkHops bounds the links followed on one path, as the kernel's
+// ELOOP does.
+const maxLinkHops = 40
+
+// CheckTrustedPath checks every directory on the way from / to path
+// (relative paths from the working directory), following symbolic links as
+// the kernel would: each must belong to root or the console's user and be
+// writable by nobody else; a root-owned sticky directory (/tmp) is fine,
+// since nobody else can rename what is in it. A link on the way must belong
+// to root or the console's user too. The last part of path is not judged
+// (its loader does that), and it, or any of the directories leading to it,
+// may be missing (a file still to be created): what exists is checked.
+// It returns path with every link resolved.
+func CheckTrustedPath(what, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return walkTrusted(what, abs, uint32(os.Geteuid()))
+}
+
+func walkTrusted(what, abs string, self uint32) (string, error) {
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(abs), "/"), "/")
+	if err := checkTrustedDirAt(what, "/", self); err != nil {
+		return "", err
+	}
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur is already free of links
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(append([]string{next}, parts...)...), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %s: %w", what, next, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > maxLinkHops {
+				return "", fmt.Errorf("%s: %s: too many symbolic links", what, abs)
+			}
+			if err := trustedOwner(what+": the link", next, fi, self); err != nil {
+				return "", err
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", fmt.Errorf("%s: %s: %w", what, next, err)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(cur, target)
+			}
+			// Start again from / along the target: its directories are
+			// looked up too.
+			rest := strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/")
+			parts = append(rest, parts...)
+			cur = "/"
+			continue
+		}
+		cur = next
+		if len(parts) == 0 {
+			break // the object itself: its loader judges it
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: %s is not a directory", what, next)
+		}
+		if err := checkTrustedDirInfo(what, next, fi, self); err != nil {
+			return "", err
+		}
+	}
+	return cur, nil
+}
+
+// CheckTrustedFile checks the file at path (following symlinks, since that
+// is what will be read) and every directory on the way to it. what names the
+// setting in the error (e.g. "--config"). secret additionally refuses a file
+// others can read.
+func CheckTrustedFile(what, path string, secret bool) error {
+	// The file first, then the way to it: the refusal names the nearest
+	// problem.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
+		return err
+	}
+	_, err = CheckTrustedPath(what, path)
+	return err
+}
+
+func checkTrustedFileInfo(what, path string, fi fs.FileInfo, self uint32, secret bool) error {
+	if err := trustedOwner(what, path, fi, self); err != nil {
+		return err
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o022 != 0 {
+		return fmt.Errorf("%s %s is writable by group or others (mode %04o): another user could change what the console does: run `chmod go-w %s`", what, path, perm, path)
+	}
+	if secret && perm&0o077 != 0 {
+		return fmt.Errorf("%s %s is readable by other users (mode %04o) and holds a secret: run `chmod 600 %s`", what, path, perm, path)
+	}
+	return nil
+}
+
+// CheckTrustedDir checks that dir, and every directory on the way to it,
+// belongs to the console's user or root and that nobody else can replace
+// what is in it.
+func CheckTrustedDir(what, dir string) error {
+	real, err := CheckTrustedPath(what, dir)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(real)
+	if err != nil {
+		return fmt.Errorf("%s: directory %s: %w", what, dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", what, dir)
+	}
+	return checkTrustedDirInfo(what, dir, fi, uint32(os.Geteuid()))
+}
+
+func checkTrustedDirAt(what, dir string, self uint32) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: directory %s: %w", what, dir, err)
+	}
+	return checkTrustedDirInfo(what, dir, fi, self)
+}
+
+func checkTrustedDirInfo(what, dir string, fi fs.FileInfo, self uint32) error {
+	if err := trustedOwner(what+": the directory", dir, fi, self); err != nil {
+		return err
+	}
+	perm := fi.Mode()
+	if perm.Perm()&0o022 == 0 {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 && perm&fs.ModeSticky != 0 {
+		return nil // /tmp: nobody else can rename what is in it
+	}
+	return fmt.Errorf("%s: the directory %s is writable by group or others (mode %04o): another user could replace what is in it: run `chmod go-w %s`, or keep the file elsewhere", what, dir, perm.Perm(), dir)
+}
+
+func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Uid == self || st.Uid == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s) or root: that user could change what the console does: run `sudo chown %d %s`, or keep the file elsewhere",
+		what, path, UserName(st.Uid), UserName(self), self, path)
+}
+
+// OpenLogFile opens (or creates, mode 0600) the console's log for appending.
+// It never follows a symlink (a link planted where the log goes would make
+// the console append to whatever it points at, its own key included), and
+// refuses a file the console's user does not own, one others can write, or
+// one with other names (a hard link to another file).
+func OpenLogFile(what, path string) (*os.File, error) {
+	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: open log %s: %w", what, path, err)
+	}
+	if err := checkLogFile(what, path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func checkLogFile(what, path string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s %s is not a regular file (%s): choose another file", what, path, fi.Mode().Type())
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if self := uint32(os.Geteuid()); st.Uid != self {
+		return fmt.Errorf("%s %s belongs to %s, not to the console's user (%s): the console writes only a log of its own: remove it, or choose another file", what, path, UserName(st.Uid), UserName(self))
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s %s is writable by group or others (mode %04o): run `chmod 600 %s`", what, path, perm, path)
+	}
+	if st.Nlink > 1 {
+		return fmt.Errorf("%s %s has %d names (a hard link to another file?): the console writes only a log of its own: remove it, or choose another file", what, path, st.Nlink)
+	}
+	return nil
+}
+
+// CheckLogFile is OpenLogFile's checks without creating anything, for
+// `solgate console --check`: a missing file is fine if its directory is.
+func CheckLogFile(what, path string) error {
+	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	case err != nil:
+		return fmt.Errorf("%s: open log %s: %w", what, path, err)
+	}
+	defer f.Close()
+	return checkLogFile(what, path, f)
+}
+
+// UserName is a uid as the operator reads it: "alice (uid 1001)", or
+// "uid 1001" when no user has it.
+func UserName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username + " (uid " + id + ")"
+	}
+	return "uid " + id
+}

@@ -1,0 +1,181 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The log file: created 0600, never through a symlink (the key it points at
+// is left as it was), never a file with two names, never another user's.
+func TestOpenLogFileRefusesWhatItDoesNotOwn(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "id.json")
+	if err := os.WriteFile(key, []byte("[1,2,3]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	fresh := filepath.Join(dir, "console.log")
+	f, err := OpenLogFile("--log-file", fresh)
+	if err != nil {
+		t.Fatalf("a new log: %v", err)
+	}
+	f.Close()
+	if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("new log created %04o, want 0600", fi.Mode().Perm())
+	}
+
+	link := filepath.Join(dir, "link.log")
+	if err := os.Symlink(key, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLogFile("--log-file", link); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("a symlink to the key: %v", err)
+	}
+	hard := filepath.Join(dir, "hard.log")
+	if err := os.Link(key, hard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLogFile("--log-file", hard); err == nil || !strings.Contains(err.Error(), "has 2 names") {
+		t.Fatalf("a hard link to the key: %v", err)
+	}
+	if raw, _ := os.ReadFile(key); string(raw) != "[1,2,3]" {
+		t.Fatalf("the key was written to: %q", raw)
+	}
+
+	shared := filepath.Join(dir, "shared.log")
+	if err := os.WriteFile(shared, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLogFile("--log-file", shared); err == nil || !strings.Contains(err.Error(), "writable by group or others (mode 0666)") {
+		t.Fatalf("a world-writable log: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(dir, "theirs.log")
+		if err := os.WriteFile(theirs, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(theirs, 64102, 64102); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenLogFile("--log-file", theirs); err == nil || !strings.Contains(err.Error(), "belongs to uid 64102") {
+			t.Fatalf("another user's log: %v", err)
+		}
+	}
+	// CheckLogFile (for --check) says the same without creating anything.
+	if err := CheckLogFile("--log-file", link); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("--check of a symlink: %v", err)
+	}
+	if err := CheckLogFile("--log-file", filepath.Join(dir, "not-yet.log")); err != nil {
+		t.Fatalf("--check of a log to be created: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "not-yet.log")); err == nil {
+		t.Fatal("--check created the log")
+	}
+}
+
+// mkdirOwned makes dir with mode and owner (root only changes owners).
+func mkdirOwned(t *testing.T, dir string, mode os.FileMode, uid int) string {
+	t.Helper()
+	if err := os.Mkdir(dir, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, mode); err != nil { // past the umask, sticky bit too
+		t.Fatal(err)
+	}
+	if uid >= 0 {
+		if err := os.Chown(dir, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func writeProgram(t *testing.T, path, body string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Every directory from / down to a trusted file, links followed as the
+// kernel follows them, as sshd's StrictModes: a directory of the agent's
+// user, or one anyone can write, anywhere above the file is refused by name;
+// a root-owned sticky directory (/tmp) is fine; a file still to be created
+// under trusted directories is fine.
+func TestTrustedPathIsCheckedToTheRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("requires root: the test gives directories to another uid (64102) with chown")
+	}
+	const agent = 64102
+	base := mkdirOwned(t, filepath.Join(t.TempDir(), "base"), 0o755, -1)
+	good := mkdirOwned(t, filepath.Join(base, "good"), 0o755, -1)
+	goodProg := writeProgram(t, filepath.Join(good, "prog"), "exit 0")
+
+	agentDir := mkdirOwned(t, filepath.Join(base, "agent"), 0o755, agent)
+	deep := mkdirOwned(t, filepath.Join(agentDir, "bin"), 0o755, -1)
+	deepProg := writeProgram(t, filepath.Join(deep, "prog"), "exit 0")
+
+	open := mkdirOwned(t, filepath.Join(base, "open"), 0o777, -1)
+	openDeep := mkdirOwned(t, filepath.Join(open, "bin"), 0o755, -1)
+	openProg := writeProgram(t, filepath.Join(openDeep, "prog"), "exit 0")
+
+	sticky := mkdirOwned(t, filepath.Join(base, "sticky"), 0o777|os.ModeSticky, -1)
+	stickyProg := writeProgram(t, filepath.Join(sticky, "prog"), "exit 0")
+	agentSticky := mkdirOwned(t, filepath.Join(base, "agentsticky"), 0o777|os.ModeSticky, agent)
+	agentStickyProg := writeProgram(t, filepath.Join(agentSticky, "prog"), "exit 0")
+
+	// A link in a trusted directory into the agent's, and the agent's own
+	// link (in a sticky directory) to a trusted file.
+	linkToAgent := filepath.Join(good, "to-agent")
+	if err := os.Symlink(deepProg, linkToAgent); err != nil {
+		t.Fatal(err)
+	}
+	agentLink := filepath.Join(sticky, "agent-link")
+	if err := os.Symlink(goodProg, agentLink); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(agentLink, agent, agent); err != nil {
+		t.Fatal(err)
+	}
+	// A relative link through .. out of a trusted directory into the open one.
+	relLink := filepath.Join(good, "rel")
+	if err := os.Symlink("../open/bin/prog", relLink); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name, path, want string // want "": accepted
+	}{
+		{"trusted all the way", goodProg, ""},
+		{"the agent's directory two levels up", deepProg, "the directory " + agentDir + " belongs to uid 64102"},
+		{"a world-writable directory two levels up", openProg, "the directory " + open + " is writable by group or others (mode 0777)"},
+		{"root's sticky directory", stickyProg, ""},
+		{"the agent's sticky directory", agentStickyProg, "the directory " + agentSticky + " belongs to uid 64102"},
+		{"a link into the agent's directory", linkToAgent, "the directory " + agentDir + " belongs to uid 64102"},
+		{"the agent's link to a trusted file", agentLink, "the link " + agentLink + " belongs to uid 64102"},
+		{"a relative link through ..", relLink, "the directory " + open + " is writable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckTrustedFile("--notify-command: the program", tc.path, false)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// Not yet there: what exists on the way is checked.
+	if err := CheckLogFile("--log-file", filepath.Join(good, "new", "console.log")); err == nil {
+		t.Fatal("a log in a missing directory passed --check") // the directory must exist to be judged
+	}
+	if real, err := CheckTrustedPath("--state", filepath.Join(good, "state", "x")); err != nil || real != filepath.Join(good, "state", "x") {
+		t.Fatalf("a state directory still to be made: %q %v", real, err)
+	}
+	if _, err := CheckTrustedPath("--state", filepath.Join(deep, "state")); err == nil || !strings.Contains(err.Error(), agentDir) {
+		t.Fatalf("a state directory under the agent's: %v", err)
+	}
+}

@@ -1,0 +1,56 @@
+// Package kindpieces is a write kind as small as a kind can be, for
+// TestAKindMustStateItsPieces: built as it is, it compiles; with its
+// landed-effects check or its grant rule taken out, it must not.
+package kindpieces
+
+import (
+	"context"
+	"time"
+
+	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/policy"
+)
+
+type stakeArgs struct{}
+
+func (stakeArgs) ToolName() string              { return "stake_sol" }
+func (stakeArgs) Normalized() map[string]string { return nil }
+func (stakeArgs) Fingerprint() string           { return "" }
+func (stakeArgs) ConfirmToken() string          { return "" }
+func (stakeArgs) Described() string             { return "stake" }
+func (stakeArgs) Recipient() string             { return "" }
+
+type stakeKind struct{}
+
+func (stakeKind) Tool() string { return "stake_sol" }
+func (stakeKind) Parse(map[string]any) (authority.WriteArgs, error) {
+	return stakeArgs{}, nil
+}
+func (stakeKind) Draft(context.Context, authority.Env, authority.WriteArgs) (authority.Kind, error) {
+	return &stakeProposal{}, nil
+}
+
+type stakeProposal struct{}
+
+func (k *stakeProposal) Args() authority.WriteArgs                      { return stakeArgs{} }
+func (k *stakeProposal) Facts(executor.Network, string) policy.Proposal { return policy.Proposal{} }
+func (k *stakeProposal) Prepare(context.Context, authority.Env) (executor.Preview, error) {
+	return executor.Preview{}, nil
+}
+func (k *stakeProposal) Admit(policy.Decision) []authority.Flag { return nil }
+func (k *stakeProposal) PrepareApproved(context.Context, authority.Env, string) (*authority.Execution, error) {
+	return nil, nil
+}
+func (k *stakeProposal) CheckLanded(context.Context, authority.Env, *executor.Result) {}                                        // piece: landed
+func (k *stakeProposal) Grant() authority.GrantRule                                   { return authority.NeverGranted("test") } // piece: grant
+func (k *stakeProposal) Action() string                                               { return "stake" }
+func (k *stakeProposal) Amount() string                                               { return "" }
+func (k *stakeProposal) PreviewLines(*authority.Proposal) []string                    { return nil }
+func (k *stakeProposal) Structured(*authority.Proposal, map[string]any)               {}
+func (k *stakeProposal) Detail(*authority.Proposal) []authority.DetailLine            { return nil }
+func (k *stakeProposal) Executed(*authority.Proposal, map[string]any) string          { return "" }
+func (k *stakeProposal) TokenTTL(def time.Duration) time.Duration                     { return def }
+func (k *stakeProposal) Clone() authority.Kind                                        { return &stakeProposal{} }
+
+func init() { authority.RegisterKind(stakeKind{}) }
