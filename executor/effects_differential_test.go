@@ -437,7 +437,17 @@ func TestEffectsMatchTheLedger(t *testing.T) {
 			}
 			i := rng.IntN(len(liveNonces))
 			k := liveNonces[i]
-			pending = append(pending, func() { liveNonces = append(liveNonces[:i:i], liveNonces[i+1:]...) })
+			// By key, not index: two of these blocks in one transaction
+			// would otherwise remove by an index the first removal moved.
+			pending = append(pending, func() {
+				var rest []solana.PublicKey
+				for _, n := range liveNonces {
+					if n != k {
+						rest = append(rest, n)
+					}
+				}
+				liveNonces = rest
+			})
 			return []solana.Instruction{system.NewAuthorizeNonceAccountInstruction(other, k, w).Build()}
 		}},
 		{"set a mint's authority away", func() []solana.Instruction {
