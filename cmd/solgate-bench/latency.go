@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ func watchAdded(h *authority.Hub) *addedWatch {
 					continue
 				}
 				at := time.Now()
-				k, ok := ev.Proposal.Kind.(*authority.TransferProposal)
+				k, ok := ev.Proposal.Kind.(*kinds.TransferProposal)
 				if !ok {
 					continue
 				}

@@ -263,7 +263,7 @@ func advTransferArgs(to solana.PublicKey, lamports, confirm, extra string) strin
 func advNum(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // advSpellings are ways to write one call that must fingerprint alike: the
-// amount as a digit string, in fraction and exponent forms, another key
+// Amount as a digit string, in fraction and exponent forms, another key
 // order, other whitespace.
 func advSpellings(to solana.PublicKey, n uint64, confirm string) []string {
 	d := advNum(n)

@@ -30,7 +30,7 @@ type ArgError struct {
 
 func (e *ArgError) Error() string { return e.Msg }
 
-func argErrorf(tool, arg, format string, a ...any) *ArgError {
+func ArgErrorf(tool, arg, format string, a ...any) *ArgError {
 	return &ArgError{Tool: tool, Arg: arg, Msg: fmt.Sprintf(format, a...)}
 }
 
@@ -72,7 +72,7 @@ func ParseArgs(tool string, raw map[string]any) (Args, error) {
 }
 
 func unknownTool(tool string) error {
-	return argErrorf(tool, "", "unknown tool %s; the tools are: %s", quoteUntrusted(tool), strings.Join(wire.ToolNames(), ", "))
+	return ArgErrorf(tool, "", "unknown tool %s; the tools are: %s", QuoteUntrusted(tool), strings.Join(wire.ToolNames(), ", "))
 }
 
 // DecodeArgs decodes a JSON arguments object keeping numbers exact
@@ -99,7 +99,7 @@ func DecodeArgs(data []byte) (map[string]any, error) {
 			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 		}
 		if _, dup := out[key]; dup {
-			return nil, fmt.Errorf("argument %s is given twice; give each argument once", quoteUntrusted(key))
+			return nil, fmt.Errorf("argument %s is given twice; give each argument once", QuoteUntrusted(key))
 		}
 		out[key] = v
 	}
@@ -112,9 +112,9 @@ func DecodeArgs(data []byte) (map[string]any, error) {
 	return out, nil
 }
 
-// checkArgNames refuses unknown arguments and missing required ones, before any
+// CheckArgNames refuses unknown arguments and missing required ones, before any
 // value is looked at, so the model learns the accepted names in one error.
-func checkArgNames(tool string, raw map[string]any) error {
+func CheckArgNames(tool string, raw map[string]any) error {
 	decl, _ := wire.LookupTool(tool)
 	specs := decl.Args
 	accepted := make([]string, len(specs))
@@ -130,14 +130,14 @@ func checkArgNames(tool string, raw map[string]any) error {
 	if len(unknown) > 0 {
 		slices.Sort(unknown) // deterministic: the same call always gets the same error
 		if len(accepted) == 0 {
-			return argErrorf(tool, unknown[0], "unknown argument %s: %s takes no arguments", quoteUntrusted(unknown[0]), tool)
+			return ArgErrorf(tool, unknown[0], "unknown argument %s: %s takes no arguments", QuoteUntrusted(unknown[0]), tool)
 		}
-		return argErrorf(tool, unknown[0], "unknown argument %s for %s; accepted arguments: %s",
-			quoteUntrusted(unknown[0]), tool, strings.Join(accepted, ", "))
+		return ArgErrorf(tool, unknown[0], "unknown argument %s for %s; accepted arguments: %s",
+			QuoteUntrusted(unknown[0]), tool, strings.Join(accepted, ", "))
 	}
 	for _, s := range specs {
 		if s.Required && raw[s.Name] == nil { // absent or JSON null
-			return argErrorf(tool, s.Name, "missing required argument %s: %s", s.Name, s.Desc)
+			return ArgErrorf(tool, s.Name, "missing required argument %s: %s", s.Name, s.Desc)
 		}
 	}
 	return nil
@@ -167,34 +167,34 @@ type QuoteArgs struct {
 
 // ParseQuoteArgs validates get_quote arguments.
 func ParseQuoteArgs(raw map[string]any) (QuoteArgs, error) {
-	return parseSwapTerms(wire.ToolGetQuote, raw)
+	return ParseSwapTerms(wire.ToolGetQuote, raw)
 }
 
 func (a QuoteArgs) ToolName() string    { return wire.ToolGetQuote }
 func (a QuoteArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
 func (a QuoteArgs) Normalized() map[string]string {
-	return swapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
+	return SwapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
 }
 
-func parseSwapTerms(tool string, raw map[string]any) (QuoteArgs, error) {
+func ParseSwapTerms(tool string, raw map[string]any) (QuoteArgs, error) {
 	var q QuoteArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := CheckArgNames(tool, raw); err != nil {
 		return q, err
 	}
 	var err error
-	if q.InputMint, err = parseAddress(tool, "input_mint", raw["input_mint"]); err != nil {
+	if q.InputMint, err = ParseAddress(tool, "input_mint", raw["input_mint"]); err != nil {
 		return q, err
 	}
-	if q.OutputMint, err = parseAddress(tool, "output_mint", raw["output_mint"]); err != nil {
+	if q.OutputMint, err = ParseAddress(tool, "output_mint", raw["output_mint"]); err != nil {
 		return q, err
 	}
 	if q.InputMint == q.OutputMint {
-		return q, argErrorf(tool, "output_mint", "output_mint must differ from input_mint; both are %s", q.InputMint)
+		return q, ArgErrorf(tool, "output_mint", "output_mint must differ from input_mint; both are %s", q.InputMint)
 	}
-	if q.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+	if q.Amount, err = ParseUint(tool, BaseUnitsRule, raw["amount"]); err != nil {
 		return q, err
 	}
-	bps, err := parseUint(tool, slippageRule, raw["slippage_bps"])
+	bps, err := ParseUint(tool, slippageRule, raw["slippage_bps"])
 	if err != nil {
 		return q, err
 	}
@@ -202,7 +202,7 @@ func parseSwapTerms(tool string, raw map[string]any) (QuoteArgs, error) {
 	return q, nil
 }
 
-func swapTermsNormalized(in, out solana.PublicKey, amount uint64, bps uint32) map[string]string {
+func SwapTermsNormalized(in, out solana.PublicKey, amount uint64, bps uint32) map[string]string {
 	return map[string]string{
 		"input_mint":   in.String(),
 		"output_mint":  out.String(),
@@ -248,13 +248,13 @@ func (a GetTokenBalancesArgs) Normalized() map[string]string {
 }
 
 func parseOptionalAddress(tool, name string, raw map[string]any) (*solana.PublicKey, error) {
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := CheckArgNames(tool, raw); err != nil {
 		return nil, err
 	}
 	if !present(raw[name]) {
 		return nil, nil
 	}
-	pk, err := parseAddress(tool, name, raw[name])
+	pk, err := ParseAddress(tool, name, raw[name])
 	if err != nil {
 		return nil, err
 	}
@@ -275,10 +275,10 @@ type TokenInfoArgs struct {
 
 // ParseTokenInfoArgs validates get_token_info arguments.
 func ParseTokenInfoArgs(raw map[string]any) (TokenInfoArgs, error) {
-	if err := checkArgNames(wire.ToolGetTokenInfo, raw); err != nil {
+	if err := CheckArgNames(wire.ToolGetTokenInfo, raw); err != nil {
 		return TokenInfoArgs{}, err
 	}
-	mint, err := parseAddress(wire.ToolGetTokenInfo, "mint", raw["mint"])
+	mint, err := ParseAddress(wire.ToolGetTokenInfo, "mint", raw["mint"])
 	return TokenInfoArgs{Mint: mint}, err
 }
 
@@ -293,7 +293,7 @@ type SpendStatusArgs struct{}
 
 // ParseSpendStatusArgs refuses any argument: get_spend_status takes none.
 func ParseSpendStatusArgs(raw map[string]any) (SpendStatusArgs, error) {
-	return SpendStatusArgs{}, checkArgNames(wire.ToolGetSpendStatus, raw)
+	return SpendStatusArgs{}, CheckArgNames(wire.ToolGetSpendStatus, raw)
 }
 
 func (a SpendStatusArgs) ToolName() string              { return wire.ToolGetSpendStatus }
@@ -307,7 +307,7 @@ type GetTransactionArgs struct {
 
 // ParseGetTransactionArgs validates get_transaction arguments.
 func ParseGetTransactionArgs(raw map[string]any) (GetTransactionArgs, error) {
-	if err := checkArgNames(wire.ToolGetTransaction, raw); err != nil {
+	if err := CheckArgNames(wire.ToolGetTransaction, raw); err != nil {
 		return GetTransactionArgs{}, err
 	}
 	sig, err := parseSignature(wire.ToolGetTransaction, "signature", raw["signature"])
@@ -330,17 +330,17 @@ type ProposalStatusArgs struct {
 func ParseProposalStatusArgs(raw map[string]any) (ProposalStatusArgs, error) {
 	const tool = wire.ToolProposalStatus
 	var a ProposalStatusArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	id, ok := raw["proposal_id"].(string)
 	if !ok || !validProposalID(id) {
-		return a, argErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by a write tool (%s) (1 to %d letters, digits, '-' or '_'); got %s",
-			strings.Join(wire.WriteToolNames(), ", "), wire.MaxProposalIDLen, describe(raw["proposal_id"]))
+		return a, ArgErrorf(tool, "proposal_id", "proposal_id must be the proposal_id string returned by a write tool (%s) (1 to %d letters, digits, '-' or '_'); got %s",
+			strings.Join(wire.WriteToolNames(), ", "), wire.MaxProposalIDLen, DescribeValue(raw["proposal_id"]))
 	}
 	a.ProposalID = id
 	if present(raw["wait_seconds"]) {
-		w, err := parseUint(tool, waitRule, raw["wait_seconds"])
+		w, err := ParseUint(tool, waitRule, raw["wait_seconds"])
 		if err != nil {
 			return a, err
 		}
@@ -373,16 +373,16 @@ func validProposalID(s string) bool {
 
 // ---- values ----
 
-// parseAddress accepts only the canonical base58 text of a 32-byte key, so an
+// ParseAddress accepts only the canonical base58 text of a 32-byte key, so an
 // address has exactly one spelling and therefore one fingerprint.
-func parseAddress(tool, name string, v any) (solana.PublicKey, error) {
+func ParseAddress(tool, name string, v any) (solana.PublicKey, error) {
 	s, ok := v.(string)
 	if ok && len(s) >= 32 && len(s) <= 44 {
 		if pk, err := solana.PublicKeyFromBase58(s); err == nil && executor.KeyString(pk) == s {
 			return pk, nil
 		}
 	}
-	return solana.PublicKey{}, argErrorf(tool, name, "%s must be a base58 Solana address (a 32-byte public key, 32 to 44 characters); got %s", name, describe(v))
+	return solana.PublicKey{}, ArgErrorf(tool, name, "%s must be a base58 Solana address (a 32-byte public key, 32 to 44 characters); got %s", name, DescribeValue(v))
 }
 
 func parseSignature(tool, name string, v any) (solana.Signature, error) {
@@ -392,45 +392,45 @@ func parseSignature(tool, name string, v any) (solana.Signature, error) {
 			return sig, nil
 		}
 	}
-	return solana.Signature{}, argErrorf(tool, name, "%s must be a base58 transaction signature (64 bytes, 64 to 88 characters); got %s", name, describe(v))
+	return solana.Signature{}, ArgErrorf(tool, name, "%s must be a base58 transaction signature (64 bytes, 64 to 88 characters); got %s", name, DescribeValue(v))
 }
 
-func parseConfirm(tool string, v any) (string, error) {
+func ParseConfirm(tool string, v any) (string, error) {
 	if !present(v) {
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok || !validTokenText(s) {
-		return "", argErrorf(tool, "confirm", "confirm must be the %d-character token from proposal_status (or from the human) after the proposal was approved; omit confirm to create a proposal; got %s",
-			TokenLength, describe(v))
+		return "", ArgErrorf(tool, "confirm", "confirm must be the %d-character token from proposal_status (or from the human) after the proposal was approved; omit confirm to create a proposal; got %s",
+			TokenLength, DescribeValue(v))
 	}
 	return s, nil
 }
 
-// uintRule describes an integer argument: its bounds and, for error messages,
+// UintRule describes an integer argument: its bounds and, for error messages,
 // what it counts.
-type uintRule struct {
-	name     string
-	min, max uint64
-	accepted string // completes "NAME must be …"
+type UintRule struct {
+	Name     string
+	Min, Max uint64
+	Accepted string // completes "NAME must be …"
 }
 
 var (
-	lamportsRule = uintRule{"lamports", 1, math.MaxUint64,
+	LamportsRule = UintRule{"lamports", 1, math.MaxUint64,
 		"a whole number of lamports from 1 to 18446744073709551615 (1 SOL = 1000000000 lamports), as a JSON integer or a string of digits"}
-	baseUnitsRule = uintRule{"amount", 1, math.MaxUint64,
+	BaseUnitsRule = UintRule{"amount", 1, math.MaxUint64,
 		"a whole number of base units of input_mint from 1 to 18446744073709551615 (1 USDC with 6 decimals = 1000000), as a JSON integer or a string of digits"}
-	slippageRule = uintRule{"slippage_bps", wire.MinSlippageBps, wire.MaxSlippageBps,
+	slippageRule = UintRule{"slippage_bps", wire.MinSlippageBps, wire.MaxSlippageBps,
 		"a whole number of basis points from 1 to 10000 (50 = 0.5%)"}
-	waitRule = uintRule{"wait_seconds", 0, wire.MaxWaitSeconds,
+	waitRule = UintRule{"wait_seconds", 0, wire.MaxWaitSeconds,
 		"a whole number of seconds from 0 to 45"}
 )
 
-func (r uintRule) refuse(tool string, v any) error {
-	return argErrorf(tool, r.name, "%s must be %s; got %s", r.name, r.accepted, describe(v))
+func (r UintRule) refuse(tool string, v any) error {
+	return ArgErrorf(tool, r.Name, "%s must be %s; got %s", r.Name, r.Accepted, DescribeValue(v))
 }
 
-// parseUint accepts a JSON integer (float64, json.Number or a Go integer) or a
+// ParseUint accepts a JSON integer (float64, json.Number or a Go integer) or a
 // string of decimal digits.
 //
 // JSON numbers are judged by value, not spelling: 5, 5.0 and 5e0 are all five,
@@ -439,7 +439,7 @@ func (r uintRule) refuse(tool string, v any) error {
 // 2^53; larger amounts must be strings. Strings must be plain digits: no sign,
 // no spaces, no leading zeros, no exponent, no hex, so one amount has one
 // spelling.
-func parseUint(tool string, r uintRule, v any) (uint64, error) {
+func ParseUint(tool string, r UintRule, v any) (uint64, error) {
 	var n uint64
 	switch x := v.(type) {
 	case float64:
@@ -494,18 +494,18 @@ func parseUint(tool string, r uintRule, v any) (uint64, error) {
 	default:
 		return 0, r.refuse(tool, v)
 	}
-	if n < r.min || n > r.max {
+	if n < r.Min || n > r.Max {
 		return 0, r.refuse(tool, v)
 	}
 	return n, nil
 }
 
-func (r uintRule) tooBigForJSONNumber(tool string, v any) error {
-	if r.max <= wire.MaxJSONSafeInteger {
+func (r UintRule) tooBigForJSONNumber(tool string, v any) error {
+	if r.Max <= wire.MaxJSONSafeInteger {
 		return r.refuse(tool, v)
 	}
-	return argErrorf(tool, r.name, "%s is too large to send as a JSON number: numbers above 9007199254740991 can be rounded in transit; pass it as a string of digits instead, e.g. \"12345678901234567890\"; got %s",
-		r.name, describe(v))
+	return ArgErrorf(tool, r.Name, "%s is too large to send as a JSON number: numbers above 9007199254740991 can be rounded in transit; pass it as a string of digits instead, e.g. \"12345678901234567890\"; got %s",
+		r.Name, DescribeValue(v))
 }
 
 // exactJSONInteger reads a JSON number literal exactly (no float rounding).
@@ -584,22 +584,22 @@ func leadingDigits(s string) (digits, rest string) {
 	return s[:i], s[i:]
 }
 
-// describe renders a received value for an error message. Values are the
+// DescribeValue renders a received value for an error message. Values are the
 // model's (and possibly an attacker's) text: strings are quoted with escapes and
 // cut short so they cannot smuggle control characters or walls of text back.
-func describe(v any) string {
+func DescribeValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
 	case string:
-		return quoteUntrusted(x)
+		return QuoteUntrusted(x)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case json.Number:
 		if len(x) <= 48 && strings.Trim(string(x), "0123456789+-.eE") == "" {
 			return string(x)
 		}
-		return quoteUntrusted(string(x))
+		return QuoteUntrusted(string(x))
 	case bool:
 		return strconv.FormatBool(x)
 	case int, int32, int64, uint, uint32, uint64:
@@ -612,7 +612,7 @@ func describe(v any) string {
 	return fmt.Sprintf("a value of type %T", v)
 }
 
-func quoteUntrusted(s string) string {
+func QuoteUntrusted(s string) string {
 	const max = 48
 	if len(s) > max {
 		cut := max

@@ -23,9 +23,9 @@
 // (`registry.go`: parse, draft, prepare, facts, the console's lines, the
 // approved bytes as an Execution, the one execution adapter; and two pieces
 // every kind must state, its landed-effects check and its grant rule, with
-// no default behind either: a kind without one does not compile) in its
-// own file (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`),
-// and the console draws every kind through its lines (`lines.go`), reaching
+// no default behind either: a kind without one does not compile); the kinds
+// themselves live in `kinds/`, one file each, and register with this core
+// when `cmd` imports that package (the core names no concrete kind), and the console draws every kind through its lines (`lines.go`), reaching
 // the hub only through the approval service (`console.go`, package
 // `approval`); the HTTP routes of the socket (`server.go`); `host/`:
 // admission and the checks of the machine, which know nothing of the Hub
@@ -34,7 +34,7 @@
 // `untrusted/`: sanitising text from
 // outside for the console; `solanaactions/`: the console's Solana Actions
 // client (URL forms, `actions.json`, metadata, links and parameters, the
-// POST), which `solanaaction.go`, the `solana_action` kind, calls.
+// POST), which `kinds/solanaaction.go`, the `solana_action` kind, calls.
 //
 // # How it works
 //

@@ -60,7 +60,7 @@ func (f fakeKind) Tool() string { return f.tool }
 func (f fakeKind) Parse(raw map[string]any) (WriteArgs, error) {
 	n, _ := raw["n"].(string)
 	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
-		return nil, argErrorf(f.tool, "n", "n must be a string of digits")
+		return nil, ArgErrorf(f.tool, "n", "n must be a string of digits")
 	}
 	c, _ := raw["confirm"].(string)
 	return fakeArgs{tool: f.tool, n: n, confirm: c}, nil

@@ -19,12 +19,12 @@ const FingerprintLength = 32
 func Fingerprint(tool string, normalized map[string]string) string {
 	msg := make([]byte, 0, 128)
 	msg = append(append(msg, tool...), ' ')
-	return fingerprintOf(appendCanonicalJSON(msg, normalized))
+	return FingerprintOf(appendCanonicalJSON(msg, normalized))
 }
 
-// fingerprintOf is the fingerprint of its message, tool + " " +
+// FingerprintOf is the fingerprint of its message, tool + " " +
 // canonical_json(normalized).
-func fingerprintOf(msg []byte) string {
+func FingerprintOf(msg []byte) string {
 	sum := sha256.Sum256(msg)
 	var out [FingerprintLength]byte
 	hex.Encode(out[:], sum[:FingerprintLength/2])
@@ -86,8 +86,8 @@ func appendJSONString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-// validFingerprint reports whether s has the form Fingerprint returns.
-func validFingerprint(s string) bool {
+// ValidFingerprint reports whether s has the form Fingerprint returns.
+func ValidFingerprint(s string) bool {
 	if len(s) != FingerprintLength {
 		return false
 	}

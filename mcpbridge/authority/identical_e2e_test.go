@@ -3,6 +3,7 @@ package authority_test
 import (
 	"context"
 	"fmt"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"sync"
 	"testing"
 	"time"
@@ -157,7 +158,7 @@ func identicalSwapsBothLand(t *testing.T, version int) {
 			t.Fatal(err)
 		}
 		ids, tokens = append(ids, id), append(tokens, p.Token)
-		minOut += p.Kind.(*authority.SwapProposal).Preview.MinimumOut
+		minOut += p.Kind.(*kinds.SwapProposal).Preview.MinimumOut
 	}
 
 	var wg sync.WaitGroup

@@ -125,10 +125,10 @@ func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
 	}
-	if used := sumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
+	if used := SumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
 		v.Remaining = cfg.MaxLamportsPerSession - used
 	}
-	if used := sumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
+	if used := SumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
 		v.DayRemaining = cfg.MaxLamportsPerDay - used
 	}
 	mints := cfg.CappedMints()

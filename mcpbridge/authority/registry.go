@@ -24,7 +24,7 @@ import (
 // persist → submit → verify → settle). A kind supplies steps, never the
 // sequence, so it cannot skip one. The core (hub, skeletons, tokens, queue,
 // events) names no concrete kind; each kind registers itself from its own
-// file (RegisterKind in an init function), and
+// file in package kinds (RegisterKind in an init function), and
 // TestInventoryWriteToolsAreRegistrations ties the registrations to the
 // bridge's inventory, both ways.
 
@@ -136,8 +136,8 @@ type Answered struct{ Result wire.CallResult }
 
 func (a *Answered) Error() string { return a.Result.Text }
 
-// refuse builds a *Refusal.
-func refuse(rule, reason string) error {
+// Refuse builds a *Refusal.
+func Refuse(rule, reason string) error {
 	return &Refusal{Decision: policy.Decision{Rule: rule, Reason: reason}}
 }
 

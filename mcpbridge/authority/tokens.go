@@ -104,7 +104,7 @@ func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (t
 	if proposalID == "" {
 		return "", time.Time{}, errors.New("issue token: empty proposal id")
 	}
-	if !validFingerprint(fingerprint) {
+	if !ValidFingerprint(fingerprint) {
 		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: fingerprint %q is not %d lowercase hex characters", proposalID, fingerprint, FingerprintLength)
 	}
 	if ttl <= 0 {

@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -27,27 +28,27 @@ import (
 // Token-2022) and returns their rent to the wallet. The whole kind is this
 // file and its declaration (mcpbridge/wire/reclaimrent.go).
 
-func init() { RegisterKind(reclaimRentKind{}) }
+func init() { authority.RegisterKind(reclaimRentKind{}) }
 
 type reclaimRentKind struct{}
 
 func (reclaimRentKind) Tool() string { return wire.ToolReclaimRent }
 
 // Parse: confirm is the only argument.
-func (reclaimRentKind) Parse(raw map[string]any) (WriteArgs, error) {
+func (reclaimRentKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
 	const tool = wire.ToolReclaimRent
 	var a ReclaimArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := authority.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	a.Confirm, err = parseConfirm(tool, raw["confirm"])
+	a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"])
 	return a, err
 }
 
 // Draft reads the wallet's token accounts and keeps the ones it may close,
 // at most wire.MaxReclaimAccounts (one transaction's worth) per proposal.
-func (reclaimRentKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
+func (reclaimRentKind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
 	all, err := closableAccounts(ctx, env)
 	if err != nil {
 		return nil, errors.New("could not read the wallet's token accounts (nothing was proposed): " + err.Error())
@@ -69,7 +70,9 @@ func (a ReclaimArgs) ConfirmToken() string          { return a.Confirm }
 func (a ReclaimArgs) Recipient() string             { return "" }
 func (a ReclaimArgs) Described() string             { return "close the wallet's empty token accounts" }
 func (a ReclaimArgs) Normalized() map[string]string { return map[string]string{} }
-func (a ReclaimArgs) Fingerprint() string           { return Fingerprint(wire.ToolReclaimRent, a.Normalized()) }
+func (a ReclaimArgs) Fingerprint() string {
+	return authority.Fingerprint(wire.ToolReclaimRent, a.Normalized())
+}
 
 // ReclaimAccount is one token account to close.
 type ReclaimAccount struct {
@@ -91,11 +94,11 @@ type ReclaimProposal struct {
 	Landed  *executor.Effects
 }
 
-var _ Kind = (*ReclaimProposal)(nil)
+var _ authority.Kind = (*ReclaimProposal)(nil)
 
-func (k *ReclaimProposal) Args() WriteArgs                          { return k.A }
+func (k *ReclaimProposal) Args() authority.WriteArgs                { return k.A }
 func (k *ReclaimProposal) TokenTTL(def time.Duration) time.Duration { return def }
-func (k *ReclaimProposal) Clone() Kind {
+func (k *ReclaimProposal) Clone() authority.Kind {
 	c := *k
 	c.Accounts = slices.Clone(k.Accounts)
 	return &c
@@ -105,7 +108,7 @@ func (k *ReclaimProposal) Clone() Kind {
 func (k *ReclaimProposal) Rent() uint64 {
 	var sum uint64
 	for _, a := range k.Accounts {
-		sum = sumOrMax(sum, a.Lamports)
+		sum = authority.SumOrMax(sum, a.Lamports)
 	}
 	return sum
 }
@@ -119,7 +122,7 @@ func (k *ReclaimProposal) Facts(network executor.Network, client string) policy.
 }
 
 // Prepare builds the closes and measures them.
-func (k *ReclaimProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+func (k *ReclaimProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
 	tx, _, err := k.build(ctx, env)
 	if err != nil {
 		return executor.Preview{}, errors.New("could not build the closes (nothing was proposed, signed or sent): " + err.Error())
@@ -132,12 +135,12 @@ func (k *ReclaimProposal) Prepare(ctx context.Context, env Env) (executor.Previe
 	return k.preview(env, tx), nil
 }
 
-func (k *ReclaimProposal) Admit(policy.Decision) []Flag { return nil }
+func (k *ReclaimProposal) Admit(policy.Decision) []authority.Flag { return nil }
 
 // PrepareApproved reads the approved accounts again and closes exactly
 // those: one that no longer qualifies (tokens arrived, frozen, a withheld
 // fee) stops everything before signing.
-func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
+func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
 	now, err := closableAccounts(ctx, env)
 	if err != nil {
 		return nil, errors.New("could not read the wallet's token accounts at execution, nothing was signed or sent: " + err.Error())
@@ -162,7 +165,7 @@ func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env Env, _ string
 	}
 	fresh.Effects = eff
 	ex := env.Executor()
-	return &Execution{Kind: fresh, LastValid: lastValid,
+	return &authority.Execution{Kind: fresh, LastValid: lastValid,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			return ex.SubmitMeasured(ctx, tx, eff, lastValid, executor.Limits{SOLOut: k.Spend}, persist, progress)
 		}}, nil
@@ -170,7 +173,7 @@ func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env Env, _ string
 
 // CheckLanded: the landed transaction closed exactly the approved
 // accounts, each paying its lamports to the wallet, and moved no token.
-func (k *ReclaimProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
+func (k *ReclaimProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
 	if res.Effects == nil {
 		return
 	}
@@ -205,29 +208,29 @@ func (k *ReclaimProposal) CheckLanded(_ context.Context, _ Env, res *executor.Re
 
 // Grant: a grant covers reclaiming into this wallet, up to the number of
 // accounts approved per call.
-func (k *ReclaimProposal) Grant() GrantRule {
-	return GrantOn("the wallet itself", uint64(len(k.Accounts)))
+func (k *ReclaimProposal) Grant() authority.GrantRule {
+	return authority.GrantOn("the wallet itself", uint64(len(k.Accounts)))
 }
 
 func (k *ReclaimProposal) Action() string {
-	return fmt.Sprintf("close %d empty token account(s), returning %s to the wallet", len(k.Accounts), sol(k.Rent()))
+	return fmt.Sprintf("close %d empty token account(s), returning %s to the wallet", len(k.Accounts), authority.SOL(k.Rent()))
 }
 
-func (k *ReclaimProposal) Amount() string { return "+" + sol(k.Rent()) }
+func (k *ReclaimProposal) Amount() string { return "+" + authority.SOL(k.Rent()) }
 
-func (k *ReclaimProposal) PreviewLines(p *Proposal) []string {
+func (k *ReclaimProposal) PreviewLines(p *authority.Proposal) []string {
 	out := []string{fmt.Sprintf("Action: %s", k.Action())}
 	for _, a := range k.Accounts {
 		out = append(out, "Close: "+k.accountLine(a))
 	}
-	out = append(out, fmt.Sprintf("Returns: %s of rent; the wallet pays %s, so it ends up %s (simulated)", sol(k.Rent()), sol(k.Spend), k.net()))
+	out = append(out, fmt.Sprintf("Returns: %s of rent; the wallet pays %s, so it ends up %s (simulated)", authority.SOL(k.Rent()), authority.SOL(k.Spend), k.net()))
 	if k.Remaining > 0 {
 		out = append(out, fmt.Sprintf("Left for another call: %d more empty account(s)", k.Remaining))
 	}
 	return out
 }
 
-func (k *ReclaimProposal) Structured(p *Proposal, st map[string]any) {
+func (k *ReclaimProposal) Structured(p *authority.Proposal, st map[string]any) {
 	accounts := make([]string, len(k.Accounts))
 	for i, a := range k.Accounts {
 		accounts[i] = a.Address.String()
@@ -235,46 +238,46 @@ func (k *ReclaimProposal) Structured(p *Proposal, st map[string]any) {
 	st["accounts"], st["rent_lamports"], st["remaining_accounts"] = accounts, strconv.FormatUint(k.Rent(), 10), k.Remaining
 }
 
-func (k *ReclaimProposal) Detail(p *Proposal) []DetailLine {
-	out := []DetailLine{{Label: "Action", Value: k.Action()}}
+func (k *ReclaimProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+	out := []authority.DetailLine{{Label: "Action", Value: k.Action()}}
 	for i, a := range k.Accounts {
 		label := ""
 		if i == 0 {
 			label = "Closes"
 		}
-		out = append(out, DetailLine{Label: label, Value: k.accountLine(a)})
+		out = append(out, authority.DetailLine{Label: label, Value: k.accountLine(a)})
 	}
 	out = append(out,
-		DetailLine{Label: "Returns", Value: fmt.Sprintf("%s (%s) of rent to the wallet", approval.SOLText(k.Rent()), approval.LamportsText(k.Rent()))},
-		DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s); the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), k.net())},
+		authority.DetailLine{Label: "Returns", Value: fmt.Sprintf("%s (%s) of rent to the wallet", approval.SOLText(k.Rent()), approval.LamportsText(k.Rent()))},
+		authority.DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s); the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), k.net())},
 	)
 	if k.Remaining > 0 {
-		out = append(out, DetailLine{Label: "Left", Value: fmt.Sprintf("%d more empty account(s), for another call", k.Remaining)})
+		out = append(out, authority.DetailLine{Label: "Left", Value: fmt.Sprintf("%d more empty account(s), for another call", k.Remaining)})
 	}
-	out = append(out, instructionLines(p.Preview.Instructions)...)
+	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
 	return out
 }
 
-func (k *ReclaimProposal) Executed(p *Proposal, st map[string]any) string {
+func (k *ReclaimProposal) Executed(p *authority.Proposal, st map[string]any) string {
 	k.Structured(p, st)
 	return fmt.Sprintf("EXECUTED and verified on chain: %d token account(s) closed, %s of rent returned to the wallet. Signature %s, slot %d, fee %d lamports.",
-		len(k.Accounts), sol(k.Rent()), p.Signature, p.Result.Slot, p.Result.Fee)
+		len(k.Accounts), authority.SOL(k.Rent()), p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
 // net is the wallet's change in words: rent back less the fee.
 func (k *ReclaimProposal) net() string {
 	if r := k.Rent(); r >= k.Spend {
-		return "+" + sol(r-k.Spend)
+		return "+" + authority.SOL(r-k.Spend)
 	}
-	return "−" + sol(k.Spend-k.Rent())
+	return "−" + authority.SOL(k.Spend-k.Rent())
 }
 
 func (k *ReclaimProposal) accountLine(a ReclaimAccount) string {
-	return fmt.Sprintf("%s (%s, mint %s): +%s", a.Address, executor.ProgramName(a.Program), a.Mint, sol(a.Lamports))
+	return fmt.Sprintf("%s (%s, mint %s): +%s", a.Address, executor.ProgramName(a.Program), a.Mint, authority.SOL(a.Lamports))
 }
 
 // build is the closes, each paying the wallet, and the proposal's memo.
-func (k *ReclaimProposal) build(ctx context.Context, env Env) (*solana.Transaction, uint64, error) {
+func (k *ReclaimProposal) build(ctx context.Context, env authority.Env) (*solana.Transaction, uint64, error) {
 	wallet := env.Wallet()
 	ixs := make([]solana.Instruction, 0, len(k.Accounts)+1)
 	for _, a := range k.Accounts {
@@ -303,25 +306,25 @@ func (k *ReclaimProposal) build(ctx context.Context, env Env) (*solana.Transacti
 
 // measure simulates tx's exact bytes: what the engine refuses is a denial,
 // and so is any token leaving or any close the proposal did not name.
-func (k *ReclaimProposal) measure(ctx context.Context, env Env, tx *solana.Transaction) (executor.Effects, error) {
+func (k *ReclaimProposal) measure(ctx context.Context, env authority.Env, tx *solana.Transaction) (executor.Effects, error) {
 	eff, err := env.Executor().MeasureEffects(ctx, tx, 0)
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
-			return eff, refuse("simulation", "the closes would fail: "+simErr.Error())
+			return eff, authority.Refuse("simulation", "the closes would fail: "+simErr.Error())
 		}
 		return eff, errors.New("could not simulate the closes (nothing was signed or sent): " + err.Error())
 	}
 	if err := eff.Refusal(); err != nil {
-		return eff, refuse("effects", err.Error())
+		return eff, authority.Refuse("effects", err.Error())
 	}
 	if len(eff.TokensOut) > 0 || len(eff.Closed) != len(k.Accounts) {
-		return eff, refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
+		return eff, authority.Refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
 	}
 	return eff, nil
 }
 
-func (k *ReclaimProposal) preview(env Env, tx *solana.Transaction) executor.Preview {
+func (k *ReclaimProposal) preview(env authority.Env, tx *solana.Transaction) executor.Preview {
 	pv := executor.Preview{From: env.Wallet(), Fee: k.Effects.Fee(), SpendLamports: k.Spend, Effects: k.Effects}
 	for _, a := range k.Accounts {
 		pv.Instructions = append(pv.Instructions, executor.InstructionSummary{Program: a.Program, Name: executor.ProgramName(a.Program),
@@ -350,7 +353,7 @@ const (
 // other close authority, a wrapped-SOL account only with nothing wrapped,
 // and (Token-2022) no withheld fee or confidential balance. Sorted by
 // address.
-func closableAccounts(ctx context.Context, env Env) ([]ReclaimAccount, error) {
+func closableAccounts(ctx context.Context, env authority.Env) ([]ReclaimAccount, error) {
 	wallet := env.Wallet()
 	var out []ReclaimAccount
 	for _, program := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {

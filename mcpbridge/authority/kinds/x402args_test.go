@@ -1,6 +1,8 @@
-package authority
+package kinds
 
 import (
+	"github.com/solgate/solgate/mcpbridge/authority"
+
 	"errors"
 	"strings"
 	"testing"
@@ -58,7 +60,7 @@ func TestX402FetchArgs(t *testing.T) {
 		m := base()
 		m[bad.arg] = bad.v
 		_, err := ParseX402FetchArgs(m)
-		var ae *ArgError
+		var ae *authority.ArgError
 		if !errors.As(err, &ae) || ae.Arg != bad.arg || !strings.Contains(err.Error(), bad.arg) {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -19,7 +20,7 @@ import (
 // measured from the simulation of the exact transaction.
 type TokenTransferProposal struct {
 	A     TransferTokenArgs
-	Token TokenLabel // the mint as read from the chain; Name/Symbol sanitised
+	Token authority.TokenLabel // the mint as read from the chain; Name/Symbol sanitised
 	// Preview: token accounts, rent, what the wallet sends and what the
 	// recipient receives after any Token-2022 transfer fee.
 	Preview executor.TokenPreview
@@ -34,11 +35,11 @@ type TokenTransferProposal struct {
 	Verified bool
 }
 
-var _ Kind = (*TokenTransferProposal)(nil)
+var _ authority.Kind = (*TokenTransferProposal)(nil)
 
-func (k *TokenTransferProposal) Args() WriteArgs { return k.A }
+func (k *TokenTransferProposal) Args() authority.WriteArgs { return k.A }
 
-func (k *TokenTransferProposal) Clone() Kind { c := *k; return &c }
+func (k *TokenTransferProposal) Clone() authority.Kind { c := *k; return &c }
 
 func (k *TokenTransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
@@ -65,39 +66,39 @@ func (k *TokenTransferProposal) Facts(network executor.Network, client string) p
 }
 
 func (k *TokenTransferProposal) Action() string {
-	return fmt.Sprintf("send %s %s to %s", k.Token.amount(k.A.Amount), k.Token, k.A.To)
+	return fmt.Sprintf("send %s %s to %s", k.Token.Amount(k.A.Amount), k.Token, k.A.To)
 }
 
 func (k *TokenTransferProposal) Amount() string {
-	return k.Token.amount(k.A.Amount) + " " + k.Token.String()
+	return k.Token.Amount(k.A.Amount) + " " + k.Token.String()
 }
 
-func (k *TokenTransferProposal) PreviewLines(p *Proposal) []string {
+func (k *TokenTransferProposal) PreviewLines(p *authority.Proposal) []string {
 	t, tp := k.Token, k.Preview
 	lines := []string{
 		fmt.Sprintf("Action: send %s %s (%d base units, %d decimals) of mint %s (%s) to owner %s, into their token account %s",
-			t.amount(k.A.Amount), t, k.A.Amount, t.Decimals, t.Mint, k.program(), k.A.To, tp.Destination),
+			t.Amount(k.A.Amount), t, k.A.Amount, t.Decimals, t.Mint, k.program(), k.A.To, tp.Destination),
 	}
 	if tp.TransferFee > 0 {
 		lines = append(lines, fmt.Sprintf("Transfer fee: the mint withholds %s %s (%d base units); the recipient receives %s %s (%d base units)",
-			t.amount(tp.TransferFee), t, tp.TransferFee, t.amount(tp.Received), t, tp.Received))
+			t.Amount(tp.TransferFee), t, tp.TransferFee, t.Amount(tp.Received), t, tp.Received))
 	} else {
-		lines = append(lines, fmt.Sprintf("Recipient receives: %s %s (%d base units)", t.amount(tp.Received), t, tp.Received))
+		lines = append(lines, fmt.Sprintf("Recipient receives: %s %s (%d base units)", t.Amount(tp.Received), t, tp.Received))
 	}
 	if tp.CreatesAccount {
-		lines = append(lines, fmt.Sprintf("Creates the recipient's token account %s: rent %s, paid by the wallet and counted against the caps", tp.Destination, sol(tp.Rent)))
+		lines = append(lines, fmt.Sprintf("Creates the recipient's token account %s: rent %s, paid by the wallet and counted against the caps", tp.Destination, authority.SOL(tp.Rent)))
 	}
 	if k.NoCapApplies {
 		lines = append(lines, fmt.Sprintf("Token spend: NO CAP APPLIES — no per-mint cap bounds %s; it was admitted by --allow-uncapped-token-transfers", t.Mint))
 	}
 	lines = append(lines,
-		fmt.Sprintf("SOL spend: %s: %s + rent %s, counted against the SOL caps (simulated)", sol(p.Spend), p.Preview.FeeText(), sol(tp.Rent)),
+		fmt.Sprintf("SOL spend: %s: %s + rent %s, counted against the SOL caps (simulated)", authority.SOL(p.Spend), p.Preview.FeeText(), authority.SOL(tp.Rent)),
 		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
 		fmt.Sprintf("Token name and symbol are untrusted text: %q / %q", t.Name, t.Symbol))
 	return lines
 }
 
-func (k *TokenTransferProposal) Structured(p *Proposal, st map[string]any) {
+func (k *TokenTransferProposal) Structured(p *authority.Proposal, st map[string]any) {
 	tp := k.Preview
 	st["mint"], st["to"], st["amount"] = k.A.Mint.String(), k.A.To.String(), fmt.Sprint(k.A.Amount)
 	st["decimals"], st["symbol"], st["token_program"] = k.Token.Decimals, k.Token.Symbol, k.program()
@@ -107,56 +108,56 @@ func (k *TokenTransferProposal) Structured(p *Proposal, st map[string]any) {
 	st["priority_fee_lamports"], st["compute_unit_limit"] = fmt.Sprint(p.Preview.Budget.PriorityFee), p.Preview.Budget.UnitLimit
 }
 
-func (k *TokenTransferProposal) Detail(p *Proposal) []DetailLine {
+func (k *TokenTransferProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 	t, tp := k.Token, k.Preview
-	out := []DetailLine{
-		{Label: "Action", Value: fmt.Sprintf("send %s %s (%d base units) to the owner below", t.amount(k.A.Amount), t, k.A.Amount)},
+	out := []authority.DetailLine{
+		{Label: "Action", Value: fmt.Sprintf("send %s %s (%d base units) to the owner below", t.Amount(k.A.Amount), t, k.A.Amount)},
 		{Label: "Mint", Value: fmt.Sprintf("%s · %s · %d decimals", t.Mint, k.program(), t.Decimals)},
 		{Label: "Symbol", Value: symbolText(t)},
 		{Label: "Recipient", Value: k.A.To.String() + " (owner)"},
 		{Label: "Account", Value: tp.Destination.String() + " (their token account)"},
 	}
 	if tp.CreatesAccount {
-		out = append(out, DetailLine{Label: "Creates", Value: "the recipient's token account: rent " + sol(tp.Rent)})
+		out = append(out, authority.DetailLine{Label: "Creates", Value: "the recipient's token account: rent " + authority.SOL(tp.Rent)})
 	}
 	if tp.TransferFee > 0 {
-		out = append(out, DetailLine{Label: "Xfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.amount(tp.TransferFee), t, t.amount(tp.Received), t), Warn: true})
+		out = append(out, authority.DetailLine{Label: "Xfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.Amount(tp.TransferFee), t, t.Amount(tp.Received), t), Warn: true})
 	} else {
-		out = append(out, DetailLine{Label: "Receives", Value: fmt.Sprintf("%s %s", t.amount(tp.Received), t)})
+		out = append(out, authority.DetailLine{Label: "Receives", Value: fmt.Sprintf("%s %s", t.Amount(tp.Received), t)})
 	}
 	if k.NoCapApplies {
-		out = append(out, DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
+		out = append(out, authority.DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
 	}
-	out = append(out, DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", sol(p.Spend), p.Preview.FeeText())})
-	out = append(out, instructionLines(p.Preview.Instructions)...)
-	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, authority.DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", authority.SOL(p.Spend), p.Preview.FeeText())})
+	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
+	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *TokenTransferProposal) Executed(p *Proposal, st map[string]any) string {
+func (k *TokenTransferProposal) Executed(p *authority.Proposal, st map[string]any) string {
 	t := k.Token
 	st["mint"], st["to"], st["amount"], st["received"] = k.A.Mint.String(), k.A.To.String(), fmt.Sprint(k.A.Amount), fmt.Sprint(k.Preview.Received)
 	st["rent_lamports"] = fmt.Sprint(k.Preview.Rent)
 	return fmt.Sprintf("EXECUTED and verified on chain: sent %s %s to %s; their token account %s received %s %s (the chain's token balances of both owners agree). Signature %s, slot %d, fee %d lamports, rent %d lamports.",
-		t.amount(k.A.Amount), t, k.A.To, k.Preview.Destination, t.amount(k.Preview.Received), t, p.Signature, p.Result.Slot, p.Result.Fee, k.Preview.Rent)
+		t.Amount(k.A.Amount), t, k.A.To, k.Preview.Destination, t.Amount(k.Preview.Received), t, p.Signature, p.Result.Slot, p.Result.Fee, k.Preview.Rent)
 }
 
 // symbolText shows the token's own name for itself as the untrusted text
 // it is.
-func symbolText(t TokenLabel) string {
+func symbolText(t authority.TokenLabel) string {
 	if t.Symbol == "" && t.Name == "" {
 		return "none (the mint has no metadata)"
 	}
 	return fmt.Sprintf("%q, name %q (untrusted text from the token's metadata)", t.Symbol, t.Name)
 }
 
-func init() { RegisterKind(transferTokenKind{}) }
+func init() { authority.RegisterKind(transferTokenKind{}) }
 
 // transferTokenKind registers transfer_token.
 type transferTokenKind struct{}
 
 func (transferTokenKind) Tool() string { return wire.ToolTransferToken }
 
-func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
+func (transferTokenKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
 	return ParseTransferTokenArgs(raw)
 }
 
@@ -165,12 +166,12 @@ func (transferTokenKind) Parse(raw map[string]any) (WriteArgs, error) {
 // A mint a preview read already is not read again here: the pre-policy
 // needs only its decimals, which do not change, and Prepare labels the
 // proposal from its own read (so a proposal is one round of RPCs).
-func (transferTokenKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind, error) {
+func (transferTokenKind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
 	a := wa.(TransferTokenArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
-	var label TokenLabel
+	var label authority.TokenLabel
 	if info, ok := env.Executor().RecentTokenInfo(a.Mint); ok {
 		label = env.LabelOf(info)
 	} else {
@@ -184,7 +185,7 @@ func (transferTokenKind) Draft(ctx context.Context, env Env, wa WriteArgs) (Kind
 
 // markImpostor: a ticker that imitates a real token's (USDC, SOL, ...)
 // without being it is shown with a "?" in every line that names it.
-func markImpostor(label TokenLabel) TokenLabel {
+func markImpostor(label authority.TokenLabel) authority.TokenLabel {
 	for _, w := range label.Warnings {
 		if w.Kind == executor.WarnImpostor {
 			label.Symbol += "?"
@@ -196,16 +197,16 @@ func markImpostor(label TokenLabel) TokenLabel {
 
 // Prepare builds and simulates the transfer; policy then judges what the
 // simulation measured.
-func (k *TokenTransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+func (k *TokenTransferProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
 	a := k.A
 	prepared, err := env.Executor().PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount, Memo: env.ProposalMemo()})
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
 		case errors.Is(err, executor.ErrTokenRefused):
-			return executor.Preview{}, refuse("token_mint", err.Error()+" (nothing was proposed, signed or sent)")
+			return executor.Preview{}, authority.Refuse("token_mint", err.Error()+" (nothing was proposed, signed or sent)")
 		case errors.As(err, &simErr):
-			return executor.Preview{}, refuse("simulation", "the transaction would fail: "+simErr.Error())
+			return executor.Preview{}, authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 		case errors.Is(err, executor.ErrInvalidTransfer):
 			return executor.Preview{}, errors.New(err.Error() + " (nothing was proposed, signed or sent)")
 		}
@@ -221,7 +222,7 @@ func (k *TokenTransferProposal) Prepare(ctx context.Context, env Env) (executor.
 }
 
 // Admit records "no cap applies" and returns the token's warnings.
-func (k *TokenTransferProposal) Admit(d policy.Decision) []Flag {
+func (k *TokenTransferProposal) Admit(d policy.Decision) []authority.Flag {
 	k.NoCapApplies = d.NoCapApplies
 	return tokenFlags(k.Token, k.Preview, k.NoCapApplies)
 }
@@ -229,19 +230,19 @@ func (k *TokenTransferProposal) Admit(d policy.Decision) []Flag {
 // tokenFlags are a token transfer's warnings: instruction-like metadata,
 // the mint's risky properties (transfer fee, permanent delegate, ...) and
 // "no cap applies".
-func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
-	var flags []Flag
+func tokenFlags(l authority.TokenLabel, tp executor.TokenPreview, noCap bool) []authority.Flag {
+	var flags []authority.Flag
 	for _, f := range l.Flags {
-		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+		flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
 	}
 	for _, w := range l.Warnings {
-		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
+		flags = append(flags, authority.Flag{Kind: authority.FlagKind(w.Kind), Text: w.Text})
 	}
 	if tp.TransferFee > 0 {
-		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
+		flags = append(flags, authority.Flag{Kind: authority.FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
 	}
 	if noCap {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
+		flags = append(flags, authority.Flag{Kind: authority.FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
 	}
 	return flags
 }
@@ -250,7 +251,7 @@ func tokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
 // approval (compute budget, net received); the spend is reserved from that
 // simulation, and after landing the executor checks the chain's token
 // balances of both owners.
-func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
+func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
 	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount, Memo: env.ProposalMemo()}
 	prepared, err := env.Executor().PrepareApprovedTokenTransfer(ctx, t, k.Approval)
 	if err != nil {
@@ -259,7 +260,7 @@ func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ 
 	fresh := *k
 	fresh.Preview, fresh.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
 	ex := env.Executor()
-	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+	return &authority.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			prepared.BeforeSend = persist
 			return ex.Submit(ctx, prepared.Prepared, progress)
@@ -268,15 +269,15 @@ func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env Env, _ 
 
 // CheckLanded: the executor checked both owners' token balances on the
 // landed transaction; the kind records that it held.
-func (k *TokenTransferProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
+func (k *TokenTransferProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
 	if res.Outcome == executor.Executed {
 		k.Verified = true
 	}
 }
 
 // Grant: the mint and the recipient owner, and base units of the mint.
-func (k *TokenTransferProposal) Grant() GrantRule {
-	return GrantOn(k.A.Mint.String()+" → "+k.A.To.String(), k.A.Amount)
+func (k *TokenTransferProposal) Grant() authority.GrantRule {
+	return authority.GrantOn(k.A.Mint.String()+" → "+k.A.To.String(), k.A.Amount)
 }
 
 // TransferTokenArgs are the arguments of transfer_token.
@@ -291,23 +292,23 @@ type TransferTokenArgs struct {
 func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 	const tool = wire.ToolTransferToken
 	var a TransferTokenArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := authority.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	if a.Mint, err = parseAddress(tool, "mint", raw["mint"]); err != nil {
+	if a.Mint, err = authority.ParseAddress(tool, "mint", raw["mint"]); err != nil {
 		return a, err
 	}
 	if a.Mint.Equals(solana.SolMint) {
-		return a, argErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+		return a, authority.ArgErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
 	}
-	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+	if a.To, err = authority.ParseAddress(tool, "to", raw["to"]); err != nil {
 		return a, err
 	}
-	if a.Amount, err = parseUint(tool, baseUnitsRule, raw["amount"]); err != nil {
+	if a.Amount, err = authority.ParseUint(tool, authority.BaseUnitsRule, raw["amount"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -319,7 +320,9 @@ func (a TransferTokenArgs) Recipient() string    { return a.To.String() }
 func (a TransferTokenArgs) Described() string {
 	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
 }
-func (a TransferTokenArgs) Fingerprint() string { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a TransferTokenArgs) Fingerprint() string {
+	return authority.Fingerprint(a.ToolName(), a.Normalized())
+}
 func (a TransferTokenArgs) Normalized() map[string]string {
 	return map[string]string{
 		"mint":   a.Mint.String(),

@@ -1,6 +1,8 @@
-package authority
+package kinds
 
 import (
+	"github.com/solgate/solgate/mcpbridge/authority"
+
 	"context"
 	"errors"
 	"strings"
@@ -11,7 +13,7 @@ import (
 )
 
 // sign_and_send_transaction's arguments fail closed: each refusal is an
-// *ArgError naming the argument and saying what is accepted.
+// *authority.ArgError naming the argument and saying what is accepted.
 func TestSignAndSendArgsNameWhatIsWrong(t *testing.T) {
 	for name, tc := range map[string]struct {
 		raw      map[string]any
@@ -27,7 +29,7 @@ func TestSignAndSendArgsNameWhatIsWrong(t *testing.T) {
 		"missing transaction": {map[string]any{"label": "hi"}, "transaction", "missing required argument transaction"},
 	} {
 		_, err := ParseSignAndSendArgs(tc.raw)
-		var ae *ArgError
+		var ae *authority.ArgError
 		if !errors.As(err, &ae) || ae.Arg != tc.arg || !strings.Contains(err.Error(), tc.say) {
 			t.Errorf("%s: %v, want an error on %s saying %q", name, err, tc.arg, tc.say)
 		}
@@ -60,13 +62,13 @@ func TestSignAndSendLabelIsShownAsUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := signAndSendKind{}.Draft(context.Background(), Env{}, a)
+	k, err := signAndSendKind{}.Draft(context.Background(), authority.Env{}, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	op := k.(*OutsideProposal)
 	var says string
-	for _, l := range op.Detail(&Proposal{}) {
+	for _, l := range op.Detail(&authority.Proposal{}) {
 		if l.Label == "Says" {
 			says = l.Value
 		}
@@ -76,7 +78,7 @@ func TestSignAndSendLabelIsShownAsUntrusted(t *testing.T) {
 	}
 	flagged := false
 	for _, f := range op.Admit(policy.Decision{Allowed: true}) {
-		flagged = flagged || f.Kind == FlagInstructionLike
+		flagged = flagged || f.Kind == authority.FlagInstructionLike
 	}
 	if !flagged {
 		t.Error("an instruction-like label is not flagged")

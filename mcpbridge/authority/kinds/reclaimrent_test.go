@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -26,11 +27,11 @@ import (
 // "sign these bytes" (solana_action): it takes the bytes plus what that kind
 // knows of their origin, as untrusted lines.
 
-func init() { RegisterKind(signAndSendKind{}) }
+func init() { authority.RegisterKind(signAndSendKind{}) }
 
 // FlagAdmittedProgram: the transaction calls a program outside the
 // default list, which only the operator's --allow-program let through.
-const FlagAdmittedProgram FlagKind = "admitted_program"
+const FlagAdmittedProgram authority.FlagKind = "admitted_program"
 
 // labelRunes is how much of a label or an origin's line is shown.
 const labelRunes = 120
@@ -47,32 +48,32 @@ type SignAndSendArgs struct {
 func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 	const tool = wire.ToolSignAndSend
 	var a SignAndSendArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := authority.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	s, ok := raw["transaction"].(string)
 	if !ok {
-		return a, argErrorf(tool, "transaction", "transaction must be a string: the base64 wire transaction (legacy or v0) built elsewhere, with the wallet's signature slot empty; got %s", describe(raw["transaction"]))
+		return a, authority.ArgErrorf(tool, "transaction", "transaction must be a string: the base64 wire transaction (legacy or v0) built elsewhere, with the wallet's signature slot empty; got %s", authority.DescribeValue(raw["transaction"]))
 	}
 	b, err := executor.DecodeOutside(s)
 	if err != nil {
-		return a, argErrorf(tool, "transaction", "transaction: %v", err)
+		return a, authority.ArgErrorf(tool, "transaction", "transaction: %v", err)
 	}
 	a.Raw = b
 	if v, ok := raw["label"]; ok && v != nil {
 		l, ok := v.(string)
 		if !ok {
-			return a, argErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", describe(v))
+			return a, authority.ArgErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", authority.DescribeValue(v))
 		}
 		if len(l) > wire.MaxLabelBytes {
-			return a, argErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
+			return a, authority.ArgErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
 		}
 		if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return a, argErrorf(tool, "label", "label contains a control character; give plain text on one line")
+			return a, authority.ArgErrorf(tool, "label", "label contains a control character; give plain text on one line")
 		}
 		a.Label = l
 	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -80,7 +81,9 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 
 func (a SignAndSendArgs) ToolName() string     { return wire.ToolSignAndSend }
 func (a SignAndSendArgs) ConfirmToken() string { return a.Confirm }
-func (a SignAndSendArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a SignAndSendArgs) Fingerprint() string {
+	return authority.Fingerprint(a.ToolName(), a.Normalized())
+}
 
 // Recipient: the counterparties are the programs, judged by the program
 // allowlist, not a payee the agent names.
@@ -107,9 +110,11 @@ type signAndSendKind struct{}
 
 func (signAndSendKind) Tool() string { return wire.ToolSignAndSend }
 
-func (signAndSendKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseSignAndSendArgs(raw) }
+func (signAndSendKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+	return ParseSignAndSendArgs(raw)
+}
 
-func (signAndSendKind) Draft(_ context.Context, _ Env, wa WriteArgs) (Kind, error) {
+func (signAndSendKind) Draft(_ context.Context, _ authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
 	a := wa.(SignAndSendArgs)
 	facts := executor.OutsideFacts{}
 	if a.Label != "" {
@@ -120,7 +125,7 @@ func (signAndSendKind) Draft(_ context.Context, _ Env, wa WriteArgs) (Kind, erro
 
 // OutsideProposal is a proposal to sign bytes built elsewhere.
 type OutsideProposal struct {
-	A   WriteArgs
+	A   authority.WriteArgs
 	Raw []byte
 	// Told: where the bytes came from and what others said of them
 	// (sanitised when shown, never judged).
@@ -136,7 +141,7 @@ type OutsideProposal struct {
 	Binding                 string
 	// Tokens label every mint the bytes move (decimals for caps, sanitised
 	// names for people).
-	Tokens map[solana.PublicKey]TokenLabel
+	Tokens map[solana.PublicKey]authority.TokenLabel
 	// NoCapApplies: a mint out has no per-mint cap and was admitted by
 	// --allow-uncapped-token-transfers.
 	NoCapApplies bool
@@ -149,17 +154,17 @@ type OutsideProposal struct {
 
 // NewOutsideProposal is the kind for bytes raw under the tool's arguments a,
 // with what the calling kind knows of them.
-func NewOutsideProposal(a WriteArgs, raw []byte, facts executor.OutsideFacts) *OutsideProposal {
+func NewOutsideProposal(a authority.WriteArgs, raw []byte, facts executor.OutsideFacts) *OutsideProposal {
 	return &OutsideProposal{A: a, Raw: raw, Told: facts}
 }
 
-var _ Kind = (*OutsideProposal)(nil)
+var _ authority.Kind = (*OutsideProposal)(nil)
 
-func (k *OutsideProposal) Args() WriteArgs { return k.A }
+func (k *OutsideProposal) Args() authority.WriteArgs { return k.A }
 
-func (k *OutsideProposal) Clone() Kind {
+func (k *OutsideProposal) Clone() authority.Kind {
 	c := *k
-	c.Tokens = make(map[solana.PublicKey]TokenLabel, len(k.Tokens))
+	c.Tokens = make(map[solana.PublicKey]authority.TokenLabel, len(k.Tokens))
 	for m, l := range k.Tokens {
 		c.Tokens[m] = l
 	}
@@ -245,21 +250,21 @@ func outsideRefusal(err error) error {
 		return errors.New("transaction: " + err.Error() + " (nothing was proposed, signed or sent)")
 	case errors.Is(err, executor.ErrProgramNotAllowed):
 		// The policy's own rule: the executor judged by the policy's list.
-		return refuse(policy.RuleProgram, err.Error())
+		return authority.Refuse(policy.RuleProgram, err.Error())
 	case errors.Is(err, executor.ErrUnsafeTransaction):
-		return refuse("transaction", err.Error())
+		return authority.Refuse("transaction", err.Error())
 	case errors.Is(err, executor.ErrOutsideExpired):
-		return refuse("transaction_expired", err.Error())
+		return authority.Refuse("transaction_expired", err.Error())
 	case errors.Is(err, executor.ErrWorseThanApproved), errors.Is(err, executor.ErrComputeOverApproved), errors.Is(err, executor.ErrPriorityFeeOverApproved):
-		return refuse("worse_than_approved", err.Error())
+		return authority.Refuse("worse_than_approved", err.Error())
 	case errors.As(err, &simErr):
-		return refuse("simulation", "the transaction would fail: "+simErr.Error())
+		return authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 	}
 	return errors.New("could not judge the transaction (nothing was proposed, signed or sent): " + err.Error())
 }
 
 // Prepare checks and measures the bytes, then labels every mint they move.
-func (k *OutsideProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+func (k *OutsideProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
 	p, err := env.Executor().PrepareOutside(ctx, k.Raw, outsideRules(env), k.Told)
 	if err != nil {
 		return executor.Preview{}, outsideRefusal(err)
@@ -274,7 +279,7 @@ func (k *OutsideProposal) Prepare(ctx context.Context, env Env) (executor.Previe
 
 // outsideRules are the policy's program allowlist (its defaults and the
 // operator's --allow-program), with their labels, as the executor judges.
-func outsideRules(env Env) executor.OutsideRules {
+func outsideRules(env authority.Env) executor.OutsideRules {
 	r := executor.OutsideRules{AllowPrograms: map[solana.PublicKey]string{}}
 	for id, label := range env.Policy().AllowedPrograms {
 		if pk, err := solana.PublicKeyFromBase58(id); err == nil {
@@ -299,9 +304,9 @@ func (k *OutsideProposal) take(p *executor.PreparedOutside) {
 	k.Budget, k.LastValid, k.Binding = p.Budget, p.LastValidBlockHeight, p.Binding
 }
 
-func (k *OutsideProposal) labelMints(ctx context.Context, env Env) error {
+func (k *OutsideProposal) labelMints(ctx context.Context, env authority.Env) error {
 	if k.Tokens == nil {
-		k.Tokens = map[solana.PublicKey]TokenLabel{}
+		k.Tokens = map[solana.PublicKey]authority.TokenLabel{}
 	}
 	for _, m := range k.mints() {
 		if _, ok := k.Tokens[m]; ok {
@@ -326,12 +331,12 @@ func (k *OutsideProposal) labelMints(ctx context.Context, env Env) error {
 // label and every origin line are someone else's words, a token's metadata
 // too, and a program the operator admitted is still one whose instructions
 // solgate does not decode (its effects are what was judged).
-func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
+func (k *OutsideProposal) Admit(d policy.Decision) []authority.Flag {
 	k.NoCapApplies, k.Uncapped = d.NoCapApplies, d.UncappedMints
-	var flags []Flag
+	var flags []authority.Flag
 	for _, line := range k.Told.Untrusted {
 		for _, f := range untrusted.Flags(line) {
-			flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("text that came with the transaction contains instruction-like words (%q); it is not what the transaction does: read the effects", f)})
+			flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("text that came with the transaction contains instruction-like words (%q); it is not what the transaction does: read the effects", f)})
 		}
 	}
 	for _, m := range k.mints() {
@@ -340,20 +345,20 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 			continue
 		}
 		for _, f := range l.Flags {
-			flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+			flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
 		}
 		for _, w := range l.Warnings {
-			flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
+			flags = append(flags, authority.Flag{Kind: authority.FlagKind(w.Kind), Text: w.Text})
 		}
 	}
 	defaults := policy.DefaultPrograms()
 	for _, p := range k.Programs {
 		if _, ok := defaults[p.ID.String()]; !ok {
-			flags = append(flags, Flag{Kind: FlagAdmittedProgram, Short: "program!", Text: fmt.Sprintf("calls %s, admitted by --allow-program: solgate does not decode its instructions; what it does to the wallet is the simulated effects shown", programList([]executor.OutsideProgram{p}))})
+			flags = append(flags, authority.Flag{Kind: FlagAdmittedProgram, Short: "program!", Text: fmt.Sprintf("calls %s, admitted by --allow-program: solgate does not decode its instructions; what it does to the wallet is the simulated effects shown", programList([]executor.OutsideProgram{p}))})
 		}
 	}
 	if k.NoCapApplies {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
+		flags = append(flags, authority.Flag{Kind: authority.FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
 	}
 	return flags
 }
@@ -361,10 +366,10 @@ func (k *OutsideProposal) Admit(d policy.Decision) []Flag {
 // PrepareApproved measures the same bytes again, held to the approval:
 // the same message (apart from a refreshed blockhash when only the wallet
 // signs), effects no worse than approved.
-func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
+func (k *OutsideProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
 	p, err := env.Executor().PrepareApprovedOutside(ctx, k.Raw, outsideRules(env), k.Told, k.Approval)
 	if err != nil {
-		var r *Refusal
+		var r *authority.Refusal
 		if errors.As(outsideRefusal(err), &r) {
 			return nil, errors.New(r.Decision.Reason)
 		}
@@ -373,7 +378,7 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string
 	fresh := k.Clone().(*OutsideProposal)
 	fresh.take(p)
 	ex := env.Executor()
-	return &Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
+	return &authority.Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			p.BeforeSend = persist
 			return ex.SubmitOutside(ctx, p, progress)
@@ -383,7 +388,7 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env Env, _ string
 // CheckLanded: the executor compared the landed effects with the approved
 // ones (an excess is "executed with unexpected effects"); the kind keeps
 // them.
-func (k *OutsideProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
+func (k *OutsideProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
 	if res.Effects != nil {
 		eff := *res.Effects
 		k.Landed = &eff
@@ -392,8 +397,8 @@ func (k *OutsideProposal) CheckLanded(_ context.Context, _ Env, res *executor.Re
 
 // Grant: never. A transaction the agent brought has effects of its own
 // each time; no standing grant can say in advance what they may be.
-func (k *OutsideProposal) Grant() GrantRule {
-	return NeverGranted("a transaction the agent brought has effects of its own each time")
+func (k *OutsideProposal) Grant() authority.GrantRule {
+	return authority.NeverGranted("a transaction the agent brought has effects of its own each time")
 }
 
 // ---- lines ----
@@ -420,7 +425,7 @@ func (k *OutsideProposal) flows(out bool) []string {
 			parts = append(parts, fmt.Sprintf("%d base units of mint %s, which this transaction creates", tokens[m], m))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (%d base units of mint %s)", l.amount(tokens[m]), l, tokens[m], m))
+		parts = append(parts, fmt.Sprintf("%s %s (%d base units of mint %s)", l.Amount(tokens[m]), l, tokens[m], m))
 	}
 	if len(parts) == 0 {
 		return []string{"nothing"}
@@ -508,7 +513,7 @@ func (k *OutsideProposal) Amount() string {
 	return s
 }
 
-func (k *OutsideProposal) PreviewLines(p *Proposal) []string {
+func (k *OutsideProposal) PreviewLines(p *authority.Proposal) []string {
 	lines := []string{"Action: sign a transaction built elsewhere; judged by what its exact bytes do in simulation, not by anyone's description"}
 	lines = append(lines, k.saidLines()...)
 	lines = append(lines,
@@ -526,7 +531,7 @@ func (k *OutsideProposal) PreviewLines(p *Proposal) []string {
 	return append(lines, "Binding: the approval binds this message (apart from its blockhash) and these effects: at execution anything worse is refused")
 }
 
-func (k *OutsideProposal) Structured(p *Proposal, st map[string]any) {
+func (k *OutsideProposal) Structured(p *authority.Proposal, st map[string]any) {
 	e := k.Effects
 	st["sol_out_lamports"], st["sol_in_lamports"] = fmt.Sprint(e.SOLOut()), fmt.Sprint(e.SOLIn())
 	st["fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(e.NetworkFee), fmt.Sprint(e.PriorityFee)
@@ -564,35 +569,35 @@ func (k *OutsideProposal) Structured(p *Proposal, st map[string]any) {
 // Detail is the console's effects view: what leaves and arrives per asset,
 // the fees, the rent, the programs (inside ones too) with their labels, the
 // signers and the expiry, then what others said, marked untrusted.
-func (k *OutsideProposal) Detail(p *Proposal) []DetailLine {
-	out := []DetailLine{{Label: "Action", Value: "sign a transaction built elsewhere (judged by its effects)"}}
+func (k *OutsideProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+	out := []authority.DetailLine{{Label: "Action", Value: "sign a transaction built elsewhere (judged by its effects)"}}
 	for _, f := range k.flows(true) {
-		out = append(out, DetailLine{Label: "Out", Value: f})
+		out = append(out, authority.DetailLine{Label: "Out", Value: f})
 	}
 	for _, f := range k.flows(false) {
-		out = append(out, DetailLine{Label: "In", Value: f})
+		out = append(out, authority.DetailLine{Label: "In", Value: f})
 	}
 	out = append(out,
-		DetailLine{Label: "Fees", Value: k.feeText()},
-		DetailLine{Label: "Rent", Value: k.rentText()},
-		DetailLine{Label: "Programs", Value: programList(k.Programs)},
-		DetailLine{Label: "Inside", Value: programList(k.InnerPrograms)},
-		DetailLine{Label: "Signers", Value: k.signersText()},
-		DetailLine{Label: "Expiry", Value: k.expiryText(), Warn: !k.WalletOnly})
+		authority.DetailLine{Label: "Fees", Value: k.feeText()},
+		authority.DetailLine{Label: "Rent", Value: k.rentText()},
+		authority.DetailLine{Label: "Programs", Value: programList(k.Programs)},
+		authority.DetailLine{Label: "Inside", Value: programList(k.InnerPrograms)},
+		authority.DetailLine{Label: "Signers", Value: k.signersText()},
+		authority.DetailLine{Label: "Expiry", Value: k.expiryText(), Warn: !k.WalletOnly})
 	if k.NoCapApplies {
-		out = append([]DetailLine{{Label: "NO CAP", Value: "NO CAP APPLIES to a token leaving the wallet", Warn: true, Role: LineBanner}}, out...)
+		out = append([]authority.DetailLine{{Label: "NO CAP", Value: "NO CAP APPLIES to a token leaving the wallet", Warn: true, Role: authority.LineBanner}}, out...)
 	}
 	if k.Told.Origin != "" {
-		out = append(out, DetailLine{Label: "From", Value: untrusted.Sanitize(k.Told.Origin, labelRunes)})
+		out = append(out, authority.DetailLine{Label: "From", Value: untrusted.Sanitize(k.Told.Origin, labelRunes)})
 	}
 	for _, l := range k.Told.Untrusted {
-		out = append(out, DetailLine{Label: "Says", Value: fmt.Sprintf("%q (untrusted, never checked)", untrusted.Sanitize(l, labelRunes)), Warn: true})
+		out = append(out, authority.DetailLine{Label: "Says", Value: fmt.Sprintf("%q (untrusted, never checked)", untrusted.Sanitize(l, labelRunes)), Warn: true})
 	}
-	out = append(out, instructionLines(p.Preview.Instructions)...)
-	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
+	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *OutsideProposal) Executed(p *Proposal, st map[string]any) string {
+func (k *OutsideProposal) Executed(p *authority.Proposal, st map[string]any) string {
 	shown := k
 	if k.Landed != nil {
 		// What landed, measured from the transaction's own meta.

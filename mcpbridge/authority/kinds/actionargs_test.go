@@ -1,6 +1,8 @@
-package authority
+package kinds
 
 import (
+	"github.com/solgate/solgate/mcpbridge/authority"
+
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 func TestSolanaActionArgsNormaliseToOneFingerprint(t *testing.T) {
 	parse := func(js string) SolanaActionArgs {
 		t.Helper()
-		raw, err := DecodeArgs([]byte(js))
+		raw, err := authority.DecodeArgs([]byte(js))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +72,7 @@ func TestSolanaActionArgsRefused(t *testing.T) {
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": strings.Repeat("9", 1025)}}, "input", "at most 1024 bytes"},
 	} {
 		raw, _ := json.Marshal(tc.args)
-		m, err := DecodeArgs(raw)
+		m, err := authority.DecodeArgs(raw)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -20,24 +21,26 @@ import (
 // measured by the simulation.
 const signatureFee = 5000
 
-func init() { RegisterKind(transferSOLKind{}) }
+func init() { authority.RegisterKind(transferSOLKind{}) }
 
 // transferSOLKind registers transfer_sol.
 type transferSOLKind struct{}
 
 func (transferSOLKind) Tool() string { return wire.ToolTransferSOL }
 
-func (transferSOLKind) Parse(raw map[string]any) (WriteArgs, error) { return ParseTransferArgs(raw) }
+func (transferSOLKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+	return ParseTransferArgs(raw)
+}
 
 // Draft: the estimate is the amount plus one signature's fee.
-func (transferSOLKind) Draft(_ context.Context, env Env, wa WriteArgs) (Kind, error) {
+func (transferSOLKind) Draft(_ context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
 	a := wa.(TransferArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
 	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
 	if err != nil {
-		return nil, &Refusal{policy.AmountTooLarge("lamports", a.Lamports)}
+		return nil, &authority.Refusal{Decision: policy.AmountTooLarge("lamports", a.Lamports)}
 	}
 	return &TransferProposal{A: a, Spend: estimate}, nil
 }
@@ -52,10 +55,10 @@ type TransferProposal struct {
 	Budget executor.Budget
 }
 
-var _ Kind = (*TransferProposal)(nil)
+var _ authority.Kind = (*TransferProposal)(nil)
 
-func (k *TransferProposal) Args() WriteArgs                          { return k.A }
-func (k *TransferProposal) Clone() Kind                              { c := *k; return &c }
+func (k *TransferProposal) Args() authority.WriteArgs                { return k.A }
+func (k *TransferProposal) Clone() authority.Kind                    { c := *k; return &c }
 func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
 // Facts: a recipient (allowlist) and the SOL outflow (caps).
@@ -72,15 +75,15 @@ func (k *TransferProposal) Action() string {
 
 func (k *TransferProposal) Amount() string { return solShort(k.A.Lamports) }
 
-func (k *TransferProposal) PreviewLines(p *Proposal) []string {
+func (k *TransferProposal) PreviewLines(p *authority.Proposal) []string {
 	return []string{
-		fmt.Sprintf("Action: transfer %s to %s", sol(k.A.Lamports), executor.KeyString(k.A.To)),
-		fmt.Sprintf("Spend: %s: amount + %s, all counted against the caps (simulated)", sol(p.Spend), p.Preview.FeeText()),
+		fmt.Sprintf("Action: transfer %s to %s", authority.SOL(k.A.Lamports), executor.KeyString(k.A.To)),
+		fmt.Sprintf("Spend: %s: amount + %s, all counted against the caps (simulated)", authority.SOL(p.Spend), p.Preview.FeeText()),
 		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
 	}
 }
 
-func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
+func (k *TransferProposal) Structured(p *authority.Proposal, st map[string]any) {
 	st["to"], st["lamports"], st["fee_lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10), strconv.FormatUint(p.Preview.Fee, 10)
 	bu := p.Preview.Budget
 	st["network_fee_lamports"], st["priority_fee_lamports"] = strconv.FormatUint(p.Preview.NetworkFee(), 10), strconv.FormatUint(bu.PriorityFee, 10)
@@ -91,9 +94,9 @@ func (k *TransferProposal) Structured(p *Proposal, st map[string]any) {
 // Detail: the terms, then every simulated change with the wallet and the
 // recipient named by role (both are in full elsewhere, and an abbreviation
 // of a look-alike would read as the real one), the instructions, the hash.
-func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
+func (k *TransferProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 	to := executor.KeyString(k.A.To)
-	out := []DetailLine{
+	out := []authority.DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", approval.SOLText(k.A.Lamports), approval.LamportsText(k.A.Lamports))},
 		{Label: "Recipient", Value: to},
 		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", approval.SOLText(p.Spend), approval.LamportsText(p.Spend), p.Preview.FeeText())},
@@ -111,29 +114,29 @@ func (k *TransferProposal) Detail(p *Proposal) []DetailLine {
 		case who == to:
 			who = "recipient"
 		}
-		out = append(out, DetailLine{Label: label, Value: changeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+		out = append(out, authority.DetailLine{Label: label, Value: authority.ChangeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
 	}
-	out = append(out, instructionLines(p.Preview.Instructions)...)
-	return append(out, DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
+	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *TransferProposal) Executed(p *Proposal, st map[string]any) string {
+func (k *TransferProposal) Executed(p *authority.Proposal, st map[string]any) string {
 	st["to"], st["lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10)
 	return fmt.Sprintf("EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
-		sol(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
+		authority.SOL(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
 // Prepare builds and simulates the transfer; the spend is what the
 // simulation measured (amount, fees).
-func (k *TransferProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+func (k *TransferProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
 	prepared, err := env.Executor().PreviewTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()})
 	if errors.Is(err, executor.ErrAmountTooLarge) {
-		return executor.Preview{}, &Refusal{policy.AmountTooLarge("lamports", k.A.Lamports)}
+		return executor.Preview{}, &authority.Refusal{Decision: policy.AmountTooLarge("lamports", k.A.Lamports)}
 	}
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
-			return executor.Preview{}, refuse("simulation", "the transaction would fail: "+simErr.Error())
+			return executor.Preview{}, authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 		}
 		return executor.Preview{}, errors.New("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
@@ -141,13 +144,13 @@ func (k *TransferProposal) Prepare(ctx context.Context, env Env) (executor.Previ
 	return prepared.Preview, nil
 }
 
-func (k *TransferProposal) Admit(policy.Decision) []Flag { return nil }
+func (k *TransferProposal) Admit(policy.Decision) []authority.Flag { return nil }
 
 // PrepareApproved rebuilds the transfer held to the approved compute
 // budget: the same unit limit, and a priority fee no higher than the one
 // the human saw. The memo naming the proposal is the one the preview
 // carried, so the bytes are this proposal's own.
-func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ string) (*Execution, error) {
+func (k *TransferProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
 	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()}, k.Budget)
 	if err != nil {
 		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
@@ -155,7 +158,7 @@ func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ strin
 	fresh := *k
 	fresh.Spend = prepared.Preview.SpendLamports
 	ex := env.Executor()
-	return &Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+	return &authority.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			prepared.BeforeSend = persist
 			return ex.Submit(ctx, prepared, progress)
@@ -165,11 +168,11 @@ func (k *TransferProposal) PrepareApproved(ctx context.Context, env Env, _ strin
 // CheckLanded: the executor's check of the prepared transfer is the whole
 // of it (the recipient up by the amount and the wallet down by it and the
 // fee, to the lamport, within the prepared limits); nothing to add.
-func (k *TransferProposal) CheckLanded(context.Context, Env, *executor.Result) {}
+func (k *TransferProposal) CheckLanded(context.Context, authority.Env, *executor.Result) {}
 
 // Grant: the recipient, and lamports.
-func (k *TransferProposal) Grant() GrantRule {
-	return GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
+func (k *TransferProposal) Grant() authority.GrantRule {
+	return authority.GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
 }
 
 // solShort is "0.05 SOL".
@@ -186,17 +189,17 @@ type TransferArgs struct {
 func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 	const tool = wire.ToolTransferSOL
 	var a TransferArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := authority.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	if a.To, err = parseAddress(tool, "to", raw["to"]); err != nil {
+	if a.To, err = authority.ParseAddress(tool, "to", raw["to"]); err != nil {
 		return a, err
 	}
-	if a.Lamports, err = parseUint(tool, lamportsRule, raw["lamports"]); err != nil {
+	if a.Lamports, err = authority.ParseUint(tool, authority.LamportsRule, raw["lamports"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -220,7 +223,7 @@ func (a TransferArgs) Fingerprint() string {
 	msg = strconv.AppendUint(msg, a.Lamports, 10)
 	msg = append(msg, `","to":"`...)
 	msg = append(msg, executor.KeyString(a.To)...)
-	return fingerprintOf(append(msg, `"}`...))
+	return authority.FingerprintOf(append(msg, `"}`...))
 }
 func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{

@@ -1,6 +1,8 @@
-package authority
+package kinds
 
 import (
+	"github.com/solgate/solgate/mcpbridge/authority"
+
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -26,25 +28,25 @@ type SolanaActionArgs struct {
 func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
 	const tool = wire.ToolSolanaAction
 	var a SolanaActionArgs
-	if err := checkArgNames(tool, raw); err != nil {
+	if err := authority.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	u, ok := raw["url"].(string)
 	if !ok {
-		return a, argErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", describe(raw["url"]))
+		return a, authority.ArgErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", authority.DescribeValue(raw["url"]))
 	}
 	a.URL = strings.TrimSpace(u)
 	if len(a.URL) > wire.MaxActionURLLen {
-		return a, argErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), wire.MaxActionURLLen)
+		return a, authority.ArgErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), wire.MaxActionURLLen)
 	}
 	if err := solanaactions.CheckURL(a.URL); err != nil {
-		return a, argErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
+		return a, authority.ArgErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
 	}
 	var err error
 	if a.Input, err = parseActionInput(raw["input"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = parseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -61,25 +63,25 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, argErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", describe(v))
+		return nil, authority.ArgErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", authority.DescribeValue(v))
 	}
 	if len(obj) > wire.MaxActionInputKeys {
-		return nil, argErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), wire.MaxActionInputKeys)
+		return nil, authority.ArgErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), wire.MaxActionInputKeys)
 	}
 	out := make(solanaactions.Input, len(obj))
 	for k, val := range obj {
 		if k == "" || len(k) > 64 || untrusted.Sanitize(k, 0) != k || strings.ContainsAny(k, " {}") {
-			return nil, argErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", quoteUntrusted(k))
+			return nil, authority.ArgErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", authority.QuoteUntrusted(k))
 		}
 		if list, ok := val.([]any); ok {
 			if len(list) > wire.MaxActionInputValues {
-				return nil, argErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), wire.MaxActionInputValues)
+				return nil, authority.ArgErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), wire.MaxActionInputValues)
 			}
 			vals := make([]string, 0, len(list))
 			for _, item := range list {
 				s, ok := item.(string)
 				if !ok {
-					return nil, argErrorf(tool, "input", "input.%s is a list, so each of its values must be a string (the options of a multi-select parameter); got %s", k, describe(item))
+					return nil, authority.ArgErrorf(tool, "input", "input.%s is a list, so each of its values must be a string (the options of a multi-select parameter); got %s", k, authority.DescribeValue(item))
 				}
 				if err := checkInputText(k, s); err != nil {
 					return nil, err
@@ -106,7 +108,7 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 				s = "true"
 			}
 		default:
-			return nil, argErrorf(tool, "input", "input.%s must be a string, a number, a boolean or a list of strings; got %s", k, describe(val))
+			return nil, authority.ArgErrorf(tool, "input", "input.%s must be a string, a number, a boolean or a list of strings; got %s", k, authority.DescribeValue(val))
 		}
 		if err := checkInputText(k, s); err != nil {
 			return nil, err
@@ -121,17 +123,21 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 
 func checkInputText(k, s string) error {
 	if !utf8.ValidString(s) || len(s) > wire.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
-		return argErrorf(wire.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, wire.MaxActionInputValue)
+		return authority.ArgErrorf(wire.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, wire.MaxActionInputValue)
 	}
 	return nil
 }
 
 func (a SolanaActionArgs) ToolName() string     { return wire.ToolSolanaAction }
 func (a SolanaActionArgs) ConfirmToken() string { return a.Confirm }
-func (a SolanaActionArgs) Fingerprint() string  { return Fingerprint(a.ToolName(), a.Normalized()) }
+func (a SolanaActionArgs) Fingerprint() string {
+	return authority.Fingerprint(a.ToolName(), a.Normalized())
+}
 
 // Described names the attempt for a log line (the URL is the agent's text).
-func (a SolanaActionArgs) Described() string { return "Solana Action " + quoteUntrusted(a.URL) }
+func (a SolanaActionArgs) Described() string {
+	return "Solana Action " + authority.QuoteUntrusted(a.URL)
+}
 
 // Recipient: the agent names no payee; the action's server is the
 // counterparty, judged by its origin.

@@ -1,4 +1,4 @@
-package authority
+package kinds
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -20,14 +21,14 @@ import (
 // kind adds the origin as a counterparty, the server's words as untrusted
 // lines, and where the SOL goes.
 
-func init() { RegisterKind(solanaActionKind{}) }
+func init() { authority.RegisterKind(solanaActionKind{}) }
 
 // solanaActionKind registers solana_action.
 type solanaActionKind struct{}
 
 func (solanaActionKind) Tool() string { return wire.ToolSolanaAction }
 
-func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
+func (solanaActionKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
 	return ParseSolanaActionArgs(raw)
 }
 
@@ -35,7 +36,7 @@ func (solanaActionKind) Parse(raw map[string]any) (WriteArgs, error) {
 // counterparty, so the pre-policy judges it before any request (every later
 // origin is asked by the fetch, also before its request). Nothing is known
 // of the transaction until the server is asked, in Prepare.
-func (solanaActionKind) Draft(_ context.Context, _ Env, wa WriteArgs) (Kind, error) {
+func (solanaActionKind) Draft(_ context.Context, _ authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
 	a := wa.(SolanaActionArgs)
 	origin, err := solanaactions.FirstOrigin(a.URL)
 	if err != nil {
@@ -69,11 +70,11 @@ type ActionProposal struct {
 	Outside *OutsideProposal
 }
 
-var _ Kind = (*ActionProposal)(nil)
+var _ authority.Kind = (*ActionProposal)(nil)
 
-func (k *ActionProposal) Args() WriteArgs { return k.A }
+func (k *ActionProposal) Args() authority.WriteArgs { return k.A }
 
-func (k *ActionProposal) Clone() Kind {
+func (k *ActionProposal) Clone() authority.Kind {
 	c := *k
 	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
 	c.Fetched.Chains = append([]string(nil), k.Fetched.Chains...)
@@ -108,7 +109,7 @@ func (k *ActionProposal) Facts(network executor.Network, client string) policy.P
 
 // Prepare fetches the action (the origin allowlist is asked before each
 // request), then prepares the server's bytes as an OutsideProposal.
-func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview, error) {
+func (k *ActionProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
 	fetcher, err := solanaactions.New(solanaactions.Options{
 		Chain:       executor.CAIP2(env.Genesis()),
 		AllowOrigin: env.Policy().CheckActionOrigin,
@@ -125,11 +126,11 @@ func (k *ActionProposal) Prepare(ctx context.Context, env Env) (executor.Preview
 	const nothing = " (nothing was proposed, signed or sent)"
 	switch {
 	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
-		return executor.Preview{}, refuse(policy.RuleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
+		return executor.Preview{}, authority.Refuse(policy.RuleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
 	case errors.Is(err, solanaactions.ErrWrongChain):
-		return executor.Preview{}, refuse(ruleActionChain, err.Error()+nothing)
+		return executor.Preview{}, authority.Refuse(ruleActionChain, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrRefused):
-		return executor.Preview{}, refuse(ruleAction, err.Error()+nothing)
+		return executor.Preview{}, authority.Refuse(ruleAction, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrInput):
 		return executor.Preview{}, errors.New(err.Error() + nothing)
 	case err != nil:
@@ -162,11 +163,11 @@ func actionFacts(a *solanaactions.Action) executor.OutsideFacts {
 
 // Admit: Outside's warnings (the server's instruction-like words among
 // them).
-func (k *ActionProposal) Admit(d policy.Decision) []Flag { return k.Outside.Admit(d) }
+func (k *ActionProposal) Admit(d policy.Decision) []authority.Flag { return k.Outside.Admit(d) }
 
 // PrepareApproved measures the approved bytes afresh (the server is never
 // asked again), held to the approved effects.
-func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, id string) (*Execution, error) {
+func (k *ActionProposal) PrepareApproved(ctx context.Context, env authority.Env, id string) (*authority.Execution, error) {
 	ex, err := k.Outside.PrepareApproved(ctx, env, id)
 	if err != nil {
 		return nil, err
@@ -183,8 +184,8 @@ func (k *ActionProposal) PrepareApproved(ctx context.Context, env Env, id string
 
 // Grant: never, as for any transaction brought from outside: an action's
 // server builds new bytes each time.
-func (k *ActionProposal) Grant() GrantRule {
-	return NeverGranted("an action's server builds a new transaction each time")
+func (k *ActionProposal) Grant() authority.GrantRule {
+	return authority.NeverGranted("an action's server builds a new transaction each time")
 }
 
 // nextFetchTimeout bounds asking a links.next callback, after the
@@ -195,7 +196,7 @@ const nextFetchTimeout = 5 * time.Second
 // that landed as approved, the spec's next step: the callback is told the
 // signature and describes the next action. That description is only read
 // and shown; a failure to read it changes nothing of the execution.
-func (k *ActionProposal) CheckLanded(ctx context.Context, env Env, res *executor.Result) {
+func (k *ActionProposal) CheckLanded(ctx context.Context, env authority.Env, res *executor.Result) {
 	k.Outside.CheckLanded(ctx, env, res)
 	next := k.Fetched.Next
 	if res.Outcome != executor.Executed || next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
@@ -234,7 +235,7 @@ func (k *ActionProposal) Action() string {
 
 func (k *ActionProposal) Amount() string { return k.Outside.Amount() }
 
-func (k *ActionProposal) PreviewLines(p *Proposal) []string {
+func (k *ActionProposal) PreviewLines(p *authority.Proposal) []string {
 	lines := []string{
 		fmt.Sprintf("Action: sign the transaction the Solana Action at %s built for this wallet (%s); judged by what its exact bytes do in simulation, not by what the action says", k.Fetched.Origin, k.choice()),
 		fmt.Sprintf("Origin: %s (allowed by --allow-action-origin); the transaction came from %s", k.Fetched.Origin, k.Fetched.PostURL),
@@ -278,7 +279,7 @@ func (k *ActionProposal) nextStructured() map[string]any {
 	return out
 }
 
-func (k *ActionProposal) Structured(p *Proposal, st map[string]any) {
+func (k *ActionProposal) Structured(p *authority.Proposal, st map[string]any) {
 	k.Outside.Structured(p, st)
 	st["origin"], st["action_url"], st["post_url"], st["choice"] = k.Fetched.Origin, k.Fetched.ActionURL, k.Fetched.PostURL, k.Fetched.Choice
 	w := k.Fetched.Shown
@@ -288,8 +289,8 @@ func (k *ActionProposal) Structured(p *Proposal, st map[string]any) {
 	}
 }
 
-func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
-	out := []DetailLine{
+func (k *ActionProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+	out := []authority.DetailLine{
 		{Label: "Action", Value: "Solana Action (" + k.choice() + "), judged by its effects"},
 		{Label: "Origin", Value: k.Fetched.Origin},
 	}
@@ -301,7 +302,7 @@ func (k *ActionProposal) Detail(p *Proposal) []DetailLine {
 	return out
 }
 
-func (k *ActionProposal) Executed(p *Proposal, st map[string]any) string {
+func (k *ActionProposal) Executed(p *authority.Proposal, st map[string]any) string {
 	st["origin"] = k.Fetched.Origin
 	text := k.Outside.Executed(p, st) + " It was the Solana Action at " + k.Fetched.Origin + "."
 	if k.Fetched.Next != nil {

@@ -1,6 +1,8 @@
-package authority
+package kinds
 
 import (
+	"github.com/solgate/solgate/mcpbridge/authority"
+
 	"encoding/json"
 	"errors"
 	"maps"
@@ -107,9 +109,9 @@ func TestParseTransferArgsRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted %v as %+v", c.raw, a)
 			}
-			var ae *ArgError
+			var ae *authority.ArgError
 			if !errors.As(err, &ae) {
-				t.Fatalf("error %T %v is not an *ArgError", err, err)
+				t.Fatalf("error %T %v is not an *authority.ArgError", err, err)
 			}
 			if ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferSOL {
 				t.Errorf("error names tool %q arg %q, want %q %q: %v", ae.Tool, ae.Arg, wire.ToolTransferSOL, c.wantArg, err)
@@ -175,7 +177,7 @@ func TestParseSwapArgs(t *testing.T) {
 		raw := base()
 		raw[b.k] = b.v
 		_, err := ParseSwapArgs(raw)
-		var ae *ArgError
+		var ae *authority.ArgError
 		if !errors.As(err, &ae) || ae.Arg != b.wantArg {
 			t.Errorf("%s=%#v: got %v, want an error naming %s", b.k, b.v, err, b.wantArg)
 		}
@@ -207,7 +209,7 @@ func TestParseReadArgs(t *testing.T) {
 			map[string]string{"input_mint": wSOL, "output_mint": addrB, "amount": "7", "slippage_bps": "300"}},
 	}
 	for _, g := range good {
-		a, err := ParseArgs(g.tool, g.raw)
+		a, err := authority.ParseArgs(g.tool, g.raw)
 		if err != nil {
 			t.Errorf("%s %v: %v", g.tool, g.raw, err)
 			continue
@@ -231,19 +233,19 @@ func TestParseReadArgs(t *testing.T) {
 		{wire.ToolGetTokenInfo, "mint", "missing required argument mint", nil},
 	}
 	for _, b := range bad {
-		_, err := ParseArgs(b.tool, b.raw)
-		var ae *ArgError
+		_, err := authority.ParseArgs(b.tool, b.raw)
+		var ae *authority.ArgError
 		if !errors.As(err, &ae) || ae.Arg != b.arg || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%s %v: got %v, want an error on %s saying %q", b.tool, b.raw, err, b.arg, b.msg)
 		}
 	}
-	if _, err := ParseArgs("drain_wallet", nil); err == nil || !strings.Contains(err.Error(), "transfer_sol") {
+	if _, err := authority.ParseArgs("drain_wallet", nil); err == nil || !strings.Contains(err.Error(), "transfer_sol") {
 		t.Errorf("unknown tool: %v", err)
 	}
 }
 
 func TestDecodeArgs(t *testing.T) {
-	m, err := DecodeArgs([]byte(`{"to":"` + addrA + `","lamports":12345678901234567}`))
+	m, err := authority.DecodeArgs([]byte(`{"to":"` + addrA + `","lamports":12345678901234567}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +256,7 @@ func TestDecodeArgs(t *testing.T) {
 		t.Fatalf("an exact but unsafe JSON number must still be refused: %v", err)
 	}
 	for _, empty := range []string{"", "null", " "} {
-		if m, err := DecodeArgs([]byte(empty)); err != nil || len(m) != 0 {
+		if m, err := authority.DecodeArgs([]byte(empty)); err != nil || len(m) != 0 {
 			t.Errorf("%q: %v %v", empty, m, err)
 		}
 	}
@@ -262,49 +264,12 @@ func TestDecodeArgs(t *testing.T) {
 		`{"lamports":1,"lamports":1000}`,
 		`[1]`, `"x"`, `{"a":1} {"b":2}`, `{"a":1}x`, `{"a":`, `{"a":1,}`,
 	} {
-		if _, err := DecodeArgs([]byte(bad)); err == nil {
+		if _, err := authority.DecodeArgs([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
-	if _, err := DecodeArgs([]byte(`{"lamports":1,"lamports":1000}`)); !strings.Contains(err.Error(), `"lamports" is given twice`) {
+	if _, err := authority.DecodeArgs([]byte(`{"lamports":1,"lamports":1000}`)); !strings.Contains(err.Error(), `"lamports" is given twice`) {
 		t.Errorf("duplicate key error does not name it: %v", err)
-	}
-}
-
-func TestExactJSONInteger(t *testing.T) {
-	cases := []struct {
-		lit          string
-		n            uint64
-		neg, big, ok bool
-	}{
-		{"0", 0, false, false, true},
-		{"-0", 0, false, false, true},
-		{"12", 12, false, false, true},
-		{"1.20e1", 12, false, false, true},
-		{"120e-1", 12, false, false, true},
-		{"1E+2", 100, false, false, true},
-		{"-3", 3, true, false, true},
-		{"1.5", 0, false, false, false},
-		{"1e-1", 0, false, false, false},
-		{"01", 0, false, false, false},
-		{"1.", 0, false, false, false},
-		{".5", 0, false, false, false},
-		{"1e", 0, false, false, false},
-		{"+1", 0, false, false, false},
-		{"0x1", 0, false, false, false},
-		{"NaN", 0, false, false, false},
-		{"9007199254740991", wire.MaxJSONSafeInteger, false, false, true},
-		{"9007199254740992", 0, false, true, true},
-		{"1e16", 0, false, true, true},
-		{"1e999999999999999999999", 0, false, true, true},
-		{"1e-999999999999999999999", 0, false, false, false},
-		{strings.Repeat("1", 65), 0, false, false, false},
-	}
-	for _, c := range cases {
-		n, neg, big, ok := exactJSONInteger(c.lit)
-		if ok != c.ok || ok && (n != c.n || neg != c.neg || big != c.big) {
-			t.Errorf("%s: got n=%d neg=%v big=%v ok=%v; want %d %v %v %v", c.lit, n, neg, big, ok, c.n, c.neg, c.big, c.ok)
-		}
 	}
 }
 
@@ -342,8 +307,8 @@ func TestParseTransferTokenArgs(t *testing.T) {
 		{map[string]any{"mint": addrB, "to": "0xdead", "amount": 1}, "to"},
 		{map[string]any{"mint": addrB, "to": addrA, "amount": 1, "decimals": 6}, "decimals"},
 	} {
-		_, err := ParseArgs(wire.ToolTransferToken, c.raw)
-		var ae *ArgError
+		_, err := authority.ParseArgs(wire.ToolTransferToken, c.raw)
+		var ae *authority.ArgError
 		if !errors.As(err, &ae) || ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferToken {
 			t.Errorf("%v: err %v, want one naming %q", c.raw, err, c.wantArg)
 		}
