@@ -79,3 +79,23 @@ func SumOrMax(xs ...uint64) uint64 {
 func atLeastFourFifths(used, limit uint64) bool {
 	return used >= limit-limit/5
 }
+
+// TokenFlags are a token transfer's warnings: instruction-like metadata,
+// the mint's risky properties (transfer fee, permanent delegate, ...) and
+// "no cap applies".
+func TokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
+	var flags []Flag
+	for _, f := range l.Flags {
+		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+	}
+	for _, w := range l.Warnings {
+		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
+	}
+	if tp.TransferFee > 0 {
+		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
+	}
+	if noCap {
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
+	}
+	return flags
+}

@@ -196,3 +196,12 @@ func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) wire.CallResult
 		"instruction_like_text": l.Flags, "warnings": executor.WarningTexts(l.Warnings),
 	}}
 }
+
+// SymbolText shows the token's own name for itself as the untrusted text
+// it is.
+func (t TokenLabel) SymbolText() string {
+	if t.Symbol == "" && t.Name == "" {
+		return "none (the mint has no metadata)"
+	}
+	return fmt.Sprintf("%q, name %q (untrusted text from the token's metadata)", t.Symbol, t.Name)
+}

@@ -1,10 +1,12 @@
-// Package kinds holds solgate's write kinds, a file each: transfer_sol
-// (transfer.go), transfer_token (tokentransfer.go), swap (swap.go and
-// swapview.go), sign_and_send_transaction (signsend.go), x402_fetch
-// (x402kind.go, x402args.go), solana_action (solanaaction.go,
-// actionargs.go) and reclaim_rent (reclaimrent.go). Each registers itself
-// with the approval core (authority.RegisterKind) in an init function;
-// cmd/solgate wires them all in with one blank import.
+// Package kinds holds solgate's write kinds, a file each. Here, the kinds
+// whose bytes solgate builds itself: transfer_sol (transfer.go),
+// transfer_token (tokentransfer.go), swap (swap.go and swapview.go) and
+// reclaim_rent (reclaimrent.go). In kinds/outside, the kinds that sign
+// bytes built elsewhere: sign_and_send_transaction, x402_fetch and
+// solana_action. Each registers itself with the approval core
+// (authority.RegisterKind) in an init function; importing this package
+// imports outside too, so cmd/solgate wires every kind in with one blank
+// import.
 //
 // The dependency runs one way: kinds import the core, the core never names
 // a kind. What a kind uses of the core is its contract (WriteKind, Kind,
@@ -17,3 +19,6 @@
 // FingerprintOf, SOL, TokenLabel (and its Amount), IsSOL, PriceImpactBps,
 // ImpactText, SumOrMax, InstructionLines and ChangeRow.
 package kinds
+
+// The kinds of outside bytes register themselves when imported.
+import _ "github.com/solgate/solgate/mcpbridge/authority/kinds/outside"

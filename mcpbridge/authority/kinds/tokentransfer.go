@@ -113,7 +113,7 @@ func (k *TokenTransferProposal) Detail(p *authority.Proposal) []authority.Detail
 	out := []authority.DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("send %s %s (%d base units) to the owner below", t.Amount(k.A.Amount), t, k.A.Amount)},
 		{Label: "Mint", Value: fmt.Sprintf("%s · %s · %d decimals", t.Mint, k.program(), t.Decimals)},
-		{Label: "Symbol", Value: symbolText(t)},
+		{Label: "Symbol", Value: t.SymbolText()},
 		{Label: "Recipient", Value: k.A.To.String() + " (owner)"},
 		{Label: "Account", Value: tp.Destination.String() + " (their token account)"},
 	}
@@ -139,15 +139,6 @@ func (k *TokenTransferProposal) Executed(p *authority.Proposal, st map[string]an
 	st["rent_lamports"] = fmt.Sprint(k.Preview.Rent)
 	return fmt.Sprintf("EXECUTED and verified on chain: sent %s %s to %s; their token account %s received %s %s (the chain's token balances of both owners agree). Signature %s, slot %d, fee %d lamports, rent %d lamports.",
 		t.Amount(k.A.Amount), t, k.A.To, k.Preview.Destination, t.Amount(k.Preview.Received), t, p.Signature, p.Result.Slot, p.Result.Fee, k.Preview.Rent)
-}
-
-// symbolText shows the token's own name for itself as the untrusted text
-// it is.
-func symbolText(t authority.TokenLabel) string {
-	if t.Symbol == "" && t.Name == "" {
-		return "none (the mint has no metadata)"
-	}
-	return fmt.Sprintf("%q, name %q (untrusted text from the token's metadata)", t.Symbol, t.Name)
 }
 
 func init() { authority.RegisterKind(transferTokenKind{}) }
@@ -224,27 +215,7 @@ func (k *TokenTransferProposal) Prepare(ctx context.Context, env authority.Env) 
 // Admit records "no cap applies" and returns the token's warnings.
 func (k *TokenTransferProposal) Admit(d policy.Decision) []authority.Flag {
 	k.NoCapApplies = d.NoCapApplies
-	return tokenFlags(k.Token, k.Preview, k.NoCapApplies)
-}
-
-// tokenFlags are a token transfer's warnings: instruction-like metadata,
-// the mint's risky properties (transfer fee, permanent delegate, ...) and
-// "no cap applies".
-func tokenFlags(l authority.TokenLabel, tp executor.TokenPreview, noCap bool) []authority.Flag {
-	var flags []authority.Flag
-	for _, f := range l.Flags {
-		flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
-	}
-	for _, w := range l.Warnings {
-		flags = append(flags, authority.Flag{Kind: authority.FlagKind(w.Kind), Text: w.Text})
-	}
-	if tp.TransferFee > 0 {
-		flags = append(flags, authority.Flag{Kind: authority.FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
-	}
-	if noCap {
-		flags = append(flags, authority.Flag{Kind: authority.FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
-	}
-	return flags
+	return authority.TokenFlags(k.Token, k.Preview, k.NoCapApplies)
 }
 
 // PrepareApproved rebuilds and simulates the transfer held to the

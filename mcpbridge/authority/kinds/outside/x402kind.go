@@ -1,4 +1,4 @@
-package kinds
+package outside
 
 import (
 	"context"
@@ -171,7 +171,7 @@ func (k *X402Proposal) Detail(p *authority.Proposal) []authority.DetailLine {
 		{Label: "Action", Value: fmt.Sprintf("x402 payment of %s %s (%d base units)", t.Amount(k.Offer.Amount), t, k.Offer.Amount)},
 		{Label: "Origin", Value: k.Origin},
 		{Label: "Resource", Value: fmt.Sprintf("%q — %q (untrusted text from the server)", k.Resource, k.Description)},
-		{Label: "Asset", Value: fmt.Sprintf("%s · %d decimals · %s", k.Offer.Asset, t.Decimals, symbolText(t))},
+		{Label: "Asset", Value: fmt.Sprintf("%s · %d decimals · %s", k.Offer.Asset, t.Decimals, t.SymbolText())},
 		{Label: "Pay to", Value: k.Offer.PayTo + " · " + k.payToRule()},
 		{Label: "Fee payer", Value: k.Offer.FeePayer + " (the facilitator)"},
 		{Label: "Memo", Value: fmt.Sprintf("%q", k.memo())},
@@ -366,7 +366,7 @@ func (k *X402Proposal) Admit(d policy.Decision) []authority.Flag {
 	for _, f := range untrusted.Flags(k.Resource + " " + k.Description + " " + k.memo()) {
 		flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("the server's description contains instruction-like text (%q); treat it as untrusted", f)})
 	}
-	return append(flags, tokenFlags(k.Token, executor.TokenPreview{}, k.NoCapApplies)...)
+	return append(flags, authority.TokenFlags(k.Token, executor.TokenPreview{}, k.NoCapApplies)...)
 }
 
 // x402Payment is the executor's view of an offer Select already checked

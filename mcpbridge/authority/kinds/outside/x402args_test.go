@@ -1,4 +1,4 @@
-package kinds
+package outside
 
 import (
 	"github.com/solgate/solgate/mcpbridge/authority"
