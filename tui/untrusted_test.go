@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 

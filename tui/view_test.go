@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/policy"
 )
 

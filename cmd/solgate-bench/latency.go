@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"sync"
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
 // addedWatch stamps the moment a hub subscriber — the seat the console's TUI

@@ -155,7 +155,7 @@
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
 //     built in one place (`build.go`: identify the cluster, pin the state to
 //     it, restore the spend ledger, reconcile, then the hub): argument parsing
-//     and normalisation (`args.go`), fingerprints, confirmation tokens, the
+//     and normalisation (`args/`, with fingerprints), confirmation tokens, the
 //     proposal queue, the one propose skeleton and the one run skeleton
 //     (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`); each
 //     write kind is one registration (`registry.go`: parse, draft, prepare,

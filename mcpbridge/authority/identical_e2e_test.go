@@ -3,7 +3,6 @@ package authority_test
 import (
 	"context"
 	"fmt"
-	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
 // memoProgram is the SPL Memo program (v2), spelled as published by the

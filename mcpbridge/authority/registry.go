@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -35,14 +36,14 @@ type WriteKind interface {
 	Tool() string
 	// Parse validates the tool's arguments, confirm included. Errors are
 	// *ArgError, written for the model.
-	Parse(raw map[string]any) (WriteArgs, error)
+	Parse(raw map[string]any) (args.WriteArgs, error)
 	// Draft turns admitted arguments into the proposal's Kind before any
 	// transaction exists: the checks that need the console (not your own
 	// wallet, the feature configured), the cheap reads the pre-policy needs
 	// (a mint's decimals), and an estimate of the spend. The skeleton judges
 	// the draft's Facts before Prepare costs a simulation. A *Refusal is a
 	// policy denial; any other error is a tool error (nothing proposed).
-	Draft(ctx context.Context, env Env, a WriteArgs) (Kind, error)
+	Draft(ctx context.Context, env Env, a args.WriteArgs) (Kind, error)
 }
 
 // Kind is one proposal's kind: its state and the hooks both skeletons call.
@@ -50,7 +51,7 @@ type WriteKind interface {
 // mutated by the console.
 type Kind interface {
 	// Args are the normalised arguments the approval is bound to.
-	Args() WriteArgs
+	Args() args.WriteArgs
 	// Facts are what the policy judges: counterparties, SOL and tokens out
 	// measured by simulation. Every policy decision about the proposal, at
 	// proposal and at execution, is taken on Facts and nothing else.

@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -122,7 +123,7 @@ func (l TokenLabel) Amount(units uint64) string {
 	return whole + "." + frac
 }
 
-func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
+func (h *Hub) getQuote(ctx context.Context, a args.QuoteArgs) wire.CallResult {
 	if h.opts.Swapper == nil {
 		return toolError("quotes are not available: the console was started without --swap-api")
 	}
@@ -159,7 +160,7 @@ func (h *Hub) getQuote(ctx context.Context, a QuoteArgs) wire.CallResult {
 	}
 }
 
-func (h *Hub) getTokenInfo(ctx context.Context, a TokenInfoArgs) wire.CallResult {
+func (h *Hub) getTokenInfo(ctx context.Context, a args.TokenInfoArgs) wire.CallResult {
 	info, err := h.opts.Executor.Client().TokenInfo(ctx, a.Mint)
 	if err != nil {
 		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))

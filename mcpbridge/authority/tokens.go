@@ -6,10 +6,10 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -23,9 +23,6 @@ const (
 	TransferTokenTTL = 5 * time.Minute
 	SwapTokenTTL     = 2 * time.Minute
 )
-
-// tokenAlphabet is Bitcoin's base58 alphabet, the one Solana uses: no 0, O, I, l.
-const tokenAlphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 // tokenRetention is how long a dead or expired token is remembered, so that
 // presenting it again says "used" or "expired" rather than "unknown".
@@ -104,8 +101,8 @@ func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (t
 	if proposalID == "" {
 		return "", time.Time{}, errors.New("issue token: empty proposal id")
 	}
-	if !ValidFingerprint(fingerprint) {
-		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: fingerprint %q is not %d lowercase hex characters", proposalID, fingerprint, FingerprintLength)
+	if !args.ValidFingerprint(fingerprint) {
+		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: fingerprint %q is not %d lowercase hex characters", proposalID, fingerprint, args.FingerprintLength)
 	}
 	if ttl <= 0 {
 		return "", time.Time{}, fmt.Errorf("issue token for proposal %s: ttl %v must be positive", proposalID, ttl)
@@ -139,7 +136,7 @@ func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (t
 // Bytes ≥ 232 (= 4×58) are rejected rather than reduced modulo 58, which would
 // make the first 24 characters more likely than the rest.
 func (s *TokenStore) newTokenLocked() (string, error) {
-	const limit = 256 - 256%len(tokenAlphabet)
+	const limit = 256 - 256%len(args.TokenAlphabet)
 	out := make([]byte, 0, TokenLength)
 	buf := make([]byte, 2*TokenLength)
 	for len(out) < TokenLength {
@@ -148,7 +145,7 @@ func (s *TokenStore) newTokenLocked() (string, error) {
 		}
 		for _, b := range buf {
 			if int(b) < limit && len(out) < TokenLength {
-				out = append(out, tokenAlphabet[int(b)%len(tokenAlphabet)])
+				out = append(out, args.TokenAlphabet[int(b)%len(args.TokenAlphabet)])
 			}
 		}
 	}
@@ -255,18 +252,4 @@ func (s *TokenStore) sweepLocked(now time.Time) {
 			}
 		}
 	}
-}
-
-// validTokenText reports whether s could be a token: the right length and
-// alphabet. It lets argument parsing refuse obvious garbage with a clear message.
-func validTokenText(s string) bool {
-	if len(s) != TokenLength {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(tokenAlphabet, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
 }

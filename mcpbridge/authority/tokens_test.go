@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -16,8 +17,8 @@ func newFakeClock() *testkit.Clock {
 }
 
 var (
-	fpA = Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
-	fpB = Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
+	fpA = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	fpB = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
 )
 
 func issue(t *testing.T, s *TokenStore, proposal, fp string, ttl time.Duration) string {
@@ -226,14 +227,14 @@ func TestTokenIssueRefusesBadInput(t *testing.T) {
 }
 
 func TestTokenAlphabetAndLength(t *testing.T) {
-	if len(tokenAlphabet) != 58 || strings.ContainsAny(tokenAlphabet, "0OIl") {
-		t.Fatalf("alphabet %q is not base58", tokenAlphabet)
+	if len(args.TokenAlphabet) != 58 || strings.ContainsAny(args.TokenAlphabet, "0OIl") {
+		t.Fatalf("alphabet %q is not base58", args.TokenAlphabet)
 	}
 	s := NewTokenStore(nil)
 	seen := map[string]bool{}
 	for i := range 2000 {
 		tok := issue(t, s, "p", fpA, time.Minute) // reissue: keeps the store small
-		if len(tok) != TokenLength || !validTokenText(tok) {
+		if len(tok) != TokenLength || !args.ValidToken(tok) {
 			t.Fatalf("token %q", tok)
 		}
 		if seen[tok] {
@@ -263,7 +264,7 @@ func TestTokenRejectsBiasedBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := tokenAlphabet
+	a := args.TokenAlphabet
 	want := string([]byte{a[0], a[57], a[0], a[57], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]})
 	if tok != want {
 		t.Fatalf("token %q, want %q", tok, want)
@@ -292,10 +293,10 @@ func TestTokenCharactersUniform(t *testing.T) {
 	}
 	s.mu.Unlock()
 	mean := float64(tokens*TokenLength) / 58
-	for i := 0; i < len(tokenAlphabet); i++ {
-		c := float64(counts[tokenAlphabet[i]])
+	for i := 0; i < len(args.TokenAlphabet); i++ {
+		c := float64(counts[args.TokenAlphabet[i]])
 		if c < 0.9*mean || c > 1.1*mean {
-			t.Errorf("character %q drawn %v times, mean %.0f", tokenAlphabet[i], c, mean)
+			t.Errorf("character %q drawn %v times, mean %.0f", args.TokenAlphabet[i], c, mean)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package kinds
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"encoding/json"
 	"errors"
 	"maps"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -109,9 +109,9 @@ func TestParseTransferArgsRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted %v as %+v", c.raw, a)
 			}
-			var ae *authority.ArgError
+			var ae *args.ArgError
 			if !errors.As(err, &ae) {
-				t.Fatalf("error %T %v is not an *authority.ArgError", err, err)
+				t.Fatalf("error %T %v is not an *args.ArgError", err, err)
 			}
 			if ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferSOL {
 				t.Errorf("error names tool %q arg %q, want %q %q: %v", ae.Tool, ae.Arg, wire.ToolTransferSOL, c.wantArg, err)
@@ -177,7 +177,7 @@ func TestParseSwapArgs(t *testing.T) {
 		raw := base()
 		raw[b.k] = b.v
 		_, err := ParseSwapArgs(raw)
-		var ae *authority.ArgError
+		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != b.wantArg {
 			t.Errorf("%s=%#v: got %v, want an error naming %s", b.k, b.v, err, b.wantArg)
 		}
@@ -234,7 +234,7 @@ func TestParseReadArgs(t *testing.T) {
 	}
 	for _, b := range bad {
 		_, err := authority.ParseArgs(b.tool, b.raw)
-		var ae *authority.ArgError
+		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != b.arg || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%s %v: got %v, want an error on %s saying %q", b.tool, b.raw, err, b.arg, b.msg)
 		}
@@ -245,7 +245,7 @@ func TestParseReadArgs(t *testing.T) {
 }
 
 func TestDecodeArgs(t *testing.T) {
-	m, err := authority.DecodeArgs([]byte(`{"to":"` + addrA + `","lamports":12345678901234567}`))
+	m, err := args.DecodeArgs([]byte(`{"to":"` + addrA + `","lamports":12345678901234567}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestDecodeArgs(t *testing.T) {
 		t.Fatalf("an exact but unsafe JSON number must still be refused: %v", err)
 	}
 	for _, empty := range []string{"", "null", " "} {
-		if m, err := authority.DecodeArgs([]byte(empty)); err != nil || len(m) != 0 {
+		if m, err := args.DecodeArgs([]byte(empty)); err != nil || len(m) != 0 {
 			t.Errorf("%q: %v %v", empty, m, err)
 		}
 	}
@@ -264,11 +264,11 @@ func TestDecodeArgs(t *testing.T) {
 		`{"lamports":1,"lamports":1000}`,
 		`[1]`, `"x"`, `{"a":1} {"b":2}`, `{"a":1}x`, `{"a":`, `{"a":1,}`,
 	} {
-		if _, err := authority.DecodeArgs([]byte(bad)); err == nil {
+		if _, err := args.DecodeArgs([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
-	if _, err := authority.DecodeArgs([]byte(`{"lamports":1,"lamports":1000}`)); !strings.Contains(err.Error(), `"lamports" is given twice`) {
+	if _, err := args.DecodeArgs([]byte(`{"lamports":1,"lamports":1000}`)); !strings.Contains(err.Error(), `"lamports" is given twice`) {
 		t.Errorf("duplicate key error does not name it: %v", err)
 	}
 }
@@ -308,7 +308,7 @@ func TestParseTransferTokenArgs(t *testing.T) {
 		{map[string]any{"mint": addrB, "to": addrA, "amount": 1, "decimals": 6}, "decimals"},
 	} {
 		_, err := authority.ParseArgs(wire.ToolTransferToken, c.raw)
-		var ae *authority.ArgError
+		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != c.wantArg || ae.Tool != wire.ToolTransferToken {
 			t.Errorf("%v: err %v, want one naming %q", c.raw, err, c.wantArg)
 		}

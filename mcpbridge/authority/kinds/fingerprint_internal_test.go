@@ -1,12 +1,12 @@
 package kinds
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"math/rand/v2"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 )
 
 // TestTransferFingerprintAsNormalized: the transfer's directly written
@@ -22,7 +22,7 @@ func TestTransferFingerprintAsNormalized(t *testing.T) {
 			to = solana.PublicKey{} // "11111111111111111111111111111111"
 		}
 		a := TransferArgs{To: to, Lamports: r.Uint64() >> r.IntN(64)}
-		if got, want := a.Fingerprint(), authority.Fingerprint(a.ToolName(), a.Normalized()); got != want {
+		if got, want := a.Fingerprint(), args.Fingerprint(a.ToolName(), a.Normalized()); got != want {
 			t.Fatalf("%+v: %s, generic %s", a, got, want)
 		}
 	}

@@ -1,8 +1,6 @@
 package kinds
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -22,9 +22,9 @@ import (
 func TestFingerprintFormula(t *testing.T) {
 	sum := sha256.Sum256([]byte(`transfer_sol {"lamports":"5","to":"` + addrA + `"}`))
 	want := hex.EncodeToString(sum[:])[:32]
-	got := authority.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
+	got := args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
 	if got != want {
-		t.Fatalf("authority.Fingerprint = %s, want %s", got, want)
+		t.Fatalf("args.Fingerprint = %s, want %s", got, want)
 	}
 	a, err := ParseTransferArgs(map[string]any{"lamports": float64(5), "to": addrA})
 	if err != nil || a.Fingerprint() != want {
@@ -33,13 +33,13 @@ func TestFingerprintFormula(t *testing.T) {
 }
 
 func TestFingerprintEqualAndDifferent(t *testing.T) {
-	transfer := func(raw map[string]any) authority.Args { return mustParse(t, wire.ToolTransferSOL, raw) }
-	swap := func(in, out string, amount, bps any) authority.Args {
+	transfer := func(raw map[string]any) args.Args { return mustParse(t, wire.ToolTransferSOL, raw) }
+	swap := func(in, out string, amount, bps any) args.Args {
 		return mustParse(t, wire.ToolSwap, map[string]any{"input_mint": in, "output_mint": out, "amount": amount, "slippage_bps": bps})
 	}
 	same := []struct {
 		name string
-		a, b authority.Args
+		a, b args.Args
 	}{
 		{"number vs digit string, key order",
 			transfer(map[string]any{"lamports": float64(5), "to": addrA}),
@@ -63,7 +63,7 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 	baseSwap := swap(wSOL, addrB, "1000", "50")
 	different := []struct {
 		name string
-		a, b authority.Args
+		a, b args.Args
 	}{
 		{"other amount", base, transfer(map[string]any{"to": addrA, "lamports": "6"})},
 		{"amount ×10", base, transfer(map[string]any{"to": addrA, "lamports": "50"})},
@@ -79,16 +79,16 @@ func TestFingerprintEqualAndDifferent(t *testing.T) {
 	}
 	// The tool is part of the fingerprint even for identical maps.
 	m := map[string]string{"k": "v"}
-	if authority.Fingerprint(wire.ToolTransferSOL, m) == authority.Fingerprint(wire.ToolSwap, m) {
+	if args.Fingerprint(wire.ToolTransferSOL, m) == args.Fingerprint(wire.ToolSwap, m) {
 		t.Error("tool name does not change the fingerprint")
 	}
-	if authority.Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != authority.Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1"}) {
+	if args.Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1", "confirm": "x"}) != args.Fingerprint(wire.ToolTransferSOL, map[string]string{"a": "1"}) {
 		t.Error("a confirm key changes the fingerprint")
 	}
 }
 
 func TestCanonicalJSON(t *testing.T) {
-	got := string(authority.CanonicalJSON(map[string]string{"b": "2", "a": "x\"\\\n<>&é"}))
+	got := string(args.CanonicalJSON(map[string]string{"b": "2", "a": "x\"\\\n<>&é"}))
 	want := `{"a":"x\"\\\u000a<>&é","b":"2"}`
 	if got != want {
 		t.Fatalf("got %s want %s", got, want)
@@ -96,15 +96,15 @@ func TestCanonicalJSON(t *testing.T) {
 	// Invalid UTF-8 must not collapse: encoding/json would turn both into U+FFFD.
 	pairs := [][2]string{{"\xff", "\xfe"}, {"\xff", "ÿ"}, {"\xff", "\ufffd"}, {"\xed\xa0\x80", "\ufffd\ufffd\ufffd"}}
 	for _, p := range pairs {
-		a := authority.CanonicalJSON(map[string]string{"k": p[0]})
-		b := authority.CanonicalJSON(map[string]string{"k": p[1]})
+		a := args.CanonicalJSON(map[string]string{"k": p[0]})
+		b := args.CanonicalJSON(map[string]string{"k": p[1]})
 		if string(a) == string(b) {
 			t.Errorf("%q and %q encode alike: %s", p[0], p[1], a)
 		}
 	}
 }
 
-func mustParse(t testing.TB, tool string, raw map[string]any) authority.Args {
+func mustParse(t testing.TB, tool string, raw map[string]any) args.Args {
 	t.Helper()
 	a, err := authority.ParseArgs(tool, raw)
 	if err != nil {
@@ -115,7 +115,7 @@ func mustParse(t testing.TB, tool string, raw map[string]any) authority.Args {
 
 // checkParsed holds for every successful parse: normalising and parsing again
 // is a fixed point, and the fingerprint is the formula over the normal form.
-func checkParsed(t *testing.T, tool string, a authority.Args) {
+func checkParsed(t *testing.T, tool string, a args.Args) {
 	t.Helper()
 	norm := a.Normalized()
 	if _, ok := norm["confirm"]; ok {
@@ -125,7 +125,7 @@ func checkParsed(t *testing.T, tool string, a authority.Args) {
 	for k, v := range norm {
 		again[k] = v
 	}
-	if w, ok := a.(authority.WriteArgs); ok && w.ConfirmToken() != "" {
+	if w, ok := a.(args.WriteArgs); ok && w.ConfirmToken() != "" {
 		again["confirm"] = w.ConfirmToken()
 	}
 	b, err := authority.ParseArgs(tool, again)
@@ -138,19 +138,19 @@ func checkParsed(t *testing.T, tool string, a authority.Args) {
 	if !maps.Equal(b.Normalized(), norm) {
 		t.Fatalf("normal form not a fixed point: %v then %v", norm, b.Normalized())
 	}
-	if fp := a.Fingerprint(); fp != authority.Fingerprint(tool, norm) || !authority.ValidFingerprint(fp) {
+	if fp := a.Fingerprint(); fp != args.Fingerprint(tool, norm) || !args.ValidFingerprint(fp) {
 		t.Fatalf("fingerprint %q is not the formula over %v", fp, norm)
 	}
 }
 
 // argsEqual compares parsed structs, following the optional address pointers.
-func argsEqual(a, b authority.Args) bool {
+func argsEqual(a, b args.Args) bool {
 	switch x := a.(type) {
-	case authority.GetBalanceArgs:
-		y := b.(authority.GetBalanceArgs)
+	case args.GetBalanceArgs:
+		y := b.(args.GetBalanceArgs)
 		return (x.Address == nil) == (y.Address == nil) && (x.Address == nil || *x.Address == *y.Address)
-	case authority.GetTokenBalancesArgs:
-		y := b.(authority.GetTokenBalancesArgs)
+	case args.GetTokenBalancesArgs:
+		y := b.(args.GetTokenBalancesArgs)
 		return (x.Owner == nil) == (y.Owner == nil) && (x.Owner == nil || *x.Owner == *y.Owner)
 	}
 	return a == b
@@ -158,12 +158,12 @@ func argsEqual(a, b authority.Args) bool {
 
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	var ae *authority.ArgError
+	var ae *args.ArgError
 	if !errors.As(err, &ae) {
-		t.Fatalf("refusal %T %v is not an *authority.ArgError", err, err)
+		t.Fatalf("refusal %T %v is not an *args.ArgError", err, err)
 	}
 	msg := err.Error()
-	named := strings.Contains(msg, ae.Arg) || strings.Contains(msg, authority.QuoteUntrusted(ae.Arg))
+	named := strings.Contains(msg, ae.Arg) || strings.Contains(msg, args.QuoteUntrusted(ae.Arg))
 	if ae.Arg != "" && !named {
 		t.Fatalf("message %q does not name argument %q", msg, ae.Arg)
 	}
@@ -190,7 +190,7 @@ func FuzzNormalizeTransfer(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		exact, err := authority.DecodeArgs(data)
+		exact, err := args.DecodeArgs(data)
 		if err != nil {
 			return
 		}
@@ -204,7 +204,7 @@ func FuzzNormalizeTransfer(f *testing.F) {
 		// path accepts must mean the same there.
 		var floats map[string]any
 		if err := json.Unmarshal(data, &floats); err != nil {
-			t.Fatalf("authority.DecodeArgs accepted what encoding/json refuses: %v", err)
+			t.Fatalf("args.DecodeArgs accepted what encoding/json refuses: %v", err)
 		}
 		b, err := ParseTransferArgs(floats)
 		if err != nil || b != a {
@@ -235,7 +235,7 @@ func FuzzParseArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		tool := wire.ToolNames()[int(which)%len(wire.ToolNames())]
-		raw, err := authority.DecodeArgs(data)
+		raw, err := args.DecodeArgs(data)
 		if err != nil {
 			return
 		}
@@ -264,10 +264,10 @@ func FuzzFingerprint(f *testing.F) {
 			delete(b, "confirm")
 			return maps.Equal(a, b)
 		}
-		if eq(m1, m2) != (authority.Fingerprint(tool, m1) == authority.Fingerprint(tool, m2)) {
-			t.Fatalf("%q vs %q: maps equal=%v, fingerprints %s %s", m1, m2, eq(m1, m2), authority.Fingerprint(tool, m1), authority.Fingerprint(tool, m2))
+		if eq(m1, m2) != (args.Fingerprint(tool, m1) == args.Fingerprint(tool, m2)) {
+			t.Fatalf("%q vs %q: maps equal=%v, fingerprints %s %s", m1, m2, eq(m1, m2), args.Fingerprint(tool, m1), args.Fingerprint(tool, m2))
 		}
-		if fp := authority.Fingerprint(tool, m1); !authority.ValidFingerprint(fp) {
+		if fp := args.Fingerprint(tool, m1); !args.ValidFingerprint(fp) {
 			t.Fatalf("malformed fingerprint %q", fp)
 		}
 		valid := true
@@ -276,13 +276,13 @@ func FuzzFingerprint(f *testing.F) {
 		}
 		if valid {
 			var back map[string]string
-			if err := json.Unmarshal(authority.CanonicalJSON(m1), &back); err != nil {
-				t.Fatalf("canonical form %s is not JSON: %v", authority.CanonicalJSON(m1), err)
+			if err := json.Unmarshal(args.CanonicalJSON(m1), &back); err != nil {
+				t.Fatalf("canonical form %s is not JSON: %v", args.CanonicalJSON(m1), err)
 			}
 			want := maps.Clone(m1)
 			delete(want, "confirm")
 			if !maps.Equal(back, want) {
-				t.Fatalf("canonical form %s decodes to %q, want %q", authority.CanonicalJSON(m1), back, want)
+				t.Fatalf("canonical form %s decodes to %q, want %q", args.CanonicalJSON(m1), back, want)
 			}
 		}
 	})

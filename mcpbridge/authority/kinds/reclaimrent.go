@@ -20,6 +20,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -35,20 +36,20 @@ type reclaimRentKind struct{}
 func (reclaimRentKind) Tool() string { return wire.ToolReclaimRent }
 
 // Parse: confirm is the only argument.
-func (reclaimRentKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (reclaimRentKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	const tool = wire.ToolReclaimRent
 	var a ReclaimArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"])
+	a.Confirm, err = args.ParseConfirm(tool, raw["confirm"])
 	return a, err
 }
 
 // Draft reads the wallet's token accounts and keeps the ones it may close,
 // at most wire.MaxReclaimAccounts (one transaction's worth) per proposal.
-func (reclaimRentKind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (reclaimRentKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	all, err := closableAccounts(ctx, env)
 	if err != nil {
 		return nil, errors.New("could not read the wallet's token accounts (nothing was proposed): " + err.Error())
@@ -71,7 +72,7 @@ func (a ReclaimArgs) Recipient() string             { return "" }
 func (a ReclaimArgs) Described() string             { return "close the wallet's empty token accounts" }
 func (a ReclaimArgs) Normalized() map[string]string { return map[string]string{} }
 func (a ReclaimArgs) Fingerprint() string {
-	return authority.Fingerprint(wire.ToolReclaimRent, a.Normalized())
+	return args.Fingerprint(wire.ToolReclaimRent, a.Normalized())
 }
 
 // ReclaimAccount is one token account to close.
@@ -96,7 +97,7 @@ type ReclaimProposal struct {
 
 var _ authority.Kind = (*ReclaimProposal)(nil)
 
-func (k *ReclaimProposal) Args() authority.WriteArgs                { return k.A }
+func (k *ReclaimProposal) Args() args.WriteArgs                     { return k.A }
 func (k *ReclaimProposal) TokenTTL(def time.Duration) time.Duration { return def }
 func (k *ReclaimProposal) Clone() authority.Kind {
 	c := *k

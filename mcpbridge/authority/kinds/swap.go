@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -63,13 +64,13 @@ type swapKind struct{}
 
 func (swapKind) Tool() string { return wire.ToolSwap }
 
-func (swapKind) Parse(raw map[string]any) (authority.WriteArgs, error) { return ParseSwapArgs(raw) }
+func (swapKind) Parse(raw map[string]any) (args.WriteArgs, error) { return ParseSwapArgs(raw) }
 
 // Draft checks that swaps can happen here and reads the input mint, whose
 // decimals apply its per-mint caps; the estimate (for a SOL input, the
 // amount plus a fee) lets the pre-policy refuse before any network call to
 // the swap API.
-func (swapKind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (swapKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(SwapArgs)
 	sw := env.Swapper()
 	if sw == nil {
@@ -214,12 +215,12 @@ type SwapArgs struct {
 
 // ParseSwapArgs validates swap arguments.
 func ParseSwapArgs(raw map[string]any) (SwapArgs, error) {
-	q, err := authority.ParseSwapTerms(wire.ToolSwap, raw)
+	q, err := args.ParseSwapTerms(wire.ToolSwap, raw)
 	if err != nil {
 		return SwapArgs{}, err
 	}
 	a := SwapArgs{InputMint: q.InputMint, OutputMint: q.OutputMint, Amount: q.Amount, SlippageBps: q.SlippageBps}
-	if a.Confirm, err = authority.ParseConfirm(wire.ToolSwap, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(wire.ToolSwap, raw["confirm"]); err != nil {
 		return SwapArgs{}, err
 	}
 	return a, nil
@@ -231,14 +232,14 @@ func (a SwapArgs) Recipient() string    { return "" } // the wallet pays itself
 func (a SwapArgs) Described() string {
 	return fmt.Sprintf("swap of %d base units of %s", a.Amount, a.InputMint)
 }
-func (a SwapArgs) Fingerprint() string { return authority.Fingerprint(a.ToolName(), a.Normalized()) }
+func (a SwapArgs) Fingerprint() string { return args.Fingerprint(a.ToolName(), a.Normalized()) }
 func (a SwapArgs) Normalized() map[string]string {
-	return authority.SwapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
+	return args.SwapTermsNormalized(a.InputMint, a.OutputMint, a.Amount, a.SlippageBps)
 }
 
 // Quote returns the quote request with the same terms.
-func (a SwapArgs) Quote() authority.QuoteArgs {
-	return authority.QuoteArgs{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: a.SlippageBps}
+func (a SwapArgs) Quote() args.QuoteArgs {
+	return args.QuoteArgs{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: a.SlippageBps}
 }
 
 // DeclaredPayees are the pools of the quote's route: the trade's other

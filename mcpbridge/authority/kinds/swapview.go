@@ -11,6 +11,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -20,7 +21,7 @@ import (
 
 var _ authority.Kind = (*SwapProposal)(nil)
 
-func (sp *SwapProposal) Args() authority.WriteArgs { return sp.A }
+func (sp *SwapProposal) Args() args.WriteArgs { return sp.A }
 
 func (sp *SwapProposal) Clone() authority.Kind { c := *sp; return &c }
 

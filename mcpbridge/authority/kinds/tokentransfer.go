@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -37,7 +38,7 @@ type TokenTransferProposal struct {
 
 var _ authority.Kind = (*TokenTransferProposal)(nil)
 
-func (k *TokenTransferProposal) Args() authority.WriteArgs { return k.A }
+func (k *TokenTransferProposal) Args() args.WriteArgs { return k.A }
 
 func (k *TokenTransferProposal) Clone() authority.Kind { c := *k; return &c }
 
@@ -148,7 +149,7 @@ type transferTokenKind struct{}
 
 func (transferTokenKind) Tool() string { return wire.ToolTransferToken }
 
-func (transferTokenKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (transferTokenKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseTransferTokenArgs(raw)
 }
 
@@ -157,7 +158,7 @@ func (transferTokenKind) Parse(raw map[string]any) (authority.WriteArgs, error) 
 // A mint a preview read already is not read again here: the pre-policy
 // needs only its decimals, which do not change, and Prepare labels the
 // proposal from its own read (so a proposal is one round of RPCs).
-func (transferTokenKind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (transferTokenKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(TransferTokenArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
@@ -263,23 +264,23 @@ type TransferTokenArgs struct {
 func ParseTransferTokenArgs(raw map[string]any) (TransferTokenArgs, error) {
 	const tool = wire.ToolTransferToken
 	var a TransferTokenArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	if a.Mint, err = authority.ParseAddress(tool, "mint", raw["mint"]); err != nil {
+	if a.Mint, err = args.ParseAddress(tool, "mint", raw["mint"]); err != nil {
 		return a, err
 	}
 	if a.Mint.Equals(solana.SolMint) {
-		return a, authority.ArgErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
+		return a, args.ArgErrorf(tool, "mint", "mint is wrapped SOL (%s); send SOL with transfer_sol", solana.SolMint)
 	}
-	if a.To, err = authority.ParseAddress(tool, "to", raw["to"]); err != nil {
+	if a.To, err = args.ParseAddress(tool, "to", raw["to"]); err != nil {
 		return a, err
 	}
-	if a.Amount, err = authority.ParseUint(tool, authority.BaseUnitsRule, raw["amount"]); err != nil {
+	if a.Amount, err = args.ParseUint(tool, args.BaseUnitsRule, raw["amount"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -292,7 +293,7 @@ func (a TransferTokenArgs) Described() string {
 	return fmt.Sprintf("%d base units of %s to %s", a.Amount, a.Mint, a.To)
 }
 func (a TransferTokenArgs) Fingerprint() string {
-	return authority.Fingerprint(a.ToolName(), a.Normalized())
+	return args.Fingerprint(a.ToolName(), a.Normalized())
 }
 func (a TransferTokenArgs) Normalized() map[string]string {
 	return map[string]string{

@@ -12,6 +12,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -28,12 +29,12 @@ type transferSOLKind struct{}
 
 func (transferSOLKind) Tool() string { return wire.ToolTransferSOL }
 
-func (transferSOLKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (transferSOLKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseTransferArgs(raw)
 }
 
 // Draft: the estimate is the amount plus one signature's fee.
-func (transferSOLKind) Draft(_ context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (transferSOLKind) Draft(_ context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(TransferArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
@@ -57,7 +58,7 @@ type TransferProposal struct {
 
 var _ authority.Kind = (*TransferProposal)(nil)
 
-func (k *TransferProposal) Args() authority.WriteArgs                { return k.A }
+func (k *TransferProposal) Args() args.WriteArgs                     { return k.A }
 func (k *TransferProposal) Clone() authority.Kind                    { c := *k; return &c }
 func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
@@ -189,17 +190,17 @@ type TransferArgs struct {
 func ParseTransferArgs(raw map[string]any) (TransferArgs, error) {
 	const tool = wire.ToolTransferSOL
 	var a TransferArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	var err error
-	if a.To, err = authority.ParseAddress(tool, "to", raw["to"]); err != nil {
+	if a.To, err = args.ParseAddress(tool, "to", raw["to"]); err != nil {
 		return a, err
 	}
-	if a.Lamports, err = authority.ParseUint(tool, authority.LamportsRule, raw["lamports"]); err != nil {
+	if a.Lamports, err = args.ParseUint(tool, args.LamportsRule, raw["lamports"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -223,7 +224,7 @@ func (a TransferArgs) Fingerprint() string {
 	msg = strconv.AppendUint(msg, a.Lamports, 10)
 	msg = append(msg, `","to":"`...)
 	msg = append(msg, executor.KeyString(a.To)...)
-	return authority.FingerprintOf(append(msg, `"}`...))
+	return args.FingerprintOf(append(msg, `"}`...))
 }
 func (a TransferArgs) Normalized() map[string]string {
 	return map[string]string{

@@ -1,12 +1,11 @@
 package outside
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -28,25 +27,25 @@ type SolanaActionArgs struct {
 func ParseSolanaActionArgs(raw map[string]any) (SolanaActionArgs, error) {
 	const tool = wire.ToolSolanaAction
 	var a SolanaActionArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	u, ok := raw["url"].(string)
 	if !ok {
-		return a, authority.ArgErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", authority.DescribeValue(raw["url"]))
+		return a, args.ArgErrorf(tool, "url", "url must be a string: the action's https URL, a solana-action: URL or a blink; got %s", args.DescribeValue(raw["url"]))
 	}
 	a.URL = strings.TrimSpace(u)
 	if len(a.URL) > wire.MaxActionURLLen {
-		return a, authority.ArgErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), wire.MaxActionURLLen)
+		return a, args.ArgErrorf(tool, "url", "url is %d bytes long; at most %d are accepted", len(a.URL), wire.MaxActionURLLen)
 	}
 	if err := solanaactions.CheckURL(a.URL); err != nil {
-		return a, authority.ArgErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
+		return a, args.ArgErrorf(tool, "url", "url: %s", strings.TrimPrefix(err.Error(), solanaactions.ErrInput.Error()+": "))
 	}
 	var err error
 	if a.Input, err = parseActionInput(raw["input"]); err != nil {
 		return a, err
 	}
-	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -63,25 +62,25 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, authority.ArgErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", authority.DescribeValue(v))
+		return nil, args.ArgErrorf(tool, "input", "input must be an object of parameter values by name, e.g. {\"amount\": \"5000\"}; got %s", args.DescribeValue(v))
 	}
 	if len(obj) > wire.MaxActionInputKeys {
-		return nil, authority.ArgErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), wire.MaxActionInputKeys)
+		return nil, args.ArgErrorf(tool, "input", "input has %d keys; at most %d are accepted", len(obj), wire.MaxActionInputKeys)
 	}
 	out := make(solanaactions.Input, len(obj))
 	for k, val := range obj {
 		if k == "" || len(k) > 64 || untrusted.Sanitize(k, 0) != k || strings.ContainsAny(k, " {}") {
-			return nil, authority.ArgErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", authority.QuoteUntrusted(k))
+			return nil, args.ArgErrorf(tool, "input", "input key %s is not a parameter name (1 to 64 printable characters, no spaces or braces)", args.QuoteUntrusted(k))
 		}
 		if list, ok := val.([]any); ok {
 			if len(list) > wire.MaxActionInputValues {
-				return nil, authority.ArgErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), wire.MaxActionInputValues)
+				return nil, args.ArgErrorf(tool, "input", "input.%s lists %d values; at most %d are accepted", k, len(list), wire.MaxActionInputValues)
 			}
 			vals := make([]string, 0, len(list))
 			for _, item := range list {
 				s, ok := item.(string)
 				if !ok {
-					return nil, authority.ArgErrorf(tool, "input", "input.%s is a list, so each of its values must be a string (the options of a multi-select parameter); got %s", k, authority.DescribeValue(item))
+					return nil, args.ArgErrorf(tool, "input", "input.%s is a list, so each of its values must be a string (the options of a multi-select parameter); got %s", k, args.DescribeValue(item))
 				}
 				if err := checkInputText(k, s); err != nil {
 					return nil, err
@@ -108,7 +107,7 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 				s = "true"
 			}
 		default:
-			return nil, authority.ArgErrorf(tool, "input", "input.%s must be a string, a number, a boolean or a list of strings; got %s", k, authority.DescribeValue(val))
+			return nil, args.ArgErrorf(tool, "input", "input.%s must be a string, a number, a boolean or a list of strings; got %s", k, args.DescribeValue(val))
 		}
 		if err := checkInputText(k, s); err != nil {
 			return nil, err
@@ -123,7 +122,7 @@ func parseActionInput(v any) (solanaactions.Input, error) {
 
 func checkInputText(k, s string) error {
 	if !utf8.ValidString(s) || len(s) > wire.MaxActionInputValue || strings.ContainsFunc(s, untrusted.Hidden) {
-		return authority.ArgErrorf(wire.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, wire.MaxActionInputValue)
+		return args.ArgErrorf(wire.ToolSolanaAction, "input", "input.%s must be printable text of at most %d bytes", k, wire.MaxActionInputValue)
 	}
 	return nil
 }
@@ -131,12 +130,12 @@ func checkInputText(k, s string) error {
 func (a SolanaActionArgs) ToolName() string     { return wire.ToolSolanaAction }
 func (a SolanaActionArgs) ConfirmToken() string { return a.Confirm }
 func (a SolanaActionArgs) Fingerprint() string {
-	return authority.Fingerprint(a.ToolName(), a.Normalized())
+	return args.Fingerprint(a.ToolName(), a.Normalized())
 }
 
 // Described names the attempt for a log line (the URL is the agent's text).
 func (a SolanaActionArgs) Described() string {
-	return "Solana Action " + authority.QuoteUntrusted(a.URL)
+	return "Solana Action " + args.QuoteUntrusted(a.URL)
 }
 
 // Recipient: the agent names no payee; the action's server is the

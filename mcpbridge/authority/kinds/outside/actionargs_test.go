@@ -1,17 +1,17 @@
 package outside
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 )
 
 func TestSolanaActionArgsNormaliseToOneFingerprint(t *testing.T) {
 	parse := func(js string) SolanaActionArgs {
 		t.Helper()
-		raw, err := authority.DecodeArgs([]byte(js))
+		raw, err := args.DecodeArgs([]byte(js))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestSolanaActionArgsRefused(t *testing.T) {
 		{map[string]any{"url": "https://x.example/a", "input": map[string]any{"a": strings.Repeat("9", 1025)}}, "input", "at most 1024 bytes"},
 	} {
 		raw, _ := json.Marshal(tc.args)
-		m, err := authority.DecodeArgs(raw)
+		m, err := args.DecodeArgs(raw)
 		if err != nil {
 			t.Fatal(err)
 		}

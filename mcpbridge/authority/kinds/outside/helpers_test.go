@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 )
 
 // sampleTransaction is a legacy transfer of 1000 lamports from addrA to
@@ -15,7 +16,7 @@ const sampleTransaction = "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 func wantArgError(t *testing.T, tool string, raw map[string]any, arg, msg string) error {
 	t.Helper()
 	_, err := authority.ParseArgs(tool, raw)
-	var ae *authority.ArgError
+	var ae *args.ArgError
 	if !errors.As(err, &ae) || ae.Arg != arg || !strings.Contains(err.Error(), msg) {
 		t.Errorf("%s %v: got %v, want an error on %s mentioning %q", tool, raw, err, arg, msg)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -48,32 +49,32 @@ type SignAndSendArgs struct {
 func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 	const tool = wire.ToolSignAndSend
 	var a SignAndSendArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	s, ok := raw["transaction"].(string)
 	if !ok {
-		return a, authority.ArgErrorf(tool, "transaction", "transaction must be a string: the base64 wire transaction (legacy or v0) built elsewhere, with the wallet's signature slot empty; got %s", authority.DescribeValue(raw["transaction"]))
+		return a, args.ArgErrorf(tool, "transaction", "transaction must be a string: the base64 wire transaction (legacy or v0) built elsewhere, with the wallet's signature slot empty; got %s", args.DescribeValue(raw["transaction"]))
 	}
 	b, err := executor.DecodeOutside(s)
 	if err != nil {
-		return a, authority.ArgErrorf(tool, "transaction", "transaction: %v", err)
+		return a, args.ArgErrorf(tool, "transaction", "transaction: %v", err)
 	}
 	a.Raw = b
 	if v, ok := raw["label"]; ok && v != nil {
 		l, ok := v.(string)
 		if !ok {
-			return a, authority.ArgErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", authority.DescribeValue(v))
+			return a, args.ArgErrorf(tool, "label", "label must be a string (your description of the transaction, shown to the human as yours); got %s", args.DescribeValue(v))
 		}
 		if len(l) > wire.MaxLabelBytes {
-			return a, authority.ArgErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
+			return a, args.ArgErrorf(tool, "label", "label is %d bytes; give at most %d", len(l), wire.MaxLabelBytes)
 		}
 		if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return a, authority.ArgErrorf(tool, "label", "label contains a control character; give plain text on one line")
+			return a, args.ArgErrorf(tool, "label", "label contains a control character; give plain text on one line")
 		}
 		a.Label = l
 	}
-	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -82,7 +83,7 @@ func ParseSignAndSendArgs(raw map[string]any) (SignAndSendArgs, error) {
 func (a SignAndSendArgs) ToolName() string     { return wire.ToolSignAndSend }
 func (a SignAndSendArgs) ConfirmToken() string { return a.Confirm }
 func (a SignAndSendArgs) Fingerprint() string {
-	return authority.Fingerprint(a.ToolName(), a.Normalized())
+	return args.Fingerprint(a.ToolName(), a.Normalized())
 }
 
 // Recipient: the counterparties are the programs, judged by the program
@@ -110,11 +111,11 @@ type signAndSendKind struct{}
 
 func (signAndSendKind) Tool() string { return wire.ToolSignAndSend }
 
-func (signAndSendKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (signAndSendKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseSignAndSendArgs(raw)
 }
 
-func (signAndSendKind) Draft(_ context.Context, _ authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (signAndSendKind) Draft(_ context.Context, _ authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(SignAndSendArgs)
 	facts := executor.OutsideFacts{}
 	if a.Label != "" {
@@ -125,7 +126,7 @@ func (signAndSendKind) Draft(_ context.Context, _ authority.Env, wa authority.Wr
 
 // OutsideProposal is a proposal to sign bytes built elsewhere.
 type OutsideProposal struct {
-	A   authority.WriteArgs
+	A   args.WriteArgs
 	Raw []byte
 	// Told: where the bytes came from and what others said of them
 	// (sanitised when shown, never judged).
@@ -154,13 +155,13 @@ type OutsideProposal struct {
 
 // NewOutsideProposal is the kind for bytes raw under the tool's arguments a,
 // with what the calling kind knows of them.
-func NewOutsideProposal(a authority.WriteArgs, raw []byte, facts executor.OutsideFacts) *OutsideProposal {
+func NewOutsideProposal(a args.WriteArgs, raw []byte, facts executor.OutsideFacts) *OutsideProposal {
 	return &OutsideProposal{A: a, Raw: raw, Told: facts}
 }
 
 var _ authority.Kind = (*OutsideProposal)(nil)
 
-func (k *OutsideProposal) Args() authority.WriteArgs { return k.A }
+func (k *OutsideProposal) Args() args.WriteArgs { return k.A }
 
 func (k *OutsideProposal) Clone() authority.Kind {
 	c := *k

@@ -1,19 +1,19 @@
 package outside
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
 // sign_and_send_transaction's arguments fail closed: each refusal is an
-// *authority.ArgError naming the argument and saying what is accepted.
+// *args.ArgError naming the argument and saying what is accepted.
 func TestSignAndSendArgsNameWhatIsWrong(t *testing.T) {
 	for name, tc := range map[string]struct {
 		raw      map[string]any
@@ -29,7 +29,7 @@ func TestSignAndSendArgsNameWhatIsWrong(t *testing.T) {
 		"missing transaction": {map[string]any{"label": "hi"}, "transaction", "missing required argument transaction"},
 	} {
 		_, err := ParseSignAndSendArgs(tc.raw)
-		var ae *authority.ArgError
+		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != tc.arg || !strings.Contains(err.Error(), tc.say) {
 			t.Errorf("%s: %v, want an error on %s saying %q", name, err, tc.arg, tc.say)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -28,7 +29,7 @@ type solanaActionKind struct{}
 
 func (solanaActionKind) Tool() string { return wire.ToolSolanaAction }
 
-func (solanaActionKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (solanaActionKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseSolanaActionArgs(raw)
 }
 
@@ -36,7 +37,7 @@ func (solanaActionKind) Parse(raw map[string]any) (authority.WriteArgs, error) {
 // counterparty, so the pre-policy judges it before any request (every later
 // origin is asked by the fetch, also before its request). Nothing is known
 // of the transaction until the server is asked, in Prepare.
-func (solanaActionKind) Draft(_ context.Context, _ authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (solanaActionKind) Draft(_ context.Context, _ authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(SolanaActionArgs)
 	origin, err := solanaactions.FirstOrigin(a.URL)
 	if err != nil {
@@ -72,7 +73,7 @@ type ActionProposal struct {
 
 var _ authority.Kind = (*ActionProposal)(nil)
 
-func (k *ActionProposal) Args() authority.WriteArgs { return k.A }
+func (k *ActionProposal) Args() args.WriteArgs { return k.A }
 
 func (k *ActionProposal) Clone() authority.Kind {
 	c := *k

@@ -1,8 +1,6 @@
 package outside
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/solgate/solgate/executor/x402"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -41,18 +40,18 @@ var forbiddenRequestHeaders = []string{
 func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 	const tool = wire.ToolX402Fetch
 	var a X402FetchArgs
-	if err := authority.CheckArgNames(tool, raw); err != nil {
+	if err := args.CheckArgNames(tool, raw); err != nil {
 		return a, err
 	}
 	u, ok := raw["url"].(string)
 	if !ok || u == "" {
-		return a, authority.ArgErrorf(tool, "url", "url is required: an absolute https URL, e.g. https://api.example.com/data; got %s", authority.DescribeValue(raw["url"]))
+		return a, args.ArgErrorf(tool, "url", "url is required: an absolute https URL, e.g. https://api.example.com/data; got %s", args.DescribeValue(raw["url"]))
 	}
 	if len(u) > wire.MaxURLLen {
-		return a, authority.ArgErrorf(tool, "url", "url is %d bytes; at most %d are accepted", len(u), wire.MaxURLLen)
+		return a, args.ArgErrorf(tool, "url", "url is %d bytes; at most %d are accepted", len(u), wire.MaxURLLen)
 	}
 	if err := x402.CheckURL(u); err != nil {
-		return a, authority.ArgErrorf(tool, "url", "url: %v", err)
+		return a, args.ArgErrorf(tool, "url", "url: %v", err)
 	}
 	a.URL = u
 	a.Method = http.MethodGet
@@ -60,30 +59,30 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 		m, ok := v.(string)
 		m = strings.ToUpper(m)
 		if !ok || !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, m) {
-			return a, authority.ArgErrorf(tool, "method", "method must be one of GET, POST, PUT, PATCH, DELETE; got %s", authority.DescribeValue(v))
+			return a, args.ArgErrorf(tool, "method", "method must be one of GET, POST, PUT, PATCH, DELETE; got %s", args.DescribeValue(v))
 		}
 		a.Method = m
 	}
 	if v, present := raw["headers"]; present && v != nil {
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return a, authority.ArgErrorf(tool, "headers", "headers must be an object of header names to string values; got %s", authority.DescribeValue(v))
+			return a, args.ArgErrorf(tool, "headers", "headers must be an object of header names to string values; got %s", args.DescribeValue(v))
 		}
 		if len(obj) > wire.MaxRequestHeaders {
-			return a, authority.ArgErrorf(tool, "headers", "headers has %d entries; at most %d are accepted", len(obj), wire.MaxRequestHeaders)
+			return a, args.ArgErrorf(tool, "headers", "headers has %d entries; at most %d are accepted", len(obj), wire.MaxRequestHeaders)
 		}
 		a.Headers = map[string]string{}
 		for name, val := range obj {
 			s, ok := val.(string)
 			if !ok {
-				return a, authority.ArgErrorf(tool, "headers", "headers: header %q must have a string value; got %s", clipArg(name), authority.DescribeValue(val))
+				return a, args.ArgErrorf(tool, "headers", "headers: header %q must have a string value; got %s", clipArg(name), args.DescribeValue(val))
 			}
 			if !validHeaderName(name) || !validHeaderValue(s) {
-				return a, authority.ArgErrorf(tool, "headers", "headers: header %q: names are letters, digits, - and _; values are printable text without line breaks (at most 4096 bytes)", clipArg(name))
+				return a, args.ArgErrorf(tool, "headers", "headers: header %q: names are letters, digits, - and _; values are printable text without line breaks (at most 4096 bytes)", clipArg(name))
 			}
 			canon := http.CanonicalHeaderKey(name)
 			if slices.Contains(forbiddenRequestHeaders, canon) {
-				return a, authority.ArgErrorf(tool, "headers", "headers: %s may not be set: the console writes payment and transport headers itself", canon)
+				return a, args.ArgErrorf(tool, "headers", "headers: %s may not be set: the console writes payment and transport headers itself", canon)
 			}
 			a.Headers[canon] = s
 		}
@@ -91,15 +90,15 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 	if v, present := raw["body"]; present && v != nil {
 		s, ok := v.(string)
 		if !ok {
-			return a, authority.ArgErrorf(tool, "body", "body must be a string; got %s", authority.DescribeValue(v))
+			return a, args.ArgErrorf(tool, "body", "body must be a string; got %s", args.DescribeValue(v))
 		}
 		if len(s) > wire.MaxRequestBody {
-			return a, authority.ArgErrorf(tool, "body", "body is %d bytes; at most %d are accepted", len(s), wire.MaxRequestBody)
+			return a, args.ArgErrorf(tool, "body", "body is %d bytes; at most %d are accepted", len(s), wire.MaxRequestBody)
 		}
 		a.Body = s
 	}
 	if v, present := raw["max_amount"]; present && v != nil {
-		n, err := authority.ParseUint(tool, authority.UintRule{Name: "max_amount", Min: 1, Max: math.MaxUint64,
+		n, err := args.ParseUint(tool, args.UintRule{Name: "max_amount", Min: 1, Max: math.MaxUint64,
 			Accepted: "a whole number of base units of the asset from 1 to 18446744073709551615 (0.001 USDC with 6 decimals = 1000), as a JSON integer or a string of digits"}, v)
 		if err != nil {
 			return a, err
@@ -107,7 +106,7 @@ func ParseX402FetchArgs(raw map[string]any) (X402FetchArgs, error) {
 		a.MaxAmount = n
 	}
 	var err error
-	if a.Confirm, err = authority.ParseConfirm(tool, raw["confirm"]); err != nil {
+	if a.Confirm, err = args.ParseConfirm(tool, raw["confirm"]); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -147,7 +146,7 @@ func clipArg(s string) string {
 func (a X402FetchArgs) ToolName() string     { return wire.ToolX402Fetch }
 func (a X402FetchArgs) ConfirmToken() string { return a.Confirm }
 func (a X402FetchArgs) Fingerprint() string {
-	return authority.Fingerprint(a.ToolName(), a.Normalized())
+	return args.Fingerprint(a.ToolName(), a.Normalized())
 }
 
 func (a X402FetchArgs) Recipient() string { return "" } // payTo comes from the server, not the agent

@@ -1,11 +1,11 @@
 package outside
 
 import (
-	"github.com/solgate/solgate/mcpbridge/authority"
-
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 )
 
 func TestX402FetchArgs(t *testing.T) {
@@ -60,7 +60,7 @@ func TestX402FetchArgs(t *testing.T) {
 		m := base()
 		m[bad.arg] = bad.v
 		_, err := ParseX402FetchArgs(m)
-		var ae *authority.ArgError
+		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != bad.arg || !strings.Contains(err.Error(), bad.arg) {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/executor/x402"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -87,7 +88,7 @@ type X402Proposal struct {
 
 var _ authority.Kind = (*X402Proposal)(nil)
 
-func (k *X402Proposal) Args() authority.WriteArgs { return k.A }
+func (k *X402Proposal) Args() args.WriteArgs { return k.A }
 
 func (k *X402Proposal) Clone() authority.Kind {
 	c := *k
@@ -270,7 +271,7 @@ type x402Kind struct{}
 
 func (x402Kind) Tool() string { return wire.ToolX402Fetch }
 
-func (x402Kind) Parse(raw map[string]any) (authority.WriteArgs, error) {
+func (x402Kind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseX402FetchArgs(raw)
 }
 
@@ -278,7 +279,7 @@ func (x402Kind) Parse(raw map[string]any) (authority.WriteArgs, error) {
 // before any byte leaves). No 402: the answer is the server's response, as
 // a read. A 402: the offer read into a draft (exact on this cluster,
 // max_amount held, terms never paid refused by name).
-func (x402Kind) Draft(ctx context.Context, env authority.Env, wa authority.WriteArgs) (authority.Kind, error) {
+func (x402Kind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
 	a := wa.(X402FetchArgs)
 	origin := x402.Origin(a.URL)
 	if d, ok := policy.CheckX402Origin(env.Policy(), origin); !ok {

@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A tmux server admits more than its owner when its server-access list says
@@ -26,7 +24,7 @@ import (
 // program the console runs; "" when there is none or it is not trusted.
 var tmuxProgram = sync.OnceValue(func() string {
 	p, err := exec.LookPath("tmux")
-	if err != nil || host.CheckTrustedFile("tmux", p, false) != nil {
+	if err != nil || CheckTrustedFile("tmux", p, false) != nil {
 		return ""
 	}
 	return p
@@ -40,7 +38,7 @@ const tmuxRetry = 10 * time.Second
 // tmuxView asks the tmux server at socket for the terminals of the clients
 // attached to session (all clients when session is "") and the uids its
 // access list admits.
-func tmuxView(socket, session string) (clients []host.TTY, access []uint32) {
+func tmuxView(socket, session string) (clients []TTY, access []uint32) {
 	prog := tmuxProgram()
 	if prog == "" || socket == "" {
 		return nil, nil
@@ -67,7 +65,7 @@ func tmuxView(socket, session string) (clients []host.TTY, access []uint32) {
 		if len(f) < 2 || session != "" && f[1] != session {
 			continue
 		}
-		if t, ok := host.StatTTYPath(f[0]); ok {
+		if t, ok := StatTTYPath(f[0]); ok {
 			clients = append(clients, t)
 		}
 	}
@@ -96,7 +94,7 @@ func parseServerAccess(out string) []uint32 {
 // tmuxOf is the socket and session ("$N") of the tmux server the console
 // runs in, from $TMUX ("socket,pid,N"), or from an ancestor that is a tmux
 // server (sudo may have dropped $TMUX): its default socket.
-func tmuxOf(getenv func(string) string, ancestors []host.Ancestor) (socket, session string) {
+func tmuxOf(getenv func(string) string, ancestors []Ancestor) (socket, session string) {
 	if v := getenv("TMUX"); v != "" {
 		f := strings.Split(v, ",")
 		if len(f) == 3 {
@@ -106,7 +104,7 @@ func tmuxOf(getenv func(string) string, ancestors []host.Ancestor) (socket, sess
 	}
 	for _, a := range ancestors {
 		if strings.HasPrefix(a.Comm, "tmux") {
-			if p := host.ListeningSocketOf(a.PID); p != "" {
+			if p := ListeningSocketOf(a.PID); p != "" {
 				return p, ""
 			}
 			p := "/tmp/tmux-" + strconv.FormatUint(uint64(a.UID), 10) + "/default"
@@ -123,10 +121,10 @@ func tmuxOf(getenv func(string) string, ancestors []host.Ancestor) (socket, sess
 // clients and access list.
 func (e *Exposure) RefreshTerminals(getenv func(string) string) {
 	e.TTY = nil
-	if t, ok := host.StatTTY(); ok {
+	if t, ok := StatTTY(); ok {
 		e.TTY = &t
 	}
-	e.Ancestors = host.Ancestry()
+	e.Ancestors = Ancestry()
 	e.TmuxClients, e.TmuxAccess = tmuxView(tmuxOf(getenv, e.Ancestors))
 }
 

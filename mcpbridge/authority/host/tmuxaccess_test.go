@@ -1,4 +1,4 @@
-package authority
+package host
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // A tmux server whose server-access list admits an admitted agent's user
@@ -30,7 +28,7 @@ func TestTmuxServerAccessListIsJudged(t *testing.T) {
 	tmux("new-session", "-d", "-s", "console", "sleep 600")
 	t.Cleanup(func() { exec.Command("tmux", "-S", socket, "kill-server").Run() })
 	const nobody = 65534
-	e := &Exposure{ConsoleUID: uint32(os.Geteuid()), Admission: host.Admission{UIDs: []uint32{nobody}}}
+	e := &Exposure{ConsoleUID: uint32(os.Geteuid()), Admission: Admission{UIDs: []uint32{nobody}}}
 	problems := func() string {
 		_, e.TmuxAccess = tmuxView(socket, "")
 		return strings.Join(e.TerminalProblems(), "; ")

@@ -1,7 +1,6 @@
-package authority
+package host
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // An agent with a shell runs as some user, and can do whatever that user can:
@@ -35,21 +32,21 @@ type Exposure struct {
 	Key        FileFacts
 	State      FileFacts
 	Socket     string
-	Admission  host.Admission
+	Admission  Admission
 	Terminals  []Terminal
 	Dumpable   bool
 	// TTY is the terminal device on standard input; nil: none (terminal.go).
-	TTY *host.TTY
+	TTY *TTY
 	// SharedTerminal: --allow-shared-terminal overrides TerminalProblems,
 	// with a warning for the whole session.
 	SharedTerminal bool
 	// Ancestors are the processes above the console (ancestry_linux.go).
-	Ancestors []host.Ancestor
+	Ancestors []Ancestor
 	// TmuxClients are the terminals of the clients attached to the tmux
 	// server the console runs in, and TmuxAccess the users its
 	// server-access list admits, as far as the console may ask it
 	// (tmuxaccess.go).
-	TmuxClients []host.TTY
+	TmuxClients []TTY
 	TmuxAccess  []uint32
 }
 
@@ -123,7 +120,7 @@ func DetectTerminals(getenv func(string) string) []Terminal {
 		}
 		add("screen", path)
 	}
-	if tty, ok := host.StdinTerminal(); ok {
+	if tty, ok := StdinTerminal(); ok {
 		add("tty", tty)
 	}
 	return out
@@ -165,7 +162,7 @@ func (e *Exposure) ReachableBy(uid uint32) []Terminal {
 // Report is the situation in plain lines, for `solgate console --check`
 // and get_spend_status.
 func (e *Exposure) Report() []string {
-	lines := []string{"console runs as " + host.UserName(e.ConsoleUID)}
+	lines := []string{"console runs as " + UserName(e.ConsoleUID)}
 	lines = append(lines, fileLine("key", e.Key))
 	if errors.Is(e.State.Err, fs.ErrNotExist) {
 		lines = append(lines, "state dir "+e.State.Path+": does not exist yet: the console creates it with mode 0700")
@@ -173,9 +170,9 @@ func (e *Exposure) Report() []string {
 		lines = append(lines, fileLine("state dir", e.State))
 	}
 	if e.Dumpable {
-		lines = append(lines, "process memory: dumpable: another process of "+host.UserName(e.ConsoleUID)+" could read it")
+		lines = append(lines, "process memory: dumpable: another process of "+UserName(e.ConsoleUID)+" could read it")
 	} else {
-		lines = append(lines, "process memory: "+host.UndumpableText)
+		lines = append(lines, "process memory: "+UndumpableText)
 	}
 	lines = append(lines, "bridges admitted: "+e.admittedText())
 	if e.Socket != "" {
@@ -202,13 +199,13 @@ func (e *Exposure) Report() []string {
 		case !t.Known:
 			l += ": owner unknown (the console's user cannot stat it, so it belongs to someone else)"
 		case t.OwnerUID == e.ConsoleUID:
-			l += ": owned by " + host.UserName(t.OwnerUID) + " (the console's user)"
+			l += ": owned by " + UserName(t.OwnerUID) + " (the console's user)"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID) && t.Kind == "tty":
-			l += ": owned by " + host.UserName(t.OwnerUID) + ", an admitted agent user: it can write to and read from this terminal, so the console refuses to start here unless --allow-shared-terminal"
+			l += ": owned by " + UserName(t.OwnerUID) + ", an admitted agent user: it can write to and read from this terminal, so the console refuses to start here unless --allow-shared-terminal"
 		case slices.Contains(e.Admission.UIDs, t.OwnerUID):
-			l += ": owned by " + host.UserName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
+			l += ": owned by " + UserName(t.OwnerUID) + ", an admitted agent user: " + WarnTerminal
 		default:
-			l += ": owned by " + host.UserName(t.OwnerUID)
+			l += ": owned by " + UserName(t.OwnerUID)
 		}
 		lines = append(lines, l)
 	}
@@ -216,9 +213,9 @@ func (e *Exposure) Report() []string {
 }
 
 func (e *Exposure) admittedText() string {
-	parts := []string{"the console's own user (" + host.UserName(e.ConsoleUID) + ")"}
+	parts := []string{"the console's own user (" + UserName(e.ConsoleUID) + ")"}
 	for _, u := range e.Admission.UIDs {
-		parts = append(parts, host.UserName(u))
+		parts = append(parts, UserName(u))
 	}
 	for _, g := range e.Admission.GIDs {
 		name := strconv.FormatUint(uint64(g), 10)
@@ -232,7 +229,7 @@ func (e *Exposure) admittedText() string {
 	return strings.Join(parts, ", ")
 }
 
-func (e *Exposure) structured(warnings []string) map[string]any {
+func (e *Exposure) Structured(warnings []string) map[string]any {
 	file := func(f FileFacts) map[string]any {
 		m := map[string]any{"path": f.Path}
 		if f.Err != nil {
@@ -266,94 +263,9 @@ func fileLine(what string, f FileFacts) string {
 	if f.Err != nil {
 		return what + " " + f.Path + ": " + f.Err.Error()
 	}
-	l := fmt.Sprintf("%s %s: owner %s, mode %04o", what, f.Path, host.UserName(f.OwnerUID), f.Mode.Perm())
+	l := fmt.Sprintf("%s %s: owner %s, mode %04o", what, f.Path, UserName(f.OwnerUID), f.Mode.Perm())
 	if f.Mode.Perm()&0o077 != 0 {
 		l += " (others can reach it)"
 	}
 	return l
-}
-
-// seePeer notes who is on the other end of a bridge's request: a bridge of
-// the console's own user, and a user who owns the console's terminal, each
-// raise a warning that stays for the rest of the session. A request is
-// answered only after its peer's warnings are raised, so get_spend_status
-// never misses them.
-func (h *Hub) seePeer(ctx context.Context) {
-	cred, ok := host.PeerCredFromContext(ctx)
-	if !ok {
-		return
-	}
-	h.mu.Lock()
-	seen := h.peerUIDs[cred.UID]
-	h.mu.Unlock()
-	if seen {
-		return
-	}
-	var raise []warning
-	if cred.UID == h.consoleUID {
-		raise = append(raise, warning{WarnSameUser, fmt.Sprintf("a bridge (pid %d) runs as %s, the console's own user: that user can read the key file and use it without you", cred.PID, host.UserName(cred.UID))})
-	}
-	if e := h.opts.Exposure; e != nil {
-		for _, t := range e.ReachableBy(cred.UID) {
-			raise = append(raise, warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, whose bridge (pid %d) is connected: that user can send keys to this console", t.Kind, t.Path, host.UserName(cred.UID), cred.PID)})
-		}
-	}
-	// Marked seen together with raising: a second request of this user
-	// returns early only once the warnings are in place.
-	h.mu.Lock()
-	h.peerUIDs[cred.UID] = true
-	fresh := h.addWarningsLocked(raise)
-	h.mu.Unlock()
-	h.announce(fresh)
-}
-
-type warning struct{ text, detail string }
-
-// warn raises persistent warnings, each once, logs them with their detail,
-// and tells the console.
-func (h *Hub) warn(ws ...warning) {
-	h.mu.Lock()
-	fresh := h.addWarningsLocked(ws)
-	h.mu.Unlock()
-	h.announce(fresh)
-}
-
-// addWarningsLocked records the warnings not raised before and returns them.
-func (h *Hub) addWarningsLocked(ws []warning) (fresh []warning) {
-	for _, w := range ws {
-		if !slices.Contains(h.warnings, w.text) {
-			h.warnings = append(h.warnings, w.text)
-			fresh = append(fresh, w)
-		}
-	}
-	return fresh
-}
-
-func (h *Hub) announce(ws []warning) {
-	for _, w := range ws {
-		h.log.Warn(w.text, "detail", w.detail)
-		h.events.publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.text + ": " + w.detail})
-	}
-}
-
-// Warnings are the persistent warnings raised so far, oldest first.
-func (h *Hub) Warnings() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.warnings)
-}
-
-// startupWarnings raises what is known before any bridge connects: a
-// terminal owned by a user admitted by uid.
-func (h *Hub) startupWarnings() {
-	e := h.opts.Exposure
-	if e == nil {
-		return
-	}
-	h.sharedTerminalWarning()
-	for _, uid := range e.Admission.UIDs {
-		for _, t := range e.ReachableBy(uid) {
-			h.warn(warning{WarnTerminal, fmt.Sprintf("the console's %s %s belongs to %s, which --allow-uid admits as an agent: that user can send keys to this console", t.Kind, t.Path, host.UserName(uid))})
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package authority
+package args
 
 import (
 	"strings"
@@ -43,10 +43,3 @@ func TestExactJSONInteger(t *testing.T) {
 		}
 	}
 }
-
-// Addresses the package's tests share: any valid keys will do.
-const (
-	addrA = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
-	addrB = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-	wSOL  = "So11111111111111111111111111111111111111112"
-)

@@ -1,4 +1,4 @@
-package authority
+package args
 
 import (
 	"bytes"
@@ -57,22 +57,6 @@ type WriteArgs interface {
 	// Recipient is the third party the agent names as receiving value
 	// ("" when it names none): look-alike warnings check it.
 	Recipient() string
-}
-
-// ParseArgs parses the arguments of any tool the console serves: a write
-// kind's registration or a read tool's entry (reads.go).
-func ParseArgs(tool string, raw map[string]any) (Args, error) {
-	if wk, ok := defaultKinds.Lookup(tool); ok {
-		return wk.Parse(raw)
-	}
-	if rt, ok := readTools[tool]; ok {
-		return rt.parse(raw)
-	}
-	return nil, unknownTool(tool)
-}
-
-func unknownTool(tool string) error {
-	return ArgErrorf(tool, "", "unknown tool %s; the tools are: %s", QuoteUntrusted(tool), strings.Join(wire.ToolNames(), ", "))
 }
 
 // DecodeArgs decodes a JSON arguments object keeping numbers exact
@@ -400,9 +384,9 @@ func ParseConfirm(tool string, v any) (string, error) {
 		return "", nil
 	}
 	s, ok := v.(string)
-	if !ok || !validTokenText(s) {
+	if !ok || !ValidToken(s) {
 		return "", ArgErrorf(tool, "confirm", "confirm must be the %d-character token from proposal_status (or from the human) after the proposal was approved; omit confirm to create a proposal; got %s",
-			TokenLength, DescribeValue(v))
+			wire.TokenLength, DescribeValue(v))
 	}
 	return s, nil
 }
@@ -625,3 +609,20 @@ func QuoteUntrusted(s string) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// tokenAlphabet is Bitcoin's base58 alphabet, the one Solana uses: no 0, O, I, l.
+const TokenAlphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// validTokenText reports whether s could be a token: the right length and
+// alphabet. It lets argument parsing refuse obvious garbage with a clear message.
+func ValidToken(s string) bool {
+	if len(s) != wire.TokenLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(TokenAlphabet, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,11 +1,9 @@
-package authority
+package host
 
 import (
 	"fmt"
 	"io/fs"
 	"slices"
-
-	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // The console's own terminal is the one channel to the operator: what it
@@ -32,7 +30,7 @@ const TerminalFix = "run the console in a terminal of your own that the agent's 
 // terminal is the operator's alone (as far as modes tell). The console's own
 // user is not counted here: same-user mode has its own warning.
 func (e *Exposure) TerminalProblems() []string {
-	return e.terminalProblems(host.GroupsOfUID)
+	return e.terminalProblems(GroupsOfUID)
 }
 
 func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
@@ -47,7 +45,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		proc := fmt.Sprintf("process %d (%s) above the console", a.PID, a.Comm)
 		for _, uid := range []uint32{a.UID, a.EUID} {
 			if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, host.UserName(uid)))
+				out = append(out, fmt.Sprintf("the %s runs as %s, which --allow-uid admits as an agent: it holds the console's input and output", proc, UserName(uid)))
 				break
 			}
 		}
@@ -63,7 +61,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 		if t.Kind == "tty" || !t.Known || t.OwnerUID == e.ConsoleUID || !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, host.UserName(t.OwnerUID)))
+		out = append(out, fmt.Sprintf("the console runs in the %s server %s of %s, which --allow-uid admits as an agent: one command of that user types into it", t.Kind, t.Path, UserName(t.OwnerUID)))
 	}
 	for _, c := range e.TmuxClients {
 		if seen[c.Path] {
@@ -74,7 +72,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 	}
 	for _, uid := range e.TmuxAccess {
 		if uid != e.ConsoleUID && slices.Contains(e.Admission.UIDs, uid) {
-			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", host.UserName(uid)))
+			out = append(out, fmt.Sprintf("the tmux server the console runs in lets %s, which --allow-uid admits as an agent, attach (server-access): it can type into the console", UserName(uid)))
 		}
 	}
 	return out
@@ -82,7 +80,7 @@ func (e *Exposure) terminalProblems(groupsOf func(uint32) []uint32) []string {
 
 // ttyProblems judges one terminal device; held says who holds it when it is
 // not the console's own ("" for the console's own).
-func (e *Exposure) ttyProblems(t host.TTY, held string, groupsOf func(uint32) []uint32) []string {
+func (e *Exposure) ttyProblems(t TTY, held string, groupsOf func(uint32) []uint32) []string {
 	var out []string
 	access := func(bits fs.FileMode, r, w fs.FileMode) string {
 		switch {
@@ -98,7 +96,7 @@ func (e *Exposure) ttyProblems(t host.TTY, held string, groupsOf func(uint32) []
 		if uid == e.ConsoleUID {
 			continue
 		}
-		who := host.UserName(uid) + ", which --allow-uid admits as an agent"
+		who := UserName(uid) + ", which --allow-uid admits as an agent"
 		switch {
 		case t.OwnerUID == uid:
 			out = append(out, fmt.Sprintf("%s belongs to %s: it can repaint what the console shows and read the keys you type", name, who))
@@ -109,7 +107,7 @@ func (e *Exposure) ttyProblems(t host.TTY, held string, groupsOf func(uint32) []
 	if t.OwnerUID != e.ConsoleUID && !slices.Contains(e.Admission.UIDs, t.OwnerUID) {
 		for _, g := range groupsOf(t.OwnerUID) {
 			if slices.Contains(e.Admission.GIDs, g) {
-				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, host.UserName(t.OwnerUID), g))
+				out = append(out, fmt.Sprintf("%s belongs to %s, a member of group %d, which --allow-gid admits as agents: it can repaint what the console shows and read the keys you type", name, UserName(t.OwnerUID), g))
 				break
 			}
 		}
@@ -123,16 +121,4 @@ func (e *Exposure) ttyProblems(t host.TTY, held string, groupsOf func(uint32) []
 		out = append(out, fmt.Sprintf("%s (mode %04o) lets every user, the admitted agents too, %s it", name, t.Mode, access(t.Mode, 0o004, 0o002)))
 	}
 	return out
-}
-
-// sharedTerminalWarning raises the session-long warning when the operator
-// overrode the refusal.
-func (h *Hub) sharedTerminalWarning() {
-	e := h.opts.Exposure
-	if e == nil || !e.SharedTerminal {
-		return
-	}
-	if problems := e.TerminalProblems(); len(problems) > 0 {
-		h.warn(warning{WarnSharedTerminal, problems[0]})
-	}
 }

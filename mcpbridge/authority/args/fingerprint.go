@@ -1,4 +1,4 @@
-package authority
+package args
 
 import (
 	"crypto/sha256"
