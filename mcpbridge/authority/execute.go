@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -21,12 +22,12 @@ import (
 func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm string, run func(p *Proposal)) wire.CallResult {
 	client := who.name
 	id, err := h.tokens.Consume(confirm, fp)
-	var te *TokenError
+	var te *tokens.Error
 	switch {
 	case errors.As(err, &te) && !h.ownedBy(who, te.ProposalID):
 		// Used, expired or mismatched, but not this caller's to know.
 		h.foreignToken(who, te.ProposalID, fp, burned(err))
-		return refusedResult(ErrTokenUnknown.Error())
+		return refusedResult(tokens.ErrUnknown.Error())
 	case err != nil:
 		h.tokenRefused(client, fp, err)
 		return refusedResult(err.Error())
@@ -47,7 +48,7 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 		// leaked, so its own proposal is void too).
 		h.mu.Unlock()
 		h.foreignToken(who, id, fp, true)
-		return refusedResult(ErrTokenUnknown.Error())
+		return refusedResult(tokens.ErrUnknown.Error())
 	case p.Status != StatusApproved:
 		st := p.Status
 		h.mu.Unlock()
@@ -327,7 +328,7 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 // proposal_status that it must propose again.
 func (h *Hub) tokenRefused(client, fp string, err error) {
 	var id string
-	var te *TokenError
+	var te *tokens.Error
 	if errors.As(err, &te) {
 		id = te.ProposalID
 	}
@@ -347,7 +348,7 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 // (with other arguments, or after its expiry), rather than a replay of a
 // token another call already used or the operator revoked.
 func burned(err error) bool {
-	return errors.Is(err, ErrTokenMismatch) || errors.Is(err, ErrTokenExpired)
+	return errors.Is(err, tokens.ErrMismatch) || errors.Is(err, tokens.ErrExpired)
 }
 
 // foreignToken records a token presented by a caller that does not own its
@@ -384,13 +385,13 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 		Confirm string `json:"confirm"`
 	}
 	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
-		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, ErrTokenUnknown) {
-			var te *TokenError
+		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, tokens.ErrUnknown) {
+			var te *tokens.Error
 			switch {
 			case errors.As(terr, &te) && !h.ownedBy(who, te.ProposalID):
 				// Answered as an unknown token is: nothing about it.
 				h.foreignToken(who, te.ProposalID, "", burned(terr))
-			case errors.Is(terr, ErrTokenMismatch):
+			case errors.Is(terr, tokens.ErrMismatch):
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
 				h.tokenRefused(client, "", terr)
 			default:

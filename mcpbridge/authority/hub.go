@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -108,7 +109,7 @@ func (o *Options) defaults() error {
 type Hub struct {
 	opts   Options
 	kinds  *Registry
-	tokens *TokenStore
+	tokens *tokens.Store
 	events *broker
 	log    *slog.Logger
 	flood  *floodControl
@@ -155,7 +156,7 @@ func New(opts Options) (*Hub, error) {
 	h := &Hub{
 		opts:   opts,
 		kinds:  opts.Kinds,
-		tokens: NewTokenStore(opts.Now),
+		tokens: tokens.NewStore(opts.Now),
 		events: newBroker(),
 
 		log:         opts.Logger,

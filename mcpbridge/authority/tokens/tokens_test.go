@@ -1,4 +1,4 @@
-package authority
+package tokens
 
 import (
 	"errors"
@@ -17,11 +17,11 @@ func newFakeClock() *testkit.Clock {
 }
 
 var (
-	fpA = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "5"})
-	fpB = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": addrA, "lamports": "6"})
+	fpA = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", "lamports": "5"})
+	fpB = args.Fingerprint(wire.ToolTransferSOL, map[string]string{"to": "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", "lamports": "6"})
 )
 
-func issue(t *testing.T, s *TokenStore, proposal, fp string, ttl time.Duration) string {
+func issue(t *testing.T, s *Store, proposal, fp string, ttl time.Duration) string {
 	t.Helper()
 	tok, _, err := s.Issue(proposal, fp, ttl)
 	if err != nil {
@@ -36,7 +36,7 @@ func wantRefused(t *testing.T, err, sentinel error, proposal string) {
 	if !errors.Is(err, sentinel) {
 		t.Fatalf("got %v, want %v", err, sentinel)
 	}
-	var te *TokenError
+	var te *Error
 	if proposal != "" && (!errors.As(err, &te) || te.ProposalID != proposal) {
 		t.Fatalf("refusal %#v does not name proposal %s", err, proposal)
 	}
@@ -44,8 +44,8 @@ func wantRefused(t *testing.T, err, sentinel error, proposal string) {
 
 func TestTokenSingleUse(t *testing.T) {
 	clock := newFakeClock()
-	s := NewTokenStore(clock.Now)
-	tok, exp, err := s.Issue("p1", fpA, TransferTokenTTL)
+	s := NewStore(clock.Now)
+	tok, exp, err := s.Issue("p1", fpA, TransferTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,50 +60,50 @@ func TestTokenSingleUse(t *testing.T) {
 	if id != "" {
 		t.Fatalf("second use returned proposal %q", id)
 	}
-	wantRefused(t, err, ErrTokenUsed, "p1")
+	wantRefused(t, err, ErrUsed, "p1")
 	if s.Live() != 0 {
 		t.Fatalf("%d live tokens after use", s.Live())
 	}
 }
 
 func TestTokenWrongArgumentsKillsIt(t *testing.T) {
-	s := NewTokenStore(newFakeClock().Now)
+	s := NewStore(newFakeClock().Now)
 	tok := issue(t, s, "p1", fpA, time.Minute)
 	id, err := s.Consume(tok, fpB)
 	if id != "" {
 		t.Fatalf("mismatch returned proposal %q", id)
 	}
-	wantRefused(t, err, ErrTokenMismatch, "p1")
+	wantRefused(t, err, ErrMismatch, "p1")
 	if !strings.Contains(err.Error(), "different arguments") || !strings.Contains(err.Error(), "propose again") {
 		t.Fatalf("message does not tell the model what happened and what to do: %v", err)
 	}
 	// The right arguments are too late now.
 	_, err = s.Consume(tok, fpA)
-	wantRefused(t, err, ErrTokenUsed, "p1")
+	wantRefused(t, err, ErrUsed, "p1")
 }
 
 func TestTokenExpiry(t *testing.T) {
 	clock := newFakeClock()
-	s := NewTokenStore(clock.Now)
-	tok := issue(t, s, "p1", fpA, SwapTokenTTL)
-	clock.Advance(SwapTokenTTL - time.Nanosecond)
+	s := NewStore(clock.Now)
+	tok := issue(t, s, "p1", fpA, SwapTTL)
+	clock.Advance(SwapTTL - time.Nanosecond)
 	if s.Live() != 1 {
 		t.Fatal("token dead before its time")
 	}
-	tok2 := issue(t, s, "p2", fpA, SwapTokenTTL)
+	tok2 := issue(t, s, "p2", fpA, SwapTTL)
 	clock.Advance(time.Nanosecond)
 	_, err := s.Consume(tok, fpA)
-	wantRefused(t, err, ErrTokenExpired, "p1")
+	wantRefused(t, err, ErrExpired, "p1")
 	_, err = s.Consume(tok, fpA)
-	wantRefused(t, err, ErrTokenUsed, "p1")
+	wantRefused(t, err, ErrUsed, "p1")
 	if id, err := s.Consume(tok2, fpA); err != nil || id != "p2" {
 		t.Fatalf("a younger token must still work: %q %v", id, err)
 	}
 
 	// Dead tokens are remembered for a while, then swept without a goroutine.
-	clock.Advance(SwapTokenTTL + tokenRetention + time.Minute)
+	clock.Advance(SwapTTL + tokenRetention + time.Minute)
 	_, err = s.Consume(tok, fpA)
-	wantRefused(t, err, ErrTokenUnknown, "")
+	wantRefused(t, err, ErrUnknown, "")
 	s.mu.Lock()
 	n, np := len(s.byHash), len(s.byProp)
 	s.mu.Unlock()
@@ -113,11 +113,11 @@ func TestTokenExpiry(t *testing.T) {
 }
 
 func TestTokenUnknown(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	issue(t, s, "p1", fpA, time.Minute)
 	for _, tok := range []string{"", "kR3nT9xQm2vP", "x"} {
 		id, err := s.Consume(tok, fpA)
-		if id != "" || !errors.Is(err, ErrTokenUnknown) {
+		if id != "" || !errors.Is(err, ErrUnknown) {
 			t.Fatalf("%q: %q %v", tok, id, err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestTokenUnknown(t *testing.T) {
 }
 
 func TestTokenConcurrentConsumeExactlyOneWins(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	tok := issue(t, s, "p1", fpA, time.Minute)
 	const n = 100
 	var (
@@ -146,7 +146,7 @@ func TestTokenConcurrentConsumeExactlyOneWins(t *testing.T) {
 			switch {
 			case err == nil && id == "p1":
 				wins++
-			case errors.Is(err, ErrTokenUsed):
+			case errors.Is(err, ErrUsed):
 			default:
 				other = append(other, err)
 			}
@@ -161,7 +161,7 @@ func TestTokenConcurrentConsumeExactlyOneWins(t *testing.T) {
 
 func TestTokenRevoke(t *testing.T) {
 	clock := newFakeClock()
-	s := NewTokenStore(clock.Now)
+	s := NewStore(clock.Now)
 	t1 := issue(t, s, "p1", fpA, time.Minute)
 	t2 := issue(t, s, "p2", fpA, time.Minute)
 	t3 := issue(t, s, "p3", fpB, 2*time.Minute)
@@ -171,7 +171,7 @@ func TestTokenRevoke(t *testing.T) {
 		t.Fatal("Revoke must report true once for a live token, then false")
 	}
 	_, err := s.Consume(t1, fpA)
-	wantRefused(t, err, ErrTokenRevoked, "p1")
+	wantRefused(t, err, ErrRevoked, "p1")
 
 	clock.Advance(2 * time.Second)
 	if n := s.RevokeAll(); n != 2 {
@@ -179,7 +179,7 @@ func TestTokenRevoke(t *testing.T) {
 	}
 	for _, tok := range []string{t2, t3} {
 		_, err := s.Consume(tok, fpA)
-		if !errors.Is(err, ErrTokenRevoked) {
+		if !errors.Is(err, ErrRevoked) {
 			t.Fatalf("after RevokeAll: %v", err)
 		}
 	}
@@ -194,18 +194,18 @@ func TestTokenRevoke(t *testing.T) {
 }
 
 func TestTokenReissueRevokesPrevious(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	old := issue(t, s, "p1", fpA, time.Minute)
 	cur := issue(t, s, "p1", fpA, time.Minute)
 	_, err := s.Consume(old, fpA)
-	wantRefused(t, err, ErrTokenRevoked, "p1")
+	wantRefused(t, err, ErrRevoked, "p1")
 	if id, err := s.Consume(cur, fpA); err != nil || id != "p1" {
 		t.Fatalf("%q %v", id, err)
 	}
 }
 
 func TestTokenIssueRefusesBadInput(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	for _, c := range []struct {
 		id, fp string
 		ttl    time.Duration
@@ -230,11 +230,11 @@ func TestTokenAlphabetAndLength(t *testing.T) {
 	if len(args.TokenAlphabet) != 58 || strings.ContainsAny(args.TokenAlphabet, "0OIl") {
 		t.Fatalf("alphabet %q is not base58", args.TokenAlphabet)
 	}
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	seen := map[string]bool{}
 	for i := range 2000 {
 		tok := issue(t, s, "p", fpA, time.Minute) // reissue: keeps the store small
-		if len(tok) != TokenLength || !args.ValidToken(tok) {
+		if len(tok) != Length || !args.ValidToken(tok) {
 			t.Fatalf("token %q", tok)
 		}
 		if seen[tok] {
@@ -246,7 +246,7 @@ func TestTokenAlphabetAndLength(t *testing.T) {
 
 // Rejection sampling: bytes ≥ 232 are skipped, the rest map b%58.
 func TestTokenRejectsBiasedBytes(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	feed := []byte{232, 255, 0, 240, 57, 58, 231, 1, 2, 3, 4, 5, 6, 7, 8, 9, 250}
 	s.rand = func(b []byte) (int, error) {
 		for i := range b {
@@ -278,7 +278,7 @@ func TestTokenRejectsBiasedBytes(t *testing.T) {
 // With modulo reduction the first 24 characters would come up 25% more often;
 // uniform sampling keeps every character within a few percent of the mean.
 func TestTokenCharactersUniform(t *testing.T) {
-	s := NewTokenStore(nil)
+	s := NewStore(nil)
 	counts := map[byte]int{}
 	const tokens = 20000
 	s.mu.Lock()
@@ -292,7 +292,7 @@ func TestTokenCharactersUniform(t *testing.T) {
 		}
 	}
 	s.mu.Unlock()
-	mean := float64(tokens*TokenLength) / 58
+	mean := float64(tokens*Length) / 58
 	for i := 0; i < len(args.TokenAlphabet); i++ {
 		c := float64(counts[args.TokenAlphabet[i]])
 		if c < 0.9*mean || c > 1.1*mean {

@@ -1,4 +1,8 @@
-package authority
+// Package tokens issues and consumes the confirmation tokens an approval
+// mints: single-use, bound to the proposal and the fingerprint of its
+// arguments, stored only as hashes, short-lived, and revocable by the
+// operator. The hub holds one Store; nothing else in it knows a token.
+package tokens
 
 import (
 	"crypto/rand"
@@ -13,15 +17,15 @@ import (
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
-// TokenLength is the length of a confirmation token: 12 base58 characters,
+// Length is the length of a confirmation token: 12 base58 characters,
 // about 70 bits from crypto/rand. Short enough for a human to paste, far too
 // many to guess within a token's lifetime.
-const TokenLength = wire.TokenLength
+const Length = wire.TokenLength
 
 // Default token lifetimes (DESIGN.md): a swap's quote goes stale sooner.
 const (
-	TransferTokenTTL = 5 * time.Minute
-	SwapTokenTTL     = 2 * time.Minute
+	TransferTTL = 5 * time.Minute
+	SwapTTL     = 2 * time.Minute
 )
 
 // tokenRetention is how long a dead or expired token is remembered, so that
@@ -31,23 +35,23 @@ const tokenRetention = 10 * time.Minute
 // Outcomes of Consume other than success. Each message tells the model what to
 // do next; none of them leaves the token usable.
 var (
-	ErrTokenUnknown  = errors.New("this confirmation token is not recognised; pass exactly the token proposal_status returned, or call the tool again without confirm to create a new proposal")
-	ErrTokenExpired  = errors.New("this confirmation token has expired; it is now void — call the tool again without confirm to create a new proposal")
-	ErrTokenUsed     = errors.New("this confirmation token has already been used; tokens are single-use — call the tool again without confirm to create a new proposal")
-	ErrTokenMismatch = errors.New("this confirmation token was issued for different arguments; it is now void — propose again by calling the tool without confirm")
-	ErrTokenRevoked  = errors.New("this confirmation token was revoked by the operator; it is now void — propose again by calling the tool without confirm if the operator agrees")
+	ErrUnknown  = errors.New("this confirmation token is not recognised; pass exactly the token proposal_status returned, or call the tool again without confirm to create a new proposal")
+	ErrExpired  = errors.New("this confirmation token has expired; it is now void — call the tool again without confirm to create a new proposal")
+	ErrUsed     = errors.New("this confirmation token has already been used; tokens are single-use — call the tool again without confirm to create a new proposal")
+	ErrMismatch = errors.New("this confirmation token was issued for different arguments; it is now void — propose again by calling the tool without confirm")
+	ErrRevoked  = errors.New("this confirmation token was revoked by the operator; it is now void — propose again by calling the tool without confirm if the operator agrees")
 )
 
-// TokenError is a refused Consume of a token the store knew: it names the
+// Error is a refused Consume of a token the store knew: it names the
 // proposal the token belonged to, for the audit log. It unwraps to one of the
 // ErrToken* sentinels, whose message is its message.
-type TokenError struct {
+type Error struct {
 	ProposalID string
 	Err        error
 }
 
-func (e *TokenError) Error() string { return e.Err.Error() }
-func (e *TokenError) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
 
 type tokenState int
 
@@ -64,11 +68,11 @@ type tokenEntry struct {
 	state       tokenState
 }
 
-// TokenStore holds confirmation tokens. It is safe for concurrent use.
+// Store holds confirmation tokens. It is safe for concurrent use.
 //
 // Tokens are kept by SHA-256 of their text: the map's lookup then compares
 // hashes, so its timing says nothing useful about the token's characters.
-type TokenStore struct {
+type Store struct {
 	now func() time.Time
 
 	mu      sync.Mutex
@@ -79,13 +83,13 @@ type TokenStore struct {
 	sweepGC time.Duration
 }
 
-// NewTokenStore returns an empty store. now is the clock (nil: time.Now);
+// NewStore returns an empty store. now is the clock (nil: time.Now);
 // tests inject a fake one.
-func NewTokenStore(now func() time.Time) *TokenStore {
+func NewStore(now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &TokenStore{
+	return &Store{
 		now:     now,
 		byHash:  map[[sha256.Size]byte]*tokenEntry{},
 		byProp:  map[string][sha256.Size]byte{},
@@ -97,7 +101,7 @@ func NewTokenStore(now func() time.Time) *TokenStore {
 // Issue mints a token for an approved proposal, bound to the fingerprint of the
 // approved arguments. A proposal has at most one live token: issuing again
 // revokes the previous one.
-func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (token string, expiresAt time.Time, err error) {
+func (s *Store) Issue(proposalID, fingerprint string, ttl time.Duration) (token string, expiresAt time.Time, err error) {
 	if proposalID == "" {
 		return "", time.Time{}, errors.New("issue token: empty proposal id")
 	}
@@ -135,16 +139,16 @@ func (s *TokenStore) Issue(proposalID, fingerprint string, ttl time.Duration) (t
 // newTokenLocked draws TokenLength characters uniformly from the alphabet.
 // Bytes ≥ 232 (= 4×58) are rejected rather than reduced modulo 58, which would
 // make the first 24 characters more likely than the rest.
-func (s *TokenStore) newTokenLocked() (string, error) {
+func (s *Store) newTokenLocked() (string, error) {
 	const limit = 256 - 256%len(args.TokenAlphabet)
-	out := make([]byte, 0, TokenLength)
-	buf := make([]byte, 2*TokenLength)
-	for len(out) < TokenLength {
+	out := make([]byte, 0, Length)
+	buf := make([]byte, 2*Length)
+	for len(out) < Length {
 		if _, err := s.rand(buf); err != nil {
 			return "", fmt.Errorf("read random bytes: %w", err)
 		}
 		for _, b := range buf {
-			if int(b) < limit && len(out) < TokenLength {
+			if int(b) < limit && len(out) < Length {
 				out = append(out, args.TokenAlphabet[int(b)%len(args.TokenAlphabet)])
 			}
 		}
@@ -157,7 +161,7 @@ func (s *TokenStore) newTokenLocked() (string, error) {
 // dead afterwards whatever the outcome — success, wrong arguments or expiry —
 // so it can never be replayed or probed. A refusal of a known token is a
 // *TokenError; every refusal wraps one of the ErrToken* sentinels.
-func (s *TokenStore) Consume(token, fingerprint string) (proposalID string, err error) {
+func (s *Store) Consume(token, fingerprint string) (proposalID string, err error) {
 	h := sha256.Sum256([]byte(token))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,31 +169,31 @@ func (s *TokenStore) Consume(token, fingerprint string) (proposalID string, err 
 	s.sweepLocked(now)
 	e, ok := s.byHash[h]
 	if !ok {
-		return "", ErrTokenUnknown
+		return "", ErrUnknown
 	}
-	refuse := func(err error) (string, error) { return "", &TokenError{ProposalID: e.proposalID, Err: err} }
+	refuse := func(err error) (string, error) { return "", &Error{ProposalID: e.proposalID, Err: err} }
 	switch e.state {
 	case tokenUsed:
-		return refuse(ErrTokenUsed)
+		return refuse(ErrUsed)
 	case tokenRevoked:
-		return refuse(ErrTokenRevoked)
+		return refuse(ErrRevoked)
 	}
 	e.state = tokenUsed
 	if s.byProp[e.proposalID] == h {
 		delete(s.byProp, e.proposalID)
 	}
 	if !now.Before(e.expiresAt) {
-		return refuse(ErrTokenExpired)
+		return refuse(ErrExpired)
 	}
 	if subtle.ConstantTimeCompare([]byte(fingerprint), []byte(e.fingerprint)) != 1 {
-		return refuse(ErrTokenMismatch)
+		return refuse(ErrMismatch)
 	}
 	return e.proposalID, nil
 }
 
 // Revoke voids the live token of a proposal, if it has one. It reports whether
 // a token was revoked.
-func (s *TokenStore) Revoke(proposalID string) bool {
+func (s *Store) Revoke(proposalID string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, ok := s.byProp[proposalID]
@@ -206,7 +210,7 @@ func (s *TokenStore) Revoke(proposalID string) bool {
 
 // RevokeAll voids every live token (the operator's panic button) and returns
 // how many were still usable.
-func (s *TokenStore) RevokeAll() int {
+func (s *Store) RevokeAll() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -224,7 +228,7 @@ func (s *TokenStore) RevokeAll() int {
 }
 
 // Live returns the number of tokens that could still be consumed.
-func (s *TokenStore) Live() int {
+func (s *Store) Live() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -239,7 +243,7 @@ func (s *TokenStore) Live() int {
 
 // sweepLocked forgets tokens past expiry plus retention. It runs lazily from
 // Issue and Consume, at most once per sweepGC, so no goroutine is needed.
-func (s *TokenStore) sweepLocked(now time.Time) {
+func (s *Store) sweepLocked(now time.Time) {
 	if now.Sub(s.lastGC) < s.sweepGC && !now.Before(s.lastGC) {
 		return
 	}
