@@ -9,6 +9,8 @@ import (
 
 	"github.com/mr-tron/base58"
 	"github.com/spf13/pflag"
+
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // Issue 37: the README is the first hour, at most 400 lines; the design
@@ -134,5 +136,33 @@ func TestREADMETipJarIsTheLedgers(t *testing.T) {
 	sum := sha256.Sum256([]byte("solgate localnet action tip jar"))
 	if want := base58.Encode(sum[:]); readme != want {
 		t.Fatalf("README's TIPJAR = %q, the ledger's tip jar is %s", readme, want)
+	}
+}
+
+// The README's tool table is the inventory: every tool the bridge serves has a
+// row saying read or write as its declaration does, and no row names a tool
+// that does not exist (reclaim_rent once shipped without a row).
+func TestREADMEToolTableIsTheInventory(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)` \\| (read|write) \\|")
+	rows := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(string(raw), -1) {
+		rows[m[1]] = m[2]
+	}
+	for _, tool := range wire.Inventory() {
+		want := map[bool]string{false: "read", true: "write"}[tool.Write]
+		switch got, ok := rows[tool.Name]; {
+		case !ok:
+			t.Errorf("README's tool table has no row for %s", tool.Name)
+		case got != want:
+			t.Errorf("README's tool table says %s is %s; it is %s", tool.Name, got, want)
+		}
+		delete(rows, tool.Name)
+	}
+	for name := range rows {
+		t.Errorf("README's tool table names %s, which the bridge does not serve", name)
 	}
 }
