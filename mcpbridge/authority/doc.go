@@ -39,7 +39,9 @@
 //   - `untrusted/`: sanitising text from outside for the console;
 //   - `solanaactions/`: the console's Solana Actions client (URL forms,
 //     `actions.json`, metadata, links and parameters, the POST), which
-//     `kinds/outside/solanaaction.go`, the `solana_action` kind, calls.
+//     `kinds/outside/solanaaction.go`, the `solana_action` kind, calls;
+//   - `reconcile/`: settling what a previous console left in flight, and
+//     the chain's verdict on a submission the hub follows.
 //
 // # How it works
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
@@ -134,7 +135,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error { return h.opts.Spend.SettleMeasured(id, landedOutflow(res), landedTokens(res.Effects)) })
+		h.settle(id, func() error {
+			return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
+		})
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
@@ -183,13 +186,13 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 			case <-ticker.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			var v verdict
+			var v reconcile.Verdict
 			var landing executor.Landing
 			var err error
 			if pay != nil {
-				v, landing, err = fate(ctx, h.opts.Executor, byMessage(h.opts.Executor, *pay), pay.LastValid)
+				v, landing, err = reconcile.Fate(ctx, h.opts.Executor, reconcile.ByMessage(h.opts.Executor, *pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, h.opts.Executor, bySignature(h.opts.Executor, sig), lastValid)
+				v, landing, err = reconcile.Fate(ctx, h.opts.Executor, reconcile.BySignature(h.opts.Executor, sig), lastValid)
 			}
 			cancel()
 			h.followRounds.Add(1)
@@ -198,9 +201,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 				continue
 			}
 			switch v {
-			case fateLanded:
+			case reconcile.Landed:
 				h.settle(id, func() error {
-					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
+					return h.opts.Spend.SettleMeasured(id, landing.Outflow, reconcile.LandedTokens(landing.Effects))
 				})
 				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes, Effects: landing.Effects}
 				if pay != nil {
@@ -228,7 +231,7 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 					h.finish(id, StatusExecuted, why, res, store.ExecExecuted)
 				}
 				return
-			case fateNeverLanded:
+			case reconcile.NeverLanded:
 				h.settle(id, func() error { return h.opts.Spend.Release(id) })
 				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
 				if pay != nil {
@@ -256,19 +259,6 @@ func landedOutflow(res *executor.Result) uint64 {
 		return res.Fee
 	}
 	return max(res.Effects.SOLOut(), res.Fee)
-}
-
-// landedTokens is each mint's landed outflow, by mint address, for the
-// per-mint caps (nil when the effects could not be measured).
-func landedTokens(eff *executor.Effects) map[string]uint64 {
-	if eff == nil {
-		return nil
-	}
-	out := make(map[string]uint64, len(eff.TokensOut))
-	for m, n := range eff.TokensOut {
-		out[m.String()] = n
-	}
-	return out
 }
 
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
@@ -316,7 +306,7 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
 	if p.Result != nil {
 		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
-		e.Deltas = deltasJSON(p.Result.Changes)
+		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
 	}
 	if err := h.opts.Store.RecordExecution(e); err != nil {
 		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
@@ -400,17 +390,6 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 		}
 	}
 	return toolError(msg)
-}
-
-// deltasJSON is how an execution row records the chain's balance changes:
-// account → lamports gained (negative: lost).
-func deltasJSON(changes []executor.BalanceChange) json.RawMessage {
-	deltas := make(map[string]int64, len(changes))
-	for _, c := range changes {
-		deltas[c.Account.String()] = c.Delta()
-	}
-	raw, _ := json.Marshal(deltas)
-	return raw
 }
 
 // failApproved voids an approved proposal whose token was burned by a bad call.

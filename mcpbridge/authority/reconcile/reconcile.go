@@ -1,7 +1,12 @@
-package authority
+// Package reconcile settles, at the start of a console, the spends a
+// previous console left in flight: it asks the chain about each one and
+// settles it at the landed numbers, releases it, or waits for it. The hub
+// uses its verdicts (Fate) to follow its own submissions the same way.
+package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -18,12 +23,12 @@ import (
 // 60–90 s on public clusters; three minutes leaves margin.
 const legacyLifetime = 3 * time.Minute
 
-// Reconcile settles what a previous console left in flight (sent but never
+// Run settles what a previous console left in flight (sent but never
 // confirmed) against the chain, before this console accepts new writes: a
 // landed signature settles at the chain's numbers, one that can no longer
 // land is released, and one still inside its lifetime is waited for.
 // progress (may be nil) hears one line per decision.
-func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, st *store.Store, now func() time.Time, progress func(string)) error {
+func Run(ctx context.Context, ex *executor.Executor, spend *policy.Spend, st *store.Store, now func() time.Time, progress func(string)) error {
 	if now == nil {
 		now = time.Now
 	}
@@ -63,27 +68,27 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 			return fmt.Errorf("reconcile %s: %w", r.ID, err)
 		}
 		for {
-			var v verdict
+			var v Verdict
 			var landing executor.Landing
 			if isX402 {
-				v, landing, err = fate(ctx, ex, byMessage(ex, pay), pay.LastValid)
+				v, landing, err = Fate(ctx, ex, ByMessage(ex, pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, ex, bySignature(ex, sig), r.LastValidBlockHeight)
+				v, landing, err = Fate(ctx, ex, BySignature(ex, sig), r.LastValidBlockHeight)
 			}
 			if err != nil {
 				return fmt.Errorf("reconcile %s: %w", r.ID, err)
 			}
-			if v == fateOpen && !isX402 && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
-				v = fateNeverLanded
+			if v == Open && !isX402 && r.LastValidBlockHeight == 0 && now().Sub(r.UpdatedAt) > legacyLifetime {
+				v = NeverLanded
 			}
 			if isX402 && landing.Found {
 				// Recorded under the signature it landed with; the network
 				// fee was the facilitator's, not the wallet's.
 				r.Signature, landing.Fee = landing.Signature.String(), 0
 			}
-			if v == fateLanded {
+			if v == Landed {
 				// Settled at what the chain says moved, whatever was approved.
-				if err := spend.SettleMeasured(r.ID, landing.Outflow, landedTokens(landing.Effects)); err != nil {
+				if err := spend.SettleMeasured(r.ID, landing.Outflow, LandedTokens(landing.Effects)); err != nil {
 					return fmt.Errorf("reconcile %s: settle: %w", r.ID, err)
 				}
 				outcome := store.ExecExecuted
@@ -98,13 +103,13 @@ func Reconcile(ctx context.Context, ex *executor.Executor, spend *policy.Spend, 
 					outcome = store.ExecLosses
 					say("%s: the x402 payment found on chain moved more than was approved: %s", r.ID, past)
 				}
-				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: deltasJSON(landing.Changes), At: now()}); err != nil {
+				if err := st.RecordExecution(store.Execution{ProposalID: r.ID, Signature: r.Signature, Slot: landing.Slot, Fee: landing.Fee, Outcome: outcome, Deltas: DeltasJSON(landing.Changes), At: now()}); err != nil {
 					return fmt.Errorf("reconcile %s: record: %w", r.ID, err)
 				}
 				say("%s: signature %s landed in slot %d; %d lamports settled", r.ID, short(r.Signature), landing.Slot, landing.Outflow)
 				break
 			}
-			if v == fateNeverLanded {
+			if v == NeverLanded {
 				if err := spend.Release(r.ID); err != nil {
 					return fmt.Errorf("reconcile %s: release: %w", r.ID, err)
 				}
@@ -158,52 +163,76 @@ func short(s string) string {
 	return s[:6] + "…" + s[len(s)-4:]
 }
 
-// verdict is what the chain says about a signature whose outcome was open.
-type verdict int
+// Verdict is what the chain says about a signature whose outcome was open.
+type Verdict int
 
 const (
-	fateOpen        verdict = iota // not on chain yet, and it still could land
-	fateLanded                     // on chain (landing says how it went)
-	fateNeverLanded                // not on chain and past its last valid block height
+	Open        Verdict = iota // not on chain yet, and it still could land
+	Landed                     // on chain (landing says how it went)
+	NeverLanded                // not on chain and past its last valid block height
 )
 
-// bySignature looks a spend up by the signature the console sent it under.
-func bySignature(ex *executor.Executor, sig solana.Signature) func(context.Context) (executor.Landing, error) {
+// BySignature looks a spend up by the signature the console sent it under.
+func BySignature(ex *executor.Executor, sig solana.Signature) func(context.Context) (executor.Landing, error) {
 	return func(ctx context.Context) (executor.Landing, error) { return ex.Lookup(ctx, sig) }
 }
 
-// byMessage looks an x402 payment up by its exact message in the payer token
+// ByMessage looks an x402 payment up by its exact message in the payer token
 // account's history, never by a signature the server gave.
-func byMessage(ex *executor.Executor, pay executor.X402Record) func(context.Context) (executor.Landing, error) {
+func ByMessage(ex *executor.Executor, pay executor.X402Record) func(context.Context) (executor.Landing, error) {
 	return func(ctx context.Context) (executor.Landing, error) { return ex.FindX402(ctx, pay) }
 }
 
-// fate asks the chain once, through look (by signature, or an x402 payment by
+// Fate asks the chain once, through look (by signature, or an x402 payment by
 // its message). A spend is declared never landed only with a known last valid
 // block height that the chain has passed, checked by a second look after
 // reading the height (it may have landed between the two reads); any RPC
 // failure leaves it open.
-func fate(ctx context.Context, ex *executor.Executor, look func(context.Context) (executor.Landing, error), lastValid uint64) (verdict, executor.Landing, error) {
+func Fate(ctx context.Context, ex *executor.Executor, look func(context.Context) (executor.Landing, error), lastValid uint64) (Verdict, executor.Landing, error) {
 	landing, err := look(ctx)
 	if err != nil {
-		return fateOpen, landing, err
+		return Open, landing, err
 	}
 	if landing.Found {
-		return fateLanded, landing, nil
+		return Landed, landing, nil
 	}
 	if lastValid == 0 {
-		return fateOpen, landing, nil
+		return Open, landing, nil
 	}
 	height, err := ex.BlockHeight(ctx)
 	if err != nil || height <= lastValid {
-		return fateOpen, landing, err
+		return Open, landing, err
 	}
 	landing, err = look(ctx)
 	switch {
 	case err != nil:
-		return fateOpen, landing, err
+		return Open, landing, err
 	case landing.Found:
-		return fateLanded, landing, nil
+		return Landed, landing, nil
 	}
-	return fateNeverLanded, landing, nil
+	return NeverLanded, landing, nil
+}
+
+// LandedTokens is each mint's landed outflow, by mint address, for the
+// per-mint caps (nil when the effects could not be measured).
+func LandedTokens(eff *executor.Effects) map[string]uint64 {
+	if eff == nil {
+		return nil
+	}
+	out := make(map[string]uint64, len(eff.TokensOut))
+	for m, n := range eff.TokensOut {
+		out[m.String()] = n
+	}
+	return out
+}
+
+// DeltasJSON is how an execution row records the chain's balance changes:
+// account → lamports gained (negative: lost).
+func DeltasJSON(changes []executor.BalanceChange) json.RawMessage {
+	deltas := make(map[string]int64, len(changes))
+	for _, c := range changes {
+		deltas[c.Account.String()] = c.Delta()
+	}
+	raw, _ := json.Marshal(deltas)
+	return raw
 }
