@@ -32,7 +32,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.Writ
 	// The id exists before the bytes do: the transactions solgate builds
 	// carry it in a memo (Env.ProposalMemo).
 	id := newProposalID()
-	env := Env{h: h, proposal: id}
+	env := hubEnv{h: h, proposal: id}
 	k, err := wk.Draft(ctx, env, a)
 	if err != nil {
 		return h.refused(who, fp, a, err)

@@ -62,7 +62,7 @@ func TestSignAndSendLabelIsShownAsUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := signAndSendKind{}.Draft(context.Background(), authority.Env{}, a)
+	k, err := signAndSendKind{}.Draft(context.Background(), nil, a)
 	if err != nil {
 		t.Fatal(err)
 	}
