@@ -287,6 +287,7 @@ func TestApprovedBudgetBindsExecution(t *testing.T) {
 // answer is the standard per-slot minimums, in the same shape) is never
 // taken for Triton: auto prices by the standard method and says "standard".
 func TestFeeEstimateSeesTheBusyGlobalMarket(t *testing.T) {
+	t.Parallel()
 	global := make([]uint64, 20)
 	mine := make([]uint64, 20)
 	for i := range mine {

@@ -21,6 +21,7 @@ import (
 const rentTokenAccount165 = 2_039_280
 
 func TestWhatTheWalletControlsIsMeasuredAsItsOwn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newOutsideFixture(t)
 	rules := executor.OutsideRules{AllowPrograms: defaultPrograms()}

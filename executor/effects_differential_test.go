@@ -231,6 +231,7 @@ func diffCount(t *testing.T) int {
 }
 
 func TestEffectsMatchTheLedger(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t, 1_000*solana.LAMPORTS_PER_SOL, executor.Options{})
 	w := f.key.PublicKey()

@@ -24,6 +24,7 @@ import (
 // The transactions are @solana/kit's (localnet's outside.mjs), signed by the
 // wallet; the payee's gain is read back from the ledger.
 func TestLookupAfterARestartCountsWhatTheWalletControls(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t, 10*solana.LAMPORTS_PER_SOL, executor.Options{})
 	w := f.key.PublicKey()

@@ -15,12 +15,12 @@ import (
 // Transactions built outside solgate, by localnet's @solana/kit builders
 // (outside.mjs), are judged by their bytes and effects on the real ledger.
 
-// newOutsideFixture is newFixture on 200 ms slots: a co-signed blockhash
-// then lives 30 s, long enough for a loaded machine to prepare twice and
-// submit.
+// newOutsideFixture is newFixture with 10 SOL: at the default pace a
+// co-signed blockhash lives 60 s, long enough for a loaded machine to
+// prepare twice and submit.
 func newOutsideFixture(t *testing.T) *ledgerFixture {
 	t.Helper()
-	return newFixtureOn(t, 200, 10*solana.LAMPORTS_PER_SOL, executor.Options{})
+	return newFixture(t, 10*solana.LAMPORTS_PER_SOL, executor.Options{})
 }
 
 func (f *ledgerFixture) outside(t *testing.T, kind string, o localnet.OutsideOptions) (localnet.Outside, []byte) {
@@ -56,6 +56,7 @@ var lookupTableProgram = solana.MustPublicKeyFromBase58("AddressLookupTab1e11111
 const rentMint = 1_461_600
 
 func TestOutsideAcceptedTransactionsExecuteWithTheirPreviewedEffects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newOutsideFixture(t)
 	wallet := f.key.PublicKey()

@@ -20,7 +20,7 @@ import (
 // the ledger does not move.
 func TestWholeWalletSimulationRefusesEveryHostileAnswer(t *testing.T) {
 	ctx := context.Background()
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, err := localnet.Start(ctx, localnet.Options{})
 	if err != nil {
 		t.Fatalf("start localnet: %v", err)
 	}

@@ -27,10 +27,11 @@ type ledgerFixture struct {
 
 func newFixture(t testing.TB, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
-	return newFixtureOn(t, localnet.FastSlotMS, fund, opts)
+	return newFixtureOn(t, 0, fund, opts)
 }
 
-// newFixtureOn is newFixture on a ledger with slots of slotMS.
+// newFixtureOn is newFixture on a ledger with slots of slotMS (0: the
+// default, mainnet's pace).
 func newFixtureOn(t testing.TB, slotMS int, fund uint64, opts executor.Options) *ledgerFixture {
 	t.Helper()
 	ctx := context.Background()
@@ -233,7 +234,9 @@ func TestSimulationFailureSignsNothing(t *testing.T) {
 
 func TestDroppedSendsExpireNeverSucceed(t *testing.T) {
 	const funded = solana.LAMPORTS_PER_SOL
-	f := newFixture(t, funded, executor.Options{Rebroadcast: 300 * time.Millisecond})
+	// Fast: the answer comes once the blockhash expired, 150 blocks (a
+	// minute at the real pace).
+	f := newFixtureOn(t, localnet.FastSlotMS, funded, executor.Options{Rebroadcast: 300 * time.Millisecond})
 	ctx := context.Background()
 	to := freshAddress(t)
 	// Drop every send, rebroadcasts included: the transaction must never land.
@@ -303,6 +306,7 @@ func TestTransient503sAreRetried(t *testing.T) {
 }
 
 func TestPersistent503sAreUnknownNotSuccess(t *testing.T) {
+	t.Parallel()
 	const funded = solana.LAMPORTS_PER_SOL
 	f := newFixture(t, funded, executor.Options{Rebroadcast: 200 * time.Millisecond})
 	ctx := context.Background()

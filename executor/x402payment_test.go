@@ -40,10 +40,10 @@ func newX402Fixture(t *testing.T, lopts localnet.Options, tokens uint64) (*ledge
 	return f, api
 }
 
-// x402Slots are the slots the x402 tests run on: 100 ms, so a blockhash
-// lives 15 s and a machine under load cannot age the payment out before
-// the facilitator checks it.
-var x402Slots = localnet.Options{SlotMS: 100}
+// x402Slots are the slots the x402 tests run on: the default (mainnet's)
+// pace, so a blockhash lives 60 s and a machine under load cannot age the
+// payment out before the facilitator checks it.
+var x402Slots = localnet.Options{}
 
 // x402Offer fetches path from the localnet paid API and parses its 402.
 func x402Offer(t *testing.T, f *ledgerFixture, path string) (*x402.PaymentRequired, x402.Requirement, error) {
@@ -256,7 +256,7 @@ func TestX402NeverSubmittedIsNeverFound(t *testing.T) {
 // network, never mainnet).
 func TestX402V1PaysOnDevnetImpersonation(t *testing.T) {
 	ctx := context.Background()
-	f, api := newX402Fixture(t, localnet.Options{SlotMS: 100, Network: "devnet"}, 5000)
+	f, api := newX402Fixture(t, localnet.Options{Network: "devnet"}, 5000)
 	l, chain, key := f.ledger, f.chain, f.key
 	if n, genesis, err := f.ex.Client().DetectNetwork(ctx); err != nil || n != executor.Devnet || genesis != "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" || n.Guarded() {
 		t.Fatalf("network %s (%s): %v", n, genesis, err)

@@ -55,7 +55,7 @@ func sharedWorld(t *testing.T, network string) *authorityWorld {
 	}
 	// Not testkit.StartLedger: that one ends with its test, and this ledger
 	// serves the whole binary (TestMain stops it).
-	l, err := localnet.Start(ctx, localnet.Options{SlotMS: localnet.FastSlotMS, Network: ledgerNetwork})
+	l, err := localnet.Start(ctx, localnet.Options{Network: ledgerNetwork})
 	if err != nil {
 		t.Fatalf("localnet: %v", err)
 	}

@@ -92,7 +92,7 @@ type consoleWorld struct {
 // consoleSetup varies what startConsoleWith starts; the zero value is the
 // usual test ledger with a fresh state directory.
 type consoleSetup struct {
-	ledger localnet.Options                      // SlotMS 0: localnet.FastSlotMS
+	ledger localnet.Options                      // zero: the default (mainnet's pace)
 	rpc    func(t *testing.T, url string) string // rewrites the ledger's URL for --rpc; nil: as is
 	state  string                                // --state; "" = a fresh directory
 	flags  []string                              // extra console flags
@@ -115,12 +115,6 @@ func startConsoleWith(t *testing.T, cs consoleSetup) *consoleWorld {
 		t.Skip("this end-to-end test requires tmux on PATH")
 	}
 	bin := testkit.Binary(t)
-	if cs.ledger.SlotMS == 0 {
-		// The console's screens are what these tests read; they ask for
-		// the fast pace by name (the pace's own tests are the executor's,
-		// the authority's and the runbook's).
-		cs.ledger.SlotMS = localnet.FastSlotMS
-	}
 	l, chain := testkit.StartLedger(t, cs.ledger)
 	key := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL)
 	recipient := testkit.NewWallet(t)

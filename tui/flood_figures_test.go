@@ -69,6 +69,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	}
 	fps, _ := strconv.Atoi(os.Getenv("SOLGATE_TUI_FPS"))
 	ctx := context.Background()
+	// The benchmark's pace, by name: it measures the console, not the chain.
 	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	key, _ := executor.NewRandomKeypair()
 	to, _ := executor.NewRandomKeypair()

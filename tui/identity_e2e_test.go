@@ -50,7 +50,7 @@ func TestConsoleOnMainnetGenesisRefusesWritesAndPinsState(t *testing.T) {
 	}
 
 	// The same state directory on another cluster.
-	other, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	other, _ := testkit.StartLedger(t, localnet.Options{})
 	rc, stderr := consoleRefuses(t, w.bin, "--rpc", other.RPC(), "--keypair", w.keyFile, "--state", w.state, "--socket", w.socket+"2")
 	t.Logf("refusal on another cluster (exit %d):\n%s", rc, stderr)
 	for _, want := range []string{publishedMainnetGenesis, other.GenesisHash(), "--state", "belong to one cluster"} {

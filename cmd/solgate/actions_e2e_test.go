@@ -22,7 +22,7 @@ import (
 // over-reaching one, asked again, is stopped by the session cap; an origin
 // not allowed is refused with its reason. The ledger is read back each time.
 func TestSolanaActionsThroughTheRealConsole(t *testing.T) {
-	w := newConsoleWorld(t, localnet.Options{SlotMS: localnet.FastSlotMS}, 2*solana.LAMPORTS_PER_SOL)
+	w := newConsoleWorld(t, localnet.Options{}, 2*solana.LAMPORTS_PER_SOL)
 	seed := func(s string) solana.PublicKey { h := sha256.Sum256([]byte(s)); return solana.PublicKeyFromBytes(h[:]) }
 	tipJar, collector := seed("solgate localnet action tip jar"), seed("solgate localnet action collector")
 	// The ledger's origin, spelled as the operator would (the flag takes

@@ -14,7 +14,7 @@ import (
 // with a non-zero exit, never an "ok".
 func TestConsoleCheckProbesTheRPC(t *testing.T) {
 	isolateEnv(t)
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "devnet"})
+	l, _ := testkit.StartLedger(t, localnet.Options{Network: "devnet"})
 	key := testkit.NewWallet(t).File
 	state := filepath.Join(t.TempDir(), "state")
 

@@ -75,7 +75,7 @@ func startOwnUserWorld(t *testing.T) *ownUserWorld {
 	must(t, os.Mkdir(run, 0o755))
 	must(t, os.Chown(run, uidConsole, uidConsole))
 
-	w.ledger, w.chain = testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	w.ledger, w.chain = testkit.StartLedger(t, localnet.Options{})
 	key := testkit.FundedWallet(t, w.ledger, 10*solana.LAMPORTS_PER_SOL)
 	w.recipient = testkit.NewWallet(t).Pub
 	w.keyFile = filepath.Join(w.home, "id.json")

@@ -61,7 +61,7 @@ func recipientFrom(t *testing.T, stdout string) solana.PublicKey {
 
 func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile, "--lamports", "1234567")
@@ -85,6 +85,8 @@ func TestProvePrintsProofAndTheLedgerAgrees(t *testing.T) {
 
 func TestProveFailsWhenSendsAreDropped(t *testing.T) {
 	ctx := context.Background()
+	// Fast: prove gives up only once the blockhash expired, 150 blocks
+	// (a minute at the real pace).
 	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
 	keyFile, key := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	// Every send and rebroadcast is swallowed: the chain never sees it.
@@ -139,7 +141,7 @@ func TestProveRefusesBadInputClearly(t *testing.T) {
 
 func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "mainnet-beta"})
+	l, _ := testkit.StartLedger(t, localnet.Options{Network: "mainnet-beta"})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	r := runSolgate(t, "prove", "--rpc", l.RPC(), "--keypair", keyFile)
 	if r.exit == 0 || !strings.Contains(r.stderr, "MAINNET") || !strings.Contains(r.stderr, "--allow-mainnet") {
@@ -155,7 +157,7 @@ func TestProveRefusesMainnetWithoutOptIn(t *testing.T) {
 // refuses it like mainnet, and --allow-mainnet does not open it.
 func TestProveRefusesUnknownNetworkWithoutOptIn(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	keyFile, _ := fundedKeyFile(t, l, solana.LAMPORTS_PER_SOL)
 	remote := strings.Replace(l.RPC(), "127.0.0.1", "0.0.0.0", 1)
 	r := runSolgate(t, "prove", "--rpc", remote, "--keypair", keyFile, "--allow-mainnet")

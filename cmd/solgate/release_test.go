@@ -170,7 +170,7 @@ func TestInstalledBinaryOutsideCheckout(t *testing.T) {
 	t.Run("console", func(t *testing.T) {
 		ctx := context.Background()
 		// The ledger comes from this test's checkout; the console does not.
-		l, err := localnet.Start(ctx, localnet.Options{SlotMS: localnet.FastSlotMS})
+		l, err := localnet.Start(ctx, localnet.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

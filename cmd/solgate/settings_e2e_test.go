@@ -24,7 +24,7 @@ import (
 //   - a flag sets the session cap over the variable that also sets it.
 func TestRunningConsoleObeysEverySource(t *testing.T) {
 	bin := testkit.Binary(t)
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	keyFile := testkit.FundedWallet(t, l, 10*solana.LAMPORTS_PER_SOL).File
 	tmp := t.TempDir()
 	sockDir := testkit.SocketDir(t)

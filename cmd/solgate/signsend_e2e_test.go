@@ -34,9 +34,9 @@ type outsideWorld struct {
 
 func startOutsideWorld(t *testing.T, extra ...string) *outsideWorld {
 	t.Helper()
-	// 400 ms slots: a co-signed blockhash lives a minute, time enough for
-	// a loaded machine to propose, draw and approve.
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 400}, 10*solana.LAMPORTS_PER_SOL)
+	// The default (mainnet's) pace: a co-signed blockhash lives a minute,
+	// time enough for a loaded machine to propose, draw and approve.
+	w := newConsoleWorld(t, localnet.Options{}, 10*solana.LAMPORTS_PER_SOL)
 	pane, socket := w.startConsole(t, "console", 180, 60, append([]string{"--max-sol-per-tx", "0.1", "--max-sol-per-session", "1"}, extra...)...)
 	return &outsideWorld{consoleWorld: w, pane: pane, socket: socket, agent: testkit.StartAgent(t, socket, "sdk-agent")}
 }

@@ -23,9 +23,9 @@ import (
 // the next one: nine more pay without a key, and the per-mint session cap
 // (0.011) stops the call that would pass it, with a call left on the grant.
 func TestX402PaidAPIThroughTheConsole(t *testing.T) {
-	// Slots of 100 ms: a blockhash lives 15 s, so a machine under load
-	// cannot age a payment out before the facilitator checks it.
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 100, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	// The default (mainnet's) pace: a blockhash lives 60 s, so a machine
+	// under load cannot age a payment out before the facilitator checks it.
+	w := newConsoleWorld(t, localnet.Options{PaidAPI: true}, solana.LAMPORTS_PER_SOL)
 	api := w.l.PaidAPI()
 	w.mintToWallet(t, api.Mint, 1_000_000)
 	pane, socket := w.startConsole(t, "console", 160, 50, "--allow-x402-origin", api.URL,
@@ -125,8 +125,8 @@ func TestX402PaidAPIThroughTheConsole(t *testing.T) {
 // ledger has expired its blockhash, and get_spend_status shows it.
 func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 	ctx := context.Background()
-	// 200 ms slots: a blockhash lives 30 s unless the test expires it.
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 200, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	// At the default pace a blockhash lives 60 s unless the test expires it.
+	w := newConsoleWorld(t, localnet.Options{PaidAPI: true}, solana.LAMPORTS_PER_SOL)
 	l, api, wallet := w.l, w.l.PaidAPI(), w.wallet
 	w.mintToWallet(t, api.Mint, 1_000_000)
 	pane, socket := w.startConsole(t, "console", 160, 50, "--allow-x402-origin", api.URL,
@@ -197,7 +197,7 @@ func TestX402HostileAndNeverSubmittedThroughTheConsole(t *testing.T) {
 // allowlist holds the merchant proposes it (the preview says payTo is
 // pinned) and, after a, pays it.
 func TestX402PinnedPayToThroughTheConsole(t *testing.T) {
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 100, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	w := newConsoleWorld(t, localnet.Options{PaidAPI: true}, solana.LAMPORTS_PER_SOL)
 	api := w.l.PaidAPI()
 	wallet, merchant := w.wallet, solana.MustPublicKeyFromBase58(api.Merchant)
 	w.mintToWallet(t, api.Mint, 1_000_000)

@@ -30,8 +30,8 @@ import (
 // from the ledger).
 func TestX402SettleLieAcrossConsoleRestarts(t *testing.T) {
 	ctx := context.Background()
-	// 200 ms slots: the blockhash lives 30 s unless the test expires it.
-	w := newConsoleWorld(t, localnet.Options{SlotMS: 200, PaidAPI: true}, solana.LAMPORTS_PER_SOL)
+	// At the default pace the blockhash lives 60 s unless the test expires it.
+	w := newConsoleWorld(t, localnet.Options{PaidAPI: true}, solana.LAMPORTS_PER_SOL)
 	api := w.l.PaidAPI()
 	const start = 1_000_000
 	w.mintToWallet(t, api.Mint, start)

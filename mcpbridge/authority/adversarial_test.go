@@ -477,6 +477,7 @@ var advCycle = []advRound{roundReplay, roundSpelling, roundOtherAmount, roundOth
 const advAttemptsPerCycle = 5 + 2 + 2 + 2 + 4 + 4 + (advRandomPerRound + 2) + advConcurrentCalls + 2 // + 2: one expiry round
 
 func TestAdversarialTokens(t *testing.T) {
+	t.Parallel()
 	target := advDefaultAttempts
 	if v := os.Getenv(advAttemptsEnv); v != "" {
 		n, err := strconv.Atoi(v)

@@ -23,6 +23,7 @@ import (
 // (1.0 SOL, the console's other recipient), under a console at 1.0 SOL a
 // session and 0.5 SOL a transfer.
 func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
+	t.Parallel()
 	const research, trading = 64301, 64302
 	var researchTo, tradingTo solana.PublicKey
 	w, helper := worldForUsersWith(t, func(o *authority.Options) {

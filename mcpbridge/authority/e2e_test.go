@@ -78,7 +78,7 @@ func newWorldOnListen(t testing.TB, tweak func(*authority.Options, *localnet.Led
 // built from (e.g. its swap programs); setupTweak may be nil.
 func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
-	return newWorldLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS}, tweak, setupTweak, lc)
+	return newWorldLedger(t, localnet.Options{}, tweak, setupTweak, lc)
 }
 
 // newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one

@@ -90,7 +90,9 @@ func faultN(t *testing.T) int {
 func TestFaultDroppedSend(t *testing.T) {
 	t.Parallel()
 	n, start := faultN(t), time.Now()
-	w := newFaultWorld(t, faultSetup{})
+	// Fast: each transfer is answered only once its blockhash expired, 150
+	// blocks (a minute at the real pace, longer than the agent's wait).
+	w := newFaultWorld(t, faultSetup{slotMS: localnet.FastSlotMS})
 	w.startHub(nil)
 	a := w.startAgent("fault-dropped-send")
 	loop := time.Now()
@@ -338,8 +340,9 @@ func TestFaultSimulationFailure(t *testing.T) {
 func TestFaultSlowRPC(t *testing.T) {
 	t.Parallel()
 	n, start := faultN(t), time.Now()
-	// 100 ms slots: a blockhash lives 15 s, so slow answers cannot expire it.
-	w := newFaultWorld(t, faultSetup{slotMS: 100, authority: func(o *authority.Options) { o.ExecuteWait = 400 * time.Millisecond }})
+	// At the default pace a blockhash lives 60 s, so slow answers cannot
+	// expire it.
+	w := newFaultWorld(t, faultSetup{authority: func(o *authority.Options) { o.ExecuteWait = 400 * time.Millisecond }})
 	w.startHub(nil)
 	a := w.startAgent("fault-slow-rpc")
 	loop := time.Now()
@@ -473,7 +476,7 @@ func TestFaultBridgeKilledMidCall(t *testing.T) {
 
 type faultSetup struct {
 	fund      uint64                   // wallet funding (default 10 SOL)
-	slotMS    int                      // ledger slot time (default 20 ms)
+	slotMS    int                      // ledger slot time (0: the default, mainnet's pace)
 	authority func(*authority.Options) // tweaks to the hub under test
 }
 
@@ -517,9 +520,6 @@ func newFaultWorld(t *testing.T, s faultSetup) *faultWorld {
 	t.Helper()
 	if s.fund == 0 {
 		s.fund = 10 * solana.LAMPORTS_PER_SOL
-	}
-	if s.slotMS == 0 {
-		s.slotMS = 20
 	}
 	ctx := context.Background()
 	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: s.slotMS})

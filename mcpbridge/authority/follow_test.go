@@ -93,6 +93,7 @@ func unknownAnswer(id string) string {
 // must not wait for a restart: once the RPC answers again the console settles
 // it by itself, and what it says agrees with the ledger.
 func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
+	t.Parallel()
 	// The console reaches the ledger through a tap, so the RPC goes dark
 	// the moment the send has reached the ledger, before its answer returns:
 	// however slow the machine, the console cannot see the outcome first.

@@ -500,6 +500,7 @@ func TestGrantOnSwapCoversItsPairOnly(t *testing.T) {
 // failing before anything is signed, once at a fast pace with every send
 // dropped until the blockhash expires (150 blocks: a minute at 400 ms).
 func TestGrantCallThatFailsBeforeLandingIsGivenBack(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name       string
 		ledger     localnet.Options
@@ -516,13 +517,14 @@ func TestGrantCallThatFailsBeforeLandingIsGivenBack(t *testing.T) {
 		},
 		{
 			name:       "fast pace, sends dropped until the blockhash expires",
-			ledger:     localnet.Options{SlotMS: localnet.FastSlotMS},
+			ledger:     localnet.Options{SlotMS: localnet.FastSlotMS}, // 150 blocks must pass: 3 s, not a minute
 			fault:      func(w *world) error { return w.ledger.DropNextSends(context.Background(), 1_000_000) },
 			heal:       func(w *world) error { return w.ledger.DropNextSends(context.Background(), 0) },
 			wantReason: "never landed",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			w := newWorldLedger(t, c.ledger, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
 			a := testkit.StartAgent(t, w.socket, "grant-agent")
 			const amount = 40_000_000

@@ -62,7 +62,7 @@ func TestGetTokenInfoFlagsImpostorTickers(t *testing.T) {
 // of it), which routes mainnet only: the proposal is refused with that
 // reason before any request is made.
 func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
-	w := newWorldLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "devnet"}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{Network: "devnet"}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
 		// Never dialled: the refusal comes first. .invalid never resolves.
 		api, err := executor.NewSwapClient("https://swap.example.invalid", executor.SwapClientOptions{Timeout: time.Second})
 		if err != nil {

@@ -88,7 +88,7 @@ func malformedCalls(t *testing.T, probes map[string]map[string]any) []malformedC
 // tweak, when not nil, changes the options further.
 func outcomeWorld(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)) *world {
 	t.Helper()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 20, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
 		if tweak != nil {
@@ -110,6 +110,7 @@ func outcomeWorld(t *testing.T, tweak func(*authority.Options, *localnet.Ledger)
 // judges each. A handler that returns a status its tool does not declare
 // fails here, before any client sees it.
 func TestEveryAnswerIsDeclared(t *testing.T) {
+	t.Parallel()
 	w := outcomeWorld(t, nil)
 	ctx := context.Background()
 	seen := map[string]map[string]bool{}

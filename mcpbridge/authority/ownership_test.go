@@ -28,6 +28,7 @@ import (
 // is refused as unknown and moves nothing. The console names both users by
 // the kernel's word, though both bridges call themselves the same.
 func TestAProposalBelongsToTheUserThatMadeIt(t *testing.T) {
+	t.Parallel()
 	const first, second = 64201, 64202
 	w, helper := worldForUsers(t, first, second)
 	args := fmt.Sprintf(`{"to":%q,"lamports":4200000}`, w.allowed)
@@ -90,6 +91,7 @@ func TestAProposalBelongsToTheUserThatMadeIt(t *testing.T) {
 // of one uid (as forks would be), pause that user, a sixth process of it
 // included; another user is not paused.
 func TestBreakerCountsPerUser(t *testing.T) {
+	t.Parallel()
 	const wall, other = 64211, 64212
 	w, helper := worldForUsers(t, wall, other)
 	events, cancel := w.authority.Subscribe(256)

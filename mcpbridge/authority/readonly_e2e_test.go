@@ -68,7 +68,7 @@ func outsideTx(w *world, kind string) string {
 // never fail; this one fails when a write tool is declared read-only (and
 // when a declared write tool's handler cannot write).
 func TestReadOnlyHintMatchesWhatTheHandlerDoes(t *testing.T) {
-	w := newWorldLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{PaidAPI: true}, func(o *authority.Options, l *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenTransfers = true
 		o.Policy.AllowedX402Origins = []string{l.PaidAPI().URL}
 	}, nil, host.ListenConfig{})

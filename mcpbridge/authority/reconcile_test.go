@@ -26,7 +26,7 @@ import (
 // height — all read back from the reopened database.
 func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	friend, _ := executor.NewRandomKeypair()
@@ -133,7 +133,7 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 // ledger.
 func TestReconcileCountsWhatTheWalletControls(t *testing.T) {
 	ctx := context.Background()
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS})
+	l, _ := testkit.StartLedger(t, localnet.Options{})
 	key, _ := executor.NewRandomKeypair()
 	testkit.Fund(t, l, key.PublicKey(), solana.LAMPORTS_PER_SOL)
 	payee, _ := executor.NewRandomKeypair()

@@ -263,6 +263,7 @@ var reachedElsewhere = map[string]string{
 // ordinary result saying so; and a waiting call with a progress token hears
 // progress before its answer, one without hears none.
 func TestTypeScriptSDKClientOverEveryOutcome(t *testing.T) {
+	t.Parallel()
 	free := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("free")) }))
 	t.Cleanup(free.Close)
 	clock := testkit.NewClock(time.Now())

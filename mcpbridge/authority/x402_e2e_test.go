@@ -146,9 +146,9 @@ func TestX402FetchOverpriceOnRetryRefused(t *testing.T) {
 // A facilitator that claims success and never submits: the reservation is
 // held until the blockhash expires, then released; the spend shows it.
 func TestX402FetchNeverSubmittedReleasedAtExpiry(t *testing.T) {
-	// Slots of 200 ms: the blockhash lives 30 s unless the test expires it,
-	// so the reservation is seen held before the expiry the test causes.
-	w, api := x402WorldSlots(t, 200, withTokenCaps("0.01", "0.1"))
+	// The blockhash lives 60 s at the default pace unless the test expires
+	// it, so the reservation is seen held before the expiry the test causes.
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/nosubmit"}
 	_, id := proposeX402(t, a, args)
@@ -196,6 +196,7 @@ func TestX402FetchNeverSubmittedReleasedAtExpiry(t *testing.T) {
 // per-mint session cap (0.01 = ten calls) stops the call that would pass
 // it, though the grant has calls left; the ledger shows ten payments.
 func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
+	t.Parallel()
 	w, api := x402World(t, withTokenCaps("0.001", "0.01"))
 	a := startAgent(t, w.socket)
 	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
@@ -260,7 +261,7 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 // reserved while its blockhash lives, and is released once the chain is
 // past it and the history shows it never landed.
 func TestX402FetchNoSettlementReleasedOnlyByTheChain(t *testing.T) {
-	w, api := x402WorldSlots(t, 200, withTokenCaps("0.01", "0.1"))
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/nosettle"}
 	_, id := proposeX402(t, a, args)
@@ -334,7 +335,7 @@ func TestX402FetchSellerMemo(t *testing.T) {
 // public clusters): the offer from the body, X-PAYMENT on the retry, the
 // settlement from X-PAYMENT-RESPONSE, and the ledger shows the payment.
 func TestX402FetchV1OnDevnet(t *testing.T) {
-	w, api := x402WorldOn(t, localnet.Options{SlotMS: 100, Network: "devnet"}, withTokenCaps("0.01", "0.1"))
+	w, api := x402WorldOn(t, localnet.Options{Network: "devnet"}, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/v1/paid"}
 	ans, id := proposeX402(t, a, args)
@@ -416,7 +417,7 @@ func (w *world) x402Refused(t *testing.T) (version, extensions uint64) {
 // that asks for legacy gets legacy. At mainnet's pace (400 ms slots), the
 // ledger's default: the facilitator settles at a real cluster's speed.
 func TestX402FetchPaysAV0OnlyFacilitator(t *testing.T) {
-	w, api := x402WorldSlots(t, localnet.MainnetSlotMS, withTokenCaps("0.01", "0.1"))
+	w, api := x402World(t, withTokenCaps("0.01", "0.1"))
 	a := startAgent(t, w.socket)
 	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
 	for i, tc := range []struct {

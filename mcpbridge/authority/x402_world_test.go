@@ -14,15 +14,11 @@ import (
 
 // x402World is a console whose policy allows the localnet paid API's
 // origin, with per-mint caps on its asset, and a wallet holding 1.0 of it.
-// Slots of 100 ms: a blockhash lives 15 s, so a machine under load cannot
-// age the payment out between its build and the facilitator's check.
+// The ledger runs at the default (mainnet's) pace: a blockhash lives 60 s,
+// so a machine under load cannot age the payment out between its build and
+// the facilitator's check.
 func x402World(t *testing.T, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	return x402WorldSlots(t, 100, tweak)
-}
-
-// x402WorldSlots is x402World on a ledger with slots of slotMS.
-func x402WorldSlots(t *testing.T, slotMS int, tweak func(*policy.Config, localnet.PaidAPI)) (*world, localnet.PaidAPI) {
-	return x402WorldOn(t, localnet.Options{SlotMS: slotMS}, tweak)
+	return x402WorldOn(t, localnet.Options{}, tweak)
 }
 
 // x402WorldOn is x402World on a ledger started with lopts (and the paid API).

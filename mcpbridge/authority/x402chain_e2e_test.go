@@ -37,9 +37,9 @@ func withDayCap(perDay string) func(*policy.Config, localnet.PaidAPI) {
 // released at expiry on the server's word would count 0 and pay again.
 func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 	ctx := context.Background()
-	// Slots of 200 ms: the blockhash lives 30 s, long enough for the restart
-	// and the server's landing, and the test ends its life itself.
-	w, api := x402WorldSlots(t, 200, withDayCap("0.0015"))
+	// At the default pace the blockhash lives 60 s, long enough for the
+	// restart and the server's landing, and the test ends its life itself.
+	w, api := x402World(t, withDayCap("0.0015"))
 	a := startAgent(t, w.socket)
 	merchant := solana.MustPublicKeyFromBase58(api.Merchant)
 	args := map[string]any{"url": api.URL + "/hostile/settlelie"}
@@ -141,7 +141,7 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 // it; the proposal says it landed, not that it expired.
 func TestX402SettleLieSettledByTheFollower(t *testing.T) {
 	ctx := context.Background()
-	w, api := x402WorldSlots(t, 200, withDayCap("0.0015"))
+	w, api := x402World(t, withDayCap("0.0015"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/settlelie"}
 	_, id := proposeX402(t, a, args)
@@ -176,7 +176,7 @@ func TestX402SettleLieSettledByTheFollower(t *testing.T) {
 // landed.
 func TestX402FoundLateIsCheckedAgainstTheApprovedAmount(t *testing.T) {
 	ctx := context.Background()
-	w, api := x402WorldSlots(t, 200, withDayCap("0.0015"))
+	w, api := x402World(t, withDayCap("0.0015"))
 	a := startAgent(t, w.socket)
 	args := map[string]any{"url": api.URL + "/hostile/settlelie"}
 	_, id := proposeX402(t, a, args)

@@ -48,7 +48,7 @@ type actionWorld struct {
 
 func startActionWorld(t *testing.T) actionWorld {
 	t.Helper()
-	l, chain := testkit.StartLedger(t, localnet.Options{SlotMS: 100})
+	l, chain := testkit.StartLedger(t, localnet.Options{})
 	origin, err := policy.ParseOrigin(l.RPC())
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestActionInputErrorsNameTheParameter(t *testing.T) {
 }
 
 func TestActionForAnotherClusterRefused(t *testing.T) {
-	l, _ := testkit.StartLedger(t, localnet.Options{SlotMS: localnet.FastSlotMS, Network: "devnet"})
+	l, _ := testkit.StartLedger(t, localnet.Options{Network: "devnet"})
 	origin, _ := policy.ParseOrigin(l.RPC())
 	// A console on mainnet reaching a devnet action server.
 	c, err := solanaactions.New(solanaactions.Options{
