@@ -21,6 +21,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -90,7 +91,7 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Tool:        wire.ToolTransferSOL,
 		Client:      client,
 		Fingerprint: hash(id)[:32],
-		Kind:        &authority.TransferProposal{A: authority.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
+		Kind:        &kinds.TransferProposal{A: kinds.TransferArgs{To: to, Lamports: amount}, Spend: amount + fee},
 		Preview: executor.Preview{
 			From: walletKey,
 			Instructions: []executor.InstructionSummary{{
@@ -271,10 +272,10 @@ func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmou
 	} else {
 		pv.Wallet.Post += expected
 	}
-	args := authority.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
+	args := kinds.SwapArgs{InputMint: inMint, OutputMint: outMint, Amount: inAmount, SlippageBps: 100}
 	p := &authority.Proposal{
 		ID: id, Seq: seq, Tool: wire.ToolSwap, Client: client, Fingerprint: hash(id)[:32],
-		Kind: &authority.SwapProposal{
+		Kind: &kinds.SwapProposal{
 			A:       args,
 			Spend:   spend,
 			Terms:   executor.SwapTerms{InputMint: inMint, OutputMint: outMint, InAmount: inAmount, SlippageBps: 100, MinimumOut: minOut},
@@ -287,7 +288,7 @@ func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmou
 		ExpiresAt: created.Add(10 * time.Minute),
 		Status:    authority.StatusPending,
 	}
-	p.Flags = authority.SwapFlags(in, out, noCap)
+	p.Flags = kinds.SwapFlags(in, out, noCap)
 	return p
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -25,12 +26,12 @@ type stakeArgs struct{ validator string }
 
 func (a stakeArgs) ToolName() string              { return "stake_sol" }
 func (a stakeArgs) Normalized() map[string]string { return map[string]string{"validator": a.validator} }
-func (a stakeArgs) Fingerprint() string           { return authority.Fingerprint("stake_sol", a.Normalized()) }
+func (a stakeArgs) Fingerprint() string           { return args.Fingerprint("stake_sol", a.Normalized()) }
 func (a stakeArgs) ConfirmToken() string          { return "" }
 func (a stakeArgs) Described() string             { return "stake to " + a.validator }
 func (a stakeArgs) Recipient() string             { return a.validator }
 
-func (k *stakeKind) Args() authority.WriteArgs { return k.a }
+func (k *stakeKind) Args() args.WriteArgs { return k.a }
 func (k *stakeKind) Facts(executor.Network, string) policy.Proposal {
 	return policy.Proposal{}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -154,7 +155,7 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	p := baitSwap(1, t0.Add(-time.Minute))
 	m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
-	sw := *done.Kind.(*authority.SwapProposal)
+	sw := *done.Kind.(*kinds.SwapProposal)
 	sw.Received = 1_249_000_001
 	done.Kind = &sw
 	m.Update(events(authority.Event{Kind: authority.EventExecuted, At: done.DecidedAt, Proposal: done}))
@@ -372,7 +373,7 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 // says so, never "SOL (native)".
 func TestSwapInputNamesTheAccountThatPays(t *testing.T) {
 	p := baitSwap(1, t0.Add(-42*time.Second))
-	sp := p.Kind.(*authority.SwapProposal)
+	sp := p.Kind.(*kinds.SwapProposal)
 	sp.Preview.PaidFrom = "the wallet's wrapped-SOL account " + lookupKey.String() + ": 50000000 base units"
 	m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	got := flatDetail(m, 140)

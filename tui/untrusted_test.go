@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 )
 
@@ -59,8 +60,8 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	hostileLabel := authority.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
 		Flags: []string{evil}, Warnings: []executor.Warning{{Kind: evil, Text: evil}}}
 	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
-	sw.Kind.(*authority.SwapProposal).Route = []string{evil, evil}
-	sw.Kind.(*authority.SwapProposal).Preview.Instructions[0].Summary += evil
+	sw.Kind.(*kinds.SwapProposal).Route = []string{evil, evil}
+	sw.Kind.(*kinds.SwapProposal).Preview.Instructions[0].Summary += evil
 	sw.Flags = append(sw.Flags, authority.Flag{Kind: authority.FlagKind(evil), Text: evil})
 	swIn := swapProposal(4, evil, hostileLabel, solLabel(), 50_000_000, 1_000_000, true, t0.Add(-15*time.Second))
 

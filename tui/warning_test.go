@@ -6,14 +6,14 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
 // The hub's persistent warnings take a header line of their own, in red,
 // and the screen stays exactly the window's height.
 func TestHeaderShowsWarningsFirstInRed(t *testing.T) {
 	st := spendState(0, 0, false)
-	st.Warnings = []string{authority.WarnSameUser}
+	st.Warnings = []string{host.WarnSameUser}
 	m := testModel(viewOpts{color: true}, nil, st)
 	m.setSize(80, 30)
 	line := m.headerLines()[1]

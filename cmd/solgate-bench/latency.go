@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
 // addedWatch stamps the moment a hub subscriber — the seat the console's TUI
@@ -40,7 +41,7 @@ func watchAdded(h *authority.Hub) *addedWatch {
 					continue
 				}
 				at := time.Now()
-				k, ok := ev.Proposal.Kind.(*authority.TransferProposal)
+				k, ok := ev.Proposal.Kind.(*kinds.TransferProposal)
 				if !ok {
 					continue
 				}

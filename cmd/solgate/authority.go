@@ -40,7 +40,7 @@ type authorityConfig struct {
 	// admission admits other users' bridges (--allow-uid, --allow-gid).
 	admission host.Admission
 	// exposure is what the console found about who can reach it; nil: not checked (tests, demo).
-	exposure *authority.Exposure
+	exposure *host.Exposure
 	// fees choose transfers' priority fees; zero: the defaults.
 	fees executor.FeeSettings
 	// verifyWindow is how long a confirmed transaction is looked for; zero: the default.
@@ -104,7 +104,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 		// The report (get_spend_status) describes the console as it runs:
 		// the state directory exists now, whatever it was before start-up.
 		exp := *c.exposure
-		exp.State = authority.StatFile(c.state)
+		exp.State = host.StatFile(c.state)
 		c.exposure = &exp
 	}
 	logPath, logFlag := filepath.Join(c.state, "console.log"), "--state "+c.state+": log"

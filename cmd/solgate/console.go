@@ -16,6 +16,8 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	// The write kinds register themselves with the approval core.
+	_ "github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/policy/store"
 	"github.com/solgate/solgate/tui"
 )
@@ -153,7 +155,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 // admitted agent can reach a terminal showing it; nil when the operator
 // accepted that (--allow-shared-terminal: the red line stays instead) or
 // admits nobody.
-func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
+func terminalCheck(s Settings, exp *host.Exposure) func() []string {
 	if s.AllowSharedTerminal || exp.Admission.Empty() {
 		return nil
 	}
@@ -161,18 +163,18 @@ func terminalCheck(s Settings, exp *authority.Exposure) func() []string {
 }
 
 // exposureOf gathers who can reach what the console guards.
-func exposureOf(s Settings, adm host.Admission) *authority.Exposure {
+func exposureOf(s Settings, adm host.Admission) *host.Exposure {
 	dumpable, err := executor.Dumpable()
 	var tty *host.TTY
-	exp := &authority.Exposure{
+	exp := &host.Exposure{
 		TTY:            tty,
 		SharedTerminal: s.AllowSharedTerminal,
 		ConsoleUID:     uint32(os.Geteuid()),
-		Key:            authority.StatFile(s.Keypair),
-		State:          authority.StatFile(s.State),
+		Key:            host.StatFile(s.Keypair),
+		State:          host.StatFile(s.State),
 		Socket:         s.Socket,
 		Admission:      adm,
-		Terminals:      authority.DetectTerminals(os.Getenv),
+		Terminals:      host.DetectTerminals(os.Getenv),
 		Dumpable:       dumpable || err != nil,
 	}
 	// The terminals around the console too: the processes above it (the
@@ -194,7 +196,7 @@ func probeRPC(ctx context.Context, url string) (executor.Network, string, error)
 // printCheck is `solgate console --check`: the situation before anything
 // starts, and the same refusals the console would give. It fails when the
 // console would refuse to start.
-func printCheck(out io.Writer, s Settings, exp *authority.Exposure, network executor.Network, genesis string, probeErr error) error {
+func printCheck(out io.Writer, s Settings, exp *host.Exposure, network executor.Network, genesis string, probeErr error) error {
 	for _, l := range exp.Report() {
 		fmt.Fprintln(out, l)
 	}
@@ -239,7 +241,7 @@ func printCheck(out io.Writer, s Settings, exp *authority.Exposure, network exec
 	}
 	for _, uid := range exp.Admission.UIDs {
 		for _, t := range exp.ReachableBy(uid) {
-			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", authority.WarnTerminal, t.Kind, t.Path)
+			fmt.Fprintf(out, "WARNING: %s: the %s %s belongs to an admitted agent user\n", host.WarnTerminal, t.Kind, t.Path)
 		}
 	}
 	if exp.Admission.Empty() {
@@ -259,7 +261,7 @@ func printCheck(out io.Writer, s Settings, exp *authority.Exposure, network exec
 // admitted agent can reach.
 func terminalRefusal(problems []string) error {
 	return fmt.Errorf("an admitted agent can reach this console's terminal, so it could repaint what you approve and read the keys you type: %s. Fix: %s",
-		strings.Join(problems, "; "), authority.TerminalFix)
+		strings.Join(problems, "; "), host.TerminalFix)
 }
 
 // trustedFileProblems checks the files settings name that the console runs,

@@ -154,23 +154,27 @@
 //     assistant, a client like any other
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
 //     built in one place (`build.go`: identify the cluster, pin the state to
-//     it, restore the spend ledger, reconcile, then the hub): argument parsing
-//     and normalisation (`args.go`), fingerprints, confirmation tokens, the
-//     proposal queue, the one propose skeleton and the one run skeleton
-//     (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`); each
-//     write kind is one registration (`registry.go`: parse, draft, prepare,
-//     facts, the console's lines, the approved bytes; its landed-effects
-//     check and grant rule are required methods) in its own file
-//     (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`,
-//     `reclaimrent.go`), and the console draws every kind through its lines
-//     (`lines.go`) and reaches the hub only through `approval/`'s service;
-//     `host/`: admission and the machine's checks, knowing nothing of the
-//     Hub (the socket with peer credentials and limits, other users'
-//     admission, the terminal, trusted files, the notify command, the log
-//     file); `untrusted/`: sanitising text from outside for
-//     the console; `solanaactions/`: the console's Solana Actions client (URL
-//     forms, `actions.json`, metadata, links and parameters, the POST), which
-//     `solanaaction.go`, the `solana_action` kind, calls
+//     it, restore the spend ledger, reconcile, then the hub): the approval
+//     core, with the proposal queue, the one propose skeleton and the one run
+//     skeleton (`hub.go`, `propose.go`, `run.go`, `operator.go`,
+//     `execute.go`); each write kind is one registration (`registry.go`:
+//     parse, draft, prepare, facts, the console's lines, the approved bytes;
+//     its landed-effects check and grant rule are required methods); the
+//     kinds live in `kinds/`, a file each (`transfer.go`, `tokentransfer.go`,
+//     `swap.go` + `swapview.go`, `reclaimrent.go`; in `kinds/outside/`,
+//     `signsend.go`, `x402kind.go`, `solanaaction.go`), importing the core,
+//     which never imports them, and `cmd` wires them in with one import;
+//     `args/`: argument parsing and normalisation, with fingerprints;
+//     `tokens/`: the confirmation tokens; the console draws every kind
+//     through its lines (`lines.go`) and reaches the hub only through
+//     `approval/`'s service; `host/`: admission and the machine's checks,
+//     knowing nothing of the Hub (the socket with peer credentials and
+//     limits, other users' admission, the terminal and who can reach it,
+//     trusted files, the notify command, the log file); `untrusted/`:
+//     sanitising text from outside for the console; `solanaactions/`: the
+//     console's Solana Actions client (URL forms, `actions.json`, metadata,
+//     links and parameters, the POST), which `kinds/outside/solanaaction.go`,
+//     the `solana_action` kind, calls
 //   - `tui/`: the Bubble Tea approval console; `renderer.go` draws it only
 //     when what it shows changed (the first change at once, later ones at most
 //     120 times a second), where Bubble Tea v1's own renderer woke 120 times a

@@ -26,6 +26,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -70,10 +71,10 @@ func (o advOutcome) gate() bool {
 }
 
 var advRefusalReasons = map[string]advOutcome{
-	authority.ErrTokenUsed.Error():     outUsed,
-	authority.ErrTokenMismatch.Error(): outMismatch,
-	authority.ErrTokenUnknown.Error():  outUnknown,
-	authority.ErrTokenExpired.Error():  outExpired,
+	tokens.ErrUsed.Error():     outUsed,
+	tokens.ErrMismatch.Error(): outMismatch,
+	tokens.ErrUnknown.Error():  outUnknown,
+	tokens.ErrExpired.Error():  outExpired,
 }
 
 func advClassify(res wire.CallResult) advOutcome {
@@ -263,7 +264,7 @@ func advTransferArgs(to solana.PublicKey, lamports, confirm, extra string) strin
 func advNum(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // advSpellings are ways to write one call that must fingerprint alike: the
-// amount as a digit string, in fraction and exponent forms, another key
+// Amount as a digit string, in fraction and exponent forms, another key
 // order, other whitespace.
 func advSpellings(to solana.PublicKey, n uint64, confirm string) []string {
 	d := advNum(n)
@@ -283,7 +284,7 @@ func advSpellings(to solana.PublicKey, n uint64, confirm string) []string {
 const advBase58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 func advRandomToken() string {
-	b := make([]byte, authority.TokenLength)
+	b := make([]byte, tokens.Length)
 	for i := range b {
 		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(advBase58))))
 		b[i] = advBase58[n.Int64()]

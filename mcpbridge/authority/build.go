@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -73,7 +74,7 @@ func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
 		return nil, fmt.Errorf("restore spend ledger: %w", err)
 	}
 	ex := executor.New(s.Client, s.Key, executor.Options{Fees: s.Fees, VerifyWindow: s.VerifyWindow, PreviewBlockhashAge: s.PreviewBlockhashAge})
-	if err := Reconcile(ctx, ex, spend, s.Store, s.ReconcileNow, s.Progress); err != nil {
+	if err := reconcile.Run(ctx, ex, spend, s.Store, s.ReconcileNow, s.Progress); err != nil {
 		return nil, err
 	}
 	opts.Executor, opts.Network, opts.Genesis, opts.Spend, opts.Store = ex, network, genesis, spend, s.Store

@@ -43,8 +43,8 @@ func TestCapsTextAsFmt(t *testing.T) {
 		if got, want := capsText(v), capsTextFmt(v); got != want {
 			t.Fatalf("capsText %q, fmt %q", got, want)
 		}
-		if l := u(); sol(l) != solFmt(l) {
-			t.Fatalf("sol(%d) %q, fmt %q", l, sol(l), solFmt(l))
+		if l := u(); SOL(l) != solFmt(l) {
+			t.Fatalf("sol(%d) %q, fmt %q", l, SOL(l), solFmt(l))
 		}
 	}
 }

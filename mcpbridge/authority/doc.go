@@ -16,25 +16,32 @@
 //
 // This package is the privileged side inside `solgate console`, built in one
 // place (`build.go`: identify the cluster, pin the state to it, restore the
-// spend ledger, reconcile, then the hub): argument parsing and normalisation
-// (`args.go`), fingerprints, confirmation tokens, the proposal queue, the one
-// propose skeleton and the one run skeleton (`hub.go`, `propose.go`, `run.go`,
-// `operator.go`, `execute.go`); each write kind is one registration
-// (`registry.go`: parse, draft, prepare, facts, the console's lines, the
-// approved bytes as an Execution, the one execution adapter; and two pieces
-// every kind must state, its landed-effects check and its grant rule, with
-// no default behind either: a kind without one does not compile) in its
-// own file (`transfer.go`, `tokentransfer.go`, `swap.go` + `swapkind.go`),
-// and the console draws every kind through its lines (`lines.go`), reaching
-// the hub only through the approval service (`console.go`, package
-// `approval`); the HTTP routes of the socket (`server.go`); `host/`:
-// admission and the checks of the machine, which know nothing of the Hub
-// (the socket with peer credentials and limits, admission of other users,
-// the terminal device, trusted files, the notify command, the log file);
-// `untrusted/`: sanitising text from
-// outside for the console; `solanaactions/`: the console's Solana Actions
-// client (URL forms, `actions.json`, metadata, links and parameters, the
-// POST), which `solanaaction.go`, the `solana_action` kind, calls.
+// spend ledger, reconcile, then the hub). The approval core is here: the
+// proposal queue, the one propose skeleton and the one run skeleton
+// (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`), and the
+// registry (`registry.go`: a write kind is one registration: parse, draft,
+// prepare, facts, the console's lines, the approved bytes as an Execution,
+// the one execution adapter; and two pieces every kind must state, its
+// landed-effects check and its grant rule, with no default behind either: a
+// kind without one does not compile). The console draws every kind through
+// its lines (`lines.go`) and reaches the hub only through the approval
+// service (`console.go`, package `approval`); the HTTP routes of the socket
+// are `server.go`. Its sub-packages, each below the core:
+//   - `kinds/`: the write kinds, a file each, registering with the core
+//     they import (the core names no concrete kind); `kinds/outside/`, the
+//     kinds that sign bytes built elsewhere; `cmd` imports `kinds` once;
+//   - `args/`: argument parsing and normalisation, with fingerprints;
+//   - `tokens/`: the confirmation tokens;
+//   - `host/`: admission and the checks of the machine, which know nothing
+//     of the Hub (the socket with peer credentials and limits, admission of
+//     other users, the terminal device and who can reach it, trusted files,
+//     the notify command, the log file);
+//   - `untrusted/`: sanitising text from outside for the console;
+//   - `solanaactions/`: the console's Solana Actions client (URL forms,
+//     `actions.json`, metadata, links and parameters, the POST), which
+//     `kinds/outside/solanaaction.go`, the `solana_action` kind, calls;
+//   - `reconcile/`: settling what a previous console left in flight, and
+//     the chain's verdict on a submission the hub follows.
 //
 // # How it works
 //

@@ -10,6 +10,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
+	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -21,12 +23,12 @@ import (
 func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm string, run func(p *Proposal)) wire.CallResult {
 	client := who.name
 	id, err := h.tokens.Consume(confirm, fp)
-	var te *TokenError
+	var te *tokens.Error
 	switch {
 	case errors.As(err, &te) && !h.ownedBy(who, te.ProposalID):
 		// Used, expired or mismatched, but not this caller's to know.
 		h.foreignToken(who, te.ProposalID, fp, burned(err))
-		return refusedResult(ErrTokenUnknown.Error())
+		return refusedResult(tokens.ErrUnknown.Error())
 	case err != nil:
 		h.tokenRefused(client, fp, err)
 		return refusedResult(err.Error())
@@ -47,7 +49,7 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 		// leaked, so its own proposal is void too).
 		h.mu.Unlock()
 		h.foreignToken(who, id, fp, true)
-		return refusedResult(ErrTokenUnknown.Error())
+		return refusedResult(tokens.ErrUnknown.Error())
 	case p.Status != StatusApproved:
 		st := p.Status
 		h.mu.Unlock()
@@ -133,7 +135,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error { return h.opts.Spend.SettleMeasured(id, landedOutflow(res), landedTokens(res.Effects)) })
+		h.settle(id, func() error {
+			return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
+		})
 	case executor.Expired, executor.Rejected:
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
 	case executor.Unknown:
@@ -182,13 +186,13 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 			case <-ticker.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			var v verdict
+			var v reconcile.Verdict
 			var landing executor.Landing
 			var err error
 			if pay != nil {
-				v, landing, err = fate(ctx, h.opts.Executor, byMessage(h.opts.Executor, *pay), pay.LastValid)
+				v, landing, err = reconcile.Fate(ctx, h.opts.Executor, reconcile.ByMessage(h.opts.Executor, *pay), pay.LastValid)
 			} else {
-				v, landing, err = fate(ctx, h.opts.Executor, bySignature(h.opts.Executor, sig), lastValid)
+				v, landing, err = reconcile.Fate(ctx, h.opts.Executor, reconcile.BySignature(h.opts.Executor, sig), lastValid)
 			}
 			cancel()
 			h.followRounds.Add(1)
@@ -197,9 +201,9 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 				continue
 			}
 			switch v {
-			case fateLanded:
+			case reconcile.Landed:
 				h.settle(id, func() error {
-					return h.opts.Spend.SettleMeasured(id, landing.Outflow, landedTokens(landing.Effects))
+					return h.opts.Spend.SettleMeasured(id, landing.Outflow, reconcile.LandedTokens(landing.Effects))
 				})
 				res := &executor.Result{Outcome: executor.Executed, Signature: sig, Slot: landing.Slot, Fee: landing.Fee, ChainErr: landing.ChainErr, Changes: landing.Changes, Effects: landing.Effects}
 				if pay != nil {
@@ -227,7 +231,7 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 					h.finish(id, StatusExecuted, why, res, store.ExecExecuted)
 				}
 				return
-			case fateNeverLanded:
+			case reconcile.NeverLanded:
 				h.settle(id, func() error { return h.opts.Spend.Release(id) })
 				res := &executor.Result{Outcome: executor.Expired, Signature: sig, Reason: "the blockhash expired and the signature is not on chain: it never landed; nothing was spent"}
 				if pay != nil {
@@ -255,19 +259,6 @@ func landedOutflow(res *executor.Result) uint64 {
 		return res.Fee
 	}
 	return max(res.Effects.SOLOut(), res.Fee)
-}
-
-// landedTokens is each mint's landed outflow, by mint address, for the
-// per-mint caps (nil when the effects could not be measured).
-func landedTokens(eff *executor.Effects) map[string]uint64 {
-	if eff == nil {
-		return nil
-	}
-	out := make(map[string]uint64, len(eff.TokensOut))
-	for m, n := range eff.TokensOut {
-		out[m.String()] = n
-	}
-	return out
 }
 
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
@@ -315,7 +306,7 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
 	if p.Result != nil {
 		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
-		e.Deltas = deltasJSON(p.Result.Changes)
+		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
 	}
 	if err := h.opts.Store.RecordExecution(e); err != nil {
 		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
@@ -327,7 +318,7 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 // proposal_status that it must propose again.
 func (h *Hub) tokenRefused(client, fp string, err error) {
 	var id string
-	var te *TokenError
+	var te *tokens.Error
 	if errors.As(err, &te) {
 		id = te.ProposalID
 	}
@@ -347,7 +338,7 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 // (with other arguments, or after its expiry), rather than a replay of a
 // token another call already used or the operator revoked.
 func burned(err error) bool {
-	return errors.Is(err, ErrTokenMismatch) || errors.Is(err, ErrTokenExpired)
+	return errors.Is(err, tokens.ErrMismatch) || errors.Is(err, tokens.ErrExpired)
 }
 
 // foreignToken records a token presented by a caller that does not own its
@@ -384,13 +375,13 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 		Confirm string `json:"confirm"`
 	}
 	if json.Unmarshal(req.Arguments, &loose) == nil && loose.Confirm != "" {
-		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, ErrTokenUnknown) {
-			var te *TokenError
+		if _, terr := h.tokens.Consume(loose.Confirm, ""); terr != nil && !errors.Is(terr, tokens.ErrUnknown) {
+			var te *tokens.Error
 			switch {
 			case errors.As(terr, &te) && !h.ownedBy(who, te.ProposalID):
 				// Answered as an unknown token is: nothing about it.
 				h.foreignToken(who, te.ProposalID, "", burned(terr))
-			case errors.Is(terr, ErrTokenMismatch):
+			case errors.Is(terr, tokens.ErrMismatch):
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."
 				h.tokenRefused(client, "", terr)
 			default:
@@ -399,17 +390,6 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 		}
 	}
 	return toolError(msg)
-}
-
-// deltasJSON is how an execution row records the chain's balance changes:
-// account → lamports gained (negative: lost).
-func deltasJSON(changes []executor.BalanceChange) json.RawMessage {
-	deltas := make(map[string]int64, len(changes))
-	for _, c := range changes {
-		deltas[c.Account.String()] = c.Delta()
-	}
-	raw, _ := json.Marshal(deltas)
-	return raw
 }
 
 // failApproved voids an approved proposal whose token was burned by a bad call.

@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -57,16 +58,16 @@ type fakeKind struct {
 func (f fakeKind) Tool() string { return f.tool }
 
 // Parse takes {"n": "digits", "confirm"?}.
-func (f fakeKind) Parse(raw map[string]any) (WriteArgs, error) {
+func (f fakeKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	n, _ := raw["n"].(string)
 	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
-		return nil, argErrorf(f.tool, "n", "n must be a string of digits")
+		return nil, args.ArgErrorf(f.tool, "n", "n must be a string of digits")
 	}
 	c, _ := raw["confirm"].(string)
 	return fakeArgs{tool: f.tool, n: n, confirm: c}, nil
 }
 
-func (f fakeKind) Draft(_ context.Context, _ Env, a WriteArgs) (Kind, error) {
+func (f fakeKind) Draft(_ context.Context, _ Env, a args.WriteArgs) (Kind, error) {
 	f.s.step("draft")
 	k := &fakeProposal{a: a.(fakeArgs), s: f.s, out: f.s.Estimate}
 	if f.s.GrantTo != "" {
@@ -88,7 +89,7 @@ type fakeArgs struct{ tool, n, confirm string }
 
 func (a fakeArgs) ToolName() string              { return a.tool }
 func (a fakeArgs) Normalized() map[string]string { return map[string]string{"n": a.n} }
-func (a fakeArgs) Fingerprint() string           { return Fingerprint(a.tool, a.Normalized()) }
+func (a fakeArgs) Fingerprint() string           { return args.Fingerprint(a.tool, a.Normalized()) }
 func (a fakeArgs) ConfirmToken() string          { return a.confirm }
 func (a fakeArgs) Described() string             { return "fake " + a.n }
 func (a fakeArgs) Recipient() string             { return "" }
@@ -99,7 +100,7 @@ type fakeProposal struct {
 	out uint64
 }
 
-func (k *fakeProposal) Args() WriteArgs { return k.a }
+func (k *fakeProposal) Args() args.WriteArgs { return k.a }
 func (k *fakeProposal) Facts(network executor.Network, client string) policy.Proposal {
 	k.s.step(fmt.Sprintf("facts %d", k.out))
 	return policy.Proposal{Tool: k.a.tool, Fingerprint: k.a.Fingerprint(), ClientID: client, Network: string(network), PaysSelf: true, Lamports: k.out, Counterparties: k.s.Counterparties}

@@ -3,7 +3,6 @@ package authority
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/policy"
@@ -30,35 +29,8 @@ func (h *Hub) flagsLocked(to string, spend uint64) []Flag {
 		flags = append(flags, Flag{Kind: FlagNearTxCap, Text: "near the per-transfer cap"})
 	}
 	s := h.opts.Spend.State()
-	if used := sumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
+	if used := SumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
 		flags = append(flags, Flag{Kind: FlagNearSessionCap, Text: "near the session cap"})
-	}
-	return flags
-}
-
-// SwapFlags are a swap proposal's warnings: instruction-like text in either
-// token's metadata, a token that imitates a well-known ticker without being
-// it, the output token's own risky properties, and "no cap applies" when the
-// SOL caps do not bound it.
-func SwapFlags(in, out TokenLabel, noCap bool) []Flag {
-	var flags []Flag
-	for _, side := range []struct {
-		word string
-		t    tokenView
-	}{{"output", viewToken(out)}, {"input", viewToken(in)}} {
-		if len(side.t.flags) > 0 {
-			flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("the %s token's metadata contains instruction-like text (%s): data, not advice", side.word, strings.Join(side.t.flags, ", "))})
-		}
-		if side.t.impostor != "" {
-			flags = append(flags, Flag{Kind: FlagKind(executor.WarnImpostor), Short: "not " + side.t.impostor,
-				Text: fmt.Sprintf("the %s token calls itself %q but is not %s: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.impostor, side.t.mint)})
-		}
-	}
-	for _, w := range out.Warnings {
-		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
-	}
-	if noCap {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: the input is not SOL, so the SOL caps do not bound this swap"})
 	}
 	return flags
 }
@@ -91,10 +63,10 @@ func (h *Hub) lookAlikeLocked(to string) []string {
 	return flags
 }
 
-// sumOrMax adds spend figures for comparison with a cap: past 2^64-1 the
+// SumOrMax adds spend figures for comparison with a cap: past 2^64-1 the
 // total is over any cap, so it is held at the maximum instead of wrapping
 // into a small number.
-func sumOrMax(xs ...uint64) uint64 {
+func SumOrMax(xs ...uint64) uint64 {
 	s, err := executor.AddAmounts(xs...)
 	if err != nil {
 		return math.MaxUint64
@@ -106,4 +78,24 @@ func sumOrMax(xs ...uint64) uint64 {
 // (used*10 wraps near 2^64).
 func atLeastFourFifths(used, limit uint64) bool {
 	return used >= limit-limit/5
+}
+
+// TokenFlags are a token transfer's warnings: instruction-like metadata,
+// the mint's risky properties (transfer fee, permanent delegate, ...) and
+// "no cap applies".
+func TokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
+	var flags []Flag
+	for _, f := range l.Flags {
+		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+	}
+	for _, w := range l.Warnings {
+		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
+	}
+	if tp.TransferFee > 0 {
+		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
+	}
+	if noCap {
+		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
+	}
+	return flags
 }

@@ -29,7 +29,7 @@ import (
 type GrantRule struct {
 	ok           bool
 	counterparty string
-	amount       uint64
+	Amount       uint64
 	never        string
 }
 
@@ -37,7 +37,7 @@ type GrantRule struct {
 // covers calls of at most amount each, in the kind's own units
 // (transfer_sol: the recipient, and lamports).
 func GrantOn(counterparty string, amount uint64) GrantRule {
-	return GrantRule{ok: true, counterparty: counterparty, amount: amount}
+	return GrantRule{ok: true, counterparty: counterparty, Amount: amount}
 }
 
 // NeverGranted: no grant can ever cover the kind (a raw transaction, an
@@ -159,7 +159,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		h.mu.Unlock()
 		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.never)
 	}
-	cp, amount := a.counterparty, a.amount
+	cp, amount := a.counterparty, a.Amount
 	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID, proc: p.proc}
 	spend := p.Spend
@@ -404,7 +404,7 @@ func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
-	cp, amount := a.counterparty, a.amount
+	cp, amount := a.counterparty, a.Amount
 	now := h.opts.Now()
 	ns := make([]int, 0, len(h.grants))
 	for n := range h.grants {

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -29,7 +31,7 @@ type Options struct {
 	Store    *store.Store    // nil: nothing persisted (tests only)
 	Logger   *slog.Logger
 	Now      func() time.Time
-	Exposure *Exposure // who can reach the key, state and terminal; nil: not checked
+	Exposure *host.Exposure // who can reach the key, state and terminal; nil: not checked
 
 	ProposalTTL      time.Duration // undecided proposals expire (default 10 min)
 	TokenTTL         time.Duration // approval tokens for transfers (default 5 min)
@@ -107,7 +109,7 @@ func (o *Options) defaults() error {
 type Hub struct {
 	opts   Options
 	kinds  *Registry
-	tokens *TokenStore
+	tokens *tokens.Store
 	events *broker
 	log    *slog.Logger
 	flood  *floodControl
@@ -154,7 +156,7 @@ func New(opts Options) (*Hub, error) {
 	h := &Hub{
 		opts:   opts,
 		kinds:  opts.Kinds,
-		tokens: NewTokenStore(opts.Now),
+		tokens: tokens.NewStore(opts.Now),
 		events: newBroker(),
 
 		log:         opts.Logger,
@@ -214,7 +216,7 @@ func (h *Hub) Call(ctx context.Context, req wire.CallRequest) wire.CallResult {
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 
-	raw, err := DecodeArgs(req.Arguments)
+	raw, err := args.DecodeArgs(req.Arguments)
 	if err != nil {
 		return h.malformedCall(who, req, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
 // memoProgram is the SPL Memo program (v2), spelled as published by the
@@ -157,7 +158,7 @@ func identicalSwapsBothLand(t *testing.T, version int) {
 			t.Fatal(err)
 		}
 		ids, tokens = append(ids, id), append(tokens, p.Token)
-		minOut += p.Kind.(*authority.SwapProposal).Preview.MinimumOut
+		minOut += p.Kind.(*kinds.SwapProposal).Preview.MinimumOut
 	}
 
 	var wg sync.WaitGroup

@@ -11,8 +11,8 @@ import (
 // the kind says what each line is, the console how it looks. Amounts are
 // rendered here, exactly (integers, string arithmetic), for every kind.
 
-// instructionLines lists decoded instructions as detail lines.
-func instructionLines(list []executor.InstructionSummary) []DetailLine {
+// InstructionLines lists decoded instructions as detail lines.
+func InstructionLines(list []executor.InstructionSummary) []DetailLine {
 	out := make([]DetailLine, 0, len(list))
 	for _, ins := range list {
 		out = append(out, DetailLine{Label: ins.Name, Value: ins.Summary, Role: LineInstruction})
@@ -37,8 +37,8 @@ func padLeftTo(s string, width int) string {
 	return s
 }
 
-// changeRow is one row of simulated changes: who, the signed change, and
+// ChangeRow is one row of simulated changes: who, the signed change, and
 // before → after, in aligned columns.
-func changeRow(who string, deltaWidth int, delta, pre, post string) string {
+func ChangeRow(who string, deltaWidth int, delta, pre, post string) string {
 	return fmt.Sprintf("%s %s  %s → %s", padRight(who, 21), padLeftTo(delta, deltaWidth), pre, post)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -21,7 +22,7 @@ import (
 // pre-policy on the draft's facts (a denial never bothers the human), then
 // the exact bytes are built and simulated, policy judges the measured facts,
 // and the proposal is queued. The kind supplies the steps; the order is here.
-func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs) wire.CallResult {
+func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.WriteArgs) wire.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
 	deny := func(d policy.Decision) wire.CallResult { return h.denyWrite(who, fp, d, a) }
@@ -31,7 +32,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a WriteArgs
 	// The id exists before the bytes do: the transactions solgate builds
 	// carry it in a memo (Env.ProposalMemo).
 	id := newProposalID()
-	env := Env{h: h, proposal: id}
+	env := hubEnv{h: h, proposal: id}
 	k, err := wk.Draft(ctx, env, a)
 	if err != nil {
 		return h.refused(who, fp, a, err)
@@ -83,7 +84,7 @@ func (h *Hub) agentLabel(who caller) string {
 
 // refused answers a kind's error: a *Refusal is a policy denial, anything
 // else a tool error (nothing was proposed).
-func (h *Hub) refused(who caller, fp string, a WriteArgs, err error) wire.CallResult {
+func (h *Hub) refused(who caller, fp string, a args.WriteArgs, err error) wire.CallResult {
 	var r *Refusal
 	if errors.As(err, &r) {
 		return h.denyWrite(who, fp, r.Decision, a)
@@ -320,7 +321,7 @@ func (h *Hub) pruneLocked() {
 // denyWrite answers a policy objection to a write as an ordinary tool
 // result, feeds the retry breaker, and shows the denial in the console log,
 // with a look-alike warning when the named recipient resembles a known one.
-func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a WriteArgs) wire.CallResult {
+func (h *Hub) denyWrite(who caller, fp string, d policy.Decision, a args.WriteArgs) wire.CallResult {
 	var warnings []string
 	if to := a.Recipient(); to != "" {
 		warnings = h.lookAlike(to)

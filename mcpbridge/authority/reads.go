@@ -11,13 +11,14 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
 func (h *Hub) chain() *rpc.Client { return h.opts.Executor.Client().RPC() }
 
-func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) wire.CallResult {
+func (h *Hub) getBalance(ctx context.Context, a args.GetBalanceArgs) wire.CallResult {
 	addr := h.opts.Executor.Wallet()
 	if a.Address != nil {
 		addr = *a.Address
@@ -35,7 +36,7 @@ func (h *Hub) getBalance(ctx context.Context, a GetBalanceArgs) wire.CallResult 
 	}
 }
 
-func (h *Hub) getTokenBalances(ctx context.Context, a GetTokenBalancesArgs) wire.CallResult {
+func (h *Hub) getTokenBalances(ctx context.Context, a args.GetTokenBalancesArgs) wire.CallResult {
 	owner := h.opts.Executor.Wallet()
 	if a.Owner != nil {
 		owner = *a.Owner
@@ -125,10 +126,10 @@ func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
 	}
-	if used := sumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
+	if used := SumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
 		v.Remaining = cfg.MaxLamportsPerSession - used
 	}
-	if used := sumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
+	if used := SumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
 		v.DayRemaining = cfg.MaxLamportsPerDay - used
 	}
 	mints := cfg.CappedMints()
@@ -190,7 +191,7 @@ func (h *Hub) spendStatus(who caller) wire.CallResult {
 	text += "\n" + grantsText(grants)
 	warnings := h.Warnings()
 	if e := h.opts.Exposure; e != nil {
-		structured["safety"] = e.structured(warnings)
+		structured["safety"] = e.Structured(warnings)
 		text += "\nSafety of this setup:\n  " + strings.Join(e.Report(), "\n  ")
 	} else {
 		structured["safety"] = map[string]any{"warnings": append([]string{}, warnings...)}
@@ -201,7 +202,7 @@ func (h *Hub) spendStatus(who caller) wire.CallResult {
 	return wire.CallResult{Text: text, Structured: structured}
 }
 
-func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) wire.CallResult {
+func (h *Hub) getTransaction(ctx context.Context, a args.GetTransactionArgs) wire.CallResult {
 	v0 := uint64(0)
 	tx, err := h.chain().GetTransaction(ctx, a.Signature, &rpc.GetTransactionOpts{
 		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &v0,
@@ -239,21 +240,21 @@ func (h *Hub) getTransaction(ctx context.Context, a GetTransactionArgs) wire.Cal
 // readTool is one read tool's entry: its parser and its handler, side by
 // side, as a write kind's registration pairs them (registry.go).
 type readTool struct {
-	parse  func(raw map[string]any) (Args, error)
-	handle func(ctx context.Context, h *Hub, who caller, a Args) wire.CallResult
+	parse  func(raw map[string]any) (args.Args, error)
+	handle func(ctx context.Context, h *Hub, who caller, a args.Args) wire.CallResult
 }
 
 // read pairs a typed parser with its typed handler.
-func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
+func read[T args.Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
 	return readTool{
-		parse: func(raw map[string]any) (Args, error) {
+		parse: func(raw map[string]any) (args.Args, error) {
 			a, err := parse(raw)
 			if err != nil {
 				return nil, err
 			}
 			return a, nil
 		},
-		handle: func(ctx context.Context, h *Hub, who caller, a Args) wire.CallResult {
+		handle: func(ctx context.Context, h *Hub, who caller, a args.Args) wire.CallResult {
 			return handle(ctx, h, who, a.(T))
 		},
 	}
@@ -262,25 +263,25 @@ func read[T Args](parse func(map[string]any) (T, error), handle func(ctx context
 // readTools are the read entries of the bridge's inventory, by tool name;
 // TestInventoryReadToolsHaveEntries ties the two together.
 var readTools = map[string]readTool{
-	wire.ToolGetBalance: read(ParseGetBalanceArgs, func(ctx context.Context, h *Hub, _ caller, a GetBalanceArgs) wire.CallResult {
+	wire.ToolGetBalance: read(args.ParseGetBalanceArgs, func(ctx context.Context, h *Hub, _ caller, a args.GetBalanceArgs) wire.CallResult {
 		return h.getBalance(ctx, a)
 	}),
-	wire.ToolGetTokenBalances: read(ParseGetTokenBalancesArgs, func(ctx context.Context, h *Hub, _ caller, a GetTokenBalancesArgs) wire.CallResult {
+	wire.ToolGetTokenBalances: read(args.ParseGetTokenBalancesArgs, func(ctx context.Context, h *Hub, _ caller, a args.GetTokenBalancesArgs) wire.CallResult {
 		return h.getTokenBalances(ctx, a)
 	}),
-	wire.ToolGetQuote: read(ParseQuoteArgs, func(ctx context.Context, h *Hub, _ caller, a QuoteArgs) wire.CallResult {
+	wire.ToolGetQuote: read(args.ParseQuoteArgs, func(ctx context.Context, h *Hub, _ caller, a args.QuoteArgs) wire.CallResult {
 		return h.getQuote(ctx, a)
 	}),
-	wire.ToolGetTokenInfo: read(ParseTokenInfoArgs, func(ctx context.Context, h *Hub, _ caller, a TokenInfoArgs) wire.CallResult {
+	wire.ToolGetTokenInfo: read(args.ParseTokenInfoArgs, func(ctx context.Context, h *Hub, _ caller, a args.TokenInfoArgs) wire.CallResult {
 		return h.getTokenInfo(ctx, a)
 	}),
-	wire.ToolGetSpendStatus: read(ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ SpendStatusArgs) wire.CallResult {
+	wire.ToolGetSpendStatus: read(args.ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ args.SpendStatusArgs) wire.CallResult {
 		return h.spendStatus(who)
 	}),
-	wire.ToolGetTransaction: read(ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a GetTransactionArgs) wire.CallResult {
+	wire.ToolGetTransaction: read(args.ParseGetTransactionArgs, func(ctx context.Context, h *Hub, _ caller, a args.GetTransactionArgs) wire.CallResult {
 		return h.getTransaction(ctx, a)
 	}),
-	wire.ToolProposalStatus: read(ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a ProposalStatusArgs) wire.CallResult {
+	wire.ToolProposalStatus: read(args.ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a args.ProposalStatusArgs) wire.CallResult {
 		return h.proposalStatus(ctx, who, a)
 	}),
 }

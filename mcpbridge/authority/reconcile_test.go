@@ -13,7 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -90,7 +90,7 @@ func TestReconcileSettlesWhatACrashedConsoleLeft(t *testing.T) {
 		t.Fatalf("stored last valid block height: %+v %v", r, err)
 	}
 	var lines []string
-	if err := authority.Reconcile(ctx, ex, spend, st, nil, func(s string) { lines = append(lines, s) }); err != nil {
+	if err := reconcile.Run(ctx, ex, spend, st, nil, func(s string) { lines = append(lines, s) }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -204,7 +204,7 @@ func TestReconcileCountsWhatTheWalletControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := executor.New(executor.NewClient(l.RPC(), executor.ClientOptions{}), key, executor.Options{})
-	if err := authority.Reconcile(ctx, fresh, spend, st, nil, nil); err != nil {
+	if err := reconcile.Run(ctx, fresh, spend, st, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := testkit.Balance(t, rpc.New(l.RPC()), to) - paid

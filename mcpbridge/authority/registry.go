@@ -11,9 +11,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
-	"github.com/solgate/solgate/policy/store"
 )
 
 // A write kind is one registration. Everything that differs between a SOL
@@ -24,7 +24,7 @@ import (
 // persist → submit → verify → settle). A kind supplies steps, never the
 // sequence, so it cannot skip one. The core (hub, skeletons, tokens, queue,
 // events) names no concrete kind; each kind registers itself from its own
-// file (RegisterKind in an init function), and
+// file in package kinds (RegisterKind in an init function), and
 // TestInventoryWriteToolsAreRegistrations ties the registrations to the
 // bridge's inventory, both ways.
 
@@ -35,14 +35,14 @@ type WriteKind interface {
 	Tool() string
 	// Parse validates the tool's arguments, confirm included. Errors are
 	// *ArgError, written for the model.
-	Parse(raw map[string]any) (WriteArgs, error)
+	Parse(raw map[string]any) (args.WriteArgs, error)
 	// Draft turns admitted arguments into the proposal's Kind before any
 	// transaction exists: the checks that need the console (not your own
 	// wallet, the feature configured), the cheap reads the pre-policy needs
 	// (a mint's decimals), and an estimate of the spend. The skeleton judges
 	// the draft's Facts before Prepare costs a simulation. A *Refusal is a
 	// policy denial; any other error is a tool error (nothing proposed).
-	Draft(ctx context.Context, env Env, a WriteArgs) (Kind, error)
+	Draft(ctx context.Context, env Env, a args.WriteArgs) (Kind, error)
 }
 
 // Kind is one proposal's kind: its state and the hooks both skeletons call.
@@ -50,7 +50,7 @@ type WriteKind interface {
 // mutated by the console.
 type Kind interface {
 	// Args are the normalised arguments the approval is bound to.
-	Args() WriteArgs
+	Args() args.WriteArgs
 	// Facts are what the policy judges: counterparties, SOL and tokens out
 	// measured by simulation. Every policy decision about the proposal, at
 	// proposal and at execution, is taken on Facts and nothing else.
@@ -136,72 +136,44 @@ type Answered struct{ Result wire.CallResult }
 
 func (a *Answered) Error() string { return a.Result.Text }
 
-// refuse builds a *Refusal.
-func refuse(rule, reason string) error {
+// Refuse builds a *Refusal.
+func Refuse(rule, reason string) error {
 	return &Refusal{Decision: policy.Decision{Rule: rule, Reason: reason}}
 }
 
 // Env is what a kind's hooks may use of the console: the chain, the key's
-// address, the policy in force, mint labels and the audit trail. It hides
-// the hub's queue, tokens and locks.
-type Env struct {
-	h *Hub
-	// proposal is the id of the proposal the hooks are working for ("" in
-	// a draft that is not yet one).
-	proposal string
-}
-
-// ProposalMemo is the memo solgate writes into the transactions it builds
-// itself for this proposal: "solgate <proposal id>". It makes every
-// execution's bytes its own (two identical approved transfers in one
-// blockhash would otherwise be one signature, and the second refused as
-// already processed), and ties the transaction on chain to its audit row.
-// The preview carries the same memo, so the approved compute budget
-// measured it.
-func (e Env) ProposalMemo() string {
-	if e.proposal == "" {
-		return ""
-	}
-	return "solgate " + e.proposal
-}
-
-func (e Env) Executor() *executor.Executor { return e.h.opts.Executor }
-
-// Swapper is nil when the console has no swap API.
-func (e Env) Swapper() *executor.Swapper { return e.h.opts.Swapper }
-
-func (e Env) Network() executor.Network { return e.h.opts.Network }
-func (e Env) Policy() policy.Config     { return e.h.opts.Policy }
-func (e Env) Wallet() solana.PublicKey  { return e.h.opts.Executor.Wallet() }
-
-// Genesis is the cluster's genesis hash (x402 names the cluster by it).
-func (e Env) Genesis() string { return e.h.opts.Genesis }
-
-// Label reads a mint's facts and sanitised metadata.
-func (e Env) Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {
-	return e.h.label(ctx, mint)
-}
-
-// LabelOf is the label of a mint the executor has read.
-func (e Env) LabelOf(info *executor.TokenInfo) TokenLabel { return e.h.labelOf(info) }
-
-// Audit appends a row to the audit trail.
-func (e Env) Audit(kind, proposalID string, body map[string]any) { e.h.audit(kind, proposalID, body) }
-
-// RecordX402 keeps what identifies this proposal's signed x402 payment on
-// chain, in the store (for the next console) and for the follower, before
-// the payment is signed: from then on only the chain settles or releases
-// its reservation. Nothing may be sent when it fails.
-func (e Env) RecordX402(r executor.X402Record) error {
-	if st := e.h.opts.Store; st != nil {
-		if err := st.PutX402Payment(store.X402Payment{ReservationID: e.proposal, Message: r.Message, Source: r.Source.String(), LastValidBlockHeight: r.LastValid, FromSlot: r.FromSlot}); err != nil {
-			return err
-		}
-	}
-	e.h.mu.Lock()
-	e.h.x402[e.proposal] = r
-	e.h.mu.Unlock()
-	return nil
+// address, the policy in force, mint labels and the audit trail. It is an
+// interface so that the kinds' contract names no Hub: the hub's queue,
+// tokens and locks stay out of a kind's reach (env.go implements it).
+type Env interface {
+	// ProposalMemo is the memo solgate writes into the transactions it
+	// builds itself for this proposal: "solgate <proposal id>" ("" in a
+	// draft that is not yet a proposal). It makes every execution's bytes
+	// its own (two identical approved transfers in one blockhash would
+	// otherwise be one signature, and the second refused as already
+	// processed), and ties the transaction on chain to its audit row. The
+	// preview carries the same memo, so the approved compute budget
+	// measured it.
+	ProposalMemo() string
+	Executor() *executor.Executor
+	// Swapper is nil when the console has no swap API.
+	Swapper() *executor.Swapper
+	Network() executor.Network
+	Policy() policy.Config
+	Wallet() solana.PublicKey
+	// Genesis is the cluster's genesis hash (x402 names the cluster by it).
+	Genesis() string
+	// Label reads a mint's facts and sanitised metadata.
+	Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error)
+	// LabelOf is the label of a mint the executor has read.
+	LabelOf(info *executor.TokenInfo) TokenLabel
+	// Audit appends a row to the audit trail.
+	Audit(kind, proposalID string, body map[string]any)
+	// RecordX402 keeps what identifies this proposal's signed x402 payment
+	// on chain, in the store (for the next console) and for the follower,
+	// before the payment is signed: from then on only the chain settles or
+	// releases its reservation. Nothing may be sent when it fails.
+	RecordX402(r executor.X402Record) error
 }
 
 // Registry holds the write kinds a console serves, keyed by tool name.

@@ -23,7 +23,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 	defer cancel()
 
 	// 1. The approved bytes, held to the approval.
-	ex, err := k.PrepareApproved(ctx, Env{h: h, proposal: id}, id)
+	ex, err := k.PrepareApproved(ctx, hubEnv{h: h, proposal: id}, id)
 	if err != nil {
 		h.finish(id, StatusFailed, nothingSent(err.Error()), nil, store.ExecFailed)
 		return
@@ -73,7 +73,7 @@ func (h *Hub) run(id string, who caller, k Kind) {
 
 	// 5. Verify what landed against what was approved.
 	if res.Outcome.Landed() {
-		ex.Kind.CheckLanded(ctx, Env{h: h, proposal: id}, res)
+		ex.Kind.CheckLanded(ctx, hubEnv{h: h, proposal: id}, res)
 	}
 	h.setKind(id, ex.Kind)
 

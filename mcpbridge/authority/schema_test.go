@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/solgate/solgate/mcpbridge"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -267,7 +268,7 @@ func schemaTypes(p map[string]any) []string {
 func wantArgError(t *testing.T, tool string, raw map[string]any, arg, msg string) error {
 	t.Helper()
 	_, err := ParseArgs(tool, raw)
-	var ae *ArgError
+	var ae *args.ArgError
 	if !errors.As(err, &ae) || ae.Arg != arg || !strings.Contains(err.Error(), msg) {
 		t.Errorf("%s %v: got %v, want an error on %s mentioning %q", tool, raw, err, arg, msg)
 	}

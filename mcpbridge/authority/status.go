@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -15,7 +16,7 @@ import (
 // proposalStatus answers proposal_status, waiting up to wait_seconds for a
 // pending or executing proposal to change so an agent need not poll hard.
 // Only its owner learns anything of a proposal (ownership.go).
-func (h *Hub) proposalStatus(ctx context.Context, who caller, a ProposalStatusArgs) wire.CallResult {
+func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalStatusArgs) wire.CallResult {
 	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
 	defer deadline.Stop()
 	for {

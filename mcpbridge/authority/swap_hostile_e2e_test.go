@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
 // aggregatorWorld is a world whose swap API's transactions invoke localnet's
@@ -75,11 +76,11 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	}
 	agg := solana.MustPublicKeyFromBase58(mints.AggregatorProgram)
 	found := false
-	for _, prog := range p.Kind.(*authority.SwapProposal).Preview.Programs {
+	for _, prog := range p.Kind.(*kinds.SwapProposal).Preview.Programs {
 		found = found || prog.Equals(agg)
 	}
 	if !found {
-		t.Fatalf("the approved transaction does not invoke the aggregator: %v", p.Kind.(*authority.SwapProposal).Preview.Programs)
+		t.Fatalf("the approved transaction does not invoke the aggregator: %v", p.Kind.(*kinds.SwapProposal).Preview.Programs)
 	}
 	args["confirm"] = p.Token
 	done := a.Call("swap", args)
@@ -97,7 +98,7 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	// The landed transaction ran the aggregator, and it is the one the
 	// detail shows as signed.
 	final, _ := w.authority.Proposal(id)
-	if final.Kind.(*authority.SwapProposal).Signed == nil {
+	if final.Kind.(*kinds.SwapProposal).Signed == nil {
 		t.Fatal("the detail does not show the transaction signed at execution")
 	}
 	v0 := uint64(0)
@@ -112,8 +113,8 @@ func TestSwapThroughConfiguredAggregatorLandsAndIsVerified(t *testing.T) {
 	}
 	msg, _ := landed.Message.MarshalBinary()
 	sum := sha256.Sum256(msg)
-	if hex.EncodeToString(sum[:]) != final.Kind.(*authority.SwapProposal).Signed.MessageSHA256 {
-		t.Errorf("the detail's signed hash %s is not the landed message's %x", final.Kind.(*authority.SwapProposal).Signed.MessageSHA256, sum)
+	if hex.EncodeToString(sum[:]) != final.Kind.(*kinds.SwapProposal).Signed.MessageSHA256 {
+		t.Errorf("the detail's signed hash %s is not the landed message's %x", final.Kind.(*kinds.SwapProposal).Signed.MessageSHA256, sum)
 	}
 	if !strings.Contains(strings.Join(tx.Meta.LogMessages, "\n"), "Program "+agg.String()+" invoke") {
 		t.Errorf("the landed transaction did not run the aggregator:\n%s", strings.Join(tx.Meta.LogMessages, "\n"))
@@ -224,7 +225,7 @@ func TestHostileSwapAPIRefusedAtExecution(t *testing.T) {
 				t.Errorf("the token survived: %+v", again)
 			}
 			// Nothing was shown as signed, and the audit trail names the difference.
-			if final, _ := w.authority.Proposal(id); final.Kind.(*authority.SwapProposal).Signed != nil || final.Signature != "" {
+			if final, _ := w.authority.Proposal(id); final.Kind.(*kinds.SwapProposal).Signed != nil || final.Signature != "" {
 				t.Errorf("something was signed: %+v", final)
 			}
 			entries, err := w.store.Audit()

@@ -54,7 +54,7 @@ func unknownProposalResult(id string) wire.CallResult {
 
 // sol, capsText: written without fmt, as every proposal's answer writes
 // them (TestCapsTextAsFmt holds them to the fmt spelling).
-func sol(l uint64) string {
+func SOL(l uint64) string {
 	return executor.FormatSOL(l) + " SOL (" + strconv.FormatUint(l, 10) + " lamports)"
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -83,7 +83,7 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 	if err := w.ledger.FailNextCalls(ctx, 1000); err != nil {
 		t.Fatal(err)
 	}
-	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, nil); err == nil {
+	if err := reconcile.Run(ctx, ex, spend, w.store, nil, nil); err == nil {
 		t.Fatal("reconcile succeeded with every RPC call failing")
 	}
 	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {
@@ -96,7 +96,7 @@ func TestX402SettleLieSettledFromTheChainAcrossARestart(t *testing.T) {
 		t.Fatalf("books after a failed reconcile: %+v", tt)
 	}
 	var lines []string
-	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
+	if err := reconcile.Run(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(lines) != 1 || !strings.Contains(lines[0], "landed") || strings.Contains(lines[0], "never landed") {
@@ -204,7 +204,7 @@ func TestX402FoundLateIsCheckedAgainstTheApprovedAmount(t *testing.T) {
 	}
 	ex := executor.New(executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), w.key, executor.Options{})
 	var lines []string
-	if err := authority.Reconcile(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
+	if err := reconcile.Run(ctx, ex, spend, w.store, nil, func(s string) { lines = append(lines, s) }); err != nil {
 		t.Fatal(err)
 	}
 	said := strings.Join(lines, "\n")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -24,16 +25,16 @@ func (stakeArgs) Recipient() string             { return "" }
 type stakeKind struct{}
 
 func (stakeKind) Tool() string { return "stake_sol" }
-func (stakeKind) Parse(map[string]any) (authority.WriteArgs, error) {
+func (stakeKind) Parse(map[string]any) (args.WriteArgs, error) {
 	return stakeArgs{}, nil
 }
-func (stakeKind) Draft(context.Context, authority.Env, authority.WriteArgs) (authority.Kind, error) {
+func (stakeKind) Draft(context.Context, authority.Env, args.WriteArgs) (authority.Kind, error) {
 	return &stakeProposal{}, nil
 }
 
 type stakeProposal struct{}
 
-func (k *stakeProposal) Args() authority.WriteArgs                      { return stakeArgs{} }
+func (k *stakeProposal) Args() args.WriteArgs                           { return stakeArgs{} }
 func (k *stakeProposal) Facts(executor.Network, string) policy.Proposal { return policy.Proposal{} }
 func (k *stakeProposal) Prepare(context.Context, authority.Env) (executor.Preview, error) {
 	return executor.Preview{}, nil
