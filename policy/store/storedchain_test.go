@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,8 +14,9 @@ import (
 // marshal round trip): the records of storedChainWrites, every audit body
 // in the canonical bytes that code gave them. It must never be regenerated
 // by later code: it is the proof that older trails still verify and that
-// the same records still canonicalise to the same bytes.
-var writeStoredChain = flag.String("write-stored-chain", "", "write storedChainWrites' state directory to this path (done once, with the store of commit 65d2c4b)")
+// the same records still canonicalise to the same bytes. (It was made by
+// running storedChainWrites against an Open store at that commit; no test
+// here writes it, so none can overwrite it.)
 
 // storedChainWrites are the writes the stored chain holds: every kind the
 // store writes, with what an agent or a node may put in them (HTML
@@ -72,26 +72,6 @@ func storedChainWrites(st *Store) []func() error {
 		audit("paused", "", map[string]bool{"paused": true}),
 		audit("raw", "", json.RawMessage(`[ 1 , {"b" : 2, "a" : [ ] }, {"z": 18446744073709551615, "y": "\u00e9\n"} ]`)),
 		audit("bench", "", map[string]int{"i": 3}),
-	}
-}
-
-// TestWriteStoredChain writes testdata/chain-v1 when asked to
-// (-write-stored-chain DIR); it was run once, with the older store.
-func TestWriteStoredChain(t *testing.T) {
-	if *writeStoredChain == "" {
-		t.Skip("writes a stored chain only when asked (-write-stored-chain)")
-	}
-	st, err := Open(*writeStoredChain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range storedChainWrites(st) {
-		if err := w(); err != nil {
-			t.Fatalf("write %d: %v", i, err)
-		}
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
