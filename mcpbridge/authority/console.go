@@ -50,11 +50,7 @@ func viewsOf(ps []*Proposal) []*approval.Proposal {
 }
 
 // GrantView is a grant as the console lists it.
-func GrantView(g Grant) approval.Grant {
-	return approval.Grant{N: g.N, Peer: g.Peer, Client: g.Client, Tool: g.Tool, Counterparty: g.Counterparty,
-		MaxAmount: g.MaxAmount, Amount: g.Amount, Count: g.Count, Used: g.Used, Ceiling: g.Ceiling, Spent: g.Spent,
-		CreatedAt: g.CreatedAt, ExpiresAt: g.ExpiresAt, From: g.From}
-}
+func GrantView(g Grant) approval.Grant { return g.Grant }
 
 // EventView is an event as the console receives it.
 func EventView(ev Event) approval.Event {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
@@ -65,21 +66,10 @@ func Grantable(p *Proposal) bool {
 // ErrGrantsOff is returned when the console runs with --no-grants.
 var ErrGrantsOff = errors.New("standing grants are turned off (--no-grants)")
 
-// Grant is one standing grant (a snapshot when handed out).
+// Grant is one standing grant (a snapshot when handed out): what the console
+// lists, and what only the hub keeps.
 type Grant struct {
-	N            int    // "grant #N"
-	Peer         string // the agent process, as the kernel knows it (caller id)
-	Client       string // the agent's self-given name: display only, never matched
-	Tool         string
-	Counterparty string
-	MaxAmount    uint64 // per call, in the tool's units (lamports, base units)
-	Amount       string // MaxAmount as the queue shows it ("0.05 SOL")
-	Count, Used  int    // Used: calls that landed, and calls approved whose outcome is still open
-	Ceiling      uint64 // lamports of measured spend, fees included
-	Spent        uint64 // what landed calls spent, and what open ones may
-	CreatedAt    time.Time
-	ExpiresAt    time.Time
-	From         string // the proposal whose approval made it
+	approval.Grant
 	// inFlight counts the calls approved by the grant whose outcome is
 	// still open: they hold a call and a part of the ceiling until they
 	// land (kept) or end without landing (given back).
@@ -160,8 +150,8 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.never)
 	}
 	cp, amount := a.counterparty, a.Amount
-	g := Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
-		Count: t.Count, Ceiling: t.Ceiling, From: p.ID, proc: p.proc}
+	g := Grant{Grant: approval.Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
+		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}, proc: p.proc}
 	spend := p.Spend
 	_, socket := uidOf(p.Peer)
 	h.mu.Unlock()
