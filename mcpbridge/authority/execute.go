@@ -379,7 +379,7 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 			var te *tokens.Error
 			switch {
 			case errors.As(terr, &te) && !h.ownedBy(who, te.ProposalID):
-				// Answered as an unknown token is: nothing about it.
+				// writekind.Answered as an unknown token is: nothing about it.
 				h.foreignToken(who, te.ProposalID, "", burned(terr))
 			case errors.Is(terr, tokens.ErrMismatch):
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."

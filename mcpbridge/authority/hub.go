@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -53,7 +54,7 @@ type Options struct {
 
 	// Kinds are the write kinds served; nil: DefaultKinds (every kind
 	// registered with RegisterKind).
-	Kinds *Registry
+	Kinds *writekind.Registry
 }
 
 func (o *Options) defaults() error {
@@ -67,7 +68,7 @@ func (o *Options) defaults() error {
 		o.Now = time.Now
 	}
 	if o.Kinds == nil {
-		o.Kinds = DefaultKinds()
+		o.Kinds = writekind.Default()
 	}
 	if o.Breaker == nil {
 		o.Breaker = policy.NewBreaker(o.Policy, o.Now)
@@ -108,14 +109,14 @@ func (o *Options) defaults() error {
 // Hub holds the proposal queue and everything a write needs.
 type Hub struct {
 	opts   Options
-	kinds  *Registry
+	kinds  *writekind.Registry
 	tokens *tokens.Store
 	events *broker
 	log    *slog.Logger
 	flood  *floodControl
 
 	mu             sync.Mutex
-	proposals      map[string]*Proposal
+	proposals      map[string]*queued
 	pendingByFP    map[string]string // pendingKey (user, fingerprint) → pending proposal id
 	pendingOf      map[string]int    // user (caller.owner) → its pending proposals (flood control)
 	preparing      map[string]int    // user → its admitted proposals being prepared
@@ -160,7 +161,7 @@ func New(opts Options) (*Hub, error) {
 		events: newBroker(),
 
 		log:         opts.Logger,
-		proposals:   map[string]*Proposal{},
+		proposals:   map[string]*queued{},
 		pendingByFP: map[string]string{},
 		pendingOf:   map[string]int{},
 		preparing:   map[string]int{},
@@ -282,7 +283,7 @@ func (h *Hub) Clients() map[string]time.Time {
 }
 
 // changedLocked wakes everyone waiting on p and arms the next wait.
-func (h *Hub) changedLocked(p *Proposal) {
+func (h *Hub) changedLocked(p *queued) {
 	// Every change of status passes here, so a grant learns every outcome
 	// of a call it approved, whichever path ended it.
 	h.settleGrantLocked(p)
@@ -295,7 +296,7 @@ func (h *Hub) changedLocked(p *Proposal) {
 func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
 	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
 	if p != nil {
-		ev.Proposal = p.snapshot()
+		ev.Proposal = p.Clone()
 		ev.Client = p.Client
 	}
 	h.events.publish(ev)
