@@ -389,7 +389,7 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 			}
 		}
 	}
-	return toolError(msg)
+	return wire.ToolError(msg)
 }
 
 // failApproved voids an approved proposal whose token was burned by a bad call.

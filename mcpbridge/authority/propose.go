@@ -94,7 +94,7 @@ func (h *Hub) refused(who caller, fp string, a args.WriteArgs, err error) wire.C
 	if errors.As(err, &ans) {
 		return ans.Result // no proposal was needed (x402_fetch: no payment asked)
 	}
-	return toolError(err.Error())
+	return wire.ToolError(err.Error())
 }
 
 // admit runs the checks every write proposal starts with. The same
@@ -210,7 +210,7 @@ func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wi
 		if err := insert.Wait(); err != nil {
 			// Fail closed: an unrecorded proposal could be approved without a trace.
 			h.withdraw(p, err)
-			return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+			return wire.ToolError("the console could not record the proposal, so it was not queued: " + err.Error())
 		}
 		close(p.record.done)
 	}
@@ -265,7 +265,7 @@ func (p *queued) recorded() error {
 // (snap), once p's record is durable.
 func (h *Hub) repeatedResult(p *queued, snap *Proposal) wire.CallResult {
 	if err := p.recorded(); err != nil {
-		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
+		return wire.ToolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
 	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
 	return pendingResult(snap, p.text, own, h.opts.Network, true)

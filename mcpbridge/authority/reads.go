@@ -28,7 +28,7 @@ func (h *Hub) getBalance(ctx context.Context, a args.GetBalanceArgs) wire.CallRe
 	}
 	out, err := h.chain().GetBalance(ctx, addr, rpc.CommitmentConfirmed)
 	if err != nil {
-		return toolError(fmt.Sprintf("get_balance %s: the node did not answer: %v", addr, err))
+		return wire.ToolError(fmt.Sprintf("get_balance %s: the node did not answer: %v", addr, err))
 	}
 	return wire.CallResult{
 		Text: fmt.Sprintf("%s holds %d lamports (%s SOL) on %s.", addr, out.Value, executor.FormatSOL(out.Value), h.opts.Network.Label()),
@@ -50,7 +50,7 @@ func (h *Hub) getTokenBalances(ctx context.Context, a args.GetTokenBalancesArgs)
 		out, err := h.chain().GetTokenAccountsByOwner(ctx, owner, &rpc.GetTokenAccountsConfig{ProgramId: &program},
 			&rpc.GetTokenAccountsOpts{Encoding: solana.EncodingJSONParsed, Commitment: rpc.CommitmentConfirmed})
 		if err != nil {
-			return toolError(fmt.Sprintf("get_token_balances %s: the node did not answer: %v", owner, err))
+			return wire.ToolError(fmt.Sprintf("get_token_balances %s: the node did not answer: %v", owner, err))
 		}
 		for _, acct := range out.Value {
 			info, ok := parsedTokenAccount(acct)
@@ -215,11 +215,11 @@ func (h *Hub) getTransaction(ctx context.Context, a args.GetTransactionArgs) wir
 			Structured: map[string]any{"signature": a.Signature.String(), "found": false}}
 	}
 	if err != nil {
-		return toolError(fmt.Sprintf("get_transaction %s: the node did not answer: %v", a.Signature, err))
+		return wire.ToolError(fmt.Sprintf("get_transaction %s: the node did not answer: %v", a.Signature, err))
 	}
 	decoded, err := tx.Transaction.GetTransaction()
 	if err != nil {
-		return toolError(fmt.Sprintf("get_transaction %s: could not decode the transaction: %v", a.Signature, err))
+		return wire.ToolError(fmt.Sprintf("get_transaction %s: could not decode the transaction: %v", a.Signature, err))
 	}
 	var changes []map[string]any
 	text := fmt.Sprintf("Transaction %s: slot %d, fee %d lamports, err=%s.", a.Signature, tx.Slot, tx.Meta.Fee, errText(tx.Meta.Err))
@@ -291,20 +291,20 @@ var readTools = map[string]readTool{
 
 func (h *Hub) getQuote(ctx context.Context, a args.QuoteArgs) wire.CallResult {
 	if h.opts.Swapper == nil {
-		return toolError("quotes are not available: the console was started without --swap-api")
+		return wire.ToolError("quotes are not available: the console was started without --swap-api")
 	}
 	q, err := h.opts.Swapper.Quote(ctx, executor.QuoteRequest{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: uint16(a.SlippageBps)})
 	if err != nil {
-		return toolError("get_quote: " + err.Error())
+		return wire.ToolError("get_quote: " + err.Error())
 	}
 	impact, err := writekind.PriceImpactBps(q, h.opts.Policy.MaxPriceImpactBps)
 	if err != nil {
-		return toolError("get_quote: " + err.Error())
+		return wire.ToolError("get_quote: " + err.Error())
 	}
 	in, errIn := h.label(ctx, a.InputMint)
 	out, errOut := h.label(ctx, a.OutputMint)
 	if err := errors.Join(errIn, errOut); err != nil {
-		return toolError("get_quote: read mints: " + err.Error())
+		return wire.ToolError("get_quote: read mints: " + err.Error())
 	}
 	var route []string
 	for _, s := range q.Route {
@@ -329,11 +329,11 @@ func (h *Hub) getQuote(ctx context.Context, a args.QuoteArgs) wire.CallResult {
 func (h *Hub) getTokenInfo(ctx context.Context, a args.TokenInfoArgs) wire.CallResult {
 	info, err := h.opts.Executor.Client().TokenInfo(ctx, a.Mint)
 	if err != nil {
-		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
+		return wire.ToolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
 	}
 	l, err := h.label(ctx, a.Mint)
 	if err != nil {
-		return toolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
+		return wire.ToolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
 	}
 	authority := func(pk *solana.PublicKey) any {
 		if pk == nil {

@@ -18,10 +18,6 @@ import (
 // Everything the model reads comes from here. Results never contain a token
 // except proposal_status's answer under token delivery "agent".
 
-func toolError(msg string) wire.CallResult {
-	return wire.CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
-}
-
 // refusedResult answers a confirmed call whose token did not hold. Like a
 // denial it is an ordinary result (status "refused"), so that the model
 // reads the reason as an answer, not as a failure of the tool; the call as

@@ -61,6 +61,12 @@ type CallResult struct {
 	Structured map[string]any `json:"structured,omitempty"`
 }
 
+// ToolError is a call that failed as a tool (status "error"): msg is what
+// the model reads, and names what went wrong.
+func ToolError(msg string) CallResult {
+	return CallResult{IsError: true, Text: msg, Structured: map[string]any{"status": "error", "error": msg}}
+}
+
 // Status is the structured "status" field ("" when absent).
 func (r CallResult) Status() string { s, _ := r.Structured["status"].(string); return s }
 
