@@ -38,7 +38,7 @@ func (e hubEnv) Wallet() solana.PublicKey  { return e.h.opts.Executor.Wallet() }
 func (e hubEnv) Genesis() string { return e.h.opts.Genesis }
 
 func (e hubEnv) Label(ctx context.Context, mint solana.PublicKey) (writekind.TokenLabel, error) {
-	return e.h.label(ctx, mint)
+	return e.h.chain.Label(ctx, mint)
 }
 
 func (e hubEnv) LabelOf(info *executor.TokenInfo) writekind.TokenLabel {
@@ -62,16 +62,3 @@ func (e hubEnv) RecordX402(r executor.X402Record) error {
 }
 
 var _ writekind.Env = hubEnv{}
-
-// label reads a mint's facts and metadata; text from the chain is
-// sanitised by writekind.LabelOf.
-func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (writekind.TokenLabel, error) {
-	if writekind.IsSOL(mint) {
-		return writekind.TokenLabel{Mint: mint.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}, nil
-	}
-	info, err := h.opts.Executor.Client().TokenInfo(ctx, mint)
-	if err != nil {
-		return writekind.TokenLabel{}, err
-	}
-	return writekind.LabelOf(info, h.opts.Network), nil
-}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -114,6 +115,7 @@ type Hub struct {
 	events *broker
 	log    *slog.Logger
 	flood  *floodControl
+	chain  chainreads.Reader // the chain read tools, and mint labels for the kinds
 
 	mu             sync.Mutex
 	proposals      map[string]*queued
@@ -159,6 +161,10 @@ func New(opts Options) (*Hub, error) {
 		kinds:  opts.Kinds,
 		tokens: tokens.NewStore(opts.Now),
 		events: newBroker(),
+		chain: chainreads.Reader{
+			Executor: opts.Executor, Swapper: opts.Swapper, Network: opts.Network,
+			MaxPriceImpactBps: opts.Policy.MaxPriceImpactBps,
+		},
 
 		log:         opts.Logger,
 		proposals:   map[string]*queued{},

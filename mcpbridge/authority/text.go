@@ -1,7 +1,6 @@
 package authority
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -271,12 +270,4 @@ func executionResult(p *Proposal) wire.CallResult {
 		}
 		return wire.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
 	}
-}
-
-func errText(v any) string {
-	if v == nil {
-		return "null"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
