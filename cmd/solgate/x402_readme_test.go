@@ -27,15 +27,16 @@ func section(t *testing.T, path, heading, marker string) string {
 
 // Issue 26 asks for documentation of paying x402 APIs that names the origin
 // allowlist and the per-mint caps; it also documents the payTo pin and the
-// grants' bound. Issue 37 moved the detail into the authority's package
-// documentation (go doc ./mcpbridge/authority) and left a recipe in the
-// README: both must name every setting, each found by its flag.
+// grants' bound. Issue 37 moved the detail into package documentation, now
+// that of the kinds signing bytes built elsewhere (go doc
+// ./mcpbridge/authority/kinds/outside), and left a recipe in the README:
+// both must name every setting, each found by its flag.
 func TestX402Documentation(t *testing.T) {
 	want := []string{"--allow-x402-origin", "--max-token-per-tx", "-per-session", "-per-day",
 		"--allow-uncapped-token-transfers", "--x402-pin-pay-to", "--allow-recipient", "calls × at most"}
 	for _, doc := range []struct{ path, heading, marker string }{
 		{"../../README.md", "### `x402_fetch`: paying an API per call", "## "},
-		{"../../mcpbridge/authority/doc.go", "// # Paying x402 APIs", "// # "},
+		{"../../mcpbridge/authority/kinds/outside/doc.go", "// # Paying x402 APIs", "// # "},
 	} {
 		text := section(t, doc.path, doc.heading, doc.marker)
 		for _, w := range want {

@@ -18,6 +18,20 @@
 // ParseSwapTerms, SwapTermsNormalized, QuoteArgs, Fingerprint,
 // FingerprintOf, SOL, TokenLabel (and its Amount), IsSOL, PriceImpactBps,
 // ImpactText, SumOrMax, InstructionLines and ChangeRow.
+//
+// # Tools
+//
+//   - `transfer_sol`: write; `to`, `lamports` (integer or digit string),
+//     `confirm?`
+//   - `swap`: write; `input_mint`, `output_mint`, `amount`, `slippage_bps`,
+//     `confirm?` (needs `--swap-api`)
+//   - `transfer_token`: write; `mint`, `to` (the owner's address), `amount`
+//     (base units), `confirm?`; SPL Token and Token-2022 with
+//     `TransferChecked` at the mint's decimals; creates the recipient's
+//     associated token account when missing (rent shown and counted in the SOL
+//     caps); a Token-2022 transfer fee is shown with the net received;
+//     non-transferable mints and transfer hooks are refused, a permanent
+//     delegate and other risky extensions flagged
 package kinds
 
 // The kinds of outside bytes register themselves when imported.
