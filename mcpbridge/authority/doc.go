@@ -19,13 +19,14 @@
 // This package is the approval core of the privileged side inside `solgate
 // console`, built in one place (`build.go`: identify the cluster, pin the
 // state to it, restore the spend ledger, reconcile, then the hub): the
-// proposal queue, the one propose skeleton and the one run skeleton
-// (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`), standing
-// grants (`grant.go`), flood control (`flood.go`), the events the console
-// subscribes to (`events.go`), the results the model reads (`text.go`) and
-// the read tools that answer from the hub's state (`reads.go`,
-// `status.go`). It names no concrete kind. Its sub-packages, each below the
-// core:
+// entry of every tool call (`call.go`: a write kind's skeleton or a read
+// tool), the proposal queue, the one propose skeleton and the one run
+// skeleton (`hub.go`, `propose.go`, `run.go`, `operator.go`,
+// `execute.go`), standing grants (`grant.go`), flood control (`flood.go`),
+// the events the console subscribes to (`events.go`), the results the model
+// reads (`text.go`) and the read tools that answer from the hub's state
+// (`reads.go`, `status.go`). It names no concrete kind. Its sub-packages,
+// each below the core:
 //   - `writekind/`: the contract a kind is written against: the registry (a
 //     write kind is one registration: parse, draft, prepare, facts, the
 //     console's lines, the approved bytes as an Execution, the one execution

@@ -1,7 +1,6 @@
 package authority
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -11,12 +10,10 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
-	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -211,41 +208,6 @@ func (h *Hub) Close() {
 	h.executions.Wait()
 	h.flood.flushAll() // the minute in progress, before the store closes
 	h.events.close()
-}
-
-// Call handles one forwarded tool call. Every expected failure is a result,
-// never a Go error: the bridge passes it on to the model as it is.
-func (h *Hub) Call(ctx context.Context, req wire.CallRequest) wire.CallResult {
-	who := callerOf(ctx, req)
-	defer h.endPropose(who)
-	client := who.name
-	h.mu.Lock()
-	h.clients[client] = h.opts.Now()
-	h.mu.Unlock()
-
-	raw, err := args.DecodeArgs(req.Arguments)
-	if err != nil {
-		return h.malformedCall(who, req, err)
-	}
-	if wk, ok := h.kinds.Lookup(req.Tool); ok {
-		a, err := wk.Parse(raw)
-		if err != nil {
-			return h.malformedCall(who, req, err)
-		}
-		if a.ConfirmToken() == "" {
-			return h.propose(ctx, who, wk, a)
-		}
-		// An approved proposal of any kind runs through the one run skeleton.
-		return h.executeConfirmed(ctx, who, a.Fingerprint(), a.ConfirmToken(), func(p *Proposal) { h.run(p.ID, who, p.Kind) })
-	}
-	if rt, ok := readTools[req.Tool]; ok {
-		a, err := rt.parse(raw)
-		if err != nil {
-			return h.malformedCall(who, req, err)
-		}
-		return rt.handle(ctx, h, who, a)
-	}
-	return h.malformedCall(who, req, unknownTool(req.Tool))
 }
 
 // Note shows a line in the console log. The demo's scripted agent narrates
