@@ -131,8 +131,8 @@ type readTool struct {
 	handle func(ctx context.Context, h *Hub, who caller, a args.Args) wire.CallResult
 }
 
-// read pairs a typed parser with its typed handler.
-func read[T args.Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
+// readEntry pairs a typed parser with its typed handler.
+func readEntry[T args.Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
 	return readTool{
 		parse: func(raw map[string]any) (args.Args, error) {
 			a, err := parse(raw)
@@ -153,10 +153,10 @@ func read[T args.Args](parse func(map[string]any) (T, error), handle func(ctx co
 // inventory.
 var readTools = func() map[string]readTool {
 	tools := map[string]readTool{
-		wire.ToolGetSpendStatus: read(args.ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ args.SpendStatusArgs) wire.CallResult {
+		wire.ToolGetSpendStatus: readEntry(args.ParseSpendStatusArgs, func(_ context.Context, h *Hub, who caller, _ args.SpendStatusArgs) wire.CallResult {
 			return h.spendStatus(who)
 		}),
-		wire.ToolProposalStatus: read(args.ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a args.ProposalStatusArgs) wire.CallResult {
+		wire.ToolProposalStatus: readEntry(args.ParseProposalStatusArgs, func(ctx context.Context, h *Hub, who caller, a args.ProposalStatusArgs) wire.CallResult {
 			return h.proposalStatus(ctx, who, a)
 		}),
 	}
