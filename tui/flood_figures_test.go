@@ -22,6 +22,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -92,7 +93,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	defer func() { ln.Close(); h.Close() }()
 	agent := testkit.StartAgent(t, ln.Path(), "flood-agent")
 

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -139,7 +140,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	return &console{authority: h, store: st, socket: sock, dir: dir, ln: ln, exec: ex}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -152,7 +153,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 		}
 		setup.SwapAPI = api
 	}
-	authority.Version = buildVersion()
+	server.Version = buildVersion()
 	built, err := authority.Build(ctx, setup, authority.Options{
 		Policy: c.policy, Logger: a.log, Exposure: c.exposure, NoGrants: c.noGrants,
 		MaxPendingPerUID: c.flood.maxPendingPerUID, MaxPending: c.flood.maxPending, ProposalsPerMinute: c.flood.perMinute,
@@ -180,7 +181,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	}
 	a.closers = append(a.closers, func() { ln.Close() })
 	go func() {
-		if err := h.Serve(ln); err != nil {
+		if err := server.Serve(ln, h, server.Options{Logger: a.log}); err != nil {
 			a.log.Error("socket server stopped", "err", err)
 		}
 	}()

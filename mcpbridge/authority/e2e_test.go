@@ -22,6 +22,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -131,7 +132,7 @@ func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	var stopOnce sync.Once
 	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
 	t.Cleanup(stop)

@@ -56,6 +56,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -585,7 +586,7 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	w.h, w.st, w.spend, w.client, w.ln = h, st, spend, client, ln
 	w.stopApprove = autoApprove(h, t.Logf)
 	return lines
@@ -1344,7 +1345,7 @@ func runHubChild(raw string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	stop := autoApprove(h, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) })
 	fmt.Println(authorityChildReady)
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it

@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -59,7 +60,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h2.Serve(l)
+	go server.Serve(l, h2, server.Options{})
 	defer l.Close()
 	ask := func(id string) wire.CallResult {
 		res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), wire.CallRequest{

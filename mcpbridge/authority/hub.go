@@ -39,7 +39,6 @@ type Options struct {
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
-	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default RequestReadTimeout)
 
 	// Flood control, per user (uid, whatever its processes) and overall
 	// (see caller).
@@ -89,9 +88,6 @@ func (o *Options) defaults() error {
 	}
 	if o.KeepFinished <= 0 {
 		o.KeepFinished = 1000
-	}
-	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = host.RequestReadTimeout
 	}
 	if o.MaxPendingPerUID <= 0 {
 		o.MaxPendingPerUID = DefaultMaxPendingPerUID
@@ -148,7 +144,7 @@ type Hub struct {
 	afterConsume atomic.Pointer[func(proposalID string)]
 }
 
-// New builds a hub. It does not listen; see Serve.
+// New builds a hub. It does not listen; package server serves it.
 func New(opts Options) (*Hub, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
