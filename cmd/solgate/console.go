@@ -15,7 +15,9 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+
 	// The write kinds register themselves with the approval core.
 	_ "github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/policy/store"
@@ -139,7 +141,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	defer auth.Close()
 	opts := tui.Options{
-		Service: auth.authority.Console(),
+		Service: consoleservice.Of(auth.authority),
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, Logger: auth.log, NoGrants: s.NoGrants,

@@ -1,8 +1,8 @@
 // Package authority is the authority inside `solgate console`: it turns an agent's
 // write call into a proposal, lets only a human's approval mint the token
 // that executes it, and runs the execution through policy, spend reservation
-// and the executor. It serves bridges over a Unix socket (server.go) and the
-// TUI through Subscribe and the operator methods (operator.go).
+// and the executor. Bridges reach it over a Unix socket (package server),
+// the TUI through Subscribe and the operator methods (operator.go).
 //
 // This comment is solgate's design as the authority carries it out: the write
 // path from proposal to settlement, the tokens, standing grants, each write kind
@@ -25,8 +25,11 @@
 // landed-effects check and its grant rule, with no default behind either: a
 // kind without one does not compile). The console draws every kind through
 // its lines (`lines.go`) and reaches the hub only through the approval
-// service (`console.go`, package `approval`); the HTTP routes of the socket
-// are `server.go`. Its sub-packages, each below the core:
+// service (package `approval`, which `consoleservice/` serves from the
+// hub, above the core). The HTTP routes of the socket are `server/`, which
+// imports no side of the hub and reaches it through an interface of its
+// own; the hub keeps who is present (`presence.go`). Its sub-packages, each
+// below the core:
 //   - `kinds/`: the write kinds, a file each, registering with the core
 //     they import (the core names no concrete kind); `kinds/outside/`, the
 //     kinds that sign bytes built elsewhere; `cmd` imports `kinds` once;
