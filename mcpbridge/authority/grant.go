@@ -182,7 +182,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		"expires_at": made.ExpiresAt.UTC().Format(time.RFC3339),
 	})
 	h.log.Info("grant made", "grant", made.N, "from", id, "by", by, "count", made.Count, "ceiling", made.Ceiling)
-	h.events.publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
 	// Expiry is also checked on every use (the clock may be a test's);
 	// the timer takes it off the console's grants line on time.
 	n := made.N
@@ -242,7 +242,7 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)
-		h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+		h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 			Message: fmt.Sprintf("grant #%d ended: %s (%d/%d calls used)", g.N, why, g.Used, g.Count)})
 	}
 	return len(ended)
@@ -319,7 +319,7 @@ func (h *Hub) applyGrant(id string) {
 	}
 	h.publish(EventProposalDecided, snap, "approved by "+by)
 	h.log.Info("approved", "id", id, "by", by)
-	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
 }
 
 // settleGrantLocked tells the grant that approved p how p ended, once p's
@@ -358,7 +358,7 @@ func (h *Hub) giveBackLocked(p *queued, why string) {
 	g.Spent -= p.grantClaim
 	h.log.Info("grant call given back", "grant", g.N, "proposal", p.ID, "why", why)
 	// The broker never blocks, so announcing under the hub's lock is safe.
-	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 		Message: fmt.Sprintf("grant #%d has its call back: %s %s; %s", g.N, p.ID, why, g.Describe())})
 }
 

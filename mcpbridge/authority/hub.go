@@ -12,6 +12,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/fanout"
+	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -111,9 +113,9 @@ type Hub struct {
 	opts   Options
 	kinds  *writekind.Registry
 	tokens *tokens.Store
-	events *broker
+	events *fanout.Broker[Event]
 	log    *slog.Logger
-	flood  *floodControl
+	flood  *flood.Control
 
 	mu             sync.Mutex
 	proposals      map[string]*queued
@@ -158,7 +160,7 @@ func New(opts Options) (*Hub, error) {
 		opts:   opts,
 		kinds:  opts.Kinds,
 		tokens: tokens.NewStore(opts.Now),
-		events: newBroker(),
+		events: fanout.New[Event](),
 
 		log:         opts.Logger,
 		proposals:   map[string]*queued{},
@@ -174,12 +176,12 @@ func New(opts Options) (*Hub, error) {
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
-	h.flood = newFloodControl(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
+	h.flood = flood.New(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
 	h.startupWarnings()
 	return h, nil
 }
 
-// Subscribe delivers hub events; see broker.
+// Subscribe delivers hub events; see fanout.Broker.
 func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Subscribe(buffer) }
 
 // Network is the cluster the hub executes on.
@@ -203,8 +205,8 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.done)
 	h.executions.Wait()
-	h.flood.flushAll() // the minute in progress, before the store closes
-	h.events.close()
+	h.flood.FlushAll() // the minute in progress, before the store closes
+	h.events.Close()
 }
 
 // Call handles one forwarded tool call. Every expected failure is a result,
@@ -245,7 +247,7 @@ func (h *Hub) Call(ctx context.Context, req wire.CallRequest) wire.CallResult {
 // Note shows a line in the console log. The demo's scripted agent narrates
 // through it; the text is untrusted and the console sanitises it.
 func (h *Hub) Note(client, msg string) {
-	h.events.publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+	h.events.Publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
 }
 
 // Proposals returns snapshots of every proposal, oldest first.
@@ -299,7 +301,7 @@ func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
 		ev.Proposal = p.Clone()
 		ev.Client = p.Client
 	}
-	h.events.publish(ev)
+	h.events.Publish(ev)
 }
 
 // audit appends to the audit trail; a failure is logged loudly. Callers that

@@ -121,7 +121,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallR
 	if d, ok := h.opts.Breaker.Check(who.owner()); !ok {
 		return deny(d), true
 	}
-	if d, ok := h.flood.admit(who.owner()); !ok {
+	if d, ok := h.flood.Admit(who.owner()); !ok {
 		// Back-pressure, not a policy wall: the answer says retry later,
 		// and it does not feed the retry breaker.
 		return h.floodDenied(who, "rate", d), true
@@ -350,7 +350,7 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		body["warnings"] = warnings
 	}
 	h.audit("auto_denied", "", body)
-	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
+	h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {
