@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+
 	// The write kinds register themselves with the approval core.
 	_ "github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/policy/store"

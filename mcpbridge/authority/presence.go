@@ -43,7 +43,7 @@ func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 	if first {
-		h.events.publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
+		h.events.Publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
 	}
 	defer h.leave(client)
 	// This bridge process going away ends its grants: they were given to
@@ -69,7 +69,7 @@ func (h *Hub) leave(client string) {
 	closed := h.closed
 	h.mu.Unlock()
 	if last && !closed {
-		h.events.publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
+		h.events.Publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
 	}
 }
 
