@@ -24,6 +24,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -219,15 +220,15 @@ var (
 )
 
 // solLabel is the input side as the hub labels wrapped SOL.
-func solLabel() authority.TokenLabel {
-	return authority.TokenLabel{Mint: executor.WrappedSOL.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}
+func solLabel() writekind.TokenLabel {
+	return writekind.TokenLabel{Mint: executor.WrappedSOL.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}
 }
 
 // baitLabel is a hostile output token: an instruction for a name, an escape
 // sequence in the symbol (unsanitised, as if the hub had let it through),
 // and both authorities.
-func baitLabel() authority.TokenLabel {
-	return authority.TokenLabel{
+func baitLabel() writekind.TokenLabel {
+	return writekind.TokenLabel{
 		Mint: baitMint.String(), Decimals: 6, Name: baitName, Symbol: baitSymbol, URI: "https://bait.invalid/meta.json",
 		Flags: untrusted.Flags(baitName + " " + baitSymbol),
 		Warnings: []executor.Warning{
@@ -239,7 +240,7 @@ func baitLabel() authority.TokenLabel {
 
 // swapProposal builds a pending swap as the hub would snapshot it, with the
 // flags from the hub's own SwapFlags.
-func swapProposal(seq int64, client string, in, out authority.TokenLabel, inAmount, expected uint64, noCap bool, created time.Time) *authority.Proposal {
+func swapProposal(seq int64, client string, in, out writekind.TokenLabel, inAmount, expected uint64, noCap bool, created time.Time) *authority.Proposal {
 	const fee, priority, rent = 6_000, 1_000, 2_039_280
 	const walletBefore = 10 * solana.LAMPORTS_PER_SOL
 	id := "p_" + strings.Repeat(string(rune('A'+seq)), 4) + "sw4pQ9"
@@ -300,7 +301,7 @@ func baitSwap(seq int64, created time.Time) *authority.Proposal {
 
 // usdcSwap sells a token for SOL: no SOL cap bounds its input.
 func usdcSwap(seq int64, created time.Time) *authority.Proposal {
-	usdc := authority.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Name: "USD Coin (localnet)", Symbol: "USDC"}
+	usdc := writekind.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Name: "USD Coin (localnet)", Symbol: "USDC"}
 	return swapProposal(seq, "demo-agent 1.0", usdc, solLabel(), 25_000_000, 160_000_000, true, created)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -35,15 +36,15 @@ func (k *stakeKind) Args() args.WriteArgs { return k.a }
 func (k *stakeKind) Facts(executor.Network, string) policy.Proposal {
 	return policy.Proposal{}
 }
-func (k *stakeKind) Prepare(context.Context, authority.Env) (executor.Preview, error) {
+func (k *stakeKind) Prepare(context.Context, writekind.Env) (executor.Preview, error) {
 	return executor.Preview{}, nil
 }
 func (k *stakeKind) Admit(policy.Decision) []authority.Flag { return nil }
-func (k *stakeKind) PrepareApproved(context.Context, authority.Env, string) (*authority.Execution, error) {
+func (k *stakeKind) PrepareApproved(context.Context, writekind.Env, string) (*writekind.Execution, error) {
 	return nil, nil
 }
-func (k *stakeKind) CheckLanded(context.Context, authority.Env, *executor.Result) {}
-func (k *stakeKind) Grant() authority.GrantRule                                   { return authority.NeverGranted("a test kind") }
+func (k *stakeKind) CheckLanded(context.Context, writekind.Env, *executor.Result) {}
+func (k *stakeKind) Grant() writekind.GrantRule                                   { return writekind.NeverGranted("a test kind") }
 func (k *stakeKind) Action() string                                               { return "stake 2 SOL with validator " + k.a.validator }
 func (k *stakeKind) Amount() string                                               { return "2 SOL staked" }
 func (k *stakeKind) PreviewLines(*authority.Proposal) []string                    { return nil }
@@ -59,7 +60,7 @@ func (k *stakeKind) Detail(*authority.Proposal) []authority.DetailLine {
 }
 func (k *stakeKind) Executed(*authority.Proposal, map[string]any) string { return "" }
 func (k *stakeKind) TokenTTL(def time.Duration) time.Duration            { return def }
-func (k *stakeKind) Clone() authority.Kind                               { c := *k; return &c }
+func (k *stakeKind) Clone() writekind.Kind                               { c := *k; return &c }
 
 func TestConsoleDrawsAnyKindThroughItsOwnLines(t *testing.T) {
 	validator := pubkey("validator").String()

@@ -20,6 +20,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -345,7 +346,7 @@ func TestEveryFlagKindHasAShortLabel(t *testing.T) {
 // A token whose symbol is a look-alike of USDC (Cyrillic Ѕ and С) is marked
 // in the queue and the detail as not USDC; the real USDC mint is not.
 func TestSwapMarksLookAlikeTicker(t *testing.T) {
-	fake := authority.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
+	fake := writekind.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: "USD Coin", Symbol: "U\u0405D\u0421"}
 	p := swapProposal(1, "demo-agent 1.0", solLabel(), fake, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
 	m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	got := flatDetail(m, 140)
@@ -361,7 +362,7 @@ func TestSwapMarksLookAlikeTicker(t *testing.T) {
 		t.Errorf("queue row lacks \"not USDC\":\n%s", out)
 	}
 
-	real := authority.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
+	real := writekind.TokenLabel{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: 6, Name: "USD Coin", Symbol: "USDC"}
 	p = swapProposal(2, "demo-agent 1.0", solLabel(), real, 50_000_000, 1_250_000_000, false, t0.Add(-time.Second))
 	m = testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	if got := flatDetail(m, 140); strings.Contains(got, "not USDC") || strings.Contains(got, "USDC?") {

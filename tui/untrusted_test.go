@@ -11,6 +11,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
 // hostile is every kind of character an attacker could use to repaint the
@@ -57,7 +58,7 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	denied.Status, denied.DecidedBy, denied.Reason = authority.StatusDenied, evil, evil
 	// A swap whose token metadata, flags, warnings and route are all hostile,
 	// as if the hub had let everything through unsanitised.
-	hostileLabel := authority.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
+	hostileLabel := writekind.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
 		Flags: []string{evil}, Warnings: []executor.Warning{{Kind: evil, Text: evil}}}
 	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
 	sw.Kind.(*kinds.SwapProposal).Route = []string{evil, evil}

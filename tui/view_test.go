@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -122,7 +123,7 @@ var viewScenarios = []struct {
 		// earlier swap executed, and the agent's narration in the log.
 		bait := baitSwap(1, t0.Add(-42*time.Second))
 		usdc := usdcSwap(2, t0.Add(-5*time.Second))
-		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), authority.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
+		earlier := executed(swapProposal(3, "demo-agent 1.0", solLabel(), writekind.TokenLabel{Mint: usdcMint.String(), Decimals: 6, Symbol: "USDC"},
 			10_000_000, 64_000_000, false, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
 		earlier.Kind.(*kinds.SwapProposal).Received = 63_987_654
 		m := testModel(viewOpts{}, nil, spendState(12_045_280, 0, false))

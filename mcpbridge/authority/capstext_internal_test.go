@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
 // capsTextFmt and solFmt are capsText and sol as they were spelt with fmt.
@@ -25,7 +26,9 @@ func capsTextFmt(v SpendSummary) string {
 	return s
 }
 
-func solFmt(l uint64) string { return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l) }
+func solFmt(l uint64) string {
+	return fmt.Sprintf("%s SOL (%d lamports)", executor.FormatSOL(l), l)
+}
 
 // TestCapsTextAsFmt: capsText and sol are the fmt spellings they had, on
 // 50,000 random spend summaries.
@@ -43,8 +46,8 @@ func TestCapsTextAsFmt(t *testing.T) {
 		if got, want := capsText(v), capsTextFmt(v); got != want {
 			t.Fatalf("capsText %q, fmt %q", got, want)
 		}
-		if l := u(); SOL(l) != solFmt(l) {
-			t.Fatalf("sol(%d) %q, fmt %q", l, SOL(l), solFmt(l))
+		if l := u(); writekind.SOL(l) != solFmt(l) {
+			t.Fatalf("sol(%d) %q, fmt %q", l, writekind.SOL(l), solFmt(l))
 		}
 	}
 }

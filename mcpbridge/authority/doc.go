@@ -20,7 +20,7 @@
 // proposal queue, the one propose skeleton and the one run skeleton
 // (`hub.go`, `propose.go`, `run.go`, `operator.go`, `execute.go`), and the
 // registry (`registry.go`: a write kind is one registration: parse, draft,
-// prepare, facts, the console's lines, the approved bytes as an Execution,
+// prepare, facts, the console's lines, the approved bytes as an writekind.Execution,
 // the one execution adapter; and two pieces every kind must state, its
 // landed-effects check and its grant rule, with no default behind either: a
 // kind without one does not compile). The console draws every kind through

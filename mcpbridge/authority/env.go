@@ -6,11 +6,12 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
 
-// hubEnv is the hub's Env for one proposal; the skeletons make one for
+// hubEnv is the hub's writekind.Env for one proposal; the skeletons make one for
 // each call of a kind's hooks.
 type hubEnv struct {
 	h *Hub
@@ -36,11 +37,13 @@ func (e hubEnv) Wallet() solana.PublicKey  { return e.h.opts.Executor.Wallet() }
 
 func (e hubEnv) Genesis() string { return e.h.opts.Genesis }
 
-func (e hubEnv) Label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {
+func (e hubEnv) Label(ctx context.Context, mint solana.PublicKey) (writekind.TokenLabel, error) {
 	return e.h.label(ctx, mint)
 }
 
-func (e hubEnv) LabelOf(info *executor.TokenInfo) TokenLabel { return e.h.labelOf(info) }
+func (e hubEnv) LabelOf(info *executor.TokenInfo) writekind.TokenLabel {
+	return writekind.LabelOf(info, e.h.opts.Network)
+}
 
 func (e hubEnv) Audit(kind, proposalID string, body map[string]any) {
 	e.h.audit(kind, proposalID, body)
@@ -58,4 +61,17 @@ func (e hubEnv) RecordX402(r executor.X402Record) error {
 	return nil
 }
 
-var _ Env = hubEnv{}
+var _ writekind.Env = hubEnv{}
+
+// label reads a mint's facts and metadata; text from the chain is
+// sanitised by writekind.LabelOf.
+func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (writekind.TokenLabel, error) {
+	if writekind.IsSOL(mint) {
+		return writekind.TokenLabel{Mint: mint.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}, nil
+	}
+	info, err := h.opts.Executor.Client().TokenInfo(ctx, mint)
+	if err != nil {
+		return writekind.TokenLabel{}, err
+	}
+	return writekind.LabelOf(info, h.opts.Network), nil
+}

@@ -106,7 +106,7 @@ func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 			h.mu.Unlock()
 		}
 		pc := pr
-		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+		h.events.Publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
 	}
 }
 
@@ -323,7 +323,7 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 		id = te.ProposalID
 	}
 	h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
-	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
 	// Only the call that burned the token (other arguments, or after
 	// expiry) voids its proposal. A replay of a used token must not: the
 	// call that used it may be between its Consume and marking the
@@ -348,7 +348,7 @@ func burned(err error) bool {
 func (h *Hub) foreignToken(who caller, id, fp string, spent bool) {
 	h.audit("token_refused", id, map[string]any{"client": who.name, "peer": who.id, "fingerprint": fp,
 		"error": "presented by a caller that does not own the proposal"})
-	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
+	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
 		Message: fmt.Sprintf("%s (%s): confirmed call with the token of %s, which it does not own, refused; that token is void", who.name, ownerOf(who.id), id)})
 	if spent {
 		h.failApproved(id, "its confirmation token was presented by another user or process, so it is void; propose again")
@@ -379,7 +379,7 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 			var te *tokens.Error
 			switch {
 			case errors.As(terr, &te) && !h.ownedBy(who, te.ProposalID):
-				// Answered as an unknown token is: nothing about it.
+				// writekind.Answered as an unknown token is: nothing about it.
 				h.foreignToken(who, te.ProposalID, "", burned(terr))
 			case errors.Is(terr, tokens.ErrMismatch):
 				msg += " The confirm token sent with these arguments is now void: a token is spent by any call that presents it. Propose again by calling the tool without confirm."

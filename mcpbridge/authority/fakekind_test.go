@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -48,7 +49,9 @@ func (s *FakeScript) Steps() []string {
 }
 
 // NewFakeKind registers tool as a kind that follows script.
-func NewFakeKind(tool string, script *FakeScript) WriteKind { return fakeKind{tool: tool, s: script} }
+func NewFakeKind(tool string, script *FakeScript) writekind.Registration {
+	return fakeKind{tool: tool, s: script}
+}
 
 type fakeKind struct {
 	tool string
@@ -67,7 +70,7 @@ func (f fakeKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return fakeArgs{tool: f.tool, n: n, confirm: c}, nil
 }
 
-func (f fakeKind) Draft(_ context.Context, _ Env, a args.WriteArgs) (Kind, error) {
+func (f fakeKind) Draft(_ context.Context, _ writekind.Env, a args.WriteArgs) (writekind.Kind, error) {
 	f.s.step("draft")
 	k := &fakeProposal{a: a.(fakeArgs), s: f.s, out: f.s.Estimate}
 	if f.s.GrantTo != "" {
@@ -79,11 +82,11 @@ func (f fakeKind) Draft(_ context.Context, _ Env, a args.WriteArgs) (Kind, error
 // grantableFake is a fake whose Kind states grant terms.
 type grantableFake struct{ *fakeProposal }
 
-func (g *grantableFake) Grant() GrantRule {
+func (g *grantableFake) Grant() writekind.GrantRule {
 	n, _ := strconv.ParseUint(g.a.n, 10, 64)
-	return GrantOn(g.s.GrantTo, n)
+	return writekind.GrantOn(g.s.GrantTo, n)
 }
-func (g *grantableFake) Clone() Kind { c := *g.fakeProposal; return &grantableFake{&c} }
+func (g *grantableFake) Clone() writekind.Kind { c := *g.fakeProposal; return &grantableFake{&c} }
 
 type fakeArgs struct{ tool, n, confirm string }
 
@@ -105,21 +108,21 @@ func (k *fakeProposal) Facts(network executor.Network, client string) policy.Pro
 	k.s.step(fmt.Sprintf("facts %d", k.out))
 	return policy.Proposal{Tool: k.a.tool, Fingerprint: k.a.Fingerprint(), ClientID: client, Network: string(network), PaysSelf: true, Lamports: k.out, Counterparties: k.s.Counterparties}
 }
-func (k *fakeProposal) Prepare(context.Context, Env) (executor.Preview, error) {
+func (k *fakeProposal) Prepare(context.Context, writekind.Env) (executor.Preview, error) {
 	k.s.step("prepare")
 	k.out = k.s.Measured
 	return executor.Preview{SpendLamports: k.out}, nil
 }
 func (k *fakeProposal) Admit(policy.Decision) []Flag { k.s.step("admit"); return nil }
-func (k *fakeProposal) PrepareApproved(context.Context, Env, string) (*Execution, error) {
+func (k *fakeProposal) PrepareApproved(context.Context, writekind.Env, string) (*writekind.Execution, error) {
 	k.s.step("prepare approved")
 	fresh := *k
 	fresh.out = k.s.AtExecution
-	return &Execution{Kind: &fresh, LastValid: 1, Send: fresh.send}, nil
+	return &writekind.Execution{Kind: &fresh, LastValid: 1, Send: fresh.send}, nil
 }
 
 // Grant: never, unless the script says (grantableFake).
-func (k *fakeProposal) Grant() GrantRule                     { return NeverGranted("a fake kind") }
+func (k *fakeProposal) Grant() writekind.GrantRule           { return writekind.NeverGranted("a fake kind") }
 func (k *fakeProposal) Action() string                       { return "fake " + k.a.n }
 func (k *fakeProposal) Amount() string                       { return k.a.n }
 func (k *fakeProposal) PreviewLines(*Proposal) []string      { return []string{"Action: fake " + k.a.n} }
@@ -129,7 +132,7 @@ func (k *fakeProposal) Executed(*Proposal, map[string]any) string {
 	return "EXECUTED fake"
 }
 func (k *fakeProposal) TokenTTL(def time.Duration) time.Duration { return def }
-func (k *fakeProposal) Clone() Kind                              { c := *k; return &c }
+func (k *fakeProposal) Clone() writekind.Kind                    { c := *k; return &c }
 
 func (k *fakeProposal) send(_ context.Context, persist func(solana.Signature) error, _ func(executor.Progress)) (*executor.Result, error) {
 	var sig solana.Signature
@@ -149,7 +152,7 @@ func (k *fakeProposal) send(_ context.Context, persist func(solana.Signature) er
 	}
 	return &executor.Result{Outcome: k.s.Outcome, Signature: sig, Slot: 7, Fee: 5000}, nil
 }
-func (k *fakeProposal) CheckLanded(_ context.Context, _ Env, res *executor.Result) {
+func (k *fakeProposal) CheckLanded(_ context.Context, _ writekind.Env, res *executor.Result) {
 	k.s.step("verify")
 	if k.s.Downgrade != "" && res.Outcome == executor.Executed {
 		res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, k.s.Downgrade
@@ -157,16 +160,16 @@ func (k *fakeProposal) CheckLanded(_ context.Context, _ Env, res *executor.Resul
 }
 
 // FakeRegistry is the default kinds plus the fake ones.
-func FakeRegistry(fakes ...WriteKind) *Registry {
-	kinds := []WriteKind{}
-	for _, t := range defaultKinds.Tools() {
-		k, _ := defaultKinds.Lookup(t)
+func FakeRegistry(fakes ...writekind.Registration) *writekind.Registry {
+	kinds := []writekind.Registration{}
+	for _, t := range writekind.Default().Tools() {
+		k, _ := writekind.Default().Lookup(t)
 		kinds = append(kinds, k)
 	}
 	for _, f := range fakes {
 		kinds = append(kinds, f)
 	}
-	r, err := NewRegistry(kinds...)
+	r, err := writekind.NewRegistry(kinds...)
 	if err != nil {
 		panic(err)
 	}

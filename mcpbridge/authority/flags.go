@@ -2,9 +2,8 @@ package authority
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -29,7 +28,7 @@ func (h *Hub) flagsLocked(to string, spend uint64) []Flag {
 		flags = append(flags, Flag{Kind: FlagNearTxCap, Text: "near the per-transfer cap"})
 	}
 	s := h.opts.Spend.State()
-	if used := SumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
+	if used := writekind.SumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
 		flags = append(flags, Flag{Kind: FlagNearSessionCap, Text: "near the session cap"})
 	}
 	return flags
@@ -63,39 +62,8 @@ func (h *Hub) lookAlikeLocked(to string) []string {
 	return flags
 }
 
-// SumOrMax adds spend figures for comparison with a cap: past 2^64-1 the
-// total is over any cap, so it is held at the maximum instead of wrapping
-// into a small number.
-func SumOrMax(xs ...uint64) uint64 {
-	s, err := executor.AddAmounts(xs...)
-	if err != nil {
-		return math.MaxUint64
-	}
-	return s
-}
-
 // atLeastFourFifths reports used >= 80% of limit without multiplying either
 // (used*10 wraps near 2^64).
 func atLeastFourFifths(used, limit uint64) bool {
 	return used >= limit-limit/5
-}
-
-// TokenFlags are a token transfer's warnings: instruction-like metadata,
-// the mint's risky properties (transfer fee, permanent delegate, ...) and
-// "no cap applies".
-func TokenFlags(l TokenLabel, tp executor.TokenPreview, noCap bool) []Flag {
-	var flags []Flag
-	for _, f := range l.Flags {
-		flags = append(flags, Flag{Kind: FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
-	}
-	for _, w := range l.Warnings {
-		flags = append(flags, Flag{Kind: FlagKind(w.Kind), Text: w.Text})
-	}
-	if tp.TransferFee > 0 {
-		flags = append(flags, Flag{Kind: FlagKind(executor.WarnTransferFee), Text: fmt.Sprintf("the recipient receives %d base units, %d less than sent (transfer fee)", tp.Received, tp.TransferFee)})
-	}
-	if noCap {
-		flags = append(flags, Flag{Kind: FlagNoCap, Text: "no cap applies: no per-mint cap bounds this token"})
-	}
-	return flags
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
 // A standing grant lets the human approve one proposal and, with it, a
@@ -24,34 +25,13 @@ import (
 // made inside the console's own process (tests), that in-process id, which
 // nothing on the socket can claim.
 
-// GrantRule is what a kind states of standing grants (Kind.Grant): the
-// terms a grant binds to (GrantOn), or that none ever can (NeverGranted).
-// Every kind states one; a zero GrantRule covers nothing.
-type GrantRule struct {
-	ok           bool
-	counterparty string
-	Amount       uint64
-	never        string
-}
-
-// GrantOn: a grant binds to counterparty (what must match exactly) and
-// covers calls of at most amount each, in the kind's own units
-// (transfer_sol: the recipient, and lamports).
-func GrantOn(counterparty string, amount uint64) GrantRule {
-	return GrantRule{ok: true, counterparty: counterparty, Amount: amount}
-}
-
-// NeverGranted: no grant can ever cover the kind (a raw transaction, an
-// action: their effects differ per call); why says so to the operator.
-func NeverGranted(why string) GrantRule { return GrantRule{never: why} }
-
 // grantTerms is a proposal's rule, and whether a grant could cover it.
-func grantTerms(k Kind) (GrantRule, bool) {
+func grantTerms(k writekind.Kind) (writekind.GrantRule, bool) {
 	if k == nil {
-		return GrantRule{}, false
+		return writekind.GrantRule{}, false
 	}
 	r := k.Grant()
-	return r, r.ok
+	return r, r.Grantable()
 }
 
 // Grantable reports whether a grant could ever cover p's tool.
@@ -85,7 +65,7 @@ type Grant struct {
 // binds reports whether p was proposed by the grant's process, judged on
 // the kernel's word for the call that proposed it, and the process is
 // still running.
-func (g *Grant) binds(p *Proposal) bool {
+func (g *Grant) binds(p *queued) bool {
 	if g.proc.Valid() {
 		return p.proc == g.proc && g.watch.Alive()
 	}
@@ -147,9 +127,9 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 	a, ok := grantTerms(p.Kind)
 	if !ok {
 		h.mu.Unlock()
-		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.never)
+		return nil, Grant{}, fmt.Errorf("grant %s: %s is never covered by a grant (%s)", id, p.Tool, a.Never())
 	}
-	cp, amount := a.counterparty, a.Amount
+	cp, amount := a.Counterparty(), a.Amount
 	g := Grant{Grant: approval.Grant{Peer: p.Peer, Client: p.Client, Tool: p.Tool, Counterparty: cp, MaxAmount: amount, Amount: p.Kind.Amount(),
 		Count: t.Count, Ceiling: t.Ceiling, From: p.ID}, proc: p.proc}
 	spend := p.Spend
@@ -202,7 +182,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		"expires_at": made.ExpiresAt.UTC().Format(time.RFC3339),
 	})
 	h.log.Info("grant made", "grant", made.N, "from", id, "by", by, "count", made.Count, "ceiling", made.Ceiling)
-	h.events.publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
 	// Expiry is also checked on every use (the clock may be a test's);
 	// the timer takes it off the console's grants line on time.
 	n := made.N
@@ -262,7 +242,7 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)
-		h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+		h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 			Message: fmt.Sprintf("grant #%d ended: %s (%d/%d calls used)", g.N, why, g.Used, g.Count)})
 	}
 	return len(ended)
@@ -297,7 +277,7 @@ func (h *Hub) applyGrant(id string) {
 		}
 		h.mu.Unlock()
 		if miss != "" {
-			h.publish(EventGrantsChanged, p, id+" waits for you: "+miss)
+			h.publish(EventGrantsChanged, &p.Proposal, id+" waits for you: "+miss)
 		}
 		return
 	}
@@ -339,7 +319,7 @@ func (h *Hub) applyGrant(id string) {
 	}
 	h.publish(EventProposalDecided, snap, "approved by "+by)
 	h.log.Info("approved", "id", id, "by", by)
-	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
 }
 
 // settleGrantLocked tells the grant that approved p how p ended, once p's
@@ -349,7 +329,7 @@ func (h *Hub) applyGrant(id string) {
 // execution, its token unused or revoked) gives the use and its part of the
 // ceiling back. Called from changedLocked, so no path that ends a proposal
 // can forget it.
-func (h *Hub) settleGrantLocked(p *Proposal) {
+func (h *Hub) settleGrantLocked(p *queued) {
 	if p.Grant == 0 || p.grantSettled || !p.Status.Final() {
 		return
 	}
@@ -367,7 +347,7 @@ func (h *Hub) settleGrantLocked(p *Proposal) {
 }
 
 // giveBackLocked returns p's claim to its grant, if the grant still lives.
-func (h *Hub) giveBackLocked(p *Proposal, why string) {
+func (h *Hub) giveBackLocked(p *queued, why string) {
 	p.grantSettled = true
 	g, live := h.grants[p.Grant]
 	if !live {
@@ -378,7 +358,7 @@ func (h *Hub) giveBackLocked(p *Proposal, why string) {
 	g.Spent -= p.grantClaim
 	h.log.Info("grant call given back", "grant", g.N, "proposal", p.ID, "why", why)
 	// The broker never blocks, so announcing under the hub's lock is safe.
-	h.events.publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 		Message: fmt.Sprintf("grant #%d has its call back: %s %s; %s", g.N, p.ID, why, g.Describe())})
 }
 
@@ -389,12 +369,12 @@ func (h *Hub) endSpentGrant(n int) {
 
 // coveringLocked finds the live grant covering p, or says why the agent's
 // grants do not ("" when no grant is anywhere near: nothing to explain).
-func (h *Hub) coveringLocked(p *Proposal) (*Grant, string) {
+func (h *Hub) coveringLocked(p *queued) (*Grant, string) {
 	a, ok := grantTerms(p.Kind)
 	if !ok {
 		return nil, p.Tool + " is never covered by a grant"
 	}
-	cp, amount := a.counterparty, a.Amount
+	cp, amount := a.Counterparty(), a.Amount
 	now := h.opts.Now()
 	ns := make([]int, 0, len(h.grants))
 	for n := range h.grants {

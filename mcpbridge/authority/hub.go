@@ -12,8 +12,11 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/fanout"
+	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -52,7 +55,7 @@ type Options struct {
 
 	// Kinds are the write kinds served; nil: DefaultKinds (every kind
 	// registered with RegisterKind).
-	Kinds *Registry
+	Kinds *writekind.Registry
 }
 
 func (o *Options) defaults() error {
@@ -66,7 +69,7 @@ func (o *Options) defaults() error {
 		o.Now = time.Now
 	}
 	if o.Kinds == nil {
-		o.Kinds = DefaultKinds()
+		o.Kinds = writekind.Default()
 	}
 	if o.Breaker == nil {
 		o.Breaker = policy.NewBreaker(o.Policy, o.Now)
@@ -104,14 +107,14 @@ func (o *Options) defaults() error {
 // Hub holds the proposal queue and everything a write needs.
 type Hub struct {
 	opts   Options
-	kinds  *Registry
+	kinds  *writekind.Registry
 	tokens *tokens.Store
-	events *broker
+	events *fanout.Broker[Event]
 	log    *slog.Logger
-	flood  *floodControl
+	flood  *flood.Control
 
 	mu             sync.Mutex
-	proposals      map[string]*Proposal
+	proposals      map[string]*queued
 	pendingByFP    map[string]string // pendingKey (user, fingerprint) → pending proposal id
 	pendingOf      map[string]int    // user (caller.owner) → its pending proposals (flood control)
 	preparing      map[string]int    // user → its admitted proposals being prepared
@@ -153,10 +156,10 @@ func New(opts Options) (*Hub, error) {
 		opts:   opts,
 		kinds:  opts.Kinds,
 		tokens: tokens.NewStore(opts.Now),
-		events: newBroker(),
+		events: fanout.New[Event](),
 
 		log:         opts.Logger,
-		proposals:   map[string]*Proposal{},
+		proposals:   map[string]*queued{},
 		pendingByFP: map[string]string{},
 		pendingOf:   map[string]int{},
 		preparing:   map[string]int{},
@@ -169,12 +172,12 @@ func New(opts Options) (*Hub, error) {
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
-	h.flood = newFloodControl(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
+	h.flood = flood.New(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
 	h.startupWarnings()
 	return h, nil
 }
 
-// Subscribe delivers hub events; see broker.
+// Subscribe delivers hub events; see fanout.Broker.
 func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Subscribe(buffer) }
 
 // Network is the cluster the hub executes on.
@@ -198,8 +201,8 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.done)
 	h.executions.Wait()
-	h.flood.flushAll() // the minute in progress, before the store closes
-	h.events.close()
+	h.flood.FlushAll() // the minute in progress, before the store closes
+	h.events.Close()
 }
 
 // Call handles one forwarded tool call. Every expected failure is a result,
@@ -240,7 +243,7 @@ func (h *Hub) Call(ctx context.Context, req wire.CallRequest) wire.CallResult {
 // Note shows a line in the console log. The demo's scripted agent narrates
 // through it; the text is untrusted and the console sanitises it.
 func (h *Hub) Note(client, msg string) {
-	h.events.publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+	h.events.Publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
 }
 
 // Proposals returns snapshots of every proposal, oldest first.
@@ -278,7 +281,7 @@ func (h *Hub) Clients() map[string]time.Time {
 }
 
 // changedLocked wakes everyone waiting on p and arms the next wait.
-func (h *Hub) changedLocked(p *Proposal) {
+func (h *Hub) changedLocked(p *queued) {
 	// Every change of status passes here, so a grant learns every outcome
 	// of a call it approved, whichever path ended it.
 	h.settleGrantLocked(p)
@@ -291,10 +294,10 @@ func (h *Hub) changedLocked(p *Proposal) {
 func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
 	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
 	if p != nil {
-		ev.Proposal = p.snapshot()
+		ev.Proposal = p.Clone()
 		ev.Client = p.Client
 	}
-	h.events.publish(ev)
+	h.events.Publish(ev)
 }
 
 // audit appends to the audit trail; a failure is logged loudly. Callers that

@@ -117,7 +117,7 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 // event comes that much later; nothing waits on it.
 func answerWaitersFirst() { runtime.Gosched() }
 
-func (h *Hub) pendingLocked(id, verb string) (*Proposal, error) {
+func (h *Hub) pendingLocked(id, verb string) (*queued, error) {
 	p, ok := h.proposals[id]
 	if !ok {
 		return nil, fmt.Errorf("%s %s: no such proposal", verb, id)

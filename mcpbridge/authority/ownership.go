@@ -15,7 +15,7 @@ import (
 // word for that call's sender.
 
 // owns reports whether who may learn of p and use it.
-func (who caller) owns(p *Proposal) bool {
+func (who caller) owns(p *queued) bool {
 	if ownerOf(p.Peer) != who.owner() {
 		return false
 	}

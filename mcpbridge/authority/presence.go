@@ -29,7 +29,7 @@ func (h *Hub) Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), sto
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 	if first {
-		h.events.publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
+		h.events.Publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
 	}
 	return func() {
 		// This bridge process going away ends its grants: they were given
@@ -52,7 +52,7 @@ func (h *Hub) leave(client string) {
 	closed := h.closed
 	h.mu.Unlock()
 	if last && !closed {
-		h.events.publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
+		h.events.Publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
 	}
 }
 

@@ -2,59 +2,22 @@ package authority
 
 import (
 	"crypto/rand"
-	"time"
 
 	"github.com/mr-tron/base58"
 
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
-// Proposal is one write the agent asked for. Hub methods hand out copies;
-// the hub's own copy is guarded by the hub's mutex.
-type Proposal struct {
-	ID     string
-	Seq    int64
-	Tool   string
-	Client string // the name the agent gave (sanitised display text, never a key)
-	Peer   string // who proposed, as the kernel knows it (see caller): what limits key on
-	// User is the user that proposed, by the kernel's word ("alice (uid
-	// 1001)"), shown beside the self-described Client; "" for a call made
-	// inside the console's own process.
-	User string
-	// Agent is the label of the proposing user's [[agent]] section (the
-	// operator's word, from the config file); "" without one.
-	Agent       string
-	Fingerprint string
-	// Kind is what the proposal spends and how, as its registered write
-	// kind drafted and prepared it (registry.go).
-	Kind Kind
-	// Preview is computed from the transaction bytes and its simulation.
-	Preview executor.Preview
-	// Spend is the simulated outflow the caps are measured against.
-	Spend uint64
-	Flags []Flag
+// Proposal is one write the agent asked for, as the kinds and the
+// console read it (package writekind holds it).
+type Proposal = writekind.Proposal
 
-	CreatedAt time.Time
-	ExpiresAt time.Time // undecided proposals expire at this time
-
-	Status    Status
-	DecidedAt time.Time
-	DecidedBy string
-	Reason    string // denial, expiry or failure reason
-
-	// Token is set once approved. It is handed to the agent only with
-	// token delivery "agent"; with "operator" only the console shows it.
-	Token        string
-	TokenExpires time.Time
-
-	// Grant is the standing grant that approved it (0: none). GrantMiss
-	// says why the agent's grants did not cover it, when it has some.
-	Grant     int
-	GrantMiss string
-
-	Signature string
-	Result    *executor.Result
+// queued is a proposal as the hub holds it: the proposal, and the hub's
+// bookkeeping of it that no kind and no console reads. The hub's copy is
+// guarded by the hub's mutex.
+type queued struct {
+	Proposal
 
 	// text is previewText as the proposal was recorded with: what it
 	// previews never changes once queued, and the answer reuses it.
@@ -74,15 +37,7 @@ type Proposal struct {
 	grantSettled bool
 }
 
-func (p *Proposal) snapshot() *Proposal {
-	c := *p
-	c.Flags = append([]Flag(nil), p.Flags...)
-	if p.Kind != nil {
-		c.Kind = p.Kind.Clone()
-	}
-	c.changed = nil
-	return &c
-}
+func (p *queued) snapshot() *Proposal { return p.Proposal.Clone() }
 
 // newProposalID returns "p_" and 10 base58 characters from crypto/rand: short
 // enough to read aloud, unguessable enough that ids carry no authority anyway.

@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
 // previewTextFmt and pendingTextFmt are previewText and pendingResult's
@@ -36,15 +37,15 @@ func previewTextFmt(p *Proposal, n executor.Network) string {
 	return b.String()
 }
 
-func pendingTextFmt(p *Proposal, v SpendSummary, n executor.Network, repeated bool) string {
+func pendingTextFmt(p *Proposal, text string, v SpendSummary, n executor.Network, repeated bool) string {
 	var b strings.Builder
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
 	if repeated {
 		b.WriteString("(This is the proposal already waiting for these exact arguments.)\n")
 	}
 	fmt.Fprintf(&b, "Proposal: %s (from %s)\n", p.ID, p.Client)
-	if p.text != "" {
-		b.WriteString(p.text)
+	if text != "" {
+		b.WriteString(text)
 	} else {
 		b.WriteString(previewTextFmt(p, n))
 	}
@@ -56,7 +57,7 @@ func pendingTextFmt(p *Proposal, v SpendSummary, n executor.Network, repeated bo
 
 // linesKind is a kind with given preview lines and nothing else.
 type linesKind struct {
-	Kind
+	writekind.Kind
 	lines []string
 }
 
@@ -92,8 +93,9 @@ func TestProposalTextsAsFmt(t *testing.T) {
 		for range r.IntN(3) {
 			p.Flags = append(p.Flags, Flag{Text: text()})
 		}
+		var recorded string
 		if i%5 == 0 {
-			p.text = text()
+			recorded = text()
 		}
 		n := []executor.Network{"localnet", "devnet", "mainnet-beta", "unknown"}[r.IntN(4)]
 		v := SpendSummary{PerTx: r.Uint64() >> r.IntN(64), PerDay: uint64(r.IntN(2)) * 7}
@@ -101,8 +103,8 @@ func TestProposalTextsAsFmt(t *testing.T) {
 			t.Fatalf("previewText\n%q\nfmt\n%q", got, want)
 		}
 		repeated := i%3 == 0
-		res := pendingResult(p, v, n, repeated)
-		if want := pendingTextFmt(p, v, n, repeated); res.Text != want {
+		res := pendingResult(p, recorded, v, n, repeated)
+		if want := pendingTextFmt(p, recorded, v, n, repeated); res.Text != want {
 			t.Fatalf("pendingResult text\n%q\nfmt\n%q", res.Text, want)
 		}
 		if got := res.Structured["expires_at"]; !reflect.DeepEqual(got, p.ExpiresAt.UTC().Format(time.RFC3339)) {

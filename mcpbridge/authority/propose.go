@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -22,7 +23,7 @@ import (
 // pre-policy on the draft's facts (a denial never bothers the human), then
 // the exact bytes are built and simulated, policy judges the measured facts,
 // and the proposal is queued. The kind supplies the steps; the order is here.
-func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.WriteArgs) wire.CallResult {
+func (h *Hub) propose(ctx context.Context, who caller, wk writekind.Registration, a args.WriteArgs) wire.CallResult {
 	client := who.name
 	fp := a.Fingerprint()
 	deny := func(d policy.Decision) wire.CallResult { return h.denyWrite(who, fp, d, a) }
@@ -30,7 +31,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.Writ
 		return res
 	}
 	// The id exists before the bytes do: the transactions solgate builds
-	// carry it in a memo (Env.ProposalMemo).
+	// carry it in a memo (writekind.Env.ProposalMemo).
 	id := newProposalID()
 	env := hubEnv{h: h, proposal: id}
 	k, err := wk.Draft(ctx, env, a)
@@ -44,7 +45,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.Writ
 	if err != nil {
 		return h.refused(who, fp, a, err)
 	}
-	facts := withPayees(factsOf(k, h.opts.Network, who), preview.Effects, declaredPayees(k))
+	facts := writekind.WithPayees(factsOf(k, h.opts.Network, who), preview.Effects, writekind.DeclaredPayees(k))
 	decision := h.opts.Spend.Judge(h.opts.Policy, facts)
 	if !decision.Allowed {
 		return deny(decision)
@@ -53,11 +54,11 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.Writ
 
 	now := h.opts.Now()
 	spend := facts.Lamports
-	p := &Proposal{
-		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), Agent: h.agentLabel(who), proc: who.proc, Fingerprint: fp, Kind: k,
+	p := &queued{Proposal: Proposal{
+		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), Agent: h.agentLabel(who), Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
-		Status: StatusPending, changed: make(chan struct{}),
-	}
+		Status: StatusPending,
+	}, proc: who.proc, changed: make(chan struct{})}
 	to := a.Recipient()
 	h.mu.Lock()
 	p.Flags = append(h.flagsLocked(to, spend), own...)
@@ -70,7 +71,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk WriteKind, a args.Writ
 
 // factsOf is what policy judges of k, for the user who proposed it: its
 // spend counts against that user's own budget as well as the total.
-func factsOf(k Kind, network executor.Network, who caller) policy.Proposal {
+func factsOf(k writekind.Kind, network executor.Network, who caller) policy.Proposal {
 	p := k.Facts(network, who.name)
 	p.Agent = who.owner()
 	return p
@@ -82,14 +83,14 @@ func (h *Hub) agentLabel(who caller) string {
 	return a.Label
 }
 
-// refused answers a kind's error: a *Refusal is a policy denial, anything
+// refused answers a kind's error: a *writekind.Refusal is a policy denial, anything
 // else a tool error (nothing was proposed).
 func (h *Hub) refused(who caller, fp string, a args.WriteArgs, err error) wire.CallResult {
-	var r *Refusal
+	var r *writekind.Refusal
 	if errors.As(err, &r) {
 		return h.denyWrite(who, fp, r.Decision, a)
 	}
-	var ans *Answered
+	var ans *writekind.Answered
 	if errors.As(err, &ans) {
 		return ans.Result // no proposal was needed (x402_fetch: no payment asked)
 	}
@@ -120,7 +121,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallR
 	if d, ok := h.opts.Breaker.Check(who.owner()); !ok {
 		return deny(d), true
 	}
-	if d, ok := h.flood.admit(who.owner()); !ok {
+	if d, ok := h.flood.Admit(who.owner()); !ok {
 		// Back-pressure, not a policy wall: the answer says retry later,
 		// and it does not feed the retry breaker.
 		return h.floodDenied(who, "rate", d), true
@@ -144,8 +145,8 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallR
 // no row and fails. The agent's answer, the grant and the expiry timer wait
 // for the insert to be durable. A failed insert withdraws the proposal
 // (withdraw): fail closed, audited.
-func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) wire.CallResult {
-	p.text = previewText(p, h.opts.Network)
+func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wire.CallResult {
+	p.text = previewText(&p.Proposal, h.opts.Network)
 	var row store.Proposal
 	if h.opts.Store != nil {
 		args, _ := json.Marshal(normalized)
@@ -216,7 +217,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "user", p.User, "tool", p.Tool)
 	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
-	res := pendingResult(snap, own, h.opts.Network, false)
+	res := pendingResult(snap, p.text, own, h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
 	h.applyGrant(p.ID)
@@ -225,7 +226,7 @@ func (h *Hub) enqueue(p *Proposal, client string, normalized map[string]string) 
 
 // unpendLocked takes p out of the pending counts (same-arguments lookup
 // and flood limits), once, when it stops waiting for a decision.
-func (h *Hub) unpendLocked(p *Proposal) {
+func (h *Hub) unpendLocked(p *queued) {
 	owner := ownerOf(p.Peer)
 	if key := pendingKey(owner, p.Fingerprint); h.pendingByFP[key] == p.ID {
 		delete(h.pendingByFP, key)
@@ -252,7 +253,7 @@ type recording struct {
 
 // recorded waits until p's record is durable; the error says why it never
 // will be. A hub without a store records nothing and waits for nothing.
-func (p *Proposal) recorded() error {
+func (p *queued) recorded() error {
 	if p.record == nil {
 		return nil
 	}
@@ -262,19 +263,19 @@ func (p *Proposal) recorded() error {
 
 // repeatedResult answers the same arguments while p is pending with p
 // (snap), once p's record is durable.
-func (h *Hub) repeatedResult(p, snap *Proposal) wire.CallResult {
+func (h *Hub) repeatedResult(p *queued, snap *Proposal) wire.CallResult {
 	if err := p.recorded(); err != nil {
 		return toolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
 	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
-	return pendingResult(snap, own, h.opts.Network, true)
+	return pendingResult(snap, p.text, own, h.opts.Network, true)
 }
 
 // withdraw takes back a proposal whose insert failed after it was shown:
 // it leaves the queue and the screen as failed, and nothing can be decided
 // on it (a decision finds no row in the store, and decide refuses a
 // proposal that is no longer pending).
-func (h *Hub) withdraw(p *Proposal, err error) {
+func (h *Hub) withdraw(p *queued, err error) {
 	h.mu.Lock()
 	p.record.err = err
 	close(p.record.done)
@@ -303,7 +304,7 @@ func (h *Hub) pruneLocked() {
 		return
 	}
 	defer func() { h.pruneAt = len(h.proposals) + h.opts.KeepFinished/4 }()
-	var finished []*Proposal
+	var finished []*queued
 	for _, p := range h.proposals {
 		if p.Status.Final() {
 			finished = append(finished, p)
@@ -349,7 +350,7 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		body["warnings"] = warnings
 	}
 	h.audit("auto_denied", "", body)
-	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
+	h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -128,10 +129,10 @@ func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
 	}
-	if used := SumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
+	if used := writekind.SumOrMax(s.SessionSpent, s.SessionReserved); used < cfg.MaxLamportsPerSession {
 		v.Remaining = cfg.MaxLamportsPerSession - used
 	}
-	if used := SumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
+	if used := writekind.SumOrMax(s.DaySpent, s.DayReserved); cfg.MaxLamportsPerDay > 0 && used < cfg.MaxLamportsPerDay {
 		v.DayRemaining = cfg.MaxLamportsPerDay - used
 	}
 	mints := cfg.CappedMints()
@@ -296,7 +297,7 @@ func (h *Hub) getQuote(ctx context.Context, a args.QuoteArgs) wire.CallResult {
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
-	impact, err := PriceImpactBps(q, h.opts.Policy.MaxPriceImpactBps)
+	impact, err := writekind.PriceImpactBps(q, h.opts.Policy.MaxPriceImpactBps)
 	if err != nil {
 		return toolError("get_quote: " + err.Error())
 	}
@@ -320,7 +321,7 @@ func (h *Hub) getQuote(ctx context.Context, a args.QuoteArgs) wire.CallResult {
 	return wire.CallResult{
 		Text: fmt.Sprintf("Quote: %s %s in → expect %s %s, at least %s %s after %d bps slippage; %s; route %s. This is only a quote: nothing was proposed or sent.",
 			in.Amount(q.InAmount), in, out.Amount(q.OutAmount), out, out.Amount(q.OtherAmountThreshold), out, q.SlippageBps,
-			ImpactText(impact, q.PriceImpactPct == ""), strings.Join(route, " → ")),
+			writekind.ImpactText(impact, q.PriceImpactPct == ""), strings.Join(route, " → ")),
 		Structured: st,
 	}
 }

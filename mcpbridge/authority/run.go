@@ -8,6 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -16,8 +17,8 @@ import (
 // reserve the spend on their measured facts, persist the signature before
 // the bytes leave, submit, verify the landed effects, settle. It runs with a
 // context of its own, so a caller that went away cannot leave a reservation
-// unsettled. The kind's Execution and CheckLanded supply the steps; the order is here.
-func (h *Hub) run(id string, who caller, k Kind) {
+// unsettled. The kind's writekind.Execution and CheckLanded supply the steps; the order is here.
+func (h *Hub) run(id string, who caller, k writekind.Kind) {
 	client := who.name
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.ExecutionTimeout)
 	defer cancel()
@@ -90,7 +91,7 @@ func nothingSent(reason string) string {
 }
 
 // setKind replaces the hub's copy of a proposal's kind and wakes waiters.
-func (h *Hub) setKind(id string, k Kind) {
+func (h *Hub) setKind(id string, k writekind.Kind) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if p := h.proposals[id]; p != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -24,35 +25,35 @@ import (
 // halves together. A registration is what the console serves (parse,
 // prepare, facts, lines, verify); the inventory is what the model sees.
 func TestInventoryWriteToolsAreRegistrations(t *testing.T) {
-	if problems := inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, DefaultKinds()); len(problems) > 0 {
+	if problems := inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, writekind.Default()); len(problems) > 0 {
 		for _, p := range problems {
 			t.Error(p)
 		}
 	}
 	// The check itself must be able to fail, on either side.
-	extra, err := NewRegistry(append(registeredKinds(t), fakeKind{tool: "drain_wallet"})...)
+	extra, err := writekind.NewRegistry(append(registeredKinds(t), fakeKind{tool: "drain_wallet"})...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, extra)) == 0 {
 		t.Error("a registration without an inventory entry went unnoticed")
 	}
-	fewer, _ := NewRegistry(registeredKinds(t)[1:]...)
+	fewer, _ := writekind.NewRegistry(registeredKinds(t)[1:]...)
 	if len(inventoryMismatch(wire.ToolNames(), wire.IsWriteTool, fewer)) == 0 {
 		t.Error("an inventory write entry without a registration went unnoticed")
 	}
 	isWrite := func(n string) bool { return wire.IsWriteTool(n) || n == "drain_wallet" }
-	if len(inventoryMismatch(append(wire.ToolNames(), "drain_wallet"), isWrite, DefaultKinds())) == 0 {
+	if len(inventoryMismatch(append(wire.ToolNames(), "drain_wallet"), isWrite, writekind.Default())) == 0 {
 		t.Error("an extra inventory write entry went unnoticed")
 	}
-	if _, err := NewRegistry(fakeKind{tool: "swap"}, fakeKind{tool: "swap"}); err == nil {
+	if _, err := writekind.NewRegistry(fakeKind{tool: "swap"}, fakeKind{tool: "swap"}); err == nil {
 		t.Error("a tool registered twice was accepted")
 	}
 }
 
 // inventoryMismatch lists every way the inventory's write entries and the
 // registry differ.
-func inventoryMismatch(declared []string, isWrite func(string) bool, r *Registry) []string {
+func inventoryMismatch(declared []string, isWrite func(string) bool, r *writekind.Registry) []string {
 	var out []string
 	for _, name := range declared {
 		_, registered := r.Lookup(name)
@@ -74,11 +75,11 @@ func inventoryMismatch(declared []string, isWrite func(string) bool, r *Registry
 	return out
 }
 
-func registeredKinds(t *testing.T) []WriteKind {
+func registeredKinds(t *testing.T) []writekind.Registration {
 	t.Helper()
-	var out []WriteKind
-	for _, name := range DefaultKinds().Tools() {
-		k, _ := DefaultKinds().Lookup(name)
+	var out []writekind.Registration
+	for _, name := range writekind.Default().Tools() {
+		k, _ := writekind.Default().Lookup(name)
 		out = append(out, k)
 	}
 	if len(out) == 0 {

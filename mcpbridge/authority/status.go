@@ -61,7 +61,7 @@ func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalSta
 }
 
 // expireTokenLocked marks an approval whose token lapsed unused as expired.
-func (h *Hub) expireTokenLocked(p *Proposal) {
+func (h *Hub) expireTokenLocked(p *queued) {
 	if p.Status == StatusApproved && !h.opts.Now().Before(p.TokenExpires) {
 		p.Status, p.Reason = StatusExpired, "approved, but the confirmation token expired unused; propose again"
 		p.Token = ""

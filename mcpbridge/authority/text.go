@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -52,12 +53,8 @@ func unknownProposalResult(id string) wire.CallResult {
 	}
 }
 
-// sol, capsText: written without fmt, as every proposal's answer writes
-// them (TestCapsTextAsFmt holds them to the fmt spelling).
-func SOL(l uint64) string {
-	return executor.FormatSOL(l) + " SOL (" + strconv.FormatUint(l, 10) + " lamports)"
-}
-
+// capsText is written without fmt, as every proposal's answer writes it
+// (TestCapsTextAsFmt holds it to the fmt spelling).
 func networkLine(n executor.Network) string {
 	switch {
 	case n.IsMainnet():
@@ -116,7 +113,7 @@ func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	for _, l := range receivesLines(p.Preview.Effects) {
+	for _, l := range writekind.ReceivesLines(p.Preview.Effects) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
@@ -145,7 +142,7 @@ func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 	}
 }
 
-func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated bool) wire.CallResult {
+func pendingResult(p *Proposal, text string, v SpendSummary, n executor.Network, repeated bool) wire.CallResult {
 	var b strings.Builder
 	b.Grow(2048)
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
@@ -157,8 +154,8 @@ func pendingResult(p *Proposal, v SpendSummary, n executor.Network, repeated boo
 	b.WriteString(" (from ")
 	b.WriteString(p.Client)
 	b.WriteString(")\n")
-	if p.text != "" {
-		b.WriteString(p.text)
+	if text != "" {
+		b.WriteString(text)
 	} else {
 		writePreview(&b, p, n)
 	}

@@ -4,7 +4,7 @@
 // reclaim_rent (reclaimrent.go). In kinds/outside, the kinds that sign
 // bytes built elsewhere: sign_and_send_transaction, x402_fetch and
 // solana_action. Each registers itself with the approval core
-// (authority.RegisterKind) in an init function; importing this package
+// (writekind.Register) in an init function; importing this package
 // imports outside too, so cmd/solgate wires every kind in with one blank
 // import.
 //

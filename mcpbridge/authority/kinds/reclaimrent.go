@@ -18,9 +18,9 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -29,7 +29,7 @@ import (
 // Token-2022) and returns their rent to the wallet. The whole kind is this
 // file and its declaration (mcpbridge/wire/reclaimrent.go).
 
-func init() { authority.RegisterKind(reclaimRentKind{}) }
+func init() { writekind.Register(reclaimRentKind{}) }
 
 type reclaimRentKind struct{}
 
@@ -49,7 +49,7 @@ func (reclaimRentKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 
 // Draft reads the wallet's token accounts and keeps the ones it may close,
 // at most wire.MaxReclaimAccounts (one transaction's worth) per proposal.
-func (reclaimRentKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (reclaimRentKind) Draft(ctx context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	all, err := closableAccounts(ctx, env)
 	if err != nil {
 		return nil, errors.New("could not read the wallet's token accounts (nothing was proposed): " + err.Error())
@@ -95,11 +95,11 @@ type ReclaimProposal struct {
 	Landed  *executor.Effects
 }
 
-var _ authority.Kind = (*ReclaimProposal)(nil)
+var _ writekind.Kind = (*ReclaimProposal)(nil)
 
 func (k *ReclaimProposal) Args() args.WriteArgs                     { return k.A }
 func (k *ReclaimProposal) TokenTTL(def time.Duration) time.Duration { return def }
-func (k *ReclaimProposal) Clone() authority.Kind {
+func (k *ReclaimProposal) Clone() writekind.Kind {
 	c := *k
 	c.Accounts = slices.Clone(k.Accounts)
 	return &c
@@ -109,7 +109,7 @@ func (k *ReclaimProposal) Clone() authority.Kind {
 func (k *ReclaimProposal) Rent() uint64 {
 	var sum uint64
 	for _, a := range k.Accounts {
-		sum = authority.SumOrMax(sum, a.Lamports)
+		sum = writekind.SumOrMax(sum, a.Lamports)
 	}
 	return sum
 }
@@ -123,7 +123,7 @@ func (k *ReclaimProposal) Facts(network executor.Network, client string) policy.
 }
 
 // Prepare builds the closes and measures them.
-func (k *ReclaimProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (k *ReclaimProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	tx, _, err := k.build(ctx, env)
 	if err != nil {
 		return executor.Preview{}, errors.New("could not build the closes (nothing was proposed, signed or sent): " + err.Error())
@@ -136,12 +136,12 @@ func (k *ReclaimProposal) Prepare(ctx context.Context, env authority.Env) (execu
 	return k.preview(env, tx), nil
 }
 
-func (k *ReclaimProposal) Admit(policy.Decision) []authority.Flag { return nil }
+func (k *ReclaimProposal) Admit(policy.Decision) []approval.Flag { return nil }
 
 // PrepareApproved reads the approved accounts again and closes exactly
 // those: one that no longer qualifies (tokens arrived, frozen, a withheld
 // fee) stops everything before signing.
-func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
+func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env writekind.Env, _ string) (*writekind.Execution, error) {
 	now, err := closableAccounts(ctx, env)
 	if err != nil {
 		return nil, errors.New("could not read the wallet's token accounts at execution, nothing was signed or sent: " + err.Error())
@@ -166,7 +166,7 @@ func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env authority.Env
 	}
 	fresh.Effects = eff
 	ex := env.Executor()
-	return &authority.Execution{Kind: fresh, LastValid: lastValid,
+	return &writekind.Execution{Kind: fresh, LastValid: lastValid,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			return ex.SubmitMeasured(ctx, tx, eff, lastValid, executor.Limits{SOLOut: k.Spend}, persist, progress)
 		}}, nil
@@ -174,7 +174,7 @@ func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env authority.Env
 
 // CheckLanded: the landed transaction closed exactly the approved
 // accounts, each paying its lamports to the wallet, and moved no token.
-func (k *ReclaimProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
+func (k *ReclaimProposal) CheckLanded(_ context.Context, _ writekind.Env, res *executor.Result) {
 	if res.Effects == nil {
 		return
 	}
@@ -209,29 +209,29 @@ func (k *ReclaimProposal) CheckLanded(_ context.Context, _ authority.Env, res *e
 
 // Grant: a grant covers reclaiming into this wallet, up to the number of
 // accounts approved per call.
-func (k *ReclaimProposal) Grant() authority.GrantRule {
-	return authority.GrantOn("the wallet itself", uint64(len(k.Accounts)))
+func (k *ReclaimProposal) Grant() writekind.GrantRule {
+	return writekind.GrantOn("the wallet itself", uint64(len(k.Accounts)))
 }
 
 func (k *ReclaimProposal) Action() string {
-	return fmt.Sprintf("close %d empty token account(s), returning %s to the wallet", len(k.Accounts), authority.SOL(k.Rent()))
+	return fmt.Sprintf("close %d empty token account(s), returning %s to the wallet", len(k.Accounts), writekind.SOL(k.Rent()))
 }
 
-func (k *ReclaimProposal) Amount() string { return "+" + authority.SOL(k.Rent()) }
+func (k *ReclaimProposal) Amount() string { return "+" + writekind.SOL(k.Rent()) }
 
-func (k *ReclaimProposal) PreviewLines(p *authority.Proposal) []string {
+func (k *ReclaimProposal) PreviewLines(p *writekind.Proposal) []string {
 	out := []string{fmt.Sprintf("Action: %s", k.Action())}
 	for _, a := range k.Accounts {
 		out = append(out, "Close: "+k.accountLine(a))
 	}
-	out = append(out, fmt.Sprintf("Returns: %s of rent; the wallet pays %s, so it ends up %s (simulated)", authority.SOL(k.Rent()), authority.SOL(k.Spend), k.net()))
+	out = append(out, fmt.Sprintf("Returns: %s of rent; the wallet pays %s, so it ends up %s (simulated)", writekind.SOL(k.Rent()), writekind.SOL(k.Spend), k.net()))
 	if k.Remaining > 0 {
 		out = append(out, fmt.Sprintf("Left for another call: %d more empty account(s)", k.Remaining))
 	}
 	return out
 }
 
-func (k *ReclaimProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (k *ReclaimProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	accounts := make([]string, len(k.Accounts))
 	for i, a := range k.Accounts {
 		accounts[i] = a.Address.String()
@@ -239,46 +239,46 @@ func (k *ReclaimProposal) Structured(p *authority.Proposal, st map[string]any) {
 	st["accounts"], st["rent_lamports"], st["remaining_accounts"] = accounts, strconv.FormatUint(k.Rent(), 10), k.Remaining
 }
 
-func (k *ReclaimProposal) Detail(p *authority.Proposal) []authority.DetailLine {
-	out := []authority.DetailLine{{Label: "Action", Value: k.Action()}}
+func (k *ReclaimProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
+	out := []approval.DetailLine{{Label: "Action", Value: k.Action()}}
 	for i, a := range k.Accounts {
 		label := ""
 		if i == 0 {
 			label = "Closes"
 		}
-		out = append(out, authority.DetailLine{Label: label, Value: k.accountLine(a)})
+		out = append(out, approval.DetailLine{Label: label, Value: k.accountLine(a)})
 	}
 	out = append(out,
-		authority.DetailLine{Label: "Returns", Value: fmt.Sprintf("%s (%s) of rent to the wallet", approval.SOLText(k.Rent()), approval.LamportsText(k.Rent()))},
-		authority.DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s); the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), k.net())},
+		approval.DetailLine{Label: "Returns", Value: fmt.Sprintf("%s (%s) of rent to the wallet", approval.SOLText(k.Rent()), approval.LamportsText(k.Rent()))},
+		approval.DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s); the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), k.net())},
 	)
 	if k.Remaining > 0 {
-		out = append(out, authority.DetailLine{Label: "Left", Value: fmt.Sprintf("%d more empty account(s), for another call", k.Remaining)})
+		out = append(out, approval.DetailLine{Label: "Left", Value: fmt.Sprintf("%d more empty account(s), for another call", k.Remaining)})
 	}
-	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
+	out = append(out, writekind.InstructionLines(p.Preview.Instructions)...)
 	return out
 }
 
-func (k *ReclaimProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (k *ReclaimProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	k.Structured(p, st)
 	return fmt.Sprintf("EXECUTED and verified on chain: %d token account(s) closed, %s of rent returned to the wallet. Signature %s, slot %d, fee %d lamports.",
-		len(k.Accounts), authority.SOL(k.Rent()), p.Signature, p.Result.Slot, p.Result.Fee)
+		len(k.Accounts), writekind.SOL(k.Rent()), p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
 // net is the wallet's change in words: rent back less the fee.
 func (k *ReclaimProposal) net() string {
 	if r := k.Rent(); r >= k.Spend {
-		return "+" + authority.SOL(r-k.Spend)
+		return "+" + writekind.SOL(r-k.Spend)
 	}
-	return "−" + authority.SOL(k.Spend-k.Rent())
+	return "−" + writekind.SOL(k.Spend-k.Rent())
 }
 
 func (k *ReclaimProposal) accountLine(a ReclaimAccount) string {
-	return fmt.Sprintf("%s (%s, mint %s): +%s", a.Address, executor.ProgramName(a.Program), a.Mint, authority.SOL(a.Lamports))
+	return fmt.Sprintf("%s (%s, mint %s): +%s", a.Address, executor.ProgramName(a.Program), a.Mint, writekind.SOL(a.Lamports))
 }
 
 // build is the closes, each paying the wallet, and the proposal's memo.
-func (k *ReclaimProposal) build(ctx context.Context, env authority.Env) (*solana.Transaction, uint64, error) {
+func (k *ReclaimProposal) build(ctx context.Context, env writekind.Env) (*solana.Transaction, uint64, error) {
 	wallet := env.Wallet()
 	ixs := make([]solana.Instruction, 0, len(k.Accounts)+1)
 	for _, a := range k.Accounts {
@@ -307,25 +307,25 @@ func (k *ReclaimProposal) build(ctx context.Context, env authority.Env) (*solana
 
 // measure simulates tx's exact bytes: what the engine refuses is a denial,
 // and so is any token leaving or any close the proposal did not name.
-func (k *ReclaimProposal) measure(ctx context.Context, env authority.Env, tx *solana.Transaction) (executor.Effects, error) {
+func (k *ReclaimProposal) measure(ctx context.Context, env writekind.Env, tx *solana.Transaction) (executor.Effects, error) {
 	eff, err := env.Executor().MeasureEffects(ctx, tx, 0)
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
-			return eff, authority.Refuse("simulation", "the closes would fail: "+simErr.Error())
+			return eff, writekind.Refuse("simulation", "the closes would fail: "+simErr.Error())
 		}
 		return eff, errors.New("could not simulate the closes (nothing was signed or sent): " + err.Error())
 	}
 	if err := eff.Refusal(); err != nil {
-		return eff, authority.Refuse("effects", err.Error())
+		return eff, writekind.Refuse("effects", err.Error())
 	}
 	if len(eff.TokensOut) > 0 || len(eff.Closed) != len(k.Accounts) {
-		return eff, authority.Refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
+		return eff, writekind.Refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
 	}
 	return eff, nil
 }
 
-func (k *ReclaimProposal) preview(env authority.Env, tx *solana.Transaction) executor.Preview {
+func (k *ReclaimProposal) preview(env writekind.Env, tx *solana.Transaction) executor.Preview {
 	pv := executor.Preview{From: env.Wallet(), Fee: k.Effects.Fee(), SpendLamports: k.Spend, Effects: k.Effects}
 	for _, a := range k.Accounts {
 		pv.Instructions = append(pv.Instructions, executor.InstructionSummary{Program: a.Program, Name: executor.ProgramName(a.Program),
@@ -354,7 +354,7 @@ const (
 // other close authority, a wrapped-SOL account only with nothing wrapped,
 // and (Token-2022) no withheld fee or confidential balance. Sorted by
 // address.
-func closableAccounts(ctx context.Context, env authority.Env) ([]ReclaimAccount, error) {
+func closableAccounts(ctx context.Context, env writekind.Env) ([]ReclaimAccount, error) {
 	wallet := env.Wallet()
 	var out []ReclaimAccount
 	for _, program := range []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID} {

@@ -10,9 +10,10 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -32,7 +33,7 @@ type SwapProposal struct {
 	PriceImpactBps     uint32
 	PriceImpactUnknown bool
 	Route              []string // sanitised AMM labels
-	Input, Output      authority.TokenLabel
+	Input, Output      writekind.TokenLabel
 	// NoCapApplies: the input is not SOL, so the SOL caps do not bound it.
 	NoCapApplies bool
 	// Received is what the wallet got, read back from the chain.
@@ -57,7 +58,7 @@ func swapSpend(p executor.SwapPreview) uint64 {
 	return max(p.SpendLamports, p.Fee, signatureFee)
 }
 
-func init() { authority.RegisterKind(swapKind{}) }
+func init() { writekind.Register(swapKind{}) }
 
 // swapKind registers swap.
 type swapKind struct{}
@@ -70,7 +71,7 @@ func (swapKind) Parse(raw map[string]any) (args.WriteArgs, error) { return Parse
 // decimals apply its per-mint caps; the estimate (for a SOL input, the
 // amount plus a fee) lets the pre-policy refuse before any network call to
 // the swap API.
-func (swapKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (swapKind) Draft(ctx context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(SwapArgs)
 	sw := env.Swapper()
 	if sw == nil {
@@ -80,13 +81,13 @@ func (swapKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs)
 	// mainnet's pools and lookup tables, which fail there in confusing ways.
 	// A loopback swap API is a test or local aggregator for this cluster.
 	if n := env.Network(); !n.IsMainnet() && !executor.IsLoopbackURL(sw.API().BaseURL()) {
-		return nil, authority.Refuse("swap_network", fmt.Sprintf("Jupiter routes mainnet only: this console is on %s and its swap API %s is not on this machine, so no swap can be proposed here (nothing was proposed, signed or sent)", n.Label(), sw.API().BaseURL()))
+		return nil, writekind.Refuse("swap_network", fmt.Sprintf("Jupiter routes mainnet only: this console is on %s and its swap API %s is not on this machine, so no swap can be proposed here (nothing was proposed, signed or sent)", n.Label(), sw.API().BaseURL()))
 	}
 	estimate := uint64(signatureFee)
-	if authority.IsSOL(a.InputMint) {
+	if writekind.IsSOL(a.InputMint) {
 		var err error
 		if estimate, err = executor.AddAmounts(a.Amount, signatureFee); err != nil {
-			return nil, &authority.Refusal{Decision: policy.AmountTooLarge("amount", a.Amount)}
+			return nil, &writekind.Refusal{Decision: policy.AmountTooLarge("amount", a.Amount)}
 		}
 	}
 	in, err := env.Label(ctx, a.InputMint)
@@ -99,13 +100,13 @@ func (swapKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs)
 // Prepare quotes the swap, has the API build the transaction, and inspects
 // and simulates its exact bytes; policy then judges the measured spend and
 // the quote's terms.
-func (sp *SwapProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (sp *SwapProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	a := sp.A
 	q, err := env.Swapper().Quote(ctx, executor.QuoteRequest{InputMint: a.InputMint, OutputMint: a.OutputMint, Amount: a.Amount, SlippageBps: uint16(a.SlippageBps)})
 	if err != nil {
 		return executor.Preview{}, errors.New("could not get a quote (nothing was proposed, signed or sent): " + err.Error())
 	}
-	impact, err := authority.PriceImpactBps(q, env.Policy().MaxPriceImpactBps)
+	impact, err := writekind.PriceImpactBps(q, env.Policy().MaxPriceImpactBps)
 	if err != nil {
 		return executor.Preview{}, errors.New("the quote is unusable (nothing was proposed): " + err.Error())
 	}
@@ -114,13 +115,13 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env authority.Env) (executo
 		var simErr *executor.SimulationError
 		switch {
 		case errors.Is(err, executor.ErrEffectsRefused):
-			return executor.Preview{}, authority.Refuse("effects", "the swap API's transaction was refused by its effects: "+strings.TrimPrefix(err.Error(), "prepare swap: "))
+			return executor.Preview{}, writekind.Refuse("effects", "the swap API's transaction was refused by its effects: "+strings.TrimPrefix(err.Error(), "prepare swap: "))
 		case errors.Is(err, executor.ErrUnsafeTransaction):
-			return executor.Preview{}, authority.Refuse("transaction_inspection", "the swap API's transaction was refused before signing: "+err.Error())
+			return executor.Preview{}, writekind.Refuse("transaction_inspection", "the swap API's transaction was refused before signing: "+err.Error())
 		case errors.As(err, &simErr):
-			return executor.Preview{}, authority.Refuse("simulation", "the swap would fail: "+simErr.Error())
+			return executor.Preview{}, writekind.Refuse("simulation", "the swap would fail: "+simErr.Error())
 		case errors.Is(err, executor.ErrSwapRefused):
-			return executor.Preview{}, authority.Refuse("outflow_budget", "the swap API's transaction was refused before signing: "+err.Error())
+			return executor.Preview{}, writekind.Refuse("outflow_budget", "the swap API's transaction was refused before signing: "+err.Error())
 		}
 		return executor.Preview{}, errors.New("could not prepare the swap (nothing was proposed, signed or sent): " + err.Error())
 	}
@@ -140,7 +141,7 @@ func (sp *SwapProposal) Prepare(ctx context.Context, env authority.Env) (executo
 }
 
 // Admit records "no cap applies" and returns the tokens' warnings.
-func (sp *SwapProposal) Admit(d policy.Decision) []authority.Flag {
+func (sp *SwapProposal) Admit(d policy.Decision) []approval.Flag {
 	sp.NoCapApplies = d.NoCapApplies
 	return SwapFlags(sp.Input, sp.Output, sp.NoCapApplies)
 }
@@ -149,7 +150,7 @@ func (sp *SwapProposal) Admit(d policy.Decision) []authority.Flag {
 // fresh quote whose minimum out is below the approved one, or a
 // transaction that differs from the approved one, stops everything before
 // signing.
-func (sp *SwapProposal) PrepareApproved(ctx context.Context, env authority.Env, id string) (*authority.Execution, error) {
+func (sp *SwapProposal) PrepareApproved(ctx context.Context, env writekind.Env, id string) (*writekind.Execution, error) {
 	sw := env.Swapper()
 	if sw == nil {
 		return nil, errors.New("swaps are not configured on this console")
@@ -169,10 +170,10 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env authority.Env, 
 		}
 		return nil, errors.New("the swap could not be prepared at execution, nothing was signed or sent: " + err.Error())
 	}
-	impact, _ := authority.PriceImpactBps(prepared.Quote, 0)
+	impact, _ := writekind.PriceImpactBps(prepared.Quote, 0)
 	fresh := *sp
 	fresh.Spend, fresh.PriceImpactBps = swapSpend(prepared.Preview), impact
-	return &authority.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+	return &writekind.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			signed := prepared.Preview
 			prepared.BeforeSend = func(sig solana.Signature) error {
@@ -191,7 +192,7 @@ func (sp *SwapProposal) PrepareApproved(ctx context.Context, env authority.Env, 
 
 // CheckLanded: the executor checked the minimum out and the outflow budget
 // on the landed transaction; the kind records what the wallet received.
-func (sp *SwapProposal) CheckLanded(context.Context, authority.Env, *executor.Result) {
+func (sp *SwapProposal) CheckLanded(context.Context, writekind.Env, *executor.Result) {
 	if sp.landed != nil {
 		sp.Received = sp.landed.Received
 	}
@@ -199,9 +200,9 @@ func (sp *SwapProposal) CheckLanded(context.Context, authority.Env, *executor.Re
 
 // Grant: the input and output mints and the slippage (a wider one would be
 // a worse effect than the one approved), and base units of the input.
-func (sp *SwapProposal) Grant() authority.GrantRule {
+func (sp *SwapProposal) Grant() writekind.GrantRule {
 	a := sp.A
-	return authority.GrantOn(fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount)
+	return writekind.GrantOn(fmt.Sprintf("%s → %s at %d bps slippage", a.InputMint, a.OutputMint, a.SlippageBps), a.Amount)
 }
 
 // SwapArgs are the arguments of swap.
@@ -259,25 +260,25 @@ func (sp *SwapProposal) DeclaredPayees() []solana.PublicKey {
 // token's metadata, a token that imitates a well-known ticker without being
 // it, the output token's own risky properties, and "no cap applies" when the
 // SOL caps do not bound it.
-func SwapFlags(in, out authority.TokenLabel, noCap bool) []authority.Flag {
-	var flags []authority.Flag
+func SwapFlags(in, out writekind.TokenLabel, noCap bool) []approval.Flag {
+	var flags []approval.Flag
 	for _, side := range []struct {
 		word string
 		t    tokenView
 	}{{"output", viewToken(out)}, {"input", viewToken(in)}} {
 		if len(side.t.flags) > 0 {
-			flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("the %s token's metadata contains instruction-like text (%s): data, not advice", side.word, strings.Join(side.t.flags, ", "))})
+			flags = append(flags, approval.Flag{Kind: approval.FlagInstructionLike, Text: fmt.Sprintf("the %s token's metadata contains instruction-like text (%s): data, not advice", side.word, strings.Join(side.t.flags, ", "))})
 		}
 		if side.t.impostor != "" {
-			flags = append(flags, authority.Flag{Kind: authority.FlagKind(executor.WarnImpostor), Short: "not " + side.t.impostor,
+			flags = append(flags, approval.Flag{Kind: approval.FlagKind(executor.WarnImpostor), Short: "not " + side.t.impostor,
 				Text: fmt.Sprintf("the %s token calls itself %q but is not %s: its mint is %s", side.word, strings.TrimSuffix(side.t.symbol, "?"), side.t.impostor, side.t.mint)})
 		}
 	}
 	for _, w := range out.Warnings {
-		flags = append(flags, authority.Flag{Kind: authority.FlagKind(w.Kind), Text: w.Text})
+		flags = append(flags, approval.Flag{Kind: approval.FlagKind(w.Kind), Text: w.Text})
 	}
 	if noCap {
-		flags = append(flags, authority.Flag{Kind: authority.FlagNoCap, Text: "no cap applies: the input is not SOL, so the SOL caps do not bound this swap"})
+		flags = append(flags, approval.Flag{Kind: approval.FlagNoCap, Text: "no cap applies: the input is not SOL, so the SOL caps do not bound this swap"})
 	}
 	return flags
 }

@@ -9,21 +9,21 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
 // SwapProposal's side of Kind; its fields and execution are in swap.go.
 
-var _ authority.Kind = (*SwapProposal)(nil)
+var _ writekind.Kind = (*SwapProposal)(nil)
 
 func (sp *SwapProposal) Args() args.WriteArgs { return sp.A }
 
-func (sp *SwapProposal) Clone() authority.Kind { c := *sp; return &c }
+func (sp *SwapProposal) Clone() writekind.Kind { c := *sp; return &c }
 
 // TokenTTL: a swap approval binds a price, so it lapses sooner.
 func (sp *SwapProposal) TokenTTL(def time.Duration) time.Duration { return min(def, swapTokenTTL) }
@@ -40,11 +40,11 @@ func (sp *SwapProposal) Facts(network executor.Network, client string) policy.Pr
 		Quote: &policy.QuoteFacts{SlippageBps: a.SlippageBps, PriceImpactBps: sp.PriceImpactBps},
 	}
 	for _, m := range []solana.PublicKey{a.InputMint, a.OutputMint} {
-		if !authority.IsSOL(m) {
+		if !writekind.IsSOL(m) {
 			p.Mints = append(p.Mints, m.String())
 		}
 	}
-	if !authority.IsSOL(a.InputMint) {
+	if !writekind.IsSOL(a.InputMint) {
 		// The approved input is what the outflow budget holds the swap to at
 		// execution.
 		p.Tokens = []policy.TokenSpend{{Mint: a.InputMint.String(), Amount: a.Amount, Decimals: sp.Input.Decimals, DecimalsKnown: sp.Input.Mint == a.InputMint.String()}}
@@ -69,15 +69,15 @@ func (sp *SwapProposal) Amount() string {
 	return approval.TokenAmount(sp.Terms.InAmount, in.decimals) + " " + in.symbol + "→" + out.symbol
 }
 
-func (sp *SwapProposal) PreviewLines(p *authority.Proposal) []string {
+func (sp *SwapProposal) PreviewLines(p *writekind.Proposal) []string {
 	in, out := sp.Input, sp.Output
 	lines := []string{fmt.Sprintf("Action: swap %s %s for at least %s %s (expected %s); slippage %d bps, %s, route %s",
 		in.Amount(sp.Terms.InAmount), in, out.Amount(sp.Terms.MinimumOut), out, out.Amount(sp.Preview.ExpectedOut),
-		sp.Terms.SlippageBps, authority.ImpactText(sp.PriceImpactBps, sp.PriceImpactUnknown), strings.Join(sp.Route, " → "))}
+		sp.Terms.SlippageBps, writekind.ImpactText(sp.PriceImpactBps, sp.PriceImpactUnknown), strings.Join(sp.Route, " → "))}
 	if sp.NoCapApplies {
-		lines = append(lines, fmt.Sprintf("Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)", in, authority.SOL(p.Spend)))
+		lines = append(lines, fmt.Sprintf("Spend: NO CAP APPLIES — the input is %s, not SOL, so the SOL caps do not bound it; SOL leaving the wallet (fees, rent): %s (simulated)", in, writekind.SOL(p.Spend)))
 	} else {
-		lines = append(lines, fmt.Sprintf("Spend: %s including fees and rent, wrapped SOL counted as SOL (simulated)", authority.SOL(p.Spend)))
+		lines = append(lines, fmt.Sprintf("Spend: %s including fees and rent, wrapped SOL counted as SOL (simulated)", writekind.SOL(p.Spend)))
 	}
 	if sp.Preview.PaidFrom != "" {
 		lines = append(lines, "Paid from: "+sp.Preview.PaidFrom)
@@ -86,7 +86,7 @@ func (sp *SwapProposal) PreviewLines(p *authority.Proposal) []string {
 	return append(lines, fmt.Sprintf("Output token: %s (mint %s); its name and symbol are untrusted text: %q / %q", out, out.Mint, out.Name, out.Symbol))
 }
 
-func (sp *SwapProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (sp *SwapProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	st["input_mint"], st["output_mint"], st["amount"] = sp.Terms.InputMint.String(), sp.Terms.OutputMint.String(), fmt.Sprint(sp.Terms.InAmount)
 	st["expected_out"], st["min_out"] = fmt.Sprint(sp.Preview.ExpectedOut), fmt.Sprint(sp.Terms.MinimumOut)
 	st["price_impact_bps"], st["no_cap_applies"] = sp.PriceImpactBps, sp.NoCapApplies
@@ -115,7 +115,7 @@ type tokenView struct {
 	warnings []executor.Warning
 }
 
-func viewToken(l authority.TokenLabel) tokenView {
+func viewToken(l writekind.TokenLabel) tokenView {
 	t := tokenView{mint: l.Mint, decimals: l.Decimals, sol: l.Mint == executor.WrappedSOL.String(),
 		name: untrusted.Sanitize(l.Name, 64), uri: untrusted.Sanitize(l.URI, 96), warnings: l.Warnings}
 	sym := strings.TrimSuffix(untrusted.Sanitize(l.Symbol, 12), "?")
@@ -195,18 +195,18 @@ func swapBudgetText(pv executor.SwapPreview) string {
 // both tokens with their untrusted text in quotes and solgate's warnings
 // under each, the terms, the fee, the simulated changes, the instructions
 // (those signed, once signed) and the message hash.
-func (sp *SwapProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+func (sp *SwapProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
 	in, out := viewToken(sp.Input), viewToken(sp.Output)
 	pv := sp.Preview
-	var lines []authority.DetailLine
-	field := func(label, value string) { lines = append(lines, authority.DetailLine{Label: label, Value: value}) }
-	warn := func(text string) { lines = append(lines, authority.DetailLine{Value: text, Warn: true}) }
+	var lines []approval.DetailLine
+	field := func(label, value string) { lines = append(lines, approval.DetailLine{Label: label, Value: value}) }
+	warn := func(text string) { lines = append(lines, approval.DetailLine{Value: text, Warn: true}) }
 	if sp.NoCapApplies {
-		lines = append(lines, authority.DetailLine{Role: authority.LineBanner, Warn: true,
+		lines = append(lines, approval.DetailLine{Role: approval.LineBanner, Warn: true,
 			Value: fmt.Sprintf("NO CAP APPLIES — the input is %s, not SOL: solgate's SOL caps do not limit how much of it this swap spends", in.symbol)})
 	}
 	field("Action", sp.Action())
-	if p.Status == authority.StatusExecuted || p.Status == authority.StatusLosses {
+	if p.Status == approval.StatusExecuted || p.Status == approval.StatusLosses {
 		field("Received", fmt.Sprintf("%s (approved minimum %s, expected %s)",
 			out.amount(sp.Received), approval.TokenAmount(sp.Terms.MinimumOut, out.decimals), approval.TokenAmount(pv.ExpectedOut, out.decimals)))
 	}
@@ -225,9 +225,9 @@ func (sp *SwapProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 	if len(sp.Route) > 0 {
 		route = strings.Join(sp.Route, " → ")
 	}
-	impact := fmt.Sprintf("%s (%d bps)", authority.ImpactText(sp.PriceImpactBps, false), sp.PriceImpactBps)
+	impact := fmt.Sprintf("%s (%d bps)", writekind.ImpactText(sp.PriceImpactBps, false), sp.PriceImpactBps)
 	if sp.PriceImpactUnknown {
-		impact = authority.ImpactText(0, true)
+		impact = writekind.ImpactText(0, true)
 	}
 	field("Terms", fmt.Sprintf("slippage %s%% (%d bps) · %s · route %s",
 		policy.FormatPercentBps(uint32(sp.Terms.SlippageBps)), sp.Terms.SlippageBps, impact, route))
@@ -249,12 +249,12 @@ func (sp *SwapProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 
 	label := "Simulated"
 	if w := pv.Wallet; w != (executor.BalanceChange{}) {
-		field(label, authority.ChangeRow("wallet SOL", 16, approval.SOLSigned(w.Delta()), executor.FormatSOL(w.Pre), executor.FormatSOL(w.Post)))
+		field(label, writekind.ChangeRow("wallet SOL", 16, approval.SOLSigned(w.Delta()), executor.FormatSOL(w.Pre), executor.FormatSOL(w.Post)))
 		label = ""
 	}
 	for _, tc := range pv.Tokens {
 		if t, ok := sideOf(tc.Mint, in, out); ok {
-			field(label, authority.ChangeRow("wallet "+t.symbol, 16, approval.TokenDelta(tc.Pre, tc.Post, t.decimals)+" "+t.symbol, approval.TokenAmount(tc.Pre, t.decimals), approval.TokenAmount(tc.Post, t.decimals)))
+			field(label, writekind.ChangeRow("wallet "+t.symbol, 16, approval.TokenDelta(tc.Pre, tc.Post, t.decimals)+" "+t.symbol, approval.TokenAmount(tc.Pre, t.decimals), approval.TokenAmount(tc.Post, t.decimals)))
 		} else {
 			// A token the terms do not name: base units and the full mint.
 			field(label, fmt.Sprintf("token account %s of mint %s: %s base units, %d → %d", tc.Account, tc.Mint, approval.TokenDelta(tc.Pre, tc.Post, 0), tc.Pre, tc.Post))
@@ -273,7 +273,7 @@ func (sp *SwapProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 		// From signing on, what matters is the transaction actually signed.
 		instructions = sp.Signed.Instructions
 	}
-	lines = append(lines, authority.InstructionLines(instructions)...)
+	lines = append(lines, writekind.InstructionLines(instructions)...)
 	if len(pv.Programs) > 0 {
 		names := make([]string, len(pv.Programs))
 		for i, id := range pv.Programs {
@@ -304,7 +304,7 @@ func (sp *SwapProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 	return lines
 }
 
-func (sp *SwapProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (sp *SwapProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	st["received"], st["min_out"] = fmt.Sprint(sp.Received), fmt.Sprint(sp.Terms.MinimumOut)
 	return fmt.Sprintf("EXECUTED and verified on chain: swapped %s %s and received %s %s (approved minimum %s). Signature %s, slot %d, fee %d lamports.",
 		sp.Input.Amount(sp.Terms.InAmount), sp.Input, sp.Output.Amount(sp.Received), sp.Output, sp.Output.Amount(sp.Terms.MinimumOut), p.Signature, p.Result.Slot, p.Result.Fee)

@@ -10,8 +10,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -21,7 +22,7 @@ import (
 // measured from the simulation of the exact transaction.
 type TokenTransferProposal struct {
 	A     TransferTokenArgs
-	Token authority.TokenLabel // the mint as read from the chain; Name/Symbol sanitised
+	Token writekind.TokenLabel // the mint as read from the chain; Name/Symbol sanitised
 	// Preview: token accounts, rent, what the wallet sends and what the
 	// recipient receives after any Token-2022 transfer fee.
 	Preview executor.TokenPreview
@@ -36,11 +37,11 @@ type TokenTransferProposal struct {
 	Verified bool
 }
 
-var _ authority.Kind = (*TokenTransferProposal)(nil)
+var _ writekind.Kind = (*TokenTransferProposal)(nil)
 
 func (k *TokenTransferProposal) Args() args.WriteArgs { return k.A }
 
-func (k *TokenTransferProposal) Clone() authority.Kind { c := *k; return &c }
+func (k *TokenTransferProposal) Clone() writekind.Kind { c := *k; return &c }
 
 func (k *TokenTransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
@@ -74,7 +75,7 @@ func (k *TokenTransferProposal) Amount() string {
 	return k.Token.Amount(k.A.Amount) + " " + k.Token.String()
 }
 
-func (k *TokenTransferProposal) PreviewLines(p *authority.Proposal) []string {
+func (k *TokenTransferProposal) PreviewLines(p *writekind.Proposal) []string {
 	t, tp := k.Token, k.Preview
 	lines := []string{
 		fmt.Sprintf("Action: send %s %s (%d base units, %d decimals) of mint %s (%s) to owner %s, into their token account %s",
@@ -87,19 +88,19 @@ func (k *TokenTransferProposal) PreviewLines(p *authority.Proposal) []string {
 		lines = append(lines, fmt.Sprintf("Recipient receives: %s %s (%d base units)", t.Amount(tp.Received), t, tp.Received))
 	}
 	if tp.CreatesAccount {
-		lines = append(lines, fmt.Sprintf("Creates the recipient's token account %s: rent %s, paid by the wallet and counted against the caps", tp.Destination, authority.SOL(tp.Rent)))
+		lines = append(lines, fmt.Sprintf("Creates the recipient's token account %s: rent %s, paid by the wallet and counted against the caps", tp.Destination, writekind.SOL(tp.Rent)))
 	}
 	if k.NoCapApplies {
 		lines = append(lines, fmt.Sprintf("Token spend: NO CAP APPLIES — no per-mint cap bounds %s; it was admitted by --allow-uncapped-token-transfers", t.Mint))
 	}
 	lines = append(lines,
-		fmt.Sprintf("SOL spend: %s: %s + rent %s, counted against the SOL caps (simulated)", authority.SOL(p.Spend), p.Preview.FeeText(), authority.SOL(tp.Rent)),
+		fmt.Sprintf("SOL spend: %s: %s + rent %s, counted against the SOL caps (simulated)", writekind.SOL(p.Spend), p.Preview.FeeText(), writekind.SOL(tp.Rent)),
 		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
 		fmt.Sprintf("Token name and symbol are untrusted text: %q / %q", t.Name, t.Symbol))
 	return lines
 }
 
-func (k *TokenTransferProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (k *TokenTransferProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	tp := k.Preview
 	st["mint"], st["to"], st["amount"] = k.A.Mint.String(), k.A.To.String(), fmt.Sprint(k.A.Amount)
 	st["decimals"], st["symbol"], st["token_program"] = k.Token.Decimals, k.Token.Symbol, k.program()
@@ -109,9 +110,9 @@ func (k *TokenTransferProposal) Structured(p *authority.Proposal, st map[string]
 	st["priority_fee_lamports"], st["compute_unit_limit"] = fmt.Sprint(p.Preview.Budget.PriorityFee), p.Preview.Budget.UnitLimit
 }
 
-func (k *TokenTransferProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+func (k *TokenTransferProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
 	t, tp := k.Token, k.Preview
-	out := []authority.DetailLine{
+	out := []approval.DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("send %s %s (%d base units) to the owner below", t.Amount(k.A.Amount), t, k.A.Amount)},
 		{Label: "Mint", Value: fmt.Sprintf("%s · %s · %d decimals", t.Mint, k.program(), t.Decimals)},
 		{Label: "Symbol", Value: t.SymbolText()},
@@ -119,22 +120,22 @@ func (k *TokenTransferProposal) Detail(p *authority.Proposal) []authority.Detail
 		{Label: "Account", Value: tp.Destination.String() + " (their token account)"},
 	}
 	if tp.CreatesAccount {
-		out = append(out, authority.DetailLine{Label: "Creates", Value: "the recipient's token account: rent " + authority.SOL(tp.Rent)})
+		out = append(out, approval.DetailLine{Label: "Creates", Value: "the recipient's token account: rent " + writekind.SOL(tp.Rent)})
 	}
 	if tp.TransferFee > 0 {
-		out = append(out, authority.DetailLine{Label: "Xfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.Amount(tp.TransferFee), t, t.Amount(tp.Received), t), Warn: true})
+		out = append(out, approval.DetailLine{Label: "Xfer fee", Value: fmt.Sprintf("%s %s withheld; recipient receives %s %s", t.Amount(tp.TransferFee), t, t.Amount(tp.Received), t), Warn: true})
 	} else {
-		out = append(out, authority.DetailLine{Label: "Receives", Value: fmt.Sprintf("%s %s", t.Amount(tp.Received), t)})
+		out = append(out, approval.DetailLine{Label: "Receives", Value: fmt.Sprintf("%s %s", t.Amount(tp.Received), t)})
 	}
 	if k.NoCapApplies {
-		out = append(out, authority.DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
+		out = append(out, approval.DetailLine{Label: "Cap", Value: "NO CAP APPLIES to this mint", Warn: true})
 	}
-	out = append(out, authority.DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", authority.SOL(p.Spend), p.Preview.FeeText())})
-	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
-	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, approval.DetailLine{Label: "SOL out", Value: fmt.Sprintf("%s (%s + rent)", writekind.SOL(p.Spend), p.Preview.FeeText())})
+	out = append(out, writekind.InstructionLines(p.Preview.Instructions)...)
+	return append(out, approval.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *TokenTransferProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (k *TokenTransferProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	t := k.Token
 	st["mint"], st["to"], st["amount"], st["received"] = k.A.Mint.String(), k.A.To.String(), fmt.Sprint(k.A.Amount), fmt.Sprint(k.Preview.Received)
 	st["rent_lamports"] = fmt.Sprint(k.Preview.Rent)
@@ -142,7 +143,7 @@ func (k *TokenTransferProposal) Executed(p *authority.Proposal, st map[string]an
 		t.Amount(k.A.Amount), t, k.A.To, k.Preview.Destination, t.Amount(k.Preview.Received), t, p.Signature, p.Result.Slot, p.Result.Fee, k.Preview.Rent)
 }
 
-func init() { authority.RegisterKind(transferTokenKind{}) }
+func init() { writekind.Register(transferTokenKind{}) }
 
 // transferTokenKind registers transfer_token.
 type transferTokenKind struct{}
@@ -158,12 +159,12 @@ func (transferTokenKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 // A mint a preview read already is not read again here: the pre-policy
 // needs only its decimals, which do not change, and Prepare labels the
 // proposal from its own read (so a proposal is one round of RPCs).
-func (transferTokenKind) Draft(ctx context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (transferTokenKind) Draft(ctx context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferTokenArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
-	var label authority.TokenLabel
+	var label writekind.TokenLabel
 	if info, ok := env.Executor().RecentTokenInfo(a.Mint); ok {
 		label = env.LabelOf(info)
 	} else {
@@ -177,7 +178,7 @@ func (transferTokenKind) Draft(ctx context.Context, env authority.Env, wa args.W
 
 // markImpostor: a ticker that imitates a real token's (USDC, SOL, ...)
 // without being it is shown with a "?" in every line that names it.
-func markImpostor(label authority.TokenLabel) authority.TokenLabel {
+func markImpostor(label writekind.TokenLabel) writekind.TokenLabel {
 	for _, w := range label.Warnings {
 		if w.Kind == executor.WarnImpostor {
 			label.Symbol += "?"
@@ -189,16 +190,16 @@ func markImpostor(label authority.TokenLabel) authority.TokenLabel {
 
 // Prepare builds and simulates the transfer; policy then judges what the
 // simulation measured.
-func (k *TokenTransferProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (k *TokenTransferProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	a := k.A
 	prepared, err := env.Executor().PreviewTokenTransfer(ctx, executor.TokenTransfer{Mint: a.Mint, To: a.To, Amount: a.Amount, Memo: env.ProposalMemo()})
 	if err != nil {
 		var simErr *executor.SimulationError
 		switch {
 		case errors.Is(err, executor.ErrTokenRefused):
-			return executor.Preview{}, authority.Refuse("token_mint", err.Error()+" (nothing was proposed, signed or sent)")
+			return executor.Preview{}, writekind.Refuse("token_mint", err.Error()+" (nothing was proposed, signed or sent)")
 		case errors.As(err, &simErr):
-			return executor.Preview{}, authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
+			return executor.Preview{}, writekind.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 		case errors.Is(err, executor.ErrInvalidTransfer):
 			return executor.Preview{}, errors.New(err.Error() + " (nothing was proposed, signed or sent)")
 		}
@@ -214,16 +215,16 @@ func (k *TokenTransferProposal) Prepare(ctx context.Context, env authority.Env) 
 }
 
 // Admit records "no cap applies" and returns the token's warnings.
-func (k *TokenTransferProposal) Admit(d policy.Decision) []authority.Flag {
+func (k *TokenTransferProposal) Admit(d policy.Decision) []approval.Flag {
 	k.NoCapApplies = d.NoCapApplies
-	return authority.TokenFlags(k.Token, k.Preview, k.NoCapApplies)
+	return writekind.TokenFlags(k.Token, k.Preview, k.NoCapApplies)
 }
 
 // PrepareApproved rebuilds and simulates the transfer held to the
 // approval (compute budget, net received); the spend is reserved from that
 // simulation, and after landing the executor checks the chain's token
 // balances of both owners.
-func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
+func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env writekind.Env, _ string) (*writekind.Execution, error) {
 	t := executor.TokenTransfer{Mint: k.A.Mint, To: k.A.To, Amount: k.A.Amount, Memo: env.ProposalMemo()}
 	prepared, err := env.Executor().PrepareApprovedTokenTransfer(ctx, t, k.Approval)
 	if err != nil {
@@ -232,7 +233,7 @@ func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env authori
 	fresh := *k
 	fresh.Preview, fresh.SOLOut = prepared.TokenPreview, prepared.Preview.SpendLamports
 	ex := env.Executor()
-	return &authority.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+	return &writekind.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			prepared.BeforeSend = persist
 			return ex.Submit(ctx, prepared.Prepared, progress)
@@ -241,15 +242,15 @@ func (k *TokenTransferProposal) PrepareApproved(ctx context.Context, env authori
 
 // CheckLanded: the executor checked both owners' token balances on the
 // landed transaction; the kind records that it held.
-func (k *TokenTransferProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
+func (k *TokenTransferProposal) CheckLanded(_ context.Context, _ writekind.Env, res *executor.Result) {
 	if res.Outcome == executor.Executed {
 		k.Verified = true
 	}
 }
 
 // Grant: the mint and the recipient owner, and base units of the mint.
-func (k *TokenTransferProposal) Grant() authority.GrantRule {
-	return authority.GrantOn(k.A.Mint.String()+" → "+k.A.To.String(), k.A.Amount)
+func (k *TokenTransferProposal) Grant() writekind.GrantRule {
+	return writekind.GrantOn(k.A.Mint.String()+" → "+k.A.To.String(), k.A.Amount)
 }
 
 // TransferTokenArgs are the arguments of transfer_token.

@@ -10,9 +10,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -22,7 +22,7 @@ import (
 // measured by the simulation.
 const signatureFee = 5000
 
-func init() { authority.RegisterKind(transferSOLKind{}) }
+func init() { writekind.Register(transferSOLKind{}) }
 
 // transferSOLKind registers transfer_sol.
 type transferSOLKind struct{}
@@ -34,14 +34,14 @@ func (transferSOLKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 }
 
 // Draft: the estimate is the amount plus one signature's fee.
-func (transferSOLKind) Draft(_ context.Context, env authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (transferSOLKind) Draft(_ context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferArgs)
 	if a.To.Equals(env.Wallet()) {
 		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
 	}
 	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
 	if err != nil {
-		return nil, &authority.Refusal{Decision: policy.AmountTooLarge("lamports", a.Lamports)}
+		return nil, &writekind.Refusal{Decision: policy.AmountTooLarge("lamports", a.Lamports)}
 	}
 	return &TransferProposal{A: a, Spend: estimate}, nil
 }
@@ -56,10 +56,10 @@ type TransferProposal struct {
 	Budget executor.Budget
 }
 
-var _ authority.Kind = (*TransferProposal)(nil)
+var _ writekind.Kind = (*TransferProposal)(nil)
 
 func (k *TransferProposal) Args() args.WriteArgs                     { return k.A }
-func (k *TransferProposal) Clone() authority.Kind                    { c := *k; return &c }
+func (k *TransferProposal) Clone() writekind.Kind                    { c := *k; return &c }
 func (k *TransferProposal) TokenTTL(def time.Duration) time.Duration { return def }
 
 // Facts: a recipient (allowlist) and the SOL outflow (caps).
@@ -76,15 +76,15 @@ func (k *TransferProposal) Action() string {
 
 func (k *TransferProposal) Amount() string { return solShort(k.A.Lamports) }
 
-func (k *TransferProposal) PreviewLines(p *authority.Proposal) []string {
+func (k *TransferProposal) PreviewLines(p *writekind.Proposal) []string {
 	return []string{
-		fmt.Sprintf("Action: transfer %s to %s", authority.SOL(k.A.Lamports), executor.KeyString(k.A.To)),
-		fmt.Sprintf("Spend: %s: amount + %s, all counted against the caps (simulated)", authority.SOL(p.Spend), p.Preview.FeeText()),
+		fmt.Sprintf("Action: transfer %s to %s", writekind.SOL(k.A.Lamports), executor.KeyString(k.A.To)),
+		fmt.Sprintf("Spend: %s: amount + %s, all counted against the caps (simulated)", writekind.SOL(p.Spend), p.Preview.FeeText()),
 		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
 	}
 }
 
-func (k *TransferProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (k *TransferProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	st["to"], st["lamports"], st["fee_lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10), strconv.FormatUint(p.Preview.Fee, 10)
 	bu := p.Preview.Budget
 	st["network_fee_lamports"], st["priority_fee_lamports"] = strconv.FormatUint(p.Preview.NetworkFee(), 10), strconv.FormatUint(bu.PriorityFee, 10)
@@ -95,9 +95,9 @@ func (k *TransferProposal) Structured(p *authority.Proposal, st map[string]any) 
 // Detail: the terms, then every simulated change with the wallet and the
 // recipient named by role (both are in full elsewhere, and an abbreviation
 // of a look-alike would read as the real one), the instructions, the hash.
-func (k *TransferProposal) Detail(p *authority.Proposal) []authority.DetailLine {
+func (k *TransferProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
 	to := executor.KeyString(k.A.To)
-	out := []authority.DetailLine{
+	out := []approval.DetailLine{
 		{Label: "Action", Value: fmt.Sprintf("transfer %s (%s) to the recipient below", approval.SOLText(k.A.Lamports), approval.LamportsText(k.A.Lamports))},
 		{Label: "Recipient", Value: to},
 		{Label: "Spend", Value: fmt.Sprintf("%s (%s): amount + %s", approval.SOLText(p.Spend), approval.LamportsText(p.Spend), p.Preview.FeeText())},
@@ -115,29 +115,29 @@ func (k *TransferProposal) Detail(p *authority.Proposal) []authority.DetailLine 
 		case who == to:
 			who = "recipient"
 		}
-		out = append(out, authority.DetailLine{Label: label, Value: authority.ChangeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
+		out = append(out, approval.DetailLine{Label: label, Value: writekind.ChangeRow(who, 14, approval.SOLSigned(ch.Delta()), executor.FormatSOL(ch.Pre), executor.FormatSOL(ch.Post))})
 	}
-	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
-	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, writekind.InstructionLines(p.Preview.Instructions)...)
+	return append(out, approval.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *TransferProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (k *TransferProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	st["to"], st["lamports"] = executor.KeyString(k.A.To), strconv.FormatUint(k.A.Lamports, 10)
 	return fmt.Sprintf("EXECUTED and verified on chain: %s sent to %s. Signature %s, slot %d, fee %d lamports as charged on chain (priority fee included). The re-fetched transaction shows err=null and the expected balance changes.",
-		authority.SOL(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
+		writekind.SOL(k.A.Lamports), k.A.To, p.Signature, p.Result.Slot, p.Result.Fee)
 }
 
 // Prepare builds and simulates the transfer; the spend is what the
 // simulation measured (amount, fees).
-func (k *TransferProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (k *TransferProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	prepared, err := env.Executor().PreviewTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()})
 	if errors.Is(err, executor.ErrAmountTooLarge) {
-		return executor.Preview{}, &authority.Refusal{Decision: policy.AmountTooLarge("lamports", k.A.Lamports)}
+		return executor.Preview{}, &writekind.Refusal{Decision: policy.AmountTooLarge("lamports", k.A.Lamports)}
 	}
 	if err != nil {
 		var simErr *executor.SimulationError
 		if errors.As(err, &simErr) {
-			return executor.Preview{}, authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
+			return executor.Preview{}, writekind.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 		}
 		return executor.Preview{}, errors.New("could not prepare the transfer (nothing was proposed, signed or sent): " + err.Error())
 	}
@@ -145,13 +145,13 @@ func (k *TransferProposal) Prepare(ctx context.Context, env authority.Env) (exec
 	return prepared.Preview, nil
 }
 
-func (k *TransferProposal) Admit(policy.Decision) []authority.Flag { return nil }
+func (k *TransferProposal) Admit(policy.Decision) []approval.Flag { return nil }
 
 // PrepareApproved rebuilds the transfer held to the approved compute
 // budget: the same unit limit, and a priority fee no higher than the one
 // the human saw. The memo naming the proposal is the one the preview
 // carried, so the bytes are this proposal's own.
-func (k *TransferProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
+func (k *TransferProposal) PrepareApproved(ctx context.Context, env writekind.Env, _ string) (*writekind.Execution, error) {
 	prepared, err := env.Executor().PrepareApprovedTransfer(ctx, executor.Transfer{To: k.A.To, Lamports: k.A.Lamports, Memo: env.ProposalMemo()}, k.Budget)
 	if err != nil {
 		return nil, errors.New("could not prepare the transaction at execution, nothing was signed or sent: " + err.Error())
@@ -159,7 +159,7 @@ func (k *TransferProposal) PrepareApproved(ctx context.Context, env authority.En
 	fresh := *k
 	fresh.Spend = prepared.Preview.SpendLamports
 	ex := env.Executor()
-	return &authority.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
+	return &writekind.Execution{Kind: &fresh, LastValid: prepared.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			prepared.BeforeSend = persist
 			return ex.Submit(ctx, prepared, progress)
@@ -169,11 +169,11 @@ func (k *TransferProposal) PrepareApproved(ctx context.Context, env authority.En
 // CheckLanded: the executor's check of the prepared transfer is the whole
 // of it (the recipient up by the amount and the wallet down by it and the
 // fee, to the lamport, within the prepared limits); nothing to add.
-func (k *TransferProposal) CheckLanded(context.Context, authority.Env, *executor.Result) {}
+func (k *TransferProposal) CheckLanded(context.Context, writekind.Env, *executor.Result) {}
 
 // Grant: the recipient, and lamports.
-func (k *TransferProposal) Grant() authority.GrantRule {
-	return authority.GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
+func (k *TransferProposal) Grant() writekind.GrantRule {
+	return writekind.GrantOn(executor.KeyString(k.A.To), k.A.Lamports)
 }
 
 // solShort is "0.05 SOL".

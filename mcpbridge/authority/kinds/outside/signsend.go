@@ -13,9 +13,10 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -28,11 +29,11 @@ import (
 // "sign these bytes" (solana_action): it takes the bytes plus what that kind
 // knows of their origin, as untrusted lines.
 
-func init() { authority.RegisterKind(signAndSendKind{}) }
+func init() { writekind.Register(signAndSendKind{}) }
 
 // FlagAdmittedProgram: the transaction calls a program outside the
 // default list, which only the operator's --allow-program let through.
-const FlagAdmittedProgram authority.FlagKind = "admitted_program"
+const FlagAdmittedProgram approval.FlagKind = "admitted_program"
 
 // labelRunes is how much of a label or an origin's line is shown.
 const labelRunes = 120
@@ -115,7 +116,7 @@ func (signAndSendKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 	return ParseSignAndSendArgs(raw)
 }
 
-func (signAndSendKind) Draft(_ context.Context, _ authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (signAndSendKind) Draft(_ context.Context, _ writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(SignAndSendArgs)
 	facts := executor.OutsideFacts{}
 	if a.Label != "" {
@@ -142,7 +143,7 @@ type OutsideProposal struct {
 	Binding                 string
 	// Tokens label every mint the bytes move (decimals for caps, sanitised
 	// names for people).
-	Tokens map[solana.PublicKey]authority.TokenLabel
+	Tokens map[solana.PublicKey]writekind.TokenLabel
 	// NoCapApplies: a mint out has no per-mint cap and was admitted by
 	// --allow-uncapped-token-transfers.
 	NoCapApplies bool
@@ -159,13 +160,13 @@ func NewOutsideProposal(a args.WriteArgs, raw []byte, facts executor.OutsideFact
 	return &OutsideProposal{A: a, Raw: raw, Told: facts}
 }
 
-var _ authority.Kind = (*OutsideProposal)(nil)
+var _ writekind.Kind = (*OutsideProposal)(nil)
 
 func (k *OutsideProposal) Args() args.WriteArgs { return k.A }
 
-func (k *OutsideProposal) Clone() authority.Kind {
+func (k *OutsideProposal) Clone() writekind.Kind {
 	c := *k
-	c.Tokens = make(map[solana.PublicKey]authority.TokenLabel, len(k.Tokens))
+	c.Tokens = make(map[solana.PublicKey]writekind.TokenLabel, len(k.Tokens))
 	for m, l := range k.Tokens {
 		c.Tokens[m] = l
 	}
@@ -251,21 +252,21 @@ func outsideRefusal(err error) error {
 		return errors.New("transaction: " + err.Error() + " (nothing was proposed, signed or sent)")
 	case errors.Is(err, executor.ErrProgramNotAllowed):
 		// The policy's own rule: the executor judged by the policy's list.
-		return authority.Refuse(policy.RuleProgram, err.Error())
+		return writekind.Refuse(policy.RuleProgram, err.Error())
 	case errors.Is(err, executor.ErrUnsafeTransaction):
-		return authority.Refuse("transaction", err.Error())
+		return writekind.Refuse("transaction", err.Error())
 	case errors.Is(err, executor.ErrOutsideExpired):
-		return authority.Refuse("transaction_expired", err.Error())
+		return writekind.Refuse("transaction_expired", err.Error())
 	case errors.Is(err, executor.ErrWorseThanApproved), errors.Is(err, executor.ErrComputeOverApproved), errors.Is(err, executor.ErrPriorityFeeOverApproved):
-		return authority.Refuse("worse_than_approved", err.Error())
+		return writekind.Refuse("worse_than_approved", err.Error())
 	case errors.As(err, &simErr):
-		return authority.Refuse("simulation", "the transaction would fail: "+simErr.Error())
+		return writekind.Refuse("simulation", "the transaction would fail: "+simErr.Error())
 	}
 	return errors.New("could not judge the transaction (nothing was proposed, signed or sent): " + err.Error())
 }
 
 // Prepare checks and measures the bytes, then labels every mint they move.
-func (k *OutsideProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (k *OutsideProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	p, err := env.Executor().PrepareOutside(ctx, k.Raw, outsideRules(env), k.Told)
 	if err != nil {
 		return executor.Preview{}, outsideRefusal(err)
@@ -280,7 +281,7 @@ func (k *OutsideProposal) Prepare(ctx context.Context, env authority.Env) (execu
 
 // outsideRules are the policy's program allowlist (its defaults and the
 // operator's --allow-program), with their labels, as the executor judges.
-func outsideRules(env authority.Env) executor.OutsideRules {
+func outsideRules(env writekind.Env) executor.OutsideRules {
 	r := executor.OutsideRules{AllowPrograms: map[solana.PublicKey]string{}}
 	for id, label := range env.Policy().AllowedPrograms {
 		if pk, err := solana.PublicKeyFromBase58(id); err == nil {
@@ -305,9 +306,9 @@ func (k *OutsideProposal) take(p *executor.PreparedOutside) {
 	k.Budget, k.LastValid, k.Binding = p.Budget, p.LastValidBlockHeight, p.Binding
 }
 
-func (k *OutsideProposal) labelMints(ctx context.Context, env authority.Env) error {
+func (k *OutsideProposal) labelMints(ctx context.Context, env writekind.Env) error {
 	if k.Tokens == nil {
-		k.Tokens = map[solana.PublicKey]authority.TokenLabel{}
+		k.Tokens = map[solana.PublicKey]writekind.TokenLabel{}
 	}
 	for _, m := range k.mints() {
 		if _, ok := k.Tokens[m]; ok {
@@ -332,12 +333,12 @@ func (k *OutsideProposal) labelMints(ctx context.Context, env authority.Env) err
 // label and every origin line are someone else's words, a token's metadata
 // too, and a program the operator admitted is still one whose instructions
 // solgate does not decode (its effects are what was judged).
-func (k *OutsideProposal) Admit(d policy.Decision) []authority.Flag {
+func (k *OutsideProposal) Admit(d policy.Decision) []approval.Flag {
 	k.NoCapApplies, k.Uncapped = d.NoCapApplies, d.UncappedMints
-	var flags []authority.Flag
+	var flags []approval.Flag
 	for _, line := range k.Told.Untrusted {
 		for _, f := range untrusted.Flags(line) {
-			flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("text that came with the transaction contains instruction-like words (%q); it is not what the transaction does: read the effects", f)})
+			flags = append(flags, approval.Flag{Kind: approval.FlagInstructionLike, Text: fmt.Sprintf("text that came with the transaction contains instruction-like words (%q); it is not what the transaction does: read the effects", f)})
 		}
 	}
 	for _, m := range k.mints() {
@@ -346,20 +347,20 @@ func (k *OutsideProposal) Admit(d policy.Decision) []authority.Flag {
 			continue
 		}
 		for _, f := range l.Flags {
-			flags = append(flags, authority.Flag{Kind: authority.FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
+			flags = append(flags, approval.Flag{Kind: approval.FlagInstructionLike, Text: fmt.Sprintf("token metadata contains instruction-like text (%q); treat its name as untrusted", f)})
 		}
 		for _, w := range l.Warnings {
-			flags = append(flags, authority.Flag{Kind: authority.FlagKind(w.Kind), Text: w.Text})
+			flags = append(flags, approval.Flag{Kind: approval.FlagKind(w.Kind), Text: w.Text})
 		}
 	}
 	defaults := policy.DefaultPrograms()
 	for _, p := range k.Programs {
 		if _, ok := defaults[p.ID.String()]; !ok {
-			flags = append(flags, authority.Flag{Kind: FlagAdmittedProgram, Short: "program!", Text: fmt.Sprintf("calls %s, admitted by --allow-program: solgate does not decode its instructions; what it does to the wallet is the simulated effects shown", programList([]executor.OutsideProgram{p}))})
+			flags = append(flags, approval.Flag{Kind: FlagAdmittedProgram, Short: "program!", Text: fmt.Sprintf("calls %s, admitted by --allow-program: solgate does not decode its instructions; what it does to the wallet is the simulated effects shown", programList([]executor.OutsideProgram{p}))})
 		}
 	}
 	if k.NoCapApplies {
-		flags = append(flags, authority.Flag{Kind: authority.FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
+		flags = append(flags, approval.Flag{Kind: approval.FlagNoCap, Text: "no cap applies: a token leaving the wallet has no per-mint cap (" + k.uncappedText() + ")"})
 	}
 	return flags
 }
@@ -367,10 +368,10 @@ func (k *OutsideProposal) Admit(d policy.Decision) []authority.Flag {
 // PrepareApproved measures the same bytes again, held to the approval:
 // the same message (apart from a refreshed blockhash when only the wallet
 // signs), effects no worse than approved.
-func (k *OutsideProposal) PrepareApproved(ctx context.Context, env authority.Env, _ string) (*authority.Execution, error) {
+func (k *OutsideProposal) PrepareApproved(ctx context.Context, env writekind.Env, _ string) (*writekind.Execution, error) {
 	p, err := env.Executor().PrepareApprovedOutside(ctx, k.Raw, outsideRules(env), k.Told, k.Approval)
 	if err != nil {
-		var r *authority.Refusal
+		var r *writekind.Refusal
 		if errors.As(outsideRefusal(err), &r) {
 			return nil, errors.New(r.Decision.Reason)
 		}
@@ -379,7 +380,7 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env authority.Env
 	fresh := k.Clone().(*OutsideProposal)
 	fresh.take(p)
 	ex := env.Executor()
-	return &authority.Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
+	return &writekind.Execution{Kind: fresh, LastValid: p.LastValidBlockHeight,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			p.BeforeSend = persist
 			return ex.SubmitOutside(ctx, p, progress)
@@ -389,7 +390,7 @@ func (k *OutsideProposal) PrepareApproved(ctx context.Context, env authority.Env
 // CheckLanded: the executor compared the landed effects with the approved
 // ones (an excess is "executed with unexpected effects"); the kind keeps
 // them.
-func (k *OutsideProposal) CheckLanded(_ context.Context, _ authority.Env, res *executor.Result) {
+func (k *OutsideProposal) CheckLanded(_ context.Context, _ writekind.Env, res *executor.Result) {
 	if res.Effects != nil {
 		eff := *res.Effects
 		k.Landed = &eff
@@ -398,8 +399,8 @@ func (k *OutsideProposal) CheckLanded(_ context.Context, _ authority.Env, res *e
 
 // Grant: never. A transaction the agent brought has effects of its own
 // each time; no standing grant can say in advance what they may be.
-func (k *OutsideProposal) Grant() authority.GrantRule {
-	return authority.NeverGranted("a transaction the agent brought has effects of its own each time")
+func (k *OutsideProposal) Grant() writekind.GrantRule {
+	return writekind.NeverGranted("a transaction the agent brought has effects of its own each time")
 }
 
 // ---- lines ----
@@ -514,7 +515,7 @@ func (k *OutsideProposal) Amount() string {
 	return s
 }
 
-func (k *OutsideProposal) PreviewLines(p *authority.Proposal) []string {
+func (k *OutsideProposal) PreviewLines(p *writekind.Proposal) []string {
 	lines := []string{"Action: sign a transaction built elsewhere; judged by what its exact bytes do in simulation, not by anyone's description"}
 	lines = append(lines, k.saidLines()...)
 	lines = append(lines,
@@ -532,7 +533,7 @@ func (k *OutsideProposal) PreviewLines(p *authority.Proposal) []string {
 	return append(lines, "Binding: the approval binds this message (apart from its blockhash) and these effects: at execution anything worse is refused")
 }
 
-func (k *OutsideProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (k *OutsideProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	e := k.Effects
 	st["sol_out_lamports"], st["sol_in_lamports"] = fmt.Sprint(e.SOLOut()), fmt.Sprint(e.SOLIn())
 	st["fee_lamports"], st["priority_fee_lamports"] = fmt.Sprint(e.NetworkFee), fmt.Sprint(e.PriorityFee)
@@ -570,35 +571,35 @@ func (k *OutsideProposal) Structured(p *authority.Proposal, st map[string]any) {
 // Detail is the console's effects view: what leaves and arrives per asset,
 // the fees, the rent, the programs (inside ones too) with their labels, the
 // signers and the expiry, then what others said, marked untrusted.
-func (k *OutsideProposal) Detail(p *authority.Proposal) []authority.DetailLine {
-	out := []authority.DetailLine{{Label: "Action", Value: "sign a transaction built elsewhere (judged by its effects)"}}
+func (k *OutsideProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
+	out := []approval.DetailLine{{Label: "Action", Value: "sign a transaction built elsewhere (judged by its effects)"}}
 	for _, f := range k.flows(true) {
-		out = append(out, authority.DetailLine{Label: "Out", Value: f})
+		out = append(out, approval.DetailLine{Label: "Out", Value: f})
 	}
 	for _, f := range k.flows(false) {
-		out = append(out, authority.DetailLine{Label: "In", Value: f})
+		out = append(out, approval.DetailLine{Label: "In", Value: f})
 	}
 	out = append(out,
-		authority.DetailLine{Label: "Fees", Value: k.feeText()},
-		authority.DetailLine{Label: "Rent", Value: k.rentText()},
-		authority.DetailLine{Label: "Programs", Value: programList(k.Programs)},
-		authority.DetailLine{Label: "Inside", Value: programList(k.InnerPrograms)},
-		authority.DetailLine{Label: "Signers", Value: k.signersText()},
-		authority.DetailLine{Label: "Expiry", Value: k.expiryText(), Warn: !k.WalletOnly})
+		approval.DetailLine{Label: "Fees", Value: k.feeText()},
+		approval.DetailLine{Label: "Rent", Value: k.rentText()},
+		approval.DetailLine{Label: "Programs", Value: programList(k.Programs)},
+		approval.DetailLine{Label: "Inside", Value: programList(k.InnerPrograms)},
+		approval.DetailLine{Label: "Signers", Value: k.signersText()},
+		approval.DetailLine{Label: "Expiry", Value: k.expiryText(), Warn: !k.WalletOnly})
 	if k.NoCapApplies {
-		out = append([]authority.DetailLine{{Label: "NO CAP", Value: "NO CAP APPLIES to a token leaving the wallet", Warn: true, Role: authority.LineBanner}}, out...)
+		out = append([]approval.DetailLine{{Label: "NO CAP", Value: "NO CAP APPLIES to a token leaving the wallet", Warn: true, Role: approval.LineBanner}}, out...)
 	}
 	if k.Told.Origin != "" {
-		out = append(out, authority.DetailLine{Label: "From", Value: untrusted.Sanitize(k.Told.Origin, labelRunes)})
+		out = append(out, approval.DetailLine{Label: "From", Value: untrusted.Sanitize(k.Told.Origin, labelRunes)})
 	}
 	for _, l := range k.Told.Untrusted {
-		out = append(out, authority.DetailLine{Label: "Says", Value: fmt.Sprintf("%q (untrusted, never checked)", untrusted.Sanitize(l, labelRunes)), Warn: true})
+		out = append(out, approval.DetailLine{Label: "Says", Value: fmt.Sprintf("%q (untrusted, never checked)", untrusted.Sanitize(l, labelRunes)), Warn: true})
 	}
-	out = append(out, authority.InstructionLines(p.Preview.Instructions)...)
-	return append(out, authority.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
+	out = append(out, writekind.InstructionLines(p.Preview.Instructions)...)
+	return append(out, approval.DetailLine{Label: "SHA-256", Value: p.Preview.MessageSHA256})
 }
 
-func (k *OutsideProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (k *OutsideProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	shown := k
 	if k.Landed != nil {
 		// What landed, measured from the transaction's own meta.

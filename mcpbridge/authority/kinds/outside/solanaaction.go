@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/solanaactions"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -22,7 +23,7 @@ import (
 // kind adds the origin as a counterparty, the server's words as untrusted
 // lines, and where the SOL goes.
 
-func init() { authority.RegisterKind(solanaActionKind{}) }
+func init() { writekind.Register(solanaActionKind{}) }
 
 // solanaActionKind registers solana_action.
 type solanaActionKind struct{}
@@ -37,7 +38,7 @@ func (solanaActionKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 // counterparty, so the pre-policy judges it before any request (every later
 // origin is asked by the fetch, also before its request). Nothing is known
 // of the transaction until the server is asked, in Prepare.
-func (solanaActionKind) Draft(_ context.Context, _ authority.Env, wa args.WriteArgs) (authority.Kind, error) {
+func (solanaActionKind) Draft(_ context.Context, _ writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(SolanaActionArgs)
 	origin, err := solanaactions.FirstOrigin(a.URL)
 	if err != nil {
@@ -71,11 +72,11 @@ type ActionProposal struct {
 	Outside *OutsideProposal
 }
 
-var _ authority.Kind = (*ActionProposal)(nil)
+var _ writekind.Kind = (*ActionProposal)(nil)
 
 func (k *ActionProposal) Args() args.WriteArgs { return k.A }
 
-func (k *ActionProposal) Clone() authority.Kind {
+func (k *ActionProposal) Clone() writekind.Kind {
 	c := *k
 	c.Fetched.Shown.Flags = append([]string(nil), k.Fetched.Shown.Flags...)
 	c.Fetched.Chains = append([]string(nil), k.Fetched.Chains...)
@@ -110,7 +111,7 @@ func (k *ActionProposal) Facts(network executor.Network, client string) policy.P
 
 // Prepare fetches the action (the origin allowlist is asked before each
 // request), then prepares the server's bytes as an OutsideProposal.
-func (k *ActionProposal) Prepare(ctx context.Context, env authority.Env) (executor.Preview, error) {
+func (k *ActionProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
 	fetcher, err := solanaactions.New(solanaactions.Options{
 		Chain:       executor.CAIP2(env.Genesis()),
 		AllowOrigin: env.Policy().CheckActionOrigin,
@@ -127,11 +128,11 @@ func (k *ActionProposal) Prepare(ctx context.Context, env authority.Env) (execut
 	const nothing = " (nothing was proposed, signed or sent)"
 	switch {
 	case errors.Is(err, solanaactions.ErrOriginNotAllowed):
-		return executor.Preview{}, authority.Refuse(policy.RuleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
+		return executor.Preview{}, writekind.Refuse(policy.RuleActionOrigin, err.Error()+" (nothing was fetched from it, proposed, signed or sent)")
 	case errors.Is(err, solanaactions.ErrWrongChain):
-		return executor.Preview{}, authority.Refuse(ruleActionChain, err.Error()+nothing)
+		return executor.Preview{}, writekind.Refuse(ruleActionChain, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrRefused):
-		return executor.Preview{}, authority.Refuse(ruleAction, err.Error()+nothing)
+		return executor.Preview{}, writekind.Refuse(ruleAction, err.Error()+nothing)
 	case errors.Is(err, solanaactions.ErrInput):
 		return executor.Preview{}, errors.New(err.Error() + nothing)
 	case err != nil:
@@ -164,11 +165,11 @@ func actionFacts(a *solanaactions.Action) executor.OutsideFacts {
 
 // Admit: Outside's warnings (the server's instruction-like words among
 // them).
-func (k *ActionProposal) Admit(d policy.Decision) []authority.Flag { return k.Outside.Admit(d) }
+func (k *ActionProposal) Admit(d policy.Decision) []approval.Flag { return k.Outside.Admit(d) }
 
 // PrepareApproved measures the approved bytes afresh (the server is never
 // asked again), held to the approved effects.
-func (k *ActionProposal) PrepareApproved(ctx context.Context, env authority.Env, id string) (*authority.Execution, error) {
+func (k *ActionProposal) PrepareApproved(ctx context.Context, env writekind.Env, id string) (*writekind.Execution, error) {
 	ex, err := k.Outside.PrepareApproved(ctx, env, id)
 	if err != nil {
 		return nil, err
@@ -185,8 +186,8 @@ func (k *ActionProposal) PrepareApproved(ctx context.Context, env authority.Env,
 
 // Grant: never, as for any transaction brought from outside: an action's
 // server builds new bytes each time.
-func (k *ActionProposal) Grant() authority.GrantRule {
-	return authority.NeverGranted("an action's server builds a new transaction each time")
+func (k *ActionProposal) Grant() writekind.GrantRule {
+	return writekind.NeverGranted("an action's server builds a new transaction each time")
 }
 
 // nextFetchTimeout bounds asking a links.next callback, after the
@@ -197,7 +198,7 @@ const nextFetchTimeout = 5 * time.Second
 // that landed as approved, the spec's next step: the callback is told the
 // signature and describes the next action. That description is only read
 // and shown; a failure to read it changes nothing of the execution.
-func (k *ActionProposal) CheckLanded(ctx context.Context, env authority.Env, res *executor.Result) {
+func (k *ActionProposal) CheckLanded(ctx context.Context, env writekind.Env, res *executor.Result) {
 	k.Outside.CheckLanded(ctx, env, res)
 	next := k.Fetched.Next
 	if res.Outcome != executor.Executed || next == nil || next.Callback == "" || next.Action != nil || next.Unusable != "" {
@@ -236,7 +237,7 @@ func (k *ActionProposal) Action() string {
 
 func (k *ActionProposal) Amount() string { return k.Outside.Amount() }
 
-func (k *ActionProposal) PreviewLines(p *authority.Proposal) []string {
+func (k *ActionProposal) PreviewLines(p *writekind.Proposal) []string {
 	lines := []string{
 		fmt.Sprintf("Action: sign the transaction the Solana Action at %s built for this wallet (%s); judged by what its exact bytes do in simulation, not by what the action says", k.Fetched.Origin, k.choice()),
 		fmt.Sprintf("Origin: %s (allowed by --allow-action-origin); the transaction came from %s", k.Fetched.Origin, k.Fetched.PostURL),
@@ -280,7 +281,7 @@ func (k *ActionProposal) nextStructured() map[string]any {
 	return out
 }
 
-func (k *ActionProposal) Structured(p *authority.Proposal, st map[string]any) {
+func (k *ActionProposal) Structured(p *writekind.Proposal, st map[string]any) {
 	k.Outside.Structured(p, st)
 	st["origin"], st["action_url"], st["post_url"], st["choice"] = k.Fetched.Origin, k.Fetched.ActionURL, k.Fetched.PostURL, k.Fetched.Choice
 	w := k.Fetched.Shown
@@ -290,8 +291,8 @@ func (k *ActionProposal) Structured(p *authority.Proposal, st map[string]any) {
 	}
 }
 
-func (k *ActionProposal) Detail(p *authority.Proposal) []authority.DetailLine {
-	out := []authority.DetailLine{
+func (k *ActionProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
+	out := []approval.DetailLine{
 		{Label: "Action", Value: "Solana Action (" + k.choice() + "), judged by its effects"},
 		{Label: "Origin", Value: k.Fetched.Origin},
 	}
@@ -303,7 +304,7 @@ func (k *ActionProposal) Detail(p *authority.Proposal) []authority.DetailLine {
 	return out
 }
 
-func (k *ActionProposal) Executed(p *authority.Proposal, st map[string]any) string {
+func (k *ActionProposal) Executed(p *writekind.Proposal, st map[string]any) string {
 	st["origin"] = k.Fetched.Origin
 	text := k.Outside.Executed(p, st) + " It was the Solana Action at " + k.Fetched.Origin + "."
 	if k.Fetched.Next != nil {

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
+	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -28,7 +29,7 @@ func (stakeKind) Tool() string { return "stake_sol" }
 func (stakeKind) Parse(map[string]any) (args.WriteArgs, error) {
 	return stakeArgs{}, nil
 }
-func (stakeKind) Draft(context.Context, authority.Env, args.WriteArgs) (authority.Kind, error) {
+func (stakeKind) Draft(context.Context, writekind.Env, args.WriteArgs) (writekind.Kind, error) {
 	return &stakeProposal{}, nil
 }
 
@@ -36,22 +37,22 @@ type stakeProposal struct{}
 
 func (k *stakeProposal) Args() args.WriteArgs                           { return stakeArgs{} }
 func (k *stakeProposal) Facts(executor.Network, string) policy.Proposal { return policy.Proposal{} }
-func (k *stakeProposal) Prepare(context.Context, authority.Env) (executor.Preview, error) {
+func (k *stakeProposal) Prepare(context.Context, writekind.Env) (executor.Preview, error) {
 	return executor.Preview{}, nil
 }
-func (k *stakeProposal) Admit(policy.Decision) []authority.Flag { return nil }
-func (k *stakeProposal) PrepareApproved(context.Context, authority.Env, string) (*authority.Execution, error) {
+func (k *stakeProposal) Admit(policy.Decision) []approval.Flag { return nil }
+func (k *stakeProposal) PrepareApproved(context.Context, writekind.Env, string) (*writekind.Execution, error) {
 	return nil, nil
 }
-func (k *stakeProposal) CheckLanded(context.Context, authority.Env, *executor.Result) {}                                        // piece: landed
-func (k *stakeProposal) Grant() authority.GrantRule                                   { return authority.NeverGranted("test") } // piece: grant
+func (k *stakeProposal) CheckLanded(context.Context, writekind.Env, *executor.Result) {}                                        // piece: landed
+func (k *stakeProposal) Grant() writekind.GrantRule                                   { return writekind.NeverGranted("test") } // piece: grant
 func (k *stakeProposal) Action() string                                               { return "stake" }
 func (k *stakeProposal) Amount() string                                               { return "" }
-func (k *stakeProposal) PreviewLines(*authority.Proposal) []string                    { return nil }
-func (k *stakeProposal) Structured(*authority.Proposal, map[string]any)               {}
-func (k *stakeProposal) Detail(*authority.Proposal) []authority.DetailLine            { return nil }
-func (k *stakeProposal) Executed(*authority.Proposal, map[string]any) string          { return "" }
+func (k *stakeProposal) PreviewLines(*writekind.Proposal) []string                    { return nil }
+func (k *stakeProposal) Structured(*writekind.Proposal, map[string]any)               {}
+func (k *stakeProposal) Detail(*writekind.Proposal) []approval.DetailLine             { return nil }
+func (k *stakeProposal) Executed(*writekind.Proposal, map[string]any) string          { return "" }
 func (k *stakeProposal) TokenTTL(def time.Duration) time.Duration                     { return def }
-func (k *stakeProposal) Clone() authority.Kind                                        { return &stakeProposal{} }
+func (k *stakeProposal) Clone() writekind.Kind                                        { return &stakeProposal{} }
 
-func init() { authority.RegisterKind(stakeKind{}) }
+func init() { writekind.Register(stakeKind{}) }

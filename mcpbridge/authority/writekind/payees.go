@@ -1,9 +1,10 @@
-package authority
+package writekind
 
 import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -13,14 +14,14 @@ import (
 // that are wallets to the recipient allowlist, whatever the kind itself
 // says it pays, so a kind cannot forget them.
 
-// withPayees adds to f a payee counterparty for every wallet eff pays that
+// WithPayees adds to f a payee counterparty for every wallet eff pays that
 // f does not already name as its recipient (a transfer's recipient, an
 // x402 payTo: each judged by its own rule).
 //
 // declared are payees the kind's purpose names besides its recipient (a
 // swap's pools, from the quote the human approves): the trade's other side,
 // bounded by the kind's own terms.
-func withPayees(f policy.Proposal, eff executor.Effects, declared []solana.PublicKey) policy.Proposal {
+func WithPayees(f policy.Proposal, eff executor.Effects, declared []solana.PublicKey) policy.Proposal {
 	named := map[string]bool{}
 	for _, c := range f.Counterparties {
 		if c.Kind == policy.CounterpartyRecipient {
@@ -46,16 +47,16 @@ type payeeDeclarer interface {
 	DeclaredPayees() []solana.PublicKey
 }
 
-// declaredPayees are k's declared payees, if it declares any.
-func declaredPayees(k Kind) []solana.PublicKey {
+// DeclaredPayees are k's declared payees, if it declares any.
+func DeclaredPayees(k Kind) []solana.PublicKey {
 	if d, ok := k.(payeeDeclarer); ok {
 		return d.DeclaredPayees()
 	}
 	return nil
 }
 
-// receivesLines are the preview's "Receives:" lines, one per payee.
-func receivesLines(eff executor.Effects) []string {
+// ReceivesLines are the preview's "Receives:" lines, one per payee.
+func ReceivesLines(eff executor.Effects) []string {
 	out := make([]string, 0, len(eff.Payees))
 	for _, p := range eff.Payees {
 		out = append(out, "Receives: "+p.String())
@@ -65,10 +66,10 @@ func receivesLines(eff executor.Effects) []string {
 
 // DetailLines are the kind's lines for the console, then one line per
 // payee the effects name.
-func (p *Proposal) DetailLines() []DetailLine {
+func (p *Proposal) DetailLines() []approval.DetailLine {
 	out := p.Kind.Detail(p)
 	for _, pay := range p.Preview.Effects.Payees {
-		out = append(out, DetailLine{Label: "Receives", Value: pay.Short()})
+		out = append(out, approval.DetailLine{Label: "Receives", Value: pay.Short()})
 	}
 	return out
 }

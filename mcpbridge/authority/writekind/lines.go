@@ -1,10 +1,11 @@
-package authority
+package writekind
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // The console draws every kind through the kind's own lines (Kind.Detail):
@@ -12,10 +13,10 @@ import (
 // rendered here, exactly (integers, string arithmetic), for every kind.
 
 // InstructionLines lists decoded instructions as detail lines.
-func InstructionLines(list []executor.InstructionSummary) []DetailLine {
-	out := make([]DetailLine, 0, len(list))
+func InstructionLines(list []executor.InstructionSummary) []approval.DetailLine {
+	out := make([]approval.DetailLine, 0, len(list))
 	for _, ins := range list {
-		out = append(out, DetailLine{Label: ins.Name, Value: ins.Summary, Role: LineInstruction})
+		out = append(out, approval.DetailLine{Label: ins.Name, Value: ins.Summary, Role: approval.LineInstruction})
 	}
 	return out
 }

@@ -1,7 +1,6 @@
-package authority
+package writekind
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -67,28 +66,17 @@ func ImpactText(bps uint32, unknown bool) string {
 	return "price impact " + policy.FormatPercentBps(bps) + "%"
 }
 
-// label reads a mint's facts and metadata; text from the chain is sanitised here.
-func (h *Hub) label(ctx context.Context, mint solana.PublicKey) (TokenLabel, error) {
-	if IsSOL(mint) {
-		return TokenLabel{Mint: mint.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}, nil
-	}
-	info, err := h.opts.Executor.Client().TokenInfo(ctx, mint)
-	if err != nil {
-		return TokenLabel{}, err
-	}
-	return h.labelOf(info), nil
-}
-
-// labelOf is the label of a mint as read from the chain.
-func (h *Hub) labelOf(info *executor.TokenInfo) TokenLabel {
+// LabelOf is the label of a mint as read from the chain on network; text
+// from the chain is sanitised here.
+func LabelOf(info *executor.TokenInfo, network executor.Network) TokenLabel {
 	mint := info.Mint
-	l := TokenLabel{Mint: mint.String(), Decimals: info.Decimals, Warnings: info.Warnings, Network: h.opts.Network}
+	l := TokenLabel{Mint: mint.String(), Decimals: info.Decimals, Warnings: info.Warnings, Network: network}
 	if md := info.Metadata; md != nil {
 		l.Name = untrusted.Sanitize(md.Name, 48)
 		l.Symbol = untrusted.Sanitize(md.Symbol, 16)
 		l.URI = untrusted.Sanitize(md.URI, 96)
 		l.Flags = untrusted.Flags(md.Name + " " + md.Symbol + " " + md.URI)
-		if w, ok := executor.ImpostorWarningOn(h.opts.Network, mint, l.Symbol, l.Name); ok {
+		if w, ok := executor.ImpostorWarningOn(network, mint, l.Symbol, l.Name); ok {
 			l.Warnings = append(slices.Clone(l.Warnings), w)
 		}
 	}

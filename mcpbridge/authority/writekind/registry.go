@@ -1,4 +1,4 @@
-package authority
+package writekind
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
-// A write kind is one registration. Everything that differs between a SOL
+// A write kind is one Registration. Everything that differs between a SOL
 // transfer, a token transfer, a swap (and whatever comes next) is a hook of
 // its WriteKind and of the Kind it drafts; the order in which the hooks run
 // is written once, in propose.go (admit → draft → pre-policy → prepare →
@@ -24,12 +25,12 @@ import (
 // persist → submit → verify → settle). A kind supplies steps, never the
 // sequence, so it cannot skip one. The core (hub, skeletons, tokens, queue,
 // events) names no concrete kind; each kind registers itself from its own
-// file in package kinds (RegisterKind in an init function), and
+// file in package kinds (Register in an init function), and
 // TestInventoryWriteToolsAreRegistrations ties the registrations to the
 // bridge's inventory, both ways.
 
-// WriteKind is one write tool's registration: the stateless half of a kind.
-type WriteKind interface {
+// Registration is one write tool's registration: the stateless half of a kind.
+type Registration interface {
 	// Tool is the MCP tool name; it must be a write entry of the bridge's
 	// inventory (mcpbridge/wire/inventory.go).
 	Tool() string
@@ -62,7 +63,7 @@ type Kind interface {
 	Prepare(ctx context.Context, env Env) (executor.Preview, error)
 	// Admit is told the policy's verdict on the measured facts (e.g. that
 	// no cap applies) and returns the kind's own warnings.
-	Admit(d policy.Decision) []Flag
+	Admit(d policy.Decision) []approval.Flag
 	// PrepareApproved rebuilds (or re-simulates) the bytes at execution,
 	// held to what the human approved. Its error's text is the failure the
 	// agent reads; nothing may have been signed.
@@ -93,7 +94,7 @@ type Kind interface {
 	// Structured adds the kind's fields to a pending result.
 	Structured(p *Proposal, st map[string]any)
 	// Detail lists labelled lines for the console's detail pane.
-	Detail(p *Proposal) []DetailLine
+	Detail(p *Proposal) []approval.DetailLine
 	// Executed describes a verified execution for the model.
 	Executed(p *Proposal, st map[string]any) string
 	// TokenTTL is how long an approval's token lives, given the default.
@@ -144,7 +145,8 @@ func Refuse(rule, reason string) error {
 // Env is what a kind's hooks may use of the console: the chain, the key's
 // address, the policy in force, mint labels and the audit trail. It is an
 // interface so that the kinds' contract names no Hub: the hub's queue,
-// tokens and locks stay out of a kind's reach (env.go implements it).
+// tokens and locks stay out of a kind's reach (the core's env.go
+// implements it).
 type Env interface {
 	// ProposalMemo is the memo solgate writes into the transactions it
 	// builds itself for this proposal: "solgate <proposal id>" ("" in a
@@ -178,13 +180,13 @@ type Env interface {
 
 // Registry holds the write kinds a console serves, keyed by tool name.
 type Registry struct {
-	kinds map[string]WriteKind
+	kinds map[string]Registration
 }
 
 // NewRegistry builds a registry of kinds; a duplicate tool or a nil kind is
 // a programming error.
-func NewRegistry(kinds ...WriteKind) (*Registry, error) {
-	r := &Registry{kinds: map[string]WriteKind{}}
+func NewRegistry(kinds ...Registration) (*Registry, error) {
+	r := &Registry{kinds: map[string]Registration{}}
 	for _, k := range kinds {
 		if err := r.add(k); err != nil {
 			return nil, err
@@ -193,7 +195,7 @@ func NewRegistry(kinds ...WriteKind) (*Registry, error) {
 	return r, nil
 }
 
-func (r *Registry) add(k WriteKind) error {
+func (r *Registry) add(k Registration) error {
 	if k == nil || k.Tool() == "" {
 		return errors.New("register write kind: a kind needs a tool name")
 	}
@@ -205,7 +207,7 @@ func (r *Registry) add(k WriteKind) error {
 }
 
 // Lookup finds a tool's registration.
-func (r *Registry) Lookup(tool string) (WriteKind, bool) {
+func (r *Registry) Lookup(tool string) (Registration, bool) {
 	k, ok := r.kinds[tool]
 	return k, ok
 }
@@ -220,20 +222,20 @@ func (r *Registry) Tools() []string {
 	return out
 }
 
-// defaultKinds is filled by RegisterKind from each kind's own file.
-var defaultKinds = &Registry{kinds: map[string]WriteKind{}}
+// defaultKinds is filled by Register from each kind's own file.
+var defaultKinds = &Registry{kinds: map[string]Registration{}}
 
-// RegisterKind adds a kind to the registry every console serves by default.
+// Register adds a kind to the registry every console serves by default.
 // Call it from an init function in the kind's own file; it panics on a
 // duplicate, which only a programming error can cause.
-func RegisterKind(k WriteKind) {
+func Register(k Registration) {
 	if err := defaultKinds.add(k); err != nil {
 		panic(err)
 	}
 }
 
-// DefaultKinds is the registry of every kind registered with RegisterKind.
-func DefaultKinds() *Registry { return defaultKinds }
+// Default is the registry of every kind registered with Register.
+func Default() *Registry { return defaultKinds }
 
 // RegisteredTools lists the write tools of the default registry.
 func RegisteredTools() []string { return slices.Clone(defaultKinds.Tools()) }
