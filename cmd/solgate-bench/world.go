@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -122,7 +123,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(err)
 	}
-	built, err := authority.Build(ctx, authority.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, authority.Options{Policy: cfg,
+	built, err := startup.Build(ctx, startup.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, authority.Options{Policy: cfg,
 		// The bench drives one agent (or one process of 50 socket
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The

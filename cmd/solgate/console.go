@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 
 	// The write kinds register themselves with the approval core.
 	_ "github.com/solgate/solgate/mcpbridge/authority/kinds"
@@ -122,7 +122,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return err
 	}
 	defer reopen()
-	authority.ConsoleRuntime(os.Getenv)
+	startup.ConsoleRuntime(os.Getenv)
 	// Refused here, after the key, the state and the terminal, as the
 	// authority would refuse it: and before a default state directory is
 	// chosen without knowing the cluster.

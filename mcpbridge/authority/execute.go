@@ -251,16 +251,6 @@ func (h *Hub) settle(id string, fn func() error) {
 	h.publish(EventSpendChanged, nil, "")
 }
 
-// landedOutflow is what the wallet lost according to the landed
-// transaction's effects: SOL and wrapped SOL together, fees and rent
-// included; at least the fee it was charged.
-func landedOutflow(res *executor.Result) uint64 {
-	if res.Effects == nil {
-		return res.Fee
-	}
-	return max(res.Effects.SOLOut(), res.Fee)
-}
-
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
 	h.mu.Lock()
 	p, ok := h.proposals[id]
@@ -288,28 +278,6 @@ func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, 
 		// Only a call that landed uses a grant's call up, so only here can
 		// its last call be used.
 		h.endSpentGrant(snap.Grant)
-	}
-}
-
-func (h *Hub) recordExecution(p *Proposal, outcome string) {
-	if h.opts.Store == nil {
-		return
-	}
-	if p.Signature == "" {
-		// Refused before anything was signed: there is no execution to
-		// record, only the proposal's new status (audited by the store).
-		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
-			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
-		}
-		return
-	}
-	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
-	if p.Result != nil {
-		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
-		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
-	}
-	if err := h.opts.Store.RecordExecution(e); err != nil {
-		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
 	}
 }
 

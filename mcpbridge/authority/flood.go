@@ -1,67 +1,13 @@
 package authority
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
-	"github.com/solgate/solgate/mcpbridge/authority/host"
-	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
-
-// caller is who sent a call. The name is what the agent says it is (MCP
-// clientInfo): display text only, sanitised and capped. The id is what the
-// kernel says (uid, pid and the process's start time), which the agent cannot
-// choose. The flood limits, the retry breaker and the ownership of proposals
-// key on the user (owner): a fork() is a new process but not a new user, so
-// it gets no fresh allowance, and renaming itself gives an agent nothing.
-type caller struct {
-	name string
-	id   string
-	// proc is the one process that sent this call, by the kernel's word
-	// for this call (host/sender.go); zero when it cannot be vouched for, or
-	// for a call made inside the console.
-	proc host.ProcessID
-	// prep is the proposal this call is preparing (see admit); nil for
-	// calls that are not proposals.
-	prep *prepSlot
-}
-
-// owner is the user a caller's limits count against.
-func (c caller) owner() string { return ownerOf(c.id) }
-
-// ownerOf reads the user out of a caller id (PeerID.String: "uid 1000 pid
-// 42 start 7"); a call from inside the console's process has no uid, and
-// its id stands alone.
-func ownerOf(id string) string {
-	if rest, ok := strings.CutPrefix(id, "uid "); ok {
-		if uid, _, ok := strings.Cut(rest, " "); ok {
-			return "uid " + uid
-		}
-	}
-	return id
-}
-
-// maxClientName caps the self-described name; a 60 KB name once reached the
-// console whole.
-const maxClientName = 64
-
-func callerOf(ctx context.Context, req wire.CallRequest) caller {
-	name := untrusted.Sanitize(req.Client.String(), maxClientName)
-	if name == "" {
-		name = "unknown-client"
-	}
-	if pc := host.PeerConnFrom(ctx); pc != nil {
-		return caller{name: name, id: pc.Cred().Identity().String(), proc: host.ProcessOf(pc, req.Process), prep: &prepSlot{}}
-	}
-	// A call from inside the console's own process (tests drive the hub
-	// this way) has no peer; its name is all there is to key on.
-	return caller{name: name, id: "in-process " + name, prep: &prepSlot{}}
-}
 
 // Flood control defaults, per user (uid) and overall.
 const (
@@ -72,15 +18,6 @@ const (
 
 // RuleFlood is the rule named in a flood-control denial.
 const RuleFlood = flood.Rule
-
-// prepSlot marks a proposal admitted but not yet queued: while it is being
-// prepared (a simulation), it counts against its user's pending limit, so
-// thirty processes proposing at once cannot all pass the check before any
-// of them is queued, nor keep the ledger busy simulating past the limit.
-type prepSlot struct {
-	owner string
-	held  bool
-}
 
 // pendingOfLocked counts owner's proposals waiting for the human or being
 // prepared.
@@ -166,33 +103,3 @@ func (h *Hub) auditFloodTally(t flood.Tally) {
 	})
 	h.log.Info("flood-control denials", "peer", t.Owner, "minute", t.Window, "denied", t.Denied)
 }
-
-// DenyPendingOf denies every pending proposal of the user that proposed
-// the proposal id, all its processes together: the operator's answer to a
-// flood (D in the console). It returns the proposals it denied.
-func (h *Hub) DenyPendingOf(id, by, reason string) ([]*Proposal, error) {
-	h.mu.Lock()
-	p, ok := h.proposals[id]
-	if !ok {
-		h.mu.Unlock()
-		return nil, fmt.Errorf("deny all of %s's user: no such proposal", id)
-	}
-	owner := ownerOf(p.Peer)
-	var ids []string
-	for _, q := range h.proposals {
-		if q.Status == StatusPending && ownerOf(q.Peer) == owner {
-			ids = append(ids, q.ID)
-		}
-	}
-	h.mu.Unlock()
-	var out []*Proposal
-	for _, qid := range ids {
-		if snap, err := h.Deny(qid, by, reason); err == nil {
-			out = append(out, snap)
-		}
-	}
-	return out, nil
-}
-
-// OwnerOf is the user a proposal's limits count against, for display.
-func OwnerOf(p *Proposal) string { return ownerOf(p.Peer) }

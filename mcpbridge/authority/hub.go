@@ -280,17 +280,6 @@ func (h *Hub) Clients() map[string]time.Time {
 	return out
 }
 
-// changedLocked wakes everyone waiting on p and arms the next wait.
-func (h *Hub) changedLocked(p *queued) {
-	// Every change of status passes here, so a grant learns every outcome
-	// of a call it approved, whichever path ended it.
-	h.settleGrantLocked(p)
-	if p.changed != nil {
-		close(p.changed)
-	}
-	p.changed = make(chan struct{})
-}
-
 func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
 	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
 	if p != nil {

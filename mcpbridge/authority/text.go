@@ -284,3 +284,12 @@ func errText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// FlagTexts lists the flags' sentences, as the model reads them.
+func FlagTexts(flags []Flag) []string {
+	out := make([]string, 0, len(flags))
+	for _, f := range flags {
+		out = append(out, f.Text)
+	}
+	return out
+}
