@@ -48,7 +48,7 @@ func serveFakeConsole(tb testing.TB, ln net.Listener, mux *http.ServeMux) {
 }
 
 // writeAnswer sends a call's answer with its length, as the console sends
-// its answers (authority/server.go), not chunked.
+// its answers (authority/server), not chunked.
 func writeAnswer(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

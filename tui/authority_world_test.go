@@ -20,6 +20,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -165,7 +166,7 @@ func newClock() *testkit.Clock { return testkit.NewClock(time.Now()) }
 func authorityModel(w *authorityWorld, c *testkit.Clock) *model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	h := w.authority.Console()
+	h := consoleservice.Of(w.authority)
 	m := newModel(config{
 		ops: h, network: h.Network(), genesis: w.genesis, wallet: h.Wallet(), policy: h.Policy(),
 		grace: defaultGrace, now: c.Now, loc: time.UTC, styles: stylesFor(r, true), after: noTimer,

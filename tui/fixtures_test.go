@@ -21,6 +21,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -308,12 +309,12 @@ func usdcSwap(seq int64, created time.Time) *authority.Proposal {
 // advanced by hand, and a redraw timer must not look like an action.
 func noTimer(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 
-// views draws fixtures as the console receives them (authority.ViewOf):
+// views draws fixtures as the console receives them (consoleservice.ViewOf):
 // the kinds' own lines, through the real kinds.
 func views(ps []*authority.Proposal) []*approval.Proposal {
 	out := make([]*approval.Proposal, len(ps))
 	for i, p := range ps {
-		out[i] = authority.ViewOf(p)
+		out[i] = consoleservice.ViewOf(p)
 	}
 	return out
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -92,7 +94,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	defer func() { ln.Close(); h.Close() }()
 	agent := testkit.StartAgent(t, ln.Path(), "flood-agent")
 
@@ -102,7 +104,7 @@ func TestOperatorUnderFlood(t *testing.T) {
 	ran := make(chan error, 1)
 	firstFrame := out.expect("QUEUE") // before Run, so the first frame cannot slip past
 	go func() {
-		ran <- Run(runCtx, Options{Service: h.Console(), Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
+		ran <- Run(runCtx, Options{Service: consoleservice.Of(h), Genesis: genesis, NoColor: true, NoBell: true, Input: in, Output: out, FPS: fps, Width: 120, Height: 34})
 	}()
 	defer func() { stopRun(); typist.Close(); <-ran }()
 	select { // the first frame: the console is up

@@ -10,6 +10,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 )
 
 // endGrants ends every grant a test made on a shared hub.
@@ -148,7 +149,7 @@ func TestGrantsLineAndList(t *testing.T) {
 	m.queue.Select(m.queue.index(p.ID))
 	c.Advance(time.Second)
 	press(t, m, runes("A"), keyEnter)
-	m.Update(eventsMsg{state: ptr(readState(w.authority.Console()))})
+	m.Update(eventsMsg{state: ptr(readState(consoleservice.Of(w.authority)))})
 	view := m.View()
 	line := "GRANTS (l lists, x ends all): #"
 	if !strings.Contains(view, line) || !strings.Contains(view, "grant-line → ") || !strings.Contains(view, " 0/9 · 0/") || !strings.Contains(view, "left") {
@@ -178,7 +179,7 @@ func TestGrantsLineAndList(t *testing.T) {
 			t.Fatalf("the grant lives on after the list ended it: %+v", g)
 		}
 	}
-	m.Update(eventsMsg{state: ptr(readState(w.authority.Console()))})
+	m.Update(eventsMsg{state: ptr(readState(consoleservice.Of(w.authority)))})
 	if strings.Contains(m.View(), line) {
 		t.Fatalf("the grants line stayed:\n%s", m.View())
 	}

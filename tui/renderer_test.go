@@ -13,6 +13,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -252,7 +253,7 @@ func TestRunIdleWritesNothingAndWakesNothing(t *testing.T) {
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Service: h.Console(), NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
+		errc <- Run(ctx, Options{Service: consoleservice.Of(h), NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
 	}()
 	for !strings.Contains(out.next(t), "QUEUE") {
 	}

@@ -26,7 +26,7 @@ const DefaultGrace = 800 * time.Millisecond
 
 // Options configure Run.
 type Options struct {
-	// Service is the authority as the console sees it (Hub.Console()).
+	// Service is the authority as the console sees it (consoleservice.Of(hub)).
 	Service approval.Service
 	Genesis string        // genesis hash shown next to the network badge
 	NoColor bool          // NO_COLOR set or --no-color: no colour at all, still readable (badges in words)

@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 )
 
 // forward hands events over in order, batches what is already queued, reads
@@ -71,7 +72,7 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Service: w.authority.Console(), Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Service: consoleservice.Of(w.authority), Genesis: w.genesis, NoColor: true, Grace: 100 * time.Millisecond, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	// Keys written together arrive as one key message: type y only once
 	// the quit question is on screen.
@@ -109,7 +110,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	screen := &syncWriter{w: &out}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Service: w.authority.Console(), Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(context.Background(), Options{Service: consoleservice.Of(w.authority), Genesis: w.genesis, NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE") // the console is up (p may be scrolled off: the hub is shared)
 	io.WriteString(typist, "q")
@@ -143,7 +144,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	screen := &syncWriter{w: &bytes.Buffer{}}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(ctx, Options{Service: w.authority.Console(), NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
+		errc <- Run(ctx, Options{Service: consoleservice.Of(w.authority), NoColor: true, Input: in, Output: screen, Width: 140, Height: 40})
 	}()
 	screen.waitFor(t, "QUEUE")
 	p := w.propose(t, "ctx-agent") // arrives while the console runs

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -281,7 +282,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 
 	evCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	svc := w.authority.Console()
+	svc := consoleservice.Of(w.authority)
 	events, unsubscribe := svc.Subscribe(64)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 64)

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 )
 
 // press feeds keys to the model one by one. Whatever command a key returns
@@ -203,7 +204,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc := w.authority.Console()
+	svc := consoleservice.Of(w.authority)
 	events, unsubscribe := svc.Subscribe(16)
 	defer unsubscribe()
 	msgs := make(chan tea.Msg, 16)
@@ -373,7 +374,7 @@ func TestPauseToggles(t *testing.T) {
 	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	refresh := func() {
-		st := readState(w.authority.Console())
+		st := readState(consoleservice.Of(w.authority))
 		m.Update(eventsMsg{state: &st})
 	}
 	if acts := press(t, m, runes("p")); !reflect.DeepEqual(acts, []action{actionPause{Paused: true}}) || !w.authority.Paused() {

@@ -11,6 +11,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
@@ -29,7 +30,7 @@ var (
 func events(evs ...authority.Event) eventsMsg {
 	out := make([]approval.Event, len(evs))
 	for i, ev := range evs {
-		out[i] = authority.EventView(ev)
+		out[i] = consoleservice.EventView(ev)
 	}
 	return eventsMsg{events: out}
 }

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // runSuite starts one ledger and runs each section on a console of its own.
@@ -21,7 +21,7 @@ func runSuite(ctx context.Context, bin, refDir string, slotMS int, c counts, run
 	}
 	// The hub runs in this process: give it the console's collector
 	// settings, as `solgate console` does at start.
-	if authority.ConsoleRuntime(os.Getenv) {
+	if startup.ConsoleRuntime(os.Getenv) {
 		rep.Machine.Runtime = "the console's GC settings (mcpbridge/authority/runtime.go)"
 	}
 	progress("starting localnet (slot %d ms)", slotMS)

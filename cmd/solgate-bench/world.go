@@ -16,6 +16,8 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -121,7 +123,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(err)
 	}
-	built, err := authority.Build(ctx, authority.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, authority.Options{Policy: cfg,
+	built, err := startup.Build(ctx, startup.Setup{Client: client, Key: w.key, Store: st, SwapAPI: swapAPI}, authority.Options{Policy: cfg,
 		// The bench drives one agent (or one process of 50 socket
 		// clients) far past the per-agent flood limits on purpose: it
 		// measures the console's capacity, not its flood control. The
@@ -139,7 +141,7 @@ func (w *world) startConsole(ctx context.Context) (*console, error) {
 		st.Close()
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	return &console{authority: h, store: st, socket: sock, dir: dir, ln: ln, exec: ex}, nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -137,7 +139,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 		fmt.Fprintln(c.stderr, "audit:", note)
 		a.log.Warn("audit head file", "msg", note)
 	}
-	setup := authority.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees, VerifyWindow: c.verifyWindow,
+	setup := startup.Setup{Client: client, Key: c.key, Store: st, Fees: c.fees, VerifyWindow: c.verifyWindow,
 		Progress: func(line string) {
 			fmt.Fprintln(c.stderr, "reconcile:", line)
 			a.log.Info("reconcile", "msg", line)
@@ -152,15 +154,15 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 		}
 		setup.SwapAPI = api
 	}
-	authority.Version = buildVersion()
-	built, err := authority.Build(ctx, setup, authority.Options{
+	server.Version = buildVersion()
+	built, err := startup.Build(ctx, setup, authority.Options{
 		Policy: c.policy, Logger: a.log, Exposure: c.exposure, NoGrants: c.noGrants,
 		MaxPendingPerUID: c.flood.maxPendingPerUID, MaxPending: c.flood.maxPending, ProposalsPerMinute: c.flood.perMinute,
 	})
 	if err != nil {
 		// Fail closed: a cluster that cannot be identified gets no write, and
 		// its state directory's pin cannot be checked, so do not start.
-		if errors.Is(err, authority.ErrNetworkUnidentified) {
+		if errors.Is(err, startup.ErrNetworkUnidentified) {
 			return nil, fmt.Errorf("--rpc %s: could not identify the network, so the console will not start (no write is allowed on a cluster it cannot identify); check the URL and that the node is up: %w", c.rpc, err)
 		}
 		var mm *store.ClusterMismatchError
@@ -180,7 +182,7 @@ func startAuthority(ctx context.Context, c authorityConfig) (_ *runningAuthority
 	}
 	a.closers = append(a.closers, func() { ln.Close() })
 	go func() {
-		if err := h.Serve(ln); err != nil {
+		if err := server.Serve(ln, h, server.Options{Logger: a.log}); err != nil {
 			a.log.Error("socket server stopped", "err", err)
 		}
 	}()

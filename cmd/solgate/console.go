@@ -14,8 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/solgate/solgate/executor"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 
 	// The write kinds register themselves with the approval core.
 	_ "github.com/solgate/solgate/mcpbridge/authority/kinds"
@@ -121,7 +122,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 		return err
 	}
 	defer reopen()
-	authority.ConsoleRuntime(os.Getenv)
+	startup.ConsoleRuntime(os.Getenv)
 	// Refused here, after the key, the state and the terminal, as the
 	// authority would refuse it: and before a default state directory is
 	// chosen without knowing the cluster.
@@ -140,7 +141,7 @@ func runConsole(ctx context.Context, stdout, stderr io.Writer, s Settings, check
 	}
 	defer auth.Close()
 	opts := tui.Options{
-		Service: auth.authority.Console(),
+		Service: consoleservice.Of(auth.authority),
 		Genesis: auth.genesis,
 		NoColor: s.NoColor || os.Getenv("NO_COLOR") != "",
 		NoBell:  s.NoBell, Logger: auth.log, NoGrants: s.NoGrants,

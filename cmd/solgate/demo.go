@@ -14,6 +14,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
+	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/tui"
@@ -168,7 +169,7 @@ func runDemo(ctx context.Context, stderr io.Writer, o demoOptions) error {
 		}
 	}()
 	return tui.Run(ctx, tui.Options{
-		Service: auth.authority.Console(), Genesis: auth.genesis,
+		Service: consoleservice.Of(auth.authority), Genesis: auth.genesis,
 		NoColor: o.noColor || os.Getenv("NO_COLOR") != "",
 	})
 }

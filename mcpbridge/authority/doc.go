@@ -17,16 +17,15 @@
 // # Files
 //
 // This package is the approval core of the privileged side inside `solgate
-// console`, built in one place (`build.go`: identify the cluster, pin the
-// state to it, restore the spend ledger, reconcile, then the hub): the
-// entry of every tool call (`call.go`: a write kind's skeleton or a read
-// tool), the proposal queue, the one propose skeleton and the one run
-// skeleton (`hub.go`, `propose.go`, `run.go`, `operator.go`,
-// `execute.go`), standing grants (`grant.go`), flood control (`flood.go`),
-// the events the console subscribes to (`events.go`), the results the model
-// reads (`text.go`) and the read tools that answer from the hub's state
-// (`reads.go`, `status.go`). It names no concrete kind. Its sub-packages,
-// each below the core:
+// console`, which package startup assembles: the entry of every tool call
+// (`call.go`: a write kind's skeleton or a read tool), the proposal queue,
+// the one propose skeleton and the one run skeleton (`hub.go`,
+// `propose.go`, `run.go`, `operator.go`, `execute.go`), the caller and what
+// it owns (`caller.go`), standing grants (`grant.go`, `granting.go`,
+// `grantledger.go`), the pending limits (`flood.go`), the spend summary
+// (`spend.go`), the results the model reads (`text.go`) and the read tools
+// that answer from the hub's state (`reads.go`, `status.go`). It names no
+// concrete kind. Its sub-packages, each below the core:
 //   - `writekind/`: the contract a kind is written against: the registry (a
 //     write kind is one registration: parse, draft, prepare, facts, the
 //     console's lines, the approved bytes as an Execution, the one execution
@@ -55,9 +54,16 @@
 //     `actions.json`, metadata, links and parameters, the POST), which
 //     `kinds/outside/solanaaction.go`, the `solana_action` kind, calls;
 //   - `reconcile/`: settling what a previous console left in flight, and
-//     the chain's verdict on a submission the hub follows.
+//     the chain's verdict on a submission the hub follows;
+//   - `flood/`: the per-user limit on how fast agents propose, and the
+//     tally of what it refused;
+//   - `fanout/`: the hub's events to every subscriber, in order, never
+//     blocking the publisher.
 //
 // Above the core:
+//   - `startup/`: assembling an authority in the one safe order (identify
+//     the cluster, pin the state to it, restore the spend ledger,
+//     reconcile, then the hub), and the settings of the process hosting it;
 //   - `server/`: the socket's HTTP routes (a forwarded call, a bridge's
 //     presence, the health check), which import nothing of the core and
 //     reach the hub through an interface of their own; the hub keeps who is

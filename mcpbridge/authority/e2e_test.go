@@ -22,6 +22,8 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/mcpbridge/demoagent"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -76,14 +78,14 @@ func newWorldOnListen(t testing.TB, tweak func(*authority.Options, *localnet.Led
 
 // newWorldSetup is newWorldOn that may also change what the authority is
 // built from (e.g. its swap programs); setupTweak may be nil.
-func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
+func newWorldSetup(t testing.TB, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*startup.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
 	return newWorldLedger(t, localnet.Options{}, tweak, setupTweak, lc)
 }
 
 // newWorldLedger is newWorldSetup on a ledger started with lopts (e.g. one
 // reporting a public cluster's genesis hash).
-func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*authority.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
+func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.Options, *localnet.Ledger), setupTweak func(*startup.Setup, *localnet.Ledger), lc host.ListenConfig) *world {
 	t.Helper()
 	ctx := context.Background()
 	l, chain := testkit.StartLedger(t, lopts)
@@ -112,11 +114,11 @@ func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.
 	}
 	opts := authority.Options{Policy: cfg}
 	tweak(&opts, l)
-	setup := authority.Setup{Client: client, Key: key, Store: st, SwapAPI: swapAPI}
+	setup := startup.Setup{Client: client, Key: key, Store: st, SwapAPI: swapAPI}
 	if setupTweak != nil {
 		setupTweak(&setup, l)
 	}
-	built, err := authority.Build(ctx, setup, opts)
+	built, err := startup.Build(ctx, setup, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func newWorldLedger(t testing.TB, lopts localnet.Options, tweak func(*authority.
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	var stopOnce sync.Once
 	stop := func() { stopOnce.Do(func() { ln.Close(); h.Close() }) }
 	t.Cleanup(stop)

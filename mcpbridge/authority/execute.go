@@ -106,7 +106,7 @@ func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 			h.mu.Unlock()
 		}
 		pc := pr
-		h.events.publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+		h.events.Publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
 	}
 }
 
@@ -251,16 +251,6 @@ func (h *Hub) settle(id string, fn func() error) {
 	h.publish(EventSpendChanged, nil, "")
 }
 
-// landedOutflow is what the wallet lost according to the landed
-// transaction's effects: SOL and wrapped SOL together, fees and rent
-// included; at least the fee it was charged.
-func landedOutflow(res *executor.Result) uint64 {
-	if res.Effects == nil {
-		return res.Fee
-	}
-	return max(res.Effects.SOLOut(), res.Fee)
-}
-
 func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
 	h.mu.Lock()
 	p, ok := h.proposals[id]
@@ -291,28 +281,6 @@ func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, 
 	}
 }
 
-func (h *Hub) recordExecution(p *Proposal, outcome string) {
-	if h.opts.Store == nil {
-		return
-	}
-	if p.Signature == "" {
-		// Refused before anything was signed: there is no execution to
-		// record, only the proposal's new status (audited by the store).
-		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
-			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
-		}
-		return
-	}
-	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
-	if p.Result != nil {
-		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
-		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
-	}
-	if err := h.opts.Store.RecordExecution(e); err != nil {
-		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
-	}
-}
-
 // tokenRefused records a refused token: audited, shown in the console, and
 // the proposal it was bound to fails, so the agent learns from
 // proposal_status that it must propose again.
@@ -323,7 +291,7 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 		id = te.ProposalID
 	}
 	h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
-	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
 	// Only the call that burned the token (other arguments, or after
 	// expiry) voids its proposal. A replay of a used token must not: the
 	// call that used it may be between its Consume and marking the
@@ -348,7 +316,7 @@ func burned(err error) bool {
 func (h *Hub) foreignToken(who caller, id, fp string, spent bool) {
 	h.audit("token_refused", id, map[string]any{"client": who.name, "peer": who.id, "fingerprint": fp,
 		"error": "presented by a caller that does not own the proposal"})
-	h.events.publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
+	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
 		Message: fmt.Sprintf("%s (%s): confirmed call with the token of %s, which it does not own, refused; that token is void", who.name, ownerOf(who.id), id)})
 	if spent {
 		h.failApproved(id, "its confirmation token was presented by another user or process, so it is void; propose again")

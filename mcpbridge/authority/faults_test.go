@@ -56,6 +56,8 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -575,7 +577,7 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	if w.setup.authority != nil {
 		w.setup.authority(&opts)
 	}
-	built, err := authority.Build(w.ctx, authority.Setup{Client: client, Key: w.key, Store: st, ReconcileNow: reconcileNow,
+	built, err := startup.Build(w.ctx, startup.Setup{Client: client, Key: w.key, Store: st, ReconcileNow: reconcileNow,
 		Progress: func(s string) { lines = append(lines, s) }}, opts)
 	if err != nil {
 		t.Fatalf("build the authority: %v (reconcile: %q)", err, lines)
@@ -585,7 +587,7 @@ func (w *faultWorld) startHub(reconcileNow func() time.Time) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	w.h, w.st, w.spend, w.client, w.ln = h, st, spend, client, ln
 	w.stopApprove = autoApprove(h, t.Logf)
 	return lines
@@ -1334,7 +1336,7 @@ func runHubChild(raw string) int {
 	defer st.Close()
 	client := executor.NewClient(c.RPC, executor.ClientOptions{})
 	defer client.Close()
-	built, err := authority.Build(ctx, authority.Setup{Client: client, Key: key, Store: st,
+	built, err := startup.Build(ctx, startup.Setup{Client: client, Key: key, Store: st,
 		Progress: func(line string) { fmt.Fprintln(os.Stderr, "reconcile:", line) }}, authority.Options{Policy: c.Policy})
 	if err != nil {
 		return fail("%v", err)
@@ -1344,7 +1346,7 @@ func runHubChild(raw string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	go h.Serve(ln)
+	go server.Serve(ln, h, server.Options{})
 	stop := autoApprove(h, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) })
 	fmt.Println(authorityChildReady)
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // onChain is a landed transaction as the ledger reports it, its compute
@@ -328,7 +329,7 @@ func TestNodeIgnoringPercentileIsNotTakenForTriton(t *testing.T) {
 // fee stays within the cap, and the session spend counts it.
 func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 	const maxPriority = 30_000
-	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *startup.Setup, _ *localnet.Ledger) {
 		s.Fees = executor.FeeSettings{Percentile: 75, MaxLamports: maxPriority}
 	}, host.ListenConfig{})
 	ctx := context.Background()
@@ -380,7 +381,7 @@ func TestSwapPriorityFeeFollowsTheOperatorsCap(t *testing.T) {
 // "unknown", never "executed" on the status alone, and its reservation
 // stays: the session spend still counts it.
 func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
-	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *startup.Setup, _ *localnet.Ledger) {
 		s.VerifyWindow = 300 * time.Millisecond
 	}, host.ListenConfig{})
 	ctx := context.Background()

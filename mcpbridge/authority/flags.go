@@ -7,15 +7,6 @@ import (
 	"github.com/solgate/solgate/policy"
 )
 
-// FlagTexts lists the flags' sentences, as the model reads them.
-func FlagTexts(flags []Flag) []string {
-	out := make([]string, 0, len(flags))
-	for _, f := range flags {
-		out = append(out, f.Text)
-	}
-	return out
-}
-
 // flagsLocked lists warnings for the operator about a proposed recipient and
 // spend.
 func (h *Hub) flagsLocked(to string, spend uint64) []Flag {

@@ -15,6 +15,8 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -44,7 +46,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 
 	// A second console on the same database (the first one's memory is gone).
 	cfg := w.authority.Policy()
-	built, err := authority.Build(context.Background(), authority.Setup{Client: executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), Key: w.key, Store: w.store},
+	built, err := startup.Build(context.Background(), startup.Setup{Client: executor.NewClient(w.ledger.RPC(), executor.ClientOptions{}), Key: w.key, Store: w.store},
 		authority.Options{Policy: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +61,7 @@ func TestProposalStatusAfterRestartComesFromTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go h2.Serve(l)
+	go server.Serve(l, h2, server.Options{})
 	defer l.Close()
 	ask := func(id string) wire.CallResult {
 		res, err := mcpbridge.PostCall(context.Background(), mcpbridge.NewUnixHTTPClient(path, time.Minute), wire.CallRequest{
@@ -101,7 +103,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 	w := newWorldSetup(t, func(o *authority.Options, _ *localnet.Ledger) {
 		o.ExecutionTimeout = 1500 * time.Millisecond
 		o.FollowInterval = 200 * time.Millisecond
-	}, func(s *authority.Setup, l *localnet.Ledger) {
+	}, func(s *startup.Setup, l *localnet.Ledger) {
 		tap = newRPCTap(t, l.RPC())
 		s.Client = executor.NewClient(tap.URL(), executor.ClientOptions{})
 	}, host.ListenConfig{})

@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
@@ -130,14 +129,26 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 // TestAGrantCoversItsProcessAlone, and, by mode, the processes that try
 // to ride on its grant.
 func TestHelperGrantee(t *testing.T) {
-	// SOLGATE_TEST_HELPER_MODE is grantee:TO, handed:TO:SECRET or execed:TO.
+	// SOLGATE_TEST_HELPER_MODE is grantee:TO, forked, handed:TO:SECRET or
+	// execed:TO.
 	path := os.Getenv("SOLGATE_TEST_HELPER_SOCKET")
 	mode, rest, _ := strings.Cut(os.Getenv("SOLGATE_TEST_HELPER_MODE"), ":")
 	to, handedSecret, _ := strings.Cut(rest, ":")
-	if path == "" || (mode != "grantee" && mode != "handed" && mode != "execed") {
+	if path == "" || !slices.Contains([]string{"grantee", "forked", "handed", "execed"}, mode) {
 		t.Skip("requires the helper-process environment: started by TestAGrantCoversItsProcessAlone")
 	}
 	switch mode {
+	case "forked":
+		// The granted process's child: it writes the call read from stdin
+		// on the granted process's connection (fd 3), and exits.
+		req, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.NewFile(3, "the granted connection").Write(req); err != nil {
+			t.Fatal(err)
+		}
+		return
 	case "handed":
 		granteeHanded(t, to, handedSecret)
 		return
@@ -157,18 +168,26 @@ func TestHelperGrantee(t *testing.T) {
 
 	fmt.Printf("SELF %s\n", c.propose(t, secret, to, 1_000_009))
 
-	// A child forked now writes the next call on this connection, with
-	// this process's secret (a fork copies its memory); the answer comes
-	// back on the same connection and is read here.
-	req := callBytes(t, secret, to, 1_000_008)
-	pid, errno := forkWrite(c.fd(t), req)
-	if errno != 0 {
-		t.Fatalf("fork: %v", errno)
-	}
-	var ws syscall.WaitStatus
-	if _, err := syscall.Wait4(int(pid), &ws, 0, nil); err != nil {
+	// A child started now writes the next call on this connection (its
+	// fd 3), with this process's secret (given on its stdin, as a fork's
+	// copy of this memory would hold it); the answer comes back on the
+	// same connection and is read here. The kernel stamps each message
+	// with its writer's pid (SCM_CREDENTIALS), so to the console a child
+	// that exec'd after its fork is the same sender as a bare fork: a
+	// process other than the granted one.
+	self, _ := os.Executable()
+	conn, err := c.c.File() // a dup of the connection
+	if err != nil {
 		t.Fatal(err)
 	}
+	forked := exec.Command(self, "-test.run=^TestHelperGrantee$", "-test.v")
+	forked.Env = helperEnv("SOLGATE_TEST_HELPER_MODE=forked")
+	forked.Stdin = bytes.NewReader(callBytes(t, secret, to, 1_000_008))
+	forked.ExtraFiles = []*os.File{conn}
+	if out, err := forked.CombinedOutput(); err != nil {
+		t.Fatalf("the forked child: %v\n%s", err, out)
+	}
+	conn.Close()
 	fmt.Printf("FORKED %s\n", c.read(t))
 
 	c2 := dialRaw(t, path)
@@ -180,7 +199,6 @@ func TestHelperGrantee(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, _ := os.Executable()
 	handed := exec.Command(self, "-test.run=^TestHelperGrantee$", "-test.v")
 	handed.Env = helperEnv("SOLGATE_TEST_HELPER_MODE=handed:" + to + ":" + secret)
 	handed.ExtraFiles = []*os.File{os.NewFile(uintptr(pair[1]), "pair")}
@@ -264,7 +282,7 @@ func dialRaw(t *testing.T, path string) *rawConn {
 	return &rawConn{c: c, br: bufio.NewReader(c)}
 }
 
-// fd is the connection's descriptor, for a raw write or SCM_RIGHTS.
+// fd is the connection's descriptor, for SCM_RIGHTS.
 func (c *rawConn) fd(t *testing.T) int {
 	t.Helper()
 	f, err := c.c.File() // a dup, kept open for the life of the helper
@@ -312,21 +330,4 @@ func (c *rawConn) read(t *testing.T) string {
 		t.Fatalf("answer: %+v", res)
 	}
 	return res.Str("proposal_id")
-}
-
-// forkWrite forks (clone with SIGCHLD alone, as fork(2) does); the child
-// writes req on fd with one raw write and exits, touching nothing of the
-// runtime, which a forked Go child could not use.
-//
-//go:norace
-//go:nosplit
-func forkWrite(fd int, req []byte) (uintptr, syscall.Errno) {
-	p, n := uintptr(unsafe.Pointer(unsafe.SliceData(req))), uintptr(len(req))
-	pid, _, errno := syscall.RawSyscall6(syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
-	if errno != 0 || pid != 0 {
-		return pid, errno
-	}
-	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), p, n)
-	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
-	return 0, 0
 }

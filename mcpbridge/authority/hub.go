@@ -11,6 +11,8 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
+	"github.com/solgate/solgate/mcpbridge/authority/fanout"
+	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -38,7 +40,6 @@ type Options struct {
 	ExecutionTimeout time.Duration // how long one execution may follow the chain (default 3 min)
 	FollowInterval   time.Duration // how often an unknown outcome is re-checked (default 2 s)
 	KeepFinished     int           // finished proposals kept in memory; older ones are answered from the store (default 1000)
-	ReadTimeout      time.Duration // reading a request's headers and body on the socket (default RequestReadTimeout)
 
 	// Flood control, per user (uid, whatever its processes) and overall
 	// (see caller).
@@ -89,9 +90,6 @@ func (o *Options) defaults() error {
 	if o.KeepFinished <= 0 {
 		o.KeepFinished = 1000
 	}
-	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = host.RequestReadTimeout
-	}
 	if o.MaxPendingPerUID <= 0 {
 		o.MaxPendingPerUID = DefaultMaxPendingPerUID
 	}
@@ -109,9 +107,9 @@ type Hub struct {
 	opts   Options
 	kinds  *writekind.Registry
 	tokens *tokens.Store
-	events *broker
+	events *fanout.Broker[Event]
 	log    *slog.Logger
-	flood  *floodControl
+	flood  *flood.Control
 	chain  chainreads.Reader // the chain read tools, and mint labels for the kinds
 
 	mu             sync.Mutex
@@ -148,7 +146,7 @@ type Hub struct {
 	afterConsume atomic.Pointer[func(proposalID string)]
 }
 
-// New builds a hub. It does not listen; see Serve.
+// New builds a hub. It does not listen; package server serves it.
 func New(opts Options) (*Hub, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -157,7 +155,7 @@ func New(opts Options) (*Hub, error) {
 		opts:   opts,
 		kinds:  opts.Kinds,
 		tokens: tokens.NewStore(opts.Now),
-		events: newBroker(),
+		events: fanout.New[Event](),
 		chain: chainreads.Reader{
 			Executor: opts.Executor, Swapper: opts.Swapper, Network: opts.Network,
 			MaxPriceImpactBps: opts.Policy.MaxPriceImpactBps,
@@ -177,12 +175,12 @@ func New(opts Options) (*Hub, error) {
 		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
-	h.flood = newFloodControl(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
+	h.flood = flood.New(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
 	h.startupWarnings()
 	return h, nil
 }
 
-// Subscribe delivers hub events; see broker.
+// Subscribe delivers hub events; see fanout.Broker.
 func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Subscribe(buffer) }
 
 // Network is the cluster the hub executes on.
@@ -206,14 +204,14 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.done)
 	h.executions.Wait()
-	h.flood.flushAll() // the minute in progress, before the store closes
-	h.events.close()
+	h.flood.FlushAll() // the minute in progress, before the store closes
+	h.events.Close()
 }
 
 // Note shows a line in the console log. The demo's scripted agent narrates
 // through it; the text is untrusted and the console sanitises it.
 func (h *Hub) Note(client, msg string) {
-	h.events.publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+	h.events.Publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
 }
 
 // Proposals returns snapshots of every proposal, oldest first.
@@ -250,24 +248,13 @@ func (h *Hub) Clients() map[string]time.Time {
 	return out
 }
 
-// changedLocked wakes everyone waiting on p and arms the next wait.
-func (h *Hub) changedLocked(p *queued) {
-	// Every change of status passes here, so a grant learns every outcome
-	// of a call it approved, whichever path ended it.
-	h.settleGrantLocked(p)
-	if p.changed != nil {
-		close(p.changed)
-	}
-	p.changed = make(chan struct{})
-}
-
 func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
 	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
 	if p != nil {
 		ev.Proposal = p.Clone()
 		ev.Client = p.Client
 	}
-	h.events.publish(ev)
+	h.events.Publish(ev)
 }
 
 // audit appends to the audit trail; a failure is logged loudly. Callers that

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // memoProgram is the SPL Memo program (v2), spelled as published by the
@@ -128,7 +129,7 @@ func TestIdenticalApprovedSwapsBothLandAtThreeSecondSlots(t *testing.T) {
 }
 
 func identicalSwapsBothLand(t *testing.T, version int) {
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, func(s *startup.Setup, l *localnet.Ledger) {
 		if version != executor.SwapAPIv2 {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // Tokens whose on-chain metadata imitates SOL, USDC or USDT with look-alike
@@ -62,7 +63,7 @@ func TestGetTokenInfoFlagsImpostorTickers(t *testing.T) {
 // of it), which routes mainnet only: the proposal is refused with that
 // reason before any request is made.
 func TestSwapOnDevnetWithARemoteSwapAPIIsRefusedAtProposal(t *testing.T) {
-	w := newWorldLedger(t, localnet.Options{Network: "devnet"}, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, _ *localnet.Ledger) {
+	w := newWorldLedger(t, localnet.Options{Network: "devnet"}, func(*authority.Options, *localnet.Ledger) {}, func(s *startup.Setup, _ *localnet.Ledger) {
 		// Never dialled: the refusal comes first. .invalid never resolves.
 		api, err := executor.NewSwapClient("https://swap.example.invalid", executor.SwapClientOptions{Timeout: time.Second})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -201,3 +202,92 @@ func (h *Hub) ResumeClient(client string) {
 
 // PausedClients lists clients the retry breaker has paused.
 func (h *Hub) PausedClients() []string { return h.opts.Breaker.PausedClients() }
+
+// unpendLocked takes p out of the pending counts (same-arguments lookup
+// and flood limits), once, when it stops waiting for a decision.
+func (h *Hub) unpendLocked(p *queued) {
+	owner := ownerOf(p.Peer)
+	if key := pendingKey(owner, p.Fingerprint); h.pendingByFP[key] == p.ID {
+		delete(h.pendingByFP, key)
+		if h.pendingOf[owner] > 1 {
+			h.pendingOf[owner]--
+		} else {
+			delete(h.pendingOf, owner)
+		}
+	}
+}
+
+// expireUndecided fails a proposal closed when nobody decided in time. A
+// proposal whose decision is being recorded is left to that decision.
+func (h *Hub) expireUndecided(id string) {
+	snap, err := h.decide(id, "expire", StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	if err != nil {
+		return // decided already, or being decided
+	}
+	h.publish(EventProposalExpired, snap, snap.Reason)
+}
+
+// recordDecision writes a decision to the store (fsynced). It is called
+// without h.mu; see decide.
+func (h *Hub) recordDecision(d store.Decision) error {
+	if h.beforeDecisionWrite != nil {
+		h.beforeDecisionWrite(d.ProposalID)
+	}
+	if h.opts.Store == nil {
+		return nil
+	}
+	err := h.opts.Store.RecordDecision(d)
+	if err != nil {
+		h.log.Error("record decision failed", "proposal", d.ProposalID, "err", err)
+	}
+	return err
+}
+
+// DenyPendingOf denies every pending proposal of the user that proposed
+// the proposal id, all its processes together: the operator's answer to a
+// flood (D in the console). It returns the proposals it denied.
+func (h *Hub) DenyPendingOf(id, by, reason string) ([]*Proposal, error) {
+	h.mu.Lock()
+	p, ok := h.proposals[id]
+	if !ok {
+		h.mu.Unlock()
+		return nil, fmt.Errorf("deny all of %s's user: no such proposal", id)
+	}
+	owner := ownerOf(p.Peer)
+	var ids []string
+	for _, q := range h.proposals {
+		if q.Status == StatusPending && ownerOf(q.Peer) == owner {
+			ids = append(ids, q.ID)
+		}
+	}
+	h.mu.Unlock()
+	var out []*Proposal
+	for _, qid := range ids {
+		if snap, err := h.Deny(qid, by, reason); err == nil {
+			out = append(out, snap)
+		}
+	}
+	return out, nil
+}
+
+func (h *Hub) recordExecution(p *Proposal, outcome string) {
+	if h.opts.Store == nil {
+		return
+	}
+	if p.Signature == "" {
+		// Refused before anything was signed: there is no execution to
+		// record, only the proposal's new status (audited by the store).
+		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
+			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
+		}
+		return
+	}
+	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
+	if p.Result != nil {
+		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
+		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
+	}
+	if err := h.opts.Store.RecordExecution(e); err != nil {
+		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
+	}
+}

@@ -1,59 +1,42 @@
 package authority
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
+	"context"
 	"sort"
 
-	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
-// handlePresence holds a bridge's presence request open until the bridge
-// goes away (its connection closes, which net/http reports by cancelling
-// the request context) or the console closes.
-func (h *Hub) handlePresence(w http.ResponseWriter, r *http.Request) {
-	h.seePeer(r.Context())
-	var ci wire.ClientInfo
-	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
-	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ci); err != nil {
-		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: "malformed presence request: " + err.Error()})
-		return
-	}
-	// Read to the end: only then does net/http watch the connection and
-	// cancel the request context when the bridge goes away.
-	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10)); err != nil {
-		writeJSON(w, http.StatusBadRequest, wire.CallResult{IsError: true, Text: "presence request body not finished in time: " + err.Error()})
-		return
-	}
-	bodyRead() // from here on the request is held open on purpose
-	who := callerOf(r.Context(), wire.CallRequest{Client: ci})
+// SeePeer notes the user on the other end of a bridge's request (seePeer);
+// the socket server calls it before it answers.
+func (h *Hub) SeePeer(ctx context.Context) { h.seePeer(ctx) }
+
+// Arrive notes a bridge of the agent ci present, for as long as the socket
+// server holds its presence request open: leave, once the bridge goes away,
+// ends the grants given to its process and forgets the agent when it was
+// the last; stop is closed when the hub closes. ok is false when the hub is
+// already closed.
+func (h *Hub) Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), stop <-chan struct{}, ok bool) {
+	who := callerOf(ctx, wire.CallRequest{Client: ci})
 	client := who.name
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
+		return nil, nil, false
 	}
 	h.present[client]++
 	first := h.present[client] == 1
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 	if first {
-		h.events.publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
+		h.events.Publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
 	}
-	defer h.leave(client)
-	// This bridge process going away ends its grants: they were given to
-	// this process, and a new one is a new agent to the human.
-	defer h.endGrants(func(g *Grant) bool { return g.Peer == who.id }, "its agent disconnected")
-
-	select {
-	case <-r.Context().Done():
-	case <-h.done:
-	}
+	return func() {
+		// This bridge process going away ends its grants: they were given
+		// to this process, and a new one is a new agent to the human.
+		h.endGrants(func(g *Grant) bool { return g.Peer == who.id }, "its agent disconnected")
+		h.leave(client)
+	}, h.done, true
 }
 
 // leave drops one bridge of client; the last one out is announced, and the
@@ -69,7 +52,7 @@ func (h *Hub) leave(client string) {
 	closed := h.closed
 	h.mu.Unlock()
 	if last && !closed {
-		h.events.publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
+		h.events.Publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
 	}
 }
 

@@ -55,3 +55,26 @@ func newProposalID() string {
 	}
 	return "p_" + id
 }
+
+// recording is a proposal's insert on its way to disk: done is closed once
+// it is durable, or once it failed, err then saying why.
+type recording struct {
+	done chan struct{}
+	err  error
+}
+
+// pendingKey is what "the same arguments while pending" is looked up by:
+// the user and the fingerprint. A proposal belongs to the user that made it,
+// so another user's identical call is a proposal of its own, never an
+// answer that names (and leads to the token of) someone else's.
+func pendingKey(owner, fp string) string { return owner + "\x00" + fp }
+
+// recorded waits until p's record is durable; the error says why it never
+// will be. A hub without a store records nothing and waits for nothing.
+func (p *queued) recorded() error {
+	if p.record == nil {
+		return nil
+	}
+	<-p.record.done
+	return p.record.err
+}

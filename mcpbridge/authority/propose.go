@@ -121,7 +121,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallR
 	if d, ok := h.opts.Breaker.Check(who.owner()); !ok {
 		return deny(d), true
 	}
-	if d, ok := h.flood.admit(who.owner()); !ok {
+	if d, ok := h.flood.Admit(who.owner()); !ok {
 		// Back-pressure, not a policy wall: the answer says retry later,
 		// and it does not feed the retry breaker.
 		return h.floodDenied(who, "rate", d), true
@@ -224,43 +224,6 @@ func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wi
 	return res
 }
 
-// unpendLocked takes p out of the pending counts (same-arguments lookup
-// and flood limits), once, when it stops waiting for a decision.
-func (h *Hub) unpendLocked(p *queued) {
-	owner := ownerOf(p.Peer)
-	if key := pendingKey(owner, p.Fingerprint); h.pendingByFP[key] == p.ID {
-		delete(h.pendingByFP, key)
-		if h.pendingOf[owner] > 1 {
-			h.pendingOf[owner]--
-		} else {
-			delete(h.pendingOf, owner)
-		}
-	}
-}
-
-// pendingKey is what "the same arguments while pending" is looked up by:
-// the user and the fingerprint. A proposal belongs to the user that made it,
-// so another user's identical call is a proposal of its own, never an
-// answer that names (and leads to the token of) someone else's.
-func pendingKey(owner, fp string) string { return owner + "\x00" + fp }
-
-// recording is a proposal's insert on its way to disk: done is closed once
-// it is durable, or once it failed, err then saying why.
-type recording struct {
-	done chan struct{}
-	err  error
-}
-
-// recorded waits until p's record is durable; the error says why it never
-// will be. A hub without a store records nothing and waits for nothing.
-func (p *queued) recorded() error {
-	if p.record == nil {
-		return nil
-	}
-	<-p.record.done
-	return p.record.err
-}
-
 // repeatedResult answers the same arguments while p is pending with p
 // (snap), once p's record is durable.
 func (h *Hub) repeatedResult(p *queued, snap *Proposal) wire.CallResult {
@@ -350,7 +313,7 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		body["warnings"] = warnings
 	}
 	h.audit("auto_denied", "", body)
-	h.events.publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
+	h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {
@@ -360,30 +323,4 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		d.Reason += " Warning: " + w + "."
 	}
 	return denialResult(d)
-}
-
-// expireUndecided fails a proposal closed when nobody decided in time. A
-// proposal whose decision is being recorded is left to that decision.
-func (h *Hub) expireUndecided(id string) {
-	snap, err := h.decide(id, "expire", StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
-	if err != nil {
-		return // decided already, or being decided
-	}
-	h.publish(EventProposalExpired, snap, snap.Reason)
-}
-
-// recordDecision writes a decision to the store (fsynced). It is called
-// without h.mu; see decide.
-func (h *Hub) recordDecision(d store.Decision) error {
-	if h.beforeDecisionWrite != nil {
-		h.beforeDecisionWrite(d.ProposalID)
-	}
-	if h.opts.Store == nil {
-		return nil
-	}
-	err := h.opts.Store.RecordDecision(d)
-	if err != nil {
-		h.log.Error("record decision failed", "proposal", d.ProposalID, "err", err)
-	}
-	return err
 }

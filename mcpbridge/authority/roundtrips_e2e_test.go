@@ -10,6 +10,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -26,7 +27,7 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 		}
 		mint = m
 		o.Policy.AllowUncappedTokenTransfers = true
-	}, func(s *authority.Setup, _ *localnet.Ledger) {
+	}, func(s *startup.Setup, _ *localnet.Ledger) {
 		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
 	}, host.ListenConfig{})
 	ctx := context.Background()

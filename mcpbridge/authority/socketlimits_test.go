@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -52,12 +55,21 @@ func closedAt(c net.Conn, deadline time.Time) time.Time {
 // bridge's calls are answered all the while.
 func TestSlowConnectionsAreCutAndCallsGoOn(t *testing.T) {
 	const timeout = 2 * time.Second
-	w := newWorldListen(t, func(o *authority.Options) { o.ReadTimeout = timeout }, host.ListenConfig{MaxConnsPerUID: 200})
-	a := startAgent(t, w.socket)
+	w := newWorld(t, nil)
+	// The world's hub served again, on a socket of its own with the short
+	// read timeout; this test uses no other.
+	socket := filepath.Join(testkit.SocketDir(t), "s")
+	ln, err := host.ListenConfig{MaxConnsPerUID: 200, Logger: slog.New(slog.DiscardHandler)}.Listen(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go server.Serve(ln, w.authority, server.Options{ReadTimeout: timeout})
+	t.Cleanup(func() { ln.Close() })
+	a := startAgent(t, socket)
 	start := time.Now()
 	conns := make([]net.Conn, 100)
 	for i := range conns {
-		conns[i] = slowConn(t, w.socket, i%2 == 0)
+		conns[i] = slowConn(t, socket, i%2 == 0)
 	}
 
 	// Normal calls while the slow ones are held.

@@ -18,6 +18,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // aggregatorWorld is a world whose swap API's transactions invoke localnet's
@@ -25,7 +26,7 @@ import (
 // Jupiter transaction takes, judged by the whole-wallet simulation.
 func aggregatorWorld(t *testing.T) *world {
 	t.Helper()
-	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *authority.Setup, l *localnet.Ledger) {
+	w := newWorldSetup(t, func(*authority.Options, *localnet.Ledger) {}, func(s *startup.Setup, l *localnet.Ledger) {
 		s.SwapPrograms = []solana.PublicKey{solana.MustPublicKeyFromBase58(l.DemoMints().AggregatorProgram)}
 	}, host.ListenConfig{})
 	if err := w.ledger.SetSwapAggregator(context.Background(), true); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
+	"github.com/solgate/solgate/mcpbridge/authority/startup"
 )
 
 // v2World is a console speaking Swap API v2 (GET /swap/v2/build) to
@@ -26,7 +27,7 @@ func v2World(t *testing.T) *world {
 	t.Helper()
 	return newWorldLedger(t, localnet.Options{}, func(o *authority.Options, _ *localnet.Ledger) {
 		o.Policy.AllowUncappedTokenSwaps = true
-	}, func(s *authority.Setup, l *localnet.Ledger) {
+	}, func(s *startup.Setup, l *localnet.Ledger) {
 		api, err := executor.NewSwapClient(l.SwapAPI(), executor.SwapClientOptions{Version: executor.SwapAPIv2, Timeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)

@@ -271,3 +271,12 @@ func executionResult(p *Proposal) wire.CallResult {
 		return wire.CallResult{Structured: st, Text: fmt.Sprintf("FAILED — not executed: %s", p.Reason)}
 	}
 }
+
+// FlagTexts lists the flags' sentences, as the model reads them.
+func FlagTexts(flags []Flag) []string {
+	out := make([]string, 0, len(flags))
+	for _, f := range flags {
+		out = append(out, f.Text)
+	}
+	return out
+}

@@ -67,7 +67,7 @@ func (h *Hub) addWarningsLocked(ws []warning) (fresh []warning) {
 func (h *Hub) announce(ws []warning) {
 	for _, w := range ws {
 		h.log.Warn(w.text, "detail", w.detail)
-		h.events.publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.text + ": " + w.detail})
+		h.events.Publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.text + ": " + w.detail})
 	}
 }
 

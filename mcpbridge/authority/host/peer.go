@@ -48,6 +48,29 @@ func ParseStartTime(stat []byte) (uint64, error) {
 	return strconv.ParseUint(string(fields[19]), 10, 64)
 }
 
+// ParseStatusGroups reads the supplementary groups from the "Groups:" line
+// of /proc/<pid>/status (proc(5)): decimal gids separated by spaces or tabs,
+// none when the process has none. A status without that line, or with a
+// field that is not a gid, is an error, never "no groups".
+func ParseStatusGroups(status []byte) ([]uint32, error) {
+	for line := range bytes.Lines(status) {
+		rest, ok := bytes.CutPrefix(line, []byte("Groups:"))
+		if !ok {
+			continue
+		}
+		groups := []uint32{}
+		for _, f := range bytes.Fields(rest) {
+			g, err := strconv.ParseUint(string(f), 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("the Groups line %q: %q is not a gid", bytes.TrimSpace(line), f)
+			}
+			groups = append(groups, uint32(g))
+		}
+		return groups, nil
+	}
+	return nil, fmt.Errorf("no Groups line")
+}
+
 // PeerIDFromContext is the identity of the process that sent a request
 // through a SocketListener.
 func PeerIDFromContext(ctx context.Context) (PeerID, bool) {

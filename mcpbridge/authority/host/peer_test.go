@@ -2,6 +2,7 @@ package host
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +33,40 @@ func TestParseStartTime(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("%q: %d, %v; want %d", tc.stat, got, err, tc.want)
+		}
+	}
+}
+
+// The Groups line of /proc/<pid>/status is read whatever its spacing; a
+// status without one, or with a field that is not a gid, is an error rather
+// than a process without groups.
+func TestParseStatusGroups(t *testing.T) {
+	for _, tc := range []struct {
+		name, status string
+		want         []uint32
+		bad          bool
+	}{
+		{name: "as the kernel writes it", status: "Name:\tsolgate\nUid:\t1000\t1000\t1000\t1000\nGroups:\t4 24 27 1000 \nNStgid:\t42\n", want: []uint32{4, 24, 27, 1000}},
+		{name: "odd whitespace", status: "Groups:  \t7\t\t 4294967294   8\t\n", want: []uint32{7, 4294967294, 8}},
+		{name: "last line without newline", status: "Uid:\t0\nGroups:\t0 1", want: []uint32{0, 1}},
+		// The process chooses its name (the kernel escapes a newline in it).
+		{name: "a process named like the line", status: "Name:\tGroups: 0\nGroups:\t1000\n", want: []uint32{1000}},
+		{name: "no supplementary groups", status: "Gid:\t0\t0\t0\t0\nGroups:\t\nNStgid:\t1\n", want: []uint32{}},
+		{name: "no Groups line", status: "Name:\tx\nGid:\t0\t0\t0\t0\n", bad: true},
+		{name: "empty", status: "", bad: true},
+		{name: "not a number", status: "Groups:\t4 wheel 27\n", bad: true},
+		{name: "negative", status: "Groups:\t-1\n", bad: true},
+		{name: "beyond 32 bits", status: "Groups:\t4294967296\n", bad: true},
+	} {
+		got, err := ParseStatusGroups([]byte(tc.status))
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%s: got %v, want an error", tc.name, got)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }

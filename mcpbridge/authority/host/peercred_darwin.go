@@ -75,8 +75,9 @@ func ProcStartTime(pid int32) (uint64, error) {
 }
 
 // PeerGroupsOf is the peer's groups as LOCAL_PEERCRED recorded them at
-// connect time: at most 16.
-func PeerGroupsOf(c *net.UnixConn) ([]uint32, error) {
+// connect time: at most 16. They are the connection's own record, so no pid
+// (cred, Linux's source) is involved.
+func PeerGroupsOf(c *net.UnixConn, _ PeerCred) ([]uint32, error) {
 	xu, _, err := xucredOf(c)
 	if err != nil {
 		return nil, err

@@ -1,19 +1,18 @@
 package host
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// Linux: the peer's identity comes from SO_PEERCRED and SO_PEERGROUPS, its
-// start time from /proc, and admission ACLs are POSIX ACLs in an xattr.
+// Linux: the peer's identity comes from SO_PEERCRED, its start time and
+// supplementary groups from /proc, and admission ACLs are POSIX ACLs in an
+// xattr.
 // peercred_darwin.go answers the same four functions on macOS.
 
 // maxSocketPathLen is sun_path (108 bytes on Linux) minus its terminating NUL.
@@ -51,40 +50,34 @@ func ProcStartTime(pid int32) (uint64, error) {
 	return ParseStartTime(raw)
 }
 
-// PeerGroupsOf reads the peer's supplementary groups as the kernel recorded
-// them at connect time (SO_PEERGROUPS, Linux 4.13+). x/sys has no typed
-// getter, and its string getter stops at the first zero byte.
-func PeerGroupsOf(c *net.UnixConn) ([]uint32, error) {
-	raw, err := c.SyscallConn()
+// PeerGroupsOf reads the peer's supplementary groups from the Groups line
+// of /proc/<pid>/status, then the pid's start time again: if that is not
+// the start time read at accept (cred.Start), the pid now names another
+// process, and what was read is refused, so a reused pid never lends its
+// groups. The trade-off against SO_PEERGROUPS (which needs a raw getsockopt):
+// with /proc mounted hidepid, other users' status is hidden, and admission
+// falls back to uid and primary gid alone (fail closed). The connection is
+// darwin's source (peercred_darwin.go).
+func PeerGroupsOf(_ *net.UnixConn, cred PeerCred) ([]uint32, error) {
+	if cred.Start == 0 {
+		return nil, fmt.Errorf("groups of pid %d: its start time was not read at connect, so what /proc shows cannot be tied to it", cred.PID)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cred.PID))
 	if err != nil {
 		return nil, err
 	}
-	var groups []uint32
-	var sockErr error
-	ctlErr := raw.Control(func(fd uintptr) {
-		buf := make([]byte, 4*64)
-		for {
-			n := uint32(len(buf))
-			_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_PEERGROUPS,
-				uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)), 0)
-			if e == unix.ERANGE && int(n) > len(buf) && n <= 4*65536 {
-				buf = make([]byte, n)
-				continue
-			}
-			if e != 0 {
-				sockErr = e
-				return
-			}
-			for i := 0; i+4 <= int(n); i += 4 {
-				groups = append(groups, binary.NativeEndian.Uint32(buf[i:]))
-			}
-			return
-		}
-	})
-	if ctlErr != nil {
-		return nil, ctlErr
+	groups, err := ParseStatusGroups(status)
+	if err != nil {
+		return nil, fmt.Errorf("/proc/%d/status: %w", cred.PID, err)
 	}
-	return groups, sockErr
+	start, err := ProcStartTime(cred.PID)
+	if err != nil {
+		return nil, fmt.Errorf("groups of pid %d: start time: %w", cred.PID, err)
+	}
+	if start != cred.Start {
+		return nil, fmt.Errorf("groups of pid %d: it started at %d, not at %d as the process that connected did: the pid was reused", cred.PID, start, cred.Start)
+	}
+	return groups, nil
 }
 
 // setACL replaces path's POSIX access ACL (the xattr form Admission.acl

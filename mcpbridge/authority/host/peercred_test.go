@@ -69,7 +69,7 @@ func TestPeerCredOfARealConnection(t *testing.T) {
 		t.Errorf("start time of a process started later: %d (%v), this process's %d", later, err, self)
 	}
 
-	groups, err := PeerGroupsOf(server)
+	groups, err := PeerGroupsOf(server, cred)
 	if err != nil {
 		t.Fatal(err)
 	}

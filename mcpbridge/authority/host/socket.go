@@ -288,7 +288,7 @@ func (l *SocketListener) admits(c *net.UnixConn, cred PeerCred) bool {
 	}
 	var groups []uint32
 	if len(l.admit.GIDs) > 0 {
-		groups, _ = PeerGroupsOf(c) // unreadable: judged on uid and primary gid alone
+		groups, _ = PeerGroupsOf(c, cred) // unreadable: judged on uid and primary gid alone
 	}
 	return l.admit.admits(uint32(os.Geteuid()), cred, groups)
 }

@@ -206,18 +206,19 @@ func OpenLogFile(what, path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: open log %s: %w", what, path, err)
 	}
-	if err := checkLogFile(what, path, f); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	}
+	if err := checkLogFile(what, path, fi); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-func checkLogFile(what, path string, f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
-	}
+func checkLogFile(what, path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s %s is not a regular file (%s): choose another file", what, path, fi.Mode().Type())
 	}
@@ -243,17 +244,35 @@ func CheckLogFile(what, path string) error {
 	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	// Looked at before it is opened: opening a FIFO planted at the path
+	// would wait for a writer. The file opened must then be the one looked
+	// at; only a writer of the directory could swap it in between, and
+	// CheckTrustedDir limits those to the console's user and root.
+	seen, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	case errors.Is(err, syscall.ELOOP):
-		return fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
 	case err != nil:
+		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	case seen.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	}
+	if err := checkLogFile(what, path, seen); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
 		return fmt.Errorf("%s: open log %s: %w", what, path, err)
 	}
 	defer f.Close()
-	return checkLogFile(what, path, f)
+	opened, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	}
+	if !os.SameFile(seen, opened) {
+		return fmt.Errorf("%s %s was replaced while it was checked: check again", what, path)
+	}
+	return nil
 }
 
 // UserName is a uid as the operator reads it: "alice (uid 1001)", or

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -75,6 +76,20 @@ func TestOpenLogFileRefusesWhatItDoesNotOwn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "not-yet.log")); err == nil {
 		t.Fatal("--check created the log")
+	}
+}
+
+// A FIFO planted where the log goes is refused by name, and the check
+// returns: opening it would wait for a writer (a hang fails the test by its
+// timeout).
+func TestCheckLogFileRefusesAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "console.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckLogFile("--log-file", fifo)
+	if want := "--log-file " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("--check of a FIFO: %v, want %q", err, want)
 	}
 }
 

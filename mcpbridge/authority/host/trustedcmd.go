@@ -151,13 +151,23 @@ func (c *TrustedCommand) Check() error {
 	return nil
 }
 
-// shebang is the interpreter a script's #! line names, or "".
+// shebang is the interpreter a script's #! line names, or "". Only a
+// regular file is opened (a FIFO would wait for a writer), and only if it is
+// still the file looked at; a swap in between needs a writer of a trusted
+// directory, the console's user or root (Check).
 func shebang(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	seen, err := os.Lstat(path)
+	if err != nil || !seen.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if opened, err := f.Stat(); err != nil || !os.SameFile(seen, opened) {
+		return ""
+	}
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -93,5 +94,25 @@ func TestNotifyCommandRunsTheCheckedFile(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("the command ran")
+	}
+}
+
+// A FIFO as the program: checking it for a #! line does not open it (that
+// would wait for a writer; a hang fails the test by its timeout), and it is
+// never run, not being an executable file.
+func TestNotifyCommandThatIsAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "notify")
+	if err := syscall.Mkfifo(fifo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if interp := shebang(fifo); interp != "" {
+		t.Fatalf("a FIFO's interpreter: %q", interp)
+	}
+	c, err := ParseTrustedCommand("--notify-command", fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Cmd(context.Background()); err == nil || !strings.Contains(err.Error(), "the program "+fifo+" is not an executable file") {
+		t.Fatalf("run of a FIFO: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package authority
+package server
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
+	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
@@ -18,17 +20,51 @@ import (
 // maxRequestBytes bounds a forwarded call; real tool arguments are tiny.
 const maxRequestBytes = 64 << 10
 
-// Handler is the socket API: POST /v1/call, POST /v1/presence and GET
+// Core is what the routes need of the approval core: the hub answers it,
+// and it is all of the hub the socket reaches.
+type Core interface {
+	// Call answers one forwarded tool call; the caller is read from the
+	// connection in ctx (host.PeerConnFrom), never from the request.
+	Call(ctx context.Context, req wire.CallRequest) wire.CallResult
+	// SeePeer notes the user on the other end of ctx's connection and
+	// raises the warnings it calls for; it returns once they are raised.
+	SeePeer(ctx context.Context)
+	// Arrive notes a bridge of the agent ci as present until leave is
+	// called; stop is closed when the core shuts down. ok is false when
+	// the core is already closed, and then there is nothing to leave.
+	Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), stop <-chan struct{}, ok bool)
+	// Network and Wallet are reported by the health check.
+	Network() executor.Network
+	Wallet() string
+}
+
+// Options tune the socket's HTTP server; the zero value is the default.
+type Options struct {
+	// ReadTimeout bounds reading a request's headers and body (default
+	// host.RequestReadTimeout).
+	ReadTimeout time.Duration
+	// Logger gets net/http's own complaints (default: discarded), never the
+	// terminal the TUI draws on.
+	Logger *slog.Logger
+}
+
+// routes are the handlers of one served core.
+type routes struct {
+	core        Core
+	readTimeout time.Duration
+}
+
+// handler is the socket API: POST /v1/call, POST /v1/presence and GET
 // /v1/health, routed by http.ServeMux, which alone answers wrong methods
 // (405), unknown paths (404) and unclean ones (redirects). Requests are
 // only ever reached through a SocketListener, which already refused peers of
 // another uid.
-func (h *Hub) Handler() http.Handler {
+func (rt routes) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+wire.CallPath, h.handleCall)
-	mux.HandleFunc("POST "+wire.PresencePath, h.handlePresence)
+	mux.HandleFunc("POST "+wire.CallPath, rt.handleCall)
+	mux.HandleFunc("POST "+wire.PresencePath, rt.handlePresence)
 	mux.HandleFunc("GET "+wire.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, wire.Health{Network: string(h.opts.Network), Wallet: h.Wallet(), Version: Version})
+		writeJSON(w, http.StatusOK, wire.Health{Network: string(rt.core.Network()), Wallet: rt.core.Wallet(), Version: Version})
 	})
 	return mux
 }
@@ -62,9 +98,9 @@ func DecodeCallRequest(r io.Reader) (wire.CallRequest, error) {
 	return req, nil
 }
 
-func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
-	h.seePeerOnce(r.Context())
-	bodyRead := host.ReadBodyWithin(w, h.opts.ReadTimeout)
+func (rt routes) handleCall(w http.ResponseWriter, r *http.Request) {
+	rt.seePeerOnce(r.Context())
+	bodyRead := host.ReadBodyWithin(w, rt.readTimeout)
 	req, err := DecodeCallRequest(r.Body)
 	if err != nil {
 		// The deadline stays: net/http drains what is left of the body
@@ -81,18 +117,18 @@ func (h *Hub) handleCall(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, h.Call(r.Context(), req))
+	writeJSON(w, http.StatusOK, rt.core.Call(r.Context(), req))
 }
 
-// seePeerOnce is seePeer once a connection: the hub never forgets a user it
-// has seen, so the connection's later requests would find theirs already
+// seePeerOnce is SeePeer once a connection: the core never forgets a user
+// it has seen, so the connection's later requests would find theirs already
 // noted, only after taking the hub's lock that proposals contend for.
-func (h *Hub) seePeerOnce(ctx context.Context) {
+func (rt routes) seePeerOnce(ctx context.Context) {
 	pc := host.PeerConnFrom(ctx)
 	if pc != nil && pc.Seen() {
 		return
 	}
-	h.seePeer(ctx)
+	rt.core.SeePeer(ctx)
 	if pc != nil {
 		pc.MarkSeen()
 	}
@@ -120,13 +156,17 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // header values before it writes them and never changes them.
 var jsonContentType = []string{"application/json"}
 
-// Serve answers bridges on l until it is closed.
-func (h *Hub) Serve(l net.Listener) error {
-	srv := host.NewSocketHTTPServer(h.Handler())
-	srv.ReadHeaderTimeout = h.opts.ReadTimeout
-	// net/http's own complaints go to the console's log, never to the
-	// terminal the TUI draws on.
-	srv.ErrorLog = slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+// Serve answers bridges on l for core until l is closed.
+func Serve(l net.Listener, core Core, o Options) error {
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = host.RequestReadTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	srv := host.NewSocketHTTPServer(routes{core: core, readTimeout: o.ReadTimeout}.handler())
+	srv.ReadHeaderTimeout = o.ReadTimeout
+	srv.ErrorLog = slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)
 	err := srv.Serve(l)
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
 		return nil

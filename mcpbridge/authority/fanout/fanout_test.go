@@ -1,4 +1,4 @@
-package authority
+package fanout
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 // at once takes the direct handover, and the two interleave. Progress
 // events may be dropped for a full buffer, never reordered.
 func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
-	b := newBroker()
-	defer b.close()
+	b := New[testEvent]()
+	defer b.Close()
 	const n = 3000
 	type sub struct {
-		ch     <-chan Event
+		ch     <-chan testEvent
 		cancel func()
 		slow   bool
 	}
@@ -42,7 +42,7 @@ func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
 			defer s.cancel()
 			next, lastProgress := 0, -1
 			for next < n {
-				var ev Event
+				var ev testEvent
 				select {
 				case ev = <-s.ch:
 				case <-time.After(time.Minute): // a guard against a hang, not a timing
@@ -50,8 +50,8 @@ func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
 					return
 				}
 				var i int
-				fmt.Sscan(ev.Message, &i)
-				if ev.Kind.Droppable() {
+				fmt.Sscan(ev.msg, &i)
+				if ev.Droppable() {
 					if i <= lastProgress || i < next {
 						errs <- fmt.Errorf("progress event %d after %d (next undroppable %d)", i, lastProgress, next)
 						return
@@ -74,8 +74,8 @@ func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
 	// publishes, as the hub's events of one proposal come from one goroutine
 	// at a time. Progress events go between them.
 	for i := 0; i < n; i++ {
-		b.publish(Event{Kind: EventExecuting, Message: fmt.Sprint(i)})
-		b.publish(Event{Kind: EventNote, Message: fmt.Sprint(i)})
+		b.Publish(testEvent{progress: true, msg: fmt.Sprint(i)})
+		b.Publish(testEvent{msg: fmt.Sprint(i)})
 	}
 	wg.Wait()
 	close(errs)
@@ -87,12 +87,12 @@ func TestBrokerDeliversInOrderWhetherHandedOverOrQueued(t *testing.T) {
 // An event published while nothing is queued reaches a subscriber with
 // room without the dispatcher: it is in the channel when publish returns.
 func TestBrokerHandsOverDirectlyWhenNothingIsQueued(t *testing.T) {
-	b := newBroker()
-	defer b.close()
+	b := New[testEvent]()
+	defer b.Close()
 	ch, cancel := b.Subscribe(4)
 	defer cancel()
 	for i := 0; i < 100; i++ {
-		b.publish(Event{Kind: EventNote, Message: fmt.Sprint(i)})
+		b.Publish(testEvent{msg: fmt.Sprint(i)})
 		if len(ch) != 1 {
 			t.Fatalf("event %d: %d events in the subscriber's channel as publish returned, want 1", i, len(ch))
 		}
@@ -105,28 +105,36 @@ func TestBrokerHandsOverDirectlyWhenNothingIsQueued(t *testing.T) {
 func TestBrokerPublishWaitsForTheDispatchersHandOver(t *testing.T) {
 	handing := make(chan struct{})
 	release := make(chan struct{})
-	b := newBroker()
-	defer b.close()
+	b := New[testEvent]()
+	defer b.Close()
 	var first sync.Once
 	b.beforeDispatch = func() { first.Do(func() { handing <- struct{}{}; <-release }) }
 	ch, cancel := b.Subscribe(1)
 	defer cancel()
-	b.publish(Event{Kind: EventNote, Message: "0"}) // handed over: the buffer is now full
-	b.publish(Event{Kind: EventNote, Message: "1"}) // queued for the dispatcher
-	<-handing                                       // the dispatcher holds event 1
-	if ev := <-ch; ev.Message != "0" {              // room again
-		t.Fatalf("first event %q, want 0", ev.Message)
+	b.Publish(testEvent{msg: "0"}) // handed over: the buffer is now full
+	b.Publish(testEvent{msg: "1"}) // queued for the dispatcher
+	<-handing                      // the dispatcher holds event 1
+	if ev := <-ch; ev.msg != "0" { // room again
+		t.Fatalf("first event %q, want 0", ev.msg)
 	}
-	b.publish(Event{Kind: EventNote, Message: "2"})
+	b.Publish(testEvent{msg: "2"})
 	close(release)
 	for _, want := range []string{"1", "2"} {
 		select {
 		case ev := <-ch:
-			if ev.Message != want {
-				t.Fatalf("event %q where %s was due", ev.Message, want)
+			if ev.msg != want {
+				t.Fatalf("event %q where %s was due", ev.msg, want)
 			}
 		case <-time.After(time.Minute): // a guard against a hang, not a timing
 			t.Fatalf("event %s never came", want)
 		}
 	}
 }
+
+// testEvent is a progress event (droppable) or a note (never dropped).
+type testEvent struct {
+	progress bool
+	msg      string
+}
+
+func (e testEvent) Droppable() bool { return e.progress }

@@ -1,4 +1,4 @@
-package authority
+package startup
 
 import (
 	"runtime/debug"

@@ -1,34 +1,40 @@
-package authority
+// Package consoleservice is the approval service the console (package tui)
+// talks to, backed by the hub: it turns the core's proposals, grants and
+// events into the console's own values (package approval). It sits above
+// the core so that the core knows nothing of the console's service, and the
+// console nothing of the core.
+package consoleservice
 
 import (
 	"sync"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy"
 )
 
-// Console is the hub as the console sees it: the approval service, in the
-// console's own values (package approval). The console gets nothing else of
-// the hub, so what the operator can do is exactly this surface.
-func (h *Hub) Console() approval.Service { return console{h} }
+// Of is the hub as the console sees it: the approval service, in the
+// console's own values. The console gets nothing else of the hub, so what
+// the operator can do is exactly this surface.
+func Of(h *authority.Hub) approval.Service { return console{h} }
 
 // console forwards each method by name rather than embedding the hub, so
 // no other hub method can be reached through it by a type assertion.
-type console struct{ h *Hub }
+type console struct{ h *authority.Hub }
 
 var _ approval.Service = console{}
 
 // ViewOf draws a proposal snapshot for the console: its fields, and the
 // kind's own words, asked once here so the console never calls into a kind.
-func ViewOf(p *Proposal) *approval.Proposal {
+func ViewOf(p *authority.Proposal) *approval.Proposal {
 	if p == nil {
 		return nil
 	}
 	v := &approval.Proposal{
-		ID: p.ID, Seq: p.Seq, Tool: p.Tool, Client: p.Client, Owner: OwnerOf(p), User: p.User, Agent: p.Agent,
-		Fingerprint: p.Fingerprint, HasTerms: p.Kind != nil, Grantable: Grantable(p),
-		Preview: p.Preview, Spend: p.Spend, Flags: append([]Flag(nil), p.Flags...),
+		ID: p.ID, Seq: p.Seq, Tool: p.Tool, Client: p.Client, Owner: authority.OwnerOf(p), User: p.User, Agent: p.Agent,
+		Fingerprint: p.Fingerprint, HasTerms: p.Kind != nil, Grantable: authority.Grantable(p),
+		Preview: p.Preview, Spend: p.Spend, Flags: append([]authority.Flag(nil), p.Flags...),
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt,
 		Status: p.Status, DecidedAt: p.DecidedAt, DecidedBy: p.DecidedBy, Reason: p.Reason,
 		Token: p.Token, TokenExpires: p.TokenExpires, Grant: p.Grant, GrantMiss: p.GrantMiss,
@@ -41,7 +47,7 @@ func ViewOf(p *Proposal) *approval.Proposal {
 	return v
 }
 
-func viewsOf(ps []*Proposal) []*approval.Proposal {
+func viewsOf(ps []*authority.Proposal) []*approval.Proposal {
 	out := make([]*approval.Proposal, len(ps))
 	for i, p := range ps {
 		out[i] = ViewOf(p)
@@ -50,10 +56,10 @@ func viewsOf(ps []*Proposal) []*approval.Proposal {
 }
 
 // GrantView is a grant as the console lists it.
-func GrantView(g Grant) approval.Grant { return g.Grant }
+func GrantView(g authority.Grant) approval.Grant { return g.Grant }
 
 // EventView is an event as the console receives it.
-func EventView(ev Event) approval.Event {
+func EventView(ev authority.Event) approval.Event {
 	return approval.Event{Kind: ev.Kind, At: ev.At, Proposal: ViewOf(ev.Proposal), Progress: ev.Progress,
 		Client: ev.Client, Message: ev.Message, Warnings: ev.Warnings}
 }

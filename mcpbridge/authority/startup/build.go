@@ -1,4 +1,8 @@
-package authority
+// Package startup assembles an authority in the one order that is safe:
+// identify the cluster, pin the state to it, restore the spend ledger,
+// settle what a previous console left in flight, and only then make the
+// hub. It also holds the settings of the process that hosts a hub.
+package startup
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -40,10 +45,10 @@ type Setup struct {
 
 // Built is a hub with the parts Build made for it.
 type Built struct {
-	*Hub
+	*authority.Hub
 	Executor *executor.Executor
 	Spend    *policy.Spend
-	Genesis  string // the cluster's genesis hash (its network: Hub.Network)
+	Genesis  string // the cluster's genesis hash (its network: authority.Hub.Network)
 }
 
 // ErrNetworkUnidentified wraps a failure to read the cluster's genesis hash:
@@ -56,7 +61,7 @@ var ErrNetworkUnidentified = errors.New("could not identify the network")
 // logger, TTLs); its Executor, Swapper, Network, Genesis, Spend and Store
 // are Build's. A state directory of another cluster is a
 // *store.ClusterMismatchError.
-func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
+func Build(ctx context.Context, s Setup, opts authority.Options) (*Built, error) {
 	if s.Client == nil || s.Key == nil || s.Store == nil {
 		return nil, errors.New("authority: Client, Key and Store are required")
 	}
@@ -82,7 +87,7 @@ func Build(ctx context.Context, s Setup, opts Options) (*Built, error) {
 	if s.SwapAPI != nil {
 		opts.Swapper = executor.NewSwapper(ex, s.SwapAPI, executor.SwapOptions{SwapPrograms: s.SwapPrograms})
 	}
-	h, err := New(opts)
+	h, err := authority.New(opts)
 	if err != nil {
 		return nil, err
 	}
