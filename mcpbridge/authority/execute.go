@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -28,10 +29,10 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 	case errors.As(err, &te) && !h.ownedBy(who, te.ProposalID):
 		// Used, expired or mismatched, but not this caller's to know.
 		h.foreignToken(who, te.ProposalID, fp, burned(err))
-		return refusedResult(tokens.ErrUnknown.Error())
+		return answer.Refused(tokens.ErrUnknown.Error())
 	case err != nil:
 		h.tokenRefused(client, fp, err)
-		return refusedResult(err.Error())
+		return answer.Refused(err.Error())
 	}
 	if f := h.afterConsume.Load(); f != nil {
 		(*f)(id)
@@ -42,18 +43,18 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 	switch {
 	case !ok:
 		h.mu.Unlock()
-		return refusedResult("the proposal behind this token no longer exists; propose again")
+		return answer.Refused("the proposal behind this token no longer exists; propose again")
 	case !who.owns(p):
 		// Someone else's token: the answer is an unknown token's, and the
 		// token is spent like any other presented one (fail closed: it
 		// leaked, so its own proposal is void too).
 		h.mu.Unlock()
 		h.foreignToken(who, id, fp, true)
-		return refusedResult(tokens.ErrUnknown.Error())
+		return answer.Refused(tokens.ErrUnknown.Error())
 	case p.Status != StatusApproved:
 		st := p.Status
 		h.mu.Unlock()
-		return refusedResult(fmt.Sprintf("proposal %s is %s, not approved; the token is void", id, st))
+		return answer.Refused(fmt.Sprintf("proposal %s is %s, not approved; the token is void", id, st))
 	case h.paused:
 		p.Status, p.Reason = StatusFailed, "writes were paused by the operator before execution"
 		h.changedLocked(p)
@@ -61,10 +62,10 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 		h.mu.Unlock()
 		h.recordExecution(snap, store.ExecFailed)
 		h.publish(EventExecuted, snap, snap.Reason)
-		return refusedResult("the operator paused all writes; nothing was signed or sent and the token is void. Propose again after they resume.")
+		return answer.Refused("the operator paused all writes; nothing was signed or sent and the token is void. Propose again after they resume.")
 	case h.closed:
 		h.mu.Unlock()
-		return refusedResult("the console is shutting down; nothing was signed or sent")
+		return answer.Refused("the console is shutting down; nothing was signed or sent")
 	}
 	p.Status = StatusExecuting
 	h.changedLocked(p)
@@ -90,7 +91,7 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 	case <-ctx.Done():
 	}
 	final, _ := h.Proposal(id)
-	return executionResult(final)
+	return answer.Execution(final)
 }
 
 // progressFor reports an execution's steps as events and notes the

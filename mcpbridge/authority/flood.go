@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -93,7 +94,7 @@ func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) wire.CallR
 		h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: who.name, Message: msg})
 	}
 	h.log.Debug("flood-control denial", "client", who.name, "peer", who.id)
-	return denialResult(d)
+	return answer.Denial(d)
 }
 
 // auditFloodTally writes one user's flood denials of one minute as one row.

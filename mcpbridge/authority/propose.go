@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -146,7 +147,7 @@ func (h *Hub) admit(who caller, fp string, deny func(policy.Decision) wire.CallR
 // for the insert to be durable. A failed insert withdraws the proposal
 // (withdraw): fail closed, audited.
 func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wire.CallResult {
-	p.text = previewText(&p.Proposal, h.opts.Network)
+	p.text = answer.Preview(&p.Proposal, h.opts.Network)
 	var row store.Proposal
 	if h.opts.Store != nil {
 		args, _ := json.Marshal(normalized)
@@ -217,7 +218,7 @@ func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wi
 	time.AfterFunc(h.opts.ProposalTTL, func() { h.expireUndecided(p.ID) })
 	h.log.Info("proposal queued", "id", p.ID, "client", client, "user", p.User, "tool", p.Tool)
 	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
-	res := pendingResult(snap, p.text, own, h.opts.Network, false)
+	res := answer.Pending(snap, p.text, own, h.opts.Network, false)
 	// The protocol is the same under a grant: the agent gets this proposal
 	// and collects the token from proposal_status.
 	h.applyGrant(p.ID)
@@ -231,7 +232,7 @@ func (h *Hub) repeatedResult(p *queued, snap *Proposal) wire.CallResult {
 		return wire.ToolError("the console could not record the proposal, so it was not queued: " + err.Error())
 	}
 	own, _, _ := h.spendSummaryOf(caller{id: p.Peer})
-	return pendingResult(snap, p.text, own, h.opts.Network, true)
+	return answer.Pending(snap, p.text, own, h.opts.Network, true)
 }
 
 // withdraw takes back a proposal whose insert failed after it was shown:
@@ -322,5 +323,5 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		}
 		d.Reason += " Warning: " + w + "."
 	}
-	return denialResult(d)
+	return answer.Denial(d)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -35,7 +36,7 @@ func (h *Hub) spendStatus(who caller) wire.CallResult {
 		})
 	}
 	structured["tokens"] = tokens
-	text := capsText(v)
+	text := answer.Caps(v)
 	if agent != nil {
 		// The caller's own budget; the console's total only as the room it
 		// leaves, so no agent learns another's spend.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -28,7 +29,7 @@ func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalSta
 		}
 		if !who.owns(p) {
 			h.mu.Unlock()
-			return unknownProposalResult(a.ProposalID)
+			return answer.UnknownProposal(a.ProposalID)
 		}
 		if p.record != nil {
 			select {
@@ -46,7 +47,7 @@ func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalSta
 		if !waiting || a.WaitSeconds == 0 {
 			snap := p.snapshot()
 			h.mu.Unlock()
-			return statusResult(snap, h.opts.Policy.TokenDelivery == policy.DeliveryAgent)
+			return answer.Status(snap, h.opts.Policy.TokenDelivery == policy.DeliveryAgent)
 		}
 		changed := p.changed
 		h.mu.Unlock()
@@ -75,11 +76,11 @@ func (h *Hub) expireTokenLocked(p *queued) {
 // would pay twice.
 func (h *Hub) storedStatus(who caller, id string) wire.CallResult {
 	if h.opts.Store == nil {
-		return unknownProposalResult(id)
+		return answer.UnknownProposal(id)
 	}
 	p, err := h.opts.Store.GetProposal(id)
 	if err != nil || !who.ownsStored(p.Owner) {
-		return unknownProposalResult(id)
+		return answer.UnknownProposal(id)
 	}
 	st := map[string]any{"proposal_id": id, "status": p.Status, "earlier_console": true}
 	// The normalised arguments it was made with (to, lamports; or the swap's).

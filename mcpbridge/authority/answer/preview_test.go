@@ -1,4 +1,4 @@
-package authority
+package answer
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 )
 
-// previewTextFmt and pendingTextFmt are previewText and pendingResult's
+// previewTextFmt and pendingTextFmt are Preview and Pending's
 // text as they were written with fmt.
-func previewTextFmt(p *Proposal, n executor.Network) string {
+func previewTextFmt(p *writekind.Proposal, n executor.Network) string {
 	var b strings.Builder
 	for _, l := range p.Kind.PreviewLines(p) {
 		b.WriteString(l + "\n")
@@ -37,7 +38,7 @@ func previewTextFmt(p *Proposal, n executor.Network) string {
 	return b.String()
 }
 
-func pendingTextFmt(p *Proposal, text string, v SpendSummary, n executor.Network, repeated bool) string {
+func pendingTextFmt(p *writekind.Proposal, text string, v approval.SpendSummary, n executor.Network, repeated bool) string {
 	var b strings.Builder
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
 	if repeated {
@@ -49,7 +50,7 @@ func pendingTextFmt(p *Proposal, text string, v SpendSummary, n executor.Network
 	} else {
 		b.WriteString(previewTextFmt(p, n))
 	}
-	b.WriteString("\n" + capsText(v) + "\n")
+	b.WriteString("\n" + Caps(v) + "\n")
 	fmt.Fprintf(&b, "Next: a human must approve this in the solgate console before %s. Call proposal_status with proposal_id %q and wait_seconds up to 45 to learn the decision. Once approved, call %s again with exactly the same arguments plus confirm set to the token proposal_status returns (if it returns none, ask the human for the token shown in their console).",
 		p.ExpiresAt.UTC().Format(time.RFC3339), p.ID, p.Tool)
 	return b.String()
@@ -61,10 +62,10 @@ type linesKind struct {
 	lines []string
 }
 
-func (k linesKind) PreviewLines(*Proposal) []string           { return k.lines }
-func (k linesKind) Structured(_ *Proposal, st map[string]any) { st["kind"] = "lines" }
+func (k linesKind) PreviewLines(*writekind.Proposal) []string           { return k.lines }
+func (k linesKind) Structured(_ *writekind.Proposal, st map[string]any) { st["kind"] = "lines" }
 
-// TestProposalTextsAsFmt: previewText and pendingResult's text are the fmt
+// TestProposalTextsAsFmt: Preview and Pending's text are the fmt
 // spellings they had, on 20,000 proposals with texts of every kind (empty,
 // %-verbs, quotes, control characters, invalid UTF-8, unicode).
 func TestProposalTextsAsFmt(t *testing.T) {
@@ -77,7 +78,7 @@ func TestProposalTextsAsFmt(t *testing.T) {
 		for range r.IntN(4) {
 			lines = append(lines, text())
 		}
-		p := &Proposal{ID: "p_" + text(), Tool: text(), Client: text(), Kind: linesKind{lines: lines},
+		p := &writekind.Proposal{ID: "p_" + text(), Tool: text(), Client: text(), Kind: linesKind{lines: lines},
 			ExpiresAt: time.Unix(int64(r.Uint32()), int64(r.IntN(1e9))).In(time.FixedZone("x", 3600*(r.IntN(25)-12)))}
 		if r.IntN(2) == 0 {
 			var w solana.PublicKey
@@ -91,21 +92,21 @@ func TestProposalTextsAsFmt(t *testing.T) {
 			p.Preview.MessageSHA256 = fmt.Sprintf("%064x", r.Uint64())
 		}
 		for range r.IntN(3) {
-			p.Flags = append(p.Flags, Flag{Text: text()})
+			p.Flags = append(p.Flags, approval.Flag{Text: text()})
 		}
 		var recorded string
 		if i%5 == 0 {
 			recorded = text()
 		}
 		n := []executor.Network{"localnet", "devnet", "mainnet-beta", "unknown"}[r.IntN(4)]
-		v := SpendSummary{PerTx: r.Uint64() >> r.IntN(64), PerDay: uint64(r.IntN(2)) * 7}
-		if got, want := previewText(p, n), previewTextFmt(p, n); got != want {
-			t.Fatalf("previewText\n%q\nfmt\n%q", got, want)
+		v := approval.SpendSummary{PerTx: r.Uint64() >> r.IntN(64), PerDay: uint64(r.IntN(2)) * 7}
+		if got, want := Preview(p, n), previewTextFmt(p, n); got != want {
+			t.Fatalf("Preview\n%q\nfmt\n%q", got, want)
 		}
 		repeated := i%3 == 0
-		res := pendingResult(p, recorded, v, n, repeated)
+		res := Pending(p, recorded, v, n, repeated)
 		if want := pendingTextFmt(p, recorded, v, n, repeated); res.Text != want {
-			t.Fatalf("pendingResult text\n%q\nfmt\n%q", res.Text, want)
+			t.Fatalf("Pending text\n%q\nfmt\n%q", res.Text, want)
 		}
 		if got := res.Structured["expires_at"]; !reflect.DeepEqual(got, p.ExpiresAt.UTC().Format(time.RFC3339)) {
 			t.Fatalf("expires_at %v", got)

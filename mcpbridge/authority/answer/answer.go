@@ -1,4 +1,10 @@
-package authority
+// Package answer writes what the model reads of its write calls: the
+// proposal and its preview, the caps, a denial, a refusal, the status of a
+// proposal and the outcome of its execution. Every text is built from the
+// proposal as the core holds it, never from the model's own words. No
+// answer contains a token except proposal_status's under token delivery
+// "agent".
+package answer
 
 import (
 	"fmt"
@@ -9,26 +15,26 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
 
-// Everything the model reads comes from here. Results never contain a token
-// except proposal_status's answer under token delivery "agent".
-
-// refusedResult answers a confirmed call whose token did not hold. Like a
+// Refused answers a confirmed call whose token did not hold. Like a
 // denial it is an ordinary result (status "refused"), so that the model
 // reads the reason as an answer, not as a failure of the tool; the call as
 // made can never succeed, and the answer says so.
-func refusedResult(reason string) wire.CallResult {
+func Refused(reason string) wire.CallResult {
 	return wire.CallResult{
 		Text:       "REFUSED — nothing was signed or sent. " + reason,
 		Structured: map[string]any{"status": "refused", "reason": reason},
 	}
 }
 
-func denialResult(d policy.Decision) wire.CallResult {
+// Denial answers a call the policy refused: an ordinary result the model
+// reads, saying whether retrying could ever succeed.
+func Denial(d policy.Decision) wire.CallResult {
 	retry := "Retrying with the same arguments will not succeed in this session."
 	if d.Retryable {
 		retry = "This may succeed later, once the condition above changes."
@@ -41,15 +47,15 @@ func denialResult(d policy.Decision) wire.CallResult {
 	}
 }
 
-func unknownProposalResult(id string) wire.CallResult {
+// UnknownProposal answers an id this console does not know, or that
+// belongs to another user (who must not learn that it exists).
+func UnknownProposal(id string) wire.CallResult {
 	return wire.CallResult{
 		Text:       fmt.Sprintf("Proposal %s is unknown to this console (it may have been made before a restart). Propose again.", id),
 		Structured: map[string]any{"status": "unknown", "proposal_id": id},
 	}
 }
 
-// capsText is written without fmt, as every proposal's answer writes it
-// (TestCapsTextAsFmt holds it to the fmt spelling).
 func networkLine(n executor.Network) string {
 	switch {
 	case n.IsMainnet():
@@ -60,7 +66,10 @@ func networkLine(n executor.Network) string {
 	return n.Label() + " (test network; no real funds)"
 }
 
-func capsText(v SpendSummary) string {
+// Caps is the caps and the spend so far, written without fmt, as every
+// proposal's answer writes it (TestCapsTextAsFmt holds it to the fmt
+// spelling).
+func Caps(v approval.SpendSummary) string {
 	s := "Caps: per transfer " + executor.FormatSOL(v.PerTx) + " SOL · session " + executor.FormatSOL(v.Spent+v.Reserved) +
 		" of " + executor.FormatSOL(v.PerSession) + " SOL used (" + executor.FormatSOL(v.Reserved) + " SOL reserved, " +
 		executor.FormatSOL(v.Remaining) + " SOL remaining)"
@@ -78,7 +87,7 @@ func capsText(v SpendSummary) string {
 
 // TokenSpendLine is one mint's caps and spend, in base units, for the
 // model and the console's spend panel.
-func TokenSpendLine(t TokenSpend) string {
+func TokenSpendLine(t approval.TokenSpend) string {
 	caps := func(label, c string) string {
 		if c == "" {
 			return ""
@@ -93,17 +102,17 @@ func TokenSpendLine(t TokenSpend) string {
 	return s
 }
 
-// previewText is the proposal as the human and the audit trail see it.
-// previewText and pendingResult write without fmt, as every proposal's
+// Preview is the proposal as the human and the audit trail see it.
+// Preview and Pending write without fmt, as every proposal's
 // answer does (TestProposalTextsAsFmt holds them to the fmt spelling).
-func previewText(p *Proposal, n executor.Network) string {
+func Preview(p *writekind.Proposal, n executor.Network) string {
 	var b strings.Builder
 	b.Grow(1024)
 	writePreview(&b, p, n)
 	return b.String()
 }
 
-func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
+func writePreview(b *strings.Builder, p *writekind.Proposal, n executor.Network) {
 	for _, l := range p.Kind.PreviewLines(p) {
 		b.WriteString(l)
 		b.WriteByte('\n')
@@ -137,7 +146,9 @@ func writePreview(b *strings.Builder, p *Proposal, n executor.Network) {
 	}
 }
 
-func pendingResult(p *Proposal, text string, v SpendSummary, n executor.Network, repeated bool) wire.CallResult {
+// Pending answers a proposal waiting for the human: its preview (text, as
+// recorded, when the proposal has one), the caps, and what to do next.
+func Pending(p *writekind.Proposal, text string, v approval.SpendSummary, n executor.Network, repeated bool) wire.CallResult {
 	var b strings.Builder
 	b.Grow(2048)
 	b.WriteString("CONFIRMATION REQUIRED — nothing has been signed or sent.\n")
@@ -155,7 +166,7 @@ func pendingResult(p *Proposal, text string, v SpendSummary, n executor.Network,
 		writePreview(&b, p, n)
 	}
 	b.WriteByte('\n')
-	b.WriteString(capsText(v))
+	b.WriteString(Caps(v))
 	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
 	b.WriteString("\nNext: a human must approve this in the solgate console before ")
 	b.WriteString(expires)
@@ -201,11 +212,12 @@ func effectsStructured(e executor.Effects) map[string]any {
 	}
 }
 
-func statusResult(p *Proposal, deliverToken bool) wire.CallResult {
+// Status answers proposal_status: the token only when deliverToken.
+func Status(p *writekind.Proposal, deliverToken bool) wire.CallResult {
 	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
 	var text string
 	switch p.Status {
-	case StatusPending:
+	case approval.StatusPending:
 		st["expires_at"] = p.ExpiresAt.UTC().Format(time.RFC3339)
 		text = fmt.Sprintf("Proposal %s is still waiting for the human (expires %s). Call proposal_status again to keep waiting.", p.ID, p.ExpiresAt.UTC().Format(time.RFC3339))
 		if p.GrantMiss != "" {
@@ -213,7 +225,7 @@ func statusResult(p *Proposal, deliverToken bool) wire.CallResult {
 			st["grant_not_applied"] = p.GrantMiss
 			text += " Your standing grant did not apply: " + p.GrantMiss + "."
 		}
-	case StatusApproved:
+	case approval.StatusApproved:
 		st["expires_at"] = p.TokenExpires.UTC().Format(time.RFC3339)
 		if deliverToken {
 			st["confirm"] = p.Token
@@ -223,35 +235,35 @@ func statusResult(p *Proposal, deliverToken bool) wire.CallResult {
 			text = fmt.Sprintf("Proposal %s was APPROVED. The confirmation token is shown only in the operator's console: ask the human for it, then call %s again with exactly the same arguments plus confirm=<token> before %s.",
 				p.ID, p.Tool, p.TokenExpires.UTC().Format(time.RFC3339))
 		}
-	case StatusDenied, StatusExpired:
+	case approval.StatusDenied, approval.StatusExpired:
 		st["reason"] = p.Reason
 		text = fmt.Sprintf("Proposal %s was %s: %s. Nothing was signed or sent.", p.ID, strings.ToUpper(string(p.Status)), p.Reason)
 	default:
-		return executionResult(p)
+		return Execution(p)
 	}
 	return wire.CallResult{Text: text, Structured: st}
 }
 
-// executionResult reports an execution; "executed" only after the chain
+// Execution reports an execution; "executed" only after the chain
 // confirmed it and the re-fetch agreed.
-func executionResult(p *Proposal) wire.CallResult {
+func Execution(p *writekind.Proposal) wire.CallResult {
 	st := map[string]any{"proposal_id": p.ID, "status": string(p.Status)}
 	if p.Signature != "" {
 		st["signature"] = p.Signature
 	}
 	switch p.Status {
-	case StatusExecuted:
+	case approval.StatusExecuted:
 		r := p.Result
 		st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), true
 		return wire.CallResult{Structured: st, Text: p.Kind.Executed(p, st)}
-	case StatusLosses:
+	case approval.StatusLosses:
 		st["reason"] = p.Reason
 		if r := p.Result; r != nil {
 			st["slot"], st["fee_lamports"], st["verified"] = r.Slot, fmt.Sprint(r.Fee), false
 		}
 		return wire.CallResult{Structured: st, Text: fmt.Sprintf(
 			"EXECUTED WITH UNEXPECTED EFFECTS — the transaction landed (signature %s), but its effects, measured from the landed transaction itself, differ from the approved ones: %s. Do not retry; tell the operator.", p.Signature, p.Reason)}
-	case StatusExecuting, StatusSubmitted:
+	case approval.StatusExecuting, approval.StatusSubmitted:
 		if p.Reason != "" {
 			st["reason"] = p.Reason
 		}
@@ -273,7 +285,7 @@ func executionResult(p *Proposal) wire.CallResult {
 }
 
 // FlagTexts lists the flags' sentences, as the model reads them.
-func FlagTexts(flags []Flag) []string {
+func FlagTexts(flags []approval.Flag) []string {
 	out := make([]string, 0, len(flags))
 	for _, f := range flags {
 		out = append(out, f.Text)
