@@ -240,33 +240,3 @@ func (h *Hub) coveringLocked(p *queued) (*Grant, string) {
 	}
 	return nil, miss
 }
-
-// grantsOf lists the live grants of one agent process, for get_spend_status.
-func (h *Hub) grantsOf(who caller) []map[string]any {
-	h.mu.Lock()
-	gs := h.grantsLocked(func(g *Grant) bool { return g.boundTo(who) })
-	h.mu.Unlock()
-	out := make([]map[string]any, 0, len(gs))
-	for _, g := range gs {
-		out = append(out, map[string]any{
-			"grant": g.N, "tool": g.Tool, "counterparty": g.Counterparty, "max_amount": fmt.Sprint(g.MaxAmount),
-			"calls_used": g.Used, "calls_granted": g.Count, "spent_lamports": fmt.Sprint(g.Spent),
-			"ceiling_lamports": fmt.Sprint(g.Ceiling), "expires_at": g.ExpiresAt.UTC().Format(time.RFC3339),
-		})
-	}
-	return out
-}
-
-// grantsText is get_spend_status's paragraph on the agent's grants.
-func grantsText(gs []map[string]any) string {
-	if len(gs) == 0 {
-		return "Standing grants: none for you; every write waits for the human."
-	}
-	s := "Standing grants for you (a covered proposal is approved at once; every cap still applies):"
-	for _, g := range gs {
-		s += fmt.Sprintf("\n  grant #%v: %v to %v, each at most %v, %v/%v calls used, %v/%v lamports spent, until %v",
-			g["grant"], g["tool"], g["counterparty"], g["max_amount"], g["calls_used"], g["calls_granted"],
-			g["spent_lamports"], g["ceiling_lamports"], g["expires_at"])
-	}
-	return s
-}

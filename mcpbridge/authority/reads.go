@@ -2,68 +2,28 @@ package authority
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
+// spendStatus answers get_spend_status for who: its own budget, its own
+// grants, and who can reach the key and the console.
 func (h *Hub) spendStatus(who caller) wire.CallResult {
-	v, agent, total := h.spendSummaryOf(who)
-	structured := map[string]any{
-		"network":              string(v.Network),
-		"max_lamports_per_tx":  fmt.Sprint(v.PerTx),
-		"max_lamports_session": fmt.Sprint(v.PerSession),
-		"spent_lamports":       fmt.Sprint(v.Spent),
-		"reserved_lamports":    fmt.Sprint(v.Reserved),
-		"remaining_lamports":   fmt.Sprint(v.Remaining),
-		"paused":               v.Paused,
+	own, agent, total := h.spendSummaryOf(who)
+	h.mu.Lock()
+	grants := h.grantsLocked(func(g *Grant) bool { return g.boundTo(who) })
+	h.mu.Unlock()
+	s := answer.SpendState{Own: own, Agent: agent, Total: total, AllowUncappedTokenTransfers: h.opts.Policy.AllowUncappedTokenTransfers, Warnings: h.Warnings()}
+	for _, g := range grants {
+		s.Grants = append(s.Grants, g.Grant)
 	}
-	if v.PerDay > 0 {
-		structured["max_lamports_per_day"] = fmt.Sprint(v.PerDay)
-		structured["day_remaining_lamports"] = fmt.Sprint(v.DayRemaining)
-	}
-	tokens := make([]map[string]any, 0, len(v.Tokens))
-	for _, t := range v.Tokens {
-		tokens = append(tokens, map[string]any{
-			"mint": t.Mint, "max_per_tx": t.PerTx, "max_per_session": t.PerSession, "max_per_day": t.PerDay,
-			"spent": fmt.Sprint(t.Spent), "reserved": fmt.Sprint(t.Reserved),
-			"day_spent": fmt.Sprint(t.DaySpent), "day_reserved": fmt.Sprint(t.DayReserved),
-		})
-	}
-	structured["tokens"] = tokens
-	text := answer.Caps(v)
-	if agent != nil {
-		// The caller's own budget; the console's total only as the room it
-		// leaves, so no agent learns another's spend.
-		structured["agent"] = map[string]any{"uid": agent.UID, "label": agent.Label}
-		structured["total_remaining_lamports"] = fmt.Sprint(total.Remaining)
-		text = "Your budget, " + agent.Name() + ": " + text + "\nAll agents together have " + executor.FormatSOL(total.Remaining) + " SOL of the console's session cap left."
-		if total.PerDay > 0 {
-			structured["total_day_remaining_lamports"] = fmt.Sprint(total.DayRemaining)
-		}
-	}
-	structured["allow_uncapped_token_transfers"] = h.opts.Policy.AllowUncappedTokenTransfers
-	// Who can reach the key and the console, so an honest agent can tell
-	// its user when the setup does not keep it out.
-	grants := h.grantsOf(who)
-	structured["grants"] = grants
-	text += "\n" + grantsText(grants)
-	warnings := h.Warnings()
 	if e := h.opts.Exposure; e != nil {
-		structured["safety"] = e.Structured(warnings)
-		text += "\nSafety of this setup:\n  " + strings.Join(e.Report(), "\n  ")
-	} else {
-		structured["safety"] = map[string]any{"warnings": append([]string{}, warnings...)}
+		s.Safety, s.Report = e.Structured(s.Warnings), e.Report()
 	}
-	for _, w := range warnings {
-		text += "\nWARNING: " + w
-	}
-	return wire.CallResult{Text: text, Structured: structured}
+	return answer.SpendStatus(s)
 }
 
 // readTool is one read tool's entry: its parser and its handler, side by
