@@ -15,6 +15,7 @@ import (
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
+	"github.com/solgate/solgate/mcpbridge/authority/warnings"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 	"github.com/solgate/solgate/policy/store"
@@ -111,6 +112,9 @@ type Hub struct {
 	log    *slog.Logger
 	flood  *flood.Control
 	chain  chainreads.Reader // the chain read tools, and mint labels for the kinds
+	// warnings are the session-long warnings about who can reach the
+	// console; their board announces each through announce.
+	warnings *warnings.Board
 
 	mu             sync.Mutex
 	proposals      map[string]*queued
@@ -124,11 +128,8 @@ type Hub struct {
 	clients        map[string]time.Time // client → last seen
 	present        map[string]int       // client → bridges holding PresencePath open
 	recipients     map[string]struct{}  // addresses seen in proposals, for look-alike checks
-	peerUIDs       map[uint32]bool      // bridge users seen, for the warnings
 	userNames      sync.Map             // uid → "alice (uid 1001)" (userOf)
-	warnings       []string             // persistent warnings, see exposure.go
-	consoleUID     uint32
-	grants         map[int]*Grant // live standing grants by number (grant.go); memory only
+	grants         map[int]*Grant       // live standing grants by number (grant.go); memory only
 	grantSeq       int
 	x402           map[string]executor.X402Record // proposal → its signed x402 payment, as recorded before sending
 	executions     sync.WaitGroup
@@ -169,16 +170,23 @@ func New(opts Options) (*Hub, error) {
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
 		recipients:  map[string]struct{}{},
-		peerUIDs:    map[uint32]bool{},
 		grants:      map[int]*Grant{},
 		x402:        map[string]executor.X402Record{},
-		consoleUID:  uint32(os.Geteuid()),
 		done:        make(chan struct{}),
 	}
 	h.flood = flood.New(opts.ProposalsPerMinute, opts.Now, h.auditFloodTally)
-	h.startupWarnings()
+	h.warnings = warnings.New(opts.Exposure, uint32(os.Geteuid()), h.announce)
 	return h, nil
 }
+
+// announce logs a warning just raised and tells the console.
+func (h *Hub) announce(w warnings.Warning) {
+	h.log.Warn(w.Text, "detail", w.Detail)
+	h.events.Publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.Text + ": " + w.Detail})
+}
+
+// Warnings are the persistent warnings raised so far, oldest first.
+func (h *Hub) Warnings() []string { return h.warnings.List() }
 
 // Subscribe delivers hub events; see fanout.Broker.
 func (h *Hub) Subscribe(buffer int) (<-chan Event, func()) { return h.events.Subscribe(buffer) }

@@ -7,9 +7,9 @@ import (
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
-// SeePeer notes the user on the other end of a bridge's request (seePeer);
-// the socket server calls it before it answers.
-func (h *Hub) SeePeer(ctx context.Context) { h.seePeer(ctx) }
+// SeePeer notes the user on the other end of a bridge's request (the warnings it
+// raises); the socket server calls it before it answers.
+func (h *Hub) SeePeer(ctx context.Context) { h.warnings.SeePeer(ctx) }
 
 // Arrive notes a bridge of the agent ci present, for as long as the socket
 // server holds its presence request open: leave, once the bridge goes away,

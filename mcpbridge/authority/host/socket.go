@@ -376,7 +376,7 @@ type PeerConn struct {
 	senders senders // who wrote what was read (sender.go), where the kernel says
 	oob     []byte  // control-message buffer of its reads (peercred_linux.go)
 	release func()  // gives back the per-peer slot; safe to call twice
-	// seen is set once the hub has noted this peer (Hub.seePeer): its
+	// seen is set once the hub has noted this peer (Hub.SeePeer): its
 	// later requests skip the hub's lock for a user already seen.
 	seen atomic.Bool
 }
