@@ -20,6 +20,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -150,7 +151,7 @@ func (w *authorityWorld) propose(t *testing.T, client string) *authority.Proposa
 	return p
 }
 
-func (w *authorityWorld) status(t *testing.T, id string) authority.Status {
+func (w *authorityWorld) status(t *testing.T, id string) approval.Status {
 	t.Helper()
 	p, ok := w.authority.Proposal(id)
 	if !ok {

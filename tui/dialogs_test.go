@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // expiredEvent is what the hub publishes when p expires undecided.
@@ -18,8 +19,8 @@ func expiredEvent(t *testing.T, w *authorityWorld, id string) eventsMsg {
 	if !ok {
 		t.Fatalf("proposal %s not in the hub", id)
 	}
-	p.Status, p.Reason = authority.StatusExpired, "no decision within 10m0s (denied by timeout)"
-	return events(authority.Event{Kind: authority.EventProposalExpired, At: time.Now(), Proposal: p})
+	p.Status, p.Reason = approval.StatusExpired, "no decision within 10m0s (denied by timeout)"
+	return events(authority.Event{Kind: approval.EventProposalExpired, At: time.Now(), Proposal: p})
 }
 
 // typeSlowly presses each rune of text as its own key, the clock moving
@@ -71,7 +72,7 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 	if acts := typeSlowly(t, m, c, "maybe a"); len(acts) != 0 {
 		t.Fatalf("typing after the expiry performed %#v", acts)
 	}
-	if st := w.status(t, second.ID); st != authority.StatusPending {
+	if st := w.status(t, second.ID); st != approval.StatusPending {
 		t.Fatalf("the other proposal is %s after \"maybe a\", want pending", st)
 	}
 	if !strings.Contains(m.notice, "the proposal expired; your typing was discarded") {
@@ -82,7 +83,7 @@ func TestExpiryClosingTheDenyBoxDiscardsTyping(t *testing.T) {
 	}
 	// Esc ends it, and is swallowed too; then a is a key again.
 	press(t, m, tea.KeyMsg{Type: tea.KeyEsc})
-	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != authority.StatusApproved {
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != approval.StatusApproved {
 		t.Fatalf("a after Esc: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 }
@@ -95,11 +96,11 @@ func TestExpiryMovingTheSelectionDiscardsTyping(t *testing.T) {
 
 	m.Update(expiredEvent(t, w, first.ID))
 	c.Advance(defaultGrace + 500*time.Millisecond)
-	if acts := press(t, m, runes("a")); len(acts) != 0 || w.status(t, second.ID) != authority.StatusPending {
+	if acts := press(t, m, runes("a")); len(acts) != 0 || w.status(t, second.ID) != approval.StatusPending {
 		t.Fatalf("a 1.5 s after the selection moved: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 	c.Advance(swallowQuiet)
-	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != authority.StatusApproved {
+	if acts := press(t, m, runes("a")); len(acts) != 1 || w.status(t, second.ID) != approval.StatusApproved {
 		t.Fatalf("a after 2 quiet seconds: %#v, second is %s", acts, w.status(t, second.ID))
 	}
 }
@@ -131,7 +132,7 @@ func TestShiftDDeniesEveryPendingProposalOfOneUser(t *testing.T) {
 	m.queue.Select(m.queue.index(flood[1].ID))
 	c.Advance(time.Second)
 
-	if acts := press(t, m, runes("D"), runes("n")); len(acts) != 0 || w.status(t, flood[0].ID) != authority.StatusPending {
+	if acts := press(t, m, runes("D"), runes("n")); len(acts) != 0 || w.status(t, flood[0].ID) != approval.StatusPending {
 		t.Fatalf("D then n: %#v", acts)
 	}
 	press(t, m, runes("D"))
@@ -143,11 +144,11 @@ func TestShiftDDeniesEveryPendingProposalOfOneUser(t *testing.T) {
 		t.Fatalf("y: %#v", acts)
 	}
 	for _, p := range flood {
-		if st := w.status(t, p.ID); st != authority.StatusDenied {
+		if st := w.status(t, p.ID); st != approval.StatusDenied {
 			t.Errorf("flood proposal %s is %s, want denied", p.ID, st)
 		}
 	}
-	if st := w.status(t, calm.ID); st != authority.StatusPending {
+	if st := w.status(t, calm.ID); st != approval.StatusPending {
 		t.Errorf("another user's proposal is %s, want pending", st)
 	}
 	if m.queue.selected != calm.ID || m.swallowing {

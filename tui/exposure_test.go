@@ -8,8 +8,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // While a terminal showing the console is reachable by an admitted agent,
@@ -36,7 +35,7 @@ func TestExposedTerminalHidesAmountsAndIgnoresApproval(t *testing.T) {
 		t.Fatalf("exposed screen:\n%s", s)
 	}
 	press(t, m, runes("a"), runes("A"), runes("y"), keyEnter)
-	if st := w.status(t, p.ID); st != authority.StatusPending {
+	if st := w.status(t, p.ID); st != approval.StatusPending {
 		t.Fatalf("approved while exposed: %s", st)
 	}
 	m.Update(exposureMsg{})
@@ -44,12 +43,12 @@ func TestExposedTerminalHidesAmountsAndIgnoresApproval(t *testing.T) {
 		t.Fatalf("after the exposure ended:\n%s", s)
 	}
 	press(t, m, runes("a"))
-	if st := w.status(t, p.ID); st != authority.StatusPending {
+	if st := w.status(t, p.ID); st != approval.StatusPending {
 		t.Fatalf("a approved at once when the amounts came back: %s", st)
 	}
 	c.Advance(defaultGrace)
 	press(t, m, runes("a"))
-	if st := w.status(t, p.ID); st != authority.StatusApproved {
+	if st := w.status(t, p.ID); st != approval.StatusApproved {
 		t.Fatalf("a after the exposure and the grace period: %s", st)
 	}
 }

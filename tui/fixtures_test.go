@@ -117,13 +117,13 @@ func transfer(seq int64, client string, to solana.PublicKey, amount uint64, crea
 		Spend:     amount + fee,
 		CreatedAt: created,
 		ExpiresAt: created.Add(10 * time.Minute),
-		Status:    authority.StatusPending,
+		Status:    approval.StatusPending,
 	}
 }
 
 func spendState(spent, reserved uint64, paused bool) authorityState {
 	cfg := testPolicy()
-	v := authority.SpendSummary{
+	v := approval.SpendSummary{
 		Network: executor.Localnet, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession,
 		Spent: spent, Reserved: reserved, Paused: paused,
 	}
@@ -288,7 +288,7 @@ func swapProposal(seq int64, client string, in, out writekind.TokenLabel, inAmou
 		Spend:     spend,
 		CreatedAt: created,
 		ExpiresAt: created.Add(10 * time.Minute),
-		Status:    authority.StatusPending,
+		Status:    approval.StatusPending,
 	}
 	p.Flags = kinds.SwapFlags(in, out, noCap)
 	return p

@@ -59,17 +59,17 @@ func TestGrantKeysAgainstTheHub(t *testing.T) {
 				}
 			}
 			if tc.count == 0 {
-				if len(acts) != 0 || got.Status != authority.StatusPending || len(mine) != 0 {
+				if len(acts) != 0 || got.Status != approval.StatusPending || len(mine) != 0 {
 					t.Fatalf("performed %#v; hub says %s; grants %+v — want nothing", acts, got.Status, mine)
 				}
 			} else {
 				if len(mine) != 1 || mine[0].Count != tc.count || mine[0].Peer != p.Peer || mine[0].Left() != tc.count {
 					t.Fatalf("grants %+v, want one of %d for %s (acts %#v, notice %q, dialog %+v)", mine, tc.count, p.Peer, acts, m.notice, m.dialog.grant)
 				}
-				if got.Status != authority.StatusApproved || got.DecidedBy != decidedBy || got.Token == "" {
+				if got.Status != approval.StatusApproved || got.DecidedBy != decidedBy || got.Token == "" {
 					t.Fatalf("hub says %s by %s", got.Status, got.DecidedBy)
 				}
-				want := []action{actionGrant{ID: p.ID, Terms: authority.GrantTerms{Count: tc.count, Ceiling: mine[0].Ceiling, For: 10 * time.Minute}}}
+				want := []action{actionGrant{ID: p.ID, Terms: approval.GrantTerms{Count: tc.count, Ceiling: mine[0].Ceiling, For: 10 * time.Minute}}}
 				if !reflect.DeepEqual(acts, want) {
 					t.Errorf("actions %#v, want %#v", acts, want)
 				}
@@ -84,7 +84,7 @@ func TestGrantKeysAgainstTheHub(t *testing.T) {
 // The form's default ceiling is count × the proposal's measured spend,
 // but never more than the session cap leaves after this proposal.
 func TestGrantDefaultCeiling(t *testing.T) {
-	m := testModel(viewOpts{}, nil, authorityState{Spend: authority.SpendSummary{Remaining: 1_000_000_000}})
+	m := testModel(viewOpts{}, nil, authorityState{Spend: approval.SpendSummary{Remaining: 1_000_000_000}})
 	p := &approval.Proposal{Spend: 50_005_000}
 	if got := m.grantDefaults(p).fields; got != [grantFields]string{"9", "0.450045", "10"} {
 		t.Errorf("defaults %q", got)
@@ -112,7 +112,7 @@ func TestGrantKeyGuards(t *testing.T) {
 	if acts := press(t, m, runes("A")); len(acts) != 0 || !strings.Contains(m.notice, "--no-grants") || m.dialog.kind != dialogNone {
 		t.Fatalf("A with --no-grants: %#v, notice %q", acts, m.notice)
 	}
-	if st := w.status(t, p.ID); st != authority.StatusPending {
+	if st := w.status(t, p.ID); st != approval.StatusPending {
 		t.Fatalf("proposal is %s", st)
 	}
 }
@@ -134,7 +134,7 @@ func TestDecisionClosingTheGrantFormDiscardsTyping(t *testing.T) {
 	if acts := typeSlowly(t, m, c, "12 a"); len(acts) != 0 {
 		t.Fatalf("typing after the form closed performed %#v", acts)
 	}
-	if st := w.status(t, second.ID); st != authority.StatusPending {
+	if st := w.status(t, second.ID); st != approval.StatusPending {
 		t.Fatalf("the other proposal is %s, want pending", st)
 	}
 }
@@ -157,10 +157,10 @@ func TestGrantsLineAndList(t *testing.T) {
 	}
 	// A larger proposal from the same agent is not covered; its detail says why.
 	bigger := w.propose(t, "grant-line")
-	if bigger.Status != authority.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
+	if bigger.Status != approval.StatusPending || !strings.Contains(bigger.GrantMiss, "more than") {
 		t.Fatalf("a larger proposal: %s %q", bigger.Status, bigger.GrantMiss)
 	}
-	m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: time.Now(), Proposal: bigger}))
+	m.Update(events(authority.Event{Kind: approval.EventProposalAdded, At: time.Now(), Proposal: bigger}))
 	m.queue.Select(m.queue.index(bigger.ID))
 	m.Update(tickMsg(time.Now()))
 	if v := m.View(); !strings.Contains(v, "Waits for you: grant #") || !strings.Contains(v, "more than") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
@@ -39,7 +40,7 @@ func (k *stakeKind) Facts(executor.Network, string) policy.Proposal {
 func (k *stakeKind) Prepare(context.Context, writekind.Env) (executor.Preview, error) {
 	return executor.Preview{}, nil
 }
-func (k *stakeKind) Admit(policy.Decision) []authority.Flag { return nil }
+func (k *stakeKind) Admit(policy.Decision) []approval.Flag { return nil }
 func (k *stakeKind) PrepareApproved(context.Context, writekind.Env, string) (*writekind.Execution, error) {
 	return nil, nil
 }
@@ -49,13 +50,13 @@ func (k *stakeKind) Action() string                                             
 func (k *stakeKind) Amount() string                                               { return "2 SOL staked" }
 func (k *stakeKind) PreviewLines(*authority.Proposal) []string                    { return nil }
 func (k *stakeKind) Structured(*authority.Proposal, map[string]any)               {}
-func (k *stakeKind) Detail(*authority.Proposal) []authority.DetailLine {
-	return []authority.DetailLine{
-		{Role: authority.LineBanner, Value: "LOCKED — the stake cannot be withdrawn for 2 epochs"},
+func (k *stakeKind) Detail(*authority.Proposal) []approval.DetailLine {
+	return []approval.DetailLine{
+		{Role: approval.LineBanner, Value: "LOCKED — the stake cannot be withdrawn for 2 epochs"},
 		{Label: "Action", Value: k.Action()},
 		{Label: "Validator", Value: k.a.validator + "\x1b]0;pwned\x07"},
 		{Value: "the validator's commission is 100%", Warn: true},
-		{Label: "Stake program", Value: "delegate stake account to the validator", Role: authority.LineInstruction},
+		{Label: "Stake program", Value: "delegate stake account to the validator", Role: approval.LineInstruction},
 	}
 }
 func (k *stakeKind) Executed(*authority.Proposal, map[string]any) string { return "" }
@@ -67,8 +68,8 @@ func TestConsoleDrawsAnyKindThroughItsOwnLines(t *testing.T) {
 	p := &authority.Proposal{
 		ID: "p_stake00001", Seq: 1, Tool: "stake_sol", Client: "agent", Fingerprint: hash("stake")[:32],
 		Kind:  &stakeKind{a: stakeArgs{validator: validator}},
-		Flags: []authority.Flag{{Kind: "stake_lock", Text: "stake locks the SOL for two epochs", Short: "LOCKED"}, {Kind: "commission", Text: "the validator's commission is 100%"}},
-		Spend: 2_000_005_000, CreatedAt: t0.Add(-time.Second), ExpiresAt: t0.Add(10 * time.Minute), Status: authority.StatusPending,
+		Flags: []approval.Flag{{Kind: "stake_lock", Text: "stake locks the SOL for two epochs", Short: "LOCKED"}, {Kind: "commission", Text: "the validator's commission is 100%"}},
+		Spend: 2_000_005_000, CreatedAt: t0.Add(-time.Second), ExpiresAt: t0.Add(10 * time.Minute), Status: approval.StatusPending,
 	}
 	m := testModel(viewOpts{noColor: true}, []*authority.Proposal{p}, spendState(0, 0, false))
 	got := flatDetail(m, 140)

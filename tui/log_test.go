@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // The demo agent's narration reaches the log as the agent's words, in a
@@ -14,8 +15,8 @@ import (
 func TestNarrationInTheLog(t *testing.T) {
 	m := testModel(viewOpts{color: true}, nil, spendState(0, 0, false))
 	m.Update(events(
-		authority.Event{Kind: authority.EventNote, At: t0, Client: "demo-agent", Message: "Hi! I'm a scripted assistant.\nFirst, a look at the wallet."},
-		authority.Event{Kind: authority.EventNote, At: t0, Message: "no name"},
+		authority.Event{Kind: approval.EventNote, At: t0, Client: "demo-agent", Message: "Hi! I'm a scripted assistant.\nFirst, a look at the wallet."},
+		authority.Event{Kind: approval.EventNote, At: t0, Message: "no name"},
 	))
 	m.Update(sizeMsg(80, 24))
 	raw := m.View()

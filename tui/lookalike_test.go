@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -21,7 +22,7 @@ func TestLookAlikeWarningsShowFullAddresses(t *testing.T) {
 		// sends the warning with the event, as the demo shows.
 		"auto-denied": func() *model {
 			m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-			m.Update(events(authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
+			m.Update(events(authority.Event{Kind: approval.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
 				Message:  fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: %s is not on the recipient allowlist.", fake, policy.RuleRecipient, fake),
 				Warnings: []string{warning}}))
 			return m
@@ -29,7 +30,7 @@ func TestLookAlikeWarningsShowFullAddresses(t *testing.T) {
 		// Behind a pending proposal the log is three rows at 80x24.
 		"auto-denied behind a proposal": func() *model {
 			m := testModel(viewOpts{}, []*authority.Proposal{transfer(1, "e2e-agent 1.0", otherKey, 10_000_000, t0.Add(-time.Second))}, spendState(0, 0, false))
-			m.Update(events(authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
+			m.Update(events(authority.Event{Kind: approval.EventAutoDenied, At: t0, Client: "demo-agent 1.0",
 				Message:  fmt.Sprintf("demo-agent 1.0 → 0.01 SOL to %s denied by %s: not on the allowlist.", fake, policy.RuleRecipient),
 				Warnings: []string{warning}}))
 			return m
@@ -37,9 +38,9 @@ func TestLookAlikeWarningsShowFullAddresses(t *testing.T) {
 		// A look-alike that reached the queue (here: the operator allowed it).
 		"proposed": func() *model {
 			p := transfer(1, "e2e-agent 1.0", lookalikeKey, 10_000_000, t0.Add(-time.Second))
-			p.Flags = []authority.Flag{{Kind: authority.FlagLookAlike, Text: warning}}
+			p.Flags = []approval.Flag{{Kind: approval.FlagLookAlike, Text: warning}}
 			m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-			m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: p}))
+			m.Update(events(authority.Event{Kind: approval.EventProposalAdded, At: t0, Proposal: p}))
 			return m
 		},
 	}

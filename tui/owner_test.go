@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // Two users' bridges may call themselves alike; the console names each by
@@ -18,8 +19,8 @@ func TestQueueShowsTheKernelsUserBesideTheName(t *testing.T) {
 	b.User = "agent-b (uid 64202)"
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 	m.Update(events(
-		authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: a},
-		authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: b},
+		authority.Event{Kind: approval.EventProposalAdded, At: t0, Proposal: a},
+		authority.Event{Kind: approval.EventProposalAdded, At: t0, Proposal: b},
 	))
 	out := screen(t, m, 140, 40)
 	rows, logged := 0, 0

@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 )
@@ -90,7 +89,7 @@ func TestRunQuitDeniesPending(t *testing.T) {
 	}
 	typist.Close()
 	got, _ := w.authority.Proposal(p.ID)
-	if got.Status != authority.StatusDenied || got.Reason != closedReason {
+	if got.Status != approval.StatusDenied || got.Reason != closedReason {
 		t.Errorf("after quit: %s %q", got.Status, got.Reason)
 	}
 }
@@ -116,7 +115,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	io.WriteString(typist, "q")
 	screen.waitFor(t, "approved proposal(s) have not been executed yet")
 	screen.waitFor(t, "makes their approvals void")
-	if got, _ := w.authority.Proposal(p.ID); got.Status != authority.StatusApproved {
+	if got, _ := w.authority.Proposal(p.ID); got.Status != approval.StatusApproved {
 		t.Fatalf("q alone changed the approval: %s", got.Status)
 	}
 	io.WriteString(typist, "y")
@@ -128,7 +127,7 @@ func TestRunQuitWithApprovedAsksAndVoidsThem(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Run did not end after q y")
 	}
-	if got, _ := w.authority.Proposal(p.ID); got.Status != authority.StatusExpired || got.Token != "" {
+	if got, _ := w.authority.Proposal(p.ID); got.Status != approval.StatusExpired || got.Token != "" {
 		t.Errorf("after quit the approval is %s (token kept: %v)", got.Status, got.Token != "")
 	}
 	screen.waitFor(t, "approved proposal(s) not executed: their approvals are void")
@@ -150,7 +149,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	p := w.propose(t, "ctx-agent") // arrives while the console runs
 	screen.waitFor(t, p.ID)
 	cancelRun(t, cancel, errc)
-	if st := w.status(t, p.ID); st != authority.StatusDenied {
+	if st := w.status(t, p.ID); st != approval.StatusDenied {
 		t.Errorf("pending proposal is %s after the console closed", st)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -160,7 +161,7 @@ func TestExecutedSwapShowsReceived(t *testing.T) {
 	sw := *done.Kind.(*kinds.SwapProposal)
 	sw.Received = 1_249_000_001
 	done.Kind = &sw
-	m.Update(events(authority.Event{Kind: authority.EventExecuted, At: done.DecidedAt, Proposal: done}))
+	m.Update(events(authority.Event{Kind: approval.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	if got, want := flatDetail(m, 76), "Received 1,249.000001 SOL? (approved minimum 1,237.5, expected 1,250)"; !strings.Contains(got, want) {
 		t.Errorf("%q not in the detail:\n%s", want, got)
@@ -178,9 +179,9 @@ func TestSwapWithUnexpectedLossesIsRed(t *testing.T) {
 	p := baitSwap(1, t0.Add(-time.Minute))
 	m := testModel(viewOpts{}, []*authority.Proposal{p}, spendState(0, 0, false))
 	done := executed(p, t0.Add(-time.Second))
-	done.Status = authority.StatusLosses
+	done.Status = approval.StatusLosses
 	done.Reason = "executed with unexpected effects: 150000000 lamports of SOL and wrapped SOL left the wallet (fees 10000, rent 0 included), 99990000 more than the 50010000 allowed"
-	m.Update(events(authority.Event{Kind: authority.EventExecuted, At: done.DecidedAt, Proposal: done}))
+	m.Update(events(authority.Event{Kind: approval.EventExecuted, At: done.DecidedAt, Proposal: done}))
 	m.queue.Select(0)
 	detail := flatDetail(m, 100)
 	if !strings.Contains(detail, "EXECUTED WITH UNEXPECTED EFFECTS") || strings.Contains(detail, "EXECUTED ✔") {
@@ -211,7 +212,7 @@ func TestSwapWithoutTermsIsNotATransfer(t *testing.T) {
 	p := transfer(1, "e2e-agent 1.0", solana.PublicKey{}, 0, t0.Add(-time.Second))
 	p.Tool, p.Preview, p.Kind = wire.ToolSwap, executor.Preview{}, nil
 	m := testModel(viewOpts{}, nil, spendState(0, 0, false))
-	m.Update(events(authority.Event{Kind: authority.EventProposalAdded, At: t0, Proposal: p}))
+	m.Update(events(authority.Event{Kind: approval.EventProposalAdded, At: t0, Proposal: p}))
 	out := screen(t, m, 140, 40)
 	if strings.Contains(out, "transfer 0") || !strings.Contains(out, "without its terms") || !strings.Contains(out, "swap, no terms") {
 		t.Errorf("a swap without terms:\n%s", out)
@@ -276,7 +277,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 		t.Fatalf("a did not approve: %v", acts)
 	}
 	p, _ := w.authority.Proposal(id)
-	if p.Status != authority.StatusApproved {
+	if p.Status != approval.StatusApproved {
 		t.Fatalf("hub says %s after a", p.Status)
 	}
 
@@ -294,7 +295,7 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 	}
 	received := tokens() - before
 	deadline := time.After(30 * time.Second)
-	for m.queue.byID[id].p.Status != authority.StatusExecuted {
+	for m.queue.byID[id].p.Status != approval.StatusExecuted {
 		select {
 		case msg := <-msgs:
 			m.Update(msg)
@@ -329,16 +330,16 @@ func TestHubSwapRendersAndExecutes(t *testing.T) {
 // Every kind of flag the hub and the executor can raise has a short label
 // of its own in the queue row, not a cut-off sentence.
 func TestEveryFlagKindHasAShortLabel(t *testing.T) {
-	kinds := []authority.FlagKind{authority.FlagLookAlike, authority.FlagNearTxCap, authority.FlagNearSessionCap, authority.FlagInstructionLike, authority.FlagNoCap}
+	kinds := []approval.FlagKind{approval.FlagLookAlike, approval.FlagNearTxCap, approval.FlagNearSessionCap, approval.FlagInstructionLike, approval.FlagNoCap}
 	for _, k := range executor.WarningKinds {
-		kinds = append(kinds, authority.FlagKind(k))
+		kinds = append(kinds, approval.FlagKind(k))
 	}
 	for _, k := range kinds {
 		if _, ok := shortLabels[k]; !ok {
 			t.Errorf("flag kind %q has no short label", k)
 		}
 	}
-	if got := shortFlag(authority.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
+	if got := shortFlag(approval.Flag{Kind: "from a newer hub", Text: "something new happened"}); got != "something new…" {
 		t.Errorf("unknown kind labelled %q, want the start of its sentence", got)
 	}
 }

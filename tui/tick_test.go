@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // tickRecorder stands in for tea.Tick and counts what the model schedules.
@@ -44,8 +45,8 @@ func TestTickOnlyWhileSomethingCountsDown(t *testing.T) {
 	}
 	// The proposal expires: nothing counts down any more.
 	done := *p
-	done.Status, done.Reason = authority.StatusExpired, "no decision in time"
-	m.Update(events(authority.Event{Kind: authority.EventProposalExpired, At: t0, Proposal: &done}))
+	done.Status, done.Reason = approval.StatusExpired, "no decision in time"
+	m.Update(events(authority.Event{Kind: approval.EventProposalExpired, At: t0, Proposal: &done}))
 	m.Update(tickMsg(t0.Add(2 * time.Second)))
 	if r.scheduled != 2 {
 		t.Errorf("after the last countdown ended, %d ticks scheduled in all, want no more than the 2 before", r.scheduled)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 	"github.com/solgate/solgate/mcpbridge/authority/untrusted"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
@@ -51,11 +52,11 @@ func hostile() string {
 func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	evil := hostile()
 	p := transfer(1, evil, recipientKey, 50_000_000, t0.Add(-10*time.Second))
-	p.Flags = []authority.Flag{{Kind: authority.FlagNearTxCap, Text: "near the per-transfer cap" + evil}, {Kind: authority.FlagKind(evil), Text: evil}}
+	p.Flags = []approval.Flag{{Kind: approval.FlagNearTxCap, Text: "near the per-transfer cap" + evil}, {Kind: approval.FlagKind(evil), Text: evil}}
 	p.Preview.Instructions[0].Summary += evil
 	p.Preview.Logs = []string{evil}
 	denied := transfer(2, evil, otherKey, 10_000_000, t0.Add(-time.Minute))
-	denied.Status, denied.DecidedBy, denied.Reason = authority.StatusDenied, evil, evil
+	denied.Status, denied.DecidedBy, denied.Reason = approval.StatusDenied, evil, evil
 	// A swap whose token metadata, flags, warnings and route are all hostile,
 	// as if the hub had let everything through unsanitised.
 	hostileLabel := writekind.TokenLabel{Mint: baitMint.String(), Decimals: 6, Name: evil, Symbol: evil, URI: evil,
@@ -63,7 +64,7 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 	sw := swapProposal(3, evil, solLabel(), hostileLabel, 50_000_000, 1_000_000, false, t0.Add(-20*time.Second))
 	sw.Kind.(*kinds.SwapProposal).Route = []string{evil, evil}
 	sw.Kind.(*kinds.SwapProposal).Preview.Instructions[0].Summary += evil
-	sw.Flags = append(sw.Flags, authority.Flag{Kind: authority.FlagKind(evil), Text: evil})
+	sw.Flags = append(sw.Flags, approval.Flag{Kind: approval.FlagKind(evil), Text: evil})
 	swIn := swapProposal(4, evil, hostileLabel, solLabel(), 50_000_000, 1_000_000, true, t0.Add(-15*time.Second))
 
 	for _, color := range []bool{false, true} {
@@ -72,12 +73,12 @@ func TestHostileTextNeverReachesTheScreen(t *testing.T) {
 		st.Agents = append(st.Agents, evil)
 		st.PausedClients = []string{evil}
 		msg := events(
-			authority.Event{Kind: authority.EventProposalDecided, At: t0, Proposal: denied},
-			authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil},
-			authority.Event{Kind: authority.EventRefused, At: t0, Client: evil, Message: evil},
-			authority.Event{Kind: authority.EventPaused, At: t0, Message: evil},
-			authority.Event{Kind: authority.EventNote, At: t0, Client: evil, Message: evil},
-			authority.Event{Kind: authority.EventAutoDenied, At: t0, Client: evil, Message: evil, Warnings: []string{evil}},
+			authority.Event{Kind: approval.EventProposalDecided, At: t0, Proposal: denied},
+			authority.Event{Kind: approval.EventAutoDenied, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: approval.EventRefused, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: approval.EventPaused, At: t0, Message: evil},
+			authority.Event{Kind: approval.EventNote, At: t0, Client: evil, Message: evil},
+			authority.Event{Kind: approval.EventAutoDenied, At: t0, Client: evil, Message: evil, Warnings: []string{evil}},
 		)
 		msg.state = &st
 		m.Update(msg)

@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/consoleservice"
 )
 
@@ -49,43 +49,43 @@ func TestKeysAgainstTheHub(t *testing.T) {
 		network string // localnet network: "", "mainnet-beta" or unknownRemote
 		keys    []tea.KeyMsg
 		acts    func(id string) []action
-		want    authority.Status
+		want    approval.Status
 		reason  string
 		open    dialogKind // the dialog left open
 	}{
 		{name: "a approves", keys: []tea.KeyMsg{runes("a")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: approval.StatusApproved},
 		{name: "enter does not approve", keys: []tea.KeyMsg{keyEnter},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "other letters do not approve", keys: []tea.KeyMsg{runes("y"), runes("B"), runes(" "), runes("ay")},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "esc in the deny box does not approve", keys: []tea.KeyMsg{runes("d"), runes("a"), keyEsc, keyEnter},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "enter in the deny box denies with the typed reason", keys: []tea.KeyMsg{runes("d"), runes("n"), runes("o"), runes(" "), runes("way"), keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: authority.StatusDenied, reason: "no way"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: approval.StatusDenied, reason: "no way"},
 		{name: "the deny box edits mid-line: left moves the cursor, backspace erases before it",
 			keys: []tea.KeyMsg{runes("d"), runes("nxway"), {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyLeft}, {Type: tea.KeyBackspace}, runes("o"), {Type: tea.KeySpace, Runes: []rune{' '}}, keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: authority.StatusDenied, reason: "no way"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id, Reason: "no way"}} }, want: approval.StatusDenied, reason: "no way"},
 		{name: "the deny reason stops at its cap", keys: []tea.KeyMsg{runes("d"), runes(strings.Repeat("x", 150)), runes(strings.Repeat("y", 100)), keyEnter},
 			acts: func(id string) []action {
 				return []action{actionDeny{ID: id, Reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)}}
-			}, want: authority.StatusDenied, reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)},
+			}, want: approval.StatusDenied, reason: strings.Repeat("x", 150) + strings.Repeat("y", 50)},
 		{name: "enter in an empty deny box denies", keys: []tea.KeyMsg{runes("d"), keyEnter},
-			acts: func(id string) []action { return []action{actionDeny{ID: id}} }, want: authority.StatusDenied, reason: "denied by the operator"},
+			acts: func(id string) []action { return []action{actionDeny{ID: id}} }, want: approval.StatusDenied, reason: "denied by the operator"},
 		{name: "mainnet: a alone does not approve", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a")},
-			want: authority.StatusPending, open: dialogApprove},
+			want: approval.StatusPending, open: dialogApprove},
 		{name: "mainnet: a then another key cancels", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("n"), runes("y")},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "mainnet: a then enter cancels", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), keyEnter, runes("y")},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "mainnet: a then y approves", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: approval.StatusApproved},
 		{name: "unknown network: a alone does not approve", network: unknownRemote, keys: []tea.KeyMsg{runes("a")},
-			want: authority.StatusPending, open: dialogApprove},
+			want: approval.StatusPending, open: dialogApprove},
 		{name: "unknown network: a then another key cancels", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("n"), runes("y")},
-			want: authority.StatusPending},
+			want: approval.StatusPending},
 		{name: "unknown network: a then y approves", network: unknownRemote, keys: []tea.KeyMsg{runes("a"), runes("y")},
-			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: authority.StatusApproved},
+			acts: func(id string) []action { return []action{actionApprove{ID: id}} }, want: approval.StatusApproved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := sharedWorld(t, tc.network)
@@ -111,7 +111,7 @@ func TestKeysAgainstTheHub(t *testing.T) {
 			if tc.reason != "" && got.Reason != tc.reason {
 				t.Errorf("reason %q, want %q", got.Reason, tc.reason)
 			}
-			if tc.want == authority.StatusApproved && got.Token == "" {
+			if tc.want == approval.StatusApproved && got.Token == "" {
 				t.Error("approved without a token")
 			}
 			if m.dialog.kind != tc.open {
@@ -131,23 +131,23 @@ func TestGraceGuardsOnlyApproval(t *testing.T) {
 		network string
 		keys    []tea.KeyMsg
 		after   time.Duration // clock advance before the keys
-		want    authority.Status
+		want    approval.Status
 		paused  bool
 		open    dialogKind
 		help    bool
 		moved   bool // the selection left the proposal
 		revoked bool
 	}{
-		{name: "a is swallowed", keys: []tea.KeyMsg{runes("a")}, want: authority.StatusPending},
-		{name: "a twice is swallowed", keys: []tea.KeyMsg{runes("a"), runes("a")}, want: authority.StatusPending},
-		{name: "a after the grace period approves", keys: []tea.KeyMsg{runes("a")}, after: defaultGrace, want: authority.StatusApproved, moved: true},
-		{name: "mainnet: a y is swallowed", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")}, want: authority.StatusPending},
-		{name: "d enter denies at once", keys: []tea.KeyMsg{runes("d"), keyEnter}, want: authority.StatusDenied, moved: true},
-		{name: "p pauses at once", keys: []tea.KeyMsg{runes("p")}, want: authority.StatusPending, paused: true},
-		{name: "x revokes at once", keys: []tea.KeyMsg{runes("x")}, want: authority.StatusPending, revoked: true},
-		{name: "? opens help at once", keys: []tea.KeyMsg{runes("?")}, want: authority.StatusPending, help: true},
-		{name: "q asks at once", keys: []tea.KeyMsg{runes("q")}, want: authority.StatusPending, open: dialogQuit},
-		{name: "j moves at once", keys: []tea.KeyMsg{runes("j")}, want: authority.StatusPending, moved: true},
+		{name: "a is swallowed", keys: []tea.KeyMsg{runes("a")}, want: approval.StatusPending},
+		{name: "a twice is swallowed", keys: []tea.KeyMsg{runes("a"), runes("a")}, want: approval.StatusPending},
+		{name: "a after the grace period approves", keys: []tea.KeyMsg{runes("a")}, after: defaultGrace, want: approval.StatusApproved, moved: true},
+		{name: "mainnet: a y is swallowed", network: "mainnet-beta", keys: []tea.KeyMsg{runes("a"), runes("y")}, want: approval.StatusPending},
+		{name: "d enter denies at once", keys: []tea.KeyMsg{runes("d"), keyEnter}, want: approval.StatusDenied, moved: true},
+		{name: "p pauses at once", keys: []tea.KeyMsg{runes("p")}, want: approval.StatusPending, paused: true},
+		{name: "x revokes at once", keys: []tea.KeyMsg{runes("x")}, want: approval.StatusPending, revoked: true},
+		{name: "? opens help at once", keys: []tea.KeyMsg{runes("?")}, want: approval.StatusPending, help: true},
+		{name: "q asks at once", keys: []tea.KeyMsg{runes("q")}, want: approval.StatusPending, open: dialogQuit},
+		{name: "j moves at once", keys: []tea.KeyMsg{runes("j")}, want: approval.StatusPending, moved: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := sharedWorld(t, tc.network)
@@ -232,7 +232,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 	press(t, m, runes("a"))
 	c.Advance(150 * time.Millisecond)
 	press(t, m, runes("a"))
-	if w.status(t, first.ID) != authority.StatusApproved || w.status(t, second.ID) != authority.StatusPending {
+	if w.status(t, first.ID) != approval.StatusApproved || w.status(t, second.ID) != approval.StatusPending {
 		t.Fatalf("double tap: first %s, second %s; want approved, pending", w.status(t, first.ID), w.status(t, second.ID))
 	}
 	if m.queue.selected != second.ID {
@@ -257,7 +257,7 @@ func TestArrivalSelectionAndGrace(t *testing.T) {
 	if acts := press(t, m, runes("a")); !reflect.DeepEqual(acts, []action{actionApprove{ID: third.ID}}) {
 		t.Fatalf("a after the grace period: %#v", acts)
 	}
-	if st := w.status(t, third.ID); st != authority.StatusApproved {
+	if st := w.status(t, third.ID); st != approval.StatusApproved {
 		t.Errorf("third is %s, want approved", st)
 	}
 }
@@ -273,12 +273,12 @@ func TestApproveUnderHelpShowsFirst(t *testing.T) {
 	m := authorityModel(w, c)
 	c.Advance(time.Second)
 	press(t, m, runes("?"), runes("a"))
-	if m.help.ShowAll || w.status(t, p.ID) != authority.StatusPending {
+	if m.help.ShowAll || w.status(t, p.ID) != approval.StatusPending {
 		t.Fatalf("a under help: help %v, status %s", m.help.ShowAll, w.status(t, p.ID))
 	}
 	c.Advance(time.Second)
 	press(t, m, runes("a"))
-	if w.status(t, p.ID) != authority.StatusApproved {
+	if w.status(t, p.ID) != approval.StatusApproved {
 		t.Fatalf("a with the detail on screen: %s", w.status(t, p.ID))
 	}
 }
@@ -300,7 +300,7 @@ func TestSelectionMovesToOldestPending(t *testing.T) {
 	press(t, m, runes("j"))
 	clk.Advance(time.Second) // moving restarted the grace period
 	press(t, m, runes("a"))
-	if w.status(t, b.ID) != authority.StatusApproved || m.queue.selected != a.ID {
+	if w.status(t, b.ID) != approval.StatusApproved || m.queue.selected != a.ID {
 		t.Fatalf("j then a: b is %s, selected %s", w.status(t, b.ID), m.queue.selected)
 	}
 }
@@ -319,7 +319,7 @@ func TestQuitAsksAndDeniesPending(t *testing.T) {
 	if acts := press(t, m, runes("n")); len(acts) != 0 || m.dialog.kind != dialogNone {
 		t.Fatalf("n should cancel the quit: %#v", acts)
 	}
-	if w.status(t, p.ID) != authority.StatusPending {
+	if w.status(t, p.ID) != approval.StatusPending {
 		t.Fatal("cancelled quit denied something")
 	}
 	_, cmd := m.Update(runes("q"))
@@ -335,7 +335,7 @@ func TestQuitAsksAndDeniesPending(t *testing.T) {
 		t.Fatal("no quit after the pending proposals were denied")
 	}
 	got, _ := w.authority.Proposal(p.ID)
-	if got.Status != authority.StatusDenied || got.Reason != closedReason {
+	if got.Status != approval.StatusDenied || got.Reason != closedReason {
 		t.Errorf("after quit: %s %q", got.Status, got.Reason)
 	}
 }
@@ -358,10 +358,10 @@ func TestRevokeVoidsApprovedTokens(t *testing.T) {
 	if rv, ok := acts[1].(actionRevoke); !ok || !slices.Contains(rv.Approved, p.ID) {
 		t.Fatalf("x: %#v, want a revoke naming %s", acts[1], p.ID)
 	}
-	if st := w.status(t, p.ID); st != authority.StatusExpired {
+	if st := w.status(t, p.ID); st != approval.StatusExpired {
 		t.Errorf("hub says %s after revoke, want expired", st)
 	}
-	if e := m.queue.byID[p.ID]; e == nil || e.p.Status != authority.StatusExpired {
+	if e := m.queue.byID[p.ID]; e == nil || e.p.Status != approval.StatusExpired {
 		t.Errorf("the console still shows %+v", e)
 	}
 }

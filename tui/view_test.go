@@ -38,7 +38,7 @@ func events(evs ...authority.Event) eventsMsg {
 // executed returns p as executed and verified.
 func executed(p *authority.Proposal, at time.Time) *authority.Proposal {
 	c := *p
-	c.Status, c.DecidedBy, c.DecidedAt = authority.StatusExecuted, "operator", at
+	c.Status, c.DecidedBy, c.DecidedAt = approval.StatusExecuted, "operator", at
 	c.Signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
 	c.Result = &executor.Result{Outcome: executor.Executed, Slot: 48213, Fee: 5000}
 	return &c
@@ -57,9 +57,9 @@ var viewScenarios = []struct {
 		earlier := executed(transfer(3, "e2e-agent 1.0", recipientKey, 10_000_000, t0.Add(-3*time.Minute)), t0.Add(-150*time.Second))
 		m := testModel(viewOpts{}, nil, spendState(10_005_000, 0, false))
 		m.Update(events(
-			authority.Event{Kind: authority.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
-			authority.Event{Kind: authority.EventProposalAdded, At: first.CreatedAt, Proposal: first},
-			authority.Event{Kind: authority.EventProposalAdded, At: second.CreatedAt, Proposal: second},
+			authority.Event{Kind: approval.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			authority.Event{Kind: approval.EventProposalAdded, At: first.CreatedAt, Proposal: first},
+			authority.Event{Kind: approval.EventProposalAdded, At: second.CreatedAt, Proposal: second},
 		))
 		m.queue.SelectOldestPending()
 		return m
@@ -68,9 +68,9 @@ var viewScenarios = []struct {
 		cfg := testPolicy()
 		cfg.AllowMainnet = true
 		p := transfer(1, "e2e-agent 1.0", lookalikeKey, 80_000_000, t0.Add(-20*time.Second))
-		p.Flags = []authority.Flag{
-			{Kind: authority.FlagLookAlike, Text: fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey)},
-			{Kind: authority.FlagNearTxCap, Text: "near the per-transfer cap"},
+		p.Flags = []approval.Flag{
+			{Kind: approval.FlagLookAlike, Text: fmt.Sprintf("recipient %s looks like known address %s (possible address poisoning)", lookalikeKey, recipientKey)},
+			{Kind: approval.FlagNearTxCap, Text: "near the per-transfer cap"},
 		}
 		st := spendState(0, 0, false)
 		st.Spend.Network = executor.Mainnet
@@ -93,7 +93,7 @@ var viewScenarios = []struct {
 	{"over_cap_denial", func() *model {
 		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 		m.Update(events(authority.Event{
-			Kind: authority.EventAutoDenied, At: t0.Add(-2 * time.Second), Client: "e2e-agent 1.0",
+			Kind: approval.EventAutoDenied, At: t0.Add(-2 * time.Second), Client: "e2e-agent 1.0",
 			Message: fmt.Sprintf("e2e-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
 		}))
 		return m
@@ -101,8 +101,8 @@ var viewScenarios = []struct {
 	{"paused", func() *model {
 		m := testModel(viewOpts{}, nil, spendState(30_010_000, 0, true))
 		m.Update(events(
-			authority.Event{Kind: authority.EventPaused, At: t0.Add(-30 * time.Second), Message: "all writes paused"},
-			authority.Event{Kind: authority.EventAutoDenied, At: t0.Add(-10 * time.Second), Client: "e2e-agent 1.0",
+			authority.Event{Kind: approval.EventPaused, At: t0.Add(-30 * time.Second), Message: "all writes paused"},
+			authority.Event{Kind: approval.EventAutoDenied, At: t0.Add(-10 * time.Second), Client: "e2e-agent 1.0",
 				Message: fmt.Sprintf("e2e-agent 1.0 → 0.02 SOL to %s denied by paused: the operator has paused all writes in the solgate console; nothing can be proposed until they resume", otherKey)},
 		))
 		return m
@@ -113,9 +113,9 @@ var viewScenarios = []struct {
 		p := transfer(1, "e2e-agent 1.0", recipientKey, 50_000_000, t0.Add(-30*time.Second))
 		m := testModel(viewOpts{policy: cfg}, []*authority.Proposal{p}, spendState(0, 0, false))
 		a := *p
-		a.Status, a.DecidedBy, a.DecidedAt = authority.StatusApproved, "operator", t0.Add(-3*time.Second)
+		a.Status, a.DecidedBy, a.DecidedAt = approval.StatusApproved, "operator", t0.Add(-3*time.Second)
 		a.Token, a.TokenExpires = "7QbVnK3xPzRt", t0.Add(297*time.Second)
-		m.Update(events(authority.Event{Kind: authority.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
+		m.Update(events(authority.Event{Kind: approval.EventProposalDecided, At: a.DecidedAt, Proposal: &a}))
 		return m
 	}},
 	{"swap_preview", func() *model {
@@ -128,11 +128,11 @@ var viewScenarios = []struct {
 		earlier.Kind.(*kinds.SwapProposal).Received = 63_987_654
 		m := testModel(viewOpts{}, nil, spendState(12_045_280, 0, false))
 		m.Update(events(
-			authority.Event{Kind: authority.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
-			authority.Event{Kind: authority.EventNote, At: t0.Add(-44 * time.Second), Client: "demo-agent",
+			authority.Event{Kind: approval.EventExecuted, At: earlier.DecidedAt, Proposal: earlier},
+			authority.Event{Kind: approval.EventNote, At: t0.Add(-44 * time.Second), Client: "demo-agent",
 				Message: "The name says to ignore limits. I won't. I'll propose a 0.05 SOL swap into it and leave the call to you."},
-			authority.Event{Kind: authority.EventProposalAdded, At: bait.CreatedAt, Proposal: bait},
-			authority.Event{Kind: authority.EventProposalAdded, At: usdc.CreatedAt, Proposal: usdc},
+			authority.Event{Kind: approval.EventProposalAdded, At: bait.CreatedAt, Proposal: bait},
+			authority.Event{Kind: approval.EventProposalAdded, At: usdc.CreatedAt, Proposal: usdc},
 		))
 		m.queue.SelectOldestPending()
 		return m
@@ -158,17 +158,17 @@ var viewScenarios = []struct {
 		m := testModel(viewOpts{}, nil, spendState(0, 0, false))
 		m.Update(sizeMsg(80, 24)) // scroll steps are in screen lines
 		m.Update(events(authority.Event{
-			Kind: authority.EventAutoDenied, At: t0.Add(-60 * time.Second), Client: "demo-agent 1.0",
+			Kind: approval.EventAutoDenied, At: t0.Add(-60 * time.Second), Client: "demo-agent 1.0",
 			Message: fmt.Sprintf("demo-agent 1.0 → 4.6 SOL to %s denied by %s: this transaction would spend 4.600005 SOL (4600005000 lamports) including fees, above the per-transaction cap of 0.1 SOL (100000000 lamports); a smaller amount may pass, this one will not.", recipientKey, policy.RulePerTx),
 		}))
 		for i := 0; i < 12; i++ {
-			m.Update(events(authority.Event{Kind: authority.EventNote, At: t0.Add(time.Duration(i-50) * time.Second), Client: "demo-agent",
+			m.Update(events(authority.Event{Kind: approval.EventNote, At: t0.Add(time.Duration(i-50) * time.Second), Client: "demo-agent",
 				Message: fmt.Sprintf("step %d of the story: checking the balance before the next transfer", i+1)}))
 		}
 		for i := 0; i < 8; i++ {
 			m.Update(runes("["))
 		}
-		m.Update(events(authority.Event{Kind: authority.EventNote, At: t0, Client: "demo-agent", Message: "a line that arrived while scrolled back"}))
+		m.Update(events(authority.Event{Kind: approval.EventNote, At: t0, Client: "demo-agent", Message: "a line that arrived while scrolled back"}))
 		return m
 	}},
 	{"swap_no_cap", func() *model {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // The tails rows split propose → visible and approve → token into phases,
@@ -59,7 +60,7 @@ func tailsRows(ctx context.Context, c *console, a *agent, w *world, n int) []row
 			case <-done:
 				return
 			case ev := <-ch:
-				if ev.Kind == authority.EventProposalAdded && ev.Proposal != nil {
+				if ev.Kind == approval.EventProposalAdded && ev.Proposal != nil {
 					trace.Log(ctx, "tails", "seen")
 					stamped <- seen{ev, time.Now()}
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/kinds"
 )
 
@@ -37,7 +38,7 @@ func watchAdded(h *authority.Hub) *addedWatch {
 			case <-done:
 				return
 			case ev := <-ch:
-				if ev.Kind != authority.EventProposalAdded || ev.Proposal == nil {
+				if ev.Kind != approval.EventProposalAdded || ev.Proposal == nil {
 					continue
 				}
 				at := time.Now()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -59,12 +60,12 @@ func startOperator(h *authority.Hub, want, workers int) *operator {
 				}
 				op.mu.Lock()
 				switch ev.Kind {
-				case authority.EventProposalAdded:
+				case approval.EventProposalAdded:
 					op.added[ev.Proposal.ID]++
 					if op.added[ev.Proposal.ID] == 1 {
 						ids <- ev.Proposal.ID
 					}
-				case authority.EventProposalDecided:
+				case approval.EventProposalDecided:
 					op.decided[ev.Proposal.ID]++
 					if len(op.decided) == op.want && !closed {
 						closed = true
@@ -284,7 +285,7 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	held := c.authority.Proposals()
 	notDenied := 0
 	for _, p := range held {
-		if p.Status != authority.StatusDenied || ids[p.ID] != 1 {
+		if p.Status != approval.StatusDenied || ids[p.ID] != 1 {
 			notDenied++
 		}
 	}

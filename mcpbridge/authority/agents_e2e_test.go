@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -55,7 +56,7 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 		done := callAs(t, helper, w.socket, uid, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":%d,"confirm":%q}`, to, lamports, p.Token))
 		testkit.Eventually(t, time.Minute, "proposal "+id+" executed", func() bool {
 			q, ok := w.authority.Proposal(id)
-			return ok && q.Status == authority.StatusExecuted
+			return ok && q.Status == approval.StatusExecuted
 		}, func() string {
 			q, _ := w.authority.Proposal(id)
 			return fmt.Sprintf("%+v; confirmed call: %+v", q.Status, done)
@@ -158,7 +159,7 @@ func TestEachAgentItsOwnBudgetWithinTheTotal(t *testing.T) {
 
 	// Research's section turns grants off for it alone.
 	ask := callAs(t, helper, w.socket, research, "transfer_sol", fmt.Sprintf(`{"to":%q,"lamports":1000000}`, researchTo))
-	if _, _, err := w.authority.ApproveWithGrant(ask.Str("proposal_id"), "operator", authority.GrantTerms{Count: 1, Ceiling: 1_000_000, For: time.Minute}); !errors.Is(err, authority.ErrGrantsOff) {
+	if _, _, err := w.authority.ApproveWithGrant(ask.Str("proposal_id"), "operator", approval.GrantTerms{Count: 1, Ceiling: 1_000_000, For: time.Minute}); !errors.Is(err, authority.ErrGrantsOff) {
 		t.Fatalf("a grant to research: %v (proposal %+v)", err, ask)
 	}
 
@@ -191,10 +192,10 @@ func TestGrantBoundedByTheAgentsCap(t *testing.T) {
 	id := propose(t, a, w.allowed, amount)
 	// The agent's own cap leaves 0.2 − 0.05 SOL (less the fee) after this
 	// proposal; the console's would leave about 0.95.
-	if _, _, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 300_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
+	if _, _, err := w.authority.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: 2, Ceiling: 300_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
 		t.Fatalf("a ceiling past the agent's own room: %v", err)
 	}
-	if _, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err != nil || g.Ceiling != 100_000_000 {
+	if _, g, err := w.authority.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err != nil || g.Ceiling != 100_000_000 {
 		t.Fatalf("a ceiling within the agent's room: %+v %v", g, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -71,7 +72,7 @@ func addedProposal(t *testing.T, events <-chan authority.Event) string {
 	for {
 		select {
 		case ev := <-events:
-			if ev.Kind == authority.EventProposalAdded && ev.Proposal != nil {
+			if ev.Kind == approval.EventProposalAdded && ev.Proposal != nil {
 				return ev.Proposal.ID
 			}
 		case <-deadline:
@@ -149,7 +150,7 @@ func proposeAndApproveWhileHeld(t *testing.T, w *world) (id string, holder *writ
 	if rows := proposalRows(t, w.store, id); rows != 0 {
 		t.Fatalf("rows of %s while the write lock is held: %d", id, rows)
 	}
-	if p, _ := w.authority.Proposal(id); p == nil || p.Status != authority.StatusPending || p.Token != "" {
+	if p, _ := w.authority.Proposal(id); p == nil || p.Status != approval.StatusPending || p.Token != "" {
 		t.Fatalf("while its record commits the proposal is %+v; want pending, no token", p)
 	}
 	// The behaviour under test is an absence over time: for as long as the
@@ -228,12 +229,12 @@ func TestFailedInsertWithdrawsTheShownProposal(t *testing.T) {
 	for withdrawn := false; !withdrawn; {
 		select {
 		case ev := <-events:
-			withdrawn = ev.Kind == authority.EventProposalExpired && ev.Proposal != nil && ev.Proposal.ID == id && ev.Proposal.Status == authority.StatusFailed
+			withdrawn = ev.Kind == approval.EventProposalExpired && ev.Proposal != nil && ev.Proposal.ID == id && ev.Proposal.Status == approval.StatusFailed
 		case <-deadline:
 			t.Fatal("no event withdrew the proposal from the screen")
 		}
 	}
-	if p, _ := w.authority.Proposal(id); p == nil || p.Status != authority.StatusFailed || p.Token != "" {
+	if p, _ := w.authority.Proposal(id); p == nil || p.Status != approval.StatusFailed || p.Token != "" {
 		t.Fatalf("hub holds %+v; want failed, no token", p)
 	}
 	if rows := proposalRows(t, w.store, id); rows != 0 {

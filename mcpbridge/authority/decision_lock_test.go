@@ -9,6 +9,7 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // TestDecisionWriteDoesNotHoldTheHub: while an approval's decision is being
@@ -53,7 +54,7 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 	}()
 	select {
 	case p := <-read:
-		if p.Status != authority.StatusPending || p.Token != "" {
+		if p.Status != approval.StatusPending || p.Token != "" {
 			t.Errorf("during the write a reader saw %s with token %q; want pending, no token", p.Status, p.Token)
 		}
 	case <-time.After(10 * time.Second):
@@ -69,10 +70,10 @@ func TestDecisionWriteDoesNotHoldTheHub(t *testing.T) {
 	close(release)
 
 	r := <-approved
-	if r.err != nil || r.p.Status != authority.StatusApproved || r.p.Token == "" {
+	if r.err != nil || r.p.Status != approval.StatusApproved || r.p.Token == "" {
 		t.Fatalf("approve: %+v %v", r.p, r.err)
 	}
-	if st, err := w.store.GetProposal(id); err != nil || st.Status != string(authority.StatusApproved) {
+	if st, err := w.store.GetProposal(id); err != nil || st.Status != string(approval.StatusApproved) {
 		t.Fatalf("decision not in the database after approve: %+v %v", st, err)
 	}
 }

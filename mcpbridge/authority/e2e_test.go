@@ -21,6 +21,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/authority/startup"
@@ -204,7 +205,7 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 	}
 	// The proposal is visible to the operator, named after its client.
 	p, ok := w.authority.Proposal(id)
-	if !ok || p.Status != authority.StatusPending || p.Client != "e2e-agent 1.0" {
+	if !ok || p.Status != approval.StatusPending || p.Client != "e2e-agent 1.0" {
 		t.Fatalf("hub proposal: %+v %v", p, ok)
 	}
 	// Repeating the call while pending returns the same proposal.
@@ -554,13 +555,13 @@ func TestRevokeAllVoidsApprovedTokens(t *testing.T) {
 	for done := false; !done; {
 		select {
 		case ev := <-events:
-			if ev.Kind == authority.EventProposalExpired && ev.Proposal != nil && ev.Proposal.ID == id {
-				if ev.Proposal.Status != authority.StatusExpired || ev.Proposal.Token != "" {
+			if ev.Kind == approval.EventProposalExpired && ev.Proposal != nil && ev.Proposal.ID == id {
+				if ev.Proposal.Status != approval.StatusExpired || ev.Proposal.Token != "" {
 					t.Errorf("revoked proposal's event: status %s, token %q", ev.Proposal.Status, ev.Proposal.Token)
 				}
 				sawExpired = true
 			}
-			done = ev.Kind == authority.EventTokensRevoked
+			done = ev.Kind == approval.EventTokensRevoked
 		case <-deadline:
 			t.Fatal("no EventTokensRevoked within 30 s")
 		}

@@ -4,11 +4,12 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // Event is one published change. Proposal is a snapshot, safe to keep.
 type Event struct {
-	Kind     EventKind
+	Kind     approval.EventKind
 	At       time.Time
 	Proposal *Proposal
 	Progress *executor.Progress

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/mcpbridge/authority/tokens"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -51,28 +52,28 @@ func (h *Hub) executeConfirmed(ctx context.Context, who caller, fp, confirm stri
 		h.mu.Unlock()
 		h.foreignToken(who, id, fp, true)
 		return answer.Refused(tokens.ErrUnknown.Error())
-	case p.Status != StatusApproved:
+	case p.Status != approval.StatusApproved:
 		st := p.Status
 		h.mu.Unlock()
 		return answer.Refused(fmt.Sprintf("proposal %s is %s, not approved; the token is void", id, st))
 	case h.paused:
-		p.Status, p.Reason = StatusFailed, "writes were paused by the operator before execution"
+		p.Status, p.Reason = approval.StatusFailed, "writes were paused by the operator before execution"
 		h.changedLocked(p)
 		snap := p.snapshot()
 		h.mu.Unlock()
 		h.recordExecution(snap, store.ExecFailed)
-		h.publish(EventExecuted, snap, snap.Reason)
+		h.publish(approval.EventExecuted, snap, snap.Reason)
 		return answer.Refused("the operator paused all writes; nothing was signed or sent and the token is void. Propose again after they resume.")
 	case h.closed:
 		h.mu.Unlock()
 		return answer.Refused("the console is shutting down; nothing was signed or sent")
 	}
-	p.Status = StatusExecuting
+	p.Status = approval.StatusExecuting
 	h.changedLocked(p)
 	snap := p.snapshot()
 	h.executions.Add(1)
 	h.mu.Unlock()
-	h.publish(EventExecuting, snap, "")
+	h.publish(approval.EventExecuting, snap, "")
 
 	done := make(chan struct{})
 	go func() {
@@ -107,7 +108,7 @@ func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 			h.mu.Unlock()
 		}
 		pc := pr
-		h.events.Publish(Event{Kind: EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
+		h.events.Publish(Event{Kind: approval.EventExecuting, At: h.opts.Now(), Client: client, Progress: &pc, Proposal: &Proposal{ID: id}})
 	}
 }
 
@@ -147,12 +148,12 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	}
 	switch res.Outcome {
 	case executor.Executed:
-		h.finish(id, StatusExecuted, "", res, store.ExecExecuted)
+		h.finish(id, approval.StatusExecuted, "", res, store.ExecExecuted)
 	case executor.ExecutedWithUnexpectedEffects:
 		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
-		h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
+		h.finish(id, approval.StatusLosses, res.Reason, res, store.ExecLosses)
 	case executor.Unknown:
-		h.finish(id, StatusSubmitted, res.Reason, res, store.ExecUnknown)
+		h.finish(id, approval.StatusSubmitted, res.Reason, res, store.ExecUnknown)
 		var x402 *executor.X402Record
 		if isX402 {
 			x402 = &pay
@@ -160,9 +161,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 		h.follow(id, res.Signature, lastValid, x402)
 	case executor.Expired, executor.Rejected:
 		// Both provably never landed; the store's "expired" means exactly that.
-		h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+		h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecExpired)
 	default:
-		h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+		h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecFailed)
 	}
 }
 
@@ -218,18 +219,18 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 				switch {
 				case landing.ChainErr != nil:
 					res.Outcome, res.Reason = executor.Failed, "the transaction landed but failed on chain"
-					h.finish(id, StatusFailed, res.Reason, res, store.ExecFailed)
+					h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecFailed)
 				case past != "":
 					// Settled at what moved; shown as more than approved.
 					res.Outcome, res.Reason = executor.ExecutedWithUnexpectedEffects, "the payment landed and moved more than was approved: "+past
 					h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
-					h.finish(id, StatusLosses, res.Reason, res, store.ExecLosses)
+					h.finish(id, approval.StatusLosses, res.Reason, res, store.ExecLosses)
 				default:
 					why := ""
 					if pay != nil {
 						why = fmt.Sprintf("the payment landed: found on chain by its exact message in %s's history (signature %s), whatever the server said", pay.Source, res.Signature)
 					}
-					h.finish(id, StatusExecuted, why, res, store.ExecExecuted)
+					h.finish(id, approval.StatusExecuted, why, res, store.ExecExecuted)
 				}
 				return
 			case reconcile.NeverLanded:
@@ -238,7 +239,7 @@ func (h *Hub) follow(id string, sig solana.Signature, lastValid uint64, pay *exe
 				if pay != nil {
 					res.Reason = fmt.Sprintf("the payment never landed: the chain is past its last valid block height %d and %s's history holds no transaction with its message; nothing was spent", pay.LastValid, pay.Source)
 				}
-				h.finish(id, StatusFailed, res.Reason, res, store.ExecExpired)
+				h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecExpired)
 				return
 			}
 		}
@@ -249,10 +250,10 @@ func (h *Hub) settle(id string, fn func() error) {
 	if err := fn(); err != nil {
 		h.log.Error("spend settlement failed", "proposal", id, "err", err)
 	}
-	h.publish(EventSpendChanged, nil, "")
+	h.publish(approval.EventSpendChanged, nil, "")
 }
 
-func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, outcome string) {
+func (h *Hub) finish(id string, st approval.Status, reason string, res *executor.Result, outcome string) {
 	h.mu.Lock()
 	p, ok := h.proposals[id]
 	if !ok {
@@ -273,7 +274,7 @@ func (h *Hub) finish(id string, st Status, reason string, res *executor.Result, 
 	h.changedLocked(p)
 	snap := p.snapshot()
 	h.mu.Unlock()
-	h.publish(EventExecuted, snap, reason)
+	h.publish(approval.EventExecuted, snap, reason)
 	h.log.Info("execution finished", "id", id, "status", st, "signature", snap.Signature)
 	if snap.Grant != 0 && st.Final() {
 		// Only a call that landed uses a grant's call up, so only here can
@@ -292,7 +293,7 @@ func (h *Hub) tokenRefused(client, fp string, err error) {
 		id = te.ProposalID
 	}
 	h.audit("token_refused", id, map[string]any{"client": client, "fingerprint": fp, "error": err.Error()})
-	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
+	h.events.Publish(Event{Kind: approval.EventRefused, At: h.opts.Now(), Client: client, Message: fmt.Sprintf("%s: confirmed call refused: %v", client, err)})
 	// Only the call that burned the token (other arguments, or after
 	// expiry) voids its proposal. A replay of a used token must not: the
 	// call that used it may be between its Consume and marking the
@@ -317,7 +318,7 @@ func burned(err error) bool {
 func (h *Hub) foreignToken(who caller, id, fp string, spent bool) {
 	h.audit("token_refused", id, map[string]any{"client": who.name, "peer": who.id, "fingerprint": fp,
 		"error": "presented by a caller that does not own the proposal"})
-	h.events.Publish(Event{Kind: EventRefused, At: h.opts.Now(), Client: who.name,
+	h.events.Publish(Event{Kind: approval.EventRefused, At: h.opts.Now(), Client: who.name,
 		Message: fmt.Sprintf("%s (%s): confirmed call with the token of %s, which it does not own, refused; that token is void", who.name, ownerOf(who.id), id)})
 	if spent {
 		h.failApproved(id, "its confirmation token was presented by another user or process, so it is void; propose again")
@@ -365,14 +366,14 @@ func (h *Hub) malformedCall(who caller, req wire.CallRequest, err error) wire.Ca
 func (h *Hub) failApproved(id, reason string) {
 	h.mu.Lock()
 	p, ok := h.proposals[id]
-	if !ok || p.Status != StatusApproved {
+	if !ok || p.Status != approval.StatusApproved {
 		h.mu.Unlock()
 		return
 	}
-	p.Status, p.Reason = StatusFailed, reason
+	p.Status, p.Reason = approval.StatusFailed, reason
 	h.changedLocked(p)
 	snap := p.snapshot()
 	h.mu.Unlock()
 	h.recordExecution(snap, store.ExecFailed)
-	h.publish(EventExecuted, snap, reason)
+	h.publish(approval.EventExecuted, snap, reason)
 }

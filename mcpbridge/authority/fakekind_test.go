@@ -11,6 +11,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
@@ -113,7 +114,7 @@ func (k *fakeProposal) Prepare(context.Context, writekind.Env) (executor.Preview
 	k.out = k.s.Measured
 	return executor.Preview{SpendLamports: k.out}, nil
 }
-func (k *fakeProposal) Admit(policy.Decision) []Flag { k.s.step("admit"); return nil }
+func (k *fakeProposal) Admit(policy.Decision) []approval.Flag { k.s.step("admit"); return nil }
 func (k *fakeProposal) PrepareApproved(context.Context, writekind.Env, string) (*writekind.Execution, error) {
 	k.s.step("prepare approved")
 	fresh := *k
@@ -122,12 +123,12 @@ func (k *fakeProposal) PrepareApproved(context.Context, writekind.Env, string) (
 }
 
 // Grant: never, unless the script says (grantableFake).
-func (k *fakeProposal) Grant() writekind.GrantRule           { return writekind.NeverGranted("a fake kind") }
-func (k *fakeProposal) Action() string                       { return "fake " + k.a.n }
-func (k *fakeProposal) Amount() string                       { return k.a.n }
-func (k *fakeProposal) PreviewLines(*Proposal) []string      { return []string{"Action: fake " + k.a.n} }
-func (k *fakeProposal) Structured(*Proposal, map[string]any) {}
-func (k *fakeProposal) Detail(*Proposal) []DetailLine        { return nil }
+func (k *fakeProposal) Grant() writekind.GrantRule             { return writekind.NeverGranted("a fake kind") }
+func (k *fakeProposal) Action() string                         { return "fake " + k.a.n }
+func (k *fakeProposal) Amount() string                         { return k.a.n }
+func (k *fakeProposal) PreviewLines(*Proposal) []string        { return []string{"Action: fake " + k.a.n} }
+func (k *fakeProposal) Structured(*Proposal, map[string]any)   {}
+func (k *fakeProposal) Detail(*Proposal) []approval.DetailLine { return nil }
 func (k *fakeProposal) Executed(*Proposal, map[string]any) string {
 	return "EXECUTED fake"
 }

@@ -55,6 +55,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/authority/startup"
@@ -619,7 +620,7 @@ func autoApprove(h *authority.Hub, logf func(string, ...any)) (stop func()) {
 			case <-quit:
 				return
 			case ev := <-events:
-				if ev.Kind == authority.EventProposalAdded && ev.Proposal != nil {
+				if ev.Kind == approval.EventProposalAdded && ev.Proposal != nil {
 					if _, err := h.Approve(ev.Proposal.ID, "fault-matrix-operator"); err != nil {
 						logf("auto-approve %s: %v", ev.Proposal.ID, err)
 					}

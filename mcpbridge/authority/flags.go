@@ -3,24 +3,25 @@ package authority
 import (
 	"fmt"
 
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
 // flagsLocked lists warnings for the operator about a proposed recipient and
 // spend.
-func (h *Hub) flagsLocked(to string, spend uint64) []Flag {
-	var flags []Flag
+func (h *Hub) flagsLocked(to string, spend uint64) []approval.Flag {
+	var flags []approval.Flag
 	for _, w := range h.lookAlikeLocked(to) {
-		flags = append(flags, Flag{Kind: FlagLookAlike, Text: w})
+		flags = append(flags, approval.Flag{Kind: approval.FlagLookAlike, Text: w})
 	}
 	cfg := h.opts.Policy
 	if cfg.MaxLamportsPerTx > 0 && atLeastFourFifths(spend, cfg.MaxLamportsPerTx) {
-		flags = append(flags, Flag{Kind: FlagNearTxCap, Text: "near the per-transfer cap"})
+		flags = append(flags, approval.Flag{Kind: approval.FlagNearTxCap, Text: "near the per-transfer cap"})
 	}
 	s := h.opts.Spend.State()
 	if used := writekind.SumOrMax(s.SessionSpent, s.SessionReserved, spend); cfg.MaxLamportsPerSession > 0 && atLeastFourFifths(used, cfg.MaxLamportsPerSession) {
-		flags = append(flags, Flag{Kind: FlagNearSessionCap, Text: "near the session cap"})
+		flags = append(flags, approval.Flag{Kind: approval.FlagNearSessionCap, Text: "near the session cap"})
 	}
 	return flags
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -91,7 +92,7 @@ func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) wire.CallR
 		if held > 0 {
 			msg += fmt.Sprintf(" (%d more refused since the last notice)", held)
 		}
-		h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: who.name, Message: msg})
+		h.events.Publish(Event{Kind: approval.EventAutoDenied, At: h.opts.Now(), Client: who.name, Message: msg})
 	}
 	h.log.Debug("flood-control denial", "client", who.name, "peer", who.id)
 	return answer.Denial(d)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -57,7 +58,7 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 	}
 	pending := 0
 	for _, p := range w.authority.Proposals() {
-		if p.Status == authority.StatusPending {
+		if p.Status == approval.StatusPending {
 			pending++
 		}
 	}
@@ -70,7 +71,7 @@ func TestRenamingDoesNotResetThePendingLimit(t *testing.T) {
 	}
 	// A decision frees a place.
 	for _, p := range w.authority.Proposals() {
-		if p.Status == authority.StatusPending && strings.HasPrefix(p.Client, "renamed-") {
+		if p.Status == approval.StatusPending && strings.HasPrefix(p.Client, "renamed-") {
 			if _, err := w.authority.Deny(p.ID, "operator", "test"); err != nil {
 				t.Fatal(err)
 			}

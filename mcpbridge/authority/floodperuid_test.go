@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
@@ -97,7 +98,7 @@ func TestFloodOfOneUserLeavesAnotherServed(t *testing.T) {
 	}
 	pending := 0
 	for _, p := range w.authority.Proposals() {
-		if p.Status == authority.StatusPending {
+		if p.Status == approval.StatusPending {
 			pending++
 		}
 	}

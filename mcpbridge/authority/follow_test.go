@@ -14,6 +14,7 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/authority/server"
 	"github.com/solgate/solgate/mcpbridge/authority/startup"
@@ -136,7 +137,7 @@ func TestUnknownOutcomeIsSettledInTheBackground(t *testing.T) {
 		t.Fatalf("executed reported while the RPC was dark: %+v", first)
 	}
 	time.Sleep(2 * time.Second) // behaviour under test: while the RPC stays dark, longer than the execution timeout, nothing settles
-	if q, _ := w.authority.Proposal(id); q.Status != authority.StatusSubmitted {
+	if q, _ := w.authority.Proposal(id); q.Status != approval.StatusSubmitted {
 		t.Fatalf("status while dark: %s (%s)", q.Status, q.Reason)
 	}
 	if err := w.ledger.FailNextCalls(ctx, 0); err != nil {

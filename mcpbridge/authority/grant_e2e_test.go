@@ -17,6 +17,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 )
 
@@ -69,7 +70,7 @@ func runApproved(t *testing.T, a *testkit.Agent, id string, to solana.PublicKey,
 func stillPending(t *testing.T, h *authority.Hub, id, why string) *authority.Proposal {
 	t.Helper()
 	p, ok := h.Proposal(id)
-	if !ok || p.Status != authority.StatusPending || p.Grant != 0 {
+	if !ok || p.Status != approval.StatusPending || p.Grant != 0 {
 		t.Fatalf("%s: proposal %s found %v, %+v, want pending and untouched by any grant", why, id, ok, statusLine(p))
 	}
 	return p
@@ -78,7 +79,7 @@ func stillPending(t *testing.T, h *authority.Hub, id, why string) *authority.Pro
 func grantFor(t *testing.T, h *authority.Hub, id string, count int) authority.Grant {
 	t.Helper()
 	p, _ := h.Proposal(id)
-	_, g, err := h.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: count, Ceiling: uint64(count) * p.Spend, For: 10 * time.Minute})
+	_, g, err := h.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: count, Ceiling: uint64(count) * p.Spend, For: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestGrantCoversOnlyItsProcessRecipientAmountAndTime(t *testing.T) {
 	// at once by the grant, through proposal_status as always.
 	covered := propose(t, a1, w.allowed, amount-2)
 	got, _ := w.authority.Proposal(covered)
-	if got.Status != authority.StatusApproved || got.DecidedBy != "grant #1" || got.Grant != 1 || got.Token == "" {
+	if got.Status != approval.StatusApproved || got.DecidedBy != "grant #1" || got.Grant != 1 || got.Token == "" {
 		t.Fatalf("covered proposal: %+v", got)
 	}
 	runApproved(t, a1, covered, w.allowed, amount-2)
@@ -184,7 +185,7 @@ func waitGrantEvent(t *testing.T, events <-chan authority.Event, want string) {
 	for {
 		select {
 		case ev := <-events:
-			if ev.Kind == authority.EventGrantsChanged && strings.Contains(ev.Message, want) {
+			if ev.Kind == approval.EventGrantsChanged && strings.Contains(ev.Message, want) {
 				return
 			}
 		case <-timeout:
@@ -263,7 +264,7 @@ func TestGrantLastCallAndCeilingAreTakenOnce(t *testing.T) {
 	first := propose(t, a, w.allowed, amount)
 	p, _ := w.authority.Proposal(first)
 	// Three calls, but a ceiling for two of this size.
-	if _, _, err := w.authority.ApproveWithGrant(first, "operator", authority.GrantTerms{Count: 3, Ceiling: 2 * p.Spend, For: time.Minute}); err != nil {
+	if _, _, err := w.authority.ApproveWithGrant(first, "operator", approval.GrantTerms{Count: 3, Ceiling: 2 * p.Spend, For: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	// Concurrently: two more, each covered on its own; the ceiling admits both.
@@ -300,7 +301,7 @@ func TestGrantLastCallAndCeilingAreTakenOnce(t *testing.T) {
 	}
 	// And a ceiling above what the session cap leaves is refused outright.
 	r := propose(t, a, w.allowed, amount-4)
-	if _, _, err := w.authority.ApproveWithGrant(r, "operator", authority.GrantTerms{Count: 3, Ceiling: w.authority.Policy().MaxLamportsPerSession, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
+	if _, _, err := w.authority.ApproveWithGrant(r, "operator", approval.GrantTerms{Count: 3, Ceiling: w.authority.Policy().MaxLamportsPerSession, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "what the session cap leaves") {
 		t.Fatalf("a ceiling above the session cap's remainder: %v", err)
 	}
 	stillPending(t, w.authority, r, "a refused grant")
@@ -316,7 +317,7 @@ func TestGrantsLastCallIsTakenOnce(t *testing.T) {
 	id0 := propose(t, a, w.allowed, amount)
 	p0, _ := w.authority.Proposal(id0)
 	// One call, with a ceiling for four: only the count can stop the others.
-	if _, _, err := w.authority.ApproveWithGrant(id0, "operator", authority.GrantTerms{Count: 1, Ceiling: 4 * p0.Spend, For: time.Minute}); err != nil {
+	if _, _, err := w.authority.ApproveWithGrant(id0, "operator", approval.GrantTerms{Count: 1, Ceiling: 4 * p0.Spend, For: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -431,7 +432,7 @@ func TestNoGrantsRefusesAGrant(t *testing.T) {
 	a := testkit.StartAgent(t, w.socket, "grant-agent")
 	id := propose(t, a, w.allowed, 10_000_000)
 	p, _ := w.authority.Proposal(id)
-	_, _, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 1, Ceiling: p.Spend, For: time.Minute})
+	_, _, err := w.authority.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: 1, Ceiling: p.Spend, For: time.Minute})
 	if !errors.Is(err, authority.ErrGrantsOff) {
 		t.Fatalf("ApproveWithGrant under --no-grants: %v", err)
 	}
@@ -536,7 +537,7 @@ func TestGrantCallThatFailsBeforeLandingIsGivenBack(t *testing.T) {
 			// before it lands.
 			covered := propose(t, a, w.allowed, amount)
 			p, _ := w.authority.Proposal(covered)
-			if p == nil || p.Status != authority.StatusApproved || p.Grant != 1 {
+			if p == nil || p.Status != approval.StatusApproved || p.Grant != 1 {
 				t.Fatalf("covered proposal: %s", statusLine(p))
 			}
 			if gs := w.authority.Grants(); len(gs) != 1 || gs[0].Used != 1 {

@@ -29,15 +29,15 @@ func (h *Hub) ceilingCap(spend uint64, peer string) uint64 {
 // its agent process t.Count more calls like it. The terms are checked
 // first (a bad form changes nothing); the approval comes before the grant,
 // so a grant never exists for a proposal that was not approved.
-func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, error) {
+func (h *Hub) ApproveWithGrant(id, by string, t approval.GrantTerms) (*Proposal, Grant, error) {
 	if h.opts.NoGrants {
 		return nil, Grant{}, ErrGrantsOff
 	}
-	if t.Count < 1 || t.Count > MaxGrantCount {
-		return nil, Grant{}, fmt.Errorf("grant %s: count %d: give 1 to %d further calls", id, t.Count, MaxGrantCount)
+	if t.Count < 1 || t.Count > approval.MaxGrantCount {
+		return nil, Grant{}, fmt.Errorf("grant %s: count %d: give 1 to %d further calls", id, t.Count, approval.MaxGrantCount)
 	}
-	if t.For <= 0 || t.For > MaxGrantFor {
-		return nil, Grant{}, fmt.Errorf("grant %s: duration %s: give more than 0 and at most %s", id, t.For, MaxGrantFor)
+	if t.For <= 0 || t.For > approval.MaxGrantFor {
+		return nil, Grant{}, fmt.Errorf("grant %s: duration %s: give more than 0 and at most %s", id, t.For, approval.MaxGrantFor)
 	}
 	h.mu.Lock()
 	p, err := h.pendingLocked(id, "grant")
@@ -107,7 +107,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t GrantTerms) (*Proposal, Grant, e
 		"expires_at": made.ExpiresAt.UTC().Format(time.RFC3339),
 	})
 	h.log.Info("grant made", "grant", made.N, "from", id, "by", by, "count", made.Count, "ceiling", made.Ceiling)
-	h.events.Publish(Event{Kind: EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
+	h.events.Publish(Event{Kind: approval.EventGrantsChanged, At: now, Client: made.Client, Message: "GRANTED " + made.Describe() + ", for " + t.For.String()})
 	// Expiry is also checked on every use (the clock may be a test's);
 	// the timer takes it off the console's grants line on time.
 	n := made.N
@@ -134,7 +134,7 @@ func (h *Hub) applyGrant(id string) {
 	}
 	h.mu.Lock()
 	p, ok := h.proposals[id]
-	if !ok || p.Status != StatusPending || p.deciding || len(h.grants) == 0 {
+	if !ok || p.Status != approval.StatusPending || p.deciding || len(h.grants) == 0 {
 		h.mu.Unlock()
 		return
 	}
@@ -146,7 +146,7 @@ func (h *Hub) applyGrant(id string) {
 		}
 		h.mu.Unlock()
 		if miss != "" {
-			h.publish(EventGrantsChanged, &p.Proposal, id+" waits for you: "+miss)
+			h.publish(approval.EventGrantsChanged, &p.Proposal, id+" waits for you: "+miss)
 		}
 		return
 	}
@@ -165,7 +165,7 @@ func (h *Hub) applyGrant(id string) {
 	h.mu.Unlock()
 
 	by := fmt.Sprintf("grant #%d", n)
-	snap, err := h.decide(id, "approve", StatusApproved, by, "")
+	snap, err := h.decide(id, "approve", approval.StatusApproved, by, "")
 	h.mu.Lock()
 	if err != nil {
 		// Nothing was approved: give the use back, unless the failed
@@ -186,9 +186,9 @@ func (h *Hub) applyGrant(id string) {
 		h.log.Error("grant approval failed", "grant", n, "id", id, "err", err)
 		return
 	}
-	h.publish(EventProposalDecided, snap, "approved by "+by)
+	h.publish(approval.EventProposalDecided, snap, "approved by "+by)
 	h.log.Info("approved", "id", id, "by", by)
-	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
+	h.events.Publish(Event{Kind: approval.EventGrantsChanged, At: h.opts.Now(), Client: used.Client, Message: "approved " + id + " by " + by + ": " + used.Describe()})
 }
 
 // coveringLocked finds the live grant covering p, or says why the agent's

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // Grants lists the live grants, oldest first.
@@ -52,7 +53,7 @@ func (h *Hub) endGrants(match func(*Grant) bool, why string) int {
 		}
 		h.audit("grant_ended", "", map[string]any{"grant": g.N, "reason": why, "used": g.Used, "spent_lamports": fmt.Sprint(g.Spent)})
 		h.log.Info("grant ended", "grant", g.N, "reason", why)
-		h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+		h.events.Publish(Event{Kind: approval.EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 			Message: fmt.Sprintf("grant #%d ended: %s (%d/%d calls used)", g.N, why, g.Used, g.Count)})
 	}
 	return len(ended)
@@ -99,7 +100,7 @@ func (h *Hub) giveBackLocked(p *queued, why string) {
 	g.Spent -= p.grantClaim
 	h.log.Info("grant call given back", "grant", g.N, "proposal", p.ID, "why", why)
 	// The broker never blocks, so announcing under the hub's lock is safe.
-	h.events.Publish(Event{Kind: EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
+	h.events.Publish(Event{Kind: approval.EventGrantsChanged, At: h.opts.Now(), Client: g.Client,
 		Message: fmt.Sprintf("grant #%d has its call back: %s %s; %s", g.N, p.ID, why, g.Describe())})
 }
 

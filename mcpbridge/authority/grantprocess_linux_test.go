@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -43,11 +43,11 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 	// a grant on it would follow its pid into whatever it execs.
 	anon := dialRaw(t, w.socket)
 	unnamed := anon.propose(t, "", w.allowed.String(), 1_000_011)
-	if _, _, err := w.authority.ApproveWithGrant(unnamed, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err == nil ||
+	if _, _, err := w.authority.ApproveWithGrant(unnamed, "operator", approval.GrantTerms{Count: 2, Ceiling: 100_000_000, For: time.Minute}); err == nil ||
 		!strings.Contains(err.Error(), "cannot vouch for one agent process") {
 		t.Fatalf("a grant on a call without a process secret: %v", err)
 	}
-	if p, _ := w.authority.Proposal(unnamed); p.Status != authority.StatusPending {
+	if p, _ := w.authority.Proposal(unnamed); p.Status != approval.StatusPending {
 		t.Fatalf("the refused grant changed the proposal: %s", p.Status)
 	}
 
@@ -82,7 +82,7 @@ func TestAGrantCoversItsProcessAlone(t *testing.T) {
 	}
 
 	first := next("PROPOSED")
-	if _, g, err := w.authority.ApproveWithGrant(first, "operator", authority.GrantTerms{Count: 20, Ceiling: 500_000_000, For: time.Minute}); err != nil {
+	if _, g, err := w.authority.ApproveWithGrant(first, "operator", approval.GrantTerms{Count: 20, Ceiling: 500_000_000, For: time.Minute}); err != nil {
 		t.Fatalf("grant: %v", err)
 	} else if g.Peer == "" {
 		t.Fatalf("grant %+v names no process", g)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/executor"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/chainreads"
 	"github.com/solgate/solgate/mcpbridge/authority/fanout"
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
@@ -182,7 +183,7 @@ func New(opts Options) (*Hub, error) {
 // announce logs a warning just raised and tells the console.
 func (h *Hub) announce(w warnings.Warning) {
 	h.log.Warn(w.Text, "detail", w.Detail)
-	h.events.Publish(Event{Kind: EventWarning, At: h.opts.Now(), Message: w.Text + ": " + w.Detail})
+	h.events.Publish(Event{Kind: approval.EventWarning, At: h.opts.Now(), Message: w.Text + ": " + w.Detail})
 }
 
 // Warnings are the persistent warnings raised so far, oldest first.
@@ -219,7 +220,7 @@ func (h *Hub) Close() {
 // Note shows a line in the console log. The demo's scripted agent narrates
 // through it; the text is untrusted and the console sanitises it.
 func (h *Hub) Note(client, msg string) {
-	h.events.Publish(Event{Kind: EventNote, At: h.opts.Now(), Client: client, Message: msg})
+	h.events.Publish(Event{Kind: approval.EventNote, At: h.opts.Now(), Client: client, Message: msg})
 }
 
 // Proposals returns snapshots of every proposal, oldest first.
@@ -256,7 +257,7 @@ func (h *Hub) Clients() map[string]time.Time {
 	return out
 }
 
-func (h *Hub) publish(kind EventKind, p *Proposal, msg string) {
+func (h *Hub) publish(kind approval.EventKind, p *Proposal, msg string) {
 	ev := Event{Kind: kind, At: h.opts.Now(), Message: msg}
 	if p != nil {
 		ev.Proposal = p.Clone()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/reconcile"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -20,12 +21,12 @@ var ErrNotPending = errors.New("proposal is not pending")
 // recorded before the token exists, so an approval without a trace cannot
 // happen. A second approval of the same proposal is ErrNotPending.
 func (h *Hub) Approve(id, by string) (*Proposal, error) {
-	snap, err := h.decide(id, "approve", StatusApproved, by, "")
+	snap, err := h.decide(id, "approve", approval.StatusApproved, by, "")
 	if err != nil {
 		return nil, err
 	}
 	answerWaitersFirst()
-	h.publish(EventProposalDecided, snap, "")
+	h.publish(approval.EventProposalDecided, snap, "")
 	h.log.Info("approved", "id", id, "by", by)
 	return snap, nil
 }
@@ -35,12 +36,12 @@ func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
 	if reason == "" {
 		reason = "denied by the operator"
 	}
-	snap, err := h.decide(id, "deny", StatusDenied, by, reason)
+	snap, err := h.decide(id, "deny", approval.StatusDenied, by, reason)
 	if err != nil {
 		return nil, err
 	}
 	answerWaitersFirst()
-	h.publish(EventProposalDecided, snap, reason)
+	h.publish(approval.EventProposalDecided, snap, reason)
 	return snap, nil
 }
 
@@ -59,7 +60,7 @@ func (h *Hub) Deny(id, by, reason string) (*Proposal, error) {
 // denial or expiry stands anyway, failing closed. The returned proposal is
 // a snapshot. An approval's token is issued in the same locked section that
 // makes the approval visible, so nobody sees "approved" without its token.
-func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, error) {
+func (h *Hub) decide(id, verb string, st approval.Status, by, reason string) (*Proposal, error) {
 	h.mu.Lock()
 	p, err := h.pendingLocked(id, verb)
 	if err != nil {
@@ -69,7 +70,7 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 	p.deciding = true
 	d := store.Decision{
 		ProposalID: p.ID, DecidedBy: by, DecidedAt: h.opts.Now(),
-		Outcome: map[Status]string{StatusApproved: store.OutcomeApproved, StatusDenied: store.OutcomeDenied, StatusExpired: store.OutcomeExpired}[st],
+		Outcome: map[approval.Status]string{approval.StatusApproved: store.OutcomeApproved, approval.StatusDenied: store.OutcomeDenied, approval.StatusExpired: store.OutcomeExpired}[st],
 		Reason:  reason,
 	}
 	d.Latency = d.DecidedAt.Sub(p.CreatedAt)
@@ -80,12 +81,12 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p.deciding = false
-	if p.Status != StatusPending {
+	if p.Status != approval.StatusPending {
 		// Withdrawn while the decision was written: its insert failed, so
 		// the decision found no row either (see enqueue).
 		return nil, fmt.Errorf("%s %s: %w (it is %s: %s)", verb, id, ErrNotPending, p.Status, p.Reason)
 	}
-	if err != nil && st == StatusApproved {
+	if err != nil && st == approval.StatusApproved {
 		// Still pending; if its time ran out while the write failed, the
 		// expiry that backed off from the claim is due now.
 		if !h.opts.Now().Before(p.ExpiresAt) {
@@ -95,12 +96,12 @@ func (h *Hub) decide(id, verb string, st Status, by, reason string) (*Proposal, 
 	}
 	p.Status, p.DecidedBy, p.Reason, p.DecidedAt = st, by, reason, d.DecidedAt
 	h.unpendLocked(p)
-	if st == StatusApproved {
+	if st == approval.StatusApproved {
 		ttl := p.Kind.TokenTTL(h.opts.TokenTTL) // a swap approval binds a price: it lapses sooner
 		token, expires, err := h.tokens.Issue(p.ID, p.Fingerprint, ttl)
 		if err != nil {
 			// Recorded as approved but unusable: void it rather than leave it hanging.
-			p.Status, p.Reason = StatusFailed, "no confirmation token could be issued: "+err.Error()
+			p.Status, p.Reason = approval.StatusFailed, "no confirmation token could be issued: "+err.Error()
 			h.changedLocked(p)
 			return nil, fmt.Errorf("approve %s: issue token: %w", id, err)
 		}
@@ -123,7 +124,7 @@ func (h *Hub) pendingLocked(id, verb string) (*queued, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s %s: no such proposal", verb, id)
 	}
-	if p.Status != StatusPending {
+	if p.Status != approval.StatusPending {
 		return nil, fmt.Errorf("%s %s: %w (it is %s)", verb, id, ErrNotPending, p.Status)
 	}
 	if p.deciding {
@@ -136,7 +137,7 @@ func (h *Hub) pendingLocked(id, verb string) (*queued, error) {
 func (h *Hub) DenyAllPending(by, reason string) int {
 	n := 0
 	for _, p := range h.Proposals() {
-		if p.Status == StatusPending {
+		if p.Status == approval.StatusPending {
 			if _, err := h.Deny(p.ID, by, reason); err == nil {
 				n++
 			}
@@ -155,7 +156,7 @@ func (h *Hub) SetPaused(paused bool) {
 		h.endAllGrants("the operator paused all writes")
 	}
 	h.audit("paused", "", map[string]bool{"paused": paused})
-	h.publish(EventPaused, nil, map[bool]string{true: "all writes paused", false: "writes resumed"}[paused])
+	h.publish(approval.EventPaused, nil, map[bool]string{true: "all writes paused", false: "writes resumed"}[paused])
 }
 
 // Paused reports whether writes are paused.
@@ -173,8 +174,8 @@ func (h *Hub) RevokeAll(by string) int {
 	h.mu.Lock()
 	var revoked []*Proposal
 	for _, p := range h.proposals {
-		if p.Status == StatusApproved {
-			p.Status, p.Token, p.Reason = StatusExpired, "", "the operator revoked the approval"
+		if p.Status == approval.StatusApproved {
+			p.Status, p.Token, p.Reason = approval.StatusExpired, "", "the operator revoked the approval"
 			h.changedLocked(p)
 			revoked = append(revoked, p.snapshot())
 		}
@@ -187,9 +188,9 @@ func (h *Hub) RevokeAll(by string) int {
 	// Each proposal's own event, so a console showing it as approved (with
 	// its token, under operator delivery) repaints it as expired.
 	for _, p := range revoked {
-		h.publish(EventProposalExpired, p, p.Reason)
+		h.publish(approval.EventProposalExpired, p, p.Reason)
 	}
-	h.publish(EventTokensRevoked, nil, fmt.Sprintf("%d outstanding token(s) revoked", n))
+	h.publish(approval.EventTokensRevoked, nil, fmt.Sprintf("%d outstanding token(s) revoked", n))
 	return n
 }
 
@@ -197,7 +198,7 @@ func (h *Hub) RevokeAll(by string) int {
 func (h *Hub) ResumeClient(client string) {
 	h.opts.Breaker.Resume(client)
 	h.audit("client_resumed", "", map[string]string{"client": client})
-	h.publish(EventPaused, nil, client+" may propose again")
+	h.publish(approval.EventPaused, nil, client+" may propose again")
 }
 
 // PausedClients lists clients the retry breaker has paused.
@@ -220,11 +221,11 @@ func (h *Hub) unpendLocked(p *queued) {
 // expireUndecided fails a proposal closed when nobody decided in time. A
 // proposal whose decision is being recorded is left to that decision.
 func (h *Hub) expireUndecided(id string) {
-	snap, err := h.decide(id, "expire", StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
+	snap, err := h.decide(id, "expire", approval.StatusExpired, "timeout", "no decision within "+h.opts.ProposalTTL.String()+" (denied by timeout)")
 	if err != nil {
 		return // decided already, or being decided
 	}
-	h.publish(EventProposalExpired, snap, snap.Reason)
+	h.publish(approval.EventProposalExpired, snap, snap.Reason)
 }
 
 // recordDecision writes a decision to the store (fsynced). It is called
@@ -256,7 +257,7 @@ func (h *Hub) DenyPendingOf(id, by, reason string) ([]*Proposal, error) {
 	owner := ownerOf(p.Peer)
 	var ids []string
 	for _, q := range h.proposals {
-		if q.Status == StatusPending && ownerOf(q.Peer) == owner {
+		if q.Status == approval.StatusPending && ownerOf(q.Peer) == owner {
 			ids = append(ids, q.ID)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
@@ -110,7 +111,7 @@ func TestBreakerCountsPerUser(t *testing.T) {
 	for denied := false; !denied; {
 		select {
 		case ev := <-events:
-			denied = ev.Kind == authority.EventAutoDenied && strings.HasPrefix(ev.Message, fmt.Sprintf("uid %d · same-name 1.0 → ", wall))
+			denied = ev.Kind == approval.EventAutoDenied && strings.HasPrefix(ev.Message, fmt.Sprintf("uid %d · same-name 1.0 → ", wall))
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no AUTO-DENIED line naming uid %d before the client's name", wall)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -29,7 +30,7 @@ func (h *Hub) Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), sto
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
 	if first {
-		h.events.Publish(Event{Kind: EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
+		h.events.Publish(Event{Kind: approval.EventAgentConnected, At: h.opts.Now(), Client: client, Message: client + " connected"})
 	}
 	return func() {
 		// This bridge process going away ends its grants: they were given
@@ -52,7 +53,7 @@ func (h *Hub) leave(client string) {
 	closed := h.closed
 	h.mu.Unlock()
 	if last && !closed {
-		h.events.Publish(Event{Kind: EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
+		h.events.Publish(Event{Kind: approval.EventAgentDisconnected, At: h.opts.Now(), Client: client, Message: client + " disconnected"})
 	}
 }
 

@@ -11,10 +11,11 @@ import (
 
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 )
 
 // waitForEvent reads events until one of kind names client, or fails.
-func waitForEvent(t *testing.T, events <-chan authority.Event, kind authority.EventKind, client string) {
+func waitForEvent(t *testing.T, events <-chan authority.Event, kind approval.EventKind, client string) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
@@ -38,12 +39,12 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	defer cancel()
 
 	a := testkit.StartAgent(t, w.socket, "presence-agent")
-	waitForEvent(t, events, authority.EventAgentConnected, "presence-agent 1.0")
+	waitForEvent(t, events, approval.EventAgentConnected, "presence-agent 1.0")
 	if got := w.authority.Connected(); !slices.Equal(got, []string{"presence-agent 1.0"}) {
 		t.Fatalf("connected after initialize: %q", got)
 	}
 	a.C.Close() // stdin closes: the bridge exits normally
-	waitForEvent(t, events, authority.EventAgentDisconnected, "presence-agent 1.0")
+	waitForEvent(t, events, approval.EventAgentDisconnected, "presence-agent 1.0")
 	if got := w.authority.Connected(); len(got) != 0 {
 		t.Fatalf("connected after the bridge exited: %q", got)
 	}
@@ -70,11 +71,11 @@ func TestConnectedAgentsFollowBridges(t *testing.T) {
 	if err != nil || !strings.Contains(line, `"result"`) {
 		t.Fatalf("initialize answer: %q, %v", line, err)
 	}
-	waitForEvent(t, events, authority.EventAgentConnected, "doomed 2")
+	waitForEvent(t, events, approval.EventAgentConnected, "doomed 2")
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitForEvent(t, events, authority.EventAgentDisconnected, "doomed 2")
+	waitForEvent(t, events, approval.EventAgentDisconnected, "doomed 2")
 	if got := w.authority.Connected(); len(got) != 0 {
 		t.Fatalf("connected after SIGKILL: %q", got)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/mcpbridge/wire"
@@ -58,7 +59,7 @@ func (h *Hub) propose(ctx context.Context, who caller, wk writekind.Registration
 	p := &queued{Proposal: Proposal{
 		ID: id, Tool: wk.Tool(), Client: client, Peer: who.id, User: h.userOf(who), Agent: h.agentLabel(who), Fingerprint: fp, Kind: k,
 		Preview: preview, Spend: spend, CreatedAt: now, ExpiresAt: now.Add(h.opts.ProposalTTL),
-		Status: StatusPending,
+		Status: approval.StatusPending,
 	}, proc: who.proc, changed: make(chan struct{})}
 	to := a.Recipient()
 	h.mu.Lock()
@@ -153,7 +154,7 @@ func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wi
 		args, _ := json.Marshal(normalized)
 		row = store.Proposal{
 			ID: p.ID, Client: client, Owner: ownerOf(p.Peer), Tool: p.Tool, Fingerprint: p.Fingerprint, Args: args,
-			Preview: p.text, CreatedAt: p.CreatedAt, Status: string(StatusPending),
+			Preview: p.text, CreatedAt: p.CreatedAt, Status: string(approval.StatusPending),
 		}
 	}
 	owner := ownerOf(p.Peer)
@@ -195,7 +196,7 @@ func (h *Hub) enqueue(p *queued, client string, normalized map[string]string) wi
 	snap := p.snapshot()
 	h.mu.Unlock()
 
-	h.publish(EventProposalAdded, snap, "")
+	h.publish(approval.EventProposalAdded, snap, "")
 	// Let the event's delivery run before this goroutine commits the
 	// record (the store's SQL and fsync, which it does itself when no other
 	// writer holds the lock). The goroutines publish just woke wait on this
@@ -243,7 +244,7 @@ func (h *Hub) withdraw(p *queued, err error) {
 	h.mu.Lock()
 	p.record.err = err
 	close(p.record.done)
-	p.Status, p.Reason, p.Token = StatusFailed, "withdrawn: the console could not record the proposal: "+err.Error(), ""
+	p.Status, p.Reason, p.Token = approval.StatusFailed, "withdrawn: the console could not record the proposal: "+err.Error(), ""
 	h.unpendLocked(p)
 	h.changedLocked(p)
 	snap := p.snapshot()
@@ -251,7 +252,7 @@ func (h *Hub) withdraw(p *queued, err error) {
 	h.tokens.Revoke(p.ID) // none can exist (an approval needs the row); fail closed all the same
 	h.log.Error("proposal withdrawn: its record failed", "id", p.ID, "err", err)
 	h.audit("proposal_withdrawn", p.ID, map[string]string{"client": p.Client, "tool": p.Tool, "fingerprint": p.Fingerprint, "reason": err.Error()})
-	h.publish(EventProposalExpired, snap, snap.Reason)
+	h.publish(approval.EventProposalExpired, snap, snap.Reason)
 }
 
 // pruneLocked forgets the oldest finished proposals beyond KeepFinished, so
@@ -314,7 +315,7 @@ func (h *Hub) recordAutoDeny(who caller, fp string, d policy.Decision, warnings 
 		body["warnings"] = warnings
 	}
 	h.audit("auto_denied", "", body)
-	h.events.Publish(Event{Kind: EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
+	h.events.Publish(Event{Kind: approval.EventAutoDenied, At: h.opts.Now(), Client: client, Warnings: warnings,
 		Message: fmt.Sprintf("%s → %s denied by %s: %s", h.callerLabel(who), what, d.Rule, d.Reason)})
 	h.log.Info("auto-denied", "client", client, "peer", who.id, "rule", d.Rule)
 	for _, w := range warnings {

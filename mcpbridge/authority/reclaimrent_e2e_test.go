@@ -6,7 +6,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/solgate/solgate/localnet/testkit"
-	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -48,7 +48,7 @@ func TestAGrantCoversReclaimRent(t *testing.T) {
 
 	second, account := propose()
 	got, _ := w.authority.Proposal(second)
-	if got.Status != authority.StatusApproved || got.DecidedBy != "grant #1" {
+	if got.Status != approval.StatusApproved || got.DecidedBy != "grant #1" {
 		t.Fatalf("the second call was not covered: %s %s (%s)", got.Status, got.DecidedBy, got.GrantMiss)
 	}
 	run(second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy/store"
 )
@@ -26,23 +27,23 @@ func (h *Hub) run(id string, who caller, k writekind.Kind) {
 	// 1. The approved bytes, held to the approval.
 	ex, err := k.PrepareApproved(ctx, hubEnv{h: h, proposal: id}, id)
 	if err != nil {
-		h.finish(id, StatusFailed, nothingSent(err.Error()), nil, store.ExecFailed)
+		h.finish(id, approval.StatusFailed, nothingSent(err.Error()), nil, store.ExecFailed)
 		return
 	}
 
 	// 2. Reserve, judged on the fresh measure's facts like every decision.
 	decision, err := h.opts.Spend.Reserve(id, h.opts.Policy, factsOf(ex.Kind, h.opts.Network, who))
 	if err != nil {
-		h.finish(id, StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
+		h.finish(id, approval.StatusFailed, "could not reserve the spend, nothing was signed or sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	if !decision.Allowed {
 		decision = h.opts.Breaker.Observe(who.owner(), k.Args().Fingerprint(), decision)
-		h.finish(id, StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
+		h.finish(id, approval.StatusFailed, fmt.Sprintf("denied at execution by %s: %s (nothing was signed or sent)", decision.Rule, decision.Reason), nil, store.ExecFailed)
 		return
 	}
 	h.setKind(id, ex.Kind)
-	h.publish(EventSpendChanged, nil, "")
+	h.publish(approval.EventSpendChanged, nil, "")
 
 	// 3 and 4. Persist before anything leaves, then submit.
 	var persisted atomic.Bool
@@ -58,7 +59,7 @@ func (h *Hub) run(id string, who caller, k writekind.Kind) {
 	res, err := ex.Send(ctx, persist, h.progressFor(id, client))
 	if err != nil {
 		h.settle(id, func() error { return h.opts.Spend.Release(id) })
-		h.finish(id, StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
+		h.finish(id, approval.StatusFailed, "not sent: "+err.Error(), nil, store.ExecFailed)
 		return
 	}
 	if !persisted.Load() && res.Signature != (solana.Signature{}) {

@@ -13,6 +13,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
 )
@@ -123,7 +124,7 @@ func TestRunSkeletonReportsVerifyVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = callSocket(t, w, fakeTool, map[string]any{"n": "4", "confirm": p.Token})
-	if res.Structured["status"] != string(authority.StatusLosses) || !strings.Contains(res.Text, "more left the wallet than approved") {
+	if res.Structured["status"] != string(approval.StatusLosses) || !strings.Contains(res.Text, "more left the wallet than approved") {
 		t.Fatalf("a downgraded verification: %+v", res)
 	}
 }
@@ -217,15 +218,15 @@ func TestAGrantCanCoverTermsTheKindStates(t *testing.T) {
 	if !authority.Grantable(p) {
 		t.Fatal("a kind stating its grant terms is not grantable")
 	}
-	if _, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 2, Ceiling: 100_000, For: time.Minute}); err != nil || g.Counterparty != "https://pay.example → payee" || g.MaxAmount != 100 {
+	if _, g, err := w.authority.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: 2, Ceiling: 100_000, For: time.Minute}); err != nil || g.Counterparty != "https://pay.example → payee" || g.MaxAmount != 100 {
 		t.Fatalf("grant: %+v, %v", g, err)
 	}
 	covered := callSocket(t, w, fakeTool, map[string]any{"n": "90"})
-	if q, _ := w.authority.Proposal(covered.Str("proposal_id")); q == nil || q.Status != authority.StatusApproved || q.Grant == 0 {
+	if q, _ := w.authority.Proposal(covered.Str("proposal_id")); q == nil || q.Status != approval.StatusApproved || q.Grant == 0 {
 		t.Fatalf("a call within the grant's terms was not approved by it: %+v", q)
 	}
 	over := callSocket(t, w, fakeTool, map[string]any{"n": "101"})
-	if q, _ := w.authority.Proposal(over.Str("proposal_id")); q == nil || q.Status != authority.StatusPending {
+	if q, _ := w.authority.Proposal(over.Str("proposal_id")); q == nil || q.Status != approval.StatusPending {
 		t.Fatalf("a call above the granted amount was approved: %+v", q)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
 	"github.com/solgate/solgate/policy"
 )
@@ -95,7 +96,7 @@ func TestHonestActionExecutesOnlyAfterApprovalWithItsPreviewedEffects(t *testing
 	if next.Status() != "pending_approval" {
 		t.Fatalf("second tip: %+v", next)
 	}
-	if _, _, err := w.authority.ApproveWithGrant(nid, "operator", authority.GrantTerms{Count: 3, Ceiling: 10_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "solana_action is never covered by a grant") {
+	if _, _, err := w.authority.ApproveWithGrant(nid, "operator", approval.GrantTerms{Count: 3, Ceiling: 10_000_000, For: time.Minute}); err == nil || !strings.Contains(err.Error(), "solana_action is never covered by a grant") {
 		t.Fatalf("grant on an action: %v", err)
 	}
 	// The token is spent: the same call again is refused, nothing moves.

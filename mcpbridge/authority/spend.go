@@ -3,16 +3,17 @@ package authority
 import (
 	"slices"
 
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/writekind"
 	"github.com/solgate/solgate/policy"
 )
 
 // SpendSummary reports the console's caps and the live spend of all agents
 // together, with each sectioned agent's own budget.
-func (h *Hub) SpendSummary() SpendSummary {
+func (h *Hub) SpendSummary() approval.SpendSummary {
 	v := h.summarize(h.opts.Policy, h.opts.Spend.State())
 	for _, a := range h.opts.Policy.Agents {
-		v.Agents = append(v.Agents, AgentSpend{UID: a.UID, Label: a.Label, SpendSummary: h.summarize(a.Config, h.opts.Spend.AgentState(a.Owner()))})
+		v.Agents = append(v.Agents, approval.AgentSpend{UID: a.UID, Label: a.Label, SpendSummary: h.summarize(a.Config, h.opts.Spend.AgentState(a.Owner()))})
 	}
 	return v
 }
@@ -21,7 +22,7 @@ func (h *Hub) SpendSummary() SpendSummary {
 // caps and spend, its remaining room held to what all agents together leave
 // (total is that figure: the console's remaining room); without, the
 // console's. Never another agent's.
-func (h *Hub) spendSummaryOf(who caller) (own SpendSummary, agent *policy.Agent, total SpendSummary) {
+func (h *Hub) spendSummaryOf(who caller) (own approval.SpendSummary, agent *policy.Agent, total approval.SpendSummary) {
 	total = h.summarize(h.opts.Policy, h.opts.Spend.State())
 	a, ok := h.opts.Policy.AgentFor(who.owner())
 	if !ok {
@@ -36,8 +37,8 @@ func (h *Hub) spendSummaryOf(who caller) (own SpendSummary, agent *policy.Agent,
 }
 
 // summarize is one budget's caps (cfg) and spend (s).
-func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
-	v := SpendSummary{
+func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) approval.SpendSummary {
+	v := approval.SpendSummary{
 		Network: h.opts.Network, PerTx: cfg.MaxLamportsPerTx, PerSession: cfg.MaxLamportsPerSession, PerDay: cfg.MaxLamportsPerDay,
 		Spent: s.SessionSpent, Reserved: s.SessionReserved, DaySpent: s.DaySpent, DayReserved: s.DayReserved, Paused: h.Paused(),
 	}
@@ -56,7 +57,7 @@ func (h *Hub) summarize(cfg policy.Config, s policy.SpendState) SpendSummary {
 	slices.Sort(mints)
 	for _, m := range mints {
 		t := s.Tokens[m]
-		ts := TokenSpend{Mint: m, Spent: t.SessionSpent, Reserved: t.SessionReserved, DaySpent: t.DaySpent, DayReserved: t.DayReserved}
+		ts := approval.TokenSpend{Mint: m, Spent: t.SessionSpent, Reserved: t.SessionReserved, DaySpent: t.DaySpent, DayReserved: t.DayReserved}
 		ts.PerTx, ts.PerSession, ts.PerDay = cfg.TokenCapsFor(m)
 		v.Tokens = append(v.Tokens, ts)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -43,7 +44,7 @@ func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalSta
 			}
 		}
 		h.expireTokenLocked(p)
-		waiting := p.Status == StatusPending || p.Status == StatusExecuting || p.Status == StatusSubmitted
+		waiting := p.Status == approval.StatusPending || p.Status == approval.StatusExecuting || p.Status == approval.StatusSubmitted
 		if !waiting || a.WaitSeconds == 0 {
 			snap := p.snapshot()
 			h.mu.Unlock()
@@ -63,8 +64,8 @@ func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalSta
 
 // expireTokenLocked marks an approval whose token lapsed unused as expired.
 func (h *Hub) expireTokenLocked(p *queued) {
-	if p.Status == StatusApproved && !h.opts.Now().Before(p.TokenExpires) {
-		p.Status, p.Reason = StatusExpired, "approved, but the confirmation token expired unused; propose again"
+	if p.Status == approval.StatusApproved && !h.opts.Now().Before(p.TokenExpires) {
+		p.Status, p.Reason = approval.StatusExpired, "approved, but the confirmation token expired unused; propose again"
 		p.Token = ""
 		h.changedLocked(p)
 	}
@@ -103,7 +104,7 @@ func (h *Hub) storedStatus(who caller, id string) wire.CallResult {
 	case store.ExecExecuted:
 		text = fmt.Sprintf("Proposal %s was EXECUTED (recorded before the console restarted): signature %s. It is done; do not propose it again.", id, sig)
 	case store.ExecUnknown:
-		st["status"] = string(StatusSubmitted)
+		st["status"] = string(approval.StatusSubmitted)
 		text = fmt.Sprintf("Proposal %s was sent (signature %s) before the console restarted and its outcome is still being reconciled with the chain. Do not propose it again; ask again later.", id, sig)
 	case store.ExecLosses:
 		text = fmt.Sprintf("Proposal %s was EXECUTED WITH UNEXPECTED EFFECTS (recorded before the console restarted): signature %s. Its landed effects differed from the approved ones; tell the operator.", id, sig)
@@ -111,7 +112,7 @@ func (h *Hub) storedStatus(who caller, id string) wire.CallResult {
 		text = fmt.Sprintf("Proposal %s ended as %s before the console restarted; nothing more will happen to it.", id, strings.ToUpper(p.Status))
 	default:
 		// Pending or approved when the console stopped: its token died with it.
-		st["status"] = string(StatusExpired)
+		st["status"] = string(approval.StatusExpired)
 		text = fmt.Sprintf("Proposal %s was still %s when the console restarted; it is void and nothing was sent. Propose again if it is still wanted.", id, p.Status)
 	}
 	return wire.CallResult{Text: text, Structured: st}

@@ -16,6 +16,7 @@ import (
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/policy"
 )
 
@@ -206,7 +207,7 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 	// The grant's ceiling is in SOL; an x402 payment spends none, so its
 	// ceiling is 0 and its bound the count, the per-call amount and the
 	// per-mint caps.
-	_, g, err := w.authority.ApproveWithGrant(id, "operator", authority.GrantTerms{Count: 10, Ceiling: 0, For: 10 * time.Minute})
+	_, g, err := w.authority.ApproveWithGrant(id, "operator", approval.GrantTerms{Count: 10, Ceiling: 0, For: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestX402FetchGrantCoversLaterCallsUntilTheSessionCap(t *testing.T) {
 		ans := a.Call("x402_fetch", args)
 		next, _ := ans.Structured["proposal_id"].(string)
 		p, _ := w.authority.Proposal(next)
-		if p == nil || p.Status != authority.StatusApproved || p.DecidedBy != fmt.Sprintf("grant #%d", g.N) {
+		if p == nil || p.Status != approval.StatusApproved || p.DecidedBy != fmt.Sprintf("grant #%d", g.N) {
 			t.Fatalf("call %d not covered by the grant: %+v %+v", i+2, ans, p)
 		}
 		pay(next)

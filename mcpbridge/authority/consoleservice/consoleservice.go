@@ -34,7 +34,7 @@ func ViewOf(p *authority.Proposal) *approval.Proposal {
 	v := &approval.Proposal{
 		ID: p.ID, Seq: p.Seq, Tool: p.Tool, Client: p.Client, Owner: authority.OwnerOf(p), User: p.User, Agent: p.Agent,
 		Fingerprint: p.Fingerprint, HasTerms: p.Kind != nil, Grantable: authority.Grantable(p),
-		Preview: p.Preview, Spend: p.Spend, Flags: append([]authority.Flag(nil), p.Flags...),
+		Preview: p.Preview, Spend: p.Spend, Flags: append([]approval.Flag(nil), p.Flags...),
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt,
 		Status: p.Status, DecidedAt: p.DecidedAt, DecidedBy: p.DecidedBy, Reason: p.Reason,
 		Token: p.Token, TokenExpires: p.TokenExpires, Grant: p.Grant, GrantMiss: p.GrantMiss,

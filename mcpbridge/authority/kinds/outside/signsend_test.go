@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/solgate/solgate/mcpbridge/authority"
+	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
@@ -78,7 +79,7 @@ func TestSignAndSendLabelIsShownAsUntrusted(t *testing.T) {
 	}
 	flagged := false
 	for _, f := range op.Admit(policy.Decision{Allowed: true}) {
-		flagged = flagged || f.Kind == authority.FlagInstructionLike
+		flagged = flagged || f.Kind == approval.FlagInstructionLike
 	}
 	if !flagged {
 		t.Error("an instruction-like label is not flagged")
