@@ -159,6 +159,35 @@
 // signed, and the agent proposes again. The ledger's charged fee is what settles
 // the spend.
 //
+// # A preview's round of RPCs
+//
+// A proposal's preview builds the real transaction and simulates it (a
+// blockhash up to a second old may be reused: a preview is never signed, and execution fetches
+// a fresh one). The transaction carries a compute budget: a measuring
+// simulation gives the units it needs, and `SetComputeUnitLimit` asks for
+// those plus 10% (at least 1000); `SetComputeUnitPrice` bids the fee
+// estimate (`--priority-fee-source`, see the policy flags),
+// with the total priority fee (price × limit, in micro-lamports per unit)
+// capped. An RPC that does not serve the method, or reports no non-zero fee,
+// means no priority fee and a note, never a failure. A proposal waits for one
+// round of RPCs: the balances before, the simulation of the exact bytes and
+// the balances again go as one JSON-RPC batch (every answer from one slot;
+// in turn to a node that refuses batches), with the fee market's questions
+// in the same batch once its source is known; a preview builds on the budget
+// the last preview of the same shape
+// measured and keeps the result only if the exact simulation consumed the
+// same units and the fresh market gives the same price, else it measures
+// again (`executor/batch.go`, `executor/forecast.go`). Every RPC goes
+// through net/http's Transport over kept connections; an endpoint that
+// redirects the call elsewhere is refused with the URL to give instead.
+// A token transfer is
+// built on the mint's program and decimals and on whether the recipient's
+// account existed, as the last preview of that mint and recipient read them;
+// the mint, its metadata and the recipient are read again in the same batch,
+// and the preview stands only if those reads and the simulation's own reads
+// of the token accounts pass every check and give the same bytes, else it
+// reads first and builds again (`executor/tokenround.go`).
+//
 // # Verification
 //
 // Verification waits: a confirmed transaction is read back with

@@ -11,8 +11,9 @@ import (
 )
 
 // Money is integers end to end; SOL decimals appear only for display, and
-// amounts are rendered by the authority's one implementation (lines.go), so
-// a kind's lines and the console's own agree to the digit.
+// amounts are rendered by the authority's one implementation
+// (authority/writekind/lines.go), so a kind's lines and the console's own
+// agree to the digit.
 
 // sol renders lamports as "0.05 SOL".
 func sol(l uint64) string { return approval.SOLText(l) }

@@ -153,21 +153,24 @@
 //     imports nothing of either; `demoagent/`: the demo's scripted
 //     assistant, a client like any other
 //   - `mcpbridge/authority/`: the privileged side inside `solgate console`,
-//     built in one place (`build.go`: identify the cluster, pin the state to
-//     it, restore the spend ledger, reconcile, then the hub): the approval
+//     assembled in one place (`startup/`: identify the cluster, pin the state
+//     to it, restore the spend ledger, reconcile, then the hub): the approval
 //     core, with the proposal queue, the one propose skeleton and the one run
 //     skeleton (`hub.go`, `propose.go`, `run.go`, `operator.go`,
-//     `execute.go`); each write kind is one registration (`registry.go`:
+//     `execute.go`), standing grants and the pending limits; `writekind/`: the
+//     contract a kind is written against (a write kind is one registration:
 //     parse, draft, prepare, facts, the console's lines, the approved bytes;
 //     its landed-effects check and grant rule are required methods); the
 //     kinds live in `kinds/`, a file each (`transfer.go`, `tokentransfer.go`,
 //     `swap.go` + `swapview.go`, `reclaimrent.go`; in `kinds/outside/`,
-//     `signsend.go`, `x402kind.go`, `solanaaction.go`), importing the core,
-//     which never imports them, and `cmd` wires them in with one import;
-//     `args/`: argument parsing and normalisation, with fingerprints;
-//     `tokens/`: the confirmation tokens; the console draws every kind
-//     through its lines (`lines.go`) and reaches the hub only through
-//     `approval/`'s service; `host/`: admission and the machine's checks,
+//     `signsend.go`, `x402kind.go`, `solanaaction.go`), importing writekind,
+//     never the core, and `cmd` wires them in with one import; `args/`:
+//     argument parsing and normalisation, with fingerprints; `tokens/`: the
+//     confirmation tokens; `answer/`: what the model reads; `chainreads/`: the
+//     read tools that answer from the chain; the console draws every kind
+//     through its lines (`writekind/lines.go`) and reaches the hub only
+//     through `approval/`'s service (`consoleservice/`); `server/`: the
+//     socket's HTTP routes; `host/`: admission and the machine's checks,
 //     knowing nothing of the Hub (the socket with peer credentials and
 //     limits, other users' admission, the terminal and who can reach it,
 //     trusted files, the notify command, the log file); `untrusted/`:

@@ -23,8 +23,8 @@
 // `propose.go`, `run.go`, `operator.go`, `execute.go`), the caller and what
 // it owns (`caller.go`), standing grants (`grant.go`, `granting.go`,
 // `grantledger.go`), the pending limits (`flood.go`), the spend summary
-// (`spend.go`), the results the model reads (`text.go`) and the read tools
-// that answer from the hub's state (`reads.go`, `status.go`). It names no
+// (`spend.go`) and the read tools that answer from the hub's state
+// (`reads.go`, `status.go`). It names no
 // concrete kind. Its sub-packages, each below the core:
 //   - `writekind/`: the contract a kind is written against: the registry (a
 //     write kind is one registration: parse, draft, prepare, facts, the
@@ -58,7 +58,12 @@
 //   - `flood/`: the per-user limit on how fast agents propose, and the
 //     tally of what it refused;
 //   - `fanout/`: the hub's events to every subscriber, in order, never
-//     blocking the publisher.
+//     blocking the publisher;
+//   - `answer/`: what the model reads of its calls (the preview, the
+//     pending answer, the caps, denials, refusals, a proposal's status and
+//     outcome, the spend status);
+//   - `warnings/`: the session-long warnings about who can reach the
+//     console.
 //
 // Above the core:
 //   - `startup/`: assembling an authority in the one safe order (identify
@@ -88,32 +93,9 @@
 //
 //  1. Propose. The bridge forwards `transfer_sol{to, lamports}`. The console
 //     checks policy first (a denial never bothers the human but shows in its log),
-//     then builds the real transaction and simulates it (a blockhash up to a
-//     second old may be reused: a preview is never signed, and execution fetches
-//     a fresh one). The transaction carries a compute budget: a measuring
-//     simulation gives the units it needs, and `SetComputeUnitLimit` asks for
-//     those plus 10% (at least 1000); `SetComputeUnitPrice` bids the fee
-//     estimate (`--priority-fee-source`, see the policy flags),
-//     with the total priority fee (price × limit, in micro-lamports per unit)
-//     capped. An RPC that does not serve the method, or reports no non-zero fee,
-//     means no priority fee and a note, never a failure. A proposal waits for one
-//     round of RPCs: the balances before, the simulation of the exact bytes and
-//     the balances again go as one JSON-RPC batch (every answer from one slot;
-//     in turn to a node that refuses batches), with the fee market's questions
-//     in the same batch once its source is known; a preview builds on the budget
-//     the last preview of the same shape
-//     measured and keeps the result only if the exact simulation consumed the
-//     same units and the fresh market gives the same price, else it measures
-//     again (`executor/batch.go`, `executor/forecast.go`). Every RPC goes
-//     through net/http's Transport over kept connections; an endpoint that
-//     redirects the call elsewhere is refused with the URL to give instead.
-//     A token transfer is
-//     built on the mint's program and decimals and on whether the recipient's
-//     account existed, as the last preview of that mint and recipient read them;
-//     the mint, its metadata and the recipient are read again in the same batch,
-//     and the preview stands only if those reads and the simulation's own reads
-//     of the token accounts pass every check and give the same bytes, else it
-//     reads first and builds again (`executor/tokenround.go`). The preview —
+//     then builds the real transaction and simulates it in one round of RPCs
+//     (package executor: the compute budget, the fee market, the batch). The
+//     preview —
 //     instructions decoded from the bytes, simulated balance changes, the fee
 //     split as "fee 0.000005 + priority 0.00004 SOL (p75 of 12 recent fees for
 //     its accounts, standard method)"

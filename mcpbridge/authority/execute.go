@@ -312,7 +312,7 @@ func burned(err error) bool {
 }
 
 // foreignToken records a token presented by a caller that does not own its
-// proposal (ownership.go): audited, shown to the operator, and the proposal
+// proposal (caller.go): audited, shown to the operator, and the proposal
 // it was issued for is void when this call spent its token (a replay of a
 // used one leaves the call that used it alone; see tokenRefused).
 func (h *Hub) foreignToken(who caller, id, fp string, spent bool) {

@@ -161,7 +161,7 @@ func (h *Hub) applyGrant(id string) {
 	n := g.N
 	// p.Grant is marked above, before the decision makes the token
 	// visible: from then on only the granted process may see or use it
-	// (ownership.go).
+	// (caller.go).
 	h.mu.Unlock()
 
 	by := fmt.Sprintf("grant #%d", n)

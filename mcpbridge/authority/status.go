@@ -17,7 +17,7 @@ import (
 
 // proposalStatus answers proposal_status, waiting up to wait_seconds for a
 // pending or executing proposal to change so an agent need not poll hard.
-// Only its owner learns anything of a proposal (ownership.go).
+// Only its owner learns anything of a proposal (caller.go).
 func (h *Hub) proposalStatus(ctx context.Context, who caller, a args.ProposalStatusArgs) wire.CallResult {
 	deadline := time.NewTimer(time.Duration(a.WaitSeconds) * time.Second)
 	defer deadline.Stop()

@@ -10,7 +10,7 @@ import (
 // is declared here once, and its MCP declaration (input schema and
 // annotations, tools.go), ToolNames and IsWriteTool are derived from the
 // entry. The console, which the bridge does not import, serves it: a write
-// tool is one registered write kind (mcpbridge/authority/registry.go), a read
+// tool is one registered write kind (mcpbridge/authority/writekind/registry.go), a read
 // tool one entry of its read table (reads.go). Tests there tie each write
 // entry to exactly one registration and each read entry to one read entry,
 // both ways; TestReadOnlyHintMatchesWhatTheHandlerDoes drives every entry.
