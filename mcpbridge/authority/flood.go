@@ -2,20 +2,12 @@ package authority
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/solgate/solgate/mcpbridge/authority/answer"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/flood"
 	"github.com/solgate/solgate/mcpbridge/wire"
 	"github.com/solgate/solgate/policy"
-)
-
-// Flood control defaults, per user (uid) and overall.
-const (
-	DefaultMaxPendingPerUID   = 20  // proposals one user may have waiting for the human
-	DefaultMaxPending         = 200 // proposals waiting overall
-	DefaultProposalsPerMinute = 60  // proposals one user may make per minute (also the burst)
 )
 
 // RuleFlood is the rule named in a flood-control denial.
@@ -96,12 +88,4 @@ func (h *Hub) floodDenied(who caller, rule string, d policy.Decision) wire.CallR
 	}
 	h.log.Debug("flood-control denial", "client", who.name, "peer", who.id)
 	return answer.Denial(d)
-}
-
-// auditFloodTally writes one user's flood denials of one minute as one row.
-func (h *Hub) auditFloodTally(t flood.Tally) {
-	h.audit("flood_denied", "", map[string]any{
-		"peer": t.Owner, "minute": t.Window.Format(time.RFC3339), "denied": t.Denied, "by_rule": t.ByRule, "clients": t.Clients,
-	})
-	h.log.Info("flood-control denials", "peer", t.Owner, "minute", t.Window, "denied", t.Denied)
 }

@@ -22,6 +22,13 @@ import (
 	"github.com/solgate/solgate/policy/store"
 )
 
+// Flood control defaults, per user (uid) and overall.
+const (
+	DefaultMaxPendingPerUID   = 20  // proposals one user may have waiting for the human
+	DefaultMaxPending         = 200 // proposals waiting overall
+	DefaultProposalsPerMinute = 60  // proposals one user may make per minute (also the burst)
+)
+
 // Options wire a hub. Executor, Network, Policy and Spend are required.
 type Options struct {
 	Executor *executor.Executor
@@ -275,4 +282,12 @@ func (h *Hub) audit(kind, proposalID string, body any) {
 	if _, err := h.opts.Store.AppendAudit(kind, proposalID, body); err != nil {
 		h.log.Error("audit append failed", "kind", kind, "proposal", proposalID, "err", err)
 	}
+}
+
+// auditFloodTally writes one user's flood denials of one minute as one row.
+func (h *Hub) auditFloodTally(t flood.Tally) {
+	h.audit("flood_denied", "", map[string]any{
+		"peer": t.Owner, "minute": t.Window.Format(time.RFC3339), "denied": t.Denied, "by_rule": t.ByRule, "clients": t.Clients,
+	})
+	h.log.Info("flood-control denials", "peer", t.Owner, "minute", t.Window, "denied", t.Denied)
 }
