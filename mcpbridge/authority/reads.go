@@ -36,13 +36,7 @@ type readTool struct {
 // readEntry pairs a typed parser with its typed handler.
 func readEntry[T args.Args](parse func(map[string]any) (T, error), handle func(ctx context.Context, h *Hub, who caller, a T) wire.CallResult) readTool {
 	return readTool{
-		parse: func(raw map[string]any) (args.Args, error) {
-			a, err := parse(raw)
-			if err != nil {
-				return nil, err
-			}
-			return a, nil
-		},
+		parse: args.Untyped(parse),
 		handle: func(ctx context.Context, h *Hub, who caller, a args.Args) wire.CallResult {
 			return handle(ctx, h, who, a.(T))
 		},

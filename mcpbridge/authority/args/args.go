@@ -46,6 +46,18 @@ type Args interface {
 	Fingerprint() string
 }
 
+// Untyped turns a tool's typed parser into the untyped one a table of
+// tools holds (the read tools' tables, beside their handlers).
+func Untyped[T Args](parse func(map[string]any) (T, error)) func(map[string]any) (Args, error) {
+	return func(raw map[string]any) (Args, error) {
+		a, err := parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}
+
 // WriteArgs are the arguments of a tool that spends: they may carry a token.
 type WriteArgs interface {
 	Args

@@ -38,13 +38,7 @@ type Tool struct {
 // tool pairs a typed parser with its typed handler.
 func tool[T args.Args](parse func(map[string]any) (T, error), handle func(Reader, context.Context, T) wire.CallResult) Tool {
 	return Tool{
-		Parse: func(raw map[string]any) (args.Args, error) {
-			a, err := parse(raw)
-			if err != nil {
-				return nil, err
-			}
-			return a, nil
-		},
+		Parse: args.Untyped(parse),
 		Handle: func(ctx context.Context, r Reader, a args.Args) wire.CallResult {
 			return handle(r, ctx, a.(T))
 		},
