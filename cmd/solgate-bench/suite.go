@@ -22,7 +22,7 @@ func runSuite(ctx context.Context, bin, refDir string, slotMS int, c counts, run
 	// The hub runs in this process: give it the console's collector
 	// settings, as `solgate console` does at start.
 	if startup.ConsoleRuntime(os.Getenv) {
-		rep.Machine.Runtime = "the console's GC settings (mcpbridge/authority/runtime.go)"
+		rep.Machine.Runtime = "the console's GC settings (mcpbridge/authority/startup/runtime.go)"
 	}
 	progress("starting localnet (slot %d ms)", slotMS)
 	w, err := startWorld(ctx, slotMS, bin)
