@@ -141,6 +141,13 @@
 // `--priority-fee-lamports N` (a fixed fee instead of the market; 0 turns
 // priority fees off). The preview names where the price came from.
 //
+// Every transaction solgate builds from its own instructions carries that
+// budget: transfers through PrepareTransfer, anything else (the closes that
+// reclaim rent) through PrepareBudgeted. The approval binds it: execution
+// keeps the approved unit limit and refuses, with nothing signed, a
+// transaction that now needs more units (ErrComputeOverApproved) or a market
+// that now asks a higher priority fee (ErrPriorityFeeOverApproved).
+//
 // Swaps ask the swap API for a priority level held to the cap
 // (`prioritizationFeeLamports: {"priorityLevelWithMaxLamports": {"priorityLevel":
 // "veryHigh", "maxLamports": CAP}}`; up to p25 `medium`, up to p50 `high`), a
