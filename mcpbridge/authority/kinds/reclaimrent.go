@@ -2,9 +2,7 @@ package kinds
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,8 +24,10 @@ import (
 )
 
 // reclaim_rent closes the wallet's empty token accounts (SPL Token and
-// Token-2022) and returns their rent to the wallet. The whole kind is this
-// file and its declaration (mcpbridge/wire/reclaimrent.go).
+// Token-2022) and returns their rent to the wallet. The closes go behind
+// the compute budget and priority fee a transfer carries
+// (executor.PrepareBudgeted), bound by the approval as a transfer's is. The
+// whole kind is this file and its declaration (mcpbridge/wire/reclaimrent.go).
 
 func init() { writekind.Register(reclaimRentKind{}) }
 
@@ -87,8 +87,12 @@ type ReclaimProposal struct {
 	Accounts []ReclaimAccount
 	// Remaining are closable accounts left for another call.
 	Remaining int
-	// Spend is the SOL leaving the wallet as simulated: the fee.
+	// Spend is the SOL leaving the wallet as simulated: the fee, its
+	// priority fee included.
 	Spend uint64
+	// Budget is the approved compute budget: execution keeps its limit and
+	// pays no higher a priority fee.
+	Budget executor.Budget
 	// Effects are the simulation's measure of the exact bytes; Landed the
 	// landed transaction's, once verified.
 	Effects executor.Effects
@@ -122,25 +126,25 @@ func (k *ReclaimProposal) Facts(network executor.Network, client string) policy.
 		PaysSelf: true, Lamports: k.Spend}
 }
 
-// Prepare builds the closes and measures them.
+// Prepare builds the closes behind their compute budget and measures the
+// exact bytes; the spend the caps see is the fee, priority fee included.
 func (k *ReclaimProposal) Prepare(ctx context.Context, env writekind.Env) (executor.Preview, error) {
-	tx, _, err := k.build(ctx, env)
-	if err != nil {
-		return executor.Preview{}, errors.New("could not build the closes (nothing was proposed, signed or sent): " + err.Error())
-	}
-	eff, err := k.measure(ctx, env, tx)
+	b, err := k.prepare(ctx, env, nil)
 	if err != nil {
 		return executor.Preview{}, err
 	}
-	k.Effects, k.Spend = eff, max(eff.SOLOut(), eff.Fee())
-	return k.preview(env, tx), nil
+	k.Effects, k.Spend, k.Budget = b.Preview.Effects, spendOf(b.Preview.Effects), b.Preview.Budget
+	pv := b.Preview
+	pv.SpendLamports = k.Spend
+	return pv, nil
 }
 
 func (k *ReclaimProposal) Admit(policy.Decision) []approval.Flag { return nil }
 
 // PrepareApproved reads the approved accounts again and closes exactly
 // those: one that no longer qualifies (tokens arrived, frozen, a withheld
-// fee) stops everything before signing.
+// fee) stops everything before signing, and so do more compute units or a
+// higher priority fee than the approved budget.
 func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env writekind.Env, _ string) (*writekind.Execution, error) {
 	now, err := closableAccounts(ctx, env)
 	if err != nil {
@@ -153,19 +157,16 @@ func (k *ReclaimProposal) PrepareApproved(ctx context.Context, env writekind.Env
 		}
 	}
 	fresh := k.Clone().(*ReclaimProposal)
-	tx, lastValid, err := fresh.build(ctx, env)
-	if err != nil {
-		return nil, errors.New("could not build the closes at execution, nothing was signed or sent: " + err.Error())
-	}
-	eff, err := fresh.measure(ctx, env, tx)
+	b, err := fresh.prepare(ctx, env, &k.Budget)
 	if err != nil {
 		return nil, err
 	}
-	if out := max(eff.SOLOut(), eff.Fee()); out > k.Spend {
+	eff := b.Preview.Effects
+	if out := spendOf(eff); out > k.Spend {
 		return nil, fmt.Errorf("the closes would now cost %d lamports, more than the %d approved; nothing was signed or sent", out, k.Spend)
 	}
 	fresh.Effects = eff
-	ex := env.Executor()
+	ex, tx, lastValid := env.Executor(), b.Tx, b.LastValidBlockHeight
 	return &writekind.Execution{Kind: fresh, LastValid: lastValid,
 		Send: func(ctx context.Context, persist func(solana.Signature) error, progress func(executor.Progress)) (*executor.Result, error) {
 			return ex.SubmitMeasured(ctx, tx, eff, lastValid, executor.Limits{SOLOut: k.Spend}, persist, progress)
@@ -224,7 +225,10 @@ func (k *ReclaimProposal) PreviewLines(p *writekind.Proposal) []string {
 	for _, a := range k.Accounts {
 		out = append(out, "Close: "+k.accountLine(a))
 	}
-	out = append(out, fmt.Sprintf("Returns: %s of rent; the wallet pays %s, so it ends up %s (simulated)", writekind.SOL(k.Rent()), writekind.SOL(k.Spend), k.net()))
+	out = append(out,
+		fmt.Sprintf("Returns: %s of rent; the wallet pays %s: %s, so it ends up %s (simulated)", writekind.SOL(k.Rent()), writekind.SOL(k.Spend), p.Preview.FeeText(), k.net()),
+		fmt.Sprintf("Compute budget: %s; approval allows at most this limit and a %d-lamport priority fee", p.Preview.BudgetText(), p.Preview.Budget.PriorityFee),
+	)
 	if k.Remaining > 0 {
 		out = append(out, fmt.Sprintf("Left for another call: %d more empty account(s)", k.Remaining))
 	}
@@ -250,7 +254,8 @@ func (k *ReclaimProposal) Detail(p *writekind.Proposal) []approval.DetailLine {
 	}
 	out = append(out,
 		approval.DetailLine{Label: "Returns", Value: fmt.Sprintf("%s (%s) of rent to the wallet", approval.SOLText(k.Rent()), approval.LamportsText(k.Rent()))},
-		approval.DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s); the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), k.net())},
+		approval.DetailLine{Label: "Fee", Value: fmt.Sprintf("%s (%s): %s; the wallet ends up %s", approval.SOLText(k.Spend), approval.LamportsText(k.Spend), p.Preview.FeeText(), k.net())},
+		approval.DetailLine{Label: "Budget", Value: p.Preview.BudgetText()},
 	)
 	if k.Remaining > 0 {
 		out = append(out, approval.DetailLine{Label: "Left", Value: fmt.Sprintf("%d more empty account(s), for another call", k.Remaining)})
@@ -277,15 +282,18 @@ func (k *ReclaimProposal) accountLine(a ReclaimAccount) string {
 	return fmt.Sprintf("%s (%s, mint %s): +%s", a.Address, executor.ProgramName(a.Program), a.Mint, writekind.SOL(a.Lamports))
 }
 
-// build is the closes, each paying the wallet, and the proposal's memo.
-func (k *ReclaimProposal) build(ctx context.Context, env writekind.Env) (*solana.Transaction, uint64, error) {
+// prepare builds the closes, each paying the wallet, and the proposal's
+// memo behind their compute budget (held to approved when set), and judges
+// the simulation of the exact bytes: what the engine refuses is a denial,
+// and so is any token leaving or any close the proposal did not name.
+func (k *ReclaimProposal) prepare(ctx context.Context, env writekind.Env, approved *executor.Budget) (*executor.Budgeted, error) {
 	wallet := env.Wallet()
 	ixs := make([]solana.Instruction, 0, len(k.Accounts)+1)
 	for _, a := range k.Accounts {
 		ix := token.NewCloseAccountInstruction(a.Address, wallet, wallet, nil).Build()
 		data, err := ix.Data()
 		if err != nil {
-			return nil, 0, err
+			return nil, errors.New("could not build the closes, nothing was signed or sent: " + err.Error())
 		}
 		// Token-2022 closes an account with the same instruction as SPL
 		// Token; only the program differs.
@@ -294,49 +302,26 @@ func (k *ReclaimProposal) build(ctx context.Context, env writekind.Env) (*solana
 	if m := env.ProposalMemo(); m != "" {
 		ixs = append(ixs, solana.NewInstruction(solana.MemoProgramID, nil, []byte(m)))
 	}
-	bh, err := env.Executor().Client().RPC().GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
-	if err != nil {
-		return nil, 0, fmt.Errorf("getLatestBlockhash: %w", err)
+	b, err := env.Executor().PrepareBudgeted(ctx, "the closes", ixs, approved)
+	var simErr *executor.SimulationError
+	var refusal *executor.EffectsRefusal
+	switch {
+	case errors.As(err, &simErr):
+		return nil, writekind.Refuse("simulation", "the closes would fail: "+simErr.Error())
+	case errors.As(err, &refusal):
+		return nil, writekind.Refuse("effects", refusal.Error())
+	case err != nil:
+		return nil, errors.New("could not prepare the closes, nothing was signed or sent: " + err.Error())
 	}
-	tx, err := solana.NewTransaction(ixs, bh.Value.Blockhash, solana.TransactionPayer(wallet))
-	if err != nil {
-		return nil, 0, err
+	if eff := b.Preview.Effects; len(eff.TokensOut) > 0 || len(eff.Closed) != len(k.Accounts) {
+		return nil, writekind.Refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
 	}
-	return tx, bh.Value.LastValidBlockHeight, nil
+	return b, nil
 }
 
-// measure simulates tx's exact bytes: what the engine refuses is a denial,
-// and so is any token leaving or any close the proposal did not name.
-func (k *ReclaimProposal) measure(ctx context.Context, env writekind.Env, tx *solana.Transaction) (executor.Effects, error) {
-	eff, err := env.Executor().MeasureEffects(ctx, tx, 0)
-	if err != nil {
-		var simErr *executor.SimulationError
-		if errors.As(err, &simErr) {
-			return eff, writekind.Refuse("simulation", "the closes would fail: "+simErr.Error())
-		}
-		return eff, errors.New("could not simulate the closes (nothing was signed or sent): " + err.Error())
-	}
-	if err := eff.Refusal(); err != nil {
-		return eff, writekind.Refuse("effects", err.Error())
-	}
-	if len(eff.TokensOut) > 0 || len(eff.Closed) != len(k.Accounts) {
-		return eff, writekind.Refuse("effects", fmt.Sprintf("the closes would move tokens or close %d accounts rather than the %d named: %s", len(eff.Closed), len(k.Accounts), eff.Summary()))
-	}
-	return eff, nil
-}
-
-func (k *ReclaimProposal) preview(env writekind.Env, tx *solana.Transaction) executor.Preview {
-	pv := executor.Preview{From: env.Wallet(), Fee: k.Effects.Fee(), SpendLamports: k.Spend, Effects: k.Effects}
-	for _, a := range k.Accounts {
-		pv.Instructions = append(pv.Instructions, executor.InstructionSummary{Program: a.Program, Name: executor.ProgramName(a.Program),
-			Summary: fmt.Sprintf("close %s, its %d lamports to the wallet", a.Address, a.Lamports)})
-	}
-	if msg, err := tx.Message.MarshalBinary(); err == nil {
-		sum := sha256.Sum256(msg)
-		pv.MessageSHA256 = hex.EncodeToString(sum[:])
-	}
-	return pv
-}
+// spendOf is what leaves the wallet by eff: the fee, priority included (the
+// rent coming back never nets it).
+func spendOf(eff executor.Effects) uint64 { return max(eff.SOLOut(), eff.Fee()) }
 
 // Token-2022 account extensions that keep an account from being closed
 // here: a withheld transfer fee (closing fails until it is harvested) and
