@@ -142,8 +142,8 @@
 // priority fees off). The preview names where the price came from.
 //
 // Every transaction solgate builds from its own instructions carries that
-// budget: transfers through PrepareTransfer, anything else (the closes that
-// reclaim rent) through PrepareBudgeted. The approval binds it: execution
+// budget: SOL and token transfers through their own preparers, anything else
+// (the closes that reclaim rent) through PrepareBudgeted. The approval binds it: execution
 // keeps the approved unit limit and refuses, with nothing signed, a
 // transaction that now needs more units (ErrComputeOverApproved) or a market
 // that now asks a higher priority fee (ErrPriorityFeeOverApproved).
