@@ -216,9 +216,7 @@ func TestPriorityFeeAboveCapIsCappedAndCounted(t *testing.T) {
 func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 	w := newWorld(t, nil)
 	ctx := context.Background()
-	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
-		t.Fatal(err)
-	}
+	w.calmMarket(t)
 	a := startAgent(t, w.socket)
 	walletBefore := w.balance(t, w.wallet)
 
@@ -247,12 +245,7 @@ func TestExecutionOverApprovedBudgetIsRefused(t *testing.T) {
 			if done.Status() != "failed" || !strings.Contains(done.Text, tc.reason) || !strings.Contains(done.Text, "nothing was signed or sent") {
 				t.Errorf("execute: want failed with %q:\n%s", tc.reason, done.Text)
 			}
-			if err := w.ledger.SetExtraComputeUnits(ctx, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
-				t.Fatal(err)
-			}
+			w.calmMarket(t)
 		})
 	}
 	st, err := w.ledger.Stats(ctx)
@@ -403,5 +396,18 @@ func TestUnknownAfterTheVerifyWindowKeepsItsReservation(t *testing.T) {
 	}
 	if s := w.authority.SpendSummary(); s.Reserved < 4_000_000 {
 		t.Errorf("the unknown outcome released its reservation: %+v", s)
+	}
+}
+
+// calmMarket sets the ledger's fee market to one recent fee of 1,000,000
+// micro-lamports a unit and no extra compute: the state the over-budget
+// tests start from and return to after each case.
+func (w *world) calmMarket(t *testing.T) {
+	t.Helper()
+	if err := w.ledger.SetExtraComputeUnits(t.Context(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ledger.SetPrioritizationFees(t.Context(), localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -186,9 +186,7 @@ func reclaimRentProposal(t *testing.T, w *world, a *testkit.Agent, add, want int
 func TestReclaimRentLandsBehindAComputeBudgetAndPriorityFee(t *testing.T) {
 	w := newWorld(t, nil)
 	ctx := t.Context()
-	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
-		t.Fatal(err)
-	}
+	w.calmMarket(t)
 	a := startAgent(t, w.socket)
 	ans, rent := reclaimRentProposal(t, w, a, 2, 2)
 	before := w.balance(t, w.wallet)
@@ -246,9 +244,7 @@ func TestReclaimRentLandsBehindAComputeBudgetAndPriorityFee(t *testing.T) {
 func TestReclaimRentOverApprovedBudgetIsRefused(t *testing.T) {
 	w := newWorld(t, nil)
 	ctx := t.Context()
-	if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
-		t.Fatal(err)
-	}
+	w.calmMarket(t)
 	a := startAgent(t, w.socket)
 	open := 0 // a refused proposal's accounts stay open for the next one
 	for _, tc := range []struct {
@@ -282,12 +278,7 @@ func TestReclaimRentOverApprovedBudgetIsRefused(t *testing.T) {
 			if after := w.balance(t, w.wallet); after != before {
 				t.Errorf("the wallet moved: %d → %d", before, after)
 			}
-			if err := w.ledger.SetExtraComputeUnits(ctx, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.ledger.SetPrioritizationFees(ctx, localnet.FeeMarket{Fees: []uint64{1_000_000}}); err != nil {
-				t.Fatal(err)
-			}
+			w.calmMarket(t)
 		})
 	}
 	st, err := w.ledger.Stats(ctx)
