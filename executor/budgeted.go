@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -39,20 +38,15 @@ type Budgeted struct {
 // that the approval bounds what is paid. what names the transaction in
 // errors.
 func (e *Executor) PrepareBudgeted(ctx context.Context, what string, ixs []solana.Instruction, approved *Budget) (*Budgeted, error) {
-	var maxAge time.Duration
-	if approved == nil {
-		maxAge = e.opts.PreviewBlockhashAge
+	prepare := func(maxAge time.Duration) (*Budgeted, error) {
+		tx, _, bh, preview, _, err := e.budgetedSimulation(ctx, what, ixs, maxAge, approved, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Budgeted{Tx: tx, LastValidBlockHeight: bh.LastValidBlockHeight, Preview: preview}, nil
 	}
-	tx, _, bh, preview, _, err := e.budgetedSimulation(ctx, what, ixs, maxAge, approved, nil)
-	var simErr *SimulationError
-	if maxAge > 0 && errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
-		// The reused blockhash expired early: that says nothing about the
-		// instructions, so once more on a fresh one (as PreviewTransfer).
-		e.recent.forget()
-		tx, _, bh, preview, _, err = e.budgetedSimulation(ctx, what, ixs, 0, nil, nil)
+	if approved != nil {
+		return prepare(0)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &Budgeted{Tx: tx, LastValidBlockHeight: bh.LastValidBlockHeight, Preview: preview}, nil
+	return previewOnRecentBlockhash(e, prepare)
 }

@@ -78,13 +78,9 @@ var refusedExtensions = map[string]string{
 // PreviewTokenTransfer builds and simulates a token transfer for a
 // proposal's preview. Executing always prepares again.
 func (e *Executor) PreviewTokenTransfer(ctx context.Context, t TokenTransfer) (*PreparedToken, error) {
-	p, err := e.prepareToken(ctx, t, e.opts.PreviewBlockhashAge, nil)
-	var simErr *SimulationError
-	if errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
-		e.recent.forget()
-		p, err = e.prepareToken(ctx, t, 0, nil)
-	}
-	return p, err
+	return previewOnRecentBlockhash(e, func(maxAge time.Duration) (*PreparedToken, error) {
+		return e.prepareToken(ctx, t, maxAge, nil)
+	})
 }
 
 // PrepareTokenTransfer prepares an unapproved token transfer on a fresh

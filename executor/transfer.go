@@ -173,14 +173,21 @@ func (e *Executor) PrepareApprovedTransfer(ctx context.Context, t Transfer, appr
 // round trip per proposal. The result is only for showing; executing always
 // prepares again with a fresh blockhash.
 func (e *Executor) PreviewTransfer(ctx context.Context, t Transfer) (*Prepared, error) {
-	p, err := e.prepareTransfer(ctx, t, e.opts.PreviewBlockhashAge, nil)
+	return previewOnRecentBlockhash(e, func(maxAge time.Duration) (*Prepared, error) {
+		return e.prepareTransfer(ctx, t, maxAge, nil)
+	})
+}
+
+// previewOnRecentBlockhash prepares a proposal's preview on a blockhash
+// fetched up to Options.PreviewBlockhashAge ago and, when that blockhash
+// expired early (a fork, or a test ledger told to expire it), once more on
+// a fresh one: an expired blockhash says nothing about the transaction.
+func previewOnRecentBlockhash[T any](e *Executor, prepare func(maxAge time.Duration) (T, error)) (T, error) {
+	p, err := prepare(e.opts.PreviewBlockhashAge)
 	var simErr *SimulationError
 	if errors.As(err, &simErr) && simErr.Err == "BlockhashNotFound" {
-		// The reused blockhash expired early (a fork, or a test ledger told
-		// to expire it): that says nothing about the transfer, so try once
-		// more on a fresh one.
 		e.recent.forget()
-		p, err = e.prepareTransfer(ctx, t, 0, nil)
+		p, err = prepare(0)
 	}
 	return p, err
 }
