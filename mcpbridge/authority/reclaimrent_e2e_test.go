@@ -2,6 +2,7 @@ package authority_test
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -20,27 +21,11 @@ import (
 func TestAGrantCoversReclaimRent(t *testing.T) {
 	w := newWorld(t, nil)
 	a := testkit.StartAgent(t, w.socket, "reclaim-agent")
-	run := func(id string) {
+	// Each proposal finds the one empty account made for it.
+	propose := func() (string, map[string]uint64) {
 		t.Helper()
-		st := a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
-		token, _ := st.Structured["confirm"].(string)
-		if st.Status() != "approved" || token == "" {
-			t.Fatalf("proposal_status %s: %+v", id, st)
-		}
-		if done := a.Call(wire.ToolReclaimRent, map[string]any{"confirm": token}); done.Status() != "executed" {
-			t.Fatalf("execute %s: %+v", id, done)
-		}
-	}
-	propose := func() (string, string) {
-		t.Helper()
-		emptyTokenAccount(w)
-		ans := a.Call(wire.ToolReclaimRent, map[string]any{})
-		id, _ := ans.Structured["proposal_id"].(string)
-		accounts, _ := ans.Structured["accounts"].([]any)
-		if ans.Status() != "pending_approval" || id == "" || len(accounts) != 1 {
-			t.Fatalf("reclaim_rent: %+v", ans)
-		}
-		return id, accounts[0].(string)
+		ans, rent := reclaimRentProposal(t, w, a, 1, 1)
+		return ans.Structured["proposal_id"].(string), rent
 	}
 
 	first, _ := propose()
@@ -48,17 +33,15 @@ func TestAGrantCoversReclaimRent(t *testing.T) {
 	if g.Counterparty != "the wallet itself" || g.MaxAmount != 1 {
 		t.Fatalf("grant %+v", g)
 	}
-	run(first)
+	collectAndReclaim(t, a, first)
 
-	second, account := propose()
+	second, rent := propose()
 	got, _ := w.authority.Proposal(second)
 	if got.Status != approval.StatusApproved || got.DecidedBy != "grant #1" {
 		t.Fatalf("the second call was not covered: %s %s (%s)", got.Status, got.DecidedBy, got.GrantMiss)
 	}
-	run(second)
-	if info, err := w.chain.GetAccountInfo(t.Context(), solana.MustPublicKeyFromBase58(account)); err == nil && info.Value != nil && info.Value.Lamports > 0 {
-		t.Errorf("%s still holds %d lamports after the covered call", account, info.Value.Lamports)
-	}
+	collectAndReclaim(t, a, second)
+	closedRent(t, w, rent)
 }
 
 // More empty accounts than one transaction closes take as many calls as
@@ -75,61 +58,30 @@ func TestReclaimRentBeyondOneTransactionUnderOneGrant(t *testing.T) {
 		emptyTokenAccount(w)
 	}
 	a := testkit.StartAgent(t, w.socket, "reclaim-agent")
-	ctx := t.Context()
-	before, err := w.chain.GetBalance(ctx, w.wallet, rpc.CommitmentConfirmed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := w.balance(t, w.wallet)
 
 	rent := map[string]uint64{} // every account a proposal listed, with its lamports then
 	propose := func(want, left int) string {
 		t.Helper()
-		ans := a.Call(wire.ToolReclaimRent, map[string]any{})
-		id, _ := ans.Structured["proposal_id"].(string)
-		listed, _ := ans.Structured["accounts"].([]any)
-		if ans.Status() != "pending_approval" || id == "" || len(listed) != want || ans.Structured["remaining_accounts"] != float64(left) {
-			t.Fatalf("reclaim_rent: want %d accounts with %d left, got %+v", want, left, ans)
+		ans, listed := reclaimRentProposal(t, w, a, 0, want)
+		if ans.Structured["remaining_accounts"] != float64(left) {
+			t.Fatalf("reclaim_rent: want %d accounts left, got %+v", left, ans)
 		}
 		if left > 0 && !strings.Contains(ans.Text, fmt.Sprintf("Left for another call: %d more", left)) {
 			t.Errorf("the preview does not say what is left: %s", ans.Text)
 		}
-		for _, acct := range listed {
-			info, err := w.chain.GetAccountInfo(ctx, solana.MustPublicKeyFromBase58(acct.(string)))
-			if err != nil || info.Value == nil {
-				t.Fatalf("listed account %s is not on the ledger: %v", acct, err)
-			}
-			rent[acct.(string)] = info.Value.Lamports
-		}
-		return id
+		maps.Copy(rent, listed)
+		return ans.Structured["proposal_id"].(string)
 	}
 	var fees uint64
-	run := func(id string) {
-		t.Helper()
-		st := a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
-		token, _ := st.Structured["confirm"].(string)
-		if st.Status() != "approved" || token == "" {
-			t.Fatalf("proposal_status %s: %+v", id, st)
-		}
-		done := a.Call(wire.ToolReclaimRent, map[string]any{"confirm": token})
-		sig, _ := done.Structured["signature"].(string)
-		if done.Status() != "executed" || sig == "" {
-			t.Fatalf("execute %s: %+v", id, done)
-		}
-		tx, err := w.chain.GetTransaction(ctx, solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
-		if err != nil || tx.Meta == nil {
-			t.Fatalf("getTransaction %s: %v", sig, err)
-		}
-		fees += tx.Meta.Fee
-	}
-
 	first := propose(wire.MaxReclaimAccounts, accounts-wire.MaxReclaimAccounts)
 	grantFor(t, w.authority, first, 3)
-	run(first)
+	fees += w.landed(t, collectAndReclaim(t, a, first)).fee
 	second := propose(accounts-wire.MaxReclaimAccounts, 0)
 	if got, _ := w.authority.Proposal(second); got.Status != approval.StatusApproved || got.DecidedBy != "grant #1" {
 		t.Fatalf("the call for the rest was not covered by the grant: %s %s (%s)", got.Status, got.DecidedBy, got.GrantMiss)
 	}
-	run(second)
+	fees += w.landed(t, collectAndReclaim(t, a, second)).fee
 	if ans := a.Call(wire.ToolReclaimRent, map[string]any{}); !ans.IsError || !strings.Contains(ans.Text, "nothing to reclaim") {
 		t.Errorf("a third call after every account was closed: %+v", ans)
 	}
@@ -137,21 +89,44 @@ func TestReclaimRentBeyondOneTransactionUnderOneGrant(t *testing.T) {
 	if len(rent) != accounts {
 		t.Fatalf("the proposals listed %d distinct accounts, want %d", len(rent), accounts)
 	}
+	returned := closedRent(t, w, rent)
+	if after := w.balance(t, w.wallet); int64(after)-int64(before) != int64(returned)-int64(fees) {
+		t.Fatalf("wallet %d → %d (%+d), want the rent %d less the fees %d", before, after, int64(after)-int64(before), returned, fees)
+	}
+	t.Logf("%d accounts closed in two transactions under one grant: %d lamports of rent back, %d of fees", accounts, returned, fees)
+}
+
+// collectAndReclaim collects an approved proposal's token as the agent
+// does (proposal_status) and makes the confirmed call; it returns the
+// executed transaction's signature.
+func collectAndReclaim(t *testing.T, a *testkit.Agent, id string) string {
+	t.Helper()
+	st := a.Call(wire.ToolProposalStatus, map[string]any{"proposal_id": id})
+	token, _ := st.Structured["confirm"].(string)
+	if st.Status() != "approved" || token == "" {
+		t.Fatalf("proposal_status %s: %+v", id, st)
+	}
+	done := a.Call(wire.ToolReclaimRent, map[string]any{"confirm": token})
+	sig, _ := done.Structured["signature"].(string)
+	if done.Status() != "executed" || sig == "" {
+		t.Fatalf("execute %s: %+v", id, done)
+	}
+	return sig
+}
+
+// closedRent reads each account back from the ledger, reports any that
+// still holds lamports, and returns the rent they held before (rent's
+// values) together.
+func closedRent(t *testing.T, w *world, rent map[string]uint64) uint64 {
+	t.Helper()
 	var returned uint64
 	for acct, lamports := range rent {
-		if info, err := w.chain.GetAccountInfo(ctx, solana.MustPublicKeyFromBase58(acct)); err == nil && info.Value != nil && info.Value.Lamports > 0 {
+		if info, err := w.chain.GetAccountInfo(t.Context(), solana.MustPublicKeyFromBase58(acct)); err == nil && info.Value != nil && info.Value.Lamports > 0 {
 			t.Errorf("%s still holds %d lamports", acct, info.Value.Lamports)
 		}
 		returned += lamports
 	}
-	after, err := w.chain.GetBalance(ctx, w.wallet, rpc.CommitmentConfirmed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(after.Value)-int64(before.Value) != int64(returned)-int64(fees) {
-		t.Fatalf("wallet %d → %d (%+d), want the rent %d less the fees %d", before.Value, after.Value, int64(after.Value)-int64(before.Value), returned, fees)
-	}
-	t.Logf("%d accounts closed in two transactions under one grant: %d lamports of rent back, %d of fees", accounts, returned, fees)
+	return returned
 }
 
 // reclaimRentProposal gives the world's wallet add more empty token
@@ -185,7 +160,6 @@ func reclaimRentProposal(t *testing.T, w *world, a *testkit.Agent, add, want int
 // up by exactly the rent less that fee, which the session spend counts.
 func TestReclaimRentLandsBehindAComputeBudgetAndPriorityFee(t *testing.T) {
 	w := newWorld(t, nil)
-	ctx := t.Context()
 	w.calmMarket(t)
 	a := startAgent(t, w.socket)
 	ans, rent := reclaimRentProposal(t, w, a, 2, 2)
@@ -221,13 +195,7 @@ func TestReclaimRentLandsBehindAComputeBudgetAndPriorityFee(t *testing.T) {
 		t.Errorf("the caps saw a spend of %v, the ledger charged %d", ans.Structured["spend_lamports"], got.fee)
 	}
 
-	var returned uint64
-	for acct, lamports := range rent {
-		if info, err := w.chain.GetAccountInfo(ctx, solana.MustPublicKeyFromBase58(acct)); err == nil && info.Value != nil && info.Value.Lamports > 0 {
-			t.Errorf("%s still holds %d lamports", acct, info.Value.Lamports)
-		}
-		returned += lamports
-	}
+	returned := closedRent(t, w, rent)
 	want := int64(returned) - int64(got.fee)
 	if after := w.balance(t, w.wallet); got.walletDelta != want || int64(after)-int64(before) != want {
 		t.Errorf("wallet %d → %d (landed %+d), want the rent %d less the fee %d", before, after, got.walletDelta, returned, got.fee)
