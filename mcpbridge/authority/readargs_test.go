@@ -1,4 +1,4 @@
-package authority_test
+package authority
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/args"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
@@ -24,18 +23,18 @@ func TestParseReadArgs(t *testing.T) {
 	}{
 		{wire.ToolGetBalance, nil, map[string]string{}},
 		{wire.ToolGetBalance, map[string]any{"address": ""}, map[string]string{}},
-		{wire.ToolGetBalance, map[string]any{"address": readAddrA}, map[string]string{"address": readAddrA}},
-		{wire.ToolGetTokenBalances, map[string]any{"owner": readAddrB}, map[string]string{"owner": readAddrB}},
-		{wire.ToolGetTokenInfo, map[string]any{"mint": readAddrB}, map[string]string{"mint": readAddrB}},
+		{wire.ToolGetBalance, map[string]any{"address": addrA}, map[string]string{"address": addrA}},
+		{wire.ToolGetTokenBalances, map[string]any{"owner": addrB}, map[string]string{"owner": addrB}},
+		{wire.ToolGetTokenInfo, map[string]any{"mint": addrB}, map[string]string{"mint": addrB}},
 		{wire.ToolGetSpendStatus, map[string]any{}, map[string]string{}},
 		{wire.ToolGetTransaction, map[string]any{"signature": sig}, map[string]string{"signature": sig}},
 		{wire.ToolProposalStatus, map[string]any{"proposal_id": "p-01_x"}, map[string]string{"proposal_id": "p-01_x", "wait_seconds": "0"}},
 		{wire.ToolProposalStatus, map[string]any{"proposal_id": "p1", "wait_seconds": float64(45)}, map[string]string{"proposal_id": "p1", "wait_seconds": "45"}},
-		{wire.ToolGetQuote, map[string]any{"input_mint": readWSOL, "output_mint": readAddrB, "amount": float64(7), "slippage_bps": "300"},
-			map[string]string{"input_mint": readWSOL, "output_mint": readAddrB, "amount": "7", "slippage_bps": "300"}},
+		{wire.ToolGetQuote, map[string]any{"input_mint": wSOL, "output_mint": addrB, "amount": float64(7), "slippage_bps": "300"},
+			map[string]string{"input_mint": wSOL, "output_mint": addrB, "amount": "7", "slippage_bps": "300"}},
 	}
 	for _, g := range good {
-		a, err := authority.ParseArgs(g.tool, g.raw)
+		a, err := ParseArgs(g.tool, g.raw)
 		if err != nil {
 			t.Errorf("%s %v: %v", g.tool, g.raw, err)
 			continue
@@ -49,8 +48,8 @@ func TestParseReadArgs(t *testing.T) {
 		raw            map[string]any
 	}{
 		{wire.ToolGetSpendStatus, "x", "get_spend_status takes no arguments", map[string]any{"x": 1}},
-		{wire.ToolGetBalance, "owner", "accepted arguments: address", map[string]any{"owner": readAddrA}},
-		{wire.ToolGetTransaction, "signature", "base58 transaction signature", map[string]any{"signature": readAddrA}},
+		{wire.ToolGetBalance, "owner", "accepted arguments: address", map[string]any{"owner": addrA}},
+		{wire.ToolGetTransaction, "signature", "base58 transaction signature", map[string]any{"signature": addrA}},
 		{wire.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": float64(46)}},
 		{wire.ToolProposalStatus, "wait_seconds", "from 0 to 45", map[string]any{"proposal_id": "p1", "wait_seconds": 1.5}},
 		{wire.ToolProposalStatus, "proposal_id", "proposal_id must be", map[string]any{"proposal_id": "../../etc"}},
@@ -59,19 +58,13 @@ func TestParseReadArgs(t *testing.T) {
 		{wire.ToolGetTokenInfo, "mint", "missing required argument mint", nil},
 	}
 	for _, b := range bad {
-		_, err := authority.ParseArgs(b.tool, b.raw)
+		_, err := ParseArgs(b.tool, b.raw)
 		var ae *args.ArgError
 		if !errors.As(err, &ae) || ae.Arg != b.arg || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%s %v: got %v, want an error on %s saying %q", b.tool, b.raw, err, b.arg, b.msg)
 		}
 	}
-	if _, err := authority.ParseArgs("drain_wallet", nil); err == nil || !strings.Contains(err.Error(), "transfer_sol") {
+	if _, err := ParseArgs("drain_wallet", nil); err == nil || !strings.Contains(err.Error(), "transfer_sol") {
 		t.Errorf("unknown tool: %v", err)
 	}
 }
-
-const (
-	readAddrA = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
-	readAddrB = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-	readWSOL  = "So11111111111111111111111111111111111111112"
-)
