@@ -2,11 +2,11 @@ package mcpbridge
 
 import (
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/solgate/solgate/localnet/testkit"
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
@@ -35,16 +35,8 @@ func TestBridgeDoesNotImportTheAuthority(t *testing.T) {
 // bridgeDeps is the bridge package's build list as the go command computes it.
 func bridgeDeps(t *testing.T) []string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to read the import graph: %v", err)
-	}
-	out, err := exec.Command(goBin, "list", "-deps", "github.com/solgate/solgate/mcpbridge").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 || !slices.Contains(deps, "github.com/mark3labs/mcp-go/mcp") {
+	deps := testkit.Deps(t, "github.com/solgate/solgate/mcpbridge")
+	if !slices.Contains(deps, "github.com/mark3labs/mcp-go/mcp") {
 		t.Fatalf("go list returned too little to judge: %q", deps)
 	}
 	return deps

@@ -1,23 +1,16 @@
 package tui
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // The console reaches the authority through approval.Service and its plain
 // values only, never the core's concrete types.
 func TestConsoleImportsTheApprovalInterfaceNotTheCore(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to read the import graph: %v", err)
-	}
-	out, err := exec.Command(goBin, "list", "-deps", "github.com/solgate/solgate/tui").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	list := strings.Fields(string(out))
+	list := testkit.Deps(t, "github.com/solgate/solgate/tui")
 	const approval = "github.com/solgate/solgate/mcpbridge/authority/approval"
 	allowed := map[string]bool{approval: true, "github.com/solgate/solgate/mcpbridge/authority/untrusted": true}
 	sawApproval := false

@@ -1,40 +1,24 @@
 package wire_test
 
 import (
-	"os/exec"
+	"slices"
 	"strings"
 	"testing"
-)
 
-// deps is a package pattern's build list as the go command computes it.
-func deps(t *testing.T, pattern string) []string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to read the import graph: %v", err)
-	}
-	out, err := exec.Command(goBin, "list", "-deps", pattern).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	list := strings.Fields(string(out))
-	if len(list) < 10 {
-		t.Fatalf("go list returned too little to judge: %q", list)
-	}
-	return list
-}
+	"github.com/solgate/solgate/localnet/testkit"
+)
 
 // Both sides import the contract, and the contract imports neither: the
 // privileged side is not part of the bridge.
 func TestTheWireIsALeafAndTheAuthorityImportsNoBridge(t *testing.T) {
 	const mod = "github.com/solgate/solgate/"
-	for _, dep := range deps(t, mod+"mcpbridge/wire") {
+	for _, dep := range testkit.Deps(t, mod+"mcpbridge/wire") {
 		if strings.HasPrefix(dep, mod) && dep != mod+"mcpbridge/wire" {
 			t.Errorf("the wire contract depends on %s: it must import nothing of either side", dep)
 		}
 	}
 	sawWire := false
-	for _, dep := range deps(t, mod+"mcpbridge/authority/...") {
+	for _, dep := range testkit.Deps(t, mod+"mcpbridge/authority/...") {
 		switch {
 		case dep == mod+"mcpbridge/wire":
 			sawWire = true
@@ -45,5 +29,24 @@ func TestTheWireIsALeafAndTheAuthorityImportsNoBridge(t *testing.T) {
 	}
 	if !sawWire {
 		t.Error("the authority does not import the wire contract: the check above proves nothing")
+	}
+}
+
+// The kinds are written against package writekind alone, never the approval
+// core, which names no kind; and the socket's routes reach the hub through
+// their own Core interface, so admission knows nothing of the Hub.
+func TestTheKindsAndTheRoutesDoNotImportTheCore(t *testing.T) {
+	const core = "github.com/solgate/solgate/mcpbridge/authority"
+	for pattern, sure := range map[string]string{
+		core + "/kinds/...": core + "/writekind",
+		core + "/server":    core + "/host",
+	} {
+		list := testkit.Deps(t, pattern)
+		if !slices.Contains(list, sure) {
+			t.Fatalf("%s does not import %s: the check below proves nothing (%d deps)", pattern, sure, len(list))
+		}
+		if slices.Contains(list, core) {
+			t.Errorf("%s depends on the core %s", pattern, core)
+		}
 	}
 }
