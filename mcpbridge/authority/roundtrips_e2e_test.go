@@ -77,3 +77,35 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 		t.Errorf("the fourth proposal took %d HTTP requests to the ledger, want 1", n)
 	}
 }
+
+// get_token_info reads the mint (with its metadata account) once: its facts
+// and its label come from the same read. Counted by the ledger.
+func TestGetTokenInfoIsOneRead(t *testing.T) {
+	var mint string
+	w := newWorldSetup(t, func(_ *authority.Options, l *localnet.Ledger) {
+		m, err := l.CreateMint(context.Background(), 6, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mint = m
+	}, func(s *startup.Setup, _ *localnet.Ledger) {
+		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
+	}, host.ListenConfig{})
+	ctx := context.Background()
+	before, err := w.ledger.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{"mint": mint})
+	res := w.authority.Call(ctx, wire.CallRequest{Client: wire.ClientInfo{Name: "rounds"}, Tool: wire.ToolGetTokenInfo, Arguments: args})
+	after, err := w.ledger.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Structured["mint"] != mint || res.Structured["decimals"] != uint8(6) {
+		t.Fatalf("get_token_info: %+v", res)
+	}
+	if n := after.RPCCalls - before.RPCCalls; n != 1 {
+		t.Errorf("get_token_info made %d RPC calls to the ledger, want 1", n)
+	}
+}

@@ -62,13 +62,25 @@ func (r Reader) chain() *rpc.Client { return r.Executor.Client().RPC() }
 // sanitised by writekind.LabelOf.
 func (r Reader) Label(ctx context.Context, mint solana.PublicKey) (writekind.TokenLabel, error) {
 	if writekind.IsSOL(mint) {
-		return writekind.TokenLabel{Mint: mint.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}, nil
+		return wrappedSOL, nil
 	}
 	info, err := r.Executor.Client().TokenInfo(ctx, mint)
 	if err != nil {
 		return writekind.TokenLabel{}, err
 	}
-	return writekind.LabelOf(info, r.Network), nil
+	return r.labelOf(info), nil
+}
+
+// wrappedSOL is the label of the wrapped-SOL mint: solgate's own words for
+// it, whatever metadata the chain holds.
+var wrappedSOL = writekind.TokenLabel{Mint: executor.WrappedSOL.String(), Decimals: 9, Name: "Wrapped SOL", Symbol: "SOL"}
+
+// labelOf is the label of a mint the chain was read for.
+func (r Reader) labelOf(info *executor.TokenInfo) writekind.TokenLabel {
+	if writekind.IsSOL(info.Mint) {
+		return wrappedSOL
+	}
+	return writekind.LabelOf(info, r.Network)
 }
 
 // GetBalance answers get_balance: the lamports of an address, the
@@ -232,10 +244,7 @@ func (r Reader) GetTokenInfo(ctx context.Context, a args.TokenInfoArgs) wire.Cal
 	if err != nil {
 		return wire.ToolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
 	}
-	l, err := r.Label(ctx, a.Mint)
-	if err != nil {
-		return wire.ToolError(fmt.Sprintf("get_token_info %s: %v", a.Mint, err))
-	}
+	l := r.labelOf(info) // the mint read once, for its facts and its label
 	authority := func(pk *solana.PublicKey) any {
 		if pk == nil {
 			return nil
