@@ -597,7 +597,6 @@ func readAccount(a *rpc.Account) accountState {
 func (s accountState) ownedBy(w solana.PublicKey) bool {
 	return s.token != nil && s.token.owner.Equals(w)
 }
-func (s accountState) wsol() bool { return s.token != nil && s.token.mint.Equals(WrappedSOL) }
 
 // optKey reads a COption<Pubkey>: the key, or nil for None.
 func optKey(opt []byte) *solana.PublicKey {

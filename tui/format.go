@@ -21,11 +21,6 @@ func sol(l uint64) string { return approval.SOLText(l) }
 // lamports renders 50000000 as "50,000,000 lamports".
 func lamports(l uint64) string { return approval.LamportsText(l) }
 
-func grouped(n uint64) string { return approval.Grouped(n) }
-
-// groupDigits puts thousands separators into a string of digits.
-func groupDigits(s string) string { return approval.GroupDigits(s) }
-
 // tokenAmount renders base units with a mint's decimals, exactly.
 func tokenAmount(units uint64, decimals uint8) string { return approval.TokenAmount(units, decimals) }
 

@@ -112,16 +112,6 @@ func (h *Hub) progressFor(id, client string) func(executor.Progress) {
 	}
 }
 
-// persistBeforeSend records the signature and its last valid block height
-// with the reservation before the bytes leave: after a crash the next console
-// finds it and reconciles it against the chain. If it cannot be recorded,
-// nothing is sent.
-func (h *Hub) persistBeforeSend(id string, lastValid uint64) func(solana.Signature) error {
-	return func(sig solana.Signature) error {
-		return h.opts.Spend.Sent(id, sig.String(), lastValid)
-	}
-}
-
 // settleOutcome settles the reservation by what the chain said, then
 // finishes the proposal. A landed one settles at its landed effects (SOL and
 // wrapped SOL out, fees and rent included), measured by the effects engine

@@ -17,8 +17,6 @@ import (
 	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
-const lamportsPerSOL = 1_000_000_000
-
 // ArgError is a malformed or unacceptable tool argument. Its message is written
 // for the model: it names the argument and says what would be accepted. Handlers
 // return it as a tool error (isError: true), not as a protocol error.

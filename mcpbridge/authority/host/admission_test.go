@@ -13,15 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func gidOf(t *testing.T, path string) uint32 {
-	t.Helper()
-	fi, err := os.Lstat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Gid
-}
-
 // aclOf reads a file's access ACL, decoded as acl(5) and the kernel's
 // posix_acl_xattr.h lay it out: a little-endian u32 version 2, then entries
 // of (u16 tag, u16 perm, u32 id). It renders them like getfacl.
