@@ -167,10 +167,7 @@ func FakeRegistry(fakes ...writekind.Registration) *writekind.Registry {
 		k, _ := writekind.Default().Lookup(t)
 		kinds = append(kinds, k)
 	}
-	for _, f := range fakes {
-		kinds = append(kinds, f)
-	}
-	r, err := writekind.NewRegistry(kinds...)
+	r, err := writekind.NewRegistry(append(kinds, fakes...)...)
 	if err != nil {
 		panic(err)
 	}
