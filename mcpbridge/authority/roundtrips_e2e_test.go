@@ -19,17 +19,7 @@ import (
 // preview's batch, which reads it beside the simulation. The label shown is
 // that read's. Counted by the ledger, at the other end of the wire.
 func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
-	var mint string
-	w := newWorldSetup(t, func(o *authority.Options, l *localnet.Ledger) {
-		m, err := l.CreateMint(context.Background(), 6, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mint = m
-		o.Policy.AllowUncappedTokenTransfers = true
-	}, func(s *startup.Setup, _ *localnet.Ledger) {
-		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
-	}, host.ListenConfig{})
+	w, mint := countedWorld(t, func(o *authority.Options) { o.Policy.AllowUncappedTokenTransfers = true })
 	ctx := context.Background()
 	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
 		t.Fatal(err)
@@ -81,16 +71,7 @@ func TestTransferTokenProposalIsOneRoundOfRPCs(t *testing.T) {
 // get_token_info reads the mint (with its metadata account) once: its facts
 // and its label come from the same read. Counted by the ledger.
 func TestGetTokenInfoIsOneRead(t *testing.T) {
-	var mint string
-	w := newWorldSetup(t, func(_ *authority.Options, l *localnet.Ledger) {
-		m, err := l.CreateMint(context.Background(), 6, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mint = m
-	}, func(s *startup.Setup, _ *localnet.Ledger) {
-		s.PreviewBlockhashAge = time.Hour // no background refresh inside the counts
-	}, host.ListenConfig{})
+	w, mint := countedWorld(t, func(*authority.Options) {})
 	ctx := context.Background()
 	before, err := w.ledger.Stats(ctx)
 	if err != nil {
@@ -108,4 +89,22 @@ func TestGetTokenInfoIsOneRead(t *testing.T) {
 	if n := after.RPCCalls - before.RPCCalls; n != 1 {
 		t.Errorf("get_token_info made %d RPC calls to the ledger, want 1", n)
 	}
+}
+
+// countedWorld is a world whose RPCs can be counted at the ledger (no
+// background blockhash refresh inside a count), with a mint of 6 decimals.
+func countedWorld(t *testing.T, opts func(*authority.Options)) (*world, string) {
+	t.Helper()
+	var mint string
+	w := newWorldSetup(t, func(o *authority.Options, l *localnet.Ledger) {
+		m, err := l.CreateMint(context.Background(), 6, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mint = m
+		opts(o)
+	}, func(s *startup.Setup, _ *localnet.Ledger) {
+		s.PreviewBlockhashAge = time.Hour
+	}, host.ListenConfig{})
+	return w, mint
 }
