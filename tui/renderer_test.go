@@ -3,10 +3,14 @@ package tui
 import (
 	"context"
 	"io"
+	"os"
+	"os/signal"
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -209,23 +213,29 @@ func TestRendererCloseRestoresTheTerminal(t *testing.T) {
 }
 
 // quietHub is a hub of its own on the shared ledger: nothing pending, no
-// grant, nothing counting down.
-func quietHub(t *testing.T) *authority.Hub {
+// grant, nothing counting down. The ledger is reached here, outside any
+// synctest bubble (a connection's goroutines never block durably); the hub
+// is made by the returned func, which does no I/O, inside the bubble, so
+// that the bubble owns the hub's channels and timers.
+func quietHub(t *testing.T) func(*testing.T) *authority.Hub {
 	t.Helper()
 	l := sharedWorld(t, "").ledger
-	key, _ := executor.NewRandomKeypair()
 	client := executor.NewClient(l.RPC(), executor.ClientOptions{})
 	network, genesis, err := client.DetectNetwork(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	spend, _ := policy.NewSpend(nil, nil)
-	h, err := authority.New(authority.Options{Executor: executor.New(client, key, executor.Options{}), Network: network, Genesis: genesis, Policy: policy.DefaultConfig(), Spend: spend})
-	if err != nil {
-		t.Fatal(err)
+	return func(t *testing.T) *authority.Hub {
+		t.Helper()
+		key, _ := executor.NewRandomKeypair()
+		spend, _ := policy.NewSpend(nil, nil)
+		h, err := authority.New(authority.Options{Executor: executor.New(client, key, executor.Options{}), Network: network, Genesis: genesis, Policy: policy.DefaultConfig(), Spend: spend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(h.Close)
+		return h
 	}
-	t.Cleanup(h.Close)
-	return h
 }
 
 // scheduled is how many goroutine runs the Go runtime has sampled so far
@@ -242,41 +252,60 @@ func scheduled() uint64 {
 
 // An idle console writes nothing to its terminal and wakes nothing in the
 // process; when it ends, the terminal is given back before the last words.
-// Bubble Tea's standard renderer at 120 fps woke 120 times a second here:
-// about 30 sampled runs in 2 s.
+// Bubble Tea's standard renderer at 120 fps woke 120 times a second here.
+//
+// The console runs in a synctest bubble: idle time is the bubble's clock,
+// which jumps to the next timer once every goroutine of the console is
+// blocked, so an hour passes in microseconds. A timer of the console fires
+// on that clock, in that hour, as many times as it would on the wall's; the
+// rest of the process (earlier tests' goroutines, the garbage collector, a
+// busy machine) has no time in which to add its own wake-ups to the count.
 func TestRunIdleWritesNothingAndWakesNothing(t *testing.T) {
-	h := quietHub(t)
-	in, typist := io.Pipe()
-	defer typist.Close()
-	out := newWrites()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- Run(ctx, Options{Service: consoleservice.Of(h), NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
-	}()
-	for !strings.Contains(out.next(t), "QUEUE") {
-	}
-	// The first frames are drawn; settle what start-up left running (the
-	// test binary's earlier tests too) before counting.
-	time.Sleep(300 * time.Millisecond) // behaviour under test: idle time passing
-	writes, runs := out.count(), scheduled()
-	const idle = 2 * time.Second
-	time.Sleep(idle) // behaviour under test: idle time passing
-	woke := scheduled() - runs
-	if n := out.count() - writes; n != 0 {
-		t.Errorf("an idle console wrote %d times in %s", n, idle)
-	}
-	t.Logf("sampled goroutine runs in %s idle: %d", idle, woke)
-	if woke > 10 {
-		t.Errorf("%d sampled goroutine runs in %s idle (≈%d wake-ups), want next to none", woke, idle, 8*woke)
-	}
+	newHub := quietHub(t)
+	// The first signal.Notify of the process makes the runtime's signal
+	// watcher and its channels. Made by Run inside the bubble, the channels
+	// are the bubble's and the watcher's use of them is fatal ("select on
+	// synctest channel from outside bubble"): make them here, with SIGWINCH,
+	// which is ignored anyway.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGWINCH)
+	signal.Stop(sig)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHub(t)
+		in, typist := io.Pipe()
+		defer typist.Close()
+		out := newWrites()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() {
+			errc <- Run(ctx, Options{Service: consoleservice.Of(h), NoColor: true, NoBell: true, Input: in, Output: out, Width: 120, Height: 34})
+		}()
+		for !strings.Contains(out.next(t), "QUEUE") {
+		}
+		// A change that followed the first frame (the size) is drawn at
+		// most one frame interval later: start-up ends there.
+		time.Sleep(frameInterval(0))
+		synctest.Wait()
+		writes, runs := out.count(), scheduled()
+		const idle = time.Hour
+		time.Sleep(idle) // on the bubble's clock: idle time passing
+		synctest.Wait()  // whatever the hour woke has run
+		woke := scheduled() - runs
+		if n := out.count() - writes; n != 0 {
+			t.Errorf("an idle console wrote %d times in %s", n, idle)
+		}
+		t.Logf("sampled goroutine runs in %s idle: %d", idle, woke)
+		if woke > 10 {
+			t.Errorf("%d sampled goroutine runs in %s idle (≈%d wake-ups), want next to none", woke, idle, 8*woke)
+		}
 
-	cancelRun(t, cancel, errc)
-	out.mu.Lock()
-	last := out.all[len(out.all)-1]
-	out.mu.Unlock()
-	if last != closeSeq {
-		t.Errorf("the last write of a console that ended with its context is %q, want the terminal given back (%q)", last, closeSeq)
-	}
+		cancelRun(t, cancel, errc)
+		out.mu.Lock()
+		last := out.all[len(out.all)-1]
+		out.mu.Unlock()
+		if last != closeSeq {
+			t.Errorf("the last write of a console that ended with its context is %q, want the terminal given back (%q)", last, closeSeq)
+		}
+	})
 }
