@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,8 +14,14 @@ import (
 
 // The version an operator sees must name the code they run: it is checked
 // against git's own answer for this checkout, not against buildVersion.
+// Others may commit to or edit this checkout while the test runs, and the go
+// command stamps it as it found it at some moment of the build. So the test
+// builds a binary of its own between two readings of the checkout: the
+// version must name a commit HEAD went through between them (HEAD itself
+// when it did not move), and say "+dirty" as both readings do (either, when
+// they differ).
 func TestVersionNamesTheCheckout(t *testing.T) {
-	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	before, err := readCheckout()
 	if err != nil {
 		t.Skipf("requires a git checkout: %v", err)
 	}
@@ -22,24 +30,26 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(repoRoot(t), ".git")); err != nil || !fi.IsDir() {
 		t.Skip("requires a plain git checkout, not a linked worktree: go build records no revision there")
 	}
-	// What the go command counts as modified: untracked files too.
-	status, err := exec.Command("git", "status", "--porcelain").Output()
+	bin := testkit.BuildBinary(t, t.TempDir())
+	after, err := readCheckout()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev := strings.TrimSpace(string(head))[:12]
-	dirty := len(strings.TrimSpace(string(status))) > 0
-	bin := testkit.Binary(t)
 
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
 		t.Fatalf("solgate --version: %v\n%s", err, out)
 	}
-	// "solgate VERSION (commit REV, GO)"
+	// "solgate VERSION (commit REV, GO)"; VERSION is a pseudo-version,
+	// v0.0.0-TIME-REV12, "+dirty" when modified.
 	got, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "solgate ")
 	got, _, _ = strings.Cut(got, " ")
-	if !ok || !strings.Contains(got, rev) || strings.HasSuffix(got, "+dirty") != dirty {
-		t.Fatalf("solgate --version = %q, want a version naming revision %s (dirty: %v)", out, rev, dirty)
+	pseudo, dirty := strings.CutSuffix(got, "+dirty")
+	rev := pseudo[strings.LastIndex(pseudo, "-")+1:]
+	if !ok || !revision12.MatchString(rev) || !passedThrough(before.head, rev, after.head) ||
+		before.dirty == after.dirty && dirty != before.dirty {
+		t.Fatalf("solgate --version = %q, want a version naming revision %s (dirty: %v) as the build began, %s (dirty: %v) after it, or a commit between",
+			out, before.head[:12], before.dirty, after.head[:12], after.dirty)
 	}
 
 	// The MCP client sees the same version in serverInfo.
@@ -47,6 +57,37 @@ func TestVersionNamesTheCheckout(t *testing.T) {
 	if res.ServerInfo.Name != "solgate" || res.ServerInfo.Version != got {
 		t.Fatalf("serverInfo = %+v, want solgate %s", res.ServerInfo, got)
 	}
+}
+
+// revision12 is how a pseudo-version names a commit: its first 12 hex digits.
+var revision12 = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
+// checkout is what the go command stamps from this checkout: HEAD, and
+// whether anything is modified.
+type checkout struct {
+	head  string
+	dirty bool
+}
+
+func readCheckout() (checkout, error) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return checkout{}, err
+	}
+	// What the go command counts as modified: untracked files too. Without
+	// the index's lock, which a commit landing meanwhile needs.
+	status, err := exec.Command("git", "--no-optional-locks", "status", "--porcelain").Output()
+	if err != nil {
+		return checkout{}, err
+	}
+	return checkout{head: strings.TrimSpace(string(head)), dirty: len(bytes.TrimSpace(status)) > 0}, nil
+}
+
+// passedThrough reports whether rev is from..to on HEAD's way: from is its
+// ancestor (or itself) and it is to's. When from is to, that is rev = from.
+func passedThrough(from, rev, to string) bool {
+	return exec.Command("git", "merge-base", "--is-ancestor", from, rev).Run() == nil &&
+		exec.Command("git", "merge-base", "--is-ancestor", rev, to).Run() == nil
 }
 
 func repoRoot(t *testing.T) string {

@@ -33,26 +33,42 @@ var (
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		_, here, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(here), "..", "..", "cmd", "solgate")
 		dir, err := os.MkdirTemp("", "solgate-under-test-")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "solgate")
-		// -buildvcs=true: the binary records the checkout's revision, as
-		// `make build` does, whatever GOFLAGS the machine sets.
-		cmd := exec.Command("go", "build", "-buildvcs=true", "-o", binPath, ".")
-		cmd.Dir = src
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/solgate: %v\n%s", err, out)
-		}
+		binPath, buildErr = build(dir)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+// BuildBinary builds ./cmd/solgate afresh into dir, as Binary does once per
+// process, and returns its path: for a test that must know when the build
+// read the checkout.
+func BuildBinary(t testing.TB, dir string) string {
+	t.Helper()
+	bin, err := build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func build(dir string) (string, error) {
+	_, here, _, _ := runtime.Caller(0)
+	bin := filepath.Join(dir, "solgate")
+	// -buildvcs=true: the binary records the checkout's revision, as
+	// `make build` does, whatever GOFLAGS the machine sets.
+	cmd := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
+	cmd.Dir = filepath.Join(filepath.Dir(here), "..", "..", "cmd", "solgate")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/solgate: %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // Agent is an MCP client driving a real `solgate mcp` subprocess, as an
