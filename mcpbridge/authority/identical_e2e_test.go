@@ -3,6 +3,7 @@ package authority_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -26,89 +27,93 @@ const memoProgram = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 // At 3 s slots two approved transfers with identical arguments, executed
 // together, are built within one blockhash. Without bytes of their own they
 // would be one transaction with one signature, and only one would land. Both
-// must execute and land: the ledger shows both amounts arriving, the wallet
-// down by both plus both fees, the spend ledger agrees with the chain, and
-// each transaction carries the memo naming its own proposal.
+// must execute and land, each transaction carrying the memo naming its own
+// proposal, and the ledger shows both amounts arriving: SOL, with the wallet
+// down by both plus both fees and the spend ledger agreeing with the chain;
+// a token, in the recipient's accounts.
 func TestIdenticalApprovedTransfersBothLandAtThreeSecondSlots(t *testing.T) {
 	// Mostly waiting for 3 s slots: run beside the others.
 	t.Parallel()
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
-	a := startAgent(t, w.socket)
-	const amount = 30_000_000
-	args := map[string]any{"to": w.allowed.String(), "lamports": amount}
-	walletBefore := w.balance(t, w.wallet)
-
-	// Approving the first takes it out of the pending queue, so the same
-	// arguments make a second proposal rather than returning the first.
-	id1, token1 := w.approved(t, a, args)
-	id2, token2 := w.approved(t, a, args)
-	if id1 == id2 {
-		t.Fatalf("one proposal for two calls: %s", id1)
-	}
-
-	var wg sync.WaitGroup
-	answers := make([]testkit.Answer, 2)
-	for i, token := range []string{token1, token2} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ans, err := a.Try("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token}, 2*time.Minute)
-			if err != nil {
-				t.Error(err)
-			}
-			answers[i] = ans
-		}()
-	}
-	wg.Wait()
-
-	sigs := map[string]string{}
-	for i, id := range []string{id1, id2} {
-		ans := answers[i]
-		sig, _ := ans.Structured["signature"].(string)
-		if ans.Status() != "executed" || sig == "" {
-			t.Fatalf("%s: %s %v", id, ans.Text, ans.Structured)
-		}
-		sigs[id] = sig
-	}
-	if sigs[id1] == sigs[id2] {
-		t.Fatalf("both executions report one signature %s", sigs[id1])
-	}
-
-	// The ledger: both amounts arrived, and the wallet paid both fees.
-	if got := w.balance(t, w.allowed); got != 2*amount {
-		t.Errorf("recipient holds %d lamports, want %d", got, 2*amount)
-	}
-	var fees uint64
-	for id, sig := range sigs {
-		tx, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
-		if err != nil || tx.Meta == nil || tx.Meta.Err != nil {
-			t.Fatalf("getTransaction %s: %v", sig, err)
-		}
-		fees += tx.Meta.Fee
-		decoded, err := tx.Transaction.GetTransaction()
-		if err != nil {
-			t.Fatal(err)
-		}
-		memos := 0
-		for _, ix := range decoded.Message.Instructions {
-			prog, err := decoded.Message.Program(ix.ProgramIDIndex)
-			if err == nil && prog.String() == memoProgram {
-				memos++
-				if string(ix.Data) != "solgate "+id {
-					t.Errorf("%s: memo %q, want %q", sig, ix.Data, "solgate "+id)
+	for _, c := range []struct {
+		tool string
+		// start makes the world and reads the ledger before the calls; it
+		// returns the calls' arguments and what checks the ledger once both
+		// landed, given the fees the two transactions paid.
+		start func(t *testing.T) (w *world, args map[string]any, landed func(fees uint64))
+	}{{
+		tool: "transfer_sol",
+		start: func(t *testing.T) (*world, map[string]any, func(uint64)) {
+			w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(*authority.Options, *localnet.Ledger) {}, nil, host.ListenConfig{})
+			const amount = 30_000_000
+			walletBefore := w.balance(t, w.wallet)
+			return w, map[string]any{"to": w.allowed.String(), "lamports": amount}, func(fees uint64) {
+				if got := w.balance(t, w.allowed); got != 2*amount {
+					t.Errorf("recipient holds %d lamports, want %d", got, 2*amount)
+				}
+				if got := walletBefore - w.balance(t, w.wallet); got != 2*amount+fees {
+					t.Errorf("wallet down %d, want %d (two amounts and %d of fees)", got, 2*amount+fees, fees)
+				}
+				// The books: the spend ledger settled what the chain charged.
+				if s := w.authority.SpendSummary(); s.Spent != 2*amount+fees || s.Reserved != 0 {
+					t.Errorf("spend ledger: spent %d reserved %d, want spent %d and nothing reserved", s.Spent, s.Reserved, 2*amount+fees)
 				}
 			}
-		}
-		if memos != 1 {
-			t.Errorf("%s: %d memo instructions, want 1", sig, memos)
-		}
-	}
-	if got := walletBefore - w.balance(t, w.wallet); got != 2*amount+fees {
-		t.Errorf("wallet down %d, want %d (two amounts and %d of fees)", got, 2*amount+fees, fees)
-	}
-	// The books: the spend ledger settled what the chain charged.
-	if s := w.authority.SpendSummary(); s.Spent != 2*amount+fees || s.Reserved != 0 {
-		t.Errorf("spend ledger: spent %d reserved %d, want spent %d and nothing reserved", s.Spent, s.Reserved, 2*amount+fees)
+		},
+	}, {
+		tool: "transfer_token",
+		start: func(t *testing.T) (*world, map[string]any, func(uint64)) {
+			ctx := context.Background()
+			var mint string
+			w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(o *authority.Options, l *localnet.Ledger) {
+				var err error
+				if mint, err = l.CreateMint(ctx, 6, ""); err != nil {
+					t.Fatal(err)
+				}
+				o.Policy.MaxTokenPerTx = capped(t, mint+"=2.5")
+			}, nil, host.ListenConfig{})
+			if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
+				t.Fatal(err)
+			}
+			return w, map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"}, func(uint64) {
+				if got, _ := w.ownerTokens(t, w.allowed, mint); got != 2_000_000 {
+					t.Errorf("the recipient holds %d, want 2000000", got)
+				}
+			}
+		},
+	}} {
+		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
+			w, args, landed := c.start(t)
+			a := startAgent(t, w.socket)
+			approved, sigs := approveTwiceAndExecuteTogether(t, w, a, c.tool, args)
+			var fees uint64
+			for i, sig := range sigs {
+				id := approved[i].ID
+				tx, err := w.chain.GetTransaction(context.Background(), solana.MustSignatureFromBase58(sig), &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
+				if err != nil || tx.Meta == nil || tx.Meta.Err != nil {
+					t.Fatalf("getTransaction %s: %v", sig, err)
+				}
+				fees += tx.Meta.Fee
+				decoded, err := tx.Transaction.GetTransaction()
+				if err != nil {
+					t.Fatal(err)
+				}
+				memos := 0
+				for _, ix := range decoded.Message.Instructions {
+					prog, err := decoded.Message.Program(ix.ProgramIDIndex)
+					if err == nil && prog.String() == memoProgram {
+						memos++
+						if string(ix.Data) != "solgate "+id {
+							t.Errorf("%s: memo %q, want %q", sig, string(ix.Data), "solgate "+id)
+						}
+					}
+				}
+				if memos != 1 {
+					t.Errorf("%s: %d memo instructions, want 1", sig, memos)
+				}
+			}
+			landed(fees)
+		})
 	}
 }
 
@@ -146,97 +151,49 @@ func identicalSwapsBothLand(t *testing.T, version int) {
 	args := swapArgs(w, usdc, amount)
 	tokBefore := w.tokenBalance(t, usdc)
 
-	var ids, tokens []string
+	approved, _ := approveTwiceAndExecuteTogether(t, w, a, "swap", args)
 	var minOut uint64
-	for range 2 {
-		prop := a.Call("swap", args)
-		id, _ := prop.Structured["proposal_id"].(string)
-		if prop.Status() != "pending_approval" || id == "" {
-			t.Fatalf("propose swap: %s %v", prop.Text, prop.Structured)
-		}
-		p, err := w.authority.Approve(id, "operator")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, tokens = append(ids, id), append(tokens, p.Token)
+	for _, p := range approved {
 		minOut += p.Kind.(*kinds.SwapProposal).Preview.MinimumOut
-	}
-
-	var wg sync.WaitGroup
-	answers := make([]testkit.Answer, 2)
-	for i, token := range tokens {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			confirmed := swapArgs(w, usdc, amount)
-			confirmed["confirm"] = token
-			ans, err := a.Try("swap", confirmed, 2*time.Minute)
-			if err != nil {
-				t.Error(err)
-			}
-			answers[i] = ans
-		}()
-	}
-	wg.Wait()
-	sigs := map[string]bool{}
-	for i, ans := range answers {
-		sig, _ := ans.Structured["signature"].(string)
-		if ans.Status() != "executed" || sig == "" {
-			t.Fatalf("%s: %s %v", ids[i], ans.Text, ans.Structured)
-		}
-		sigs[sig] = true
-	}
-	if len(sigs) != 2 {
-		t.Fatalf("two swaps, %d signatures", len(sigs))
 	}
 	if got := w.tokenBalance(t, usdc) - tokBefore; got < minOut {
 		t.Errorf("the wallet received %d tokens, the two approvals' minimums are %d together", got, minOut)
 	}
 }
 
-// The same for transfer_token: two identical approved token transfers,
-// executed together at 3 s slots, both land, each with its own memo.
-func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	var mint string
-	w := newWorldLedger(t, localnet.Options{SlotMS: 3000}, func(o *authority.Options, l *localnet.Ledger) {
-		var err error
-		if mint, err = l.CreateMint(ctx, 6, ""); err != nil {
-			t.Fatal(err)
-		}
-		o.Policy.MaxTokenPerTx = capped(t, mint+"=2.5")
-	}, nil, host.ListenConfig{})
-	if _, err := w.ledger.MintTo(ctx, mint, w.wallet.String(), 10_000_000); err != nil {
-		t.Fatal(err)
-	}
-	a := startAgent(t, w.socket)
-	args := func() map[string]any {
-		return map[string]any{"mint": mint, "to": w.allowed.String(), "amount": "1000000"}
-	}
-
-	var ids, tokens []string
+// approveTwiceAndExecuteTogether proposes tool with args twice, approves both
+// as the operator, executes both at once, each with its token, and returns
+// the approved proposals and their signatures, in order. Approving the first
+// takes it out of the pending queue, so the same arguments make a second
+// proposal rather than returning the first. The test fails unless there are
+// two proposals and both execute, each with a signature of its own.
+func approveTwiceAndExecuteTogether(t *testing.T, w *world, a *testkit.Agent, tool string, args map[string]any) (approved []*authority.Proposal, sigs []string) {
+	t.Helper()
 	for range 2 {
-		ans := a.Call("transfer_token", args())
+		ans := a.Call(tool, args)
 		id, _ := ans.Structured["proposal_id"].(string)
 		if ans.Status() != "pending_approval" || id == "" {
-			t.Fatalf("propose: %s %v", ans.Text, ans.Structured)
+			t.Fatalf("propose %s: %s %v", tool, ans.Text, ans.Structured)
 		}
 		p, err := w.authority.Approve(id, "operator")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, tokens = append(ids, id), append(tokens, p.Token)
+		approved = append(approved, p)
 	}
+	if approved[0].ID == approved[1].ID {
+		t.Fatalf("one proposal for two calls: %s", approved[0].ID)
+	}
+
 	var wg sync.WaitGroup
 	answers := make([]testkit.Answer, 2)
-	for i, token := range tokens {
+	for i, p := range approved {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			confirmed := args()
-			confirmed["confirm"] = token
-			ans, err := a.Try("transfer_token", confirmed, 2*time.Minute)
+			confirmed := maps.Clone(args)
+			confirmed["confirm"] = p.Token
+			ans, err := a.Try(tool, confirmed, 2*time.Minute)
 			if err != nil {
 				t.Error(err)
 			}
@@ -244,15 +201,16 @@ func TestIdenticalApprovedTokenTransfersBothLandAtThreeSecondSlots(t *testing.T)
 		}()
 	}
 	wg.Wait()
+
 	for i, ans := range answers {
-		if ans.Status() != "executed" {
-			t.Fatalf("%s: %s %v", ids[i], ans.Text, ans.Structured)
+		sig, _ := ans.Structured["signature"].(string)
+		if ans.Status() != "executed" || sig == "" {
+			t.Fatalf("%s: %s %v", approved[i].ID, ans.Text, ans.Structured)
 		}
+		sigs = append(sigs, sig)
 	}
-	if answers[0].Structured["signature"] == answers[1].Structured["signature"] {
-		t.Fatalf("both report one signature %v", answers[0].Structured["signature"])
+	if sigs[0] == sigs[1] {
+		t.Fatalf("both executions report one signature %s", sigs[0])
 	}
-	if got, _ := w.ownerTokens(t, w.allowed, mint); got != 2_000_000 {
-		t.Errorf("the recipient holds %d, want 2000000", got)
-	}
+	return approved, sigs
 }
