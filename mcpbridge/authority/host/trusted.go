@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
@@ -125,6 +126,46 @@ func CheckTrustedFile(what, path string, secret bool) error {
 	}
 	_, err = CheckTrustedPath(what, path)
 	return err
+}
+
+// MaxTrustedFileSize bounds what ReadTrustedFile reads. A config file or a
+// secret is a few kilobytes; a path that leads to a file without end (a
+// link to /proc/self/pagemap passes the owner and mode checks) must not
+// fill the console's memory.
+const MaxTrustedFileSize = 1 << 20
+
+// ReadTrustedFile reads the file at path (following symlinks, as
+// CheckTrustedFile does) after CheckTrustedFile's checks, made on the file it
+// opened, so nothing can be swapped in between. Only a regular file of at
+// most MaxTrustedFileSize bytes is read: a FIFO planted at path is refused,
+// never waited on for a writer.
+func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: stat %s: %w", what, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is not a regular file (%s): the console reads only a regular file there: remove it, or choose another file", what, path, fi.Mode().Type())
+	}
+	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
+		return nil, err
+	}
+	if _, err := CheckTrustedPath(what, path); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, MaxTrustedFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
+	}
+	if len(raw) > MaxTrustedFileSize {
+		return nil, fmt.Errorf("%s %s is larger than %d bytes: the console reads at most that much from a file it trusts: choose another file", what, path, MaxTrustedFileSize)
+	}
+	return raw, nil
 }
 
 func checkTrustedFileInfo(what, path string, fi fs.FileInfo, self uint32, secret bool) error {

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // The log file: created 0600, never through a symlink (the key it points at
@@ -192,5 +195,47 @@ func TestTrustedPathIsCheckedToTheRoot(t *testing.T) {
 	}
 	if _, err := CheckTrustedPath("--state", filepath.Join(deep, "state")); err == nil || !strings.Contains(err.Error(), agentDir) {
 		t.Fatalf("a state directory under the agent's: %v", err)
+	}
+}
+
+// ReadTrustedFile (the config file, a secret file) reads only a regular
+// file and only so much of it: a FIFO planted at the path is refused by
+// name, not waited on for a writer, and a file without end (a link to
+// /proc/self/pagemap passes the owner and mode checks; a sparse file stands
+// in for it) is refused at MaxTrustedFileSize.
+func TestReadTrustedFileRefusesAFIFOAndAFileWithoutEnd(t *testing.T) {
+	dir := t.TempDir()
+	read := func(path string) error {
+		t.Helper()
+		return testkit.Within(t, 10*time.Second, "ReadTrustedFile("+path+")", func() error {
+			_, err := ReadTrustedFile("--config", path, false)
+			return err
+		})
+	}
+	fifo := filepath.Join(dir, "solgate.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := read(fifo), "--config "+fifo+" is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a FIFO: %v, want %q", err, want)
+	}
+
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxTrustedFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := read(big), "--config "+big+" is larger than 1048576 bytes"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a file past the bound: %v, want %q", err, want)
+	}
+
+	good := filepath.Join(dir, "good.toml")
+	if err := os.WriteFile(good, []byte("max_sol_per_tx = 0.05\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := ReadTrustedFile("--config", good, false); err != nil || string(raw) != "max_sol_per_tx = 0.05\n" {
+		t.Fatalf("a good file: %q %v", raw, err)
 	}
 }
