@@ -127,7 +127,7 @@ func Open(dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.headFile, err = os.OpenFile(s.HeadFilePath(), os.O_RDWR|syscall.O_NOFOLLOW, 0); err != nil {
+	if s.headFile, err = openHeadFile(s.HeadFilePath(), os.O_RDWR); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open audit head file: %w", err)
 	}
