@@ -162,7 +162,7 @@ func (transferTokenKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 func (transferTokenKind) Draft(ctx context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferTokenArgs)
 	if a.To.Equals(env.Wallet()) {
-		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
+		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing: give another address", a.To)
 	}
 	var label writekind.TokenLabel
 	if info, ok := env.Executor().RecentTokenInfo(a.Mint); ok {

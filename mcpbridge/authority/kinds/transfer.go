@@ -37,7 +37,7 @@ func (transferSOLKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 func (transferSOLKind) Draft(_ context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferArgs)
 	if a.To.Equals(env.Wallet()) {
-		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
+		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing: give another address", a.To)
 	}
 	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
 	if err != nil {
