@@ -70,6 +70,13 @@ func TestRefusalsAnswerPerTheWireContract(t *testing.T) {
 		"lamports must be a whole number of lamports from 1 to 18446744073709551615", "got 1.5")
 	toolError("a recipient that is no address", call("bad-argument", wire.ToolTransferSOL, map[string]any{"to": "not-an-address", "lamports": 1_000}), transfer,
 		"to must be a base58 Solana address", `got "not-an-address"`)
+	// A transfer to the console's own wallet moves nothing but the fee: it
+	// is refused before the ledger is asked anything, SOL and token alike.
+	own := "to: " + w.wallet.String() + " is the console's own wallet"
+	toolError("a SOL transfer to the wallet itself", call("bad-argument", wire.ToolTransferSOL, map[string]any{"to": w.wallet.String(), "lamports": 1_000}), transfer,
+		own, "give another address")
+	toolError("a token transfer to the wallet itself", call("bad-argument", wire.ToolTransferToken, map[string]any{"mint": w.stranger.String(), "to": w.wallet.String(), "amount": 1}),
+		[]string{wire.ToolTransferToken}, own, "give another address")
 	// An unknown tool has no schema of its own: its answer is the error
 	// outcome every tool declares, whichever the client meant.
 	toolError("an unknown tool", call("bad-argument", "transfer_everything", map[string]any{}), wire.ToolNames(),
