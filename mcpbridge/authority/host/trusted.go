@@ -234,15 +234,23 @@ func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
 // OpenLogFile opens (or creates, mode 0600) the console's log for appending.
 // It never follows a symlink (a link planted where the log goes would make
 // the console append to whatever it points at, its own key included), and
-// refuses a file the console's user does not own, one others can write, or
-// one with other names (a hard link to another file).
+// refuses a file the console's user does not own, one others can write, one
+// with other names (a hard link to another file), or anything not a regular
+// file (a FIFO planted there is refused, never waited on).
 func OpenLogFile(what, path string) (*os.File, error) {
 	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	// O_NONBLOCK: opening a FIFO planted at the path would otherwise wait
+	// for a reader, and the console would hang at start without a word.
+	// With it, a FIFO no one reads fails with ENXIO, one someone reads opens
+	// and checkLogFile refuses it; writes to a regular file ignore the flag.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, fmt.Errorf("%s %s is not a regular file (a FIFO no one reads, or a socket): the log is a regular file of the console's user: remove it, or choose another file", what, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: open log %s: %w", what, path, err)
@@ -261,7 +269,7 @@ func OpenLogFile(what, path string) (*os.File, error) {
 
 func checkLogFile(what, path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s %s is not a regular file (%s): choose another file", what, path, fi.Mode().Type())
+		return fmt.Errorf("%s %s is not a regular file (%s): the log is a regular file of the console's user: remove it, or choose another file", what, path, fi.Mode().Type())
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

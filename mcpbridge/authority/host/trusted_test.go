@@ -1,6 +1,7 @@
 package host
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,63 @@ func TestCheckLogFileRefusesAFIFO(t *testing.T) {
 	err := CheckLogFile("--log-file", fifo)
 	if want := "--log-file " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("--check of a FIFO: %v, want %q", err, want)
+	}
+}
+
+// The same FIFO given to OpenLogFile, which the console calls at start:
+// refused by name, whether or not someone reads it, and never a wait for a
+// reader (the console would hang with no word). A socket is refused too.
+func TestOpenLogFileRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	// The guard fails the test rather than hang the suite: a hung open is
+	// left blocked until the test binary exits.
+	open := func(path string) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() {
+			f, err := OpenLogFile("--log-file", path)
+			if f != nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatalf("OpenLogFile(%s) has not returned in 10s: it waits for a reader", path)
+			return nil
+		}
+	}
+	const accepted = "the log is a regular file of the console's user"
+
+	fifo := filepath.Join(dir, "console.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := open(fifo)
+	if want := "--log-file " + fifo + " is not a regular file"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), accepted) {
+		t.Fatalf("a FIFO no one reads: %v, want %q and %q", err, want, accepted)
+	}
+
+	reader, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	err = open(fifo)
+	if want := "--log-file " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), accepted) {
+		t.Fatalf("a FIFO someone reads: %v, want %q and %q", err, want, accepted)
+	}
+
+	sock := filepath.Join(dir, "sock.log")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := open(sock); err == nil || !strings.Contains(err.Error(), "--log-file "+sock+" is not a regular file") {
+		t.Fatalf("a socket: %v", err)
 	}
 }
 
