@@ -238,12 +238,12 @@ func TestHeadFilePlantsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := filepath.Join(dir, HeadFileName)
-	plant := func(make func() error) {
+	plant := func(put func() error) {
 		t.Helper()
 		if err := os.Remove(head); err != nil {
 			t.Fatal(err)
 		}
-		if err := make(); err != nil {
+		if err := put(); err != nil {
 			t.Fatal(err)
 		}
 	}
