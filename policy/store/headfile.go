@@ -140,6 +140,11 @@ func openHeadFile(path string, flag int) (*os.File, error) {
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("audit head file %s is a symbolic link: %s", path, headFileFix)
 	}
+	if errors.Is(err, syscall.ENXIO) {
+		// What open(2) refuses so is a socket (or, for writing, a FIFO
+		// no one reads).
+		return nil, fmt.Errorf("audit head file %s is not a regular file (a socket or a FIFO): %s", path, headFileFix)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,4 +285,12 @@ func TestHeadFilePlantsAreRefused(t *testing.T) {
 		return os.Truncate(head, maxHeadFile+1)
 	})
 	refused("a file past the bound", "audit head file "+head+" is larger than 4096 bytes")
+	plant(func() error {
+		l, err := net.Listen("unix", head)
+		if err == nil {
+			t.Cleanup(func() { l.Close() })
+		}
+		return err
+	})
+	refused("a socket", "audit head file "+head+" is not a regular file (a socket or a FIFO)")
 }

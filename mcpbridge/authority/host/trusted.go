@@ -141,6 +141,10 @@ const MaxTrustedFileSize = 1 << 20
 // never waited on for a writer.
 func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		// What open(2) refuses so is a socket: it has no content to read.
+		return nil, fmt.Errorf("%s %s is not a regular file (a socket): the console reads only a regular file there: remove it, or choose another file", what, path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
 	}

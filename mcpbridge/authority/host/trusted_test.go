@@ -278,6 +278,16 @@ func TestReadTrustedFileRefusesAFIFOAndAFileWithoutEnd(t *testing.T) {
 		t.Fatalf("a FIFO: %v, want %q", err, want)
 	}
 
+	sock := filepath.Join(dir, "sock.toml")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err, want := read(sock), "--config "+sock+" is not a regular file (a socket)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a socket: %v, want %q", err, want)
+	}
+
 	big := filepath.Join(dir, "big.toml")
 	if err := os.WriteFile(big, nil, 0o600); err != nil {
 		t.Fatal(err)
