@@ -143,7 +143,7 @@ func (e *Executor) forecastSimulation(ctx context.Context, what string, ixs []so
 	// The fee market rides in the simulation's batch when its source is
 	// known: one request to the node, not three.
 	beside := extra
-	market := func() (uint64, string) { return 0, "" }
+	var market func() (uint64, string)
 	if q, ok := e.marketQuestion(writableAccounts(tx)); ok {
 		// The market's calls first, then the extra ones.
 		beside = &besideBatch{calls: append(slices.Clone(q.calls), extra.list()...)}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -38,8 +39,9 @@ func DefaultKeypairPath() string {
 // LoadKeypair reads a Solana CLI keypair file: a JSON array of 64 bytes (the 32-byte
 // seed followed by the 32-byte public key). Like ssh, it refuses a file that group
 // or others can read, and one that belongs to another user (who could loosen its
-// mode or swap the key at any time). Errors name the file and the fix but never
-// its contents.
+// mode or swap the key at any time), and anything but a regular file (a FIFO
+// planted there would make it wait for a writer). Errors name the file and
+// the fix but never its contents.
 func LoadKeypair(path string) (*Keypair, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -51,21 +53,57 @@ func LoadKeypair(path string) (*Keypair, error) {
 	if info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory, expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path)
 	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file (%s), expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path, info.Mode().Type())
+	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
 		return nil, fmt.Errorf("%w: %s belongs to uid %d, not to the user the console runs as (uid %d): the key must belong to that user alone: run `sudo chown %d %s`, or start the console as the key's owner", ErrKeypair, path, st.Uid, os.Geteuid(), os.Geteuid(), path)
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s is readable by other users (mode %04o); a signing key must be private: run `chmod 600 %s`", ErrKeypair, path, perm, path)
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := readKeypairFile(path, info)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read %s: %v", ErrKeypair, path, err)
+		return nil, err
 	}
 	kp, err := ParseKeypair(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKeypair, path, err)
 	}
 	return kp, nil
+}
+
+// maxKeypairFile bounds what is read of a keypair file: the Solana CLI's
+// format is at most 257 bytes, and a link to a file without end (such as
+// /proc/self/pagemap, which passes the owner and mode checks) must not fill
+// the console's memory.
+const maxKeypairFile = 64 << 10
+
+// readKeypairFile reads the file LoadKeypair checked as seen: it is opened
+// without waiting (a FIFO swapped in after the check would wait for a
+// writer) and must still be that file, and at most maxKeypairFile bytes are
+// read.
+func readKeypairFile(path string, seen fs.FileInfo) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", ErrKeypair, path, err)
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", ErrKeypair, path, err)
+	}
+	if !os.SameFile(seen, opened) {
+		return nil, fmt.Errorf("%w: %s was replaced while it was checked: try again, and find out what replaces it", ErrKeypair, path)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxKeypairFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", ErrKeypair, path, err)
+	}
+	if len(raw) > maxKeypairFile {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes, expected a keypair file (a JSON array of 64 numbers)", ErrKeypair, path, maxKeypairFile)
+	}
+	return raw, nil
 }
 
 // ParseKeypair decodes the Solana CLI's JSON keypair format. Its error messages

@@ -8,7 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 func writeFile(t *testing.T, name string, data []byte, mode os.FileMode) string {
@@ -114,6 +118,45 @@ func TestLoadKeypairRefusesBadFiles(t *testing.T) {
 				t.Errorf("error leaks file contents: %q", err)
 			}
 		})
+	}
+}
+
+// A FIFO planted where the key is expected is refused by name, not waited
+// on for a writer (the console would hang at start), so is one swapped in
+// after the file was checked; a file without end (a link to
+// /proc/self/pagemap passes the owner and mode checks; a sparse file stands
+// in for it) is refused at its bound, not read into memory.
+func TestLoadKeypairNeverWaitsNorReadsWithoutEnd(t *testing.T) {
+	dir := t.TempDir()
+	within := func(what string, f func() error) error {
+		t.Helper()
+		return testkit.Within(t, 10*time.Second, what, f)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := within("LoadKeypair of a FIFO", func() error { _, err := LoadKeypair(fifo); return err })
+	if want := fifo + " is not a regular file (p---------)"; err == nil || !errors.Is(err, ErrKeypair) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a FIFO: %v, want %q", err, want)
+	}
+
+	checked := writeFile(t, "id.json", []byte("[1]"), 0o600)
+	seen, err := os.Stat(checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = within("reading a FIFO swapped in after the check", func() error { _, err := readKeypairFile(fifo, seen); return err })
+	if want := fifo + " was replaced while it was checked"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a FIFO swapped in: %v, want %q", err, want)
+	}
+
+	big := writeFile(t, "big.json", nil, 0o600)
+	if err := os.Truncate(big, maxKeypairFile+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadKeypair(big); err == nil || !strings.Contains(err.Error(), big+" is larger than 65536 bytes") {
+		t.Fatalf("a file past the bound: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json/jsontext"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -79,15 +80,38 @@ func (e *errOutput) Error() string {
 
 // outputError says where the result breaks the schema and which rule, from
 // the validator's first failing leaf, without the validator's own message,
-// which quotes the value.
+// which quotes the value. Among the tool's outcomes (anyOf) it follows the
+// one whose status the result carries: a denial without retryable lacks
+// retryable, not the fields of a proposal, the first outcome.
 func outputError(ve *jsonschema.ValidationError) error {
 	leaf := ve
 	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
+		leaf = causeToFollow(leaf)
 	}
 	field := strings.Join(leaf.InstanceLocation, ".")
 	if k, ok := leaf.ErrorKind.(*kind.Required); ok {
 		return &errOutput{field: field, want: "lacks " + strings.Join(k.Missing, ", ")}
 	}
 	return &errOutput{field: field, want: "breaks the schema's " + strings.Join(leaf.ErrorKind.KeywordPath(), "/")}
+}
+
+// causeToFollow is the first cause of e, or under anyOf the first outcome
+// that failed on something other than its status.
+func causeToFollow(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	if _, ok := e.ErrorKind.(*kind.AnyOf); ok {
+		for _, c := range e.Causes {
+			if !failsOnStatus(c) {
+				return c
+			}
+		}
+	}
+	return e.Causes[0]
+}
+
+// failsOnStatus reports whether the status field is among e's failures.
+func failsOnStatus(e *jsonschema.ValidationError) bool {
+	if slices.Equal(e.InstanceLocation, []string{"status"}) {
+		return true
+	}
+	return slices.ContainsFunc(e.Causes, failsOnStatus)
 }

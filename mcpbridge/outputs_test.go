@@ -17,6 +17,7 @@ func TestCheckOutputSaysWhereNotWhat(t *testing.T) {
 	for _, tc := range []struct{ name, result, says string }{
 		{"an amount as a number", `{"status":"pending_approval","proposal_id":"p_1","spend_lamports":10005000}`, "spend_lamports"},
 		{"no status", `{"proposal_id":"p_1"}`, "the result"},
+		{"a denial without retryable", `{"status":"denied","rule":"recipient","reason":"` + token + `"}`, "the result lacks retryable"},
 		{"a member twice", `{"status":"error","status":"error","error":"x"}`, "name each member once"},
 		{"a status no outcome names", `{"status":"` + token + `","error":"x"}`, "status"},
 		{"an address that is no address", `{"status":"pending_approval","proposal_id":"p_1","to":"` + token + `"}`, "to"},

@@ -191,7 +191,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if st["status"] != "pending_approval" || id == "" {
 		t.Fatalf("propose: %v\n%s", st, text)
 	}
-	screen := w.term.waitFor(30*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
+	w.term.waitFor(30*time.Second, id, "tmux-agent 1.0", "0.05 SOL", w.recipient.String())
 	if w.balance(t, w.recipient) != 0 {
 		t.Fatal("a proposal moved funds")
 	}
@@ -218,7 +218,7 @@ func TestConsoleInTmuxApprovesAndExecutes(t *testing.T) {
 	if got := w.balance(t, w.recipient); got != amount {
 		t.Errorf("recipient holds %d lamports, want %d", got, amount)
 	}
-	screen = w.term.waitFor(30*time.Second, "verified", "EXECUTED")
+	screen := w.term.waitFor(30*time.Second, "verified", "EXECUTED")
 	sig, _ := st["signature"].(string)
 	if sig == "" || !strings.Contains(screen, sig[:4]) {
 		t.Errorf("the signature %s is not on screen:\n%s", sig, screen)

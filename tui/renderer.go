@@ -77,8 +77,8 @@ func newRenderer(out io.Writer, interval time.Duration) *renderer {
 // (cleared, since some terminals have none), a hidden cursor, and bracketed
 // paste (a pasted deny reason arrives as one paste, not as keys).
 const (
-	openSeq  = ansi.HideCursor + ansi.SetAltScreenSaveCursorMode + ansi.EraseEntireScreen + ansi.CursorHomePosition + ansi.HideCursor + ansi.SetBracketedPasteMode
-	closeSeq = ansi.ResetBracketedPasteMode + ansi.ShowCursor + ansi.ResetAltScreenSaveCursorMode + ansi.ShowCursor
+	openSeq  = ansi.HideCursor + ansi.SetModeAltScreenSaveCursor + ansi.EraseEntireScreen + ansi.CursorHomePosition + ansi.HideCursor + ansi.SetModeBracketedPaste
+	closeSeq = ansi.ResetModeBracketedPaste + ansi.ShowCursor + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor
 )
 
 // open takes over the terminal and starts drawing.

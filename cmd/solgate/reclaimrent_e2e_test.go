@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,8 +192,17 @@ func TestReclaimRentThroughTheRealBinaryAndTheTypeScriptClient(t *testing.T) {
 		t.Fatalf("execute: %v", done)
 	}
 
-	// One signature's fee, as the network charges it.
-	const fee = 5000
+	// The fee as the ledger charged it, not assumed: the closes carry a
+	// compute budget and a priority fee besides the signature's.
+	sig, err := solana.SignatureFromBase58(fmt.Sprint(done["signature"]))
+	if err != nil {
+		t.Fatalf("execute returned signature %v: %v", done["signature"], err)
+	}
+	tx, err := w.chain.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{Commitment: rpc.CommitmentConfirmed})
+	if err != nil || tx.Meta == nil {
+		t.Fatalf("getTransaction %s: %v", sig, err)
+	}
+	fee := tx.Meta.Fee
 	if got := w.balance(t, w.wallet); got != before+rent-fee {
 		t.Errorf("the wallet holds %d lamports, want %d + %d rent − %d fee = %d", got, before, rent, fee, before+rent-fee)
 	}

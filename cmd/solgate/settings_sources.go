@@ -117,13 +117,11 @@ func (sf *settingFlags) build() (Settings, error) {
 		if s.Config != "" {
 			// The file can set the caps and a command the console runs:
 			// nobody but the console's user (or root) may be able to write it.
-			// (A missing file is left to applyTOML, which says so.)
-			if _, err := os.Stat(s.Config); err == nil {
-				if err := host.CheckTrustedFile(from.label("config"), s.Config, false); err != nil {
-					return Settings{}, err
-				}
+			raw, err := host.ReadTrustedFile(from.label("config"), s.Config, false)
+			if err != nil {
+				return Settings{}, err
 			}
-			if err := sf.applyTOML(&s, from, s.Config); err != nil {
+			if err := sf.applyTOML(&s, from, s.Config, raw); err != nil {
 				return Settings{}, err
 			}
 		}
@@ -238,14 +236,10 @@ func (sf *settingFlags) applyEnv(s *Settings, from origins, r *setting) error {
 	return nil
 }
 
-// applyTOML reads the file into a struct built from the table (one field per
-// key and older spelling), so the decoder itself reports every key that no
-// row declares.
-func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("--config: read %s: %w", path, err)
-	}
+// applyTOML reads raw, the file at path, into a struct built from the table
+// (one field per key and older spelling), so the decoder itself reports
+// every key that no row declares.
+func (sf *settingFlags) applyTOML(s *Settings, from origins, path string, raw []byte) error {
 	type field struct {
 		row *setting
 		key string
@@ -322,12 +316,9 @@ func (sf *settingFlags) applyTOML(s *Settings, from origins, path string) error 
 // readSecretFile reads a secret from a file only the console's user can
 // read or write; the error never quotes the content.
 func readSecretFile(label, path string) (string, error) {
-	if err := host.CheckTrustedFile(label, path, true); err != nil {
-		return "", err
-	}
-	raw, err := os.ReadFile(path)
+	raw, err := host.ReadTrustedFile(label, path, true)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", label, err)
+		return "", err
 	}
 	key, err := parseSecret(strings.TrimSpace(string(raw)))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -430,7 +431,7 @@ func TestBadSettingsNameTheirSource(t *testing.T) {
 		{"unknown variable", map[string]string{"SOLGATE_MAX_SOL_PER_TXN": "0.01"}, nil,
 			"SOLGATE_MAX_SOL_PER_TXN: not a solgate setting", []string{"SOLGATE_MAX_SOL_PER_TX,"}},
 		{"missing config file", nil, []string{"--config", filepath.Join(dir, "nope.toml")}, "--config: read", []string{"nope.toml"}},
-		{"config from env, missing", map[string]string{"SOLGATE_CONFIG": filepath.Join(dir, "gone.toml")}, nil, "--config: read", []string{"gone.toml"}},
+		{"config from env, missing", map[string]string{"SOLGATE_CONFIG": filepath.Join(dir, "gone.toml")}, nil, "SOLGATE_CONFIG: read", []string{"gone.toml"}},
 		{"toml syntax", nil, []string{"--config", file("max_sol_per_tx = = 1")}, "--config: parse", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -672,6 +673,25 @@ func TestConfigFileMustBeTheConsoleUsers(t *testing.T) {
 		_, err = consoleSettings(t, "--config", cfg)
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--config %s belongs to uid %d, not to the console's user", cfg, uidAgent)) {
 			t.Fatalf("a config file the agent's user owns: %v", err)
+		}
+	}
+}
+
+// A FIFO planted where the config file or the swap API key file is expected
+// is refused by name at start; reading it would wait for a writer, and the
+// console would hang before a word.
+func TestConfigAndSecretFIFOsAreRefused(t *testing.T) {
+	isolateEnv(t)
+	dir := t.TempDir()
+	for _, flag := range []string{"--config", "--swap-api-key-file"} {
+		fifo := filepath.Join(dir, strings.TrimPrefix(flag, "--"))
+		must(t, syscall.Mkfifo(fifo, 0o600))
+		err := testkit.Within(t, 10*time.Second, "the settings with "+flag+" a FIFO", func() error {
+			_, err := consoleSettings(t, flag, fifo)
+			return err
+		})
+		if want := flag + " " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s a FIFO: %v, want %q", flag, err, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -72,7 +74,7 @@ func build(dir string) (string, error) {
 }
 
 // Agent is an MCP client driving a real `solgate mcp` subprocess, as an
-// assistant would.
+// assistant would (or a bridge served inside the test process: AgentOver).
 type Agent struct {
 	t testing.TB
 	C *mcpclient.Client
@@ -97,16 +99,39 @@ func StartMCPClient(t testing.TB, name string, env []string, command string, arg
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	res, err := initialize(c, name)
+	if err != nil {
+		t.Fatalf("initialize %s %v: %v", command, args, err)
+	}
+	return c, res
+}
+
+// AgentOver is an Agent of an MCP stdio server that runs inside the test
+// process (a bridge served on pipes): it reads the server's output from
+// answers and writes to its input, stdin, which closing the client closes.
+// It initialises as a client called name (version 1.0), and closes the
+// client when the test ends.
+func AgentOver(t testing.TB, name string, answers io.Reader, stdin io.WriteCloser) *Agent {
+	t.Helper()
+	c := mcpclient.NewClient(transport.NewIO(answers, stdin, nil))
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := initialize(c, name); err != nil {
+		t.Fatalf("initialize the server on pipes: %v", err)
+	}
+	return &Agent{t: t, C: c}
+}
+
+// initialize is the MCP handshake as a client called name (version 1.0).
+func initialize(c *mcpclient.Client, name string) (*mcp.InitializeResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		t.Fatalf("initialize %s %v: %v", command, args, err)
-	}
-	return c, res
+	return c.Initialize(ctx, init)
 }
 
 // Answer is one tool result as the model sees it: the text, the structured

@@ -41,3 +41,21 @@ func Eventually(t testing.TB, d time.Duration, what string, cond func() bool, de
 	}
 	t.Fatalf("%s did not happen within %s%s", what, d, extra)
 }
+
+// Within runs f and returns its error, failing the test if f has not
+// returned within d: for a call that must never wait (opening a FIFO
+// planted where a file is expected). d is a generous failure guard, not
+// synchronisation; a call that hangs stays blocked until the test binary
+// exits, but the suite goes on.
+func Within(t testing.TB, d time.Duration, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("%s has not returned within %s: it waits for something that never comes", what, d)
+		return nil
+	}
+}

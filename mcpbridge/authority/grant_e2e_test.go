@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +18,7 @@ import (
 	"github.com/solgate/solgate/executor"
 	"github.com/solgate/solgate/localnet"
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge"
 	"github.com/solgate/solgate/mcpbridge/authority"
 	"github.com/solgate/solgate/mcpbridge/authority/approval"
 	"github.com/solgate/solgate/mcpbridge/authority/host"
@@ -244,6 +247,121 @@ func TestGrantEndsOnRevokePauseAndDisconnect(t *testing.T) {
 	waitGrantEvent(t, events, "ended: its agent")
 	if gs := w.authority.Grants(); len(gs) != 1 || gs[0].N != 3 {
 		t.Fatalf("a disconnected agent's grant lives on: %+v", gs)
+	}
+}
+
+// bridgeHere serves a real bridge (mcpbridge.Bridge) inside this test
+// process and drives it as the MCP client name. To the console its calls
+// are this process's, with this process's secret, as a `solgate mcp`
+// process's calls are its own; unlike that process, this one lives on when
+// the bridge goes away. leave closes the bridge's stdin and returns once
+// the bridge has stopped.
+func bridgeHere(t *testing.T, socket, name string) (a *testkit.Agent, leave func()) {
+	t.Helper()
+	stdinR, stdinW := io.Pipe()
+	outR, outW := io.Pipe()
+	stopped := make(chan error, 1)
+	go func() {
+		err := mcpbridge.NewBridge(socket, "test").ServeStdio(context.Background(), stdinR, outW, io.Discard)
+		outW.Close() // the client's reader ends with the bridge
+		stopped <- err
+	}()
+	a = testkit.AgentOver(t, name, outR, stdinW)
+	var once sync.Once
+	leave = func() {
+		once.Do(func() {
+			a.C.Close()
+			if err := <-stopped; err != nil {
+				t.Errorf("the bridge of %s stopped with %v", name, err)
+			}
+		})
+	}
+	t.Cleanup(leave)
+	return a, leave
+}
+
+// A grant ends when its agent's bridge goes away, by the presence path
+// alone. The bridge here runs inside this test process, which lives on: the
+// kernel never reports the granted process's exit, so only the end of the
+// bridge's presence request can end the grant. The same process then
+// serves a new bridge (same pid, start time and secret), whose identical
+// call the grant would cover: it gets an ordinary proposal that waits for
+// the human (DESIGN.md's standing grants: a grant ends on disconnect, and
+// the protocol does not change), nothing more lands on the ledger, and the
+// audit trail records the grant's end and why.
+func TestGrantEndsWhenItsBridgeGoesAway(t *testing.T) {
+	w := newWorld(t, nil)
+	events, cancel := w.authority.Subscribe(256)
+	defer cancel()
+	const name, amount = "presence-agent", 20_000_000
+	one, leave := bridgeHere(t, w.socket, name)
+	// Present before the grant, so that leaving is what ends it.
+	waitForEvent(t, events, approval.EventAgentConnected, name+" 1.0")
+
+	first := propose(t, one, w.allowed, amount)
+	grantFor(t, w.authority, first, 3)
+	runApproved(t, one, first, w.allowed, amount)
+	// The control: while the bridge is present, the identical call is covered.
+	covered := propose(t, one, w.allowed, amount)
+	if p, _ := w.authority.Proposal(covered); p == nil || p.DecidedBy != "grant #1" {
+		t.Fatalf("the identical call while the grantee's bridge is present: %s", statusLine(p))
+	}
+	runApproved(t, one, covered, w.allowed, amount)
+
+	leave()
+	// The grants a presence ends are announced before the disconnect.
+	var said []string
+	timeout := time.After(60 * time.Second)
+	for gone := false; !gone; {
+		select {
+		case ev := <-events:
+			if ev.Kind == approval.EventGrantsChanged {
+				said = append(said, ev.Message)
+			}
+			gone = ev.Kind == approval.EventAgentDisconnected && ev.Client == name+" 1.0"
+		case <-timeout:
+			t.Fatalf("no disconnect of %s within 60 s of its bridge's end", name)
+		}
+	}
+	if !slices.ContainsFunc(said, func(m string) bool { return strings.HasPrefix(m, "grant #1 ended: its agent disconnected") }) {
+		t.Errorf("the grantee's bridge left and grant #1 did not end; the console said %q", said)
+	}
+	if gs := w.authority.Grants(); len(gs) != 0 {
+		t.Errorf("grants after the grantee's bridge left: %+v", gs)
+	}
+
+	two, _ := bridgeHere(t, w.socket, name)
+	again := propose(t, two, w.allowed, amount)
+	// As an agent goes on: it asks for the decision, and uses a token if
+	// one comes.
+	if st := two.Call("proposal_status", map[string]any{"proposal_id": again}); st.Status() != "pending" || st.Str("confirm") != "" {
+		t.Errorf("proposal_status of the identical call from a new bridge: %s", st.Text)
+		if token := st.Str("confirm"); token != "" {
+			two.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": amount, "confirm": token})
+		}
+	}
+	if got := w.balance(t, w.allowed); got != 2*amount {
+		t.Errorf("the recipient holds %d lamports, want %d: only the two calls made while the bridge was present may land", got, 2*amount)
+	}
+	stillPending(t, w.authority, again, "the identical call from a new bridge of the same process")
+
+	entries, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, e := range entries {
+		if e.Kind == "grant_ended" {
+			ends = append(ends, string(e.Body))
+		}
+	}
+	var end struct {
+		Grant  int
+		Reason string
+		Used   int
+	}
+	if len(ends) != 1 || json.Unmarshal([]byte(ends[0]), &end) != nil || end.Grant != 1 || end.Reason != "its agent disconnected" || end.Used != 1 {
+		t.Errorf("grant_ended rows in the audit trail: %q, want one: grant 1, its agent disconnected, 1 call used", ends)
 	}
 }
 

@@ -84,10 +84,16 @@ func (s *Store) Cluster() (string, error) {
 }
 
 // PinnedCluster is the genesis hash the database in dir is pinned to, or ""
-// when dir holds no database or an unpinned one. It creates nothing.
+// when dir holds no database or an unpinned one. It creates nothing. A
+// database in a directory others can write is refused before SQLite reads
+// it: the console asks this before it checks the state directory, and a
+// file another user put there is theirs to shape.
 func PinnedCluster(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, FileName)); errors.Is(err, os.ErrNotExist) {
 		return "", nil
+	}
+	if err := CheckPrivateDir(dir); err != nil {
+		return "", err
 	}
 	s, err := OpenExisting(dir)
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,28 @@ func TestPinClusterAdoptsUnpinnedOldDirectory(t *testing.T) {
 	}
 	if err := st.PinCluster(genesisA); !errors.Is(err, ErrOtherCluster) {
 		t.Fatalf("after adoption another cluster: %v", err)
+	}
+}
+
+// PinnedCluster refuses a database in a directory others can write before
+// SQLite reads it: the file there may be another user's. The file planted
+// here is no database, so reading it would fail differently.
+func TestPinnedClusterRefusesAnOpenDirectoryUnread(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("not a database, placed by another user"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err := PinnedCluster(dir)
+	if err == nil || !strings.Contains(err.Error(), "state dir "+dir+" has mode 0777") || !strings.Contains(err.Error(), "chmod 700 "+dir) {
+		t.Fatalf("PinnedCluster on a directory of mode 0777: %v; want the private-directory refusal", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PinnedCluster(dir); err == nil || strings.Contains(err.Error(), "has mode") {
+		t.Fatalf("PinnedCluster on the same file in a private directory: %v; want SQLite's own refusal of a file that is no database", err)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // The hash chain proves that entries were not altered one by one, but whoever
@@ -122,10 +124,53 @@ func writeHeadSlot(f *os.File, h headRecord) error {
 	return nil
 }
 
+// maxHeadFile bounds what is read of the head file: far more than its two
+// slots, and a link to a file without end is refused before that.
+const maxHeadFile = 4096
+
+// headFileFix is what to do about a head file the console cannot use.
+const headFileFix = "the console keeps the audit head in a regular file of its own there: put back the real one, or remove it (the next console recreates it from the database, which then alone vouches for the trail)"
+
+// openHeadFile opens the head file with flag, never through a link (the
+// console would read, or write its slots into, whatever it points at) and
+// never waiting (a FIFO planted there would wait for a writer); only a
+// regular file is accepted. A missing file's error is the open's own.
+func openHeadFile(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("audit head file %s is a symbolic link: %s", path, headFileFix)
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		// What open(2) refuses so is a socket (or, for writing, a FIFO
+		// no one reads).
+		return nil, fmt.Errorf("audit head file %s is not a regular file (a socket or a FIFO): %s", path, headFileFix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("audit head file %s is not a regular file (%s): %s", path, fi.Mode().Type(), headFileFix)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 func readHeadFile(path string) (headRecord, error) {
-	data, err := os.ReadFile(path)
+	f, err := openHeadFile(path, os.O_RDONLY)
 	if err != nil {
 		return headRecord{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxHeadFile+1))
+	if err != nil {
+		return headRecord{}, fmt.Errorf("read audit head file %s: %w", path, err)
+	}
+	if len(data) > maxHeadFile {
+		return headRecord{}, fmt.Errorf("audit head file %s is larger than %d bytes, not two %d-byte slots: %s", path, maxHeadFile, headSlotSize, headFileFix)
 	}
 	best, found := headRecord{}, false
 	for _, line := range strings.Split(string(data), "\n") {

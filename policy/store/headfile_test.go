@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // readHead reads the head file as its format is documented: JSON lines, the
@@ -220,4 +225,72 @@ func TestHeadSlotFormat(t *testing.T) {
 			t.Errorf("formatHeadSlot(%d):\n%q\nwant\n%q", h.Seq, got, want)
 		}
 	}
+}
+
+// Whatever is planted where the head file goes is refused by name, both
+// when a console opens the state and when `solgate audit` verifies it: a
+// FIFO is not waited on for a writer, a link to /dev/zero is not followed
+// (and read without end), a file past any head file's size is not read
+// whole.
+func TestHeadFilePlantsAreRefused(t *testing.T) {
+	st := seedAudit(t, 2)
+	dir := filepath.Dir(st.Path())
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	head := filepath.Join(dir, HeadFileName)
+	plant := func(put func() error) {
+		t.Helper()
+		if err := os.Remove(head); err != nil {
+			t.Fatal(err)
+		}
+		if err := put(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(what, want string) {
+		t.Helper()
+		err := testkit.Within(t, 10*time.Second, "Open with "+what, func() error {
+			st, err := Open(dir)
+			if err == nil {
+				st.Close()
+			}
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "put back the real one, or remove it") {
+			t.Fatalf("Open with %s: %v, want %q and the fix", what, err, want)
+		}
+		err = testkit.Within(t, 10*time.Second, "VerifyAudit with "+what, func() error {
+			st, err := OpenExisting(dir)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			_, err = st.VerifyAudit()
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("VerifyAudit with %s: %v, want %q", what, err, want)
+		}
+	}
+
+	plant(func() error { return syscall.Mkfifo(head, 0o600) })
+	refused("a FIFO", "audit head file "+head+" is not a regular file (p---------)")
+	plant(func() error { return os.Symlink("/dev/zero", head) })
+	refused("a link to /dev/zero", "audit head file "+head+" is a symbolic link")
+	plant(func() error {
+		if err := os.WriteFile(head, nil, 0o600); err != nil {
+			return err
+		}
+		return os.Truncate(head, maxHeadFile+1)
+	})
+	refused("a file past the bound", "audit head file "+head+" is larger than 4096 bytes")
+	plant(func() error {
+		l, err := net.Listen("unix", head)
+		if err == nil {
+			t.Cleanup(func() { l.Close() })
+		}
+		return err
+	})
+	refused("a socket", "audit head file "+head+" is not a regular file (a socket or a FIFO)")
 }

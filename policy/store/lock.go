@@ -29,8 +29,17 @@ var ErrStateInUse = errors.New("state directory in use")
 func LockDir(dir string) (release func(), err error) {
 	path := filepath.Join(dir, LockFileName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("state lock %s is a symbolic link: %s", path, lockFileFix)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open state lock %s: %w", path, err)
+	}
+	// The pid is written over what the file held: a file with other names
+	// (a hard link planted to the key) would be overwritten too.
+	if err := checkLockFile(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		defer f.Close()
@@ -49,4 +58,21 @@ func LockDir(dir string) (release func(), err error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// lockFileFix is what to do about a lock file the console cannot use.
+const lockFileFix = "the console locks a regular file of its own there and writes its pid into it: remove it"
+
+func checkLockFile(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat state lock %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("state lock %s is not a regular file (%s): %s", path, fi.Mode().Type(), lockFileFix)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return fmt.Errorf("state lock %s has %d names (a hard link to another file?): %s", path, st.Nlink, lockFileFix)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,7 +128,7 @@ func Open(dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.headFile, err = os.OpenFile(s.HeadFilePath(), os.O_RDWR|syscall.O_NOFOLLOW, 0); err != nil {
+	if s.headFile, err = openHeadFile(s.HeadFilePath(), os.O_RDWR); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open audit head file: %w", err)
 	}
@@ -188,6 +189,11 @@ func open(dir string) (*Store, error) {
 	if strings.ContainsRune(p, '?') {
 		return nil, fmt.Errorf("state dir %q: paths containing '?' are not supported", dir)
 	}
+	for _, f := range []string{p, p + "-wal", p + "-shm", p + "-journal"} {
+		if err := checkDatabaseFile(f); err != nil {
+			return nil, err
+		}
+	}
 	dsn := p + "?_pragma=busy_timeout(10000)" +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(FULL)" + // fsync every commit: acknowledged means durable
@@ -206,6 +212,26 @@ func open(dir string) (*Store, error) {
 	s.headIdle = sync.NewCond(&s.headMu)
 	s.headWake = make(chan struct{}, 1)
 	return s, nil
+}
+
+// checkDatabaseFile looks at one of the database's files before SQLite
+// opens it. SQLite follows a link there, and the lock is the state
+// directory's: a link to another state directory's database would give two
+// consoles one ledger, each with a session budget of its own. A FIFO or a
+// device there would end in "disk I/O error", naming nothing.
+func checkDatabaseFile(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", path, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("database file %s is a symbolic link: the console keeps its database in the state directory itself, never through a link: point --state at the directory that holds the database, or remove the link", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("database file %s is not a regular file (%s): the console keeps its database in regular files of its own: remove it", path, fi.Mode().Type())
+	}
+	return nil
 }
 
 // Path is the database file.

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 func openTemp(t testing.TB) (*Store, string) {
@@ -311,5 +314,48 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What is planted where the database's files go is refused by name before
+// SQLite opens it: a link to another state directory's database (two
+// consoles, two locks, one ledger), a FIFO where the database or its
+// write-ahead log goes.
+func TestOpenRefusesPlantedDatabaseFiles(t *testing.T) {
+	other := seedAudit(t, 1)
+	for _, tc := range []struct {
+		name, file string
+		existing   bool // the database is there already
+		plant      func(path string) error
+		want       string
+	}{
+		{"a link to another state's database", FileName, false, func(p string) error { return os.Symlink(other.Path(), p) }, " is a symbolic link"},
+		{"a FIFO as the database", FileName, false, func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is not a regular file (p---------)"},
+		{"a FIFO as the write-ahead log", FileName + "-wal", true, func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is not a regular file (p---------)"},
+	} {
+		dir := filepath.Join(t.TempDir(), "state")
+		if tc.existing {
+			st, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+		} else if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, tc.file)
+		if err := tc.plant(path); err != nil {
+			t.Fatal(err)
+		}
+		err := testkit.Within(t, 10*time.Second, "Open with "+tc.name, func() error {
+			st, err := Open(dir)
+			if err == nil {
+				st.Close()
+			}
+			return err
+		})
+		if want := "database file " + path + tc.want; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, want)
+		}
 	}
 }

@@ -3,12 +3,13 @@ package host
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // The console's log must never stand between the operator and a decision:
@@ -16,10 +17,13 @@ import (
 // neither block it nor fail it. So lines go through a bounded queue to one
 // writer goroutine; when the queue is full, lines are dropped and counted,
 // and the count is written once the disk takes lines again. The file
-// rotates at a size cap (lumberjack keeps the old files, up to a count), and
-// before each rotation opens a new file, the way to it is checked again like
-// every trusted path: a directory that changed hands stops the log (counted
-// as dropped) rather than writing where someone else chose.
+// rotates at a size cap (the old files are kept beside it, up to a count),
+// and before each rotation opens a new file, the way to it is checked again
+// like every trusted path: a directory that changed hands stops the log
+// (counted as dropped) rather than writing where someone else chose. Lines
+// go only to a file OpenLogFile opened and checked, never to one opened
+// again by name: a link or a FIFO put there after the check would be
+// written through or waited on.
 
 const (
 	// DefaultLogMaxMiB is the size at which the log rotates.
@@ -56,7 +60,7 @@ type Log struct {
 	err        error // the last failure, for Err
 }
 
-// rotatingWriter is what Log writes through: a lumberjack.Logger.
+// rotatingWriter is what Log writes through: a logFile.
 type rotatingWriter interface {
 	io.WriteCloser
 	Rotate() error
@@ -71,8 +75,8 @@ func OpenLog(what, path string, o LogOptions) (*Log, error) {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	f.Close()
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("%s: stat log %s: %w", what, path, err)
 	}
 	if o.MaxMiB <= 0 {
@@ -85,10 +89,7 @@ func OpenLog(what, path string, o LogOptions) (*Log, error) {
 	if o.maxBytes > 0 {
 		max = o.maxBytes
 	}
-	// lumberjack rotates by itself only past MaxMiB; Log rotates first, at
-	// max, after checking the way to the new file.
-	lj := &lumberjack.Logger{Filename: path, MaxSize: o.MaxMiB, MaxBackups: o.Backups}
-	return newLog(what, path, lj, max, fi.Size()), nil
+	return newLog(what, path, &logFile{what: what, path: path, backups: o.Backups, f: f}, max, fi.Size()), nil
 }
 
 func newLog(what, path string, out rotatingWriter, max, size int64) *Log {
@@ -149,17 +150,17 @@ func (l *Log) write(line []byte) bool {
 	return true
 }
 
-// rotate checks the way to the log again, lets lumberjack move the file
-// aside and open a new one, and checks the new file.
+// rotate checks the way to the log again, then moves the file aside and
+// opens a new one (OpenLogFile checks it).
 func (l *Log) rotate() error {
 	if err := CheckTrustedDir(l.what, filepath.Dir(l.path)); err != nil {
 		return fmt.Errorf("log not rotated, lines dropped: %w", err)
 	}
 	if err := l.out.Rotate(); err != nil {
-		return fmt.Errorf("%s: rotate log %s: %w", l.what, l.path, err)
+		return err
 	}
 	l.size = 0
-	return CheckLogFile(l.what, l.path)
+	return nil
 }
 
 func (l *Log) setErr(err error) {
@@ -192,3 +193,80 @@ func (l *Log) Close() error {
 
 // Path is the log file.
 func (l *Log) Path() string { return l.path }
+
+// logFile is the log's current file and its rotation: the old file is
+// renamed to NAME-TIME.EXT beside it (UTC, so the names sort by time) and
+// only the newest backups are kept.
+type logFile struct {
+	what, path string
+	backups    int
+	f          *os.File // nil after a rotation that could not open the new file
+}
+
+// backupTime is the time in a rotated log's name.
+const backupTime = "2006-01-02T15-04-05.000"
+
+// Write writes to the open file (a nil one, after a failed rotation,
+// answers os.ErrInvalid; Log rotates again before writing).
+func (w *logFile) Write(p []byte) (int, error) { return w.f.Write(p) }
+
+// Rotate moves the current file aside and opens a new one. After a failed
+// open it only tries the open again: what is at the path then is not the
+// console's to move.
+func (w *logFile) Rotate() error {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+		if err := os.Rename(w.path, w.backupName(time.Now())); err != nil {
+			return fmt.Errorf("%s: rotate log %s: %w", w.what, w.path, err)
+		}
+		w.prune()
+	}
+	f, err := OpenLogFile(w.what, w.path)
+	if err != nil {
+		return err
+	}
+	w.f = f
+	return nil
+}
+
+func (w *logFile) backupName(t time.Time) string {
+	ext := filepath.Ext(w.path)
+	return strings.TrimSuffix(w.path, ext) + "-" + t.UTC().Format(backupTime) + ext
+}
+
+// prune removes the oldest backups beyond the count; a failure leaves a
+// file too many, never stops the log.
+func (w *logFile) prune() {
+	ext := filepath.Ext(w.path)
+	prefix := strings.TrimSuffix(filepath.Base(w.path), ext) + "-"
+	entries, err := os.ReadDir(filepath.Dir(w.path))
+	if err != nil {
+		return
+	}
+	var old []string
+	for _, e := range entries {
+		rest, ok1 := strings.CutPrefix(e.Name(), prefix)
+		stamp, ok2 := strings.CutSuffix(rest, ext)
+		if !ok1 || !ok2 || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := time.Parse(backupTime, stamp); err == nil {
+			old = append(old, e.Name())
+		}
+	}
+	slices.Sort(old)
+	for len(old) > w.backups {
+		_ = os.Remove(filepath.Join(filepath.Dir(w.path), old[0]))
+		old = old[1:]
+	}
+}
+
+func (w *logFile) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,12 +16,11 @@ import (
 	"github.com/solgate/solgate/localnet/testkit"
 )
 
-// The log rotates at its cap through lumberjack, keeping old files beside
-// it; each rotation checks the way to the log again, and a directory that
-// opened to others stops the log (lines dropped and counted) instead of
-// writing where someone else could have chosen. Once the directory is the
-// console user's alone again, the log goes on and says how many lines it
-// dropped.
+// The log rotates at its cap, keeping old files beside it; each rotation
+// checks the way to the log again, and a directory that opened to others
+// stops the log (lines dropped and counted) instead of writing where someone
+// else could have chosen. Once the directory is the console user's alone
+// again, the log goes on and says how many lines it dropped.
 func TestLogRotatesAtItsCapAndChecksBeforeReopening(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -158,5 +158,79 @@ func TestLogOnAFullDisk(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	if !strings.Contains(string(raw), "msg=\"room again\"") || !strings.Contains(string(raw), "log lines dropped") {
 		t.Fatalf("after room was made: %q", raw)
+	}
+}
+
+// The log writes to the file it checked: a link to the key or a FIFO put
+// where the log was, after it was opened and before its first line, is
+// neither written through (the key is left as it was) nor waited on.
+func TestLogWritesTheFileItChecked(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "id.json")
+	if err := os.WriteFile(key, []byte("[1,2,3]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(path string) error
+	}{
+		{"a link to the key", func(path string) error { return os.Symlink(key, path) }},
+		{"a FIFO", func(path string) error { return syscall.Mkfifo(path, 0o600) }},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".log")
+		l, err := OpenLog("--log-file", path, LogOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.plant(path); err != nil {
+			t.Fatal(err)
+		}
+		slog.New(slog.NewTextHandler(l, nil)).Info("approved", "id", 1)
+		err = testkit.Within(t, 10*time.Second, "Close of the log with "+tc.name, l.Close)
+		if err != nil || l.Err() != nil {
+			t.Errorf("%s: close %v, log %v", tc.name, err, l.Err())
+		}
+		if raw, _ := os.ReadFile(key); string(raw) != "[1,2,3]" {
+			t.Fatalf("%s: the key now holds %q", tc.name, raw)
+		}
+	}
+}
+
+// A rotation keeps the newest backups up to the count, by the time in their
+// names, and removes nothing else: not the log, not a file of another name,
+// not a link that looks like a backup.
+func TestLogKeepsTheNewestBackups(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "console.log")
+	w := &logFile{what: "--log-file", path: path, backups: 2}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var names []string
+	for i := range 4 {
+		names = append(names, w.backupName(start.Add(time.Duration(i)*time.Hour)))
+	}
+	others := []string{path, filepath.Join(dir, "console-notes.log"), filepath.Join(dir, "other-2026-01-01T00-00-00.000.log")}
+	for _, p := range append(slices.Clone(names), others...) {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := w.backupName(start.Add(-time.Hour))
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	w.prune()
+	for i, p := range names {
+		_, err := os.Lstat(p)
+		if kept := i >= 2; kept != (err == nil) {
+			t.Errorf("backup %s: kept %v, want %v", filepath.Base(p), err == nil, kept)
+		}
+	}
+	for _, p := range append(others, link) {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
 	}
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
@@ -127,6 +128,50 @@ func CheckTrustedFile(what, path string, secret bool) error {
 	return err
 }
 
+// MaxTrustedFileSize bounds what ReadTrustedFile reads. A config file or a
+// secret is a few kilobytes; a path that leads to a file without end (a
+// link to /proc/self/pagemap passes the owner and mode checks) must not
+// fill the console's memory.
+const MaxTrustedFileSize = 1 << 20
+
+// ReadTrustedFile reads the file at path (following symlinks, as
+// CheckTrustedFile does) after CheckTrustedFile's checks, made on the file it
+// opened, so nothing can be swapped in between. Only a regular file of at
+// most MaxTrustedFileSize bytes is read: a FIFO planted at path is refused,
+// never waited on for a writer.
+func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		// What open(2) refuses so is a socket: it has no content to read.
+		return nil, fmt.Errorf("%s %s is not a regular file (a socket): the console reads only a regular file there: remove it, or choose another file", what, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: stat %s: %w", what, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is not a regular file (%s): the console reads only a regular file there: remove it, or choose another file", what, path, fi.Mode().Type())
+	}
+	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
+		return nil, err
+	}
+	if _, err := CheckTrustedPath(what, path); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, MaxTrustedFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
+	}
+	if len(raw) > MaxTrustedFileSize {
+		return nil, fmt.Errorf("%s %s is larger than %d bytes: the console reads at most that much from a file it trusts: choose another file", what, path, MaxTrustedFileSize)
+	}
+	return raw, nil
+}
+
 func checkTrustedFileInfo(what, path string, fi fs.FileInfo, self uint32, secret bool) error {
 	if err := trustedOwner(what, path, fi, self); err != nil {
 		return err
@@ -193,15 +238,23 @@ func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
 // OpenLogFile opens (or creates, mode 0600) the console's log for appending.
 // It never follows a symlink (a link planted where the log goes would make
 // the console append to whatever it points at, its own key included), and
-// refuses a file the console's user does not own, one others can write, or
-// one with other names (a hard link to another file).
+// refuses a file the console's user does not own, one others can write, one
+// with other names (a hard link to another file), or anything not a regular
+// file (a FIFO planted there is refused, never waited on).
 func OpenLogFile(what, path string) (*os.File, error) {
 	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	// O_NONBLOCK: opening a FIFO planted at the path would otherwise wait
+	// for a reader, and the console would hang at start without a word.
+	// With it, a FIFO no one reads fails with ENXIO, one someone reads opens
+	// and checkLogFile refuses it; writes to a regular file ignore the flag.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, fmt.Errorf("%s %s is not a regular file (a FIFO no one reads, or a socket): the log is a regular file of the console's user: remove it, or choose another file", what, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: open log %s: %w", what, path, err)
@@ -220,7 +273,7 @@ func OpenLogFile(what, path string) (*os.File, error) {
 
 func checkLogFile(what, path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s %s is not a regular file (%s): choose another file", what, path, fi.Mode().Type())
+		return fmt.Errorf("%s %s is not a regular file (%s): the log is a regular file of the console's user: remove it, or choose another file", what, path, fi.Mode().Type())
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

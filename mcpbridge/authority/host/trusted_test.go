@@ -1,11 +1,15 @@
 package host
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/solgate/solgate/localnet/testkit"
 )
 
 // The log file: created 0600, never through a symlink (the key it points at
@@ -90,6 +94,63 @@ func TestCheckLogFileRefusesAFIFO(t *testing.T) {
 	err := CheckLogFile("--log-file", fifo)
 	if want := "--log-file " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("--check of a FIFO: %v, want %q", err, want)
+	}
+}
+
+// The same FIFO given to OpenLogFile, which the console calls at start:
+// refused by name, whether or not someone reads it, and never a wait for a
+// reader (the console would hang with no word). A socket is refused too.
+func TestOpenLogFileRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	// The guard fails the test rather than hang the suite: a hung open is
+	// left blocked until the test binary exits.
+	open := func(path string) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() {
+			f, err := OpenLogFile("--log-file", path)
+			if f != nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatalf("OpenLogFile(%s) has not returned in 10s: it waits for a reader", path)
+			return nil
+		}
+	}
+	const accepted = "the log is a regular file of the console's user"
+
+	fifo := filepath.Join(dir, "console.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := open(fifo)
+	if want := "--log-file " + fifo + " is not a regular file"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), accepted) {
+		t.Fatalf("a FIFO no one reads: %v, want %q and %q", err, want, accepted)
+	}
+
+	reader, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	err = open(fifo)
+	if want := "--log-file " + fifo + " is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), accepted) {
+		t.Fatalf("a FIFO someone reads: %v, want %q and %q", err, want, accepted)
+	}
+
+	sock := filepath.Join(dir, "sock.log")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := open(sock); err == nil || !strings.Contains(err.Error(), "--log-file "+sock+" is not a regular file") {
+		t.Fatalf("a socket: %v", err)
 	}
 }
 
@@ -192,5 +253,57 @@ func TestTrustedPathIsCheckedToTheRoot(t *testing.T) {
 	}
 	if _, err := CheckTrustedPath("--state", filepath.Join(deep, "state")); err == nil || !strings.Contains(err.Error(), agentDir) {
 		t.Fatalf("a state directory under the agent's: %v", err)
+	}
+}
+
+// ReadTrustedFile (the config file, a secret file) reads only a regular
+// file and only so much of it: a FIFO planted at the path is refused by
+// name, not waited on for a writer, and a file without end (a link to
+// /proc/self/pagemap passes the owner and mode checks; a sparse file stands
+// in for it) is refused at MaxTrustedFileSize.
+func TestReadTrustedFileRefusesAFIFOAndAFileWithoutEnd(t *testing.T) {
+	dir := t.TempDir()
+	read := func(path string) error {
+		t.Helper()
+		return testkit.Within(t, 10*time.Second, "ReadTrustedFile("+path+")", func() error {
+			_, err := ReadTrustedFile("--config", path, false)
+			return err
+		})
+	}
+	fifo := filepath.Join(dir, "solgate.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := read(fifo), "--config "+fifo+" is not a regular file (p---------)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a FIFO: %v, want %q", err, want)
+	}
+
+	sock := filepath.Join(dir, "sock.toml")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err, want := read(sock), "--config "+sock+" is not a regular file (a socket)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a socket: %v, want %q", err, want)
+	}
+
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxTrustedFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := read(big), "--config "+big+" is larger than 1048576 bytes"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a file past the bound: %v, want %q", err, want)
+	}
+
+	good := filepath.Join(dir, "good.toml")
+	if err := os.WriteFile(good, []byte("max_sol_per_tx = 0.05\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := ReadTrustedFile("--config", good, false); err != nil || string(raw) != "max_sol_per_tx = 0.05\n" {
+		t.Fatalf("a good file: %q %v", raw, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,16 +152,22 @@ func (c *TrustedCommand) Check() error {
 	return nil
 }
 
+// shebangMax is as much of a script as Linux reads for its #! line
+// (BINPRM_BUF_SIZE): the line is not looked for further, in a program that
+// may be large and hold no newline.
+const shebangMax = 256
+
 // shebang is the interpreter a script's #! line names, or "". Only a
 // regular file is opened (a FIFO would wait for a writer), and only if it is
 // still the file looked at; a swap in between needs a writer of a trusted
-// directory, the console's user or root (Check).
+// directory, the console's user or root (Check), and the open does not
+// wait even then.
 func shebang(path string) string {
 	seen, err := os.Lstat(path)
 	if err != nil || !seen.Mode().IsRegular() {
 		return ""
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
 	}
@@ -168,7 +175,7 @@ func shebang(path string) string {
 	if opened, err := f.Stat(); err != nil || !os.SameFile(seen, opened) {
 		return ""
 	}
-	line, _ := bufio.NewReader(f).ReadString('\n')
+	line, _ := bufio.NewReader(io.LimitReader(f, shebangMax)).ReadString('\n')
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,15 +51,13 @@ func TestNotifyCommandRunsTheCheckedFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	prog := writeProgram(t, filepath.Join(dir, "notify"), `printf '%s|' "$0" "$@" > `+out)
-	c, err := ParseTrustedCommand("--notify-command", prog+" one two*")
-	if err == nil {
+	if _, err := ParseTrustedCommand("--notify-command", prog+" one two*"); err == nil {
 		t.Fatal("a * was accepted")
 	}
-	c, err = ParseTrustedCommand("--notify-command", prog+" one ${x}x")
-	if err == nil {
+	if _, err := ParseTrustedCommand("--notify-command", prog+" one ${x}x"); err == nil {
 		t.Fatal("a $ was accepted")
 	}
-	c, err = ParseTrustedCommand("--notify-command", prog+" one two")
+	c, err := ParseTrustedCommand("--notify-command", prog+" one two")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,5 +113,31 @@ func TestNotifyCommandThatIsAFIFO(t *testing.T) {
 	}
 	if _, _, err := c.Cmd(context.Background()); err == nil || !strings.Contains(err.Error(), "the program "+fifo+" is not an executable file") {
 		t.Fatalf("run of a FIFO: %v", err)
+	}
+}
+
+// The #! line is looked for in the first shebangMax bytes only, as the
+// kernel does: a large program with no newline (sparse zeros here) is not
+// read into memory to find the end of its first line.
+func TestShebangReadsOnlyTheKernelsBuffer(t *testing.T) {
+	dir := t.TempDir()
+	script := writeProgram(t, filepath.Join(dir, "notify"), "exit 0")
+	if interp := shebang(script); interp != "/bin/sh" {
+		t.Fatalf("a script's interpreter: %q, want /bin/sh", interp)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, []byte("#!/bin/sh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 << 20
+	if err := os.Truncate(big, size); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	shebang(big)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > size/4 {
+		t.Fatalf("looking for the #! line of a %d-byte file without a newline allocated %d bytes", size, grew)
 	}
 }

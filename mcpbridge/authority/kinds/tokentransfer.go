@@ -161,8 +161,8 @@ func (transferTokenKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 // proposal from its own read (so a proposal is one round of RPCs).
 func (transferTokenKind) Draft(ctx context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferTokenArgs)
-	if a.To.Equals(env.Wallet()) {
-		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
+	if err := refuseOwnWallet(a.To, env.Wallet()); err != nil {
+		return nil, err
 	}
 	var label writekind.TokenLabel
 	if info, ok := env.Executor().RecentTokenInfo(a.Mint); ok {

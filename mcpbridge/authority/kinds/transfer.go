@@ -36,8 +36,8 @@ func (transferSOLKind) Parse(raw map[string]any) (args.WriteArgs, error) {
 // Draft: the estimate is the amount plus one signature's fee.
 func (transferSOLKind) Draft(_ context.Context, env writekind.Env, wa args.WriteArgs) (writekind.Kind, error) {
 	a := wa.(TransferArgs)
-	if a.To.Equals(env.Wallet()) {
-		return nil, fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing. Give another address.", a.To)
+	if err := refuseOwnWallet(a.To, env.Wallet()); err != nil {
+		return nil, err
 	}
 	estimate, err := executor.AddAmounts(a.Lamports, signatureFee)
 	if err != nil {
@@ -231,4 +231,14 @@ func (a TransferArgs) Normalized() map[string]string {
 		"to":       executor.KeyString(a.To),
 		"lamports": strconv.FormatUint(a.Lamports, 10),
 	}
+}
+
+// refuseOwnWallet refuses a transfer to the console's own wallet, SOL or
+// token alike: it moves nothing but the fee, so the human would be asked
+// to look at a spend that is no spend.
+func refuseOwnWallet(to, wallet solana.PublicKey) error {
+	if to.Equals(wallet) {
+		return fmt.Errorf("to: %s is the console's own wallet; a transfer to yourself moves nothing: give another address", to)
+	}
+	return nil
 }
