@@ -136,26 +136,25 @@ const MaxTrustedFileSize = 1 << 20
 
 // ReadTrustedFile reads the file at path (following symlinks, as
 // CheckTrustedFile does) after CheckTrustedFile's checks, made on the file it
-// opened, so nothing can be swapped in between. Only a regular file of at
-// most MaxTrustedFileSize bytes is read: a FIFO planted at path is refused,
-// never waited on for a writer.
+// opened. Only a regular file of at most MaxTrustedFileSize bytes is read: a
+// FIFO or a socket planted at path is refused before it is opened (a FIFO
+// would wait for a writer), and the file opened must be the one looked at.
 func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if errors.Is(err, syscall.ENXIO) {
-		// What open(2) refuses so is a socket: it has no content to read.
-		return nil, fmt.Errorf("%s %s is not a regular file (a socket): the console reads only a regular file there: remove it, or choose another file", what, path)
+	seen, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
+	}
+	if !seen.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is not a regular file (%s): the console reads only a regular file there: remove it, or choose another file", what, path, seen.Mode().Type())
+	}
+	f, fi, err := openLookedAt(path, seen, os.O_RDONLY)
+	if errors.Is(err, errReplaced) {
+		return nil, fmt.Errorf("%s %s was replaced while it was checked: check again", what, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: stat %s: %w", what, path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s is not a regular file (%s): the console reads only a regular file there: remove it, or choose another file", what, path, fi.Mode().Type())
-	}
 	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
 		return nil, err
 	}
@@ -170,6 +169,33 @@ func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s is larger than %d bytes: the console reads at most that much from a file it trusts: choose another file", what, path, MaxTrustedFileSize)
 	}
 	return raw, nil
+}
+
+// errReplaced is a file that was no longer the one looked at when opened.
+var errReplaced = errors.New("replaced while it was checked")
+
+// openLookedAt opens path (flag, never creating) and returns it with what
+// fstat says, but only if it is still the file seen, which the caller looked
+// at (and found regular) before opening: a FIFO is never opened, since the
+// open would wait for its other end. A swap between the look and the open
+// needs a writer of a trusted directory, the console's user or root, and is
+// refused as errReplaced unless it is a FIFO, which that writer can make the
+// open wait on; the same writer could stop the console in other ways.
+func openLookedAt(path string, seen fs.FileInfo, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	opened, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !os.SameFile(seen, opened) {
+		f.Close()
+		return nil, nil, errReplaced
+	}
+	return f, opened, nil
 }
 
 func checkTrustedFileInfo(what, path string, fi fs.FileInfo, self uint32, secret bool) error {
@@ -240,35 +266,49 @@ func trustedOwner(what, path string, fi fs.FileInfo, self uint32) error {
 // the console append to whatever it points at, its own key included), and
 // refuses a file the console's user does not own, one others can write, one
 // with other names (a hard link to another file), or anything not a regular
-// file (a FIFO planted there is refused, never waited on).
+// file: a FIFO planted there is refused before it is opened, never waited on.
 func OpenLogFile(what, path string) (*os.File, error) {
 	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK: opening a FIFO planted at the path would otherwise wait
-	// for a reader, and the console would hang at start without a word.
-	// With it, a FIFO no one reads fails with ENXIO, one someone reads opens
-	// and checkLogFile refuses it; writes to a regular file ignore the flag.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	seen, err := lookAtLog(what, path)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, syscall.ENXIO) {
-		return nil, fmt.Errorf("%s %s is not a regular file (a FIFO no one reads, or a socket): the log is a regular file of the console's user: remove it, or choose another file", what, path)
+	if seen == nil {
+		// O_EXCL: whatever appeared since the look is not opened.
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s %s appeared while it was checked: check again", what, path)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: create log %s: %w", what, path, err)
+		}
+		return f, nil
+	}
+	f, _, err := openLookedAt(path, seen, os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW)
+	if errors.Is(err, errReplaced) {
+		return nil, fmt.Errorf("%s %s was replaced while it was checked: check again", what, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: open log %s: %w", what, path, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: stat log %s: %w", what, path, err)
-	}
-	if err := checkLogFile(what, path, fi); err != nil {
-		f.Close()
-		return nil, err
-	}
 	return f, nil
+}
+
+// lookAtLog is the log file as Lstat sees it, refused unless it is a
+// regular file fit to be the log; nil when there is none yet.
+func lookAtLog(what, path string) (fs.FileInfo, error) {
+	seen, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: stat log %s: %w", what, path, err)
+	case seen.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
+	}
+	return seen, checkLogFile(what, path, seen)
 }
 
 func checkLogFile(what, path string, fi fs.FileInfo) error {
@@ -297,35 +337,18 @@ func CheckLogFile(what, path string) error {
 	if err := CheckTrustedDir(what, filepath.Dir(path)); err != nil {
 		return err
 	}
-	// Looked at before it is opened: opening a FIFO planted at the path
-	// would wait for a writer. The file opened must then be the one looked
-	// at; only a writer of the directory could swap it in between, and
-	// CheckTrustedDir limits those to the console's user and root.
-	seen, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
-	case seen.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s %s is a symbolic link: the log is never written through a link: remove it, or choose another file", what, path)
-	}
-	if err := checkLogFile(what, path, seen); err != nil {
+	seen, err := lookAtLog(what, path)
+	if err != nil || seen == nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, _, err := openLookedAt(path, seen, os.O_RDONLY|syscall.O_NOFOLLOW)
+	if errors.Is(err, errReplaced) {
+		return fmt.Errorf("%s %s was replaced while it was checked: check again", what, path)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: open log %s: %w", what, path, err)
 	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: stat log %s: %w", what, path, err)
-	}
-	if !os.SameFile(seen, opened) {
-		return fmt.Errorf("%s %s was replaced while it was checked: check again", what, path)
-	}
-	return nil
+	return f.Close()
 }
 
 // UserName is a uid as the operator reads it: "alice (uid 1001)", or

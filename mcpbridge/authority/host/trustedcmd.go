@@ -159,22 +159,17 @@ const shebangMax = 256
 
 // shebang is the interpreter a script's #! line names, or "". Only a
 // regular file is opened (a FIFO would wait for a writer), and only if it is
-// still the file looked at; a swap in between needs a writer of a trusted
-// directory, the console's user or root (Check), and the open does not
-// wait even then.
+// still the file looked at (openLookedAt).
 func shebang(path string) string {
 	seen, err := os.Lstat(path)
 	if err != nil || !seen.Mode().IsRegular() {
 		return ""
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, _, err := openLookedAt(path, seen, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if opened, err := f.Stat(); err != nil || !os.SameFile(seen, opened) {
-		return ""
-	}
 	line, _ := bufio.NewReader(io.LimitReader(f, shebangMax)).ReadString('\n')
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {
