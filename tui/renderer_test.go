@@ -284,7 +284,10 @@ func TestRunIdleWritesNothingAndWakesNothing(t *testing.T) {
 		for !strings.Contains(out.next(t), "QUEUE") {
 		}
 		// A change that followed the first frame (the size) is drawn at
-		// most one frame interval later: start-up ends there.
+		// most one frame interval later: start-up ends there. This sleep
+		// is on the bubble's clock, not the wall's: it returns once every
+		// goroutine of the console is blocked and the fake clock has moved
+		// past the frame timer, so no machine load can make it too short.
 		time.Sleep(frameInterval(0))
 		synctest.Wait()
 		writes, runs := out.count(), scheduled()
