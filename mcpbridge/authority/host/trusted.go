@@ -121,10 +121,16 @@ func CheckTrustedFile(what, path string, secret bool) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
+	return checkTrustedFileAndPath(what, path, fi, secret)
+}
+
+// checkTrustedFileAndPath is CheckTrustedFile's checks on fi, what the file
+// at path was found to be.
+func checkTrustedFileAndPath(what, path string, fi fs.FileInfo, secret bool) error {
 	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
 		return err
 	}
-	_, err = CheckTrustedPath(what, path)
+	_, err := CheckTrustedPath(what, path)
 	return err
 }
 
@@ -155,10 +161,7 @@ func ReadTrustedFile(what, path string, secret bool) ([]byte, error) {
 		return nil, fmt.Errorf("%s: read %s: %w", what, path, err)
 	}
 	defer f.Close()
-	if err := checkTrustedFileInfo(what, path, fi, uint32(os.Geteuid()), secret); err != nil {
-		return nil, err
-	}
-	if _, err := CheckTrustedPath(what, path); err != nil {
+	if err := checkTrustedFileAndPath(what, path, fi, secret); err != nil {
 		return nil, err
 	}
 	raw, err := io.ReadAll(io.LimitReader(f, MaxTrustedFileSize+1))
