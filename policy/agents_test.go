@@ -130,6 +130,9 @@ func TestAgentDaySpendSurvivesRestart(t *testing.T) {
 	if d, err := s.Reserve("t2", cfg, from(trading, transfer(addr(1), 30_000_000))); err != nil || !d.Allowed {
 		t.Fatalf("%+v %v", d, err)
 	}
+	// Sent, not yet settled: open across the restart (a reservation never
+	// sent has no row to restore; nothing of it can land).
+	must(t, s.Sent("t2", "sig-t2", 100))
 	beforeR, beforeT := s.AgentState(research), s.AgentState(trading)
 	must(t, st.Close())
 
@@ -154,7 +157,7 @@ func TestAgentDaySpendSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, tr := s2.AgentState(research), s2.AgentState(trading)
-	if r.DaySpent != 150_000_000 || r.DaySpent != beforeR.DaySpent || tr.DaySpent != 50_000_000 || tr.DayReserved != beforeT.DayReserved {
+	if r.DaySpent != 150_000_000 || r.DaySpent != beforeR.DaySpent || tr.DaySpent != 50_000_000 || tr.DayReserved != 30_000_000 || tr.DayReserved != beforeT.DayReserved {
 		t.Fatalf("after restart research %+v (was %+v), trading %+v (was %+v)", r, beforeR, tr, beforeT)
 	}
 	// A new session: research's session cap is fresh, its day's is not.

@@ -46,6 +46,9 @@ type spendEntry struct {
 	// agent is the user the spend counts against besides the total
 	// ("uid 1500"; "" for the console's own).
 	agent string
+	// recorded is the reservation's insert, queued by Reserve and not yet
+	// known to be durable; nil once it is (or without a store).
+	recorded *store.Queued
 }
 
 // Spend is the spend ledger: the one place where "may this spend happen?"
@@ -53,7 +56,13 @@ type spendEntry struct {
 // mutex, so check-and-reserve is atomic: two concurrent 0.6 SOL spends
 // against a 1.0 SOL cap cannot both pass. With a store, every change is
 // written (and fsynced) before it takes effect in memory, so a failed write
-// changes nothing and a crash loses nothing that was acknowledged.
+// changes nothing and a crash loses nothing that was acknowledged. The one
+// exception is a new reservation: Reserve holds its budget in memory at
+// once and only queues its record, which commits with the signature Sent
+// writes before the transaction goes out (one fsync where there were two).
+// Until Sent, nothing of it can land, so a crash that loses the queued
+// record loses no spend; a record that fails makes Sent fail, and nothing
+// is sent.
 type Spend struct {
 	mu      sync.Mutex
 	store   *store.Store // nil: memory only
@@ -293,17 +302,19 @@ func (s *Spend) Reserve(id string, cfg Config, p Proposal) (Decision, error) {
 		}
 		tokens[t.Mint] = t.Amount // Evaluate refused a mint listed twice
 	}
+	var recorded *store.Queued
 	if s.store != nil {
-		err := s.store.PutReservation(store.Reservation{ID: id, Lamports: p.Lamports, Agent: p.Agent, Tokens: storeTokens(tokens), State: StateReserved, CreatedAt: now, UpdatedAt: now})
-		if err != nil {
-			// Fail closed: an unrecorded reservation would be forgotten by a
-			// restart, and the cap with it.
+		// Queued, not awaited: Sent's write commits it (see Spend). A write
+		// refused before it was queued (an amount the database cannot
+		// hold) fails here.
+		recorded = s.store.QueueReservation(store.Reservation{ID: id, Lamports: p.Lamports, Agent: p.Agent, Tokens: storeTokens(tokens), State: StateReserved, CreatedAt: now, UpdatedAt: now})
+		if err := recorded.Refused(); err != nil {
 			return Decision{Rule: RuleLedger, Reason: "the spend could not be recorded, so it was not allowed."}, fmt.Errorf("reserve %s: %w", id, err)
 		}
 	}
 	// The agent's entry and the total's are one entry under one lock: the
 	// agent's budget and the console's are held and freed together.
-	s.entries[id] = &spendEntry{lamports: p.Lamports, tokens: tokens, state: StateReserved, at: now, thisSession: true, agent: p.Agent}
+	s.entries[id] = &spendEntry{lamports: p.Lamports, tokens: tokens, state: StateReserved, at: now, thisSession: true, agent: p.Agent, recorded: recorded}
 	s.open = addCapped(s.open, p.Lamports)
 	return d, nil
 }
@@ -320,14 +331,24 @@ func (s *Spend) openEntry(op, id string) (*spendEntry, error) {
 	return e, nil
 }
 
+// persist writes e's change. The update is queued behind the reservation's
+// own insert when that is still pending (Reserve), so both commit together.
 func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signature string) error {
 	if s.store == nil {
 		return nil
 	}
-	return s.store.UpdateReservation(store.Reservation{
+	err := s.store.UpdateReservation(store.Reservation{
 		ID: id, Lamports: lamports, Agent: e.agent, Tokens: storeTokens(e.tokens), State: state, Signature: signature, LastValidBlockHeight: e.lastValid,
 		CreatedAt: e.at, UpdatedAt: s.now(),
 	})
+	if e.recorded != nil {
+		// Committed with the update or before it: already answered.
+		if rerr := e.recorded.Wait(); rerr != nil {
+			return fmt.Errorf("the reservation itself was not recorded: %w", rerr)
+		}
+		e.recorded = nil
+	}
+	return err
 }
 
 // Settle records that the spend landed: the real amount (from the verified
@@ -382,6 +403,13 @@ func (s *Spend) Release(id string) error {
 	e, err := s.openEntry("release", id)
 	if err != nil {
 		return err
+	}
+	if e.recorded != nil && e.recorded.Wait() != nil {
+		// Its record never committed, so nothing durable holds the
+		// budget, and it was never sent (Sent would have failed).
+		e.state = StateReleased
+		s.open = s.openTotal()
+		return nil
 	}
 	if err := s.persist(id, e, e.lamports, StateReleased, e.signature); err != nil {
 		return fmt.Errorf("release %s: %w", id, err)

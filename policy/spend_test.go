@@ -242,8 +242,10 @@ func TestSpendSurvivesRestart(t *testing.T) {
 	}
 }
 
-// If the store cannot record a reservation, nothing is reserved.
-func TestReserveFailsClosedWhenStoreFails(t *testing.T) {
+// If the store cannot record a reservation, nothing can be sent: Reserve
+// only queues the record, Sent (which must succeed before any send) fails,
+// and Release gives the budget back without a record to write.
+func TestSentFailsClosedWhenStoreFails(t *testing.T) {
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -254,14 +256,74 @@ func TestReserveFailsClosedWhenStoreFails(t *testing.T) {
 	}
 	st.Close() // every write now fails
 	d, err := s.Reserve("x", testConfig(), transfer(addr(1), 1000))
-	if err == nil || d.Allowed || d.Rule != RuleLedger {
-		t.Fatalf("Reserve with a dead store: %+v, %v", d, err)
+	if err != nil || !d.Allowed {
+		t.Fatalf("Reserve with a dead store: %+v, %v (it queues, and the failure belongs to Sent)", d, err)
+	}
+	if err := s.Sent("x", "sig-x", 100); err == nil {
+		t.Fatal("Sent with a dead store succeeded: the caller would send a spend the ledger never recorded")
+	}
+	if state, _, ok := s.Lookup("x"); !ok || state != StateReserved {
+		t.Fatalf("after a failed Sent: %s %v, want still reserved (holding its budget)", state, ok)
+	}
+	if err := s.Release("x"); err != nil {
+		t.Fatalf("release of a reservation never recorded: %v", err)
 	}
 	if got := s.State(); !reflect.DeepEqual(got, SpendState{}) {
-		t.Fatalf("state changed by a failed reserve: %+v", got)
+		t.Fatalf("state after releasing the unrecorded reservation: %+v", got)
 	}
-	if _, _, ok := s.Lookup("x"); ok {
-		t.Fatal("failed reservation is in the ledger")
+}
+
+// A reservation that is never sent leaves no row behind a restart, and
+// one that Sent wrote is restored with its signature: the record of a
+// reservation commits with the signature, in one fsync.
+func TestReservationIsRecordedWithItsSignature(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpend(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserve := func(id string) {
+		t.Helper()
+		if d, err := s.Reserve(id, testConfig(), transfer(addr(1), 1000)); err != nil || !d.Allowed {
+			t.Fatalf("reserve %s: %+v %v", id, d, err)
+		}
+	}
+	commits := st.Commits()
+	reserve("sent")
+	if n := st.Commits() - commits; n != 0 {
+		t.Fatalf("Reserve committed %d times, want 0 (its record waits for Sent)", n)
+	}
+	must(t, s.Sent("sent", "sig-sent", 100))
+	if n := st.Commits() - commits; n != 1 {
+		t.Fatalf("Reserve and Sent took %d commits, want 1 (the record with the signature)", n)
+	}
+	reserve("unsent") // the console stops before it is sent
+	must(t, st.Close())
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	r, err := st2.GetReservation("sent")
+	if err != nil || r.State != StateReserved || r.Signature != "sig-sent" || r.LastValidBlockHeight != 100 || r.Lamports != 1000 {
+		t.Fatalf("row of the sent reservation: %+v %v", r, err)
+	}
+	s2, err := NewSpend(st2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s2.State(); got.SessionReserved != 1000 {
+		t.Fatalf("restored %+v, want only the sent reservation open (1000)", got)
+	}
+	if _, err := st2.GetReservation("unsent"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("row of the reservation never sent: %v, want none", err)
+	}
+	if bad, err := st2.VerifyAudit(); err != nil {
+		t.Fatalf("audit chain: entry %d: %v", bad, err)
 	}
 }
 

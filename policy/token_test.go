@@ -239,6 +239,9 @@ func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
 	if d, err := s.Reserve("b", cfg, twoMintSpend(usdc, 3, bonk, 30)); err != nil || !d.Allowed {
 		t.Fatalf("reserve: %+v %v", d, err)
 	}
+	// Sent writes the records Reserve queued, before anything goes out.
+	must(t, s.Sent("a", "sig-a", 100))
+	must(t, s.Sent("b", "sig-b", 100))
 	r, err := st.GetReservation("a")
 	if err != nil || len(r.Tokens) != 2 || r.Tokens[0] != (store.TokenAmount{Mint: usdc, Amount: 4}) || r.Tokens[1] != (store.TokenAmount{Mint: bonk, Amount: 40}) {
 		t.Fatalf("stored reservation a: %+v %v", r, err)

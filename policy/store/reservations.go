@@ -60,9 +60,14 @@ func putTokens(tx *writeTx, id string, ts []TokenAmount) error {
 }
 
 // PutReservation records a new reservation (state reserved unless given).
-func (s *Store) PutReservation(r Reservation) error {
+func (s *Store) PutReservation(r Reservation) error { return s.QueueReservation(r).Wait() }
+
+// QueueReservation puts the insert of a new reservation (and its audit
+// entry) in line and returns at once, like QueueProposal: a write queued
+// after it commits with it or after it, never before.
+func (s *Store) QueueReservation(r Reservation) *Queued {
 	if r.ID == "" {
-		return errors.New("put reservation: empty id")
+		return &Queued{err: errors.New("put reservation: empty id")}
 	}
 	if r.State == "" {
 		r.State = StateReserved
@@ -72,18 +77,18 @@ func (s *Store) PutReservation(r Reservation) error {
 	}
 	lamports, err := toInt64("lamports", r.Lamports)
 	if err != nil {
-		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+		return &Queued{err: fmt.Errorf("put reservation %s: %w", r.ID, err)}
 	}
 	lastValid, err := toInt64("last_valid_block_height", r.LastValidBlockHeight)
 	if err != nil {
-		return fmt.Errorf("put reservation %s: %w", r.ID, err)
+		return &Queued{err: fmt.Errorf("put reservation %s: %w", r.ID, err)}
 	}
 	for _, t := range r.Tokens {
 		if _, err := toInt64("token amount", t.Amount); err != nil || t.Mint == "" {
-			return fmt.Errorf("put reservation %s: token %q: amount %d is not storable or the mint is blank", r.ID, t.Mint, t.Amount)
+			return &Queued{err: fmt.Errorf("put reservation %s: token %q: amount %d is not storable or the mint is blank", r.ID, t.Mint, t.Amount)}
 		}
 	}
-	_, err = s.write("reservation", r.ID, r, func(tx *writeTx) error {
+	w := s.queue("reservation", r.ID, r, func(tx *writeTx) error {
 		var n int
 		if err := s.txQueryRow(tx, `SELECT COUNT(*) FROM reservations WHERE id = ?`, r.ID).Scan(&n); err != nil {
 			return fmt.Errorf("put reservation %s: %w", r.ID, err)
@@ -100,7 +105,7 @@ func (s *Store) PutReservation(r Reservation) error {
 		}
 		return nil
 	})
-	return err
+	return &Queued{s: s, w: w}
 }
 
 // UpdateReservation changes an open (reserved or unknown) reservation's

@@ -257,6 +257,10 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
+// Commits is how many transactions this store has committed, each one
+// fsync of the log, however many writes it grouped; for tests and figures.
+func (s *Store) Commits() int64 { return s.commits.Load() }
+
 // DB exposes the handle for read-only inspection in tests and tools; writes
 // must go through the methods so the audit chain stays complete.
 func (s *Store) DB() *sql.DB { return s.db }
@@ -715,6 +719,10 @@ type Queued struct {
 	w   *queuedWrite
 	err error // refused before it was queued
 }
+
+// Refused is why the write was refused before it was queued (nil: it is
+// in line); unlike Wait, it never commits anything.
+func (q *Queued) Refused() error { return q.err }
 
 // Wait returns once the write is durable (nil), or why it failed. It may be
 // called more than once.
