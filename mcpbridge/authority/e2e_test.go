@@ -245,9 +245,16 @@ func TestTransferThroughBridgeNeedsHumanAndLandsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	token = a.Call("proposal_status", map[string]any{"proposal_id": id}).Structured["confirm"].(string)
+	commits := w.store.Commits()
 	done := a.Call("transfer_sol", map[string]any{"to": w.allowed.String(), "lamports": fmt.Sprint(amount), "confirm": token})
 	if done.IsError || done.Status() != "executed" {
 		t.Fatalf("execute: %+v", done)
+	}
+	// Two fsynced commits, each before what depends on it: the reservation
+	// with the signature before the send, the settlement with the
+	// execution record before the answer.
+	if n := w.store.Commits() - commits; n != 2 {
+		t.Errorf("the confirmed call took %d commits, want 2", n)
 	}
 	sig := done.Structured["signature"].(string)
 	// The outside world: balances read back from the ledger.

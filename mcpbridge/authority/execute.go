@@ -124,26 +124,29 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	pay, isX402 := h.x402[id]
 	delete(h.x402, id)
 	h.mu.Unlock()
+	settle := func() {}
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		h.settle(id, func() error {
-			return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
-		})
+		settle = func() {
+			h.settle(id, func() error {
+				return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
+			})
+		}
 	case executor.Expired, executor.Rejected:
-		h.settle(id, func() error { return h.opts.Spend.Release(id) })
+		settle = func() { h.settle(id, func() error { return h.opts.Spend.Release(id) }) }
 	case executor.Unknown:
 		// Keep it reserved: it may still land.
-		h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) })
+		settle = func() { h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) }) }
 	}
 	switch res.Outcome {
 	case executor.Executed:
-		h.finish(id, approval.StatusExecuted, "", res, store.ExecExecuted)
+		h.finishSettling(id, approval.StatusExecuted, "", res, store.ExecExecuted, settle)
 	case executor.ExecutedWithUnexpectedEffects:
 		h.audit("executed_with_unexpected_losses", id, map[string]any{"signature": res.Signature.String(), "reason": res.Reason})
-		h.finish(id, approval.StatusLosses, res.Reason, res, store.ExecLosses)
+		h.finishSettling(id, approval.StatusLosses, res.Reason, res, store.ExecLosses, settle)
 	case executor.Unknown:
-		h.finish(id, approval.StatusSubmitted, res.Reason, res, store.ExecUnknown)
+		h.finishSettling(id, approval.StatusSubmitted, res.Reason, res, store.ExecUnknown, settle)
 		var x402 *executor.X402Record
 		if isX402 {
 			x402 = &pay
@@ -151,9 +154,9 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 		h.follow(id, res.Signature, lastValid, x402)
 	case executor.Expired, executor.Rejected:
 		// Both provably never landed; the store's "expired" means exactly that.
-		h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecExpired)
+		h.finishSettling(id, approval.StatusFailed, res.Reason, res, store.ExecExpired, settle)
 	default:
-		h.finish(id, approval.StatusFailed, res.Reason, res, store.ExecFailed)
+		h.finishSettling(id, approval.StatusFailed, res.Reason, res, store.ExecFailed, settle)
 	}
 }
 
@@ -244,10 +247,19 @@ func (h *Hub) settle(id string, fn func() error) {
 }
 
 func (h *Hub) finish(id string, st approval.Status, reason string, res *executor.Result, outcome string) {
+	h.finishSettling(id, st, reason, res, outcome, func() {})
+}
+
+// finishSettling is finish with the spend's settlement run between the
+// queueing of the execution record and the wait for it, so the two commit
+// as one transaction (one fsync where there were two); either way both
+// are durable before the proposal's new status can be read.
+func (h *Hub) finishSettling(id string, st approval.Status, reason string, res *executor.Result, outcome string, settle func()) {
 	h.mu.Lock()
 	p, ok := h.proposals[id]
 	if !ok {
 		h.mu.Unlock()
+		settle()
 		return
 	}
 	next := p.snapshot()
@@ -258,7 +270,9 @@ func (h *Hub) finish(id string, st approval.Status, reason string, res *executor
 	h.mu.Unlock()
 	// Recorded before anyone can read it: an agent told "executed" finds
 	// the same in the database, even if the console dies right after.
-	h.recordExecution(next, outcome)
+	recorded := h.queueExecution(next, outcome)
+	settle()
+	recorded()
 	h.mu.Lock()
 	p.Status, p.Reason, p.Result, p.Signature = next.Status, next.Reason, next.Result, next.Signature
 	h.changedLocked(p)

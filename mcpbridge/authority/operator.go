@@ -271,9 +271,14 @@ func (h *Hub) DenyPendingOf(id, by, reason string) ([]*Proposal, error) {
 	return out, nil
 }
 
-func (h *Hub) recordExecution(p *Proposal, outcome string) {
+func (h *Hub) recordExecution(p *Proposal, outcome string) { h.queueExecution(p, outcome)() }
+
+// queueExecution puts p's execution record in line for the next commit and
+// returns the wait for it: a write made before the wait (the settlement)
+// commits with it.
+func (h *Hub) queueExecution(p *Proposal, outcome string) (wait func()) {
 	if h.opts.Store == nil {
-		return
+		return func() {}
 	}
 	if p.Signature == "" {
 		// Refused before anything was signed: there is no execution to
@@ -281,14 +286,17 @@ func (h *Hub) recordExecution(p *Proposal, outcome string) {
 		if err := h.opts.Store.SetProposalStatus(p.ID, outcome); err != nil {
 			h.log.Error("record proposal status failed", "proposal", p.ID, "err", err)
 		}
-		return
+		return func() {}
 	}
 	e := store.Execution{ProposalID: p.ID, Signature: p.Signature, Outcome: outcome, At: h.opts.Now()}
 	if p.Result != nil {
 		e.Slot, e.Fee = p.Result.Slot, p.Result.Fee
 		e.Deltas = reconcile.DeltasJSON(p.Result.Changes)
 	}
-	if err := h.opts.Store.RecordExecution(e); err != nil {
-		h.log.Error("record execution failed", "proposal", p.ID, "err", err)
+	q := h.opts.Store.QueueExecution(e)
+	return func() {
+		if err := q.Wait(); err != nil {
+			h.log.Error("record execution failed", "proposal", p.ID, "err", err)
+		}
 	}
 }

@@ -885,34 +885,38 @@ type Execution struct {
 }
 
 // RecordExecution stores an execution outcome and sets the proposal status.
-func (s *Store) RecordExecution(e Execution) error {
+func (s *Store) RecordExecution(e Execution) error { return s.QueueExecution(e).Wait() }
+
+// QueueExecution puts RecordExecution's write in line and returns at once,
+// like QueueProposal: a write queued after it commits with it or after it.
+func (s *Store) QueueExecution(e Execution) *Queued {
 	switch e.Outcome {
 	case ExecExecuted, ExecFailed, ExecExpired, ExecUnknown, ExecLosses:
 	default:
-		return fmt.Errorf("record execution %s: outcome %q is not executed, failed, expired, unknown or executed_with_unexpected_losses", e.ProposalID, e.Outcome)
+		return &Queued{err: fmt.Errorf("record execution %s: outcome %q is not executed, failed, expired, unknown or executed_with_unexpected_losses", e.ProposalID, e.Outcome)}
 	}
 	if len(e.Deltas) == 0 {
 		e.Deltas = json.RawMessage("null")
 	}
 	if !json.Valid(e.Deltas) {
-		return fmt.Errorf("record execution %s: deltas are not valid JSON", e.ProposalID)
+		return &Queued{err: fmt.Errorf("record execution %s: deltas are not valid JSON", e.ProposalID)}
 	}
 	slot, err := toInt64("slot", e.Slot)
 	if err != nil {
-		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
+		return &Queued{err: fmt.Errorf("record execution %s: %w", e.ProposalID, err)}
 	}
 	fee, err := toInt64("fee", e.Fee)
 	if err != nil {
-		return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
+		return &Queued{err: fmt.Errorf("record execution %s: %w", e.ProposalID, err)}
 	}
-	_, err = s.write("execution", e.ProposalID, e, func(tx *writeTx) error {
+	w := s.queue("execution", e.ProposalID, e, func(tx *writeTx) error {
 		if _, err := s.txExec(tx, `INSERT INTO executions (proposal_id, signature, slot, fee, outcome, deltas, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			e.ProposalID, e.Signature, slot, fee, e.Outcome, jsonText(e.Deltas), nanos(e.At)); err != nil {
 			return fmt.Errorf("record execution %s: %w", e.ProposalID, err)
 		}
 		return s.setStatusTx(tx, e.ProposalID, e.Outcome)
 	})
-	return err
+	return &Queued{s: s, w: w}
 }
 
 // Executions reads a proposal's executions back, oldest first.
