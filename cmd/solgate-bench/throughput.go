@@ -217,6 +217,7 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 		stopProfile = startThroughputProfile()
 	}
 	cpu := startCPUSplit(w.ledger.Pid())
+	commits := c.store.Commits()
 	start := time.Now()
 	close(release)
 	wg.Wait()
@@ -234,6 +235,7 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 		integrity = append(integrity, label+": not every proposal was decided within 30 s of the last answer")
 	}
 	elapsed := time.Since(start)
+	commits = c.store.Commits() - commits
 	closeBridges() // their CPU time is accounted once they have exited
 	split := cpu.stop(total)
 	noteBridgeRun(viaBridges, split, agents, total)
@@ -314,8 +316,8 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 		name, who = "hub throughput, socket clients (no bridges)", "HTTP clients on the console socket, no MCP"
 	}
 	cores := runtime.NumCPU()
-	note := fmt.Sprintf("%d agents (%s), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s; bound their sum puts on %d cores: %.0f /s",
-		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split, cores, split.bound(cores))
+	note := fmt.Sprintf("%d agents (%s), %d proposals: all answered once, seen once, denied once (hub, events, database); proposing took %s, until the last denial %s; %s; bound their sum puts on %d cores: %.0f /s; %d fsynced commits for the %d writes (%.1f a commit)",
+		agents, who, total, proposed.Round(time.Millisecond), elapsed.Round(time.Millisecond), split, cores, split.bound(cores), commits, 2*total, float64(2*total)/float64(max(commits, 1)))
 	var own *row
 	if prof != nil {
 		// The profile tells the agents' MCP clients (the bench's) from the
