@@ -10,6 +10,14 @@ func SetBeforeDecisionWrite(h *Hub, fn func(proposalID string)) { h.beforeDecisi
 // token and its marking the proposal executing.
 func SetAfterConsume(h *Hub, fn func(proposalID string)) { h.afterConsume.Store(&fn) }
 
+func SetBeforeGrantMade(h *Hub, fn func(proposalID string)) {
+	if fn == nil {
+		h.beforeGrantMade.Store(nil)
+		return
+	}
+	h.beforeGrantMade.Store(&fn)
+}
+
 // MostConnsOfOnePeer is the largest number of connections one peer holds
 // open on l: tests wait for it instead of guessing when the console has
 // accepted or seen the close of a connection.

@@ -365,6 +365,53 @@ func TestGrantEndsWhenItsBridgeGoesAway(t *testing.T) {
 	}
 }
 
+// A grant the human makes while its agent's bridge is going away is not
+// made: the end of the bridge's presence ends the grants that exist, and
+// one registered after it would outlive the bridge (until the process
+// exits, which here it never does). The bridge leaves between the
+// approval and the grant's registration; the proposal stays approved once,
+// and an identical call from a new bridge of the same process waits for
+// the human.
+func TestNoGrantForAnAgentThatLeftWhileItWasMade(t *testing.T) {
+	w := newWorld(t, nil)
+	events, cancel := w.authority.Subscribe(256)
+	defer cancel()
+	const name, amount = "leaving-agent", 20_000_000
+	one, leave := bridgeHere(t, w.socket, name)
+	waitForEvent(t, events, approval.EventAgentConnected, name+" 1.0")
+	first := propose(t, one, w.allowed, amount)
+
+	authority.SetBeforeGrantMade(w.authority, func(string) {
+		leave()
+		waitForEvent(t, events, approval.EventAgentDisconnected, name+" 1.0")
+	})
+	p, _ := w.authority.Proposal(first)
+	_, g, err := w.authority.ApproveWithGrant(first, "operator", approval.GrantTerms{Count: 3, Ceiling: 3 * p.Spend, For: 10 * time.Minute})
+	authority.SetBeforeGrantMade(w.authority, nil)
+	if err == nil || !strings.Contains(err.Error(), "its agent disconnected, so no grant was made") {
+		t.Errorf("a grant for an agent whose bridge left while it was made: %+v, %v", g, err)
+	}
+	if gs := w.authority.Grants(); len(gs) != 0 {
+		t.Fatalf("grants after the grantee's bridge left: %+v", gs)
+	}
+	if p, _ := w.authority.Proposal(first); p == nil || p.Status != approval.StatusApproved {
+		t.Errorf("the proposal the grant was asked on: %s, want approved (once)", statusLine(p))
+	}
+
+	two, _ := bridgeHere(t, w.socket, name)
+	again := propose(t, two, w.allowed, amount)
+	stillPending(t, w.authority, again, "the identical call from a new bridge of the same process")
+	entries, err := w.store.Audit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Kind == "grant_made" {
+			t.Errorf("the audit trail records a grant made: %s", e.Body)
+		}
+	}
+}
+
 func statusLine(p *authority.Proposal) string {
 	if p == nil {
 		return "<none>"

@@ -91,8 +91,18 @@ func (h *Hub) ApproveWithGrant(id, by string, t approval.GrantTerms) (*Proposal,
 	if err != nil {
 		return fail(err)
 	}
+	if f := h.beforeGrantMade.Load(); f != nil {
+		(*f)(id)
+	}
 	now := h.opts.Now()
 	h.mu.Lock()
+	if _, gone := h.departed[g.Peer]; gone {
+		// Its bridge went away since the proposal was made: the presence's
+		// end could not end a grant that did not exist yet, so none is made.
+		h.mu.Unlock()
+		fail(nil)
+		return snap, Grant{}, fmt.Errorf("grant %s: its agent disconnected, so no grant was made; the proposal itself is approved, once", id)
+	}
 	h.grantSeq++
 	g.N = h.grantSeq
 	g.CreatedAt, g.ExpiresAt = now, now.Add(t.For)

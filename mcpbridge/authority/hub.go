@@ -135,15 +135,19 @@ type Hub struct {
 	paused         bool
 	clients        map[string]time.Time // client → last seen
 	present        map[string]int       // client → bridges holding PresencePath open
-	recipients     map[string]struct{}  // addresses seen in proposals, for look-alike checks
-	userNames      sync.Map             // uid → "alice (uid 1001)" (userOf)
-	grants         map[int]*Grant       // live standing grants by number (grant.go); memory only
-	grantSeq       int
-	x402           map[string]executor.X402Record // proposal → its signed x402 payment, as recorded before sending
-	executions     sync.WaitGroup
-	followRounds   atomic.Uint64 // rounds the followers of unknown outcomes made; tests wait on it
-	closed         bool
-	done           chan struct{} // closed by Close: background followers stop
+	// departed are the peers (process identities) whose presence request
+	// ended and that have not announced themselves again: no grant may be
+	// made to one (granting.go). Pruned to peers with a proposal held.
+	departed     map[string]struct{}
+	recipients   map[string]struct{} // addresses seen in proposals, for look-alike checks
+	userNames    sync.Map            // uid → "alice (uid 1001)" (userOf)
+	grants       map[int]*Grant      // live standing grants by number (grant.go); memory only
+	grantSeq     int
+	x402         map[string]executor.X402Record // proposal → its signed x402 payment, as recorded before sending
+	executions   sync.WaitGroup
+	followRounds atomic.Uint64 // rounds the followers of unknown outcomes made; tests wait on it
+	closed       bool
+	done         chan struct{} // closed by Close: background followers stop
 
 	// beforeDecisionWrite, when set (tests only), runs just before a
 	// decision is written to the store, without h.mu held.
@@ -153,6 +157,9 @@ type Hub struct {
 	// a test sets it while the socket server's goroutines read it, and the
 	// race detector does not see the socket as synchronisation.
 	afterConsume atomic.Pointer[func(proposalID string)]
+	// beforeGrantMade, when set (tests only), runs in ApproveWithGrant
+	// after the approval and before the grant is registered.
+	beforeGrantMade atomic.Pointer[func(proposalID string)]
 }
 
 // New builds a hub. It does not listen; package server serves it.
@@ -177,6 +184,7 @@ func New(opts Options) (*Hub, error) {
 		preparing:   map[string]int{},
 		clients:     map[string]time.Time{},
 		present:     map[string]int{},
+		departed:    map[string]struct{}{},
 		recipients:  map[string]struct{}{},
 		grants:      map[int]*Grant{},
 		x402:        map[string]executor.X402Record{},

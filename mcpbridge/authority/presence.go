@@ -26,6 +26,7 @@ func (h *Hub) Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), sto
 		return nil, nil, false
 	}
 	h.present[client]++
+	delete(h.departed, who.id)
 	first := h.present[client] == 1
 	h.clients[client] = h.opts.Now()
 	h.mu.Unlock()
@@ -35,10 +36,38 @@ func (h *Hub) Arrive(ctx context.Context, ci wire.ClientInfo) (leave func(), sto
 	return func() {
 		// This bridge process going away ends its grants: they were given
 		// to this process, and a new one is a new agent to the human.
+		// Marked departed first, under the lock the grants are made under:
+		// a grant being made now is either ended here or refused there.
+		h.depart(who.id)
 		h.endGrants(func(g *Grant) bool { return g.Peer == who.id }, "its agent disconnected")
 		h.leave(client)
 	}, h.done, true
 }
+
+// depart notes that peer's presence ended. The set keeps only peers that
+// still have a proposal held by the hub, as only a proposal can become a
+// grant, so it never grows past the proposals in memory.
+func (h *Hub) depart(peer string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.departed[peer] = struct{}{}
+	if len(h.departed) <= maxDepartedUnpruned {
+		return
+	}
+	held := make(map[string]bool, len(h.proposals))
+	for _, p := range h.proposals {
+		held[p.Peer] = true
+	}
+	for d := range h.departed {
+		if !held[d] {
+			delete(h.departed, d)
+		}
+	}
+}
+
+// maxDepartedUnpruned is how many departed peers are kept before the set
+// is pruned to those with a proposal held.
+const maxDepartedUnpruned = 256
 
 // leave drops one bridge of client; the last one out is announced, and the
 // client is forgotten so the list of agents never grows without bound.
