@@ -1,6 +1,10 @@
 package host
 
-import "sync"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+)
 
 // SO_PEERCRED names the process that connected, once. A child forked after
 // the connect, or a process handed the connection over SCM_RIGHTS, writes
@@ -77,6 +81,9 @@ type ProcessID struct {
 	uid   uint32
 	pid   int32
 	start uint64
+	// nonce is the secret's SHA-256, not the secret: equal for equal
+	// secrets, and a ProcessID printed whole (a grant in a test's failure,
+	// a debugging line) does not give the secret away.
 	nonce string
 }
 
@@ -90,7 +97,12 @@ func ProcessOf(pc *PeerConn, nonce string) ProcessID {
 	if !ok || s.pid != pc.cred.PID || s.uid != pc.cred.UID {
 		return ProcessID{}
 	}
-	return ProcessID{uid: s.uid, pid: s.pid, start: pc.cred.Start, nonce: nonce}
+	id := ProcessID{uid: s.uid, pid: s.pid, start: pc.cred.Start}
+	if nonce != "" {
+		sum := sha256.Sum256([]byte(nonce))
+		id.nonce = hex.EncodeToString(sum[:])
+	}
+	return id
 }
 
 // PID is the process's id (0: no process).
