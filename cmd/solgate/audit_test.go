@@ -341,3 +341,26 @@ func TestAuditVerifiesATrailAnOlderSolgateWrote(t *testing.T) {
 		}
 	}
 }
+
+// A trail an older store wrote (policy/store's testdata/chain-v1, from
+// before issue 35 put encoding/json back under the audit body) still
+// verifies with `solgate audit` itself: the canonical bytes every entry's
+// hash covers did not move. The head is the one that trail was written
+// with.
+func TestAuditVerifiesATrailAnOlderStoreWrote(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "policy", "store", "testdata", "chain-v1"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err := auditRun(t, "--state", dir)
+	if err != nil {
+		t.Fatalf("solgate audit on the stored trail: %v\n%s", err, out)
+	}
+	const want = "chain intact: 15 entries, head 5384d4d981b51f530c59e679f56d075018a51586c33dae49c14f01d2fb82acfd"
+	if !strings.Contains(out, want) || !strings.Contains(out, "agrees") {
+		t.Errorf("solgate audit on the stored trail says:\n%s\nwant %q and the head file agreeing", out, want)
+	}
+}
