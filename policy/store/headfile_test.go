@@ -294,3 +294,45 @@ func TestHeadFilePlantsAreRefused(t *testing.T) {
 	})
 	refused("a socket", "audit head file "+head+" is not a regular file (a socket or a FIFO)")
 }
+
+// The open the store keeps for writing its slots (read-write, at Open after
+// the head was read and checked) refuses what the read's open refuses: a
+// FIFO swapped in after the read is refused, not written into, and a link
+// is not followed (here, to the key). Only a race reaches this open through
+// Open, so it is called here directly.
+func TestHeadFileWriteOpenRefusesPlants(t *testing.T) {
+	dir := t.TempDir()
+	head := filepath.Join(dir, HeadFileName)
+	if err := syscall.Mkfifo(head, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := testkit.Within(t, 10*time.Second, "the read-write open of a FIFO", func() error {
+		f, err := openHeadFile(head, os.O_RDWR)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file (p---------)") {
+		t.Fatalf("read-write open of a FIFO: %v", err)
+	}
+	if err := os.Remove(head); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "key.json")
+	if err := os.WriteFile(key, []byte("[1,2,3]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(key, head); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := openHeadFile(head, os.O_RDWR); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("read-write open of a link to the key: %v", err)
+	}
+	if raw, _ := os.ReadFile(key); string(raw) != "[1,2,3]" {
+		t.Fatalf("the key behind the link changed: %q", raw)
+	}
+}
