@@ -55,9 +55,12 @@ type Log struct {
 	dropped    atomic.Uint64
 	pending    atomic.Int64 // lines queued and not yet written or dropped
 	done       chan struct{}
-	closeOnce  sync.Once
-	mu         sync.Mutex
-	err        error // the last failure, for Err
+	// closeMu orders Write's send against Close's close of q: a write
+	// after Close is dropped, never a send on a closed channel.
+	closeMu sync.RWMutex
+	closed  bool
+	mu      sync.Mutex
+	err     error // the last failure, for Err
 }
 
 // rotatingWriter is what Log writes through: a logFile.
@@ -102,7 +105,11 @@ func newLog(what, path string, out rotatingWriter, max, size int64) *Log {
 // once; a line that finds the queue full is dropped and counted.
 func (l *Log) Write(p []byte) (int, error) {
 	line := append([]byte(nil), p...)
-	defer func() { _ = recover() }() // a write after Close: dropped
+	l.closeMu.RLock()
+	defer l.closeMu.RUnlock()
+	if l.closed {
+		return len(p), nil // a write after Close: dropped
+	}
 	l.pending.Add(1)
 	select {
 	case l.q <- line:
@@ -182,7 +189,12 @@ func (l *Log) Dropped() uint64 { return l.dropped.Load() }
 // Close writes what is queued (waiting at most logCloseWait for a stuck
 // disk) and closes the file.
 func (l *Log) Close() error {
-	l.closeOnce.Do(func() { close(l.q) })
+	l.closeMu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.q)
+	}
+	l.closeMu.Unlock()
 	select {
 	case <-l.done:
 		return l.out.Close()
