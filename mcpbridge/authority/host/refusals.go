@@ -37,6 +37,11 @@ type refusalTally struct {
 	// without one. Its count is what the next summary reports.
 	counts map[refusalKey]uint64
 	timer  *time.Timer
+	// flushing is held by a flush from taking the counts until their lines
+	// are written: a stop that runs beside another flush (a listener
+	// closed twice, or the timer firing) returns only once those lines
+	// are in the log, so whoever closes the log next loses none.
+	flushing sync.Mutex
 }
 
 func newRefusalTally(log *slog.Logger, every time.Duration) *refusalTally {
@@ -72,6 +77,8 @@ func (r *refusalTally) note(uid uint32, msg string, attrs ...any) {
 // flush writes one line per user and reason refused since the last flush,
 // and forgets those refused not at all.
 func (r *refusalTally) flush() {
+	r.flushing.Lock()
+	defer r.flushing.Unlock()
 	r.mu.Lock()
 	type line struct {
 		k refusalKey
