@@ -331,6 +331,10 @@ func (s *Spend) openEntry(op, id string) (*spendEntry, error) {
 	return e, nil
 }
 
+// errNeverRecorded: the reservation's own record, queued by Reserve, failed
+// to commit; the change persist was asked for has no row to change.
+var errNeverRecorded = errors.New("the reservation itself was not recorded")
+
 // persist writes e's change. The update is queued behind the reservation's
 // own insert when that is still pending (Reserve), so both commit together.
 func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signature string) error {
@@ -344,7 +348,7 @@ func (s *Spend) persist(id string, e *spendEntry, lamports uint64, state, signat
 	if e.recorded != nil {
 		// Committed with the update or before it: already answered.
 		if rerr := e.recorded.Wait(); rerr != nil {
-			return fmt.Errorf("the reservation itself was not recorded: %w", rerr)
+			return fmt.Errorf("%w: %w", errNeverRecorded, rerr)
 		}
 		e.recorded = nil
 	}
@@ -404,14 +408,10 @@ func (s *Spend) Release(id string) error {
 	if err != nil {
 		return err
 	}
-	if e.recorded != nil && e.recorded.Wait() != nil {
-		// Its record never committed, so nothing durable holds the
-		// budget, and it was never sent (Sent would have failed).
-		e.state = StateReleased
-		s.open = s.openTotal()
-		return nil
-	}
-	if err := s.persist(id, e, e.lamports, StateReleased, e.signature); err != nil {
+	// A reservation whose record never committed was never sent (Sent
+	// would have failed): nothing durable holds its budget, so it is
+	// released in memory alone.
+	if err := s.persist(id, e, e.lamports, StateReleased, e.signature); err != nil && !errors.Is(err, errNeverRecorded) {
 		return fmt.Errorf("release %s: %w", id, err)
 	}
 	e.state = StateReleased

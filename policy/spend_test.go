@@ -301,6 +301,17 @@ func TestReservationIsRecordedWithItsSignature(t *testing.T) {
 	if n := st.Commits() - commits; n != 1 {
 		t.Fatalf("Reserve and Sent took %d commits, want 1 (the record with the signature)", n)
 	}
+	// Released before it was sent (signing failed): its record and its
+	// release commit together, and the row says released.
+	reserve("unsigned")
+	commits = st.Commits()
+	must(t, s.Release("unsigned"))
+	if n := st.Commits() - commits; n != 1 {
+		t.Fatalf("Release of a reservation never sent took %d commits, want 1", n)
+	}
+	if r, err := st.GetReservation("unsigned"); err != nil || r.State != StateReleased {
+		t.Fatalf("row of the released reservation: %+v %v", r, err)
+	}
 	reserve("unsent") // the console stops before it is sent
 	must(t, st.Close())
 	st2, err := store.Open(dir)
