@@ -124,20 +124,18 @@ func (h *Hub) settleOutcome(id string, res *executor.Result, lastValid uint64) {
 	pay, isX402 := h.x402[id]
 	delete(h.x402, id)
 	h.mu.Unlock()
-	settle := func() {}
+	var settle func() error
 	switch res.Outcome {
 	case executor.Executed, executor.Failed, executor.ExecutedWithUnexpectedEffects:
 		// Landed: the chain's numbers are what was spent.
-		settle = func() {
-			h.settle(id, func() error {
-				return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
-			})
+		settle = func() error {
+			return h.opts.Spend.SettleMeasured(id, landedOutflow(res), reconcile.LandedTokens(res.Effects))
 		}
 	case executor.Expired, executor.Rejected:
-		settle = func() { h.settle(id, func() error { return h.opts.Spend.Release(id) }) }
+		settle = func() error { return h.opts.Spend.Release(id) }
 	case executor.Unknown:
 		// Keep it reserved: it may still land.
-		settle = func() { h.settle(id, func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) }) }
+		settle = func() error { return h.opts.Spend.Unknown(id, res.Signature.String()) }
 	}
 	switch res.Outcome {
 	case executor.Executed:
@@ -247,19 +245,25 @@ func (h *Hub) settle(id string, fn func() error) {
 }
 
 func (h *Hub) finish(id string, st approval.Status, reason string, res *executor.Result, outcome string) {
-	h.finishSettling(id, st, reason, res, outcome, func() {})
+	h.finishSettling(id, st, reason, res, outcome, nil)
 }
 
-// finishSettling is finish with the spend's settlement run between the
-// queueing of the execution record and the wait for it, so the two commit
-// as one transaction (one fsync where there were two); either way both
-// are durable before the proposal's new status can be read.
-func (h *Hub) finishSettling(id string, st approval.Status, reason string, res *executor.Result, outcome string, settle func()) {
+// finishSettling is finish with the spend's settlement (settle, through
+// h.settle; nil: none) run between the queueing of the execution record
+// and the wait for it, so the two commit as one transaction (one fsync
+// where there were two); either way both are durable before the
+// proposal's new status can be read.
+func (h *Hub) finishSettling(id string, st approval.Status, reason string, res *executor.Result, outcome string, settle func() error) {
+	settled := func() {
+		if settle != nil {
+			h.settle(id, settle)
+		}
+	}
 	h.mu.Lock()
 	p, ok := h.proposals[id]
 	if !ok {
 		h.mu.Unlock()
-		settle()
+		settled()
 		return
 	}
 	next := p.snapshot()
@@ -271,7 +275,7 @@ func (h *Hub) finishSettling(id string, st approval.Status, reason string, res *
 	// Recorded before anyone can read it: an agent told "executed" finds
 	// the same in the database, even if the console dies right after.
 	recorded := h.queueExecution(next, outcome)
-	settle()
+	settled()
 	recorded()
 	h.mu.Lock()
 	p.Status, p.Reason, p.Result, p.Signature = next.Status, next.Reason, next.Result, next.Signature

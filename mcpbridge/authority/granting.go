@@ -73,10 +73,13 @@ func (h *Hub) ApproveWithGrant(id, by string, t approval.GrantTerms) (*Proposal,
 		}
 		g.watch = w
 	}
-	fail := func(err error) (*Proposal, Grant, error) {
+	unwatch := func() {
 		if g.watch != nil {
 			g.watch.Close()
 		}
+	}
+	fail := func(err error) (*Proposal, Grant, error) {
+		unwatch()
 		return nil, Grant{}, err
 	}
 	// A ceiling of 0 SOL is a bound only on a proposal that spends none (an
@@ -100,7 +103,7 @@ func (h *Hub) ApproveWithGrant(id, by string, t approval.GrantTerms) (*Proposal,
 		// Its bridge went away since the proposal was made: the presence's
 		// end could not end a grant that did not exist yet, so none is made.
 		h.mu.Unlock()
-		fail(nil)
+		unwatch()
 		return snap, Grant{}, fmt.Errorf("grant %s: its agent disconnected, so no grant was made; the proposal itself is approved, once", id)
 	}
 	h.grantSeq++
