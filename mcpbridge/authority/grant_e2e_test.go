@@ -280,6 +280,17 @@ func bridgeHere(t *testing.T, socket, name string) (a *testkit.Agent, leave func
 	return a, leave
 }
 
+// presentBridge starts bridgeHere for name and returns once the hub has
+// announced it connected, with the hub's events from before that on.
+func presentBridge(t *testing.T, w *world, name string) (a *testkit.Agent, leave func(), events <-chan authority.Event) {
+	t.Helper()
+	events, cancel := w.authority.Subscribe(256)
+	t.Cleanup(cancel)
+	a, leave = bridgeHere(t, w.socket, name)
+	waitForEvent(t, events, approval.EventAgentConnected, name+" 1.0")
+	return a, leave, events
+}
+
 // A grant ends when its agent's bridge goes away, by the presence path
 // alone. The bridge here runs inside this test process, which lives on: the
 // kernel never reports the granted process's exit, so only the end of the
@@ -291,12 +302,9 @@ func bridgeHere(t *testing.T, socket, name string) (a *testkit.Agent, leave func
 // audit trail records the grant's end and why.
 func TestGrantEndsWhenItsBridgeGoesAway(t *testing.T) {
 	w := newWorld(t, nil)
-	events, cancel := w.authority.Subscribe(256)
-	defer cancel()
 	const name, amount = "presence-agent", 20_000_000
-	one, leave := bridgeHere(t, w.socket, name)
 	// Present before the grant, so that leaving is what ends it.
-	waitForEvent(t, events, approval.EventAgentConnected, name+" 1.0")
+	one, leave, events := presentBridge(t, w, name)
 
 	first := propose(t, one, w.allowed, amount)
 	grantFor(t, w.authority, first, 3)
@@ -374,11 +382,8 @@ func TestGrantEndsWhenItsBridgeGoesAway(t *testing.T) {
 // the human.
 func TestNoGrantForAnAgentThatLeftWhileItWasMade(t *testing.T) {
 	w := newWorld(t, nil)
-	events, cancel := w.authority.Subscribe(256)
-	defer cancel()
 	const name, amount = "leaving-agent", 20_000_000
-	one, leave := bridgeHere(t, w.socket, name)
-	waitForEvent(t, events, approval.EventAgentConnected, name+" 1.0")
+	one, leave, events := presentBridge(t, w, name)
 	first := propose(t, one, w.allowed, amount)
 
 	authority.SetBeforeGrantMade(w.authority, func(string) {
