@@ -246,7 +246,8 @@ func TestSpendSurvivesRestart(t *testing.T) {
 // only queues the record, Sent (which must succeed before any send) fails,
 // and Release gives the budget back without a record to write.
 func TestSentFailsClosedWhenStoreFails(t *testing.T) {
-	st, err := store.Open(t.TempDir())
+	dir := t.TempDir()
+	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,6 +271,15 @@ func TestSentFailsClosedWhenStoreFails(t *testing.T) {
 	}
 	if got := s.State(); !reflect.DeepEqual(got, SpendState{}) {
 		t.Fatalf("state after releasing the unrecorded reservation: %+v", got)
+	}
+	// The database, opened again, holds no trace of it.
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	if r, err := st2.GetReservation("x"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("row of a reservation the dead store never took: %+v, %v", r, err)
 	}
 }
 
