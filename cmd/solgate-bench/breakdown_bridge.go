@@ -19,7 +19,7 @@ var lastBridgeCPU struct {
 // went through real bridges.
 func noteBridgeRun(viaBridges bool, split cpuFigures, agents, items int) {
 	if viaBridges {
-		lastBridgeCPU.perProposal, lastBridgeCPU.agents, lastBridgeCPU.items = split.Children, agents, items
+		lastBridgeCPU.perProposal, lastBridgeCPU.agents, lastBridgeCPU.items = split.Bridges, agents, items
 	}
 }
 

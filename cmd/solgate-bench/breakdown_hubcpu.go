@@ -21,8 +21,8 @@ var consoleParts = []struct{ name, frame string }{
 }
 
 // consoleBreakdownRow splits the console's CPU a proposal (consoleMS, the
-// hub process's less the agents' share) by part, from the throughput
-// profile: an info row saying what bounds the goal.
+// bench process's) by part, from the throughput profile: an info row
+// saying what bounds the goal.
 func consoleBreakdownRow(prof *profileSummary, consoleMS float64, proposals int) row {
 	const name = "console CPU a proposal, by part (profile)"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -40,8 +40,8 @@ func consoleBreakdownRow(prof *profileSummary, consoleMS float64, proposals int)
 			continue
 		}
 		d, err := time.ParseDuration(f[0])
-		if err != nil || agentStack(lines) {
-			continue // the agents' MCP clients are the bench's, not the console's
+		if err != nil {
+			continue
 		}
 		total += d
 		part := len(consoleParts) // runtime
@@ -68,19 +68,4 @@ func consoleBreakdownRow(prof *profileSummary, consoleMS float64, proposals int)
 		parts = append(parts, fmt.Sprintf("%s %.2f ms", label, consoleMS*float64(d)/float64(total)))
 	}
 	return singleRow(name, proposals, "ms", consoleMS, nil, strings.Join(parts, ", "))
-}
-
-// agentStack reports a stack of the bench's agents, as summarizeProfile
-// tells them.
-func agentStack(lines []string) bool {
-	for _, l := range lines {
-		fr := strings.Fields(l)
-		if len(fr) == 0 {
-			continue
-		}
-		if agentFrames.MatchString(fr[len(fr)-1]) || (len(fr) > 1 && agentFrames.MatchString(fr[len(fr)-2])) {
-			return true
-		}
-	}
-	return false
 }

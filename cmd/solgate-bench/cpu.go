@@ -9,42 +9,43 @@ import (
 	"time"
 )
 
-// cpuSplit apportions the CPU time of a throughput run between the bench
-// process (hub, operator and the agents' MCP clients), the bridge processes
-// (its children, accounted when they exit, start-up included) and the ledger.
-// On a 2-core machine the rate is bounded by CPU, and this says whose.
+// cpuSplit apportions the CPU time of a throughput run between the console
+// (the bench process: hub, store and operator), the bridge processes and
+// the agents' clients (the agent driver and its children, reported by the
+// driver) and the ledger. On a 2-core machine the rate is bounded by CPU,
+// and this says whose.
 type cpuSplit struct {
-	ledgerPid              int
-	self, children, ledger time.Duration
+	ledgerPid    int
+	self, ledger time.Duration
 }
 
 func startCPUSplit(ledgerPid int) *cpuSplit {
-	return &cpuSplit{ledgerPid: ledgerPid, self: rusage(syscall.RUSAGE_SELF), children: rusage(syscall.RUSAGE_CHILDREN), ledger: procCPU(ledgerPid)}
+	return &cpuSplit{ledgerPid: ledgerPid, self: rusage(syscall.RUSAGE_SELF), ledger: procCPU(ledgerPid)}
 }
 
 // cpuFigures are the CPU milliseconds per item of each party.
 type cpuFigures struct {
-	Self, Children, Ledger float64
+	Console, Bridges, Agents, Ledger float64
 }
 
-// stop reports the CPU per item spent by each party since start.
-func (c *cpuSplit) stop(items int) cpuFigures {
+// stop reports the CPU per item spent by each party since start, given the
+// agent driver's own CPU and its children's (the bridges).
+func (c *cpuSplit) stop(items int, agents, bridges time.Duration) cpuFigures {
 	self := rusage(syscall.RUSAGE_SELF) - c.self
-	children := rusage(syscall.RUSAGE_CHILDREN) - c.children
 	ledger := procCPU(c.ledgerPid) - c.ledger
 	per := func(d time.Duration) float64 { return ms(d) / float64(items) }
-	return cpuFigures{Self: per(self), Children: per(children), Ledger: per(ledger)}
+	return cpuFigures{Console: per(self), Bridges: per(bridges), Agents: per(agents), Ledger: per(ledger)}
 }
 
 func (f cpuFigures) String() string {
-	return fmt.Sprintf("CPU per proposal: hub process with the agents' MCP clients %.2f ms, solgate mcp bridges %.2f ms (start-up included), ledger %.2f ms",
-		f.Self, f.Children, f.Ledger)
+	return fmt.Sprintf("CPU per proposal: console (hub, store, operator) %.2f ms, solgate mcp bridges %.2f ms (start-up included), the agents' clients %.2f ms, ledger %.2f ms",
+		f.Console, f.Bridges, f.Agents, f.Ledger)
 }
 
 // bound is the rate the CPU figures allow on cpus cores: cpus ÷ the CPU
 // one proposal costs all parties together.
 func (f cpuFigures) bound(cpus int) float64 {
-	sum := f.Self + f.Children + f.Ledger
+	sum := f.Console + f.Bridges + f.Agents + f.Ledger
 	if sum <= 0 {
 		return 0
 	}

@@ -41,6 +41,13 @@ var (
 var sections = []string{"floors", "coldstart", "proposals", "reads", "transfers", "throughput", "market", "console"}
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == agentDriverArg {
+		if err := runAgentDriver(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "solgate-bench agent driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	quick := flag.Bool("quick", false, "small counts (CI): well under 2 minutes")
 	bin := flag.String("solgate", "bin/solgate", "the solgate binary under test (make build)")
 	refDir := flag.String("ref-dir", "cmd/solgate-bench/refserver", "folder of the reference MCP server's npm package (npm ci there)")
