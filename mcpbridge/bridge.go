@@ -67,9 +67,10 @@ func NewBridge(socket, version string) *Bridge {
 	b.mcp = server.NewMCPServer("solgate", version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
-		// No WithOutputSchemaValidation: forward checks every result,
-		// tool errors too (mcp-go checks successes only), with the JSON
-		// Schema library mcp-go uses (CheckOutput).
+		// No WithOutputSchemaValidation: forward checks every result of
+		// a console of another contract, tool errors too (mcp-go checks
+		// successes only), with the JSON Schema library mcp-go uses
+		// (CheckOutput).
 		server.WithInstructions("solgate lets you propose Solana spends (SOL and SPL token transfers, swaps) that a human approves in the solgate console. "+
 			"Write tools never execute on their first call: they return a proposal. Use proposal_status to wait for the human's decision, "+
 			"then repeat the identical call with the confirm token. A denial is final for those arguments unless it says it is retryable."),
@@ -146,8 +147,10 @@ func (b *Bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	// invariant: the model gets an error, never the malformed result, which
 	// a client's SDK would throw away as a schema error. A tool error keeps
 	// its message, without the structured content. Tool errors are checked
-	// too: clients validate the structured content of every answer.
-	if res.Structured != nil {
+	// too: clients validate the structured content of every answer. The
+	// answers of a console that says they are held to this bridge's own
+	// contract (wire.OutputContractHeader) were checked by its tests.
+	if res.Structured != nil && res.contract != wire.OutputContract() {
 		if err := CheckOutput(req.Params.Name, res.Structured); err != nil {
 			if res.IsError {
 				res.Structured = nil
@@ -167,6 +170,8 @@ type relayedResult struct {
 	IsError    bool            `json:"isError"`
 	Text       string          `json:"text"`
 	Structured json.RawMessage `json:"structured,omitempty"`
+	// contract is the console's wire.OutputContractHeader ("" without).
+	contract string
 }
 
 // toMCPResult is a console answer as the MCP spec wants a tool result: the
@@ -285,7 +290,8 @@ func (b *Bridge) call(ctx context.Context, req wire.CallRequest) (relayedResult,
 	if err != nil {
 		return res, fmt.Errorf("encode call: %w", err)
 	}
-	status, answer, err := b.post(ctx, body)
+	status, answer, contract, err := b.post(ctx, body)
+	res.contract = contract
 	if err == nil {
 		if uerr := json.Unmarshal(answer, &res); uerr != nil {
 			err = fmt.Errorf("%w (HTTP %d): %v", ErrUnreadableAnswer, status, uerr)
@@ -320,22 +326,22 @@ func (b *Bridge) call(ctx context.Context, req wire.CallRequest) (relayedResult,
 // post sends one encoded call to the console and reads its answer whole.
 // A failed connection is a *NoConsoleError or *NotAdmittedError inside the
 // *url.Error net/http wraps it in.
-func (b *Bridge) post(ctx context.Context, body []byte) (int, []byte, error) {
+func (b *Bridge) post(ctx context.Context, body []byte) (status int, answer []byte, contract string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://solgate"+wire.CallPath, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := b.calls.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	answer, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
 	if err == nil && len(answer) > maxAnswerBytes {
 		err = fmt.Errorf("answer larger than %d bytes", maxAnswerBytes)
 	}
-	return resp.StatusCode, answer, err
+	return resp.StatusCode, answer, resp.Header.Get(wire.OutputContractHeader), err
 }
 
 // structuredIsObject reports whether raw, a JSON value the decoder accepted,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/solgate/solgate/localnet/testkit"
+	"github.com/solgate/solgate/mcpbridge/wire"
 )
 
 // BenchmarkBridgeCall is one transfer_sol proposal through the bridge as
@@ -25,7 +26,7 @@ func BenchmarkBridgeCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := startBridge(b, fakeConsole(b, cannedAnswer(answer), 0))
+	p := startBridge(b, fakeConsoleOfContract(b, wire.OutputContract(), cannedAnswer(answer), 0))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -118,7 +119,7 @@ func BenchmarkBridgeProcessCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sock, bin := fakeConsole(b, cannedAnswer(answer), 0), solgateForBench(b)
+	sock, bin := fakeConsoleOfContract(b, wire.OutputContract(), cannedAnswer(answer), 0), solgateForBench(b)
 	median := func(calls int) time.Duration {
 		var runs []time.Duration
 		for range 7 {
@@ -148,7 +149,7 @@ func BenchmarkBridgeProcessesLikeThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The delay stands for the console's work on 49 other agents' calls.
-	sock, bin := fakeConsole(b, cannedAnswer(answer), 20*time.Millisecond), solgateForBench(b)
+	sock, bin := fakeConsoleOfContract(b, wire.OutputContract(), cannedAnswer(answer), 20*time.Millisecond), solgateForBench(b)
 	const procs = 50
 	calls := *bridgeCalls
 	var total time.Duration

@@ -62,6 +62,14 @@ func writeAnswer(w http.ResponseWriter, body []byte) {
 // would not.
 func fakeConsole(tb testing.TB, answer func(wire.CallRequest) []byte, delay time.Duration) string {
 	tb.Helper()
+	return fakeConsoleOfContract(tb, "", answer, delay)
+}
+
+// fakeConsoleOfContract is fakeConsole saying, as a real console does, that
+// its answers are held to contract (wire.OutputContractHeader; "" says
+// nothing, as a console from before the header).
+func fakeConsoleOfContract(tb testing.TB, contract string, answer func(wire.CallRequest) []byte, delay time.Duration) string {
+	tb.Helper()
 	ln, sock := listenConsoleSocket(tb)
 	mux := http.NewServeMux()
 	mux.HandleFunc(wire.CallPath, func(w http.ResponseWriter, r *http.Request) {
@@ -74,8 +82,10 @@ func fakeConsole(tb testing.TB, answer func(wire.CallRequest) []byte, delay time
 			// Stands for the console's work on other agents' calls.
 			time.Sleep(delay)
 		}
-		body := answer(req)
-		writeAnswer(w, body)
+		if contract != "" {
+			w.Header().Set(wire.OutputContractHeader, contract)
+		}
+		writeAnswer(w, answer(req))
 	})
 	serveFakeConsole(tb, ln, mux)
 	return sock
@@ -221,6 +231,34 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 		return v
 	}
 	return reflect.DeepEqual(decode(a), decode(b))
+}
+
+// A console that says its answers are held to the bridge's own output
+// contract is not checked again: its tests judged every answer with the
+// same check. One of another contract, and one that says nothing, is
+// checked on every answer.
+func TestBridgeChecksTheAnswersOfAnotherContract(t *testing.T) {
+	const args = `{"to":"Apho6zJAuBoJmMvYNM6UyApsdWEthJTakMMXzWP4uaSn","lamports":10000000}`
+	malformed := answerWith(t, false, "looks fine", `{"status":"approved_by_model","proposal_id":"p_1"}`)
+	for _, tc := range []struct {
+		name, contract string
+		checked        bool
+	}{
+		{"no contract said", "", true},
+		{"another contract", strings.Repeat("0", 64), true},
+		{"the bridge's own contract", wire.OutputContract(), false},
+	} {
+		p := startBridge(t, fakeConsoleOfContract(t, tc.contract, cannedAnswer(malformed), 0))
+		res := p.call(t, wire.ToolTransferSOL, args)
+		refused := res.Result.IsError && strings.Contains(res.Result.Content[0].Text, "output schema")
+		relayed := !res.Result.IsError && sameJSON(t, res.Result.StructuredContent, []byte(`{"status":"approved_by_model","proposal_id":"p_1"}`))
+		if tc.checked && !refused {
+			t.Errorf("%s: want the answer refused by the output check, got %+v", tc.name, res.Result)
+		}
+		if !tc.checked && !relayed {
+			t.Errorf("%s: want the answer relayed as the console wrote it, got %+v", tc.name, res.Result)
+		}
+	}
 }
 
 // A console answer that breaks the tool's declared outputSchema never

@@ -36,3 +36,26 @@ func TestProposalAnswerCarriesItsLength(t *testing.T) {
 		t.Fatalf("answer %v: %s", err, body)
 	}
 }
+
+// Every call answer, a malformed call's included, says the output contract
+// the console's answers are held to, and it is the one a bridge of this
+// build has: so a real bridge relays them without checking each again
+// (wire.OutputContractHeader), and a bridge of another contract checks them.
+func TestCallAnswersSayTheConsolesOutputContract(t *testing.T) {
+	w := newWorld(t, nil)
+	c := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
+	defer c.CloseIdleConnections()
+	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
+	proposal, _ := json.Marshal(wire.CallRequest{Client: wire.ClientInfo{Name: "contract"}, Tool: wire.ToolTransferSOL, Arguments: args})
+	for name, body := range map[string][]byte{"a proposal": proposal, "a malformed call": []byte(`{"tool":`)} {
+		resp, err := c.Post("http://solgate"+wire.CallPath, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get(wire.OutputContractHeader); got != wire.OutputContract() {
+			t.Errorf("%s (HTTP %d): %s %q, want this build's %q", name, resp.StatusCode, wire.OutputContractHeader, got, wire.OutputContract())
+		}
+	}
+}

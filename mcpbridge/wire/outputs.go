@@ -1,18 +1,21 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // A tool's result is declared next to its arguments (Tool.Output, and the
 // outcomes it answers with, Tool.Outcomes), and its MCP outputSchema is
-// derived from that declaration. The bridge validates every result against
-// it before the model sees it, tool errors included (a result that breaks
-// its own contract is a broken invariant, answered as an error), and tests
-// drive every tool for real against the same schemas, through the
-// TypeScript SDK client too.
+// derived from that declaration. Tests drive every tool for real against
+// the same schemas, through the TypeScript SDK client too, and the bridge
+// validates every result of a console of another contract (OutputContract)
+// before the model sees it, tool errors included: a result that breaks its
+// own contract is a broken invariant, answered as an error.
 // Schemas name the fields every client may rely on and their types; a write
 // kind may add fields of its own, so objects stay open.
 
@@ -201,6 +204,33 @@ func OutputSchema(t Tool) json.RawMessage {
 		panic(fmt.Sprintf("mcpbridge: %s's output schema: %v", t.Name, err))
 	}
 	return raw
+}
+
+// OutputContractHeader carries, on each of the console's call answers, the
+// OutputContract its answers were written to. A bridge whose own contract
+// is the same skips its check of the answer's structured content: the
+// console's tests judge every answer down every path they reach with that
+// check (TestEveryAnswerIsDeclared, TestRefusalsAnswerPerTheWireContract), and the
+// official TypeScript client's tests judge them again, so at run time it
+// could only repeat them. Against a console of another contract (another
+// version, or no header at all), the bridge checks every answer.
+const OutputContractHeader = "X-Solgate-Output-Contract"
+
+// OutputContract is the hex SHA-256 of every tool's name and outputSchema,
+// in inventory order: equal for two builds exactly when every tool's
+// outputSchema is.
+var OutputContract = sync.OnceValue(func() string { return outputContract(inventory) })
+
+func outputContract(tools []Tool) string {
+	h := sha256.New()
+	for _, t := range tools {
+		// The NUL separators keep "ab"+"c" apart from "a"+"bc".
+		h.Write([]byte(t.Name))
+		h.Write([]byte{0})
+		h.Write(OutputSchema(t))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // OutcomeRequired is what an answer of the outcome carries: its status
