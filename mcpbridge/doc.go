@@ -1,8 +1,9 @@
 // Package mcpbridge is the unprivileged bridge that `solgate mcp` runs, with
 // no key: MCP over stdio through mcp-go's StdioServer (`bridge.go`,
 // `progress.go`), the MCP tool declarations generated from the inventory
-// (`tools.go`) and the check of every result against its outputSchema
-// (`outputs.go`), the socket client (`client.go`: net/http's client over the
+// (`tools.go`) and the check of a result against its outputSchema when the
+// console's output contract is not the bridge's (`outputs.go`), the socket
+// client (`client.go`: net/http's client over the
 // console's socket, which also carries the tool calls); `wire/`: the
 // contract both sides import (the call request and result, the tool
 // inventory with its arguments, outputs and limits), which imports nothing

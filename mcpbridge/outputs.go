@@ -38,7 +38,9 @@ var outputSchemas = func() map[string]func() (*jsonschema.Schema, error) {
 }()
 
 // CheckOutput checks a tool's structured result (one JSON value) against
-// its declared outputSchema, as the bridge does before the model sees it.
+// its declared outputSchema, as the bridge does before the model sees it
+// when the console's output contract is not its own, and as the console's
+// tests do for every answer they reach.
 // A member named twice in one object is refused: a decoder keeps one of
 // the two, and which one depends on the client.
 func CheckOutput(tool string, raw []byte) error {
