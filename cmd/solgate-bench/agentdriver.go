@@ -64,13 +64,22 @@ func runAgentDriver(in io.Reader, out io.Writer) error {
 		_ = enc.Encode(driverMsg{Err: err.Error()})
 		return err
 	}
-	if err := enc.Encode(driverMsg{Ready: true}); err != nil {
+	if err := drive(ctx, agents, job, dec, enc); err != nil {
 		closeProposers(agents)
+		return err
+	}
+	closeProposers(agents)
+	return enc.Encode(driverMsg{Done: true, SelfNS: int64(rusage(syscall.RUSAGE_SELF)), ChildrenNS: int64(rusage(syscall.RUSAGE_CHILDREN))})
+}
+
+// drive says ready, waits for the release, proposes and reports the
+// answers; its caller closes the proposers either way.
+func drive(ctx context.Context, agents []proposer, job driverJob, dec *json.Decoder, enc *json.Encoder) error {
+	if err := enc.Encode(driverMsg{Ready: true}); err != nil {
 		return err
 	}
 	var release driverMsg
 	if err := dec.Decode(&release); err != nil || !release.Go {
-		closeProposers(agents)
 		return fmt.Errorf("no release from the bench: %v", err)
 	}
 	answered, err := proposeAll(ctx, agents, job.To, job.Amounts)
@@ -78,12 +87,7 @@ func runAgentDriver(in io.Reader, out io.Writer) error {
 	if err != nil {
 		res.Err = err.Error()
 	}
-	if err := enc.Encode(res); err != nil {
-		closeProposers(agents)
-		return err
-	}
-	closeProposers(agents)
-	return enc.Encode(driverMsg{Done: true, SelfNS: int64(rusage(syscall.RUSAGE_SELF)), ChildrenNS: int64(rusage(syscall.RUSAGE_CHILDREN))})
+	return enc.Encode(res)
 }
 
 // startProposers starts one proposer per amounts list, all at once.

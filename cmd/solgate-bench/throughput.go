@@ -163,19 +163,19 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	}
 	stopProfile := func() *profileSummary { return nil }
 	if viaBridges {
-		stopProfile = startThroughputProfile()
+		// Once: stopped below, or by the defer on an error path.
+		stopProfile = sync.OnceValue(startThroughputProfile())
 	}
+	defer stopProfile()
 	cpu := startCPUSplit(w.ledger.Pid())
 	commits := c.store.Commits()
 	start := time.Now()
 	if err := d.release(); err != nil {
 		d.kill()
-		stopProfile()
 		return nil, nil, fmt.Errorf("release the agents: %w", err)
 	}
 	res, err := d.answers()
 	if err != nil {
-		stopProfile()
 		return nil, nil, err
 	}
 	proposed := time.Since(start)
@@ -194,7 +194,6 @@ func throughputRun(ctx context.Context, w *world, agents, total int, viaBridges 
 	// exited, and reports it with its own.
 	agentsCPU, bridgesCPU, err := d.finish()
 	if err != nil {
-		stopProfile()
 		return nil, nil, err
 	}
 	split := cpu.stop(total, agentsCPU, bridgesCPU)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -15,19 +16,7 @@ import (
 // length, not chunked, and decodes to the proposal.
 func TestProposalAnswerCarriesItsLength(t *testing.T) {
 	w := newWorld(t, nil)
-	c := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
-	defer c.CloseIdleConnections()
-	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
-	req, _ := json.Marshal(wire.CallRequest{Client: wire.ClientInfo{Name: "length"}, Tool: wire.ToolTransferSOL, Arguments: args})
-	resp, err := c.Post("http://solgate"+wire.CallPath, "application/json", bytes.NewReader(req))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, body := postCall(t, w, proposalCall(t, w, "length"))
 	if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) || len(body) <= 2048 {
 		t.Errorf("answer of %d bytes: transfer encoding %v, content length %d; want its length given, not chunked", len(body), resp.TransferEncoding, resp.ContentLength)
 	}
@@ -43,19 +32,40 @@ func TestProposalAnswerCarriesItsLength(t *testing.T) {
 // (wire.OutputContractHeader), and a bridge of another contract checks them.
 func TestCallAnswersSayTheConsolesOutputContract(t *testing.T) {
 	w := newWorld(t, nil)
-	c := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
-	defer c.CloseIdleConnections()
-	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
-	proposal, _ := json.Marshal(wire.CallRequest{Client: wire.ClientInfo{Name: "contract"}, Tool: wire.ToolTransferSOL, Arguments: args})
-	for name, body := range map[string][]byte{"a proposal": proposal, "a malformed call": []byte(`{"tool":`)} {
-		resp, err := c.Post("http://solgate"+wire.CallPath, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+	for name, body := range map[string][]byte{"a proposal": proposalCall(t, w, "contract"), "a malformed call": []byte(`{"tool":`)} {
+		resp, _ := postCall(t, w, body)
 		if got := resp.Header.Get(wire.OutputContractHeader); got != wire.OutputContract() {
 			t.Errorf("%s (HTTP %d): %s %q, want this build's %q", name, resp.StatusCode, wire.OutputContractHeader, got, wire.OutputContract())
 		}
 	}
+}
+
+// proposalCall is a socket API call proposing a transfer to w's allowed
+// recipient, from a client of that name.
+func proposalCall(t *testing.T, w *world, client string) []byte {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"to": w.allowed.String(), "lamports": 1_000_000})
+	req, err := json.Marshal(wire.CallRequest{Client: wire.ClientInfo{Name: client}, Tool: wire.ToolTransferSOL, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// postCall posts body to w's console as a bridge does and reads the answer
+// whole.
+func postCall(t *testing.T, w *world, body []byte) (*http.Response, []byte) {
+	t.Helper()
+	c := mcpbridge.NewUnixHTTPClient(w.socket, 10*time.Second)
+	defer c.CloseIdleConnections()
+	resp, err := c.Post("http://solgate"+wire.CallPath, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, answer
 }
