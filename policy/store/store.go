@@ -217,8 +217,9 @@ func open(dir string) (*Store, error) {
 // checkDatabaseFile looks at one of the database's files before SQLite
 // opens it. SQLite follows a link there, and the lock is the state
 // directory's: a link to another state directory's database would give two
-// consoles one ledger, each with a session budget of its own. A FIFO or a
-// device there would end in "disk I/O error", naming nothing.
+// consoles one ledger, each with a session budget of its own, and so would
+// a hard link. A FIFO or a device there would end in "disk I/O error",
+// naming nothing.
 func checkDatabaseFile(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
@@ -230,6 +231,12 @@ func checkDatabaseFile(path string) error {
 		return fmt.Errorf("database file %s is a symbolic link: the console keeps its database in the state directory itself, never through a link: point --state at the directory that holds the database, or remove the link", path)
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("database file %s is not a regular file (%s): the console keeps its database in regular files of its own: remove it", path, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		// A hard link shares the file as a symbolic link does: `cp -al` or
+		// a link-dest backup of a state directory gives a second console
+		// the same ledger under a lock of its own.
+		return fmt.Errorf("database file %s has %d names (a hard link, as `cp -al` or a link-dest backup makes): another state directory would share this spend ledger and audit trail: copy the database instead of linking it, and remove the other name", path, st.Nlink)
 	}
 	return nil
 }

@@ -318,9 +318,9 @@ func must(t testing.TB, err error) {
 }
 
 // What is planted where the database's files go is refused by name before
-// SQLite opens it: a link to another state directory's database (two
-// consoles, two locks, one ledger), a FIFO where the database or its
-// write-ahead log goes.
+// SQLite opens it: a link, symbolic or hard, to another state directory's
+// database (two consoles, two locks, one ledger), a FIFO where the database
+// or its write-ahead log goes.
 func TestOpenRefusesPlantedDatabaseFiles(t *testing.T) {
 	other := seedAudit(t, 1)
 	for _, tc := range []struct {
@@ -330,6 +330,7 @@ func TestOpenRefusesPlantedDatabaseFiles(t *testing.T) {
 		want       string
 	}{
 		{"a link to another state's database", FileName, false, func(p string) error { return os.Symlink(other.Path(), p) }, " is a symbolic link"},
+		{"a hard link to another state's database", FileName, false, func(p string) error { return os.Link(other.Path(), p) }, " has 2 names"},
 		{"a FIFO as the database", FileName, false, func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is not a regular file (p---------)"},
 		{"a FIFO as the write-ahead log", FileName + "-wal", true, func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is not a regular file (p---------)"},
 	} {
@@ -356,6 +357,35 @@ func TestOpenRefusesPlantedDatabaseFiles(t *testing.T) {
 		})
 		if want := "database file " + path + tc.want; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, want)
+		}
+	}
+}
+
+// A state directory copied with hard links (`cp -al`, a link-dest backup)
+// shares its database with the copy: the console refuses it at its next
+// start as it refuses the copy, since two consoles would hold one ledger
+// under two locks.
+func TestOpenRefusesADatabaseWithASecondName(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	copyDir := filepath.Join(t.TempDir(), "state-copy")
+	if err := os.Mkdir(copyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, FileName), filepath.Join(copyDir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, copyDir} {
+		st, err := Open(d)
+		if err == nil {
+			st.Close()
+		}
+		if want := "database file " + filepath.Join(d, FileName) + " has 2 names"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s): %v, want %q", d, err, want)
 		}
 	}
 }
