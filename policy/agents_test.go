@@ -116,14 +116,7 @@ func TestAgentDaySpendSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	clock := newFakeClock()
 	cfg := twoAgents()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, clock.Now)
 	spendAs(t, s, cfg, "r1", research, addr(2), 80_000_000, true)
 	spendAs(t, s, cfg, "r2", research, addr(2), 70_000_000, true)
 	spendAs(t, s, cfg, "t1", trading, addr(1), 50_000_000, true)

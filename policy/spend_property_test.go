@@ -207,15 +207,8 @@ func TestSpendPersistedInvariantsProperty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := store.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, s := openSpend(t, dir, nil)
 		defer st.Close()
-		s, err := NewSpend(st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		m := newSpendMachine(s)
 		acts := m.actions()
 		names := []string{"reserve", "reserve", "settle", "release", "unknown"}

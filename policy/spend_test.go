@@ -173,14 +173,7 @@ func TestSpendSurvivesRestart(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxLamportsPerDay = 500_000_000
 
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, clock.Now)
 	for _, id := range []string{"settled", "open", "unknown", "released"} {
 		if d, err := s.Reserve(id, cfg, transfer(addr(1), 100_000_000)); err != nil || !d.Allowed {
 			t.Fatalf("reserve %s: %+v %v", id, d, err)
@@ -193,15 +186,8 @@ func TestSpendSurvivesRestart(t *testing.T) {
 	must(t, st.Close())
 
 	clock.Advance(time.Hour)
-	st2, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, s2 := openSpend(t, dir, clock.Now)
 	defer st2.Close()
-	s2, err := NewSpend(st2, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := SpendState{SessionSpent: 0, SessionReserved: 200_000_000, DaySpent: 90_000_000, DayReserved: 200_000_000}
 	if got := s2.State(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("restored state %+v, want %+v", got, want)
@@ -247,14 +233,7 @@ func TestSpendSurvivesRestart(t *testing.T) {
 // and Release gives the budget back without a record to write.
 func TestSentFailsClosedWhenStoreFails(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, nil)
 	st.Close() // every write now fails
 	d, err := s.Reserve("x", testConfig(), transfer(addr(1), 1000))
 	if err != nil || !d.Allowed {
@@ -288,14 +267,7 @@ func TestSentFailsClosedWhenStoreFails(t *testing.T) {
 // reservation commits with the signature, in one fsync.
 func TestReservationIsRecordedWithItsSignature(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, nil)
 	reserve := func(id string) {
 		t.Helper()
 		if d, err := s.Reserve(id, testConfig(), transfer(addr(1), 1000)); err != nil || !d.Allowed {
@@ -353,4 +325,27 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fataler is what openSpend needs of a test: testing.TB or rapid's T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+// openSpend opens the store in dir and restores a spend ledger from it on
+// now's clock, as the console does at start. The caller closes the store:
+// a restart test closes it before opening the directory again.
+func openSpend(t fataler, dir string, now func() time.Time) (*store.Store, *Spend) {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpend(st, now)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	return st, s
 }

@@ -111,14 +111,7 @@ func TestTokenReservationsPerMintSurviveRestart(t *testing.T) {
 	cfg.MaxLamportsPerTx = LamportsPerSOL
 	cfg.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10")}
 	cfg.MaxTokenPerDay = []TokenCap{capOf(t, usdc+"=10"), capOf(t, other+"=100")}
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, clock.Now)
 	for id, p := range map[string]Proposal{"a": tokenTransfer(addr(1), usdc, 4), "b": tokenTransfer(addr(1), usdc, 3), "c": tokenTransfer(addr(1), other, 50)} {
 		if d, err := s.Reserve(id, cfg, p); err != nil || !d.Allowed {
 			t.Fatalf("reserve %s: %+v %v", id, d, err)
@@ -134,16 +127,9 @@ func TestTokenReservationsPerMintSurviveRestart(t *testing.T) {
 	}
 	must(t, st.Close())
 
-	st2, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
 	clock.Advance(time.Minute)
-	s2, err := NewSpend(st2, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, s2 := openSpend(t, dir, clock.Now)
+	defer st2.Close()
 	got = s2.State().Tokens
 	// A new session: the settled 4 counts only in the day window; the open
 	// reservations hold their budget in both.
@@ -225,14 +211,7 @@ func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
 	clock := newFakeClock()
 	cfg := testConfig()
 	cfg.MaxTokenPerSession = []TokenCap{capOf(t, usdc+"=10"), capOf(t, bonk+"=100")}
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpend(st, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openSpend(t, dir, clock.Now)
 	if d, err := s.Reserve("a", cfg, twoMintSpend(usdc, 4, bonk, 40)); err != nil || !d.Allowed {
 		t.Fatalf("reserve: %+v %v", d, err)
 	}
@@ -273,15 +252,8 @@ func TestTwoMintReservationSettlesAndSurvivesRestart(t *testing.T) {
 	}
 	must(t, st.Close())
 
-	st2, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, s2 := openSpend(t, dir, clock.Now)
 	defer st2.Close()
-	s2, err := NewSpend(st2, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// After a restart the earlier session's settled spend counts only in
 	// the day; the open reservation still holds both mints.
 	got := s2.State().Tokens
