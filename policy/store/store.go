@@ -338,8 +338,8 @@ func (w *queuedWrite) await(s *Store) (AuditEntry, error) {
 	// instead of paying for an fsync of its own. Nothing waits for them;
 	// with none runnable this returns at once. With 50 agents proposing
 	// (the bench's throughput run) a commit held 5.4 writes instead of
-	// 3.5; BenchmarkProposalRecordsConcurrent's commits/op fell from 0.080
-	// to 0.064 and its CPU a proposal from 167 to 145 µs (medians of four).
+	// 3.5; BenchmarkProposalRecordsConcurrent's commits/op fell from 0.079
+	// to 0.065 and its CPU a proposal from 167 to 145 µs (medians of four).
 	runtime.Gosched()
 	s.queueMu.Lock()
 	group := s.queued
