@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/solgate/solgate/policy/store"
 )
 
@@ -327,16 +329,11 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// fataler is what openSpend needs of a test: testing.TB or rapid's T.
-type fataler interface {
-	Helper()
-	Fatal(args ...any)
-}
-
 // openSpend opens the store in dir and restores a spend ledger from it on
-// now's clock, as the console does at start. The caller closes the store:
-// a restart test closes it before opening the directory again.
-func openSpend(t fataler, dir string, now func() time.Time) (*store.Store, *Spend) {
+// now's clock, as the console does at start; t is a *testing.T or rapid's
+// *T, which rapid.TB covers. The caller closes the store: a restart test
+// closes it before opening the directory again.
+func openSpend(t rapid.TB, dir string, now func() time.Time) (*store.Store, *Spend) {
 	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
