@@ -50,6 +50,41 @@ var bridgeEnv = flag.String("bridge-env", "", "space-separated NAME=VALUE added 
 // BenchmarkBridgeProcessesLikeThroughput makes (20: the benchmark's -throughput 1000; 100: its default 5000).
 var bridgeCalls = flag.Int("bridge-calls", 20, "calls per bridge in BenchmarkBridgeProcessesLikeThroughput")
 
+// bridgeStdioKind is how the measured bridges' stdin and stdout are
+// connected: "pipe", as Go's os/exec and Python's subprocess connect them
+// (and mcp-go's client, which the throughput benchmark's agents use), or
+// "socketpair", as Node's child_process does under the TypeScript SDK
+// (Claude Desktop, Claude Code, Cursor, the Inspector).
+var bridgeStdioKind = flag.String("bridge-stdio", "pipe", "pipe or socketpair: the BridgeProcess benchmarks' bridges' stdin and stdout")
+
+// startBridgeStdio starts cmd with its stdin and stdout connected as
+// -bridge-stdio says and returns the benchmark's ends.
+func startBridgeStdio(tb testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	switch *bridgeStdioKind {
+	case "pipe":
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			tb.Fatal(err)
+		}
+		return in, out
+	case "socketpair":
+		in, out, err := testkit.StartWithSocketpairs(cmd)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return in, out
+	}
+	tb.Fatalf("-bridge-stdio %q: want pipe or socketpair", *bridgeStdioKind)
+	return nil, nil
+}
+
 func solgateForBench(b *testing.B) string {
 	if *bridgeBin != "" {
 		return *bridgeBin
@@ -65,17 +100,7 @@ func runBridgeProcess(tb testing.TB, bin, sock string, calls int) time.Duration 
 	if *bridgeEnv != "" {
 		cmd.Env = append(os.Environ(), strings.Fields(*bridgeEnv)...)
 	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
+	in, out := startBridgeStdio(tb, cmd)
 	lines := bufio.NewReader(out)
 	send := func(line string) {
 		if _, err := io.WriteString(in, line+"\n"); err != nil {
@@ -99,7 +124,9 @@ func runBridgeProcess(tb testing.TB, bin, sock string, calls int) time.Duration 
 		}
 	}
 	in.Close()
-	if err := cmd.Wait(); err != nil {
+	err := cmd.Wait()
+	out.Close() // a socketpair's end is ours to close; Wait closed a pipe's
+	if err != nil {
 		tb.Fatal(err)
 	}
 	sysTime.Add(int64(cmd.ProcessState.SystemTime()))

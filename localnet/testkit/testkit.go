@@ -6,6 +6,6 @@
 //
 // It sits beside the ledger it starts and imports no solgate package, so a
 // test of any layer (policy, executor, the authority, the console, cmd) may
-// use it without reaching up. It is imported by tests only and never linked
-// into solgate itself.
+// use it without reaching up. It is imported by tests and by the benchmark
+// program (cmd/solgate-bench), and never linked into solgate itself.
 package testkit
