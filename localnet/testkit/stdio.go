@@ -16,7 +16,15 @@ import (
 // reads EOF once the child has exited. The caller waits for cmd.
 func StartWithSocketpairs(cmd *exec.Cmd) (stdin, stdout *os.File, err error) {
 	pair := func(name string) (ours, theirs *os.File, err error) {
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		// Close-on-exec under ForkLock (macOS has no SOCK_CLOEXEC), so no
+		// child started meanwhile inherits them.
+		syscall.ForkLock.RLock()
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err == nil {
+			syscall.CloseOnExec(fds[0])
+			syscall.CloseOnExec(fds[1])
+		}
+		syscall.ForkLock.RUnlock()
 		if err != nil {
 			return nil, nil, fmt.Errorf("socketpair for %s: %w", name, err)
 		}
