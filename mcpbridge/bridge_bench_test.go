@@ -51,10 +51,10 @@ var bridgeEnv = flag.String("bridge-env", "", "space-separated NAME=VALUE added 
 var bridgeCalls = flag.Int("bridge-calls", 20, "calls per bridge in BenchmarkBridgeProcessesLikeThroughput")
 
 // bridgeStdioKind is how the measured bridges' stdin and stdout are
-// connected: "pipe", as Go's os/exec and Python's subprocess connect them
-// (and mcp-go's client, which the throughput benchmark's agents use), or
-// "socketpair", as Node's child_process does under the TypeScript SDK
-// (Claude Desktop, Claude Code, Cursor, the Inspector).
+// connected: "pipe", as Go's os/exec (and with it mcp-go's stdio launcher)
+// and Python's subprocess connect them, or "socketpair", as Node's
+// child_process does under the TypeScript SDK (Claude Desktop, Claude Code,
+// Cursor, the Inspector), and as the throughput benchmark's agents do.
 var bridgeStdioKind = flag.String("bridge-stdio", "pipe", "pipe or socketpair: the BridgeProcess benchmarks' bridges' stdin and stdout")
 
 // startBridgeStdio starts cmd with its stdin and stdout connected as
